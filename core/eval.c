@@ -1,0 +1,355 @@
+/*
+ * eval.c — evaluating a node on a block of points.
+ *
+ * Within one set of positions the evaluator walks the graph with an explicit
+ * stack (post-order), so a chain of any length never deepens the C stack:
+ * only nodes that pull inputs at new positions (warps, fractals) recurse,
+ * and their nesting is bounded at construction (NG_MAX_PULL_DEPTH).
+ *
+ * Results of nodes read by more than one consumer are memoised per tile,
+ * keyed by (node, positions, seed), and freed when the last consumer has
+ * read them; other results live only until their one consumer has run.
+ * Buffers come from per-thread free lists sized to the tile: after the
+ * first tile no allocation happens.
+ */
+#include "ng_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct memo_ent {
+    int node;
+    uint32_t pos_id, seed, gen;
+    float *buf;
+    int uses; /* reads left before the buffer is freed */
+} memo_ent;
+
+typedef struct frame {
+    int node;
+    int expanded;
+} frame;
+
+typedef struct pool {
+    float **free;
+    int n, cap;
+} pool;
+
+struct ng_ctx {
+    const ng_graph *g;
+    const int *uses;
+    int cap;            /* points per block, rounded up for alignment */
+    pool pools[NG_MAX_CHANNELS + 1];
+    memo_ent *memo;
+    uint32_t memo_mask; /* table size - 1 (power of two) */
+    int memo_live;      /* entries of this generation */
+    uint32_t gen;
+    float **slot;       /* result of each unshared node, while it waits for its consumer */
+    frame *stack;
+    int sp, stack_cap;
+    uint32_t next_pos_id;
+    float *zeros;
+    int failed;
+    ng_error err;
+};
+
+int ng_fail(ng_ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    if (c->failed) return -1;
+    c->failed = 1;
+    va_start(ap, fmt);
+    vsnprintf(c->err.msg, sizeof c->err.msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+const ng_error *ng__ctx_error(const ng_ctx *c) { return &c->err; }
+const float *ng__ctx_zeros(const ng_ctx *c) { return c->zeros; }
+
+/* ---- scratch buffers ---------------------------------------------------- */
+
+float *ng_scratch(ng_ctx *c, int channels)
+{
+    pool *p = &c->pools[channels];
+    float *b;
+    if (p->n) return p->free[--p->n];
+    b = aligned_alloc(64, (size_t)channels * (size_t)c->cap * sizeof(float));
+    if (!b) ng_fail(c, "out of memory for scratch buffers");
+    return b;
+}
+
+void ng_scratch_free(ng_ctx *c, float *buf, int channels)
+{
+    pool *p = &c->pools[channels];
+    if (!buf) return;
+    if (p->n == p->cap) {
+        int cap = p->cap ? p->cap * 2 : 16;
+        float **f = realloc(p->free, (size_t)cap * sizeof *f);
+        if (!f) { /* cannot keep it: give it back to the system instead */
+            free(buf);
+            return;
+        }
+        p->free = f;
+        p->cap = cap;
+    }
+    p->free[p->n++] = buf;
+}
+
+uint32_t ng_new_pos_id(ng_ctx *c) { return ++c->next_pos_id; }
+
+/* ---- memo ----------------------------------------------------------------- */
+
+static uint32_t memo_hash(int node, uint32_t pos, uint32_t seed)
+{
+    uint32_t h = (uint32_t)node * 0x9E3779B1u ^ pos * 0x85EBCA77u ^ seed * 0xC2B2AE3Du;
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12;
+    return h;
+}
+
+static memo_ent *memo_slot(ng_ctx *c, int node, uint32_t pos, uint32_t seed)
+{
+    uint32_t i = memo_hash(node, pos, seed) & c->memo_mask;
+    for (;; i = (i + 1) & c->memo_mask) {
+        memo_ent *e = &c->memo[i];
+        if (e->gen != c->gen) return e; /* empty this tile */
+        if (e->node == node && e->pos_id == pos && e->seed == seed) return e;
+    }
+}
+
+static int memo_grow(ng_ctx *c)
+{
+    uint32_t oldsize = c->memo_mask + 1, i;
+    memo_ent *old = c->memo;
+    memo_ent *mem = calloc((size_t)oldsize * 2, sizeof *mem);
+    if (!mem) return ng_fail(c, "out of memory for the tile memo");
+    c->memo = mem;
+    c->memo_mask = oldsize * 2 - 1;
+    for (i = 0; i < oldsize; i++) {
+        if (old[i].gen != c->gen) continue;
+        *memo_slot(c, old[i].node, old[i].pos_id, old[i].seed) = old[i];
+    }
+    free(old);
+    return 0;
+}
+
+static int memo_put(ng_ctx *c, int node, const ng_block *b, float *buf)
+{
+    memo_ent *e;
+    if ((uint32_t)(c->memo_live + 1) * 2 > c->memo_mask + 1 && memo_grow(c)) return -1;
+    e = memo_slot(c, node, b->pos_id, b->seed);
+    if (e->gen != c->gen) c->memo_live++;
+    e->node = node;
+    e->pos_id = b->pos_id;
+    e->seed = b->seed;
+    e->gen = c->gen;
+    e->buf = buf;
+    e->uses = c->uses[node];
+    return 0;
+}
+
+static float *memo_get(ng_ctx *c, int node, const ng_block *b)
+{
+    memo_ent *e = memo_slot(c, node, b->pos_id, b->seed);
+    return e->gen == c->gen ? e->buf : NULL;
+}
+
+/* One consumer has read the memoised result. */
+static void memo_release(ng_ctx *c, const ng_node *n, const ng_block *b)
+{
+    memo_ent *e = memo_slot(c, n->id, b->pos_id, b->seed);
+    if (e->gen == c->gen && e->buf && --e->uses <= 0) {
+        ng_scratch_free(c, e->buf, n->channels);
+        e->buf = NULL;
+    }
+}
+
+uint32_t ng__ctx_tile(ng_ctx *c)
+{
+    uint32_t i;
+    /* memoised results nobody consumed (their readers were elsewhere) */
+    for (i = 0; i <= c->memo_mask; i++) {
+        memo_ent *e = &c->memo[i];
+        if (e->gen == c->gen && e->buf) {
+            ng_scratch_free(c, e->buf, ng_graph_node(c->g, e->node)->channels);
+            e->buf = NULL;
+        }
+    }
+    c->gen++;
+    c->memo_live = 0;
+    c->next_pos_id = 1;
+    return 1;
+}
+
+/* ---- context ---------------------------------------------------------- */
+
+int *ng__uses(const ng_graph *g, const int *roots, int nroots)
+{
+    int n = ng_graph_count(g), i;
+    int *uses = calloc((size_t)n + 1, sizeof *uses);
+    if (!uses) return NULL;
+    for (i = 0; i < n; i++) uses[i] = ng_graph_node(g, i)->refcount;
+    for (i = 0; i < nroots; i++) uses[roots[i]]++;
+    return uses;
+}
+
+ng_ctx *ng__ctx_new(const ng_graph *g, const int *uses, int cap, ng_error *err)
+{
+    ng_ctx *c = calloc(1, sizeof *c);
+    int n = ng_graph_count(g);
+    if (!c) goto oom;
+    c->g = g;
+    c->uses = uses;
+    c->cap = (cap + 15) & ~15;
+    c->memo_mask = 63;
+    c->gen = 1;
+    c->memo = calloc(c->memo_mask + 1, sizeof *c->memo);
+    c->slot = calloc((size_t)n + 1, sizeof *c->slot);
+    c->zeros = aligned_alloc(64, (size_t)c->cap * sizeof(float));
+    if (!c->memo || !c->slot || !c->zeros) goto oom;
+    memset(c->zeros, 0, (size_t)c->cap * sizeof(float));
+    return c;
+oom:
+    ng__ctx_free(c);
+    ng_errorf(err, "render: out of memory for an evaluation context");
+    return NULL;
+}
+
+void ng__ctx_free(ng_ctx *c)
+{
+    int k, i;
+    if (!c) return;
+    if (c->memo) ng__ctx_tile(c); /* returns memoised buffers to the pools */
+    for (i = 0; c->slot && i < ng_graph_count(c->g); i++) free(c->slot[i]); /* left by a failed walk */
+    for (k = 0; k <= NG_MAX_CHANNELS; k++) {
+        for (i = 0; i < c->pools[k].n; i++) free(c->pools[k].free[i]);
+        free(c->pools[k].free);
+    }
+    free(c->memo);
+    free(c->slot);
+    free(c->stack);
+    free(c->zeros);
+    free(c);
+}
+
+/* ---- evaluation ----------------------------------------------------------- */
+
+static int push(ng_ctx *c, int node)
+{
+    if (c->sp == c->stack_cap) {
+        int cap = c->stack_cap ? c->stack_cap * 2 : 256;
+        frame *s = realloc(c->stack, (size_t)cap * sizeof *s);
+        if (!s) return ng_fail(c, "out of memory for the evaluation stack");
+        c->stack = s;
+        c->stack_cap = cap;
+    }
+    c->stack[c->sp].node = node;
+    c->stack[c->sp].expanded = 0;
+    c->sp++;
+    return 0;
+}
+
+static int shared(const ng_ctx *c, int node) { return c->uses[node] > 1; }
+
+static int same_position(const ng_node *n, int k)
+{
+    return n->input[k] >= 0 && !(n->type->inputs[k].flags & NG_INPUT_PULL);
+}
+
+static float *result_of(ng_ctx *c, int node, const ng_block *b)
+{
+    return shared(c, node) ? memo_get(c, node, b) : c->slot[node];
+}
+
+static void release(ng_ctx *c, int node, const ng_block *b)
+{
+    const ng_node *n = ng_graph_node(c->g, node);
+    if (shared(c, node)) {
+        memo_release(c, n, b);
+    } else {
+        ng_scratch_free(c, c->slot[node], n->channels);
+        c->slot[node] = NULL;
+    }
+}
+
+int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out)
+{
+    const ng_graph *g = c->g;
+    int base = c->sp;
+    if (c->failed) return -1;
+    if (shared(c, root)) { /* already computed at these positions? */
+        float *m = memo_get(c, root, b);
+        if (m) {
+            memcpy(out, m, (size_t)ng_graph_node(g, root)->channels * (size_t)b->n * sizeof(float));
+            memo_release(c, ng_graph_node(g, root), b);
+            return 0;
+        }
+    }
+    if (push(c, root)) return -1;
+    while (c->sp > base) {
+        int top = c->sp - 1, id = c->stack[top].node, k, missing = 0;
+        const ng_node *n = ng_graph_node(g, id);
+        const float *in[NG_MAX_INPUTS] = {0};
+        float *dst;
+        if (!c->stack[top].expanded) {
+            if (id != root && shared(c, id) && memo_get(c, id, b)) {
+                c->sp--; /* a sibling computed it already */
+                continue;
+            }
+            c->stack[top].expanded = 1;
+            for (k = 0; k < n->type->ninputs; k++)
+                if (same_position(n, k) && !result_of(c, n->input[k], b) && push(c, n->input[k]))
+                    goto fail;
+            continue;
+        }
+        for (k = 0; k < n->type->ninputs; k++) {
+            if (!same_position(n, k)) continue;
+            in[k] = result_of(c, n->input[k], b);
+            if (!in[k]) missing = 1;
+        }
+        if (missing) { /* a shared input was consumed early: compute it again */
+            c->stack[top].expanded = 0;
+            continue;
+        }
+        dst = (id == root && !shared(c, id)) ? out : ng_scratch(c, n->channels);
+        if (!dst) goto fail;
+        if (n->type->eval(c, n, b, in, dst)) {
+            if (dst != out) ng_scratch_free(c, dst, n->channels);
+            goto fail;
+        }
+        for (k = 0; k < n->type->ninputs; k++)
+            if (same_position(n, k)) release(c, n->input[k], b);
+        if (id == root && shared(c, id)) {
+            memcpy(out, dst, (size_t)n->channels * (size_t)b->n * sizeof(float));
+            if (memo_put(c, id, b, dst)) goto fail;
+            memo_release(c, n, b);
+        } else if (id != root) {
+            if (shared(c, id)) {
+                if (memo_put(c, id, b, dst)) goto fail;
+            } else {
+                c->slot[id] = dst;
+            }
+        }
+        c->sp--;
+    }
+    return 0;
+fail:
+    /* leave the slots of this walk as they are: the render is abandoned and
+     * the context freed, which returns every pooled buffer */
+    c->sp = base;
+    if (!c->failed) ng_fail(c, "evaluation failed");
+    return -1;
+}
+
+int ng_pull(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float *out)
+{
+    return ng__eval(c, node->input[k], b, out);
+}
+
+int ng_input_channels(const ng_ctx *c, const ng_node *node, int k)
+{
+    return node->input[k] >= 0 ? ng_graph_node(c->g, node->input[k])->channels : 0;
+}

@@ -1,0 +1,405 @@
+/*
+ * graph.c — building a graph node by node. A node takes inputs only from
+ * nodes that already exist, so the graph is acyclic by construction; the
+ * checks a user needs (ranges, choices, channel counts, dimensions, nesting
+ * depth) happen here, once, so evaluation never has to fail on them.
+ */
+#include "ng_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ng_graph {
+    ng_node **nodes;
+    int n, cap;
+};
+
+int ng_errorf(ng_error *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static char *dupstr(const char *s)
+{
+    size_t len;
+    char *d;
+    if (!s) return NULL;
+    len = strlen(s) + 1;
+    d = malloc(len);
+    if (d) memcpy(d, s, len);
+    return d;
+}
+
+ng_graph *ng_graph_new(void)
+{
+    return calloc(1, sizeof(ng_graph));
+}
+
+static void node_free(ng_node *n)
+{
+    int k;
+    if (!n) return;
+    for (k = 0; k < n->type->nparams; k++) free(n->param[k].s);
+    free(n->param);
+    free(n->label);
+    free(n->where);
+    free(n->state);
+    free(n);
+}
+
+void ng_node_discard(ng_node *n) { node_free(n); }
+
+void ng_graph_free(ng_graph *g)
+{
+    int i;
+    if (!g) return;
+    for (i = 0; i < g->n; i++) node_free(g->nodes[i]);
+    free(g->nodes);
+    free(g);
+}
+
+int ng_graph_count(const ng_graph *g) { return g->n; }
+
+const ng_node *ng_graph_node(const ng_graph *g, int id)
+{
+    return id >= 0 && id < g->n ? g->nodes[id] : NULL;
+}
+
+const ng_node_type *ng_node_type_of(const ng_node *n) { return n->type; }
+int ng_node_id(const ng_node *n) { return n->id; }
+int ng_node_channels(const ng_node *n) { return n->channels; }
+int ng_node_input(const ng_node *n, int k) { return n->input[k]; }
+const ng_value *ng_node_param(const ng_node *n, int k) { return &n->param[k]; }
+const char *ng_node_label(const ng_node *n) { return n->label; }
+const char *ng_node_where(const ng_node *n) { return n->where; }
+
+/* ---- descriptor lookups --------------------------------------------- */
+
+int ng_param_index(const ng_node_type *t, const char *name)
+{
+    int k;
+    for (k = 0; k < t->nparams; k++)
+        if (strcmp(t->params[k].name, name) == 0) return k;
+    return -1;
+}
+
+int ng_input_index(const ng_node_type *t, const char *name)
+{
+    int k;
+    for (k = 0; k < t->ninputs; k++)
+        if (strcmp(t->inputs[k].name, name) == 0) return k;
+    return -1;
+}
+
+int ng_enum_index(const ng_param_desc *p, const char *choice)
+{
+    int k;
+    for (k = 0; p->choices && p->choices[k]; k++)
+        if (strcmp(p->choices[k], choice) == 0) return k;
+    return -1;
+}
+
+/* Levenshtein distance, capped: keys are short. */
+static int distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b), i, j;
+    int row[64];
+    if (la > 63 || lb > 63) return 99;
+    for (j = 0; j <= lb; j++) row[j] = j;
+    for (i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = i;
+        for (j = 1; j <= lb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            if (up + 1 < best) best = up + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *ng_closest_key(const ng_node_type *t, const char *key)
+{
+    const char *best = NULL;
+    int bestd = 1 << 30, k, limit = (int)strlen(key) / 2 + 2;
+    for (k = 0; k < t->nparams + t->ninputs; k++) {
+        const char *name = k < t->nparams ? t->params[k].name : t->inputs[k - t->nparams].name;
+        int d = distance(key, name);
+        if (d < bestd) bestd = d, best = name;
+    }
+    return bestd <= limit ? best : NULL;
+}
+
+/* ---- building nodes ---------------------------------------------------- */
+
+static const char *node_name(const ng_node *n)
+{
+    return n->label ? n->label : n->type->name;
+}
+
+ng_node *ng_node_begin(ng_graph *g, const ng_node_type *t, const char *label,
+                       const char *where, ng_error *err)
+{
+    ng_node *n;
+    int k;
+    if (g->n >= NG_MAX_NODES) {
+        ng_errorf(err, "%s: the graph has reached its limit of %d nodes", label ? label : t->name,
+                  NG_MAX_NODES);
+        return NULL;
+    }
+    n = calloc(1, sizeof *n);
+    if (!n || !(n->param = calloc((size_t)(t->nparams ? t->nparams : 1), sizeof(ng_value)))) {
+        free(n);
+        ng_errorf(err, "%s: out of memory", t->name);
+        return NULL;
+    }
+    n->type = t;
+    n->id = -1;
+    n->channels = 1;
+    for (k = 0; k < NG_MAX_INPUTS; k++) n->input[k] = -1;
+    for (k = 0; k < t->nparams; k++) {
+        const ng_param_desc *p = &t->params[k];
+        memcpy(n->param[k].v, p->def, sizeof p->def);
+        n->param[k].i = (int)p->def[0];
+        if (p->kind == NG_PARAM_RANGE) {
+            n->param[k].v[0] = p->def[1];
+            n->param[k].v[1] = p->def[2];
+        }
+    }
+    n->label = dupstr(label ? label : t->name);
+    n->where = dupstr(where);
+    return n;
+}
+
+static int check_kind(ng_node *n, int k, ng_param_kind want, ng_error *err)
+{
+    static const char *const kinds[] = {"a number", "an integer", "a boolean", "one of a set of names",
+                                        "a vector {x, y, z}", "a range", "a string"};
+    if (k < 0 || k >= n->type->nparams)
+        return ng_errorf(err, "%s: no parameter #%d", node_name(n), k);
+    if (n->type->params[k].kind != want &&
+        !(want == NG_PARAM_NUMBER && n->type->params[k].kind == NG_PARAM_INT))
+        return ng_errorf(err, "%s: option '%s' must be %s", node_name(n), n->type->params[k].name,
+                         kinds[n->type->params[k].kind]);
+    return 0;
+}
+
+static int check_bounds(ng_node *n, const ng_param_desc *p, double v, ng_error *err)
+{
+    if (!(v >= p->min && v <= p->max)) /* also refuses NaN */
+        return ng_errorf(err, "%s: option '%s' = %g is out of range (accepted %g to %g)",
+                         node_name(n), p->name, v, p->min, p->max);
+    return 0;
+}
+
+int ng_set_number(ng_node *n, int k, double v, ng_error *err)
+{
+    const ng_param_desc *p;
+    if (check_kind(n, k, NG_PARAM_NUMBER, err)) return -1;
+    p = &n->type->params[k];
+    if (p->kind == NG_PARAM_INT && v != (double)(long long)v)
+        return ng_errorf(err, "%s: option '%s' must be an integer, got %g", node_name(n), p->name, v);
+    if (check_bounds(n, p, v, err)) return -1;
+    n->param[k].v[0] = v;
+    n->param[k].i = p->kind == NG_PARAM_INT ? (int)v : 0;
+    return 0;
+}
+
+int ng_set_vec3(ng_node *n, int k, const double v[3], ng_error *err)
+{
+    int d;
+    if (check_kind(n, k, NG_PARAM_VEC3, err)) return -1;
+    for (d = 0; d < 3; d++)
+        if (check_bounds(n, &n->type->params[k], v[d], err)) return -1;
+    memcpy(n->param[k].v, v, 3 * sizeof(double));
+    return 0;
+}
+
+int ng_set_choice(ng_node *n, int k, const char *choice, ng_error *err)
+{
+    const ng_param_desc *p;
+    int idx, c, len = 0;
+    char list[256];
+    if (check_kind(n, k, NG_PARAM_ENUM, err)) return -1;
+    p = &n->type->params[k];
+    idx = ng_enum_index(p, choice);
+    if (idx >= 0) {
+        n->param[k].i = idx;
+        return 0;
+    }
+    list[0] = 0;
+    for (c = 0; p->choices[c] && len < (int)sizeof list - 40; c++)
+        len += snprintf(list + len, sizeof list - (size_t)len, "%s\"%s\"", c ? ", " : "", p->choices[c]);
+    return ng_errorf(err, "%s: option '%s' = \"%s\" is not one of %s", node_name(n), p->name, choice, list);
+}
+
+int ng_set_bool(ng_node *n, int k, int v, ng_error *err)
+{
+    if (check_kind(n, k, NG_PARAM_BOOL, err)) return -1;
+    n->param[k].i = v != 0;
+    return 0;
+}
+
+int ng_set_string(ng_node *n, int k, const char *s, ng_error *err)
+{
+    char *d;
+    if (check_kind(n, k, NG_PARAM_STRING, err)) return -1;
+    if (!(d = dupstr(s))) return ng_errorf(err, "%s: out of memory", node_name(n));
+    free(n->param[k].s);
+    n->param[k].s = d;
+    return 0;
+}
+
+int ng_set_range(ng_node *n, int k, int mode, double lo, double hi, ng_error *err)
+{
+    if (check_kind(n, k, NG_PARAM_RANGE, err)) return -1;
+    if (mode < NG_RANGE_NATURAL || mode > NG_RANGE_CUSTOM)
+        return ng_errorf(err, "%s: option 'range' has an unknown mode", node_name(n));
+    if (mode == NG_RANGE_CUSTOM && !(lo == lo && hi == hi && lo > -1e30 && hi < 1e30 && lo > -1e30 && hi > -1e30))
+        return ng_errorf(err, "%s: option 'range' needs two finite numbers {lo, hi}", node_name(n));
+    n->param[k].i = mode;
+    n->param[k].v[0] = mode == NG_RANGE_CUSTOM ? lo : 0;
+    n->param[k].v[1] = mode == NG_RANGE_CUSTOM ? hi : 0;
+    return 0;
+}
+
+int ng_set_input(ng_graph *g, ng_node *n, int k, int source, ng_error *err)
+{
+    if (k < 0 || k >= n->type->ninputs)
+        return ng_errorf(err, "%s: no input #%d", node_name(n), k);
+    if (source < 0 || source >= g->n)
+        return ng_errorf(err, "%s: input '%s' refers to node %d, which does not exist", node_name(n),
+                         n->type->inputs[k].name, source);
+    n->input[k] = source;
+    return 0;
+}
+
+static int dims_text(unsigned dims, char *buf, size_t len)
+{
+    int d, used = 0;
+    buf[0] = 0;
+    for (d = 1; d <= 4; d++)
+        if (dims & (1u << d))
+            used += snprintf(buf + used, len - (size_t)used, "%s%dD", used ? ", " : "", d);
+    return used;
+}
+
+int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
+{
+    const ng_node_type *t = n->type;
+    int chans[NG_MAX_INPUTS] = {0};
+    int k;
+    n->dims = t->dims;
+    for (k = 0; k < t->ninputs; k++) {
+        const ng_input_desc *in = &t->inputs[k];
+        const ng_node *src;
+        if (n->input[k] < 0 && (in->flags & NG_INPUT_HYBRID)) {
+            int c = ng_constant(g, in->def, err);
+            if (c < 0) goto fail;
+            n->input[k] = c;
+        }
+        if (n->input[k] < 0) {
+            if (in->flags & NG_INPUT_OPTIONAL) continue;
+            ng_errorf(err, "%s: missing input '%s'", node_name(n), in->name);
+            goto fail;
+        }
+        src = g->nodes[n->input[k]];
+        chans[k] = src->channels;
+        if (src->channels < in->min_channels || src->channels > in->max_channels) {
+            if (in->min_channels == in->max_channels)
+                ng_errorf(err, "%s: input '%s' needs %d channel%s, but %s gives %d%s", node_name(n),
+                          in->name, in->min_channels, in->min_channels == 1 ? "" : "s", node_name(src),
+                          src->channels,
+                          in->min_channels == 1 ? " (take one with ng.channel or set output = \"float\")" : "");
+            else
+                ng_errorf(err, "%s: input '%s' needs %d to %d channels, but %s gives %d%s", node_name(n),
+                          in->name, in->min_channels, in->max_channels, node_name(src), src->channels,
+                          src->channels == 1 ? " (use a noise with output = \"vector\")" : "");
+            goto fail;
+        }
+        n->dims &= src->dims;
+        if (src->pull_depth + ((in->flags & NG_INPUT_PULL) ? 1 : 0) > n->pull_depth)
+            n->pull_depth = src->pull_depth + ((in->flags & NG_INPUT_PULL) ? 1 : 0);
+    }
+    if (n->pull_depth > NG_MAX_PULL_DEPTH) {
+        ng_errorf(err, "%s: warps and fractals nest %d deep here; the limit is %d", node_name(n),
+                  n->pull_depth, NG_MAX_PULL_DEPTH);
+        goto fail;
+    }
+    if (!n->dims) {
+        char a[64];
+        dims_text(t->dims, a, sizeof a);
+        ng_errorf(err, "%s: its inputs share no dimension with it (it evaluates in %s)", node_name(n), a);
+        goto fail;
+    }
+    if (t->setup && t->setup(n, chans, err)) goto fail;
+    if (g->n == g->cap) {
+        int cap = g->cap ? g->cap * 2 : 256;
+        ng_node **nodes = realloc(g->nodes, (size_t)cap * sizeof *nodes);
+        if (!nodes) {
+            ng_errorf(err, "%s: out of memory", node_name(n));
+            goto fail;
+        }
+        g->nodes = nodes;
+        g->cap = cap;
+    }
+    for (k = 0; k < t->ninputs; k++)
+        if (n->input[k] >= 0) g->nodes[n->input[k]]->refcount++;
+    n->id = g->n;
+    g->nodes[g->n++] = n;
+    return n->id;
+fail:
+    node_free(n);
+    return -1;
+}
+
+/* The first node reachable from the roots that cannot evaluate in `dims`
+ * dimensions, or NULL. Inputs always have lower ids, so one descending
+ * sweep marks everything reachable. */
+const ng_node *ng__find_dims_conflict(const ng_graph *g, const int *roots, int nroots, int dims)
+{
+    unsigned char *mark = calloc((size_t)g->n + 1, 1);
+    const ng_node *bad = NULL;
+    int i, k;
+    if (!mark) return NULL;
+    for (i = 0; i < nroots; i++) mark[roots[i]] = 1;
+    for (i = g->n - 1; i >= 0; i--) {
+        const ng_node *n = g->nodes[i];
+        if (!mark[i]) continue;
+        if (!(n->dims & (1u << dims))) bad = n; /* the lowest id wins: the culprit, not its consumers */
+        for (k = 0; k < n->type->ninputs; k++)
+            if (n->input[k] >= 0) mark[n->input[k]] = 1;
+    }
+    free(mark);
+    return bad;
+}
+
+int ng__dims_text(unsigned dims, char *buf, size_t len) { return dims_text(dims, buf, len); }
+
+int ng__check_roots(const ng_graph *g, const int *roots, int nroots, int dims, ng_error *err)
+{
+    const ng_node *bad;
+    int i;
+    if (dims < 1 || dims > 4) return ng_errorf(err, "render: %d dimensions asked; 1 to 4 exist", dims);
+    for (i = 0; i < nroots; i++)
+        if (roots[i] < 0 || roots[i] >= g->n)
+            return ng_errorf(err, "render: output %d refers to node %d, which does not exist", i, roots[i]);
+    if ((bad = ng__find_dims_conflict(g, roots, nroots, dims))) {
+        char a[64];
+        dims_text(bad->dims, a, sizeof a);
+        return ng_errorf(err, "%s%s%s: evaluates in %s, but the render is %dD", bad->where ? bad->where : "",
+                         bad->where ? ": " : "", node_name(bad), a, dims);
+    }
+    return 0;
+}

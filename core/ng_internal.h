@@ -1,0 +1,29 @@
+/*
+ * ng_internal.h — what core/ files share among themselves: the per-thread
+ * evaluation context as the tile scheduler drives it.
+ */
+#ifndef NG_INTERNAL_H
+#define NG_INTERNAL_H
+
+#include "ng_node.h"
+
+const ng_node *ng__find_dims_conflict(const ng_graph *g, const int *roots, int nroots, int dims);
+int ng__dims_text(unsigned dims, char *buf, size_t len);
+/* Checks a render's roots: valid ids, dimensions supported everywhere. */
+int ng__check_roots(const ng_graph *g, const int *roots, int nroots, int dims, ng_error *err);
+
+/* A context evaluates blocks of at most `cap` points on one thread. `uses`
+ * (per node: consumers plus root appearances) decides which results are
+ * memoised for the tile; it is shared read-only between contexts. */
+ng_ctx *ng__ctx_new(const ng_graph *g, const int *uses, int cap, ng_error *err);
+void ng__ctx_free(ng_ctx *c);
+/* Per-node use counts for a set of roots; caller frees. */
+int *ng__uses(const ng_graph *g, const int *roots, int nroots);
+/* Start a tile: forget the memo, return the base positions' identity. */
+uint32_t ng__ctx_tile(ng_ctx *c);
+/* Evaluate root at b into out (channels * b->n floats, channel-major). */
+int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out);
+const ng_error *ng__ctx_error(const ng_ctx *c);
+const float *ng__ctx_zeros(const ng_ctx *c);
+
+#endif

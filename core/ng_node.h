@@ -1,0 +1,61 @@
+/*
+ * ng_node.h — what a node implementation sees: the node record, the block
+ * of sample points, and the evaluation context's services (pulling an input
+ * at other positions, scratch buffers). Included by core/ and nodes/ only.
+ */
+#ifndef NG_NODE_H
+#define NG_NODE_H
+
+#include "noisegraph.h"
+
+struct ng_node {
+    const ng_node_type *type;
+    int id;
+    int channels;             /* output channels, set by setup (default 1) */
+    int refcount;             /* edges (and roots) that read this node */
+    int pull_depth;           /* nesting of pull edges below and including it */
+    unsigned dims;            /* dimensions every node below supports */
+    int input[NG_MAX_INPUTS]; /* source node ids, -1 when unconnected */
+    ng_value *param;          /* type->nparams values */
+    char *label, *where;
+    /* Type-owned precomputed state, freed with free() by the graph. */
+    void *state;
+    double k[16];             /* small precomputed constants, no allocation */
+};
+
+/*
+ * A block of sample points. World position of point i is
+ * anchor[d] + p[d][i]: the double anchor keeps far-from-origin renders exact
+ * while kernels work on small float offsets. p[d] is never NULL for
+ * d < 4 (unused axes point at zeros).
+ */
+struct ng_block {
+    int n;
+    int dims;
+    double anchor[4];
+    const float *p[4];
+    float footprint;   /* world size of one pixel here, for detail cut-off */
+    uint32_t seed;     /* seed offset travelling with the call (fractal octaves) */
+    uint32_t pos_id;   /* identity of these positions within the tile, for the memo */
+};
+
+/* A scratch buffer of channels * tile-area floats from the thread's pool.
+ * Returns NULL with the context error set when memory runs out. Buffers go
+ * back with ng_scratch_free (any order). */
+float *ng_scratch(ng_ctx *ctx, int channels);
+void ng_scratch_free(ng_ctx *ctx, float *buf, int channels);
+/* A fresh position identity for positions a node computed. */
+uint32_t ng_new_pos_id(ng_ctx *ctx);
+/* Evaluate input k of node at block b into out (source channels * b->n). */
+int ng_pull(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b, float *out);
+/* Channel count of input k's source (0 when unconnected). */
+int ng_input_channels(const ng_ctx *ctx, const ng_node *node, int k);
+/* Record an error (printf-style) and return -1. */
+int ng_fail(ng_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Parameter access by index, for kernels. */
+static inline double ng_num(const ng_node *n, int k) { return n->param[k].v[0]; }
+static inline int ng_int(const ng_node *n, int k) { return n->param[k].i; }
+
+#endif

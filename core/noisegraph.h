@@ -1,0 +1,208 @@
+/*
+ * noisegraph.h — the public C API: node descriptors, graph construction,
+ * rendering to sinks. Usable from plain C without Lua.
+ *
+ * Ownership: a graph owns its nodes and every string parameter copied into
+ * them; ng_graph_free releases all of it. Descriptors are static.
+ */
+#ifndef NOISEGRAPH_H
+#define NOISEGRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NG_VERSION "0.1.0"
+#define NG_MAX_INPUTS 8
+#define NG_MAX_CHANNELS 4
+#define NG_MAX_NODES 1000000
+/* How many position-changing nodes (warps, fractals) may nest on one path.
+ * Each level holds a few tile buffers and a C stack frame while the levels
+ * below it run, so the nesting is bounded; plain node chains are not. */
+#define NG_MAX_PULL_DEPTH 256
+
+typedef struct ng_error {
+    char msg[512];
+} ng_error;
+
+/* Formats a message into err (may be NULL) and returns -1. */
+int ng_errorf(ng_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- descriptors ------------------------------------------------------ */
+
+typedef enum ng_param_kind {
+    NG_PARAM_NUMBER, /* v[0] */
+    NG_PARAM_INT,    /* v[0], integral */
+    NG_PARAM_BOOL,   /* i */
+    NG_PARAM_ENUM,   /* i: index into choices */
+    NG_PARAM_VEC3,   /* v[0..2] */
+    NG_PARAM_RANGE,  /* i: NG_RANGE_*, v[0] = lo, v[1] = hi */
+    NG_PARAM_STRING  /* s */
+} ng_param_kind;
+
+enum { NG_RANGE_NATURAL, NG_RANGE_UNIT, NG_RANGE_SIGNED, NG_RANGE_CUSTOM };
+
+typedef struct ng_value {
+    double v[3];
+    int i;
+    char *s; /* owned by the graph */
+} ng_value;
+
+typedef struct ng_param_desc {
+    const char *name;
+    ng_param_kind kind;
+    double def[3];               /* default: number, vec, or index/bool in def[0] */
+    double min, max;             /* accepted range of numbers and vec components */
+    const char *const *choices;  /* enum: NULL-terminated list */
+    const char *doc;
+} ng_param_desc;
+
+enum {
+    NG_INPUT_PULL = 1,     /* the node evaluates it itself, at positions it chooses */
+    NG_INPUT_OPTIONAL = 2, /* may be left unconnected */
+    NG_INPUT_HYBRID = 4    /* a number is accepted and becomes a constant node */
+};
+
+typedef struct ng_input_desc {
+    const char *name;
+    int flags;
+    int min_channels, max_channels; /* accepted channel counts of the source */
+    double def;                     /* value of an unconnected hybrid input */
+    const char *doc;
+} ng_input_desc;
+
+/* A second name for a descriptor with one parameter preset:
+ * ng.perlin{} is ng.noise{type = "perlin"}. */
+typedef struct ng_shorthand {
+    const char *name;
+    const char *param;
+    const char *value;
+} ng_shorthand;
+
+typedef struct ng_node ng_node;
+typedef struct ng_ctx ng_ctx;
+typedef struct ng_block ng_block;
+
+typedef struct ng_node_type {
+    const char *name;
+    const char *family;
+    const char *doc;
+    const ng_param_desc *params;
+    int nparams;
+    const ng_input_desc *inputs;
+    int ninputs;
+    unsigned dims;               /* bit d set: evaluates in d dimensions (1..4) */
+    const ng_shorthand *shorthands;
+    int nshorthands;
+    const char *op;              /* Lua metamethod this type implements, or NULL */
+    const char *method;          /* node:method(...) name, or NULL */
+    const char *positional;      /* comma list of inputs/params for positional calls */
+    /* After parameters and inputs are set: check cross-field rules, set the
+     * output channel count, precompute. 0, or -1 with err filled. */
+    int (*setup)(ng_node *node, const int *input_channels, ng_error *err);
+    /* Evaluate at block b into out (channels * b->n floats, channel-major).
+     * in[k]: output of same-position input k (NULL for pull inputs and
+     * unconnected optional inputs). 0, or -1 with the context's error set. */
+    int (*eval)(ng_ctx *ctx, const ng_node *node, const ng_block *b,
+                const float *const *in, float *out);
+} ng_node_type;
+
+/* Every node type, in documentation order. */
+const ng_node_type *const *ng_types(int *count);
+const ng_node_type *ng_type_find(const char *name);
+/* A descriptor and the shorthand that names it (NULL for a plain name). */
+const ng_node_type *ng_type_lookup(const char *name, const ng_shorthand **shorthand);
+int ng_param_index(const ng_node_type *t, const char *name);
+int ng_input_index(const ng_node_type *t, const char *name);
+int ng_enum_index(const ng_param_desc *p, const char *choice);
+/* The parameter or input name closest to key (edit distance), or NULL. */
+const char *ng_closest_key(const ng_node_type *t, const char *key);
+
+/* ---- graphs ----------------------------------------------------------- */
+
+typedef struct ng_graph ng_graph;
+
+ng_graph *ng_graph_new(void);
+void ng_graph_free(ng_graph *g);
+int ng_graph_count(const ng_graph *g);
+const ng_node *ng_graph_node(const ng_graph *g, int id);
+
+/* Building one node: begin (defaults set), set parameters and inputs,
+ * finish. A node may only take inputs from nodes that already exist, so
+ * every graph is acyclic. `label` names the node in errors (the shorthand
+ * the user called, say); `where` is the script position (file:line) or
+ * NULL. Both strings are copied. */
+ng_node *ng_node_begin(ng_graph *g, const ng_node_type *t, const char *label,
+                       const char *where, ng_error *err);
+int ng_set_number(ng_node *n, int param, double v, ng_error *err);
+int ng_set_vec3(ng_node *n, int param, const double v[3], ng_error *err);
+int ng_set_choice(ng_node *n, int param, const char *choice, ng_error *err);
+int ng_set_bool(ng_node *n, int param, int v, ng_error *err);
+int ng_set_string(ng_node *n, int param, const char *s, ng_error *err);
+int ng_set_range(ng_node *n, int param, int mode, double lo, double hi, ng_error *err);
+int ng_set_input(ng_graph *g, ng_node *n, int input, int source_id, ng_error *err);
+/* Returns the new node's id, or -1 (the node is discarded). */
+int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err);
+/* Drops a begun node that will not be finished. */
+void ng_node_discard(ng_node *n);
+/* Shortcut: a constant node. */
+int ng_constant(ng_graph *g, double v, ng_error *err);
+
+/* Introspection, for `noisegraph nodes`, `info`, and embedders. */
+const ng_node_type *ng_node_type_of(const ng_node *n);
+int ng_node_id(const ng_node *n);
+int ng_node_channels(const ng_node *n);
+int ng_node_input(const ng_node *n, int k); /* source id or -1 */
+const ng_value *ng_node_param(const ng_node *n, int k);
+const char *ng_node_label(const ng_node *n);
+const char *ng_node_where(const ng_node *n);
+
+/* ---- rendering -------------------------------------------------------- */
+
+/* Receives finished rows, top to bottom, interleaved channels as floats. */
+typedef struct ng_sink {
+    int (*begin)(void *user, int width, int height, int channels, ng_error *err);
+    int (*rows)(void *user, int y, int nrows, const float *rows, ng_error *err);
+    /* ok = 0: the render failed; discard. Called once for every begun sink. */
+    int (*end)(void *user, int ok, ng_error *err);
+    void *user;
+} ng_sink;
+
+typedef struct ng_render_opts {
+    int width, height;      /* the full image, pixels */
+    int region[4];          /* x, y, w, h of the window rendered; w = 0: all */
+    double origin[2];       /* world position of the image's top-left corner */
+    double pixel_size;      /* world units per pixel */
+    double z, time;         /* the plane sampled */
+    int dims;               /* 2, 3 (z) or 4 (z, time) */
+    int threads;            /* 0: one per CPU */
+    int tile;               /* tile edge, pixels */
+    int progress;           /* report progress on stderr */
+} ng_render_opts;
+
+void ng_render_defaults(ng_render_opts *o, int width, int height);
+
+/* Evaluates roots[k] over the window and streams it into sinks[k]. Output is
+ * bit-identical for every thread count and tile size. */
+int ng_render(const ng_graph *g, const int *roots, int nroots,
+              const ng_render_opts *o, ng_sink *sinks, ng_error *err);
+
+/* Renders one root into out (window w * h * channels floats, interleaved). */
+int ng_render_buffer(const ng_graph *g, int root, const ng_render_opts *o,
+                     float *out, ng_error *err);
+
+/* Evaluates a root at arbitrary world points (n of them, dims coordinates
+ * each, dims-major arrays xs[d][i]), for tests and embedders. */
+int ng_eval_points(const ng_graph *g, int root, int dims, const double *const *xs,
+                   int n, float *out, ng_error *err);
+
+/* ---- files -------------------------------------------------------------- */
+
+/* A sink writing an 8- or 16-bit grey (1 channel) or RGB (3 channels) PNG,
+ * values in [0,1] clamped, band by band into a temporary file beside path
+ * that is renamed over path only when the render succeeded. */
+typedef struct ng_png_sink ng_png_sink;
+ng_png_sink *ng_png_sink_new(const char *path, int bits, ng_error *err);
+ng_sink ng_png_sink_as_sink(ng_png_sink *p);
+void ng_png_sink_free(ng_png_sink *p);
+
+#endif

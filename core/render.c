@@ -1,0 +1,357 @@
+/*
+ * render.c — the tile scheduler. Worker threads take tiles from an atomic
+ * counter in row-major order and write finished tiles into a small ring of
+ * row bands; the calling thread hands each band to the sinks as soon as all
+ * its tiles are done, so memory stays O(width x tile) for any image height.
+ *
+ * Every pixel's sample position depends only on its index in the full image
+ * (never on the tile or the region), so the output is bit-identical for any
+ * thread count, tile size or region split.
+ */
+#include "ng_internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NG_MAX_TILE 1024
+#define NG_MAX_THREADS 256
+
+void ng_render_defaults(ng_render_opts *o, int width, int height)
+{
+    memset(o, 0, sizeof *o);
+    o->width = width;
+    o->height = height;
+    o->pixel_size = 1.0;
+    o->dims = 2;
+    o->tile = 64;
+}
+
+typedef struct render {
+    const ng_graph *g;
+    const int *roots;
+    int nroots;
+    const ng_render_opts *o;
+    int *uses;
+    int channels[64];
+    int rx, ry, rw, rh;       /* the window, in full-image pixels */
+    int tile, ntx, nty, ntiles, ring;
+    float **band;             /* band[slot * nroots + r]: rw * tile * channels */
+    int *band_left;           /* tiles of the slot's band still running */
+    atomic_int next_tile;
+    int next_write;           /* the band the sinks get next */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int failed;
+    ng_error err;
+} render;
+
+static void fail_locked(render *r, const ng_error *e)
+{
+    if (!r->failed) {
+        r->failed = 1;
+        r->err = *e;
+    }
+    pthread_cond_broadcast(&r->cv);
+}
+
+static void fail(render *r, const ng_error *e)
+{
+    pthread_mutex_lock(&r->mu);
+    fail_locked(r, e);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void tile_positions(const render *r, int x0, int y0, int w, int h, float *px, float *py)
+{
+    const double ps = r->o->pixel_size;
+    int i, j;
+    for (j = 0; j < h; j++) {
+        float yv = (float)(((double)(r->ry + y0 + j) + 0.5) * ps);
+        for (i = 0; i < w; i++) {
+            px[j * w + i] = (float)(((double)(r->rx + x0 + i) + 0.5) * ps);
+            py[j * w + i] = yv;
+        }
+    }
+}
+
+static void *worker(void *arg)
+{
+    render *r = arg;
+    ng_error err;
+    int cap = r->tile * r->tile, k;
+    ng_ctx *c = ng__ctx_new(r->g, r->uses, cap, &err);
+    float *px = NULL, *py = NULL, *out[64] = {0};
+    if (!c) {
+        fail(r, &err);
+        return NULL;
+    }
+    px = ng_scratch(c, 1);
+    py = ng_scratch(c, 1);
+    for (k = 0; k < r->nroots; k++) out[k] = ng_scratch(c, r->channels[k]);
+    if (!px || !py || (r->nroots && !out[r->nroots - 1])) goto failed;
+    for (;;) {
+        int t = atomic_fetch_add(&r->next_tile, 1), tx, ty, x0, y0, w, h, slot, i, j, ch;
+        ng_block b;
+        if (t >= r->ntiles) break;
+        ty = t / r->ntx;
+        tx = t % r->ntx;
+        pthread_mutex_lock(&r->mu);
+        while (!r->failed && ty >= r->next_write + r->ring) pthread_cond_wait(&r->cv, &r->mu);
+        pthread_mutex_unlock(&r->mu);
+        if (r->failed) break;
+        x0 = tx * r->tile;
+        y0 = ty * r->tile;
+        w = r->rw - x0 < r->tile ? r->rw - x0 : r->tile;
+        h = r->rh - y0 < r->tile ? r->rh - y0 : r->tile;
+        tile_positions(r, x0, y0, w, h, px, py);
+        memset(&b, 0, sizeof b);
+        b.n = w * h;
+        b.dims = r->o->dims;
+        b.anchor[0] = r->o->origin[0];
+        b.anchor[1] = r->o->origin[1];
+        b.anchor[2] = r->o->z;
+        b.anchor[3] = r->o->time;
+        b.p[0] = px;
+        b.p[1] = py;
+        b.p[2] = b.p[3] = ng__ctx_zeros(c);
+        b.footprint = (float)r->o->pixel_size;
+        b.pos_id = ng__ctx_tile(c);
+        slot = ty % r->ring;
+        for (k = 0; k < r->nroots; k++) {
+            float *band = r->band[slot * r->nroots + k];
+            int nch = r->channels[k];
+            if (ng__eval(c, r->roots[k], &b, out[k])) goto failed;
+            for (j = 0; j < h; j++)
+                for (i = 0; i < w; i++)
+                    for (ch = 0; ch < nch; ch++)
+                        band[((size_t)j * r->rw + (size_t)(x0 + i)) * nch + ch] = out[k][ch * b.n + j * w + i];
+        }
+        pthread_mutex_lock(&r->mu);
+        if (--r->band_left[slot] == 0) pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+    }
+    if (0) {
+    failed:
+        fail(r, ng__ctx_error(c));
+    }
+    ng_scratch_free(c, px, 1);
+    ng_scratch_free(c, py, 1);
+    for (k = 0; k < r->nroots; k++) ng_scratch_free(c, out[k], r->channels[k]);
+    ng__ctx_free(c);
+    return NULL;
+}
+
+static int check_opts(const ng_render_opts *o, ng_error *err)
+{
+    const int *rg = o->region;
+    if (o->width < 1 || o->height < 1 || o->width > (1 << 20) || o->height > (1 << 20))
+        return ng_errorf(err, "--size: %dx%d is not a size from 1x1 to 1048576x1048576", o->width, o->height);
+    if (rg[2] && (rg[0] < 0 || rg[1] < 0 || rg[2] < 1 || rg[3] < 1 || rg[0] > o->width - rg[2] ||
+                  rg[1] > o->height - rg[3]))
+        return ng_errorf(err, "--region: %d,%d,%d,%d does not fit in the %dx%d image", rg[0], rg[1], rg[2], rg[3],
+                         o->width, o->height);
+    if (o->tile < 8 || o->tile > NG_MAX_TILE)
+        return ng_errorf(err, "--tile: %d is outside 8 to %d", o->tile, NG_MAX_TILE);
+    if (o->threads < 0 || o->threads > NG_MAX_THREADS)
+        return ng_errorf(err, "--threads: %d is outside 1 to %d", o->threads, NG_MAX_THREADS);
+    if (!(o->pixel_size > 0 && o->pixel_size < 1e12))
+        return ng_errorf(err, "--pixel-size: %g must be above 0", o->pixel_size);
+    return 0;
+}
+
+int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o,
+              ng_sink *sinks, ng_error *err)
+{
+    render r;
+    pthread_t th[NG_MAX_THREADS];
+    pthread_attr_t attr;
+    int nthreads, started = 0, begun = 0, i, k, ok = 0;
+    if (check_opts(o, err) || ng__check_roots(g, roots, nroots, o->dims, err)) return -1;
+    if (nroots < 1 || nroots > 64) return ng_errorf(err, "render: %d outputs; 1 to 64 are possible", nroots);
+    memset(&r, 0, sizeof r);
+    r.g = g;
+    r.roots = roots;
+    r.nroots = nroots;
+    r.o = o;
+    for (k = 0; k < nroots; k++) r.channels[k] = ng_node_channels(ng_graph_node(g, roots[k]));
+    r.rx = o->region[2] ? o->region[0] : 0;
+    r.ry = o->region[2] ? o->region[1] : 0;
+    r.rw = o->region[2] ? o->region[2] : o->width;
+    r.rh = o->region[2] ? o->region[3] : o->height;
+    r.tile = o->tile;
+    r.ntx = (r.rw + r.tile - 1) / r.tile;
+    r.nty = (r.rh + r.tile - 1) / r.tile;
+    r.ntiles = r.ntx * r.nty;
+    nthreads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (nthreads < 1) nthreads = 1;
+    if (nthreads > r.ntiles) nthreads = r.ntiles;
+    if (nthreads > NG_MAX_THREADS) nthreads = NG_MAX_THREADS;
+    r.ring = nthreads + 1 < r.nty ? nthreads + 1 : r.nty;
+    atomic_init(&r.next_tile, 0);
+    pthread_mutex_init(&r.mu, NULL);
+    pthread_cond_init(&r.cv, NULL);
+    r.uses = ng__uses(g, roots, nroots);
+    r.band = calloc((size_t)r.ring * (size_t)nroots, sizeof *r.band);
+    r.band_left = calloc((size_t)r.ring, sizeof *r.band_left);
+    if (!r.uses || !r.band || !r.band_left) {
+        ng_errorf(err, "render: out of memory");
+        goto done;
+    }
+    for (i = 0; i < r.ring; i++) {
+        r.band_left[i] = r.ntx;
+        for (k = 0; k < nroots; k++) {
+            size_t len = (size_t)r.rw * (size_t)r.tile * (size_t)r.channels[k];
+            if (!(r.band[i * nroots + k] = malloc(len * sizeof(float)))) {
+                ng_errorf(err, "render: out of memory for a %dx%d row band", r.rw, r.tile);
+                goto done;
+            }
+        }
+    }
+    for (begun = 0; begun < nroots; begun++)
+        if (sinks[begun].begin(sinks[begun].user, r.rw, r.rh, r.channels[begun], err)) goto done;
+
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, (size_t)16 << 20);
+    for (started = 0; started < nthreads; started++) {
+        if (pthread_create(&th[started], &attr, worker, &r)) {
+            ng_error e;
+            ng_errorf(&e, "render: cannot start thread %d", started + 1);
+            fail(&r, &e);
+            break;
+        }
+    }
+    pthread_attr_destroy(&attr);
+
+    for (i = 0; i < r.nty; i++) {
+        int slot = i % r.ring, rows = r.rh - i * r.tile < r.tile ? r.rh - i * r.tile : r.tile;
+        pthread_mutex_lock(&r.mu);
+        while (!r.failed && r.band_left[slot] > 0) pthread_cond_wait(&r.cv, &r.mu);
+        pthread_mutex_unlock(&r.mu);
+        if (r.failed) break;
+        for (k = 0; k < nroots; k++) {
+            ng_error e;
+            if (sinks[k].rows(sinks[k].user, i * r.tile, rows, r.band[slot * nroots + k], &e)) {
+                fail(&r, &e);
+                break;
+            }
+        }
+        pthread_mutex_lock(&r.mu);
+        r.next_write = i + 1;
+        r.band_left[slot] = i + r.ring < r.nty ? r.ntx : 0;
+        pthread_cond_broadcast(&r.cv);
+        pthread_mutex_unlock(&r.mu);
+        if (o->progress) fprintf(stderr, "\rnoisegraph: rendering %3d%%", (int)(100.0 * (i + 1) / r.nty));
+    }
+    if (o->progress) fputc('\n', stderr);
+    for (i = 0; i < started; i++) pthread_join(th[i], NULL);
+    if (r.failed) *err = r.err;
+    else ok = 1;
+done:
+    for (k = 0; k < begun; k++) {
+        ng_error e;
+        if (sinks[k].end(sinks[k].user, ok, &e) && ok) {
+            *err = e;
+            ok = 0;
+        }
+    }
+    for (i = 0; r.band && i < r.ring * nroots; i++) free(r.band[i]);
+    free(r.band);
+    free(r.band_left);
+    free(r.uses);
+    pthread_mutex_destroy(&r.mu);
+    pthread_cond_destroy(&r.cv);
+    return ok ? 0 : -1;
+}
+
+/* ---- in-memory output --------------------------------------------------- */
+
+typedef struct membuf {
+    float *out;
+    int width, channels;
+} membuf;
+
+static int mem_begin(void *u, int w, int h, int ch, ng_error *err)
+{
+    membuf *m = u;
+    (void)h;
+    (void)err;
+    m->width = w;
+    m->channels = ch;
+    return 0;
+}
+
+static int mem_rows(void *u, int y, int nrows, const float *rows, ng_error *err)
+{
+    membuf *m = u;
+    size_t row = (size_t)m->width * (size_t)m->channels;
+    (void)err;
+    memcpy(m->out + (size_t)y * row, rows, (size_t)nrows * row * sizeof(float));
+    return 0;
+}
+
+static int mem_end(void *u, int ok, ng_error *err)
+{
+    (void)u;
+    (void)ok;
+    (void)err;
+    return 0;
+}
+
+int ng_render_buffer(const ng_graph *g, int root, const ng_render_opts *o, float *out, ng_error *err)
+{
+    membuf m = {out, 0, 0};
+    ng_sink s = {mem_begin, mem_rows, mem_end, &m};
+    return ng_render(g, &root, 1, o, &s, err);
+}
+
+/* ---- arbitrary points ---------------------------------------------------- */
+
+int ng_eval_points(const ng_graph *g, int root, int dims, const double *const *xs, int n, float *out,
+                   ng_error *err)
+{
+    enum { CHUNK = 4096 };
+    int *uses, i, d, rc = 0, ch;
+    ng_ctx *c;
+    float *pos[4] = {0}, *tmp;
+    if (ng__check_roots(g, &root, 1, dims, err)) return -1;
+    ch = ng_node_channels(ng_graph_node(g, root));
+    if (!(uses = ng__uses(g, &root, 1))) return ng_errorf(err, "eval: out of memory");
+    if (!(c = ng__ctx_new(g, uses, CHUNK, err))) {
+        free(uses);
+        return -1;
+    }
+    for (d = 0; d < dims; d++) pos[d] = ng_scratch(c, 1);
+    tmp = ng_scratch(c, ch);
+    for (i = 0; i < n && rc == 0; i += CHUNK) {
+        int m = n - i < CHUNK ? n - i : CHUNK, j, k;
+        ng_block b;
+        memset(&b, 0, sizeof b);
+        b.n = m;
+        b.dims = dims;
+        b.footprint = 0;
+        for (d = 0; d < 4; d++) b.p[d] = ng__ctx_zeros(c);
+        for (d = 0; d < dims; d++) {
+            if (!pos[d]) break;
+            b.anchor[d] = xs[d][i];
+            for (j = 0; j < m; j++) pos[d][j] = (float)(xs[d][i + j] - b.anchor[d]);
+            b.p[d] = pos[d];
+        }
+        b.pos_id = ng__ctx_tile(c);
+        if (!tmp || (dims > 0 && !pos[dims - 1]) || ng__eval(c, root, &b, tmp)) {
+            *err = *ng__ctx_error(c);
+            rc = -1;
+            break;
+        }
+        for (k = 0; k < ch; k++)
+            for (j = 0; j < m; j++) out[(size_t)(i + j) * (size_t)ch + (size_t)k] = tmp[k * m + j];
+    }
+    for (d = 0; d < dims; d++) ng_scratch_free(c, pos[d], 1);
+    ng_scratch_free(c, tmp, ch);
+    ng__ctx_free(c);
+    free(uses);
+    return rc;
+}

@@ -1,0 +1,53 @@
+/*
+ * host.h — running a graph script: a sandboxed, time- and memory-bounded
+ * Lua state whose `ng` library builds an ng_graph, and what the script
+ * returned (its outputs) and declared (its parameters).
+ */
+#ifndef NG_HOST_H
+#define NG_HOST_H
+
+#include "noisegraph.h"
+
+#define NG_MAX_OUTPUTS 64
+#define NG_MAX_SETS 128
+
+typedef struct ng_host_opts {
+    int unsafe;            /* full standard library */
+    double time_limit;     /* seconds of script execution */
+    double memory_limit;   /* bytes the Lua state may hold */
+    int nsets;
+    const char *set_name[NG_MAX_SETS]; /* --set name=value, as given */
+    const char *set_value[NG_MAX_SETS];
+} ng_host_opts;
+
+typedef struct ng_script_param {
+    char *name, *doc, *value; /* value: as the script sees it, printed */
+    double min, max;
+    int has_min, has_max, was_set;
+} ng_script_param;
+
+typedef struct ng_script {
+    ng_graph *graph;
+    int noutputs;
+    char *output_name[NG_MAX_OUTPUTS]; /* NULL for a single unnamed output */
+    int output[NG_MAX_OUTPUTS];
+    int nparams;
+    ng_script_param *params;
+} ng_script;
+
+void ng_host_defaults(ng_host_opts *o);
+/* Runs the script at path. On failure err holds one line
+ * "WHERE: WHAT" (WHERE is the script position when there is one). */
+int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_error *err);
+void ng_script_free(ng_script *s);
+
+/* Registers the `ng` library in L (a table left on the stack). The graph is
+ * owned by the caller and must outlive L. Used by the host only. */
+struct lua_State;
+void ng_lua_open(struct lua_State *L, ng_graph *g);
+/* Frees a node a failed constructor left half-built (after a Lua error). */
+void ng_lua_cleanup(struct lua_State *L);
+/* The node id of the value at idx, or -1. */
+int ng_lua_node_id(struct lua_State *L, int idx);
+
+#endif

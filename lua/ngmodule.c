@@ -1,0 +1,345 @@
+/*
+ * ngmodule.c — the `ng` Lua library: one generic constructor, driven by
+ * the node descriptors, behind every `ng.<type>` and shorthand, the
+ * operators and the methods. Nothing here names a node type.
+ *
+ * A node is a userdata holding its id in the one graph of this state; the
+ * graph is owned by the host and outlives the state, so nodes need no
+ * reference counts. Every function gets the module state as upvalue 1.
+ */
+#include "host.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NODE_MT "noisegraph.node"
+
+typedef struct modstate {
+    ng_graph *g;
+    ng_node *pending; /* a node being built, freed if a Lua error cuts in */
+} modstate;
+
+typedef struct lnode {
+    int id;
+} lnode;
+
+static modstate *state(lua_State *L) { return lua_touserdata(L, lua_upvalueindex(1)); }
+
+static void push_node(lua_State *L, int id)
+{
+    lnode *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->id = id;
+    luaL_setmetatable(L, NODE_MT);
+}
+
+static int to_node(lua_State *L, int idx)
+{
+    lnode *u = luaL_testudata(L, idx, NODE_MT);
+    return u ? u->id : -1;
+}
+
+/* The script position of the caller, without the trailing ": ". */
+static void where(lua_State *L, char *buf, size_t len)
+{
+    size_t n;
+    luaL_where(L, 1);
+    snprintf(buf, len, "%s", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    n = strlen(buf);
+    if (n >= 2 && buf[n - 2] == ':') buf[n - 2] = 0;
+}
+
+/* Raises err as a Lua error (luaL_error adds file:line). */
+static int raise(lua_State *L, modstate *m, const ng_error *err)
+{
+    if (m->pending) {
+        ng_node_discard(m->pending);
+        m->pending = NULL;
+    }
+    return luaL_error(L, "%s", err->msg);
+}
+
+static const char *type_word(lua_State *L, int idx)
+{
+    if (luaL_testudata(L, idx, NODE_MT)) return "node";
+    return luaL_typename(L, idx);
+}
+
+static int set_param(lua_State *L, modstate *m, ng_node *n, const char *label, int k, int idx, ng_error *err)
+{
+    const ng_param_desc *p = &ng_node_type_of(n)->params[k];
+    int t = lua_type(L, idx);
+    switch (p->kind) {
+    case NG_PARAM_NUMBER:
+    case NG_PARAM_INT:
+        if (t != LUA_TNUMBER) break;
+        return ng_set_number(n, k, lua_tonumber(L, idx), err);
+    case NG_PARAM_BOOL:
+        if (t != LUA_TBOOLEAN) break;
+        return ng_set_bool(n, k, lua_toboolean(L, idx), err);
+    case NG_PARAM_ENUM:
+        if (t != LUA_TSTRING) break;
+        return ng_set_choice(n, k, lua_tostring(L, idx), err);
+    case NG_PARAM_STRING:
+        if (t != LUA_TSTRING) break;
+        return ng_set_string(n, k, lua_tostring(L, idx), err);
+    case NG_PARAM_VEC3: {
+        double v[3];
+        int d;
+        if (t == LUA_TNUMBER) {
+            v[0] = v[1] = v[2] = lua_tonumber(L, idx);
+            return ng_set_vec3(n, k, v, err);
+        }
+        if (t != LUA_TTABLE) break;
+        for (d = 0; d < 3; d++) {
+            int ok;
+            lua_geti(L, idx, d + 1);
+            v[d] = lua_tonumberx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok)
+                return ng_errorf(err, "%s: option '%s' must be a number or {x, y, z}; item %d is not a number",
+                                 label, p->name, d + 1);
+        }
+        return ng_set_vec3(n, k, v, err);
+    }
+    case NG_PARAM_RANGE:
+        if (t == LUA_TSTRING) {
+            static const char *const modes[] = {"natural", "unit", "signed"};
+            const char *s = lua_tostring(L, idx);
+            int mode;
+            for (mode = 0; mode < 3; mode++)
+                if (strcmp(s, modes[mode]) == 0) return ng_set_range(n, k, mode, 0, 0, err);
+            return ng_errorf(err, "%s: option '%s' = \"%s\" is not \"natural\", \"unit\", \"signed\" or {lo, hi}",
+                             label, p->name, s);
+        }
+        if (t == LUA_TTABLE) {
+            int ok1, ok2;
+            double lo, hi;
+            lua_geti(L, idx, 1);
+            lua_geti(L, idx, 2);
+            lo = lua_tonumberx(L, -2, &ok1);
+            hi = lua_tonumberx(L, -1, &ok2);
+            lua_pop(L, 2);
+            if (!ok1 || !ok2) return ng_errorf(err, "%s: option '%s' as a table must be {lo, hi}", label, p->name);
+            return ng_set_range(n, k, NG_RANGE_CUSTOM, lo, hi, err);
+        }
+        break;
+    }
+    (void)m;
+    {
+        static const char *const want[] = {"a number", "an integer", "a boolean", "a string", "{x, y, z} or a number",
+                                           "\"natural\", \"unit\", \"signed\" or {lo, hi}", "a string"};
+        return ng_errorf(err, "%s: option '%s' must be %s, got %s", label, p->name, want[p->kind],
+                         type_word(L, idx));
+    }
+}
+
+static int set_input(lua_State *L, modstate *m, ng_node *n, const char *label, int k, int idx, ng_error *err)
+{
+    const ng_input_desc *in = &ng_node_type_of(n)->inputs[k];
+    int id = to_node(L, idx);
+    if (id < 0 && lua_type(L, idx) == LUA_TNUMBER && (in->flags & NG_INPUT_HYBRID)) {
+        if ((id = ng_constant(m->g, lua_tonumber(L, idx), err)) < 0) return -1;
+    }
+    if (id < 0)
+        return ng_errorf(err, "%s: input '%s' must be a node%s, got %s", label, in->name,
+                         (in->flags & NG_INPUT_HYBRID) ? " or a number" : "", type_word(L, idx));
+    return ng_set_input(m->g, n, k, id, err);
+}
+
+/* Sets option `key` from the value at idx. */
+static int set_option(lua_State *L, modstate *m, ng_node *n, const char *label, const char *key, int idx,
+                      ng_error *err)
+{
+    const ng_node_type *t = ng_node_type_of(n);
+    int k;
+    if ((k = ng_param_index(t, key)) >= 0) return set_param(L, m, n, label, k, idx, err);
+    if ((k = ng_input_index(t, key)) >= 0) return set_input(L, m, n, label, k, idx, err);
+    {
+        const char *near = ng_closest_key(t, key);
+        if (near) return ng_errorf(err, "%s: unknown option '%s' (did you mean '%s'?)", label, key, near);
+        return ng_errorf(err, "%s: unknown option '%s' (see `noisegraph nodes %s`)", label, key, t->name);
+    }
+}
+
+/* Builds a node of type t from a table of options at idx, or from the
+ * positional arguments first..last. Leaves the node on the stack. */
+static int build(lua_State *L, const ng_node_type *t, const ng_shorthand *sh, const char *label, int first,
+                 int last)
+{
+    modstate *m = state(L);
+    char pos[256];
+    ng_error err;
+    ng_node *n;
+    int id;
+    where(L, pos, sizeof pos);
+    if (m->pending) { /* left by an earlier Lua error */
+        ng_node_discard(m->pending);
+        m->pending = NULL;
+    }
+    if (!(n = ng_node_begin(m->g, t, label, pos, &err))) return raise(L, m, &err);
+    m->pending = n;
+    if (sh && ng_set_choice(n, ng_param_index(t, sh->param), sh->value, &err)) return raise(L, m, &err);
+    if (first == last && lua_type(L, first) == LUA_TTABLE && !luaL_testudata(L, first, NODE_MT)) {
+        lua_pushnil(L);
+        while (lua_next(L, first)) {
+            const char *key;
+            if (lua_type(L, -2) != LUA_TSTRING) {
+                ng_errorf(&err, "%s: options are named (key = value); got a %s key", label, luaL_typename(L, -2));
+                return raise(L, m, &err);
+            }
+            key = lua_tostring(L, -2);
+            if (sh && strcmp(key, sh->param) == 0) {
+                ng_errorf(&err, "%s: '%s' is fixed to \"%s\" here; use ng.%s{%s = ...} to choose it", label, key,
+                          sh->value, t->name, key);
+                return raise(L, m, &err);
+            }
+            if (set_option(L, m, n, label, key, lua_gettop(L), &err)) return raise(L, m, &err);
+            lua_pop(L, 1);
+        }
+    } else if (last >= first) {
+        char names[256], *save = NULL, *name;
+        int a = first;
+        if (!t->positional) {
+            ng_errorf(&err, "%s: takes a table of options, like ng.%s{...}", label, label);
+            return raise(L, m, &err);
+        }
+        snprintf(names, sizeof names, "%s", t->positional);
+        for (name = strtok_r(names, ",", &save); name && a <= last; name = strtok_r(NULL, ",", &save), a++)
+            if (set_option(L, m, n, label, name, a, &err)) return raise(L, m, &err);
+        if (a <= last) {
+            ng_errorf(&err, "%s: too many arguments (%d); it takes (%s)", label, last - first + 1, t->positional);
+            return raise(L, m, &err);
+        }
+    }
+    m->pending = NULL;
+    if ((id = ng_node_finish(m->g, n, &err)) < 0) return luaL_error(L, "%s", err.msg);
+    push_node(L, id);
+    return 1;
+}
+
+/* ng.<name>{...} or ng.<name>(a, b, ...): upvalues state, type, shorthand, label */
+static int l_construct(lua_State *L)
+{
+    const ng_node_type *t = lua_touserdata(L, lua_upvalueindex(2));
+    const ng_shorthand *sh = lua_touserdata(L, lua_upvalueindex(3));
+    const char *label = lua_tostring(L, lua_upvalueindex(4));
+    return build(L, t, sh, label, 1, lua_gettop(L));
+}
+
+/* metamethods and methods: positional with a fixed argument count */
+static int l_operator(lua_State *L)
+{
+    const ng_node_type *t = lua_touserdata(L, lua_upvalueindex(2));
+    int nargs = (int)lua_tointeger(L, lua_upvalueindex(3)), top = lua_gettop(L);
+    if (nargs && top > nargs) top = nargs; /* __unm gets its operand twice */
+    return build(L, t, NULL, t->name, 1, top);
+}
+
+static int l_tostring(lua_State *L)
+{
+    modstate *m = state(L);
+    lnode *u = luaL_checkudata(L, 1, NODE_MT);
+    const ng_node *n = ng_graph_node(m->g, u->id);
+    lua_pushfstring(L, "node #%d (%s)", u->id, n ? ng_node_label(n) : "?");
+    return 1;
+}
+
+static int l_index_fail(lua_State *L)
+{
+    return luaL_error(L, "nodes have no field or method '%s'", luaL_optstring(L, 2, "?"));
+}
+
+static int count_names(const char *list)
+{
+    int c = 1;
+    if (!list || !*list) return 0;
+    for (; *list; list++) c += *list == ',';
+    return c;
+}
+
+static void push_closure(lua_State *L, int st, const ng_node_type *t, lua_CFunction f, int extra)
+{
+    lua_pushvalue(L, st);
+    lua_pushlightuserdata(L, (void *)t);
+    lua_pushinteger(L, extra);
+    lua_pushcclosure(L, f, 3);
+}
+
+void ng_lua_open(lua_State *L, ng_graph *g)
+{
+    const ng_node_type *const *types;
+    int ntypes, i, s, st;
+    modstate *m = lua_newuserdatauv(L, sizeof *m, 0);
+    m->g = g;
+    m->pending = NULL;
+    st = lua_gettop(L);
+    lua_pushvalue(L, st);
+    lua_setfield(L, LUA_REGISTRYINDEX, "noisegraph.state");
+    types = ng_types(&ntypes);
+
+    luaL_newmetatable(L, NODE_MT);
+    lua_newtable(L); /* methods */
+    for (i = 0; i < ntypes; i++) {
+        if (types[i]->method) {
+            push_closure(L, st, types[i], l_operator, 0);
+            lua_setfield(L, -2, types[i]->method);
+        }
+    }
+    lua_newtable(L); /* methods' metatable: unknown names are errors */
+    lua_pushvalue(L, st);
+    lua_pushcclosure(L, l_index_fail, 1);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, -2, "__index");
+    for (i = 0; i < ntypes; i++) {
+        if (types[i]->op) {
+            push_closure(L, st, types[i], l_operator, count_names(types[i]->positional));
+            lua_setfield(L, -2, types[i]->op);
+        }
+    }
+    lua_pushvalue(L, st);
+    lua_pushcclosure(L, l_tostring, 1);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushstring(L, "noisegraph.node");
+    lua_setfield(L, -2, "__name");
+    lua_pop(L, 1);
+
+    lua_newtable(L); /* ng */
+    for (i = 0; i < ntypes; i++) {
+        lua_pushvalue(L, st);
+        lua_pushlightuserdata(L, (void *)types[i]);
+        lua_pushnil(L);
+        lua_pushstring(L, types[i]->name);
+        lua_pushcclosure(L, l_construct, 4);
+        lua_setfield(L, -2, types[i]->name);
+        for (s = 0; s < types[i]->nshorthands; s++) {
+            const ng_shorthand *sh = &types[i]->shorthands[s];
+            lua_pushvalue(L, st);
+            lua_pushlightuserdata(L, (void *)types[i]);
+            lua_pushlightuserdata(L, (void *)sh);
+            lua_pushstring(L, sh->name);
+            lua_pushcclosure(L, l_construct, 4);
+            lua_setfield(L, -2, sh->name);
+        }
+    }
+    lua_pushstring(L, NG_VERSION);
+    lua_setfield(L, -2, "version");
+    lua_remove(L, st);
+}
+
+void ng_lua_cleanup(lua_State *L)
+{
+    modstate *m;
+    lua_getfield(L, LUA_REGISTRYINDEX, "noisegraph.state");
+    m = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (m && m->pending) {
+        ng_node_discard(m->pending);
+        m->pending = NULL;
+    }
+}
+
+int ng_lua_node_id(lua_State *L, int idx) { return to_node(L, idx); }

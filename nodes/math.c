@@ -1,0 +1,235 @@
+/*
+ * math.c — constants and arithmetic on node outputs. Binary operations work
+ * per channel; a one-channel operand is broadcast over a vector, so
+ * `v * 0.5` scales a vector field.
+ */
+#include "ng_node.h"
+#include "types.h"
+
+#include <math.h>
+
+#define ALL_DIMS 0x1Eu /* 1D to 4D */
+#define ANY_CH 1, NG_MAX_CHANNELS
+
+/* Output channels: the widest input; others must match it or be scalar. */
+static int broadcast_setup(ng_node *n, const int *ch, ng_error *err)
+{
+    int k, c = 1;
+    for (k = 0; k < n->type->ninputs; k++)
+        if (ch[k] > c) c = ch[k];
+    for (k = 0; k < n->type->ninputs; k++)
+        if (ch[k] != 1 && ch[k] != c && ch[k] != 0)
+            return ng_errorf(err, "%s: input '%s' has %d channels but another has %d; they must match or be 1",
+                             n->label, n->type->inputs[k].name, ch[k], c);
+    n->channels = c;
+    return 0;
+}
+
+/* The channel-c plane of input k (scalars repeat their only plane). */
+static const float *plane(const ng_ctx *ctx, const ng_node *n, const float *const *in, int k, int c, int len)
+{
+    return ng_input_channels(ctx, n, k) == 1 ? in[k] : in[k] + (size_t)c * (size_t)len;
+}
+
+/* ---- constant ------------------------------------------------------------ */
+
+static const ng_param_desc constant_params[] = {
+    {"value", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "the value everywhere"},
+};
+
+static int constant_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    float v = (float)ng_num(n, 0);
+    int i;
+    (void)ctx;
+    (void)in;
+    for (i = 0; i < b->n; i++) out[i] = v;
+    return 0;
+}
+
+const ng_node_type ng_type_constant = {
+    .name = "constant", .family = "math", .doc = "A number, the same at every point. Numbers in scripts become constants.",
+    .params = constant_params, .nparams = 1, .dims = ALL_DIMS, .positional = "value",
+    .eval = constant_eval,
+};
+
+/* ---- binary operators ------------------------------------------------------ */
+
+static const ng_input_desc ab_inputs[] = {
+    {"a", NG_INPUT_HYBRID, ANY_CH, 0, "first operand"},
+    {"b", NG_INPUT_HYBRID, ANY_CH, 0, "second operand"},
+};
+
+/* One loop per operator so each vectorises; the switch stays outside. */
+#define BINARY_EVAL(fname, expr)                                                                 \
+    static int fname(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,  \
+                     float *out)                                                                 \
+    {                                                                                            \
+        int c, i, len = b->n;                                                                    \
+        for (c = 0; c < n->channels; c++) {                                                      \
+            const float *x = plane(ctx, n, in, 0, c, len), *y = plane(ctx, n, in, 1, c, len);    \
+            float *o = out + (size_t)c * (size_t)len;                                            \
+            for (i = 0; i < len; i++) o[i] = (expr);                                             \
+        }                                                                                        \
+        return 0;                                                                                \
+    }
+
+BINARY_EVAL(add_eval, x[i] + y[i])
+BINARY_EVAL(sub_eval, x[i] - y[i])
+BINARY_EVAL(mul_eval, x[i] * y[i])
+BINARY_EVAL(div_eval, x[i] / y[i])
+BINARY_EVAL(pow_eval, powf(x[i], y[i]))
+BINARY_EVAL(min_eval, x[i] < y[i] ? x[i] : y[i])
+BINARY_EVAL(max_eval, x[i] > y[i] ? x[i] : y[i])
+
+#define BINARY_TYPE(var, nm, opname, meth, docs, fn)                                       \
+    const ng_node_type var = {                                                             \
+        .name = nm, .family = "math", .doc = docs, .inputs = ab_inputs, .ninputs = 2,      \
+        .dims = ALL_DIMS, .op = opname, .method = meth, .positional = "a,b",               \
+        .setup = broadcast_setup, .eval = fn,                                              \
+    };
+
+BINARY_TYPE(ng_type_add, "add", "__add", NULL, "a + b", add_eval)
+BINARY_TYPE(ng_type_sub, "sub", "__sub", NULL, "a - b", sub_eval)
+BINARY_TYPE(ng_type_mul, "mul", "__mul", NULL, "a * b", mul_eval)
+BINARY_TYPE(ng_type_div, "div", "__div", NULL, "a / b (IEEE: division by zero gives infinity, written as 1)", div_eval)
+BINARY_TYPE(ng_type_pow, "pow", "__pow", "pow", "a ^ b (powf; a negative base with a fractional exponent gives NaN, written as 0)", pow_eval)
+BINARY_TYPE(ng_type_min, "min", NULL, "min", "the smaller of a and b", min_eval)
+BINARY_TYPE(ng_type_max, "max", NULL, "max", "the larger of a and b", max_eval)
+
+/* ---- unary operators ---------------------------------------------------------- */
+
+static const ng_input_desc source_input[] = {
+    {"source", 0, ANY_CH, 0, "the node to transform"},
+};
+
+static int same_channels_setup(ng_node *n, const int *ch, ng_error *err)
+{
+    (void)err;
+    n->channels = ch[0];
+    return 0;
+}
+
+#define UNARY_EVAL(fname, expr)                                                                  \
+    static int fname(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,  \
+                     float *out)                                                                 \
+    {                                                                                            \
+        int i, len = b->n * n->channels;                                                         \
+        const float *x = in[0];                                                                  \
+        const double *k = n->k;                                                                  \
+        (void)ctx;                                                                               \
+        (void)k;                                                                                 \
+        for (i = 0; i < len; i++) out[i] = (expr);                                               \
+        return 0;                                                                                \
+    }
+
+UNARY_EVAL(neg_eval, -x[i])
+UNARY_EVAL(abs_eval, fabsf(x[i]))
+
+const ng_node_type ng_type_neg = {
+    .name = "neg", .family = "math", .doc = "-source", .inputs = source_input, .ninputs = 1,
+    .dims = ALL_DIMS, .op = "__unm", .positional = "source", .setup = same_channels_setup, .eval = neg_eval,
+};
+
+const ng_node_type ng_type_abs = {
+    .name = "abs", .family = "math", .doc = "|source|: folds a signed noise into creases (billow-like)",
+    .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS, .method = "abs", .positional = "source",
+    .setup = same_channels_setup, .eval = abs_eval,
+};
+
+/* ---- clamp ------------------------------------------------------------------------ */
+
+static const ng_param_desc clamp_params[] = {
+    {"lo", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "lower bound"},
+    {"hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "upper bound"},
+};
+
+static int clamp_setup(ng_node *n, const int *ch, ng_error *err)
+{
+    if (ng_num(n, 0) > ng_num(n, 1))
+        return ng_errorf(err, "%s: lo = %g is above hi = %g", n->label, ng_num(n, 0), ng_num(n, 1));
+    n->k[0] = (float)ng_num(n, 0);
+    n->k[1] = (float)ng_num(n, 1);
+    return same_channels_setup(n, ch, err);
+}
+
+UNARY_EVAL(clamp_eval, x[i] < (float)k[0] ? (float)k[0] : x[i] > (float)k[1] ? (float)k[1] : x[i])
+
+const ng_node_type ng_type_clamp = {
+    .name = "clamp", .family = "math", .doc = "source limited to [lo, hi]", .params = clamp_params,
+    .nparams = 2, .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS, .method = "clamp",
+    .positional = "source,lo,hi", .setup = clamp_setup, .eval = clamp_eval,
+};
+
+/* ---- fit ------------------------------------------------------------------------------ */
+
+static const ng_param_desc fit_params[] = {
+    {"from_lo", NG_PARAM_NUMBER, {-1}, -1e30, 1e30, NULL, "source value mapped to to_lo"},
+    {"from_hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "source value mapped to to_hi"},
+    {"to_lo", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "output at from_lo"},
+    {"to_hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "output at from_hi"},
+    {"clamp", NG_PARAM_BOOL, {0}, 0, 1, NULL, "limit the output to [to_lo, to_hi]"},
+};
+
+static int fit_setup(ng_node *n, const int *ch, ng_error *err)
+{
+    double span = ng_num(n, 1) - ng_num(n, 0), lo = ng_num(n, 2), hi = ng_num(n, 3);
+    if (span == 0)
+        return ng_errorf(err, "%s: from_lo and from_hi are both %g; the mapping needs a span", n->label, ng_num(n, 0));
+    /* out = x * scale + bias, computed in float the same way everywhere */
+    n->k[0] = (float)((hi - lo) / span);
+    n->k[1] = (float)(lo - ng_num(n, 0) * (hi - lo) / span);
+    n->k[2] = (float)(lo < hi ? lo : hi);
+    n->k[3] = (float)(lo < hi ? hi : lo);
+    return same_channels_setup(n, ch, err);
+}
+
+UNARY_EVAL(fit_eval, x[i] * (float)k[0] + (float)k[1])
+
+static int fit_clamp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    int i, len = b->n * n->channels;
+    float lo = (float)n->k[2], hi = (float)n->k[3];
+    fit_eval(ctx, n, b, in, out);
+    for (i = 0; i < len; i++) out[i] = out[i] < lo ? lo : out[i] > hi ? hi : out[i];
+    return 0;
+}
+
+static int fit_any_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    return ng_int(n, 4) ? fit_clamp_eval(ctx, n, b, in, out) : fit_eval(ctx, n, b, in, out);
+}
+
+const ng_node_type ng_type_fit = {
+    .name = "fit", .family = "math",
+    .doc = "maps [from_lo, from_hi] linearly onto [to_lo, to_hi] (Houdini's fit; libnoise's ScaleBias)",
+    .params = fit_params, .nparams = 5, .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS,
+    .method = "fit", .positional = "source,from_lo,from_hi,to_lo,to_hi,clamp", .setup = fit_setup,
+    .eval = fit_any_eval,
+};
+
+/* ---- mix ----------------------------------------------------------------------------------- */
+
+static const ng_input_desc mix_inputs[] = {
+    {"a", NG_INPUT_HYBRID, ANY_CH, 0, "value where t = 0"},
+    {"b", NG_INPUT_HYBRID, ANY_CH, 1, "value where t = 1"},
+    {"t", NG_INPUT_HYBRID, ANY_CH, 0.5, "blend factor (not clamped)"},
+};
+
+static int mix_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    int c, i, len = b->n;
+    for (c = 0; c < n->channels; c++) {
+        const float *x = plane(ctx, n, in, 0, c, len), *y = plane(ctx, n, in, 1, c, len);
+        const float *t = plane(ctx, n, in, 2, c, len);
+        float *o = out + (size_t)c * (size_t)len;
+        for (i = 0; i < len; i++) o[i] = x[i] + (y[i] - x[i]) * t[i];
+    }
+    return 0;
+}
+
+const ng_node_type ng_type_mix = {
+    .name = "mix", .family = "math", .doc = "a + (b - a) * t: linear blend, t is a number or a mask node",
+    .inputs = mix_inputs, .ninputs = 3, .dims = ALL_DIMS, .method = "mix", .positional = "a,b,t",
+    .setup = broadcast_setup, .eval = mix_eval,
+};

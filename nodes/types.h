@@ -1,0 +1,17 @@
+/*
+ * types.h — every node descriptor, one per type, defined in its family's
+ * file. The list in types.c is the only other place a new type is named.
+ */
+#ifndef NG_TYPES_H
+#define NG_TYPES_H
+
+#include "noisegraph.h"
+
+extern const ng_node_type ng_type_constant, ng_type_add, ng_type_sub, ng_type_mul, ng_type_div,
+    ng_type_pow, ng_type_min, ng_type_max, ng_type_neg, ng_type_abs, ng_type_clamp, ng_type_fit,
+    ng_type_mix;
+extern const ng_node_type ng_type_noise;
+extern const ng_node_type ng_type_fractal;
+extern const ng_node_type ng_type_warp;
+
+#endif

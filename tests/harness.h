@@ -1,0 +1,69 @@
+/*
+ * harness.h — the test harness: checks that print the expression, file:line
+ * and both values, keep going after a failure, and a summary line
+ * "N passed, N failed" (counted per test case) at the end.
+ *
+ * A suite file defines test functions and one suite function that calls
+ * RUN(test_name) for each; tests/main.c calls every suite.
+ */
+#ifndef NG_HARNESS_H
+#define NG_HARNESS_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+extern int ng_t_failed_checks; /* failed checks in the running test */
+void ng_t_run(const char *name, void (*fn)(void));
+void ng_t_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#define RUN(fn) ng_t_run(#fn, fn)
+
+#define CHECK(e)                                                              \
+    do {                                                                      \
+        if (!(e)) ng_t_fail(__FILE__, __LINE__, "CHECK(%s)", #e);             \
+    } while (0)
+
+#define CHECK_INT(a, b)                                                       \
+    do {                                                                      \
+        long long a_ = (long long)(a), b_ = (long long)(b);                   \
+        if (a_ != b_)                                                         \
+            ng_t_fail(__FILE__, __LINE__, "%s == %s: %lld vs %lld", #a, #b,   \
+                      a_, b_);                                                \
+    } while (0)
+
+#define CHECK_NEAR(a, b, eps)                                                 \
+    do {                                                                      \
+        double a_ = (double)(a), b_ = (double)(b);                            \
+        if (!(fabs(a_ - b_) <= (eps)))                                        \
+            ng_t_fail(__FILE__, __LINE__, "%s ~= %s (eps %g): %.9g vs %.9g",  \
+                      #a, #b, (double)(eps), a_, b_);                         \
+    } while (0)
+
+/* a <= b */
+#define CHECK_LE(a, b)                                                        \
+    do {                                                                      \
+        double a_ = (double)(a), b_ = (double)(b);                            \
+        if (!(a_ <= b_))                                                      \
+            ng_t_fail(__FILE__, __LINE__, "%s <= %s: %.9g vs %.9g", #a, #b,   \
+                      a_, b_);                                                \
+    } while (0)
+
+#define CHECK_STR(a, b)                                                       \
+    do {                                                                      \
+        const char *a_ = (a), *b_ = (b);                                      \
+        if (!a_ || !b_ || strcmp(a_, b_) != 0)                                \
+            ng_t_fail(__FILE__, __LINE__, "%s == %s: \"%s\" vs \"%s\"", #a,   \
+                      #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)");            \
+    } while (0)
+
+#define CHECK_CONTAINS(hay, needle)                                           \
+    do {                                                                      \
+        const char *h_ = (hay), *n_ = (needle);                               \
+        if (!h_ || !strstr(h_, n_))                                           \
+            ng_t_fail(__FILE__, __LINE__, "%s contains \"%s\": got \"%s\"",   \
+                      #hay, n_, h_ ? h_ : "(null)");                          \
+    } while (0)
+
+#endif

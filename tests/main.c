@@ -1,0 +1,25 @@
+/* main.c — runs every test suite; the last line is "N passed, N failed". */
+#include "suites.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int ng_t_summary(void);
+
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} suites[] = {
+    {"kernels", suite_kernels}, {"png", suite_png},       {"core", suite_core},
+    {"render", suite_render},   {"cli", suite_cli},
+};
+
+int main(int argc, char **argv)
+{
+    size_t i;
+    for (i = 0; i < sizeof suites / sizeof suites[0]; i++) {
+        if (argc > 1 && strcmp(argv[1], suites[i].name) != 0) continue;
+        suites[i].fn();
+    }
+    return ng_t_summary();
+}

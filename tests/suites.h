@@ -1,0 +1,11 @@
+/* suites.h — every test suite; one file each. */
+#ifndef NG_SUITES_H
+#define NG_SUITES_H
+
+void suite_kernels(void);
+void suite_png(void);
+void suite_core(void);
+void suite_render(void);
+void suite_cli(void);
+
+#endif
