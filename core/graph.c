@@ -6,6 +6,7 @@
  */
 #include "ng_internal.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,7 +267,7 @@ int ng_set_range(ng_node *n, int k, int mode, double lo, double hi, ng_error *er
     if (check_kind(n, k, NG_PARAM_RANGE, err)) return -1;
     if (mode < NG_RANGE_NATURAL || mode > NG_RANGE_CUSTOM)
         return ng_errorf(err, "%s: option 'range' has an unknown mode", node_name(n));
-    if (mode == NG_RANGE_CUSTOM && !(lo == lo && hi == hi && lo > -1e30 && hi < 1e30 && lo > -1e30 && hi > -1e30))
+    if (mode == NG_RANGE_CUSTOM && !(isfinite(lo) && isfinite(hi)))
         return ng_errorf(err, "%s: option 'range' needs two finite numbers {lo, hi}", node_name(n));
     n->param[k].i = mode;
     n->param[k].v[0] = mode == NG_RANGE_CUSTOM ? lo : 0;

@@ -1,0 +1,273 @@
+/*
+ * test_core.c — the engine's contracts seen from the C API: graphs are
+ * acyclic and validated at construction, shared nodes are evaluated once
+ * per tile, graphs of any depth render without touching the C stack, and
+ * the math nodes compute what their docs say.
+ */
+#include "build.h"
+#include "harness.h"
+#include "ng_node.h"
+#include "suites.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+/* ---- an embedder's own node type that counts its evaluations ------------ */
+
+static atomic_int evals, points;
+
+static int counter_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    int i;
+    (void)ctx;
+    (void)n;
+    (void)in;
+    atomic_fetch_add(&evals, 1);
+    atomic_fetch_add(&points, b->n);
+    for (i = 0; i < b->n; i++) out[i] = b->p[0][i] * 0.001f;
+    return 0;
+}
+
+static const ng_node_type counter_type = {
+    .name = "counter", .family = "test", .doc = "counts its evaluations", .dims = 0x1Eu, .eval = counter_eval,
+};
+
+static int counter(ng_graph *g)
+{
+    ng_error err;
+    ng_node *n = ng_node_begin(g, &counter_type, NULL, NULL, &err);
+    return ng_node_finish(g, n, &err);
+}
+
+static int render_ok(const ng_graph *g, int root, int w, int h, int tile)
+{
+    ng_render_opts o;
+    float *buf;
+    t_opts(&o, w, h);
+    o.tile = tile;
+    buf = t_render(g, root, &o);
+    free(buf);
+    return buf != NULL;
+}
+
+/* A node read by three consumers at the same positions runs once per tile. */
+static void test_shared_node_evaluated_once_per_tile(void)
+{
+    ng_graph *g = ng_graph_new();
+    int c = counter(g);
+    int a = t_bin(g, "add", c, c);              /* two reads */
+    int m = t_bin(g, "mul", c, t_const(g, 2));  /* a third */
+    int root = t_bin(g, "sub", a, m);
+    atomic_store(&evals, 0);
+    CHECK(render_ok(g, root, 64, 64, 64));
+    CHECK_INT(atomic_load(&evals), 1);
+    atomic_store(&evals, 0);
+    CHECK(render_ok(g, root, 128, 64, 32)); /* 4 x 2 tiles */
+    CHECK_INT(atomic_load(&evals), 8);
+    ng_graph_free(g);
+}
+
+/* The same node at other positions (a warp) or seeds (octaves) is another
+ * evaluation, and each one happens exactly once. */
+static void test_memo_distinguishes_positions_and_seeds(void)
+{
+    ng_graph *g = ng_graph_new();
+    int c = counter(g);
+    int w = t_warp(g, c, t_vnoise(g, "perlin", 16, 1), 5);
+    int f = t_fbm(g, c, 3, 2, 0.5);
+    int root = t_bin(g, "add", t_bin(g, "add", c, w), f);
+    atomic_store(&evals, 0);
+    CHECK(render_ok(g, root, 32, 32, 32));
+    /* base positions once (shared by add and fbm's first octave), warped once, octaves 2 and 3 */
+    CHECK_INT(atomic_load(&evals), 4);
+    ng_graph_free(g);
+}
+
+/* A chain far deeper than any C stack could recurse renders, and adding
+ * zero 100 000 times leaves the noise bit-identical. */
+static void test_deep_chain_renders(void)
+{
+    ng_graph *g = ng_graph_new();
+    int base = t_noise(g, "perlin", 8, 3), x = base, i, root;
+    int zero = t_const(g, 0);
+    ng_render_opts o;
+    float *a, *b;
+    for (i = 0; i < 100000; i++) x = t_bin(g, "add", x, zero);
+    root = x;
+    t_opts(&o, 24, 24);
+    o.tile = 16;
+    a = t_render(g, root, &o);
+    b = t_render(g, base, &o);
+    CHECK(a && b);
+    if (a && b) CHECK(memcmp(a, b, 24 * 24 * sizeof(float)) == 0);
+    free(a);
+    free(b);
+    ng_graph_free(g);
+}
+
+/* Nesting of warps is bounded, and refused at construction with the limit. */
+static void test_pull_nesting_refused_with_clear_error(void)
+{
+    ng_graph *g = ng_graph_new();
+    int by = t_vnoise(g, "simplex", 32, 1), x = t_noise(g, "perlin", 8, 0), i, id = 0;
+    ng_error err = {{0}};
+    for (i = 0; i < NG_MAX_PULL_DEPTH; i++) x = t_warp(g, x, by, 0.5);
+    CHECK(render_ok(g, x, 16, 16, 16)); /* at the limit: renders */
+    {
+        const ng_node_type *t = ng_type_find("warp");
+        ng_node *n = ng_node_begin(g, t, NULL, NULL, &err);
+        ng_set_input(g, n, 0, x, &err);
+        ng_set_input(g, n, 1, by, &err);
+        id = ng_node_finish(g, n, &err);
+    }
+    CHECK_INT(id, -1);
+    CHECK_CONTAINS(err.msg, "nest");
+    CHECK_CONTAINS(err.msg, "limit is 256");
+    ng_graph_free(g);
+}
+
+/* Inputs can only name nodes that exist: no cycle can be built. */
+static void test_inputs_must_exist(void)
+{
+    ng_graph *g = ng_graph_new();
+    ng_error err = {{0}};
+    int a = t_const(g, 1);
+    ng_node *n = ng_node_begin(g, ng_type_find("add"), NULL, NULL, &err);
+    CHECK_INT(ng_set_input(g, n, 0, a + 1, &err), -1); /* its own future id */
+    CHECK_CONTAINS(err.msg, "does not exist");
+    CHECK_INT(ng_set_input(g, n, 0, -1, &err), -1);
+    ng_node_discard(n);
+    CHECK_INT(ng_graph_count(g), 1);
+    ng_graph_free(g);
+}
+
+static void test_validation_messages(void)
+{
+    ng_graph *g = ng_graph_new();
+    ng_error err = {{0}};
+    const ng_node_type *noise = ng_type_find("noise");
+    ng_node *n = ng_node_begin(g, noise, "perlin", NULL, &err);
+    double v[3] = {1, 0, 1};
+    CHECK_INT(ng_set_number(n, ng_param_index(noise, "element_size"), -2, &err), -1);
+    CHECK_CONTAINS(err.msg, "perlin: option 'element_size' = -2 is out of range");
+    CHECK_INT(ng_set_number(n, ng_param_index(noise, "seed"), 1.5, &err), -1);
+    CHECK_CONTAINS(err.msg, "must be an integer");
+    CHECK_INT(ng_set_choice(n, ng_param_index(noise, "type"), "perlinn", &err), -1);
+    CHECK_CONTAINS(err.msg, "\"perlin\"");
+    CHECK_CONTAINS(err.msg, "\"simplex\"");
+    CHECK_INT(ng_set_vec3(n, ng_param_index(noise, "element_scale"), v, &err), -1);
+    CHECK_CONTAINS(err.msg, "element_scale");
+    CHECK_INT(ng_set_number(n, ng_param_index(noise, "amplitude"), 0.0 / 0.0, &err), -1);
+    CHECK_STR(ng_closest_key(noise, "elment_size"), "element_size");
+    CHECK_STR(ng_closest_key(noise, "sed"), "seed");
+    CHECK(ng_closest_key(noise, "zzzzzzzzzzzz") == NULL);
+    ng_node_discard(n);
+
+    n = ng_node_begin(g, ng_type_find("warp"), NULL, NULL, &err);
+    ng_set_input(g, n, 1, t_noise(g, "perlin", 8, 0), &err); /* by: one channel */
+    CHECK_INT(ng_node_finish(g, n, &err), -1);
+    CHECK_CONTAINS(err.msg, "missing input 'source'");
+
+    n = ng_node_begin(g, ng_type_find("warp"), NULL, NULL, &err);
+    ng_set_input(g, n, 0, t_noise(g, "perlin", 8, 0), &err);
+    ng_set_input(g, n, 1, t_noise(g, "perlin", 8, 0), &err);
+    CHECK_INT(ng_node_finish(g, n, &err), -1);
+    CHECK_CONTAINS(err.msg, "input 'by' needs 2 to 3 channels");
+    ng_graph_free(g);
+}
+
+/* Rendering in a dimension a node lacks names the node, before any work. */
+static void test_dimension_mismatch_named(void)
+{
+    ng_graph *g = ng_graph_new();
+    int root = t_bin(g, "add", t_noise(g, "simplex", 8, 0), t_const(g, 1));
+    ng_render_opts o;
+    ng_error err = {{0}};
+    float buf[16 * 16];
+    t_opts(&o, 16, 16);
+    o.dims = 4;
+    CHECK_INT(ng_render_buffer(g, root, &o, buf, &err), -1);
+    CHECK_CONTAINS(err.msg, "simplex: evaluates in 2D, 3D, but the render is 4D");
+    ng_graph_free(g);
+}
+
+static float eval1(const ng_graph *g, int root, double x, double y)
+{
+    const double *xs[2] = {&x, &y};
+    float out[NG_MAX_CHANNELS] = {0};
+    ng_error err;
+    if (ng_eval_points(g, root, 2, xs, 1, out, &err)) return -12345.0f;
+    return out[0];
+}
+
+static void test_math_nodes_compute_their_docs(void)
+{
+    ng_graph *g = ng_graph_new();
+    int a = t_const(g, 3), b = t_const(g, -2), half = t_const(g, 0.25);
+    ng_node *n;
+    int fit, clamp, mix;
+    CHECK_NEAR(eval1(g, t_bin(g, "add", a, b), 5, 5), 1, 0);
+    CHECK_NEAR(eval1(g, t_bin(g, "sub", a, b), 5, 5), 5, 0);
+    CHECK_NEAR(eval1(g, t_bin(g, "mul", a, b), 5, 5), -6, 0);
+    CHECK_NEAR(eval1(g, t_bin(g, "div", a, b), 5, 5), -1.5, 0);
+    CHECK_NEAR(eval1(g, t_bin(g, "pow", a, b), 5, 5), 1.0 / 9.0, 1e-7);
+    CHECK_NEAR(eval1(g, t_bin(g, "min", a, b), 5, 5), -2, 0);
+    CHECK_NEAR(eval1(g, t_bin(g, "max", a, b), 5, 5), 3, 0);
+
+    n = t_begin(g, "fit");
+    ng_set_input(g, n, 0, b, NULL);
+    t_set(n, "from_lo", -4), t_set(n, "from_hi", 0), t_set(n, "to_lo", 10), t_set(n, "to_hi", 20);
+    fit = t_finish(g, n);
+    CHECK_NEAR(eval1(g, fit, 0, 0), 15, 1e-6);
+
+    n = t_begin(g, "clamp");
+    ng_set_input(g, n, 0, a, NULL);
+    t_set(n, "lo", -1), t_set(n, "hi", 1);
+    clamp = t_finish(g, n);
+    CHECK_NEAR(eval1(g, clamp, 0, 0), 1, 0);
+
+    n = t_begin(g, "mix");
+    ng_set_input(g, n, 0, a, NULL);
+    ng_set_input(g, n, 1, b, NULL);
+    ng_set_input(g, n, 2, half, NULL);
+    mix = t_finish(g, n);
+    CHECK_NEAR(eval1(g, mix, 0, 0), 3 + (-2 - 3) * 0.25, 1e-6);
+
+    n = t_begin(g, "abs");
+    ng_set_input(g, n, 0, b, NULL);
+    CHECK_NEAR(eval1(g, t_finish(g, n), 0, 0), 2, 0);
+    n = t_begin(g, "neg");
+    ng_set_input(g, n, 0, b, NULL);
+    CHECK_NEAR(eval1(g, t_finish(g, n), 0, 0), 2, 0);
+    ng_graph_free(g);
+}
+
+/* A scalar times a vector scales every channel. */
+static void test_broadcast_over_vectors(void)
+{
+    ng_graph *g = ng_graph_new();
+    int v = t_vnoise(g, "simplex", 16, 4), root = t_bin(g, "mul", v, t_const(g, 2));
+    double x = 3.7, y = 9.1;
+    const double *xs[2] = {&x, &y};
+    float a[3], b[3];
+    ng_error err;
+    int c;
+    CHECK_INT(ng_node_channels(ng_graph_node(g, root)), 3);
+    CHECK_INT(ng_eval_points(g, v, 2, xs, 1, a, &err), 0);
+    CHECK_INT(ng_eval_points(g, root, 2, xs, 1, b, &err), 0);
+    for (c = 0; c < 3; c++) CHECK_NEAR(b[c], 2 * a[c], 0);
+    ng_graph_free(g);
+}
+
+void suite_core(void)
+{
+    RUN(test_shared_node_evaluated_once_per_tile);
+    RUN(test_memo_distinguishes_positions_and_seeds);
+    RUN(test_deep_chain_renders);
+    RUN(test_pull_nesting_refused_with_clear_error);
+    RUN(test_inputs_must_exist);
+    RUN(test_validation_messages);
+    RUN(test_dimension_mismatch_named);
+    RUN(test_math_nodes_compute_their_docs);
+    RUN(test_broadcast_over_vectors);
+}
