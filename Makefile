@@ -23,7 +23,7 @@ ifeq ($(SAN),1)
   LDSAN  := -fsanitize=address,undefined
 else
   BUILD  := build/opt
-  CFLAGS := $(CFLAGS_BASE) -O2
+  CFLAGS := $(CFLAGS_BASE) -O3
   LDSAN  :=
 endif
 LDLIBS  := -llua5.4 -lpng16 -lm -lpthread

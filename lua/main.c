@@ -277,16 +277,18 @@ static void print_type(const ng_node_type *t)
         printf("  input  %-14s %s%s", in->name, (in->flags & NG_INPUT_HYBRID) ? "node or number" : "node",
                (in->flags & NG_INPUT_OPTIONAL) ? ", optional" : "");
         if (in->flags & NG_INPUT_HYBRID) printf(", default %g", in->def);
-        if (in->min_channels > 1 || in->max_channels < NG_MAX_CHANNELS)
-            printf(", %d-%d channels", in->min_channels, in->max_channels);
+        if (in->min_channels == in->max_channels)
+            printf(", %d channel%s", in->min_channels, in->min_channels == 1 ? "" : "s");
+        else if (in->min_channels > 1 || in->max_channels < NG_MAX_CHANNELS)
+            printf(", %d to %d channels", in->min_channels, in->max_channels);
         printf(" — %s\n", in->doc);
     }
     for (k = 0; k < t->nparams; k++) {
         const ng_param_desc *p = &t->params[k];
         printf("  option %-14s %s = ", p->name, kinds[p->kind]);
         print_default(p);
-        if (p->kind == NG_PARAM_NUMBER || p->kind == NG_PARAM_INT || p->kind == NG_PARAM_VEC3)
-            printf(", %g to %g", p->min, p->max);
+        if (p->kind == NG_PARAM_INT) printf(", %.0f to %.0f", p->min, p->max);
+        if (p->kind == NG_PARAM_NUMBER || p->kind == NG_PARAM_VEC3) printf(", %g to %g", p->min, p->max);
         if (p->kind == NG_PARAM_ENUM) {
             int c;
             printf(", one of");

@@ -25,10 +25,44 @@
 #include <math.h>
 #include <string.h>
 
-/* Per-point positions are clamped to +-2^30 so the float -> int32 cell
- * conversion is defined for any input, NaN included (it maps to -2^30).
+/*
+ * Float selects are done on bit patterns. Under the default -ftrapping-math
+ * GCC will not if-convert a float select (it sinks arithmetic into the arm
+ * that uses it, then may not speculate it), so the loop would not vectorise;
+ * and scalar code would branch on random hash bits and mispredict. Mask
+ * blends and sign-bit flips are exact, so results are the same bits.
+ */
+static inline uint32_t f2u(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static inline float u2f(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* c ? a : b for c in {0, 1} */
+static inline float select_f(uint32_t c, float a, float b)
+{
+    uint32_t m = 0u - c;
+    return u2f((f2u(a) & m) | (f2u(b) & ~m));
+}
+
+/* neg ? -x : x for neg in {0, 1} */
+static inline float flip_f(float x, uint32_t neg)
+{
+    return u2f(f2u(x) ^ (neg << 31));
+}
+
+/* Per-point positions are clamped to |x| <= 2^30 so the float -> int32 cell
+ * conversion is defined for any input; NaN and infinities map to +-2^30.
  * Nothing is lost: floats there are 128 lattice units apart. */
-#define POS_LIMIT 1073741824.0f
+#define POS_LIMIT_BITS 0x4e800000u /* 2^30 as a float */
 
 /* One axis of the anchor, split once per call. */
 typedef struct anchor_axis {
@@ -51,9 +85,9 @@ static anchor_axis split_anchor(double a)
 
 static inline float pos(float frac, float off)
 {
-    float x = frac + off;
-    x = x >= -POS_LIMIT ? x : -POS_LIMIT; /* false for NaN too */
-    return x <= POS_LIMIT ? x : POS_LIMIT;
+    uint32_t u = f2u(frac + off), mag = u & 0x7fffffffu;
+    mag = mag < POS_LIMIT_BITS ? mag : POS_LIMIT_BITS; /* magnitudes order as integers */
+    return u2f((u & 0x80000000u) | mag);
 }
 
 /* floor for |x| <= 2^30 without libm, so the loop stays vectorisable. */
@@ -70,21 +104,72 @@ static inline float fade(float t)
     return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f);
 }
 
+/* The per-point half of the anchor split: the fraction within the cell,
+ * and the cell's lattice coordinate (anchor cell + point cell, mod 2^32). */
+static inline float cell_of(anchor_axis a, float off, uint32_t *cell)
+{
+    float x = pos(a.frac, off);
+    int32_t i = floor_i32(x);
+    *cell = a.cell + (uint32_t)i;
+    return x - (float)i;
+}
+
+/* Helpers called inside the loops must be inlined or the loop cannot
+ * vectorise; these two are big enough that clang may decline otherwise. */
+#define LOOP_INLINE static inline __attribute__((always_inline))
+
+/* Hashes of the cell's corners, bit k of the index = +1 on axis k; the
+ * shared prefixes (seed, x) and (seed, x, y) are hashed once. */
+LOOP_INLINE void corners2(uint32_t s, uint32_t X, uint32_t Y, uint32_t h[4])
+{
+    uint32_t h0 = ng_hash_step(s, X), h1 = ng_hash_step(s, X + 1u);
+    h[0] = ng_hash_step(h0, Y);
+    h[1] = ng_hash_step(h1, Y);
+    h[2] = ng_hash_step(h0, Y + 1u);
+    h[3] = ng_hash_step(h1, Y + 1u);
+}
+
+LOOP_INLINE void corners3(uint32_t s, uint32_t X, uint32_t Y, uint32_t Z, uint32_t h[8])
+{
+    uint32_t h0 = ng_hash_step(s, X), h1 = ng_hash_step(s, X + 1u);
+    uint32_t h00 = ng_hash_step(h0, Y), h10 = ng_hash_step(h1, Y);
+    uint32_t h01 = ng_hash_step(h0, Y + 1u), h11 = ng_hash_step(h1, Y + 1u);
+    h[0] = ng_hash_step(h00, Z);
+    h[1] = ng_hash_step(h10, Z);
+    h[2] = ng_hash_step(h01, Z);
+    h[3] = ng_hash_step(h11, Z);
+    h[4] = ng_hash_step(h00, Z + 1u);
+    h[5] = ng_hash_step(h10, Z + 1u);
+    h[6] = ng_hash_step(h01, Z + 1u);
+    h[7] = ng_hash_step(h11, Z + 1u);
+}
+
 static inline float lerp(float a, float b, float t)
 {
     return a + t * (b - a);
 }
 
+/* Corner values in the corners2/corners3 order, blended by faded weights. */
+static inline float blend4(float c0, float c1, float c2, float c3, float u, float v)
+{
+    return lerp(lerp(c0, c1, u), lerp(c2, c3, u), v);
+}
+
+static inline float blend8(float c0, float c1, float c2, float c3, float c4, float c5,
+                           float c6, float c7, float u, float v, float w)
+{
+    return lerp(blend4(c0, c1, c2, c3, u, v), blend4(c4, c5, c6, c7, u, v), w);
+}
+
 /* 8 unit gradients in 2D: the 4 axis and the 4 diagonal directions. The top
- * three hash bits pick one; selects instead of a table so no gather. */
+ * three hash bits pick one (blends rather than a table, which would need a
+ * gather). */
 static inline float grad8(uint32_t h, float x, float y)
 {
-    uint32_t b = h >> 29;
-    float sx = (b & 2u) ? -x : x, sy = (b & 2u) ? -y : y;
-    float axis = (b & 1u) ? sy : sx;
-    float dx = (b & 1u) ? -x : x;
-    float diag = (dx + sy) * 0.70710678f;
-    return (b & 4u) ? diag : axis;
+    uint32_t b0 = (h >> 29) & 1u, b1 = (h >> 30) & 1u, b2 = h >> 31;
+    float axis = flip_f(select_f(b0, y, x), b1);
+    float diag = (flip_f(x, b0) + flip_f(y, b1)) * 0.70710678f;
+    return select_f(b2, diag, axis);
 }
 
 /* Perlin's 12 cube-edge gradients (+-1, +-1, 0) and permutations, chosen
@@ -93,9 +178,9 @@ static inline float grad8(uint32_t h, float x, float y)
 static inline float grad12(uint32_t h, float x, float y, float z)
 {
     uint32_t k = ((h >> 4) * 12u) >> 28;
-    float u = k < 8u ? x : y;
-    float v = k < 4u ? y : z;
-    return ((k & 1u) ? -u : u) + ((k & 2u) ? -v : v);
+    float u = select_f(k < 8u, x, y);
+    float v = select_f(k < 4u, y, z);
+    return flip_f(u, k & 1u) + flip_f(v, (k >> 1) & 1u);
 }
 
 static void unsupported(const ng_noise_pts *p, float *out)
@@ -125,17 +210,11 @@ static void value2(const ng_noise_pts *p, float *out)
     const float *fx = p->f[0], *fy = p->f[1];
     int i;
     for (i = 0; i < p->n; i++) {
-        float x = pos(ax.frac, fx[i]), y = pos(ay.frac, fy[i]);
-        int32_t ix = floor_i32(x), iy = floor_i32(y);
-        float tx = x - (float)ix, ty = y - (float)iy;
-        uint32_t X = ax.cell + (uint32_t)ix, Y = ay.cell + (uint32_t)iy;
-        uint32_t h0 = ng_hash_step(s, X), h1 = ng_hash_step(s, X + 1u);
-        float u = fade(tx), v = fade(ty);
-        float a = lerp(lattice_value(ng_hash_step(h0, Y)),
-                       lattice_value(ng_hash_step(h1, Y)), u);
-        float b = lerp(lattice_value(ng_hash_step(h0, Y + 1u)),
-                       lattice_value(ng_hash_step(h1, Y + 1u)), u);
-        out[i] = lerp(a, b, v);
+        uint32_t X, Y, h[4];
+        float tx = cell_of(ax, fx[i], &X), ty = cell_of(ay, fy[i], &Y);
+        corners2(s, X, Y, h);
+        out[i] = blend4(lattice_value(h[0]), lattice_value(h[1]), lattice_value(h[2]),
+                        lattice_value(h[3]), fade(tx), fade(ty));
     }
 }
 
@@ -147,24 +226,14 @@ static void value3(const ng_noise_pts *p, float *out)
     const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
     int i;
     for (i = 0; i < p->n; i++) {
-        float x = pos(ax.frac, fx[i]), y = pos(ay.frac, fy[i]), z = pos(az.frac, fz[i]);
-        int32_t ix = floor_i32(x), iy = floor_i32(y), iz = floor_i32(z);
-        float tx = x - (float)ix, ty = y - (float)iy, tz = z - (float)iz;
-        uint32_t X = ax.cell + (uint32_t)ix, Y = ay.cell + (uint32_t)iy,
-                 Z = az.cell + (uint32_t)iz;
-        uint32_t h0 = ng_hash_step(s, X), h1 = ng_hash_step(s, X + 1u);
-        uint32_t h00 = ng_hash_step(h0, Y), h10 = ng_hash_step(h1, Y);
-        uint32_t h01 = ng_hash_step(h0, Y + 1u), h11 = ng_hash_step(h1, Y + 1u);
-        float u = fade(tx), v = fade(ty), w = fade(tz);
-        float a0 = lerp(lattice_value(ng_hash_step(h00, Z)),
-                        lattice_value(ng_hash_step(h10, Z)), u);
-        float b0 = lerp(lattice_value(ng_hash_step(h01, Z)),
-                        lattice_value(ng_hash_step(h11, Z)), u);
-        float a1 = lerp(lattice_value(ng_hash_step(h00, Z + 1u)),
-                        lattice_value(ng_hash_step(h10, Z + 1u)), u);
-        float b1 = lerp(lattice_value(ng_hash_step(h01, Z + 1u)),
-                        lattice_value(ng_hash_step(h11, Z + 1u)), u);
-        out[i] = lerp(lerp(a0, b0, v), lerp(a1, b1, v), w);
+        uint32_t X, Y, Z, h[8];
+        float tx = cell_of(ax, fx[i], &X), ty = cell_of(ay, fy[i], &Y),
+              tz = cell_of(az, fz[i], &Z);
+        corners3(s, X, Y, Z, h);
+        out[i] = blend8(lattice_value(h[0]), lattice_value(h[1]), lattice_value(h[2]),
+                        lattice_value(h[3]), lattice_value(h[4]), lattice_value(h[5]),
+                        lattice_value(h[6]), lattice_value(h[7]), fade(tx), fade(ty),
+                        fade(tz));
     }
 }
 
@@ -195,17 +264,13 @@ static void perlin2(const ng_noise_pts *p, float *out)
     const float *fx = p->f[0], *fy = p->f[1];
     int i;
     for (i = 0; i < p->n; i++) {
-        float x = pos(ax.frac, fx[i]), y = pos(ay.frac, fy[i]);
-        int32_t ix = floor_i32(x), iy = floor_i32(y);
-        float tx = x - (float)ix, ty = y - (float)iy;
-        uint32_t X = ax.cell + (uint32_t)ix, Y = ay.cell + (uint32_t)iy;
-        uint32_t h0 = ng_hash_step(s, X), h1 = ng_hash_step(s, X + 1u);
-        float u = fade(tx), v = fade(ty);
-        float a = lerp(grad8(ng_hash_step(h0, Y), tx, ty),
-                       grad8(ng_hash_step(h1, Y), tx - 1.0f, ty), u);
-        float b = lerp(grad8(ng_hash_step(h0, Y + 1u), tx, ty - 1.0f),
-                       grad8(ng_hash_step(h1, Y + 1u), tx - 1.0f, ty - 1.0f), u);
-        out[i] = lerp(a, b, v) * PERLIN2_SCALE;
+        uint32_t X, Y, h[4];
+        float tx = cell_of(ax, fx[i], &X), ty = cell_of(ay, fy[i], &Y);
+        float tx1 = tx - 1.0f, ty1 = ty - 1.0f;
+        corners2(s, X, Y, h);
+        out[i] = blend4(grad8(h[0], tx, ty), grad8(h[1], tx1, ty), grad8(h[2], tx, ty1),
+                        grad8(h[3], tx1, ty1), fade(tx), fade(ty)) *
+                 PERLIN2_SCALE;
     }
 }
 
@@ -217,25 +282,17 @@ static void perlin3(const ng_noise_pts *p, float *out)
     const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
     int i;
     for (i = 0; i < p->n; i++) {
-        float x = pos(ax.frac, fx[i]), y = pos(ay.frac, fy[i]), z = pos(az.frac, fz[i]);
-        int32_t ix = floor_i32(x), iy = floor_i32(y), iz = floor_i32(z);
-        float tx = x - (float)ix, ty = y - (float)iy, tz = z - (float)iz;
+        uint32_t X, Y, Z, h[8];
+        float tx = cell_of(ax, fx[i], &X), ty = cell_of(ay, fy[i], &Y),
+              tz = cell_of(az, fz[i], &Z);
         float tx1 = tx - 1.0f, ty1 = ty - 1.0f, tz1 = tz - 1.0f;
-        uint32_t X = ax.cell + (uint32_t)ix, Y = ay.cell + (uint32_t)iy,
-                 Z = az.cell + (uint32_t)iz;
-        uint32_t h0 = ng_hash_step(s, X), h1 = ng_hash_step(s, X + 1u);
-        uint32_t h00 = ng_hash_step(h0, Y), h10 = ng_hash_step(h1, Y);
-        uint32_t h01 = ng_hash_step(h0, Y + 1u), h11 = ng_hash_step(h1, Y + 1u);
-        float u = fade(tx), v = fade(ty), w = fade(tz);
-        float a0 = lerp(grad12(ng_hash_step(h00, Z), tx, ty, tz),
-                        grad12(ng_hash_step(h10, Z), tx1, ty, tz), u);
-        float b0 = lerp(grad12(ng_hash_step(h01, Z), tx, ty1, tz),
-                        grad12(ng_hash_step(h11, Z), tx1, ty1, tz), u);
-        float a1 = lerp(grad12(ng_hash_step(h00, Z + 1u), tx, ty, tz1),
-                        grad12(ng_hash_step(h10, Z + 1u), tx1, ty, tz1), u);
-        float b1 = lerp(grad12(ng_hash_step(h01, Z + 1u), tx, ty1, tz1),
-                        grad12(ng_hash_step(h11, Z + 1u), tx1, ty1, tz1), u);
-        out[i] = lerp(lerp(a0, b0, v), lerp(a1, b1, v), w) * PERLIN3_SCALE;
+        corners3(s, X, Y, Z, h);
+        out[i] = blend8(grad12(h[0], tx, ty, tz), grad12(h[1], tx1, ty, tz),
+                        grad12(h[2], tx, ty1, tz), grad12(h[3], tx1, ty1, tz),
+                        grad12(h[4], tx, ty, tz1), grad12(h[5], tx1, ty, tz1),
+                        grad12(h[6], tx, ty1, tz1), grad12(h[7], tx1, ty1, tz1), fade(tx),
+                        fade(ty), fade(tz)) *
+                 PERLIN3_SCALE;
     }
 }
 
@@ -260,8 +317,9 @@ void ng_perlin_noise(const ng_noise_pts *p, float *out)
  *
  * 2D, 8 unit gradients: max 0.0100802047 unscaled at the midpoint of the
  * cell diagonal; max |d/dx| 0.070996000 unscaled, 7.0424 scaled.
- * 3D, 12 edge gradients: max 0.0130071572 unscaled at skewed (0, 1/6, 5/6)
- * (approx.) and images; max |d/dx| 0.088866778 unscaled, 6.8315 scaled.
+ * 3D, 12 edge gradients: max 0.0130071572 unscaled near skewed fraction
+ * (0, 0.1669, 0.8331) and its images; max |d/dx| 0.088866778 unscaled,
+ * 6.8315 scaled.
  */
 #define SIMPLEX2_SCALE 99.194415f /* 1 / (0.0100802047 * 1.0001) */
 #define SIMPLEX3_SCALE 76.873063f /* 1 / (0.0130071572 * 1.0001) */
@@ -273,8 +331,8 @@ void ng_perlin_noise(const ng_noise_pts *p, float *out)
 
 static inline float falloff(float d2)
 {
-    float t = 0.5f - d2;
-    t = t > 0.0f ? t : 0.0f;
+    uint32_t u = f2u(0.5f - d2);
+    float t = u2f(u & ((u >> 31) - 1u)); /* max(t, 0): negative -> +0 */
     t *= t;
     return t * t;
 }
@@ -289,18 +347,16 @@ static void simplex2(const ng_noise_pts *p, float *out)
     const float f2 = (float)F2, g2 = (float)G2, g2x2m1 = (float)(2.0 * G2 - 1.0);
     int i;
     for (i = 0; i < p->n; i++) {
+        uint32_t X, Y;
         float fs = (fx[i] + fy[i]) * f2;
-        float x = pos(ax.frac, fx[i] + fs), y = pos(ay.frac, fy[i] + fs);
-        int32_t ix = floor_i32(x), iy = floor_i32(y);
-        float rx = x - (float)ix, ry = y - (float)iy; /* skewed fraction */
+        float rx = cell_of(ax, fx[i] + fs, &X), ry = cell_of(ay, fy[i] + fs, &Y); /* skewed */
         float t = (rx + ry) * g2;
         float x0 = rx - t, y0 = ry - t; /* unskewed, from corner 0 */
         /* lower triangle (rx >= ry) steps along x first */
-        uint32_t lower = rx >= ry;
-        float ox = (float)lower, oy = 1.0f - ox;
+        uint32_t lower = rx >= ry ? 1u : 0u;
+        float ox = (float)(int32_t)lower, oy = 1.0f - ox;
         float x1 = x0 - ox + g2, y1 = y0 - oy + g2;
         float x2 = x0 + g2x2m1, y2 = y0 + g2x2m1;
-        uint32_t X = ax.cell + (uint32_t)ix, Y = ay.cell + (uint32_t)iy;
         uint32_t hx0 = ng_hash_step(s, X), hx1 = ng_hash_step(s, X + 1u);
         uint32_t h0 = ng_hash_step(hx0, Y);
         uint32_t h1 = ng_hash_step(lower ? hx1 : hx0, Y + (1u - lower));
@@ -324,25 +380,23 @@ static void simplex3(const ng_noise_pts *p, float *out)
                 g3x3m1 = (float)(3.0 * G3 - 1.0);
     int i;
     for (i = 0; i < p->n; i++) {
+        uint32_t X, Y, Z;
         float fs = (fx[i] + fy[i] + fz[i]) * f3;
-        float x = pos(ax.frac, fx[i] + fs), y = pos(ay.frac, fy[i] + fs),
-              z = pos(az.frac, fz[i] + fs);
-        int32_t ix = floor_i32(x), iy = floor_i32(y), iz = floor_i32(z);
-        float rx = x - (float)ix, ry = y - (float)iy, rz = z - (float)iz;
+        float rx = cell_of(ax, fx[i] + fs, &X), ry = cell_of(ay, fy[i] + fs, &Y),
+              rz = cell_of(az, fz[i] + fs, &Z); /* skewed fraction */
         float t = (rx + ry + rz) * g3;
         float x0 = rx - t, y0 = ry - t, z0 = rz - t;
         /* The simplex walks the axes in decreasing order of the fraction:
          * corner 1 adds the largest axis, corner 2 the two largest. Ties
          * pick consistently, and either choice is continuous there. */
-        uint32_t xy = rx >= ry, yz = ry >= rz, xz = rx >= rz;
+        uint32_t xy = rx >= ry ? 1u : 0u, yz = ry >= rz ? 1u : 0u, xz = rx >= rz ? 1u : 0u;
         uint32_t o1x = xy & xz, o1y = (xy ^ 1u) & yz, o1z = (xz | yz) ^ 1u;
         uint32_t o2x = xy | xz, o2y = (xy ^ 1u) | yz, o2z = (xz & yz) ^ 1u;
-        float x1 = x0 - (float)o1x + g3, y1 = y0 - (float)o1y + g3, z1 = z0 - (float)o1z + g3;
-        float x2 = x0 - (float)o2x + g3x2, y2 = y0 - (float)o2y + g3x2,
-              z2 = z0 - (float)o2z + g3x2;
+        float x1 = x0 - (float)(int32_t)o1x + g3, y1 = y0 - (float)(int32_t)o1y + g3,
+              z1 = z0 - (float)(int32_t)o1z + g3;
+        float x2 = x0 - (float)(int32_t)o2x + g3x2, y2 = y0 - (float)(int32_t)o2y + g3x2,
+              z2 = z0 - (float)(int32_t)o2z + g3x2;
         float x3 = x0 + g3x3m1, y3 = y0 + g3x3m1, z3 = z0 + g3x3m1;
-        uint32_t X = ax.cell + (uint32_t)ix, Y = ay.cell + (uint32_t)iy,
-                 Z = az.cell + (uint32_t)iz;
         uint32_t h0 = ng_hash_step(ng_hash_step(ng_hash_step(s, X), Y), Z);
         uint32_t h1 = ng_hash_step(ng_hash_step(ng_hash_step(s, X + o1x), Y + o1y), Z + o1z);
         uint32_t h2 = ng_hash_step(ng_hash_step(ng_hash_step(s, X + o2x), Y + o2y), Z + o2z);

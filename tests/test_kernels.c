@@ -6,10 +6,9 @@
  */
 #include "harness.h"
 #include "noise_kernels.h"
+#include "suites.h"
 
 #include <stdint.h>
-
-void suite_kernels(void);
 
 #define CHECKF(cond, ...)                                                     \
     do {                                                                      \
@@ -79,10 +78,11 @@ static void fill_random(float (*f)[B], int n, double lo, double hi)
 
 /* 2^21 samples per basis and dims, at random anchors (0 to +-1e9) and
  * offsets, with a new seed per batch. Values near the extremes are rare for
- * 3D Perlin (about 7 in a million reach 0.9), hence more than 1e6. */
+ * 3D Perlin (about 7 in a million reach 0.9), hence more than 1e6. One batch
+ * in four is on lattice points, where value noise has its extremes. */
 static void test_range(void)
 {
-    int b, dims, k, i;
+    int b, dims, k, i, d;
     for (b = 0; b < NBASES; b++)
         for (dims = 2; dims <= 3; dims++) {
             double mn = 1e30, mx = -1e30;
@@ -93,6 +93,10 @@ static void test_range(void)
                 for (i = 0; i < 4; i++)
                     anchor[i] = (k & 1) ? rng_range(-1e9, 1e9) : 0.0;
                 fill_random(fbuf, B, -64, 64);
+                for (d = 0; d < 4 && k % 4 == 3; d++) {
+                    anchor[d] = floor(anchor[d]);
+                    for (i = 0; i < B; i++) fbuf[d][i] = floorf(fbuf[d][i]);
+                }
                 p = pts(B, dims, anchor, fbuf, (uint32_t)k * 2654435761u);
                 bases[b].fn(&p, out1);
                 for (i = 0; i < B; i++) {
@@ -198,11 +202,14 @@ static double correlation(const float *a, const float *b, int n)
         sbb += (double)b[i] * b[i];
         sab += (double)a[i] * b[i];
     }
-    sa /= n, sb /= n;
+    sa /= n;
+    sb /= n;
     return (sab / n - sa * sb) / sqrt((saa / n - sa * sa) * (sbb / n - sb * sb));
 }
 
-/* Same input, same bits; another seed, another field: almost every sample
+/* Same input, same bits, however the points are split into batches (tile
+ * size must not change a render, and a vectorised loop's scalar remainder
+ * must agree with its body). Another seed, another field: almost every sample
  * differs and the two are uncorrelated, for neighbouring and distant seeds.
  * Not every sample: gradients come from a set of 8 or 12, and near a simplex
  * vertex only that vertex contributes, so two seeds agree there 1 time in 8
@@ -218,10 +225,20 @@ static void test_determinism_and_seed(void)
     fill_random(fbuf, B, -40, 40);
     for (b = 0; b < NBASES; b++)
         for (dims = 2; dims <= 3; dims++) {
-            ng_noise_pts p = pts(B, dims, anchor, fbuf, 99);
+            ng_noise_pts p = pts(B, dims, anchor, fbuf, 99), part;
             bases[b].fn(&p, out1);
             bases[b].fn(&p, out2);
             CHECKF(memcmp(out1, out2, sizeof out1) == 0, "%s %dD: two runs differ",
+                   bases[b].name, dims);
+            for (i = 0; i < B; i += part.n) {
+                int d;
+                part = p;
+                part.n = i % 7 + 1 + (i % 3) * 8; /* 1 to 23: vector bodies and remainders */
+                if (part.n > B - i) part.n = B - i;
+                for (d = 0; d < 4; d++) part.f[d] = fbuf[d] + i;
+                bases[b].fn(&part, out2 + i);
+            }
+            CHECKF(memcmp(out1, out2, sizeof out1) == 0, "%s %dD: batch split changes bits",
                    bases[b].name, dims);
             for (s = 0; s < (int)(sizeof seeds / sizeof seeds[0]); s++) {
                 int same = 0;
@@ -249,7 +266,10 @@ static void test_determinism_and_seed(void)
  * field and near 1 for a quantised one, and (2) the standard deviation of
  * neighbour differences, a roughness that a staircase or plateau would
  * change by a large factor while a faithful field keeps it within
- * sampling noise of the origin's.
+ * sampling noise of the origin's. Measured: sd ratio 0.95-1.05 and at most
+ * 0.4% identical neighbours (cells whose gradients all have a zero x
+ * component are constant along x), against ~1 and 0 for a kernel that adds
+ * the anchor in float.
  */
 static void row_stats(const struct basis *bs, int dims, double a, double *same, double *sd)
 {
@@ -260,7 +280,7 @@ static void row_stats(const struct basis *bs, int dims, double a, double *same, 
         ng_noise_pts p;
         for (i = 0; i < B; i++) {
             fbuf[0][i] = (float)(i * 0.01);
-            fbuf[1][i] = (float)(row * 1.37);
+            fbuf[1][i] = (float)(row * 1.37 + 0.29); /* off lattice lines */
             fbuf[2][i] = (float)(row * 0.71 + 0.13);
             fbuf[3][i] = 0.0f;
         }
@@ -289,7 +309,7 @@ static void test_far_origin_not_blocky(void)
             for (a = 0; a < (int)(sizeof far / sizeof far[0]); a++) {
                 double same, sd;
                 row_stats(&bases[b], dims, far[a], &same, &sd);
-                CHECKF(same <= same0 + 0.001,
+                CHECKF(same <= same0 + 0.01,
                        "%s %dD anchor %.17g: %.4f of neighbours identical (origin %.4f)",
                        bases[b].name, dims, far[a], same, same0);
                 CHECKF(sd >= sd0 / 1.5 && sd <= sd0 * 1.5,

@@ -201,7 +201,7 @@ static void test_continuity_between_pixels(void)
     static const char *const types[] = {"value", "perlin", "simplex"};
     /* generous gradient bounds of the [-1,1] bases per lattice unit; the
      * kernel suite measures the tight ones */
-    static const double slope[] = {4.0, 4.0, 6.0};
+    static const double slope[] = {4.0, 4.0, 7.5};
     int t;
     for (t = 0; t < 3; t++) {
         ng_graph *g = ng_graph_new();

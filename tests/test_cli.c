@@ -1,0 +1,1412 @@
+/*
+ * test_cli.c — the `noisegraph` program as a user meets it: every failure is
+ * exactly one line "noisegraph: ..." on stderr with the informative parts
+ * (script file:line, node, key, suggestion), exit 1 for script and render
+ * errors and 2 for usage errors; the sandbox and the script limits hold;
+ * --set, named outputs, 16-bit and RGB PNGs, atomic output files; and the
+ * image does not depend on threads, tile size or region split.
+ *
+ * The binary (NG_BIN) runs through fork/execv with stdout and stderr
+ * captured through pipes; each run has an alarm so a hang fails the test
+ * instead of stalling the suite. Scripts are written at run time into a
+ * mkdtemp directory removed at the end.
+ */
+#include "harness.h"
+#include "suites.h"
+
+#include <png.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PATHLEN 4096
+#define DEFAULT_TIMEOUT 120 /* seconds: generous, for the sanitizer build */
+
+static const char *ng_bin;   /* absolute path of the program under test */
+static const char *ng_root;  /* repository root */
+static char tmpdir[PATHLEN]; /* mkdtemp directory for this suite */
+
+/* ---- running the program ------------------------------------------------------ */
+
+typedef struct res {
+    int code; /* exit status, or -signal if it was killed (-14: timed out) */
+    char *out, *err;
+    size_t nout, nerr;
+} res;
+
+static void res_free(res *r)
+{
+    free(r->out);
+    free(r->err);
+    memset(r, 0, sizeof *r);
+}
+
+static void append(char **buf, size_t *len, const char *data, size_t n)
+{
+    char *b = realloc(*buf, *len + n + 1);
+    if (!b) return;
+    memcpy(b + *len, data, n);
+    *len += n;
+    b[*len] = 0;
+    *buf = b;
+}
+
+/* Runs NG_BIN with args (NULL-terminated), at most timeout seconds. */
+static void run_argv(res *r, unsigned timeout, const char *const *args)
+{
+    const char *argv[64];
+    int po[2], pe[2], i, open_fds;
+    pid_t pid;
+    memset(r, 0, sizeof *r);
+    r->out = calloc(1, 1);
+    r->err = calloc(1, 1);
+    r->code = -1000;
+    argv[0] = ng_bin;
+    for (i = 0; args[i] && i < 62; i++) argv[i + 1] = args[i];
+    argv[i + 1] = NULL;
+    if (pipe(po)) return;
+    if (pipe(pe)) {
+        close(po[0]);
+        close(po[1]);
+        return;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) {
+        close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
+        return;
+    }
+    if (pid == 0) {
+        int dn = open("/dev/null", O_RDONLY);
+        if (dn >= 0) dup2(dn, 0);
+        dup2(po[1], 1);
+        dup2(pe[1], 2);
+        close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
+        if (dn > 2) close(dn);
+        alarm(timeout); /* survives execv: a hang ends with SIGALRM */
+        execv(ng_bin, (char *const *)argv);
+        _exit(127);
+    }
+    close(po[1]);
+    close(pe[1]);
+    open_fds = 2;
+    while (open_fds) {
+        struct pollfd fds[2];
+        int nf = 0, k;
+        if (po[0] >= 0) fds[nf].fd = po[0], fds[nf].events = POLLIN, fds[nf++].revents = 0;
+        if (pe[0] >= 0) fds[nf].fd = pe[0], fds[nf].events = POLLIN, fds[nf++].revents = 0;
+        if (poll(fds, (nfds_t)nf, -1) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        for (k = 0; k < nf; k++) {
+            char buf[4096];
+            ssize_t n;
+            if (!fds[k].revents) continue;
+            n = read(fds[k].fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                close(fds[k].fd);
+                if (fds[k].fd == po[0]) po[0] = -1;
+                else pe[0] = -1;
+                open_fds--;
+            } else if (fds[k].fd == po[0]) {
+                append(&r->out, &r->nout, buf, (size_t)n);
+            } else {
+                append(&r->err, &r->nerr, buf, (size_t)n);
+            }
+        }
+    }
+    if (po[0] >= 0) close(po[0]);
+    if (pe[0] >= 0) close(pe[0]);
+    {
+        int st;
+        while (waitpid(pid, &st, 0) < 0)
+            if (errno != EINTR) return;
+        r->code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? -WTERMSIG(st) : -1000;
+    }
+}
+
+static void vrun(res *r, unsigned timeout, va_list ap)
+{
+    const char *args[64];
+    int n = 0;
+    const char *a;
+    while ((a = va_arg(ap, const char *)) && n < 63) args[n++] = a;
+    args[n] = NULL;
+    run_argv(r, timeout, args);
+}
+
+/* cli(&r, "render", script, "-o", out, NULL) */
+static void cli(res *r, ...) __attribute__((sentinel));
+static void cli(res *r, ...)
+{
+    va_list ap;
+    va_start(ap, r);
+    vrun(r, DEFAULT_TIMEOUT, ap);
+    va_end(ap);
+}
+
+static void cli_t(res *r, unsigned timeout, ...) __attribute__((sentinel));
+static void cli_t(res *r, unsigned timeout, ...)
+{
+    va_list ap;
+    va_start(ap, timeout);
+    vrun(r, timeout, ap);
+    va_end(ap);
+}
+
+/* ---- checking what it said ---------------------------------------------------- */
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* The failure contract: exit code, nothing on stdout, exactly one line on
+ * stderr that starts "noisegraph: " and contains every needle. */
+static void expect_err(const char *file, int line, const res *r, int code, const char *const *needles)
+{
+    int k;
+    if (r->code != code)
+        ng_t_fail(file, line, "exit code %d, expected %d; stderr: \"%s\"", r->code, code, r->err);
+    if (r->nout)
+        ng_t_fail(file, line, "stdout should be empty on failure, got \"%s\"", r->out);
+    if (strncmp(r->err, "noisegraph: ", 12) != 0 || count_lines(r->err) != 1 ||
+        r->err[r->nerr ? r->nerr - 1 : 0] != '\n')
+        ng_t_fail(file, line, "stderr should be one line \"noisegraph: ...\", got \"%s\"", r->err);
+    for (k = 0; needles[k]; k++)
+        if (!strstr(r->err, needles[k]))
+            ng_t_fail(file, line, "stderr should contain \"%s\", got \"%s\"", needles[k], r->err);
+}
+#define EXPECT_ERR(r, code, ...)                                                                               \
+    expect_err(__FILE__, __LINE__, (r), (code), (const char *const[]){__VA_ARGS__, NULL})
+
+/* Success: exit 0 and a silent stderr (no progress: stderr is a pipe). */
+static void expect_ok(const char *file, int line, const res *r)
+{
+    if (r->code != 0 || r->nerr)
+        ng_t_fail(file, line, "expected success, got exit %d; stderr: \"%s\"", r->code, r->err);
+}
+#define EXPECT_OK(r) expect_ok(__FILE__, __LINE__, (r))
+
+/* ---- files ---------------------------------------------------------------------- */
+
+/* snprintf into a PATHLEN buffer; a path that does not fit fails the test. */
+static void pathf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void pathf(char *buf, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, PATHLEN, fmt, ap);
+    va_end(ap);
+    if (n < 0 || n >= PATHLEN) ng_t_fail(__FILE__, __LINE__, "path too long: %s", buf);
+}
+
+static void tpath(char *buf, const char *name) { pathf(buf, "%s/%s", tmpdir, name); }
+
+static void put_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        ng_t_fail(__FILE__, __LINE__, "cannot write %s", path);
+        return;
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Writes text to tmpdir/name and puts that path in buf. */
+static void mkscript(char *buf, const char *name, const char *text)
+{
+    tpath(buf, name);
+    put_file(buf, text);
+}
+
+/* A fresh directory tmpdir/name, its path in buf. */
+static void mksub(char *buf, const char *name)
+{
+    tpath(buf, name);
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) ng_t_fail(__FILE__, __LINE__, "mkdir %s", buf);
+}
+
+/* "path:line:" as Lua prints a script position. */
+static const char *at(const char *path, int line)
+{
+    static char buf[4][PATHLEN + 32];
+    static int next;
+    char *b = buf[next++ & 3];
+    if (snprintf(b, PATHLEN + 32, "%s:%d:", path, line) >= PATHLEN + 32) b[0] = 0;
+    return b;
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    size_t n = 0, cap = 0;
+    *len = 0;
+    if (!f) return NULL;
+    for (;;) {
+        size_t got;
+        if (n == cap) {
+            unsigned char *b = realloc(buf, cap = cap ? 2 * cap : 65536);
+            if (!b) break;
+            buf = b;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        if (!got) break;
+        n += got;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int same_bytes(const char *a, const char *b)
+{
+    size_t na, nb;
+    unsigned char *da = slurp(a, &na), *db = slurp(b, &nb);
+    int same = da && db && na == nb && memcmp(da, db, na) == 0;
+    free(da);
+    free(db);
+    return same;
+}
+
+/* The IHDR fields of a PNG: bytes 16-19 width, 20-23 height, 24 bit depth,
+ * 25 colour type (0 grey, 2 RGB). Returns 0 when the file is not a PNG. */
+static int ihdr(const char *path, unsigned *w, unsigned *h, int *depth, int *ctype)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    size_t n;
+    unsigned char *d = slurp(path, &n);
+    int ok = d && n >= 33 && memcmp(d, sig, 8) == 0 && memcmp(d + 12, "IHDR", 4) == 0;
+    if (ok) {
+        *w = (unsigned)d[16] << 24 | (unsigned)d[17] << 16 | (unsigned)d[18] << 8 | d[19];
+        *h = (unsigned)d[20] << 24 | (unsigned)d[21] << 16 | (unsigned)d[22] << 8 | d[23];
+        *depth = d[24];
+        *ctype = d[25];
+    }
+    free(d);
+    return ok;
+}
+
+/* Decodes a PNG with libpng's simplified API into format; NULL on failure. */
+static void *decode(const char *path, png_uint_32 format, int *w, int *h)
+{
+    png_image img;
+    void *buf;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&img, path)) return NULL;
+    img.format = format;
+    if (!(buf = malloc(PNG_IMAGE_SIZE(img)))) {
+        png_image_free(&img);
+        return NULL;
+    }
+    if (!png_image_finish_read(&img, NULL, buf, 0, NULL)) {
+        free(buf);
+        png_image_free(&img);
+        return NULL;
+    }
+    *w = (int)img.width;
+    *h = (int)img.height;
+    return buf;
+}
+
+/* Entries of dir whose name contains part. */
+static int count_entries(const char *dir, const char *part)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    if (!d) return -1;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strstr(e->d_name, part)) n++;
+    closedir(d);
+    return n;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* ---- 1, 2: constructor validation ----------------------------------------------- */
+
+static void test_unknown_key_suggests(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    mkscript(s, "unknown_key.lua", "-- a comment\nlocal size = 3\nreturn ng.perlin{elment_size = size}\n");
+    tpath(o, "unknown_key.png");
+    cli(&r, "render", s, "-o", o, "--size", "16", NULL);
+    EXPECT_ERR(&r, 1, at(s, 3), "perlin", "'elment_size'", "did you mean 'element_size'");
+    CHECK(!exists(o));
+    res_free(&r);
+
+    /* nothing close: points at the node's documentation instead */
+    mkscript(s, "unknown_key2.lua", "return ng.perlin{zzqqxxyy = 1}\n");
+    cli(&r, "render", s, "-o", o, "--size", "16", NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "perlin", "'zzqqxxyy'", "noisegraph nodes");
+    res_free(&r);
+}
+
+static void test_wrong_type(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "wrong_type.png");
+    mkscript(s, "wrong_type.lua", "local a = 1\nreturn ng.perlin{seed = \"x\"}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 2), "perlin", "'seed'", "must be", "integer", "string");
+    res_free(&r);
+
+    mkscript(s, "wrong_type2.lua", "return ng.value{element_size = {}}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "value", "'element_size'", "must be a number", "table");
+    res_free(&r);
+
+    /* a whole number is required for an integer option */
+    mkscript(s, "wrong_type3.lua", "return ng.perlin{seed = 1.5}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "'seed'", "integer", "1.5");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+static void test_out_of_range(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "range.png");
+    mkscript(s, "range.lua", "return ng.perlin{element_size = -1}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "perlin", "'element_size'", "-1", "out of range", "1e-06 to 1e+12");
+    res_free(&r);
+
+    mkscript(s, "range2.lua", "local n = ng.perlin{}\nreturn ng.fbm{source = n, octaves = 40}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 2), "fbm", "'octaves'", "40", "out of range", "0 to 32");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+static void test_bad_enum(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "enum.png");
+    mkscript(s, "enum.lua", "return ng.perlin{output = \"vec\"}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "perlin", "'output'", "\"vec\"", "\"float\"", "\"vector\"");
+    res_free(&r);
+
+    mkscript(s, "enum2.lua", "return ng.perlin{range = \"wide\"}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "'range'", "\"wide\"", "\"unit\"", "\"signed\"");
+    res_free(&r);
+}
+
+static void test_missing_input(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "missing_input.png");
+    mkscript(s, "missing_input.lua",
+             "local flow = ng.simplex{output = \"vector\"}\n"
+             "return ng.warp{by = flow, amount = 8}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 2), "warp", "missing input 'source'");
+    res_free(&r);
+
+    mkscript(s, "missing_input2.lua", "return ng.fbm{source = 3}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "fbm", "'source'", "must be a node", "number");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+static void test_channel_count(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "channels.png");
+    /* one channel where a vector is needed */
+    mkscript(s, "channels.lua",
+             "local src = ng.perlin{}\n"
+             "return ng.warp{source = src, by = ng.perlin{}}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 2), "warp", "'by'", "channels", "gives 1");
+    res_free(&r);
+    CHECK(!exists(o));
+
+    /* a vector through a one-channel operation broadcasts: fine */
+    mkscript(s, "channels_ok.lua", "return ng.perlin{output = \"vector\"}:fit(-1, 1, 0, 1)\n");
+    cli(&r, "render", s, "-o", o, "--size", "16", NULL);
+    EXPECT_OK(&r);
+    CHECK(exists(o));
+    res_free(&r);
+}
+
+/* ---- 3: operators and coercion ------------------------------------------------------ */
+
+static unsigned char *render_grey(const char *name, const char *text, int size, int *w, int *h)
+{
+    char s[PATHLEN], o[PATHLEN], sz[16];
+    res r;
+    unsigned char *px;
+    snprintf(sz, sizeof sz, "%d", size);
+    pathf(o, "%s/%s.png", tmpdir, name);
+    pathf(s, "%s/%s.lua", tmpdir, name);
+    put_file(s, text);
+    cli(&r, "render", s, "-o", o, "--size", sz, NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    px = decode(o, PNG_FORMAT_GRAY, w, h);
+    if (!px) ng_t_fail(__FILE__, __LINE__, "%s: no decodable PNG from \"%s\"", o, text);
+    else if (*w != size || *h != size) ng_t_fail(__FILE__, __LINE__, "%s is %dx%d, not %d", o, *w, *h, size);
+    return px;
+}
+
+static void test_operators(void)
+{
+    int w, h, i, lo = 255, hi = 0, bad = 0;
+    unsigned char *a = render_grey("op_a", "return (ng.perlin{element_size = 16} + 1) * 0.5\n", 48, &w, &h);
+    unsigned char *b = render_grey("op_b", "return 1 - (ng.perlin{element_size = 16} + 1) * 0.5\n", 48, &w, &h);
+    unsigned char *c = render_grey("op_c", "return 0.5 - ng.perlin{element_size = 16} / 2\n", 48, &w, &h);
+    unsigned char *d = render_grey("op_d", "return ng.perlin{element_size = 16} ^ 2\n", 48, &w, &h);
+    unsigned char *e = render_grey("op_e", "return -ng.perlin{element_size = 16}\n", 48, &w, &h);
+    unsigned char *f = render_grey("op_f", "return 2 - ng.value{element_size = 16}\n", 48, &w, &h);
+    if (a && b && c && d) {
+        for (i = 0; i < 48 * 48; i++) {
+            int x = a[i];
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+            /* 1 - a and 0.5 - n/2 are the same image (within rounding) */
+            if (abs(x + b[i] - 255) > 1 || abs((int)b[i] - (int)c[i]) > 1) bad++;
+            /* n^2 = (2a - 1)^2 */
+            if (fabs(d[i] / 255.0 - (2 * x / 255.0 - 1) * (2 * x / 255.0 - 1)) > 0.02) bad++;
+        }
+        CHECK_INT(bad, 0);
+        CHECK(hi - lo > 60); /* it is noise, not a constant */
+    }
+    CHECK(e != NULL);
+    CHECK(f != NULL);
+    free(a), free(b), free(c), free(d), free(e), free(f);
+}
+
+static void test_unknown_method(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "method.png");
+    mkscript(s, "method.lua", "local n = ng.perlin{}\nreturn n:nosuch()\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 2), "'nosuch'");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+/* ---- script errors in general -------------------------------------------------------- */
+
+static void test_script_errors(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "script_err.png");
+
+    tpath(s, "does_not_exist.lua");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, s, "cannot read");
+    res_free(&r);
+
+    mkscript(s, "syntax.lua", "local a = 1\nreturn ng.perlin{ seed = }\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 2));
+    res_free(&r);
+
+    mkscript(s, "raise.lua", "local a = 1\nerror(\"boom here\")\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 2), "boom here");
+    res_free(&r);
+
+    mkscript(s, "raise_table.lua", "error({})\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, s);
+    res_free(&r);
+
+    /* a message with a newline in it still makes one line */
+    mkscript(s, "raise_nl.lua", "error(\"first\\nsecond\")\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, s, "first");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+static void test_return_not_node(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "ret.png");
+    mkscript(s, "ret_number.lua", "return 42\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, s, "must return a node", "number");
+    res_free(&r);
+
+    mkscript(s, "ret_nothing.lua", "local n = ng.perlin{}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, s, "must return a node");
+    res_free(&r);
+
+    mkscript(s, "ret_field.lua", "return {height = ng.perlin{}, mask = 3}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, s, "'mask'", "not a node");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+/* ---- 4: sandbox -------------------------------------------------------------------------- */
+
+static void test_sandbox_denies(void)
+{
+    static const struct {
+        const char *code, *needle;
+    } cases[] = {
+        {"local f = io.open(\"/etc/hostname\")\n", "'io'"},
+        {"os.execute(\"true\")\n", "'os'"},
+        {"local t = debug.traceback()\n", "'debug'"},
+        {"dofile(\"/etc/hostname\")\n", "'dofile'"},
+        {"local f = loadfile(\"/etc/hostname\")\n", "'loadfile'"},
+        {"local f = assert(load(string.dump(function() end)))\n", "binary"},
+        {"local f = load(string.dump(function() end), \"=chunk\", \"b\")\n", "text chunks"},
+        {"local f = load(string.dump(function() end), \"=chunk\", \"bt\")\n", "text chunks"},
+    };
+    char s[PATHLEN], o[PATHLEN], text[512];
+    size_t i;
+    res r;
+    tpath(o, "sandbox.png");
+    tpath(s, "sandbox.lua");
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(text, sizeof text, "local x = 1\n%sreturn ng.perlin{}\n", cases[i].code);
+        put_file(s, text);
+        cli(&r, "render", s, "-o", o, "--size", "8", NULL);
+        EXPECT_ERR(&r, 1, at(s, 2), cases[i].needle);
+        res_free(&r);
+        CHECK(!exists(o));
+    }
+
+    /* the safe libraries are there */
+    put_file(s, "local v = math.floor(2.5) + #string.rep(\"a\", 2) + #table.concat({\"a\", \"b\"})\n"
+                "v = v + utf8.len(\"\\u{e9}\") + select(\"#\", 1, 2) + (tonumber(\"1\") or 0)\n"
+                "assert(v == 10 and type(pcall) == \"function\" and coroutine ~= nil)\n"
+                "local f = assert(load(\"return 1\"))\n"
+                "return ng.constant{value = v / 20 + f() - 1}\n");
+    cli(&r, "render", s, "-o", o, "--size", "8", NULL);
+    EXPECT_OK(&r);
+    CHECK(exists(o));
+    res_free(&r);
+}
+
+static void test_require_beside_script(void)
+{
+    char dir[PATHLEN], lib[PATHLEN], p[PATHLEN], s[PATHLEN], s2[PATHLEN], o1[PATHLEN], o2[PATHLEN];
+    res r;
+    mksub(dir, "req");
+    pathf(p, "%s/helper.lua", dir);
+    put_file(p, "-- helper: builds a node\nreturn function(seed)\n"
+                "  return ng.perlin{seed = seed, element_size = 16}\nend\n");
+    pathf(lib, "%s/lib", dir);
+    mkdir(lib, 0755);
+    pathf(p, "%s/lib/shapes.lua", dir);
+    put_file(p, "return {scale = function(n) return n * 0.5 + 0.5 end}\n");
+    pathf(s, "%s/main.lua", dir);
+    put_file(s, "local h = require(\"helper\")\nlocal shapes = require(\"lib.shapes\")\n"
+                "assert(require(\"helper\") == h)\nreturn shapes.scale(h(4))\n");
+    pathf(s2, "%s/direct.lua", dir);
+    put_file(s2, "return ng.perlin{seed = 4, element_size = 16} * 0.5 + 0.5\n");
+    pathf(o1, "%s/main.png", dir);
+    pathf(o2, "%s/direct.png", dir);
+    cli(&r, "render", s, "-o", o1, "--size", "32", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", s2, "-o", o2, "--size", "32", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(o1, o2));
+
+    /* an error inside a module names the module's file and line */
+    pathf(p, "%s/broken.lua", dir);
+    put_file(p, "local x = 1\nreturn ng.perlin{elment_size = 2}\n");
+    pathf(s, "%s/uses_broken.lua", dir);
+    put_file(s, "return require(\"broken\")\n");
+    cli(&r, "render", s, "-o", o1, "--size", "32", NULL);
+    EXPECT_ERR(&r, 1, at(p, 2), "'elment_size'");
+    res_free(&r);
+
+    /* a module that is not there */
+    put_file(s, "return require(\"not_here\")\n");
+    cli(&r, "render", s, "-o", o1, "--size", "32", NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "'not_here'");
+    res_free(&r);
+}
+
+static void test_require_refused(void)
+{
+    static const char *const names[] = {"../outside", "/etc/passwd", "..outside", "lib..x", "a/b"};
+    char dir[PATHLEN], p[PATHLEN], s[PATHLEN], o[PATHLEN], text[256], quoted[64];
+    size_t i;
+    res r;
+    mksub(dir, "req_refused");
+    /* a module that would load if `..` were followed */
+    tpath(p, "outside.lua");
+    put_file(p, "return ng.perlin{}\n");
+    pathf(s, "%s/main.lua", dir);
+    pathf(o, "%s/out.png", dir);
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(text, sizeof text, "local m = require(\"%s\")\nreturn ng.perlin{}\n", names[i]);
+        put_file(s, text);
+        cli(&r, "render", s, "-o", o, "--size", "8", NULL);
+        snprintf(quoted, sizeof quoted, "'%s'", names[i]);
+        EXPECT_ERR(&r, 1, at(s, 1), quoted);
+        res_free(&r);
+        CHECK(!exists(o));
+    }
+}
+
+static void test_unsafe_full_library(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "unsafe.png");
+    mkscript(s, "unsafe.lua", "local home = assert(os.getenv(\"HOME\"))\n"
+                              "return ng.constant{value = #home > 0 and 1 or 0}\n");
+    cli(&r, "render", s, "-o", o, "--size", "8", "--unsafe", NULL);
+    EXPECT_OK(&r);
+    CHECK(exists(o));
+    res_free(&r);
+    unlink(o);
+    cli(&r, "render", s, "-o", o, "--size", "8", NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "'os'");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+/* ---- 5: limits --------------------------------------------------------------------------- */
+
+static void test_time_limit(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "time.png");
+    mkscript(s, "time.lua", "local n = 0\nwhile true do n = n + 1 end\n");
+    cli_t(&r, 60, "render", s, "-o", o, "--time-limit", "0.5", NULL);
+    EXPECT_ERR(&r, 1, s, "time limit", "--time-limit");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+static void test_time_limit_pcall(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "time_pcall.png");
+    mkscript(s, "time_pcall.lua", "while true do pcall(function() while true do end end) end\n");
+    cli_t(&r, 20, "render", s, "-o", o, "--time-limit", "0.5", NULL);
+    EXPECT_ERR(&r, 1, s, "time limit");
+    res_free(&r);
+
+    /* error handlers that swallow errors do not help either */
+    put_file(s, "local function f() while true do end end\n"
+                "while true do xpcall(f, function(e) return e end) end\n");
+    cli_t(&r, 20, "render", s, "-o", o, "--time-limit", "0.5", NULL);
+    EXPECT_ERR(&r, 1, s, "time limit");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+static void test_memory_limit(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "memory.png");
+    mkscript(s, "memory.lua", "local t = {}\nfor i = 1, 1e9 do t[i] = string.rep(\"x\", 100) .. i end\n");
+    cli_t(&r, 60, "render", s, "-o", o, "--memory-limit", "64", NULL);
+    EXPECT_ERR(&r, 1, s, "memory limit", "64 MiB", "--memory-limit");
+    res_free(&r);
+
+    /* caught by pcall, the bomb still ends the script */
+    put_file(s, "while true do pcall(function()\n"
+                "  local t = {} for i = 1, 1e9 do t[i] = string.rep(\"x\", 100) .. i end\n"
+                "end) end\n");
+    cli_t(&r, 20, "render", s, "-o", o, "--memory-limit", "64", "--time-limit", "2", NULL);
+    CHECK_INT(r.code, 1);
+    CHECK_INT(count_lines(r.err), 1);
+    CHECK(strstr(r.err, "memory limit") || strstr(r.err, "time limit"));
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+/* ---- 6: --set ---------------------------------------------------------------------------- */
+
+static const char param_script[] =
+    "local seed = ng.param(\"seed\", 3, {min = 0, max = 100, doc = \"pattern seed\"})\n"
+    "local size = ng.param(\"size\", 16, {min = 1})\n"
+    "return ng.perlin{seed = seed, element_size = size}\n";
+
+static void test_set_changes_image(void)
+{
+    char s[PATHLEN], o0[PATHLEN], o5[PATHLEN], o3[PATHLEN];
+    res r;
+    mkscript(s, "param.lua", param_script);
+    tpath(o0, "param_default.png");
+    tpath(o5, "param_5.png");
+    tpath(o3, "param_3.png");
+    cli(&r, "render", s, "-o", o0, "--size", "32", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", s, "-o", o5, "--size", "32", "--set", "seed=5", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", s, "-o", o3, "--size", "32", "--set", "seed=3", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(o0) && exists(o5) && exists(o3));
+    CHECK(!same_bytes(o0, o5));
+    CHECK(same_bytes(o0, o3)); /* the default is the script's */
+}
+
+static void test_set_errors(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    mkscript(s, "param_err.lua", param_script);
+    tpath(o, "param_err.png");
+
+    cli(&r, "render", s, "-o", o, "--set", "seed=500", NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "'seed'", "500", "0 to 100");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", o, "--set", "seed=abc", NULL);
+    EXPECT_ERR(&r, 1, "'seed'", "abc", "number parameter");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", o, "--set", "nosuch=1", NULL);
+    EXPECT_ERR(&r, 1, "'nosuch'", "seed", "size");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", o, "--set", "seed", NULL);
+    EXPECT_ERR(&r, 2, "--set", "NAME=VALUE");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+/* ---- 7: outputs -------------------------------------------------------------------------- */
+
+static const char two_outputs[] = "local n = ng.perlin{element_size = 8}\n"
+                                  "return {height = n, mask = ng.value{element_size = 8, seed = 2}}\n";
+
+static void test_outputs_suffixed(void)
+{
+    char dir[PATHLEN], s[PATHLEN], o[PATHLEN], p[PATHLEN];
+    res r;
+    unsigned w, h;
+    int depth, ct;
+    mksub(dir, "outs");
+    mkscript(s, "outs.lua", two_outputs);
+    pathf(o, "%s/out.png", dir);
+    cli(&r, "render", s, "-o", o, "--size", "24", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    pathf(p, "%s/out-height.png", dir);
+    CHECK(ihdr(p, &w, &h, &depth, &ct) && w == 24 && h == 24);
+    pathf(p, "%s/out-mask.png", dir);
+    CHECK(ihdr(p, &w, &h, &depth, &ct) && w == 24 && h == 24);
+    CHECK(!exists(o));
+    CHECK_INT(count_entries(dir, ""), 2);
+}
+
+static void test_outputs_name_pattern(void)
+{
+    char dir[PATHLEN], s[PATHLEN], o[PATHLEN], ph[PATHLEN], pm[PATHLEN], q[PATHLEN];
+    res r;
+    mksub(dir, "outs_pattern");
+    mkscript(s, "outs_pattern.lua", two_outputs);
+    pathf(o, "%s/{name}.png", dir);
+    cli(&r, "render", s, "-o", o, "--size", "24", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    pathf(ph, "%s/height.png", dir);
+    pathf(pm, "%s/mask.png", dir);
+    CHECK(exists(ph));
+    CHECK(exists(pm));
+    CHECK_INT(count_entries(dir, ""), 2);
+    CHECK(!same_bytes(ph, pm));
+    /* same graph, same image as a single-output script of that node */
+    mkscript(s, "outs_single.lua", "return ng.perlin{element_size = 8}\n");
+    pathf(q, "%s/single.png", dir);
+    cli(&r, "render", s, "-o", q, "--size", "24", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(ph, q));
+}
+
+/* A sandboxed script chooses output names, not where files go. */
+static void test_output_names_stay_in_directory(void)
+{
+    char dir[PATHLEN], sub[PATHLEN], s[PATHLEN], o[PATHLEN], esc[PATHLEN];
+    res r;
+    mksub(dir, "outs_escape");
+    pathf(sub, "%s/inner", dir);
+    mkdir(sub, 0755);
+    mkscript(s, "outs_escape.lua", "return {[\"../escaped\"] = ng.perlin{}}\n");
+    pathf(o, "%s/{name}.png", sub);
+    cli(&r, "render", s, "-o", o, "--size", "8", NULL);
+    EXPECT_ERR(&r, 1, "../escaped");
+    res_free(&r);
+    pathf(esc, "%s/escaped.png", dir);
+    CHECK(!exists(esc));
+}
+
+static void test_vector_output_rgb(void)
+{
+    char s[PATHLEN], o[PATHLEN], g[PATHLEN];
+    res r;
+    unsigned w, h;
+    int depth = 0, ct = -1;
+    mkscript(s, "vector.lua", "return ng.perlin{output = \"vector\"}:fit(-1, 1, 0, 1)\n");
+    tpath(o, "vector.png");
+    cli(&r, "render", s, "-o", o, "--size", "20x12", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(ihdr(o, &w, &h, &depth, &ct));
+    CHECK_INT(w, 20);
+    CHECK_INT(h, 12);
+    CHECK_INT(ct, 2);
+    CHECK_INT(depth, 8);
+
+    mkscript(s, "grey.lua", "return ng.perlin{}\n");
+    tpath(g, "grey.png");
+    cli(&r, "render", s, "-o", g, "--size", "20x12", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(ihdr(g, &w, &h, &depth, &ct));
+    CHECK_INT(ct, 0);
+}
+
+/* ---- 8: atomic output -------------------------------------------------------------------- */
+
+static const char precious[] = "precious contents, not a PNG\n";
+
+static void check_precious(const char *file, int line, const char *path)
+{
+    size_t n;
+    unsigned char *d = slurp(path, &n);
+    if (!d || n != sizeof precious - 1 || memcmp(d, precious, n) != 0)
+        ng_t_fail(file, line, "%s was changed or removed", path);
+    free(d);
+}
+
+static void test_atomic_failed_validation(void)
+{
+    char dir[PATHLEN], s[PATHLEN], o[PATHLEN];
+    res r;
+    mksub(dir, "atomic1");
+    mkscript(s, "atomic1.lua", "return ng.perlin{}\n");
+    pathf(o, "%s/out.png", dir);
+    put_file(o, precious);
+    cli(&r, "render", s, "-o", o, "--size", "32", "--region", "40,0,8,8", NULL);
+    CHECK(r.code == 1 || r.code == 2); /* the exit code has its own test */
+    CHECK_INT(count_lines(r.err), 1);
+    CHECK_CONTAINS(r.err, "--region");
+    res_free(&r);
+    check_precious(__FILE__, __LINE__, o);
+    CHECK_INT(count_entries(dir, ".tmp-"), 0);
+    CHECK_INT(count_entries(dir, ""), 1);
+}
+
+/* A failure at the very end (the rename) after the images were written. */
+static void test_atomic_failed_render(void)
+{
+    char dir[PATHLEN], s[PATHLEN], o[PATHLEN], a[PATHLEN], b[PATHLEN];
+    res r;
+    struct stat st;
+    mksub(dir, "atomic2");
+    /* outputs are written in name order: "a" fails, "b" must stay as it was */
+    mkscript(s, "atomic2.lua", "return {a = ng.perlin{}, b = ng.value{}}\n");
+    pathf(a, "%s/a.png", dir);
+    pathf(b, "%s/b.png", dir);
+    mkdir(a, 0755); /* a.png is a directory: the rename over it fails */
+    put_file(b, precious);
+    pathf(o, "%s/{name}.png", dir);
+    cli(&r, "render", s, "-o", o, "--size", "40", "--tile", "8", NULL);
+    EXPECT_ERR(&r, 1, a);
+    res_free(&r);
+    check_precious(__FILE__, __LINE__, b);
+    CHECK(stat(a, &st) == 0 && S_ISDIR(st.st_mode));
+    CHECK_INT(count_entries(dir, ".tmp-"), 0);
+    CHECK_INT(count_entries(dir, ""), 2);
+
+    /* a single output onto a directory */
+    mkscript(s, "atomic2b.lua", "return ng.perlin{}\n");
+    cli(&r, "render", s, "-o", a, "--size", "40", NULL);
+    EXPECT_ERR(&r, 1, a);
+    res_free(&r);
+    CHECK(stat(a, &st) == 0 && S_ISDIR(st.st_mode));
+    CHECK_INT(count_entries(dir, ".tmp-"), 0);
+}
+
+static void test_missing_directory(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    mkscript(s, "nodir.lua", "return ng.perlin{}\n");
+    tpath(o, "no/such/dir/out.png");
+    cli(&r, "render", s, "-o", o, "--size", "8", NULL);
+    EXPECT_ERR(&r, 1, o);
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+static void test_success_replaces_target(void)
+{
+    char dir[PATHLEN], s[PATHLEN], o[PATHLEN];
+    res r;
+    unsigned w, h;
+    int depth, ct;
+    mksub(dir, "replace");
+    mkscript(s, "replace.lua", "return ng.perlin{}\n");
+    pathf(o, "%s/out.png", dir);
+    put_file(o, precious);
+    cli(&r, "render", s, "-o", o, "--size", "8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(ihdr(o, &w, &h, &depth, &ct) && w == 8 && h == 8);
+    CHECK_INT(count_entries(dir, ""), 1);
+}
+
+/* ---- 9: usage errors --------------------------------------------------------------------- */
+
+static void test_usage_errors(void)
+{
+    char s[PATHLEN], o[PATHLEN], jpg[PATHLEN];
+    res r;
+    mkscript(s, "usage.lua", "return ng.perlin{}\n");
+    tpath(o, "usage.png");
+    tpath(jpg, "usage.jpg");
+
+    cli(&r, NULL);
+    EXPECT_ERR(&r, 2, "--help");
+    res_free(&r);
+
+    cli(&r, "frobnicate", NULL);
+    EXPECT_ERR(&r, 2, "frobnicate", "unknown command");
+    res_free(&r);
+
+    cli(&r, "render", s, NULL);
+    EXPECT_ERR(&r, 2, "-o");
+    res_free(&r);
+
+    cli(&r, "render", "-o", o, NULL);
+    EXPECT_ERR(&r, 2, "SCRIPT");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", o, "--bits", "12", NULL);
+    EXPECT_ERR(&r, 2, "--bits", "12");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", o, "--size", "0", NULL);
+    EXPECT_ERR(&r, 2, "--size", "'0'");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", o, "--size", "10x", NULL);
+    EXPECT_ERR(&r, 2, "--size", "10x");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", o, "--tile", "3", NULL);
+    EXPECT_ERR(&r, 2, "--tile", "'3'", "8 to 1024");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", o, "--threads", "0", NULL);
+    EXPECT_ERR(&r, 2, "--threads", "'0'");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", o, "--region", "1,2,3", NULL);
+    EXPECT_ERR(&r, 2, "--region", "1,2,3", "X,Y,W,H");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", o, "--region", "0,0,0,4", NULL);
+    EXPECT_ERR(&r, 2, "--region");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", jpg, NULL);
+    EXPECT_ERR(&r, 2, jpg, ".png");
+    res_free(&r);
+    CHECK(!exists(jpg));
+
+    cli(&r, "render", s, "--frobnicate", "-o", o, NULL);
+    EXPECT_ERR(&r, 2, "--frobnicate", "unknown option");
+    res_free(&r);
+
+    /* the same unknown option last on the line is still an unknown option */
+    cli(&r, "render", s, "-o", o, "--frobnicate", NULL);
+    EXPECT_ERR(&r, 2, "--frobnicate", "unknown option");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", o, "--size", NULL);
+    EXPECT_ERR(&r, 2, "--size", "needs a value");
+    res_free(&r);
+
+    cli(&r, "render", s, "extra.lua", "-o", o, NULL);
+    EXPECT_ERR(&r, 2, "extra.lua");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", o, "--time-limit", "0", NULL);
+    EXPECT_ERR(&r, 2, "--time-limit");
+    res_free(&r);
+
+    cli(&r, "render", s, "-o", o, "--memory-limit", "lots", NULL);
+    EXPECT_ERR(&r, 2, "--memory-limit", "lots");
+    res_free(&r);
+
+    cli(&r, "info", NULL);
+    EXPECT_ERR(&r, 2, "SCRIPT");
+    res_free(&r);
+
+    CHECK(!exists(o));
+}
+
+/* A region outside the image is wrong on the command line alone. */
+static void test_region_outside_is_usage_error(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    mkscript(s, "region_out.lua", "return ng.perlin{}\n");
+    tpath(o, "region_out.png");
+    cli(&r, "render", s, "-o", o, "--size", "32", "--region", "40,0,8,8", NULL);
+    EXPECT_ERR(&r, 2, "--region", "40,0,8,8", "32x32");
+    res_free(&r);
+    cli(&r, "render", s, "-o", o, "--size", "32", "--region", "16,16,17,8", NULL);
+    EXPECT_ERR(&r, 2, "--region", "32x32");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+/* ---- 10: help, version, nodes, info ------------------------------------------------------ */
+
+static void test_help_version(void)
+{
+    res r;
+    cli(&r, "--help", NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "render");
+    CHECK_CONTAINS(r.out, "--region");
+    CHECK_CONTAINS(r.out, "--set");
+    res_free(&r);
+
+    cli(&r, "-h", NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "render");
+    res_free(&r);
+
+    cli(&r, "--version", NULL);
+    EXPECT_OK(&r);
+    CHECK(strncmp(r.out, "noisegraph 0.", 13) == 0);
+    CHECK_INT(count_lines(r.out), 1);
+    res_free(&r);
+}
+
+static void test_nodes(void)
+{
+    static const char *const words[] = {"noise", "perlin", "simplex", "value", "fractal", "fbm",
+                                        "warp",  "fit",    "element_size", "octaves", "amount"};
+    size_t i;
+    res r;
+    cli(&r, "nodes", NULL);
+    EXPECT_OK(&r);
+    for (i = 0; i < sizeof words / sizeof words[0]; i++) CHECK_CONTAINS(r.out, words[i]);
+    res_free(&r);
+
+    cli(&r, "nodes", "noise", NULL);
+    EXPECT_OK(&r);
+    CHECK(strncmp(r.out, "noise", 5) == 0);
+    CHECK_CONTAINS(r.out, "element_size");
+    CHECK_CONTAINS(r.out, "seed");
+    CHECK(!strstr(r.out, "lacunarity")); /* only that type */
+    res_free(&r);
+
+    cli(&r, "nodes", "perlin", NULL); /* a shorthand finds its type */
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "element_size");
+    res_free(&r);
+
+    cli(&r, "nodes", "fbm", NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "octaves");
+    CHECK_CONTAINS(r.out, "lacunarity");
+    res_free(&r);
+
+    cli(&r, "nodes", "warp", NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "source");
+    CHECK_CONTAINS(r.out, "by");
+    CHECK_CONTAINS(r.out, "amount");
+    res_free(&r);
+
+    cli(&r, "nodes", "nosuch", NULL);
+    EXPECT_ERR(&r, 2, "'nosuch'");
+    res_free(&r);
+
+    cli(&r, "nodes", "noise", "warp", NULL);
+    EXPECT_ERR(&r, 2, "nodes");
+    res_free(&r);
+}
+
+static void test_info(void)
+{
+    char s[PATHLEN], bad[PATHLEN], where[PATHLEN];
+    res r;
+    mkscript(s, "info.lua",
+             "local seed = ng.param(\"seed\", 3, {min = 0, max = 100, doc = \"pattern seed\"})\n"
+             "local n = ng.perlin{seed = seed}\n"
+             "local f = ng.fbm{source = n, octaves = 4}\n"
+             "return {height = f, mask = f:fit(-1, 1, 0, 1)}\n");
+    cli(&r, "info", s, NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "param seed = 3");
+    CHECK_CONTAINS(r.out, "pattern seed");
+    CHECK_CONTAINS(r.out, "perlin");
+    CHECK_CONTAINS(r.out, "fbm");
+    CHECK_CONTAINS(r.out, "fit");
+    CHECK_CONTAINS(r.out, "height");
+    CHECK_CONTAINS(r.out, "mask");
+    pathf(where, "at %s:2", s); /* where each node was made */
+    CHECK_CONTAINS(r.out, where);
+    res_free(&r);
+
+    cli(&r, "info", s, "--set", "seed=9", NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "param seed = 9");
+    res_free(&r);
+
+    mkscript(bad, "info_bad.lua", "return ng.perlin{elment_size = 3}\n");
+    cli(&r, "info", bad, NULL);
+    EXPECT_ERR(&r, 1, at(bad, 1), "'elment_size'", "did you mean 'element_size'");
+    res_free(&r);
+}
+
+/* ---- 11: 16-bit ---------------------------------------------------------------------------- */
+
+static void test_bits(void)
+{
+    char s[PATHLEN], v[PATHLEN], o8[PATHLEN], o16[PATHLEN], ov[PATHLEN];
+    res r;
+    unsigned w, h;
+    int depth = 0, ct = -1, dw, dh, i, differ = 0, finer = 0;
+    unsigned char *p8;
+    uint16_t *p16;
+    mkscript(s, "bits.lua", "return ng.perlin{element_size = 8}:fit(-1, 1, 0, 1)\n");
+    tpath(o8, "bits8.png");
+    tpath(o16, "bits16.png");
+    cli(&r, "render", s, "-o", o8, "--size", "16", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", s, "-o", o16, "--size", "16", "--bits", "16", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(ihdr(o8, &w, &h, &depth, &ct));
+    CHECK_INT(depth, 8);
+    CHECK_INT(ct, 0);
+    CHECK(ihdr(o16, &w, &h, &depth, &ct));
+    CHECK_INT(depth, 16);
+    CHECK_INT(ct, 0);
+
+    /* the 16-bit samples are the same image, finer: each rounds the same
+     * value, so they agree within half an 8-bit step plus half a 16-bit one */
+    p8 = decode(o8, PNG_FORMAT_GRAY, &dw, &dh);
+    p16 = decode(o16, PNG_FORMAT_LINEAR_Y, &dw, &dh);
+    CHECK(p8 && p16);
+    if (p8 && p16) {
+        for (i = 0; i < 16 * 16; i++) {
+            if (fabs(p16[i] / 65535.0 - p8[i] / 255.0) > 0.5 / 255.0 + 0.5 / 65535.0) differ++;
+            if (p16[i] % 257) finer++;
+        }
+        CHECK_INT(differ, 0);
+        CHECK(finer > 16 * 16 / 2); /* not 8-bit values widened */
+    }
+    free(p8);
+    free(p16);
+
+    mkscript(v, "bits_vec.lua", "return ng.perlin{output = \"vector\"}:fit(-1, 1, 0, 1)\n");
+    tpath(ov, "bits_vec.png");
+    cli(&r, "render", v, "-o", ov, "--size", "16", "--bits", "16", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(ihdr(ov, &w, &h, &depth, &ct));
+    CHECK_INT(depth, 16);
+    CHECK_INT(ct, 2);
+}
+
+/* ---- 12: determinism ------------------------------------------------------------------------ */
+
+static void test_threads_tiles_identical(void)
+{
+    static const char *const runs[][2] = {{"1", "16"}, {"2", "64"}, {"7", "256"}, {"3", "8"}};
+    char s[PATHLEN], o[4][PATHLEN], name[64];
+    size_t i;
+    res r;
+    unsigned w = 0, h = 0;
+    int depth, ct;
+    pathf(s, "%s/graphs/terrain.lua", ng_root);
+    for (i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        snprintf(name, sizeof name, "terrain_t%s_tile%s.png", runs[i][0], runs[i][1]);
+        tpath(o[i], name);
+        cli(&r, "render", s, "-o", o[i], "--size", "96x80", "--threads", runs[i][0], "--tile", runs[i][1], NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+    }
+    CHECK(ihdr(o[0], &w, &h, &depth, &ct));
+    CHECK_INT(w, 96);
+    CHECK_INT(h, 80);
+    for (i = 1; i < sizeof runs / sizeof runs[0]; i++)
+        if (!same_bytes(o[0], o[i])) ng_t_fail(__FILE__, __LINE__, "%s differs from %s", o[i], o[0]);
+}
+
+/* Four region renders, split off the tile grid, give exactly the full image. */
+static void check_stitch(const char *bits, png_uint_32 format, size_t bpp)
+{
+    static const int split_x = 40, split_y = 24, size = 64;
+    const int rx[4] = {0, split_x, 0, split_x}, ry[4] = {0, 0, split_y, split_y};
+    const int rw[4] = {split_x, size - split_x, split_x, size - split_x};
+    const int rh[4] = {split_y, split_y, size - split_y, size - split_y};
+    char s[PATHLEN], full[PATHLEN], part[PATHLEN], region[64], name[64];
+    unsigned char *fp, *pp;
+    int fw, fh, pw, ph, q, y, mismatched = 0;
+    res r;
+    pathf(s, "%s/graphs/terrain.lua", ng_root);
+    snprintf(name, sizeof name, "stitch%s_full.png", bits);
+    tpath(full, name);
+    cli(&r, "render", s, "-o", full, "--size", "64", "--bits", bits, "--tile", "16", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    fp = decode(full, format, &fw, &fh);
+    if (!fp || fw != size || fh != size) {
+        ng_t_fail(__FILE__, __LINE__, "%s: not a %dx%d PNG", full, size, size);
+        free(fp);
+        return;
+    }
+    for (q = 0; q < 4; q++) {
+        snprintf(region, sizeof region, "%d,%d,%d,%d", rx[q], ry[q], rw[q], rh[q]);
+        snprintf(name, sizeof name, "stitch%s_q%d.png", bits, q);
+        tpath(part, name);
+        cli(&r, "render", s, "-o", part, "--size", "64", "--bits", bits, "--region", region, "--tile", "16",
+            "--threads", q & 1 ? "3" : "1", NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        pp = decode(part, format, &pw, &ph);
+        if (!pp || pw != rw[q] || ph != rh[q]) {
+            ng_t_fail(__FILE__, __LINE__, "%s (region %s): not a %dx%d PNG", part, region, rw[q], rh[q]);
+            free(pp);
+            continue;
+        }
+        for (y = 0; y < ph; y++)
+            if (memcmp(pp + (size_t)y * (size_t)pw * bpp,
+                       fp + ((size_t)(ry[q] + y) * (size_t)size + (size_t)rx[q]) * bpp, (size_t)pw * bpp))
+                mismatched++;
+        if (mismatched) ng_t_fail(__FILE__, __LINE__, "region %s (%s bits): %d rows differ", region, bits, mismatched);
+        mismatched = 0;
+        free(pp);
+    }
+    free(fp);
+}
+
+static void test_regions_stitch(void)
+{
+    check_stitch("8", PNG_FORMAT_GRAY, 1);
+    check_stitch("16", PNG_FORMAT_LINEAR_Y, 2);
+}
+
+static void test_cli_environment(void)
+{
+    ng_t_fail(__FILE__, __LINE__, "NG_BIN (an executable noisegraph) and NG_ROOT must be set: NG_BIN=%s NG_ROOT=%s",
+              ng_bin ? ng_bin : "(unset)", ng_root ? ng_root : "(unset)");
+}
+
+/* ---- suite ------------------------------------------------------------------------------------ */
+
+void suite_cli(void)
+{
+    ng_bin = getenv("NG_BIN");
+    ng_root = getenv("NG_ROOT");
+    if (!ng_bin || !*ng_bin || !ng_root || !*ng_root || access(ng_bin, X_OK) != 0) {
+        RUN(test_cli_environment);
+        return;
+    }
+    pathf(tmpdir, "%s/ngcli-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        perror("test_cli: mkdtemp");
+        return;
+    }
+    setenv("HOME", tmpdir, 0); /* the --unsafe test reads it */
+
+    RUN(test_unknown_key_suggests);
+    RUN(test_wrong_type);
+    RUN(test_out_of_range);
+    RUN(test_bad_enum);
+    RUN(test_missing_input);
+    RUN(test_channel_count);
+    RUN(test_operators);
+    RUN(test_unknown_method);
+    RUN(test_script_errors);
+    RUN(test_return_not_node);
+    RUN(test_sandbox_denies);
+    RUN(test_require_beside_script);
+    RUN(test_require_refused);
+    RUN(test_unsafe_full_library);
+    RUN(test_time_limit);
+    RUN(test_time_limit_pcall);
+    RUN(test_memory_limit);
+    RUN(test_set_changes_image);
+    RUN(test_set_errors);
+    RUN(test_outputs_suffixed);
+    RUN(test_outputs_name_pattern);
+    RUN(test_output_names_stay_in_directory);
+    RUN(test_vector_output_rgb);
+    RUN(test_atomic_failed_validation);
+    RUN(test_atomic_failed_render);
+    RUN(test_missing_directory);
+    RUN(test_success_replaces_target);
+    RUN(test_usage_errors);
+    RUN(test_region_outside_is_usage_error);
+    RUN(test_help_version);
+    RUN(test_nodes);
+    RUN(test_info);
+    RUN(test_bits);
+    RUN(test_threads_tiles_identical);
+    RUN(test_regions_stitch);
+
+    nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
