@@ -71,10 +71,15 @@ static double elapsed(const struct timespec *t0)
 static void time_hook(lua_State *L, lua_Debug *ar)
 {
     hoststate *h = host(L);
+    char msg[160];
     (void)ar;
-    if (elapsed(&h->start) > h->o->time_limit)
-        luaL_error(L, "the script ran longer than its time limit of %g s (raise it with --time-limit)",
-                   h->o->time_limit);
+    if (elapsed(&h->start) <= h->o->time_limit) return;
+    /* From now on fail at every instruction, so a pcall cannot swallow the
+     * error and carry on: the first instruction outside it fails too. */
+    lua_sethook(L, time_hook, LUA_MASKCOUNT, 1);
+    snprintf(msg, sizeof msg, "the script ran longer than its time limit of %g s (raise it with --time-limit)",
+             h->o->time_limit);
+    luaL_error(L, "%s", msg);
 }
 
 /* ---- sandbox ------------------------------------------------------------------ */
@@ -224,9 +229,12 @@ static int l_param(lua_State *L)
     }
     if (t == LUA_TNUMBER) {
         double v = lua_tonumber(L, 2);
-        if ((has_min && v < mn) || (has_max && v > mx))
-            return luaL_error(L, "parameter '%s' = %g is outside %g to %g", name, v, has_min ? mn : -HUGE_VAL,
-                              has_max ? mx : HUGE_VAL);
+        if ((has_min && v < mn) || (has_max && v > mx)) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "parameter '%s' = %g is outside %g to %g", name, v, has_min ? mn : -HUGE_VAL,
+                     has_max ? mx : HUGE_VAL);
+            return luaL_error(L, "%s", msg);
+        }
     }
     for (i = 0; i < s->nparams; i++)
         if (strcmp(s->params[i].name, name) == 0) break;
@@ -253,6 +261,18 @@ static int l_param(lua_State *L)
 
 /* ---- running ----------------------------------------------------------------------- */
 
+/* Output names become parts of file names: no directories, no dot files. */
+static int valid_output_name(const char *s)
+{
+    const char *c;
+    if (!*s || *s == '.' || strlen(s) > 64) return 0;
+    for (c = s; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+              *c == '-' || *c == '.'))
+            return 0;
+    return 1;
+}
+
 static int collect_outputs(lua_State *L, const char *path, ng_script *s, ng_error *err)
 {
     int id = ng_lua_node_id(L, -1), i, j;
@@ -270,6 +290,9 @@ static int collect_outputs(lua_State *L, const char *path, ng_script *s, ng_erro
         if (lua_type(L, -2) != LUA_TSTRING)
             return ng_errorf(err, "%s: returned outputs must be named (name = node), got a %s key", path,
                              luaL_typename(L, -2));
+        if (!valid_output_name(lua_tostring(L, -2)))
+            return ng_errorf(err, "%s: output name '%s' must be letters, digits, '_', '-' or '.' (it names a file)",
+                             path, lua_tostring(L, -2));
         if ((id = ng_lua_node_id(L, -1)) < 0)
             return ng_errorf(err, "%s: output '%s' is a %s, not a node", path, lua_tostring(L, -2),
                              luaL_typename(L, -1));

@@ -5,6 +5,7 @@
 #include "host.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,15 +36,16 @@ static const char usage_text[] =
 
 static int failf(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-#include <stdarg.h>
 static int failf(int code, const char *fmt, ...)
 {
+    char msg[1024], *c;
     va_list ap;
-    fputs("noisegraph: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    for (c = msg; *c; c++) /* one line, whatever the script's message held */
+        if (*c == '\n' || *c == '\r' || *c == '\t') *c = ' ';
+    fprintf(stderr, "noisegraph: %s\n", msg);
     return code;
 }
 
@@ -79,6 +81,17 @@ static int parse_list(const char *s, double *v, int n)
     return i == n ? 0 : -1;
 }
 
+static int takes_value(const char *opt)
+{
+    static const char *const opts[] = {"-o", "--output", "--size", "--bits", "--region", "--threads", "--tile",
+                                       "--origin", "--pixel-size", "--z", "--time", "--set", "--time-limit",
+                                       "--memory-limit", NULL};
+    int i;
+    for (i = 0; opts[i]; i++)
+        if (!strcmp(opt, opts[i])) return 1;
+    return 0;
+}
+
 typedef struct cli {
     const char *script, *output;
     int bits, quiet;
@@ -105,6 +118,7 @@ static int parse(int argc, char **argv, cli *c)
         }
         if (!strcmp(a, "--unsafe")) { c->h.unsafe = 1; continue; }
         if (!strcmp(a, "--quiet")) { c->quiet = 1; continue; }
+        if (!takes_value(a)) return failf(2, "%s: unknown option (see --help)", a);
         if (!v) return failf(2, "%s: needs a value (see --help)", a);
         i++;
         if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
@@ -164,11 +178,13 @@ static int parse(int argc, char **argv, cli *c)
         } else if (!strcmp(a, "--memory-limit")) {
             if (parse_double(v, &d[0]) || !(d[0] >= 1)) return failf(2, "--memory-limit: '%s' is not MiB (1 or more)", v);
             c->h.memory_limit = d[0] * 1024 * 1024;
-        } else {
-            return failf(2, "%s: unknown option (see --help)", a);
         }
     }
     c->r.dims = c->time_set ? 4 : c->z_set ? 3 : 2;
+    if (c->r.region[2] && ((long)c->r.region[0] + c->r.region[2] > c->r.width ||
+                           (long)c->r.region[1] + c->r.region[3] > c->r.height))
+        return failf(2, "--region: %d,%d,%d,%d does not fit in the %dx%d image", c->r.region[0], c->r.region[1],
+                     c->r.region[2], c->r.region[3], c->r.width, c->r.height);
     return 0;
 }
 
@@ -352,10 +368,7 @@ out:
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fputs(usage_text, stderr);
-        return 2;
-    }
+    if (argc < 2) return failf(2, "no command (render, nodes, info; see --help)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(usage_text, stdout);
         return 0;
