@@ -7,6 +7,8 @@
 
 CC      ?= gcc
 SAN     ?= 0
+# objects of another compiler go to their own tree: make CC=clang test
+COMPILER := $(if $(filter cc gcc,$(notdir $(CC))),,-$(notdir $(CC)))
 PKGS    := liblua5.4-dev libpng-dev libstb-dev
 # header that proves each package is present
 PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_image.h
@@ -17,12 +19,12 @@ FPFLAGS := -ffp-contract=off -fno-fast-math
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(FPFLAGS) $(WARN) -Icore -Inodes \
                -I/usr/include/lua5.4 -I/usr/include/stb
 ifeq ($(SAN),1)
-  BUILD  := build/san
+  BUILD  := build/san$(COMPILER)
   CFLAGS := $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer \
             -fsanitize=address,undefined -fno-sanitize-recover=undefined
   LDSAN  := -fsanitize=address,undefined
 else
-  BUILD  := build/opt
+  BUILD  := build/opt$(COMPILER)
   CFLAGS := $(CFLAGS_BASE) -O3
   LDSAN  :=
 endif
@@ -45,7 +47,7 @@ all: deps $(BIN) $(LIB) build/noisegraph
 # build/noisegraph always points at the optimised binary the README uses.
 build/noisegraph: $(BIN)
 	@mkdir -p build
-	@if [ "$(SAN)" = 0 ]; then ln -sf opt/noisegraph build/noisegraph; fi
+	@if [ "$(SAN)" = 0 ] && [ -z "$(COMPILER)" ]; then ln -sf opt/noisegraph build/noisegraph; fi
 
 deps:
 	@missing=""; set -- $(PKG_HDRS); for p in $(PKGS); do \
@@ -61,16 +63,20 @@ deps:
 
 $(BUILD)/%.o: %.c $(wildcard core/*.h nodes/*.h lua/*.h tests/*.h) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	@echo "  CC  $<"
+	@$(CC) $(CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
-	ar rcs $@ $^
+	@echo "  AR  $@"
+	@ar rcs $@ $^
 
 $(BIN): $(CLI_OBJ) $(LIB)
-	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+	@echo "  LD  $@"
+	@$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
 $(TESTBIN): $(TEST_OBJ) $(LIB)
-	$(CC) $(LDSAN) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS)
+	@echo "  LD  $@"
+	@$(CC) $(LDSAN) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS)
 
 test: deps $(BIN) $(TESTBIN)
 	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN)

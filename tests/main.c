@@ -11,7 +11,7 @@ static const struct {
     void (*fn)(void);
 } suites[] = {
     {"kernels", suite_kernels}, {"png", suite_png},       {"core", suite_core},
-    {"render", suite_render},   {"cli", suite_cli},
+    {"render", suite_render},   {"cli", suite_cli},         {"graphs", suite_graphs},
 };
 
 int main(int argc, char **argv)

@@ -7,5 +7,6 @@ void suite_png(void);
 void suite_core(void);
 void suite_render(void);
 void suite_cli(void);
+void suite_graphs(void);
 
 #endif

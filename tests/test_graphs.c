@@ -1,0 +1,158 @@
+/*
+ * test_graphs.c — every example script in graphs/ renders, and renders the
+ * same pixels as when its golden hash was recorded (tests/golden.txt):
+ * a change to any kernel, node or the evaluation order shows up here.
+ *
+ * golden.txt lines: "SCRIPT[:OUTPUT] WxH HASH", where HASH is FNV-1a 64 of
+ * the decoded 16-bit samples (little-endian pairs). Lines starting with #
+ * are comments. To re-record after an intended change:
+ *     NG_UPDATE_GOLDEN=1 make test   (then review and commit golden.txt)
+ */
+#include "cli_support.h"
+#include "suites.h"
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_GOLDEN 64
+
+typedef struct golden {
+    char script[200], output[200];
+    int w, h;
+    unsigned long long hash;
+} golden;
+
+static golden entries[MAX_GOLDEN];
+static int nentries;
+static char golden_path[PATHLEN];
+
+static int load_golden(void)
+{
+    FILE *f;
+    char line[512];
+    pathf(golden_path, "%s/tests/golden.txt", ng_root);
+    if (!(f = fopen(golden_path, "r"))) return -1;
+    while (fgets(line, sizeof line, f) && nentries < MAX_GOLDEN) {
+        golden *e = &entries[nentries];
+        char name[200], *colon;
+        if (line[0] == '#' || line[0] == '\n') continue;
+        if (sscanf(line, "%199s %dx%d %llx", name, &e->w, &e->h, &e->hash) != 4) continue;
+        colon = strchr(name, ':');
+        if (colon) {
+            *colon = 0;
+            snprintf(e->output, sizeof e->output, "%s", colon + 1);
+        }
+        snprintf(e->script, sizeof e->script, "%s", name);
+        nentries++;
+    }
+    fclose(f);
+    return 0;
+}
+
+static unsigned long long fnv1a(const uint16_t *v, size_t n)
+{
+    unsigned long long h = 0xcbf29ce484222325ULL;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h = (h ^ (v[i] & 0xFF)) * 0x100000001b3ULL;
+        h = (h ^ (v[i] >> 8)) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* Renders entry e at 16 bits and returns the hash of its pixels, 0 on failure. */
+static unsigned long long render_hash(const golden *e)
+{
+    char script[PATHLEN], out[PATHLEN], file[PATHLEN], size[32];
+    unsigned w, h;
+    int depth, ctype, dw, dh;
+    unsigned long long hash = 0;
+    uint16_t *px;
+    res r;
+    pathf(script, "%s/graphs/%s", ng_root, e->script);
+    if (e->output[0]) {
+        tpath(out, "{name}.png");
+        pathf(file, "%s/%s.png", tmpdir, e->output);
+    } else {
+        tpath(out, "golden.png");
+        pathf(file, "%s", out);
+    }
+    snprintf(size, sizeof size, "%dx%d", e->w, e->h);
+    cli(&r, "render", script, "-o", out, "--size", size, "--bits", "16", "--threads", "2", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    if (!ihdr(file, &w, &h, &depth, &ctype)) {
+        ng_t_fail(__FILE__, __LINE__, "%s: no PNG at %s", e->script, file);
+        return 0;
+    }
+    px = decode(file, ctype == 2 ? PNG_FORMAT_LINEAR_RGB : PNG_FORMAT_LINEAR_Y, &dw, &dh);
+    CHECK(px != NULL);
+    CHECK_INT(depth, 16);
+    CHECK_INT(dw, e->w);
+    CHECK_INT(dh, e->h);
+    if (px) hash = fnv1a(px, (size_t)dw * (size_t)dh * (ctype == 2 ? 3 : 1));
+    free(px);
+    return hash;
+}
+
+static void test_graphs_match_golden_hashes(void)
+{
+    int i, update = getenv("NG_UPDATE_GOLDEN") != NULL;
+    FILE *f = NULL;
+    CHECK(nentries > 0);
+    if (update && !(f = fopen(golden_path, "w"))) {
+        ng_t_fail(__FILE__, __LINE__, "cannot rewrite %s", golden_path);
+        return;
+    }
+    if (f) fprintf(f, "# SCRIPT[:OUTPUT] WxH FNV-1a-64 of the 16-bit pixels (see tests/test_graphs.c)\n");
+    for (i = 0; i < nentries; i++) {
+        const golden *e = &entries[i];
+        unsigned long long got = render_hash(e);
+        if (f) {
+            fprintf(f, "%s%s%s %dx%d %016llx\n", e->script, e->output[0] ? ":" : "", e->output, e->w, e->h, got);
+            continue;
+        }
+        if (got != e->hash)
+            ng_t_fail(__FILE__, __LINE__, "%s%s%s at %dx%d: pixels hash to %016llx, golden is %016llx", e->script,
+                      e->output[0] ? ":" : "", e->output, e->w, e->h, got, e->hash);
+    }
+    if (f) fclose(f);
+}
+
+/* Every example script has a golden entry, so none goes untested. */
+static void test_every_graph_has_a_golden_entry(void)
+{
+    char dir[PATHLEN];
+    DIR *d;
+    struct dirent *de;
+    pathf(dir, "%s/graphs", ng_root);
+    CHECK((d = opendir(dir)) != NULL);
+    while (d && (de = readdir(d))) {
+        size_t n = strlen(de->d_name);
+        int i, found = 0;
+        if (n < 5 || strcmp(de->d_name + n - 4, ".lua") != 0) continue;
+        for (i = 0; i < nentries; i++) found |= strcmp(entries[i].script, de->d_name) == 0;
+        if (!found) ng_t_fail(__FILE__, __LINE__, "graphs/%s has no line in tests/golden.txt", de->d_name);
+    }
+    if (d) closedir(d);
+}
+
+static void test_graphs_environment(void)
+{
+    ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository (run `make test`)");
+}
+
+void suite_graphs(void)
+{
+    if (cli_setup("nggraphs")) {
+        RUN(test_graphs_environment);
+        return;
+    }
+    if (load_golden()) ng_t_fail(__FILE__, __LINE__, "cannot read tests/golden.txt");
+    RUN(test_graphs_match_golden_hashes);
+    RUN(test_every_graph_has_a_golden_entry);
+    cli_teardown();
+}
