@@ -13,11 +13,21 @@
 
 #include <stdint.h>
 
+enum { NG_WORLEY_F1, NG_WORLEY_F2, NG_WORLEY_F2_F1, NG_WORLEY_CELL };
+enum { NG_METRIC_EUCLIDEAN, NG_METRIC_MANHATTAN, NG_METRIC_CHEBYSHEV };
+
 typedef struct ng_noise_pts {
-    int n, dims;       /* dims 2 or 3 (1 and 4 reserved) */
+    int n, dims;       /* 1 to 4 */
     double anchor[4];  /* noise-space anchor, may be huge: point i is at anchor[d] + f[d][i] */
     const float *f[4]; /* noise-space offsets, modest magnitude (|f| < ~1e5); f[d] read for d < dims */
     uint32_t seed;
+    /* Tileable output: the lattice repeats every period[d] cells along axis
+     * d (0: no period). Only whole cells, so a basis's look is unchanged. */
+    uint32_t period[4];
+    float flow;        /* perlin flow: gradient rotation in turns (0 and 1 identical) */
+    float jitter;      /* worley: feature point spread within its cell, 0 to 1 */
+    int feature;       /* worley: NG_WORLEY_* */
+    int metric;        /* worley: NG_METRIC_* */
 } ng_noise_pts;
 
 /*
