@@ -10,6 +10,7 @@
 #include "types.h"
 
 #include <math.h>
+#include <string.h>
 
 typedef void (*basis_fn)(const ng_noise_pts *p, float *out);
 
@@ -100,6 +101,7 @@ static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
     int d, c, i;
     (void)in;
     if (!f) return -1;
+    memset(&pts, 0, sizeof pts);
     pts.n = b->n;
     pts.dims = b->dims;
     for (d = 0; d < b->dims; d++) {
