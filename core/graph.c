@@ -80,6 +80,7 @@ int ng_node_channels(const ng_node *n) { return n->channels; }
 int ng_node_input(const ng_node *n, int k) { return n->input[k]; }
 const ng_value *ng_node_param(const ng_node *n, int k) { return &n->param[k]; }
 const char *ng_node_label(const ng_node *n) { return n->label; }
+int ng_node_param_set(const ng_node *n, int k) { return (int)((n->set >> k) & 1); }
 const char *ng_node_where(const ng_node *n) { return n->where; }
 
 /* ---- descriptor lookups --------------------------------------------- */
@@ -214,6 +215,7 @@ int ng_set_number(ng_node *n, int k, double v, ng_error *err)
     if (check_bounds(n, p, v, err)) return -1;
     n->param[k].v[0] = v;
     n->param[k].i = p->kind == NG_PARAM_INT ? (int)v : 0;
+    n->set |= 1ull << k;
     return 0;
 }
 
@@ -224,6 +226,7 @@ int ng_set_vec3(ng_node *n, int k, const double v[3], ng_error *err)
     for (d = 0; d < 3; d++)
         if (check_bounds(n, &n->type->params[k], v[d], err)) return -1;
     memcpy(n->param[k].v, v, 3 * sizeof(double));
+    n->set |= 1ull << k;
     return 0;
 }
 
@@ -237,6 +240,7 @@ int ng_set_choice(ng_node *n, int k, const char *choice, ng_error *err)
     idx = ng_enum_index(p, choice);
     if (idx >= 0) {
         n->param[k].i = idx;
+        n->set |= 1ull << k;
         return 0;
     }
     list[0] = 0;
@@ -249,6 +253,7 @@ int ng_set_bool(ng_node *n, int k, int v, ng_error *err)
 {
     if (check_kind(n, k, NG_PARAM_BOOL, err)) return -1;
     n->param[k].i = v != 0;
+    n->set |= 1ull << k;
     return 0;
 }
 
@@ -259,6 +264,7 @@ int ng_set_string(ng_node *n, int k, const char *s, ng_error *err)
     if (!(d = dupstr(s))) return ng_errorf(err, "%s: out of memory", node_name(n));
     free(n->param[k].s);
     n->param[k].s = d;
+    n->set |= 1ull << k;
     return 0;
 }
 
@@ -272,6 +278,7 @@ int ng_set_range(ng_node *n, int k, int mode, double lo, double hi, ng_error *er
     n->param[k].i = mode;
     n->param[k].v[0] = mode == NG_RANGE_CUSTOM ? lo : 0;
     n->param[k].v[1] = mode == NG_RANGE_CUSTOM ? hi : 0;
+    n->set |= 1ull << k;
     return 0;
 }
 
@@ -368,20 +375,28 @@ fail:
 /* The first node reachable from the roots that cannot evaluate in `dims`
  * dimensions, or NULL. Inputs always have lower ids, so one descending
  * sweep marks everything reachable. */
-const ng_node *ng__find_dims_conflict(const ng_graph *g, const int *roots, int nroots, int dims)
+unsigned char *ng__reachable(const ng_graph *g, const int *roots, int nroots)
 {
     unsigned char *mark = calloc((size_t)g->n + 1, 1);
-    const ng_node *bad = NULL;
     int i, k;
     if (!mark) return NULL;
     for (i = 0; i < nroots; i++) mark[roots[i]] = 1;
     for (i = g->n - 1; i >= 0; i--) {
-        const ng_node *n = g->nodes[i];
         if (!mark[i]) continue;
-        if (!(n->dims & (1u << dims))) bad = n; /* the lowest id wins: the culprit, not its consumers */
-        for (k = 0; k < n->type->ninputs; k++)
-            if (n->input[k] >= 0) mark[n->input[k]] = 1;
+        for (k = 0; k < g->nodes[i]->type->ninputs; k++)
+            if (g->nodes[i]->input[k] >= 0) mark[g->nodes[i]->input[k]] = 1;
     }
+    return mark;
+}
+
+const ng_node *ng__find_dims_conflict(const ng_graph *g, const int *roots, int nroots, int dims)
+{
+    unsigned char *mark = ng__reachable(g, roots, nroots);
+    const ng_node *bad = NULL;
+    int i;
+    if (!mark) return NULL;
+    for (i = g->n - 1; i >= 0; i--) /* the lowest id wins: the culprit, not its consumers */
+        if (mark[i] && !(g->nodes[i]->dims & (1u << dims))) bad = g->nodes[i];
     free(mark);
     return bad;
 }

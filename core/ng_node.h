@@ -17,6 +17,7 @@ struct ng_node {
     unsigned dims;            /* dimensions every node below supports */
     int input[NG_MAX_INPUTS]; /* source node ids, -1 when unconnected */
     ng_value *param;          /* type->nparams values */
+    uint64_t set;             /* bit k: parameter k was given (not its default) */
     char *label, *where;
     /* Type-owned precomputed state, freed with free() by the graph. */
     void *state;
@@ -35,6 +36,9 @@ struct ng_block {
     double anchor[4];
     const float *p[4];
     float footprint;   /* world size of one pixel here, for detail cut-off */
+    /* Tileable renders: the image repeats every period[d] world units along
+     * axis d (0: not tiled). Scaled along with positions (fractal octaves). */
+    double period[4];
     uint32_t seed;     /* seed offset travelling with the call (fractal octaves) */
     uint32_t pos_id;   /* identity of these positions within the tile, for the memo */
 };

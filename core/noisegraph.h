@@ -13,6 +13,7 @@
 
 #define NG_VERSION "0.1.0"
 #define NG_MAX_INPUTS 8
+#define NG_MAX_PARAMS 64 /* per type: the set-mask is 64 bits */
 #define NG_MAX_CHANNELS 4
 #define NG_MAX_NODES 1000000
 /* How many position-changing nodes (warps, fractals) may nest on one path.
@@ -99,6 +100,10 @@ typedef struct ng_node_type {
     /* After parameters and inputs are set: check cross-field rules, set the
      * output channel count, precompute. 0, or -1 with err filled. */
     int (*setup)(ng_node *node, const int *input_channels, ng_error *err);
+    /* Tileable renders (optional): when the node adjusts itself so the image
+     * repeats every period[d] world units, write a one-line note saying how
+     * into buf and return 1; otherwise return 0. */
+    int (*tile_note)(const ng_node *node, const double period[4], char *buf, size_t len);
     /* Evaluate at block b into out (channels * b->n floats, channel-major).
      * in[k]: output of same-position input k (NULL for pull inputs and
      * unconnected optional inputs). 0, or -1 with the context's error set. */
@@ -154,6 +159,8 @@ int ng_node_channels(const ng_node *n);
 int ng_node_input(const ng_node *n, int k); /* source id or -1 */
 const ng_value *ng_node_param(const ng_node *n, int k);
 const char *ng_node_label(const ng_node *n);
+/* Whether parameter k was given explicitly rather than left at its default. */
+int ng_node_param_set(const ng_node *n, int k);
 const char *ng_node_where(const ng_node *n);
 
 /* ---- rendering -------------------------------------------------------- */
@@ -177,6 +184,11 @@ typedef struct ng_render_opts {
     int threads;            /* 0: one per CPU */
     int tile;               /* tile edge, pixels */
     int progress;           /* report progress on stderr */
+    int tileable;           /* the image wraps seamlessly in x and y */
+    /* Called (on the calling thread, before any tile) with notes a user
+     * should see, e.g. how a node adjusted itself to tile. May be NULL. */
+    void (*note)(void *user, const char *msg);
+    void *note_user;
 } ng_render_opts;
 
 void ng_render_defaults(ng_render_opts *o, int width, int height);
@@ -197,12 +209,26 @@ int ng_eval_points(const ng_graph *g, int root, int dims, const double *const *x
 
 /* ---- files -------------------------------------------------------------- */
 
-/* A sink writing an 8- or 16-bit grey (1 channel) or RGB (3 channels) PNG,
- * values in [0,1] clamped, band by band into a temporary file beside path
- * that is renamed over path only when the render succeeded. */
-typedef struct ng_png_sink ng_png_sink;
-ng_png_sink *ng_png_sink_new(const char *path, int bits, ng_error *err);
-ng_sink ng_png_sink_as_sink(ng_png_sink *p);
-void ng_png_sink_free(ng_png_sink *p);
+/* A sink writing an image file, band by band into a temporary file beside
+ * path that is renamed over path only when the render succeeded: a failed
+ * or cancelled render leaves whatever was there and no temporary file.
+ * The format comes from the extension (case ignored):
+ *   .png        8- or 16-bit grey or RGB, values clamped to [0,1];
+ *   .pfm        Portable Float Map, 32-bit float grey or RGB, values as
+ *               they are (not clamped; NaN and infinities kept);
+ *   .r16, .raw  headerless 16-bit little-endian grey heightmap (Unity,
+ *               Unreal), values clamped to [0,1].
+ * bits is the sample depth, or 0 for the format's default (PNG: 8); a
+ * depth the format does not have is an error. Error messages start with
+ * the path. */
+typedef struct ng_file_sink ng_file_sink;
+ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err);
+ng_sink ng_file_sink_as_sink(ng_file_sink *s);
+void ng_file_sink_free(ng_file_sink *s);
+/* The checks of ng_file_sink_new, creating nothing: path names a format
+ * and bits suits it. 0, or -1 with err filled. */
+int ng_file_check(const char *path, int bits, ng_error *err);
+/* The extensions understood, for messages: ".png, .pfm, .r16, .raw". */
+const char *ng_file_formats(void);
 
 #endif

@@ -119,6 +119,10 @@ static void *worker(void *arg)
         b.p[1] = py;
         b.p[2] = b.p[3] = ng__ctx_zeros(c);
         b.footprint = (float)r->o->pixel_size;
+        if (r->o->tileable) {
+            b.period[0] = r->o->width * r->o->pixel_size;
+            b.period[1] = r->o->height * r->o->pixel_size;
+        }
         b.pos_id = ng__ctx_tile(c);
         slot = ty % r->ring;
         for (k = 0; k < r->nroots; k++) {
@@ -163,6 +167,21 @@ static int check_opts(const ng_render_opts *o, ng_error *err)
     return 0;
 }
 
+/* Lets every node reachable from the roots say how it adapts to tiling. */
+static void tile_notes(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o)
+{
+    double period[4] = {o->width * o->pixel_size, o->height * o->pixel_size, 0, 0};
+    unsigned char *mark;
+    int i;
+    if (!o->note || !(mark = ng__reachable(g, roots, nroots))) return;
+    for (i = 0; i < ng_graph_count(g); i++) {
+        const ng_node *n = ng_graph_node(g, i);
+        char buf[512];
+        if (mark[i] && n->type->tile_note && n->type->tile_note(n, period, buf, sizeof buf)) o->note(o->note_user, buf);
+    }
+    free(mark);
+}
+
 int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o,
               ng_sink *sinks, ng_error *err)
 {
@@ -186,6 +205,7 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
     r.ntx = (r.rw + r.tile - 1) / r.tile;
     r.nty = (r.rh + r.tile - 1) / r.tile;
     r.ntiles = r.ntx * r.nty;
+    if (o->tileable) tile_notes(g, roots, nroots, o);
     nthreads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (nthreads < 1) nthreads = 1;
     if (nthreads > r.ntiles) nthreads = r.ntiles;

@@ -18,9 +18,10 @@ static const char usage_text[] =
     "       noisegraph --help | --version\n"
     "\n"
     "render options:\n"
-    "  -o, --output FILE     the image (.png); several outputs: FILE with {name}, or FILE-name.png\n"
+    "  -o, --output FILE     the image: .png, .pfm (float), .r16/.raw (16-bit heightmap);\n"
+    "                        several outputs: FILE with {name}, or FILE-name.png\n"
     "  --size WxH | N        full image size in pixels (default 512x512)\n"
-    "  --bits 8|16           PNG sample depth (default 8)\n"
+    "  --bits 8|16|32        sample depth: PNG 8 (default) or 16, PFM 32, raw 16\n"
     "  --region X,Y,W,H      render only this window of the full image (stitches exactly)\n"
     "  --threads N           worker threads (default: one per CPU)\n"
     "  --tile N              tile edge in pixels, 8 to 1024 (default 64)\n"
@@ -94,7 +95,8 @@ static int takes_value(const char *opt)
 
 typedef struct cli {
     const char *script, *output;
-    int bits, quiet;
+    int bits; /* 0: the format's default */
+    int quiet;
     ng_render_opts r;
     ng_host_opts h;
     int z_set, time_set;
@@ -106,7 +108,6 @@ static int parse(int argc, char **argv, cli *c)
     int i;
     ng_render_defaults(&c->r, 512, 512);
     ng_host_defaults(&c->h);
-    c->bits = 8;
     for (i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
@@ -139,7 +140,8 @@ static int parse(int argc, char **argv, cli *c)
             c->r.width = (int)w;
             c->r.height = (int)h;
         } else if (!strcmp(a, "--bits")) {
-            if (parse_int(v, 8, 16, &n) || (n != 8 && n != 16)) return failf(2, "--bits: '%s' is not 8 or 16", v);
+            if (parse_int(v, 8, 32, &n) || (n != 8 && n != 16 && n != 32))
+                return failf(2, "--bits: '%s' is not 8, 16 or 32", v);
             c->bits = (int)n;
         } else if (!strcmp(a, "--region")) {
             int k;
@@ -210,18 +212,12 @@ static void output_path(const char *pattern, const char *name, char *buf, size_t
     }
 }
 
-static int has_ext(const char *path, const char *ext)
-{
-    size_t n = strlen(path), e = strlen(ext);
-    return n > e && strcasecmp(path + n - e, ext) == 0;
-}
-
 static int cmd_render(int argc, char **argv)
 {
     cli c;
     ng_script s;
     ng_error err;
-    ng_png_sink *png[NG_MAX_OUTPUTS] = {0};
+    ng_file_sink *files[NG_MAX_OUTPUTS] = {0};
     ng_sink sinks[NG_MAX_OUTPUTS];
     char paths[NG_MAX_OUTPUTS][4096];
     int rc, i, k;
@@ -230,10 +226,8 @@ static int cmd_render(int argc, char **argv)
     rc = 2;
     if (!c.script) { failf(2, "render: no SCRIPT given (see --help)"); goto out; }
     if (!c.output) { failf(2, "render: no output file given (-o FILE)"); goto out; }
-    if (!has_ext(c.output, ".png")) {
-        failf(2, "%s: unknown image format (noisegraph writes .png)", c.output);
-        goto out;
-    }
+    /* Format and --bits are usage errors, caught before the script runs. */
+    if (ng_file_check(c.output, c.bits, &err)) { failf(2, "%s", err.msg); goto out; }
     rc = 1;
     if (ng_script_run(c.script, &c.h, &s, &err)) { failf(1, "%s", err.msg); goto out; }
     for (i = 0; i < s.noutputs; i++) {
@@ -243,8 +237,8 @@ static int cmd_render(int argc, char **argv)
                 failf(1, "%s: two outputs would write %s", c.script, paths[i]);
                 goto done;
             }
-        if (!(png[i] = ng_png_sink_new(paths[i], c.bits, &err))) { failf(1, "%s", err.msg); goto done; }
-        sinks[i] = ng_png_sink_as_sink(png[i]);
+        if (!(files[i] = ng_file_sink_new(paths[i], c.bits, &err))) { failf(1, "%s", err.msg); goto done; }
+        sinks[i] = ng_file_sink_as_sink(files[i]);
     }
     c.r.progress = !c.quiet && isatty(2);
     if (ng_render(s.graph, s.output, s.noutputs, &c.r, sinks, &err)) {
@@ -253,7 +247,7 @@ static int cmd_render(int argc, char **argv)
     }
     rc = 0;
 done:
-    for (i = 0; i < s.noutputs; i++) ng_png_sink_free(png[i]);
+    for (i = 0; i < s.noutputs; i++) ng_file_sink_free(files[i]);
     ng_script_free(&s);
 out:
     free_cli(&c);

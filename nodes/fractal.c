@@ -68,6 +68,7 @@ static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
                 for (i = 0; i < b->n; i++) pd[i] = b->p[d][i] * fs;
                 ob.p[d] = pd;
                 ob.anchor[d] = b->anchor[d] * scale;
+                ob.period[d] = b->period[d] * scale;
             }
             ob.seed = octave_seed(b->seed, k);
             ob.pos_id = ng_new_pos_id(ctx);

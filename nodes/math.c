@@ -233,3 +233,120 @@ const ng_node_type ng_type_mix = {
     .inputs = mix_inputs, .ninputs = 3, .dims = ALL_DIMS, .method = "mix", .positional = "a,b,t",
     .setup = broadcast_setup, .eval = mix_eval,
 };
+
+/* ---- shaping ------------------------------------------------------------------------------------ */
+
+UNARY_EVAL(sqrt_eval, sqrtf(x[i] > 0.0f ? x[i] : 0.0f))
+UNARY_EVAL(invert_eval, 1.0f - x[i])
+
+const ng_node_type ng_type_sqrt = {
+    .name = "sqrt", .family = "math", .doc = "square root; negative values give 0", .inputs = source_input,
+    .ninputs = 1, .dims = ALL_DIMS, .method = "sqrt", .positional = "source", .setup = same_channels_setup,
+    .eval = sqrt_eval,
+};
+
+const ng_node_type ng_type_invert = {
+    .name = "invert", .family = "math", .doc = "1 - source: flips a [0, 1] mask or height", .inputs = source_input,
+    .ninputs = 1, .dims = ALL_DIMS, .method = "invert", .positional = "source", .setup = same_channels_setup,
+    .eval = invert_eval,
+};
+
+static const ng_param_desc step_params[] = {
+    {"edge", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "below it 0, from it on 1"},
+};
+
+static int step_setup(ng_node *n, const int *ch, ng_error *err)
+{
+    n->k[0] = (float)ng_num(n, 0);
+    return same_channels_setup(n, ch, err);
+}
+
+UNARY_EVAL(step_eval, x[i] < (float)k[0] ? 0.0f : 1.0f)
+
+const ng_node_type ng_type_step = {
+    .name = "step", .family = "math", .doc = "0 below edge, 1 from edge on (a hard mask)", .params = step_params,
+    .nparams = 1, .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS, .method = "step",
+    .positional = "source,edge", .setup = step_setup, .eval = step_eval,
+};
+
+static const ng_param_desc smoothstep_params[] = {
+    {"lo", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "where the ramp starts (output 0)"},
+    {"hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "where the ramp ends (output 1)"},
+};
+
+static int smoothstep_setup(ng_node *n, const int *ch, ng_error *err)
+{
+    if (!(ng_num(n, 0) < ng_num(n, 1)))
+        return ng_errorf(err, "%s: lo = %g must be below hi = %g", n->label, ng_num(n, 0), ng_num(n, 1));
+    n->k[0] = (float)ng_num(n, 0);
+    n->k[1] = (float)(1.0 / (ng_num(n, 1) - ng_num(n, 0)));
+    return same_channels_setup(n, ch, err);
+}
+
+static int smoothstep_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    const float lo = (float)n->k[0], inv = (float)n->k[1];
+    int i, len = b->n * n->channels;
+    (void)ctx;
+    for (i = 0; i < len; i++) {
+        float t = (in[0][i] - lo) * inv;
+        t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
+        out[i] = t * t * (3.0f - 2.0f * t);
+    }
+    return 0;
+}
+
+const ng_node_type ng_type_smoothstep = {
+    .name = "smoothstep", .family = "math", .doc = "0 below lo, 1 above hi, a smooth cubic ramp between",
+    .params = smoothstep_params, .nparams = 2, .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS,
+    .method = "smoothstep", .positional = "source,lo,hi", .setup = smoothstep_setup, .eval = smoothstep_eval,
+};
+
+/* ---- select ------------------------------------------------------------------------------------- */
+
+static const ng_input_desc select_inputs[] = {
+    {"a", NG_INPUT_HYBRID, ANY_CH, 0, "output where control is below the threshold"},
+    {"b", NG_INPUT_HYBRID, ANY_CH, 1, "output where control is above the threshold"},
+    {"control", NG_INPUT_HYBRID, 1, 1, 0, "the value compared with the threshold (a mask)"},
+};
+
+static const ng_param_desc select_params[] = {
+    {"threshold", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "control value where the output switches from a to b"},
+    {"falloff", NG_PARAM_NUMBER, {0}, 0, 1e30, NULL,
+     "half-width of the soft edge: a blends into b over threshold +- falloff (smoothstep)"},
+};
+
+static int select_setup(ng_node *n, const int *ch, ng_error *err)
+{
+    n->k[0] = (float)(ng_num(n, 0) - ng_num(n, 1));
+    n->k[1] = ng_num(n, 1) > 0 ? (float)(1.0 / (2.0 * ng_num(n, 1))) : 0;
+    return broadcast_setup(n, ch, err);
+}
+
+static int select_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    const float lo = (float)n->k[0], inv = (float)n->k[1], edge = (float)ng_num(n, 0);
+    int c, i, len = b->n;
+    for (c = 0; c < n->channels; c++) {
+        const float *x = plane(ctx, n, in, 0, c, len), *y = plane(ctx, n, in, 1, c, len), *t = in[2];
+        float *o = out + (size_t)c * (size_t)len;
+        if (inv == 0.0f) { /* hard edge */
+            for (i = 0; i < len; i++) o[i] = t[i] < edge ? x[i] : y[i];
+            continue;
+        }
+        for (i = 0; i < len; i++) {
+            float s = (t[i] - lo) * inv;
+            s = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
+            s = s * s * (3.0f - 2.0f * s);
+            o[i] = x[i] + (y[i] - x[i]) * s;
+        }
+    }
+    return 0;
+}
+
+const ng_node_type ng_type_select = {
+    .name = "select", .family = "math",
+    .doc = "a where control < threshold, b above it, blended smoothly over threshold +- falloff (libnoise's Select)",
+    .params = select_params, .nparams = 2, .inputs = select_inputs, .ninputs = 3, .dims = ALL_DIMS,
+    .positional = "a,b,control,threshold,falloff", .setup = select_setup, .eval = select_eval,
+};

@@ -9,6 +9,8 @@ static const ng_node_type *const all_types[] = {
     &ng_type_warp,
     &ng_type_constant, &ng_type_add, &ng_type_sub, &ng_type_mul, &ng_type_div, &ng_type_pow,
     &ng_type_neg, &ng_type_abs, &ng_type_min, &ng_type_max, &ng_type_clamp, &ng_type_fit, &ng_type_mix,
+    &ng_type_sqrt, &ng_type_invert, &ng_type_step, &ng_type_smoothstep, &ng_type_select,
+    &ng_type_x, &ng_type_y, &ng_type_z, &ng_type_time, &ng_type_distance,
 };
 
 const ng_node_type *const *ng_types(int *count)

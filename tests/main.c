@@ -10,8 +10,9 @@ static const struct {
     const char *name;
     void (*fn)(void);
 } suites[] = {
-    {"kernels", suite_kernels}, {"png", suite_png},       {"core", suite_core},
-    {"render", suite_render},   {"cli", suite_cli},         {"graphs", suite_graphs},
+    {"kernels", suite_kernels}, {"png", suite_png},   {"files", suite_files},
+    {"core", suite_core},       {"render", suite_render}, {"cli", suite_cli},
+    {"graphs", suite_graphs},
 };
 
 int main(int argc, char **argv)

@@ -4,6 +4,7 @@
 
 void suite_kernels(void);
 void suite_png(void);
+void suite_files(void);
 void suite_core(void);
 void suite_render(void);
 void suite_cli(void);

@@ -1,7 +1,8 @@
 /*
- * test_png.c — the PNG sink: exact sample values after decoding with libpng,
- * band boundaries, and the promise that a failed or cancelled render never
- * clobbers the target nor leaves a temporary file beside it.
+ * test_png.c — the file sink writing PNG: exact sample values after
+ * decoding with libpng, band boundaries, and the promise that a failed or
+ * cancelled render never clobbers the target nor leaves a temporary file
+ * beside it (test_files.c checks the other formats).
  */
 #include "harness.h"
 #include "noisegraph.h"
@@ -77,11 +78,11 @@ static char *slurp(const char *path)
 static int write_png(const char *path, int bits, int w, int h, int ch, const float *img,
                      const int *bands, int nbands, ng_error *err)
 {
-    ng_png_sink *p = ng_png_sink_new(path, bits, err);
+    ng_file_sink *p = ng_file_sink_new(path, bits, err);
     ng_sink s;
     int y = 0, k, rc = 0;
     if (!p) return -1;
-    s = ng_png_sink_as_sink(p);
+    s = ng_file_sink_as_sink(p);
     if (s.begin(s.user, w, h, ch, err) != 0) rc = -1;
     for (k = 0; rc == 0 && k < nbands; k++) {
         rc = s.rows(s.user, y, bands[k], img + (size_t)y * w * ch, err);
@@ -89,7 +90,7 @@ static int write_png(const char *path, int bits, int w, int h, int ch, const flo
     }
     if (rc == 0) rc = s.end(s.user, 1, err);
     else s.end(s.user, 0, err);
-    ng_png_sink_free(p);
+    ng_file_sink_free(p);
     return rc;
 }
 
@@ -211,12 +212,12 @@ static void test_png_file_mode(void)
 }
 
 /* Begins an image at path and writes its first nrows rows of zeros. */
-static ng_png_sink *start(const char *path, int nrows, ng_sink *s, ng_error *err)
+static ng_file_sink *start(const char *path, int nrows, ng_sink *s, ng_error *err)
 {
     static float zeros[W * H];
-    ng_png_sink *p = ng_png_sink_new(path, 8, err);
+    ng_file_sink *p = ng_file_sink_new(path, 8, err);
     if (!p) return NULL;
-    *s = ng_png_sink_as_sink(p);
+    *s = ng_file_sink_as_sink(p);
     CHECK_INT(s->begin(s->user, W, H, 1, err), 0);
     CHECK_INT(s->rows(s->user, 0, nrows, zeros, err), 0);
     return p;
@@ -239,14 +240,14 @@ static void test_png_cancel_keeps_target(void)
     const char *path = in_scratch("keep.png");
     ng_error err = {{0}};
     ng_sink s;
-    ng_png_sink *p;
+    ng_file_sink *p;
     put_file(path, "precious\n");
     p = start(path, 10, &s, &err);
     CHECK(p != NULL);
     CHECK_INT(count_temps(), 1); /* the image goes to a file beside it */
     CHECK_INT(s.end(s.user, 0, &err), 0);
     CHECK_INT(s.end(s.user, 0, &err), 0); /* twice is harmless */
-    ng_png_sink_free(p);
+    ng_file_sink_free(p);
     check_target_kept(path);
 }
 
@@ -255,13 +256,13 @@ static void test_png_missing_rows_fail(void)
     const char *path = in_scratch("short.png");
     ng_error err = {{0}};
     ng_sink s;
-    ng_png_sink *p;
+    ng_file_sink *p;
     put_file(path, "precious\n");
     p = start(path, 10, &s, &err);
     CHECK_INT(s.end(s.user, 1, &err), -1);
     CHECK_CONTAINS(err.msg, path);
     CHECK_CONTAINS(err.msg, "only 10 of 23 rows written");
-    ng_png_sink_free(p);
+    ng_file_sink_free(p);
     check_target_kept(path);
 }
 
@@ -290,8 +291,8 @@ static void test_png_free_while_writing(void)
     const char *path = in_scratch("abandon.png");
     ng_error err = {{0}};
     ng_sink s;
-    ng_png_sink_free(start(path, 3, &s, &err));
-    ng_png_sink_free(NULL);
+    ng_file_sink_free(start(path, 3, &s, &err));
+    ng_file_sink_free(NULL);
     CHECK_INT(count_entries(""), 0);
 }
 
@@ -299,8 +300,8 @@ static void test_png_missing_directory(void)
 {
     const char *path = in_scratch("no/such/dir/x.png");
     ng_error err = {{0}};
-    ng_png_sink *p = ng_png_sink_new(path, 8, &err);
-    ng_sink s = ng_png_sink_as_sink(p);
+    ng_file_sink *p = ng_file_sink_new(path, 8, &err);
+    ng_sink s = ng_file_sink_as_sink(p);
     CHECK_INT(s.begin(s.user, W, H, 1, &err), -1);
     CHECK_CONTAINS(err.msg, path);
     CHECK_CONTAINS(err.msg, "cannot create temporary file");
@@ -308,19 +309,37 @@ static void test_png_missing_directory(void)
     /* end after a failed begin: no crash, no double free (ASan), no success */
     CHECK_INT(s.end(s.user, 1, &err), -1);
     CHECK_INT(s.end(s.user, 0, &err), 0);
-    ng_png_sink_free(p);
+    ng_file_sink_free(p);
     CHECK_INT(count_entries(""), 0);
 }
 
 static void test_png_bad_bits(void)
 {
     ng_error err = {{0}};
-    CHECK(ng_png_sink_new(in_scratch("b.png"), 12, &err) == NULL);
+    CHECK(ng_file_sink_new(in_scratch("b.png"), 12, &err) == NULL);
     CHECK_CONTAINS(err.msg, "bits must be 8 or 16");
     CHECK_CONTAINS(err.msg, "12");
-    CHECK(ng_png_sink_new(in_scratch("b.png"), 32, &err) == NULL);
+    CHECK(ng_file_sink_new(in_scratch("b.png"), 32, &err) == NULL);
     CHECK_CONTAINS(err.msg, "not 32");
     CHECK_INT(count_entries(""), 0);
+}
+
+/* bits = 0 asks for the format's default: 8-bit for PNG. */
+static void test_png_default_bits(void)
+{
+    float img[W * H] = {0};
+    const int one[] = {H};
+    const char *path = in_scratch("default.png");
+    ng_error err = {{0}};
+    uint32_t fmt = 0;
+    int w, h;
+    void *px;
+    CHECK_INT(write_png(path, 0, W, H, 1, img, one, 1, &err), 0);
+    px = read_png(path, PNG_FORMAT_GRAY, &w, &h, &fmt);
+    CHECK(px != NULL);
+    CHECK_INT(fmt, PNG_FORMAT_GRAY); /* no PNG_FORMAT_FLAG_LINEAR: 8 bits */
+    free(px);
+    unlink(path);
 }
 
 /* Alpha and two-channel images are refused by name, and nothing is made. */
@@ -330,14 +349,14 @@ static void test_png_bad_channels(void)
     for (int i = 0; i < 3; i++) {
         ng_error err = {{0}};
         char want[32];
-        ng_png_sink *p = ng_png_sink_new(in_scratch("c.png"), 16, &err);
-        ng_sink s = ng_png_sink_as_sink(p);
+        ng_file_sink *p = ng_file_sink_new(in_scratch("c.png"), 16, &err);
+        ng_sink s = ng_file_sink_as_sink(p);
         CHECK_INT(s.begin(s.user, W, H, counts[i], &err), -1);
         snprintf(want, sizeof want, "not %d", counts[i]);
         CHECK_CONTAINS(err.msg, want);
         CHECK_CONTAINS(err.msg, "1 (grey) or 3 (RGB)");
         CHECK_INT(s.end(s.user, 0, &err), 0);
-        ng_png_sink_free(p);
+        ng_file_sink_free(p);
     }
     CHECK_INT(count_entries(""), 0);
 }
@@ -350,20 +369,20 @@ static void test_png_rows_out_of_order(void)
     const char *path = in_scratch("order.png");
     ng_error err = {{0}};
     ng_sink s;
-    ng_png_sink *p = start(path, 4, &s, &err);
+    ng_file_sink *p = start(path, 4, &s, &err);
     CHECK_INT(s.rows(s.user, 5, 2, zeros, &err), -1);
     CHECK_CONTAINS(err.msg, "row 4 of 23 was expected");
     CHECK_INT(count_entries(""), 0);
     CHECK_INT(s.rows(s.user, 4, 2, zeros, &err), -1);
     CHECK_CONTAINS(err.msg, "earlier error");
     CHECK_INT(s.end(s.user, 0, &err), 0);
-    ng_png_sink_free(p);
+    ng_file_sink_free(p);
 
     p = start(path, 20, &s, &err);
     CHECK_INT(s.rows(s.user, 20, 4, zeros, &err), -1); /* past the bottom */
     CHECK_CONTAINS(err.msg, "rows 20..23 given but the image has 23");
     CHECK_INT(s.end(s.user, 1, &err), -1);
-    ng_png_sink_free(p);
+    ng_file_sink_free(p);
     CHECK_INT(count_entries(""), 0);
 }
 
@@ -446,6 +465,7 @@ void suite_png(void)
     RUN(test_png_free_while_writing);
     RUN(test_png_missing_directory);
     RUN(test_png_bad_bits);
+    RUN(test_png_default_bits);
     RUN(test_png_bad_channels);
     RUN(test_png_rows_out_of_order);
     RUN(test_png_write_failure);

@@ -1,0 +1,336 @@
+/*
+ * filesink.c — the file sink: picks an encoder (png.c, pfm.c, raw16.c) by
+ * the file name's extension and gives every format the same promise. The
+ * image goes to a temporary file beside the target, renamed over it only
+ * when every row arrived and reached the disk; a failed or cancelled render
+ * leaves whatever was at the target untouched and no temporary file behind.
+ *
+ * Memory is one encoded row plus what the encoder keeps (O(width) for all
+ * of them), whatever the height.
+ */
+#ifndef _GNU_SOURCE
+#define _XOPEN_SOURCE 700 /* mkstemp, fchmod, fsync, fseeko */
+#endif
+
+#include "filesink.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* Every format, looked up by extension. ng_file_formats() lists them. */
+static const ng__encoder *const encoders[] = {&ng__png_encoder, &ng__pfm_encoder, &ng__raw16_encoder};
+
+const char *ng_file_formats(void) { return ".png, .pfm, .r16, .raw"; }
+
+enum { IDLE, WRITING };
+
+struct ng_file_sink {
+    char *path;               /* owned copy of the target */
+    const ng__encoder *enc;
+    int state;                /* IDLE: nothing open; WRITING: tmp, im.fp, im.row live */
+    int failed;               /* a begun image was discarded by an error */
+    char *tmp;                /* the temporary file's name, owned */
+    int next_y;               /* the row rows() expects next */
+    ng__image im;
+};
+
+/* ---- for encoders ------------------------------------------------------------ */
+
+int ng__image_fail(ng__image *im, int errnum, const char *fmt, ...)
+{
+    va_list ap;
+    im->errnum = errnum;
+    va_start(ap, fmt);
+    vsnprintf(im->what, sizeof im->what, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int ng__image_write(ng__image *im, const void *data, size_t n)
+{
+    errno = 0;
+    if (fwrite(data, 1, n, im->fp) != n)
+        return ng__image_fail(im, errno ? errno : EIO, "cannot write");
+    return 0;
+}
+
+/* fseeko flushes what is buffered, so a full disk shows up here too. */
+int ng__image_seek(ng__image *im, off_t offset)
+{
+    errno = 0;
+    if (fseeko(im->fp, offset, SEEK_SET) != 0)
+        return ng__image_fail(im, errno ? errno : EIO, "cannot write");
+    return 0;
+}
+
+/* ---- choosing a format ---------------------------------------------------------- */
+
+/* By the extension of the file name: "dir/.png" is a hidden file without one. */
+static const ng__encoder *find_encoder(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    size_t n = strlen(base), i, k;
+    for (i = 0; i < sizeof encoders / sizeof encoders[0]; i++)
+        for (k = 0; encoders[i]->ext[k]; k++) {
+            size_t e = strlen(encoders[i]->ext[k]);
+            if (n > e && strcasecmp(base + n - e, encoders[i]->ext[k]) == 0) return encoders[i];
+        }
+    return NULL;
+}
+
+/* The encoder for path and the sample depth to use: bits, or the format's
+ * default for 0. 0, or -1 with err filled. */
+static int choose(const char *path, int bits, const ng__encoder **enc, int *use_bits, ng_error *err)
+{
+    const ng__encoder *e;
+    char allowed[32] = "";
+    int k;
+    if (!path || !*path) return ng_errorf(err, "output: empty file name");
+    e = find_encoder(path);
+    if (!e)
+        return ng_errorf(err, "%s: unknown image format (noisegraph writes %s)", path, ng_file_formats());
+    for (k = 0; e->bits[k]; k++) {
+        if (bits == 0 || bits == e->bits[k]) {
+            *enc = e;
+            *use_bits = e->bits[k];
+            return 0;
+        }
+        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%d",
+                 k ? " or " : "", e->bits[k]);
+    }
+    return ng_errorf(err, "%s: %s bits must be %s, not %d", path, e->name, allowed, bits);
+}
+
+int ng_file_check(const char *path, int bits, ng_error *err)
+{
+    const ng__encoder *enc;
+    int use_bits;
+    return choose(path, bits, &enc, &use_bits, err);
+}
+
+/* ---- state ---------------------------------------------------------------------- */
+
+/* Drops everything a begun image holds; the temporary file is removed, the
+ * target never touched. Safe in any state, any number of times. */
+static void discard(ng_file_sink *f)
+{
+    if (f->enc->discard) f->enc->discard(&f->im);
+    if (f->im.fp) fclose(f->im.fp); /* errors do not matter: the file goes */
+    f->im.fp = NULL;
+    if (f->tmp) unlink(f->tmp);
+    free(f->tmp);
+    f->tmp = NULL;
+    free(f->im.row);
+    f->im.row = NULL;
+    f->state = IDLE;
+}
+
+/* Any failure after begin discards at once, so a full disk gets its space
+ * back before the renderer gets round to end(). The message is
+ * "PATH: WHAT" or, with errnum, "PATH: WHAT: strerror". */
+static int fail(ng_file_sink *f, ng_error *err, int errnum, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(ng_file_sink *f, ng_error *err, int errnum, const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap); /* before discard: args may point into f */
+    va_end(ap);
+    discard(f);
+    f->failed = 1;
+    if (errnum) return ng_errorf(err, "%s: %s: %s", f->path, what, strerror(errnum));
+    return ng_errorf(err, "%s: %s", f->path, what);
+}
+
+static int encoder_failed(ng_file_sink *f, ng_error *err)
+{
+    return fail(f, err, f->im.errnum, "%s", f->im.what[0] ? f->im.what : "encoder failed");
+}
+
+/* The umask can only be read by setting it, which races with other threads
+ * creating files, so ask Linux first. */
+static mode_t current_umask(void)
+{
+    char line[128];
+    unsigned m;
+    mode_t old;
+    FILE *fp = fopen("/proc/self/status", "r");
+    if (fp) {
+        while (fgets(line, sizeof line, fp)) {
+            if (sscanf(line, "Umask: %o", &m) == 1) {
+                fclose(fp);
+                return (mode_t)m;
+            }
+        }
+        fclose(fp);
+    }
+    old = umask(022);
+    umask(old);
+    return old;
+}
+
+/* "<dir>/.<basename>.tmp-XXXXXX": same directory, so rename() is atomic;
+ * hidden, so a half-written file does not look like output. */
+static char *temp_template(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = path + dirlen;
+    size_t len = dirlen + 1 + strlen(base) + sizeof ".tmp-XXXXXX";
+    char *t = malloc(len);
+    if (!t) return NULL;
+    snprintf(t, len, "%.*s.%s.tmp-XXXXXX", (int)dirlen, path, base);
+    return t;
+}
+
+/* ---- the sink ------------------------------------------------------------------- */
+
+static int sink_begin(void *user, int width, int height, int channels, ng_error *err)
+{
+    ng_file_sink *f = user;
+    const ng__encoder *e = f->enc;
+    size_t bytes = (size_t)f->im.bits / 8;
+    int fd;
+
+    if (f->state != IDLE) return ng_errorf(err, "%s: output begun twice", f->path);
+    f->failed = 0;
+    if (e->grey_only && channels != 1)
+        return fail(f, err, 0, "%s, not %d channels", e->grey_only, channels);
+    if (channels != 1 && channels != 3)
+        return fail(f, err, 0, "%s output takes 1 (grey) or 3 (RGB) channels, not %d%s", e->name,
+                    channels, channels == 2 || channels == 4 ? " (no alpha channel)" : "");
+    if (width < 1 || height < 1)
+        return fail(f, err, 0, "cannot write a %dx%d %s: it needs at least one pixel", width, height,
+                    e->name);
+    /* Row bytes must fit size_t; encoders check their formats' own limits. */
+    if ((size_t)width > (size_t)-1 / ((size_t)channels * bytes))
+        return fail(f, err, 0, "a %d pixel wide row does not fit in memory", width);
+    f->im.width = width;
+    f->im.height = height;
+    f->im.channels = channels;
+    f->im.errnum = 0;
+    f->im.what[0] = '\0';
+    f->next_y = 0;
+
+    f->tmp = temp_template(f->path);
+    if (!f->tmp) return fail(f, err, 0, "out of memory");
+    fd = mkstemp(f->tmp);
+    if (fd < 0) {
+        int en = errno;
+        free(f->tmp); /* mkstemp created nothing: nothing to unlink */
+        f->tmp = NULL;
+        return fail(f, err, en, "cannot create temporary file");
+    }
+    f->state = WRITING; /* from here on discard() removes the file */
+    /* mkstemp makes 0600; a render should look like any file fopen makes. */
+    if (fchmod(fd, 0666 & ~current_umask()) != 0) {
+        int en = errno;
+        close(fd);
+        return fail(f, err, en, "cannot set permissions of temporary file");
+    }
+    f->im.fp = fdopen(fd, "wb");
+    if (!f->im.fp) {
+        int en = errno;
+        close(fd);
+        return fail(f, err, en, "cannot open temporary file");
+    }
+    f->im.row = malloc((size_t)width * (size_t)channels * bytes);
+    if (!f->im.row) return fail(f, err, 0, "out of memory for a row");
+    if (e->begin && e->begin(&f->im) != 0) return encoder_failed(f, err);
+    return 0;
+}
+
+static int sink_rows(void *user, int y, int nrows, const float *rows, ng_error *err)
+{
+    ng_file_sink *f = user;
+    if (f->state != WRITING)
+        return ng_errorf(err, "%s: %s", f->path,
+                         f->failed ? "not written: an earlier error stopped it" : "rows given before begin");
+    if (y != f->next_y || nrows < 0)
+        return fail(f, err, 0, "rows from %d given where row %d of %d was expected", y, f->next_y,
+                    f->im.height);
+    if (nrows > f->im.height - y)
+        return fail(f, err, 0, "rows %d..%lld given but the image has %d", y, (long long)y + nrows - 1,
+                    f->im.height);
+    if (f->enc->rows(&f->im, y, nrows, rows) != 0) return encoder_failed(f, err);
+    f->next_y += nrows;
+    return 0;
+}
+
+static int sink_end(void *user, int ok, ng_error *err)
+{
+    ng_file_sink *f = user;
+    FILE *fp;
+    int en;
+
+    if (!ok) {
+        discard(f);
+        return 0;
+    }
+    if (f->state != WRITING)
+        return ng_errorf(err, "%s: %s", f->path,
+                         f->failed ? "not written: an earlier error stopped it" : "end without begin");
+    if (f->next_y != f->im.height)
+        return fail(f, err, 0, "not written: only %d of %d rows written", f->next_y, f->im.height);
+    if (f->enc->end && f->enc->end(&f->im) != 0) return encoder_failed(f, err);
+    /* The data must be on disk before the rename makes it the target, or a
+     * crash could leave an empty file where the old one was. */
+    fp = f->im.fp;
+    f->im.fp = NULL;
+    if (fflush(fp) != 0 || fsync(fileno(fp)) != 0) {
+        en = errno;
+        fclose(fp);
+        return fail(f, err, en, "cannot write");
+    }
+    if (fclose(fp) != 0) return fail(f, err, errno, "cannot write");
+    if (rename(f->tmp, f->path) != 0) return fail(f, err, errno, "cannot replace the file");
+    free(f->tmp); /* renamed: nothing left to unlink */
+    f->tmp = NULL;
+    discard(f);
+    return 0;
+}
+
+ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err)
+{
+    const ng__encoder *enc;
+    ng_file_sink *f;
+    size_t len;
+    int use_bits;
+    if (choose(path, bits, &enc, &use_bits, err) != 0) return NULL;
+    len = strlen(path);
+    f = calloc(1, sizeof *f);
+    if (f) f->path = malloc(len + 1);
+    if (!f || !f->path) {
+        free(f);
+        ng_errorf(err, "%s: out of memory", path);
+        return NULL;
+    }
+    memcpy(f->path, path, len + 1);
+    f->enc = enc;
+    f->im.bits = use_bits;
+    f->state = IDLE;
+    return f;
+}
+
+ng_sink ng_file_sink_as_sink(ng_file_sink *f)
+{
+    ng_sink s = {sink_begin, sink_rows, sink_end, f};
+    return s;
+}
+
+/* A sink freed while still writing discards its image, as end(ok = 0). */
+void ng_file_sink_free(ng_file_sink *f)
+{
+    if (!f) return;
+    discard(f);
+    free(f->path);
+    free(f);
+}

@@ -1,0 +1,63 @@
+/*
+ * filesink.h — what an image format plugs into the file sink (filesink.c):
+ * one encoder table per format. The file sink owns the temporary file, the
+ * row order, failure cleanup and the final rename; an encoder only turns
+ * float rows into bytes in that file.
+ */
+#ifndef NG_FILESINK_H
+#define NG_FILESINK_H
+
+#include "noisegraph.h"
+
+#include <stdio.h>
+#include <sys/types.h>
+
+/* The image being written, as an encoder sees it. */
+typedef struct ng__image {
+    FILE *fp;            /* the temporary file, open for writing */
+    int width, height;
+    int channels;        /* 1, or 3 where the encoder allows RGB */
+    int bits;            /* per sample: one of the encoder's bits[] */
+    unsigned char *row;  /* scratch: width * channels * bits / 8 bytes */
+    void *state;         /* the encoder's own, freed by its discard */
+    int errnum;          /* why the last encoder call failed: errno, or 0 */
+    char what[300];      /* what failed; empty while nothing has */
+} ng__image;
+
+typedef struct ng__encoder {
+    const char *name;       /* "PNG", in messages */
+    const char *ext[3];     /* file name endings, matched ignoring case; NULL-terminated */
+    int bits[3];            /* accepted sample depths, the default first; 0-terminated */
+    const char *grey_only;  /* NULL: grey or RGB; else 1 channel only, and this says so */
+    /* Each returns 0, or -1 after ng__image_fail. rows() gets nrows >= 0 rows
+     * starting at row y, top to bottom, in order and within the image; end()
+     * only after every row. NULL: nothing to do. */
+    int (*begin)(ng__image *im);
+    int (*rows)(ng__image *im, int y, int nrows, const float *rows);
+    int (*end)(ng__image *im);
+    /* Frees state. Runs after end() and after any failure, in any state,
+     * possibly twice. NULL: the encoder keeps no state. */
+    void (*discard)(ng__image *im);
+} ng__encoder;
+
+extern const ng__encoder ng__png_encoder, ng__pfm_encoder, ng__raw16_encoder;
+
+/* Records why an encoder call failed (errnum: an errno value or 0) for the
+ * file sink to report as "PATH: WHAT[: strerror]". Returns -1. */
+int ng__image_fail(ng__image *im, int errnum, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* fwrite / fseeko that record a failure as "cannot write". 0 or -1. */
+int ng__image_write(ng__image *im, const void *data, size_t n);
+int ng__image_seek(ng__image *im, off_t offset);
+
+/* An integer sample from v: clamped to [0,1] (NaN reads as 0) and rounded
+ * half up. v * max is exact in double, so 0.5 gives (max + 1) / 2 and
+ * k / (float)max gives k. */
+static inline unsigned ng__quantize(float v, unsigned max)
+{
+    if (!(v > 0.0f)) v = 0.0f; /* also NaN */
+    if (v > 1.0f) v = 1.0f;
+    return (unsigned)((double)v * max + 0.5);
+}
+
+#endif

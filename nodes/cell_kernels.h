@@ -1,0 +1,55 @@
+/*
+ * cell_kernels.h — the cellular (Worley) and kernel-noise (sparse
+ * convolution, alligator) bases over a batch of points.
+ *
+ * Same batch, precision and hashing contract as noise_kernels.h: a double
+ * anchor split once per call into an integer cell and a float fraction,
+ * lattice cells hashed as uint32 through ng_hash_step, output a function of
+ * (position, seed, period, and the Worley fields) only, so it is
+ * bit-identical for every batch split. Dims 1 to 4 for all three; other
+ * dims, an unknown feature or an unknown metric write zeros.
+ *
+ * Periodic: when p->period[d] > 0 the lattice along d repeats every
+ * period[d] cells, exactly: f(x + period) == f(x) whenever both positions
+ * are representable.
+ */
+#ifndef NG_CELL_KERNELS_H
+#define NG_CELL_KERNELS_H
+
+#include "noise_kernels.h"
+
+/*
+ * Worley cellular noise: one feature point per cell at
+ * cell + 0.5 + jitter * (u - 0.5) per axis (jitter clamped to [0, 1]; 0 is
+ * the regular grid). p->metric picks euclidean, manhattan or chebyshev
+ * distance, p->feature the output:
+ *   F1, F2     nearest and second-nearest feature distance; [0, 1], 0 at a
+ *              feature point (F1);
+ *   F2_F1      F2 - F1; [0, 1], exactly 0 where two cells meet;
+ *   CELL       a random value in [0, 1) per cell, of the nearest feature's
+ *              cell: constant inside each Voronoi cell.
+ * F1 and F2 are exact (the search widens where a nearer feature could lie
+ * outside the 3^d neighbourhood). Distances are divided by a normaliser per
+ * (feature, metric, dims, jitter), continuous in jitter, and clamped at 1;
+ * fewer than 1e-4 of samples clamp (see cell_kernels.c).
+ */
+void ng_worley_noise(const ng_noise_pts *p, float *out);
+
+/*
+ * Sparse convolution noise (Lewis 1989): 2 to 4 impulses per cell at random
+ * positions with random weights in [-1, 1], each convolved with the kernel
+ * (1 - r^2)^3 of radius one cell. Symmetric range [-1, 1], clamped at +-1
+ * in fewer than 1e-4 of samples. C2-smooth. Ignores jitter/feature/metric.
+ */
+void ng_sparse_noise(const ng_noise_pts *p, float *out);
+
+/*
+ * Alligator: the maximum over cells of bumps h * (1 - (r / 1 cell)^2)^2
+ * centred on fully jittered feature points, h uniform in [0, 1). Scaly
+ * plates with creases where two bumps meet. Range [0, 1], 0 where no bump
+ * reaches, never above 1 (no clamp). Continuous. Ignores
+ * jitter/feature/metric.
+ */
+void ng_alligator_noise(const ng_noise_pts *p, float *out);
+
+#endif
