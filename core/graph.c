@@ -419,3 +419,38 @@ int ng__check_roots(const ng_graph *g, const int *roots, int nroots, int dims, n
     }
     return 0;
 }
+
+int ng_param_format(const ng_node *n, int k, char *buf, size_t len)
+{
+    const ng_param_desc *p = &n->type->params[k];
+    const ng_value *v = &n->param[k];
+    static const char *const modes[] = {"natural", "unit", "signed"};
+    switch (p->kind) {
+    case NG_PARAM_NUMBER:
+    case NG_PARAM_INT: return snprintf(buf, len, "%g", v->v[0]);
+    case NG_PARAM_BOOL: return snprintf(buf, len, "%s", v->i ? "true" : "false");
+    case NG_PARAM_ENUM: return snprintf(buf, len, "\"%s\"", p->choices[v->i]);
+    case NG_PARAM_VEC3: return snprintf(buf, len, "{%g, %g, %g}", v->v[0], v->v[1], v->v[2]);
+    case NG_PARAM_RANGE:
+        if (v->i == NG_RANGE_CUSTOM) return snprintf(buf, len, "{%g, %g}", v->v[0], v->v[1]);
+        return snprintf(buf, len, "\"%s\"", modes[v->i]);
+    case NG_PARAM_STRING: return snprintf(buf, len, "\"%s\"", v->s ? v->s : "");
+    }
+    return 0;
+}
+
+int ng_param_is_default(const ng_node *n, int k)
+{
+    const ng_param_desc *p = &n->type->params[k];
+    const ng_value *v = &n->param[k];
+    switch (p->kind) {
+    case NG_PARAM_NUMBER:
+    case NG_PARAM_INT: return v->v[0] == p->def[0];
+    case NG_PARAM_BOOL:
+    case NG_PARAM_ENUM: return v->i == (int)p->def[0];
+    case NG_PARAM_VEC3: return v->v[0] == p->def[0] && v->v[1] == p->def[1] && v->v[2] == p->def[2];
+    case NG_PARAM_RANGE: return v->i == (int)p->def[0] && (v->i != NG_RANGE_CUSTOM);
+    case NG_PARAM_STRING: return !v->s || !*v->s;
+    }
+    return 1;
+}

@@ -159,6 +159,10 @@ int ng_node_channels(const ng_node *n);
 int ng_node_input(const ng_node *n, int k); /* source id or -1 */
 const ng_value *ng_node_param(const ng_node *n, int k);
 const char *ng_node_label(const ng_node *n);
+/* Parameter k as a script would write it ("0.5", "\"perlin\"", "{1, 2, 3}"). */
+int ng_param_format(const ng_node *n, int k, char *buf, size_t len);
+/* Whether parameter k holds its descriptor's default value. */
+int ng_param_is_default(const ng_node *n, int k);
 /* Whether parameter k was given explicitly rather than left at its default. */
 int ng_node_param_set(const ng_node *n, int k);
 const char *ng_node_where(const ng_node *n);

@@ -3,6 +3,7 @@
  * one line "noisegraph: WHERE: WHAT" on stderr; exit 1, or 2 for usage.
  */
 #include "host.h"
+#include "inspect.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -14,7 +15,8 @@
 static const char usage_text[] =
     "usage: noisegraph render SCRIPT -o FILE [options]   render a graph script to an image\n"
     "       noisegraph nodes [TYPE]                      every node type, its options and docs\n"
-    "       noisegraph info SCRIPT [--set k=v]...        the graph a script builds\n"
+    "       noisegraph info SCRIPT [--set k=v]...        the graph a script builds, as text\n"
+    "       noisegraph dot SCRIPT [--set k=v]...         the same as a Graphviz graph\n"
     "       noisegraph --help | --version\n"
     "\n"
     "render options:\n"
@@ -33,7 +35,9 @@ static const char usage_text[] =
     "  --unsafe              give the script the full Lua standard library\n"
     "  --time-limit S        seconds the script may run (default 10)\n"
     "  --memory-limit MIB    memory the script may use (default 512)\n"
-    "  --quiet               no progress on stderr\n";
+    "  --tileable            make the image wrap seamlessly in x and y (element sizes are\n"
+    "                        adjusted to whole cells per image; a note says so)\n"
+    "  --quiet               no progress or notes on stderr\n";
 
 static int failf(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -119,6 +123,7 @@ static int parse(int argc, char **argv, cli *c)
         }
         if (!strcmp(a, "--unsafe")) { c->h.unsafe = 1; continue; }
         if (!strcmp(a, "--quiet")) { c->quiet = 1; continue; }
+        if (!strcmp(a, "--tileable")) { c->r.tileable = 1; continue; }
         if (!takes_value(a)) return failf(2, "%s: unknown option (see --help)", a);
         if (!v) return failf(2, "%s: needs a value (see --help)", a);
         i++;
@@ -212,6 +217,12 @@ static void output_path(const char *pattern, const char *name, char *buf, size_t
     }
 }
 
+static void print_note(void *user, const char *msg)
+{
+    (void)user;
+    fprintf(stderr, "noisegraph: %s\n", msg);
+}
+
 static int cmd_render(int argc, char **argv)
 {
     cli c;
@@ -241,6 +252,7 @@ static int cmd_render(int argc, char **argv)
         sinks[i] = ng_file_sink_as_sink(files[i]);
     }
     c.r.progress = !c.quiet && isatty(2);
+    if (!c.quiet) c.r.note = print_note;
     if (ng_render(s.graph, s.output, s.noutputs, &c.r, sinks, &err)) {
         failf(1, "%s", err.msg);
         goto done;
@@ -326,35 +338,23 @@ static int cmd_nodes(int argc, char **argv)
 
 /* ---- info ------------------------------------------------------------------------ */
 
-static int cmd_info(int argc, char **argv)
+/* info and dot: run the script, print its graph */
+static int cmd_inspect(int argc, char **argv, const char *what,
+                       void (*print)(const ng_script *, const char *, FILE *))
 {
     cli c;
     ng_script s;
     ng_error err;
-    int rc, i, k;
+    int rc;
     memset(&c, 0, sizeof c);
     if ((rc = parse(argc, argv, &c))) goto out;
     rc = 2;
-    if (!c.script) { failf(2, "info: no SCRIPT given"); goto out; }
+    if (!c.script) { failf(2, "%s: no SCRIPT given", what); goto out; }
     rc = 1;
     if (ng_script_run(c.script, &c.h, &s, &err)) { failf(1, "%s", err.msg); goto out; }
-    printf("script %s\n", c.script);
-    for (i = 0; i < s.nparams; i++)
-        printf("param %s = %s%s%s\n", s.params[i].name, s.params[i].value, s.params[i].doc ? "  -- " : "",
-               s.params[i].doc ? s.params[i].doc : "");
-    for (i = 0; i < s.noutputs; i++)
-        printf("output %s = #%d\n", s.output_name[i] ? s.output_name[i] : "(single)", s.output[i]);
-    for (i = 0; i < ng_graph_count(s.graph); i++) {
-        const ng_node *n = ng_graph_node(s.graph, i);
-        const ng_node_type *t = ng_node_type_of(n);
-        printf("node #%d %s (%s)%s%s", i, ng_node_label(n), t->name, ng_node_where(n) ? " at " : "",
-               ng_node_where(n) ? ng_node_where(n) : "");
-        for (k = 0; k < t->ninputs; k++)
-            if (ng_node_input(n, k) >= 0) printf(" %s=#%d", t->inputs[k].name, ng_node_input(n, k));
-        printf("\n");
-    }
+    print(&s, c.script, stdout);
     ng_script_free(&s);
-    rc = 0;
+    rc = fflush(stdout) == 0 ? 0 : failf(1, "%s: cannot write the output", what);
 out:
     free_cli(&c);
     return rc;
@@ -362,7 +362,7 @@ out:
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) return failf(2, "no command (render, nodes, info; see --help)");
+    if (argc < 2) return failf(2, "no command (render, nodes, info, dot; see --help)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(usage_text, stdout);
         return 0;
@@ -373,6 +373,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
     if (!strcmp(argv[1], "nodes")) return cmd_nodes(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
-    return failf(2, "%s: unknown command (render, nodes, info; see --help)", argv[1]);
+    if (!strcmp(argv[1], "info")) return cmd_inspect(argc - 2, argv + 2, "info", ng_print_info);
+    if (!strcmp(argv[1], "dot")) return cmd_inspect(argc - 2, argv + 2, "dot", ng_print_dot);
+    return failf(2, "%s: unknown command (render, nodes, info, dot; see --help)", argv[1]);
 }

@@ -140,6 +140,55 @@ static void test_every_graph_has_a_golden_entry(void)
     if (d) closedir(d);
 }
 
+/* info and dot describe what the script built: nodes, options that differ
+ * from their defaults, edges (pull edges dashed), outputs. */
+static void test_info_and_dot_on_terrain(void)
+{
+    char script[PATHLEN];
+    res r;
+    pathf(script, "%s/graphs/terrain.lua", ng_root);
+    cli(&r, "info", script, NULL);
+    CHECK_INT(r.code, 0);
+    CHECK_CONTAINS(r.out, "param warp = 60");
+    CHECK_CONTAINS(r.out, "#0 perlin (noise) at ");
+    CHECK_CONTAINS(r.out, "* element_size = 384");
+    CHECK_CONTAINS(r.out, "    element_scale = {1, 1, 1}");
+    CHECK_CONTAINS(r.out, "source <- #0 perlin");
+    CHECK_CONTAINS(r.out, "amount = 60");
+    res_free(&r);
+    cli(&r, "info", script, "--set", "warp=12", NULL);
+    CHECK_CONTAINS(r.out, "amount = 12");
+    res_free(&r);
+    cli(&r, "dot", script, NULL);
+    CHECK_INT(r.code, 0);
+    CHECK(strncmp(r.out, "digraph noisegraph {", 20) == 0);
+    CHECK_CONTAINS(r.out, "n0 -> n3 [label=\"source\", style=dashed];");
+    CHECK_CONTAINS(r.out, "n1 -> n3 [label=\"by\"];");
+    CHECK_CONTAINS(r.out, "warp\\namount = 60");
+    CHECK_CONTAINS(r.out, "out0 [shape=doubleoctagon");
+    CHECK(r.nout > 0 && strcmp(r.out + r.nout - 2, "}\n") == 0);
+    res_free(&r);
+}
+
+/* Every example graph can be inspected. */
+static void test_info_and_dot_on_every_graph(void)
+{
+    int i;
+    for (i = 0; i < nentries; i++) {
+        char script[PATHLEN];
+        res r;
+        if (i > 0 && !strcmp(entries[i].script, entries[i - 1].script)) continue;
+        pathf(script, "%s/graphs/%s", ng_root, entries[i].script);
+        cli(&r, "info", script, NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        cli(&r, "dot", script, NULL);
+        EXPECT_OK(&r);
+        CHECK_CONTAINS(r.out, "digraph");
+        res_free(&r);
+    }
+}
+
 static void test_graphs_environment(void)
 {
     ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository (run `make test`)");
@@ -154,5 +203,7 @@ void suite_graphs(void)
     if (load_golden()) ng_t_fail(__FILE__, __LINE__, "cannot read tests/golden.txt");
     RUN(test_graphs_match_golden_hashes);
     RUN(test_every_graph_has_a_golden_entry);
+    RUN(test_info_and_dot_on_terrain);
+    RUN(test_info_and_dot_on_every_graph);
     cli_teardown();
 }

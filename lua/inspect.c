@@ -1,0 +1,123 @@
+/*
+ * inspect.c — showing the graph a script built: `noisegraph info` (nodes,
+ * their options with non-default values marked, edges, outputs, script
+ * parameters) and `noisegraph dot` (Graphviz). Constants feeding a node are
+ * folded into it as "input = value", the way a user wrote them.
+ */
+#include "inspect.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int is_constant(const ng_graph *g, int id)
+{
+    return id >= 0 && strcmp(ng_node_type_of(ng_graph_node(g, id))->name, "constant") == 0;
+}
+
+static double constant_value(const ng_graph *g, int id)
+{
+    return ng_node_param(ng_graph_node(g, id), 0)->v[0];
+}
+
+/* Constants used only as inputs are shown inside their consumers. */
+static int folded(const ng_script *s, int id)
+{
+    int i;
+    if (!is_constant(s->graph, id)) return 0;
+    for (i = 0; i < s->noutputs; i++)
+        if (s->output[i] == id) return 0;
+    return 1;
+}
+
+void ng_print_info(const ng_script *s, const char *script, FILE *f)
+{
+    const ng_graph *g = s->graph;
+    int i, k;
+    fprintf(f, "script %s\n", script);
+    for (i = 0; i < s->nparams; i++)
+        fprintf(f, "param %s = %s%s%s\n", s->params[i].name, s->params[i].value, s->params[i].doc ? "  -- " : "",
+                s->params[i].doc ? s->params[i].doc : "");
+    for (i = 0; i < s->noutputs; i++)
+        fprintf(f, "output %s = #%d (%d channel%s)\n", s->output_name[i] ? s->output_name[i] : "(single)",
+                s->output[i], ng_node_channels(ng_graph_node(g, s->output[i])),
+                ng_node_channels(ng_graph_node(g, s->output[i])) == 1 ? "" : "s");
+    fprintf(f, "nodes (* marks options that differ from their defaults)\n");
+    for (i = 0; i < ng_graph_count(g); i++) {
+        const ng_node *n = ng_graph_node(g, i);
+        const ng_node_type *t = ng_node_type_of(n);
+        if (folded(s, i)) continue;
+        fprintf(f, "#%d %s", i, ng_node_label(n));
+        if (strcmp(ng_node_label(n), t->name) != 0) fprintf(f, " (%s)", t->name);
+        if (ng_node_where(n)) fprintf(f, " at %s", ng_node_where(n));
+        fputc('\n', f);
+        for (k = 0; k < t->ninputs; k++) {
+            int src = ng_node_input(n, k);
+            if (src < 0) continue;
+            if (folded(s, src)) fprintf(f, "    %s = %g\n", t->inputs[k].name, constant_value(g, src));
+            else fprintf(f, "    %s <- #%d %s\n", t->inputs[k].name, src, ng_node_label(ng_graph_node(g, src)));
+        }
+        for (k = 0; k < t->nparams; k++) {
+            char buf[256];
+            ng_param_format(n, k, buf, sizeof buf);
+            fprintf(f, "  %c %s = %s\n", ng_param_is_default(n, k) ? ' ' : '*', t->params[k].name, buf);
+        }
+    }
+}
+
+/* Graphviz wants labels with " and \ escaped. */
+static void dot_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
+void ng_print_dot(const ng_script *s, const char *script, FILE *f)
+{
+    const ng_graph *g = s->graph;
+    int i, k;
+    fprintf(f, "digraph noisegraph {\n  label=\"");
+    dot_text(f, script);
+    fprintf(f, "\";\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n");
+    for (i = 0; i < ng_graph_count(g); i++) {
+        const ng_node *n = ng_graph_node(g, i);
+        const ng_node_type *t = ng_node_type_of(n);
+        if (folded(s, i)) continue;
+        fprintf(f, "  n%d [label=\"", i);
+        dot_text(f, ng_node_label(n));
+        if (strcmp(ng_node_label(n), t->name) != 0) {
+            fprintf(f, " (");
+            dot_text(f, t->name);
+            fprintf(f, ")");
+        }
+        for (k = 0; k < t->ninputs; k++)
+            if (folded(s, ng_node_input(n, k)))
+                fprintf(f, "\\n%s = %g", t->inputs[k].name, constant_value(g, ng_node_input(n, k)));
+        for (k = 0; k < t->nparams; k++) {
+            char buf[256];
+            if (ng_param_is_default(n, k) || !strcmp(t->params[k].name, "type")) continue;
+            ng_param_format(n, k, buf, sizeof buf);
+            fprintf(f, "\\n%s = ", t->params[k].name);
+            dot_text(f, buf);
+        }
+        fprintf(f, "\"%s];\n", ng_node_channels(n) > 1 ? ", style=bold" : "");
+    }
+    for (i = 0; i < ng_graph_count(g); i++) {
+        const ng_node *n = ng_graph_node(g, i);
+        const ng_node_type *t = ng_node_type_of(n);
+        if (folded(s, i)) continue;
+        for (k = 0; k < t->ninputs; k++) {
+            int src = ng_node_input(n, k);
+            if (src < 0 || folded(s, src)) continue;
+            fprintf(f, "  n%d -> n%d [label=\"%s\"%s];\n", src, i, t->inputs[k].name,
+                    (t->inputs[k].flags & NG_INPUT_PULL) ? ", style=dashed" : "");
+        }
+    }
+    for (i = 0; i < s->noutputs; i++) {
+        fprintf(f, "  out%d [shape=doubleoctagon, label=\"", i);
+        dot_text(f, s->output_name[i] ? s->output_name[i] : "output");
+        fprintf(f, "\"];\n  n%d -> out%d;\n", s->output[i], i);
+    }
+    fprintf(f, "}\n");
+}
