@@ -309,6 +309,7 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
     int chans[NG_MAX_INPUTS] = {0};
     int k;
     n->dims = t->dims;
+    n->detail = HUGE_VAL;
     for (k = 0; k < t->ninputs; k++) {
         const ng_input_desc *in = &t->inputs[k];
         const ng_node *src;
@@ -337,6 +338,7 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
             goto fail;
         }
         n->dims &= src->dims;
+        if (src->detail < n->detail) n->detail = src->detail;
         if (src->pull_depth + ((in->flags & NG_INPUT_PULL) ? 1 : 0) > n->pull_depth)
             n->pull_depth = src->pull_depth + ((in->flags & NG_INPUT_PULL) ? 1 : 0);
     }

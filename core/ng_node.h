@@ -18,6 +18,10 @@ struct ng_node {
     int input[NG_MAX_INPUTS]; /* source node ids, -1 when unconnected */
     ng_value *param;          /* type->nparams values */
     uint64_t set;             /* bit k: parameter k was given (not its default) */
+    /* The finest feature size (world units) in this node's output: the
+     * smallest over its inputs unless setup says otherwise (a noise: its
+     * element size). Fractals stop adding octaves below a pixel with it. */
+    double detail;
     char *label, *where;
     /* Type-owned precomputed state, freed with free() by the graph. */
     void *state;

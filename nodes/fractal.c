@@ -1,25 +1,42 @@
 /*
- * fractal.c — octaves of any source node. Each octave pulls the source at
- * positions scaled by lacunarity^k with its own seed (the seed travels with
- * the block), weights it by roughness^k, and the sum is divided by the sum
- * of the weights, so the result keeps the source's range for any settings.
- * A fractional octave count fades the last octave in, so animating
- * `octaves` is smooth.
+ * fractal.c — octaves of any source node (Houdini's fractal tab). Octave k
+ * pulls the source at positions scaled by lacunarity^k with its own seed
+ * (the seed travels in the block), weighted by roughness^k; a fractional
+ * octave count fades the last octave in, so animating `octaves` is smooth.
+ *
+ * Normalisation: every type divides by the sum of the octave weights, the
+ * bound that holds for any octaves, lacunarity and roughness: for a source
+ * in [-1, 1], standard, terrain, hybrid and billow stay in [-1, 1] and
+ * ridged in [0, 1], provably (see each formula).
+ *
+ * Octaves finer than a pixel are not evaluated: the block's footprint
+ * (world units per pixel) against the source's finest detail tells where
+ * an octave's features drop under two pixels; the weight fades out between
+ * four and two pixels per feature. The normalisation keeps the full sum, so
+ * a skipped octave contributes its filtered value, 0, rather than
+ * brightening the rest: a small render looks like a filtered large one.
  */
 #include "ng_node.h"
+#include "noise_kernels.h"
 #include "types.h"
 
 #include <math.h>
 
-static const char *const fractal_choices[] = {"standard", NULL};
+enum { T_STANDARD, T_TERRAIN, T_HYBRID, T_RIDGED, T_BILLOW };
+static const char *const fractal_choices[] = {"standard", "terrain", "hybrid", "ridged", "billow", NULL};
 
-enum { P_TYPE, P_OCTAVES, P_LACUNARITY, P_ROUGHNESS, NPARAMS };
+enum { P_TYPE, P_OCTAVES, P_LACUNARITY, P_ROUGHNESS, P_ANTIALIAS, NPARAMS };
 
 static const ng_param_desc fractal_params[NPARAMS] = {
-    {"type", NG_PARAM_ENUM, {0}, 0, 0, fractal_choices, "\"standard\": fBm, the plain sum of octaves"},
+    {"type", NG_PARAM_ENUM, {0}, 0, 0, fractal_choices,
+     "standard (fBm: the plain weighted sum), terrain (each octave scaled by the height so far: smooth valleys, "
+     "rough peaks), hybrid (octaves weighted by the running product of (value + 1), clamped to 1, as in "
+     "Musgrave's hybrid multifractal), ridged (Musgrave's ridged multifractal, (1 - |n|)^2, range [0, 1]), "
+     "billow (2|n| - 1: puffy, rounded)"},
     {"octaves", NG_PARAM_NUMBER, {6}, 0, 32, NULL, "how many octaves; a fraction fades the last one in"},
     {"lacunarity", NG_PARAM_NUMBER, {2}, 1, 16, NULL, "frequency ratio between octaves"},
     {"roughness", NG_PARAM_NUMBER, {0.5}, 0, 2, NULL, "amplitude ratio between octaves"},
+    {"antialias", NG_PARAM_BOOL, {1}, 0, 1, NULL, "skip octaves finer than two pixels of the render"},
 };
 
 static const ng_input_desc fractal_inputs[] = {
@@ -27,56 +44,107 @@ static const ng_input_desc fractal_inputs[] = {
 };
 
 static const ng_shorthand fractal_shorthands[] = {
-    {"fbm", "type", "standard"},
+    {"fbm", "type", "standard"}, {"terrain", "type", "terrain"}, {"hybrid", "type", "hybrid"},
+    {"ridged", "type", "ridged"}, {"billow", "type", "billow"},
 };
-
-static uint32_t octave_seed(uint32_t seed, int k)
-{
-    uint32_t h = seed + (uint32_t)k * 0x9E3779B9u;
-    h ^= h >> 16;
-    h *= 0x85EBCA6Bu;
-    h ^= h >> 13;
-    h *= 0xC2B2AE35u;
-    h ^= h >> 16;
-    return h;
-}
 
 static int fractal_setup(ng_node *n, const int *ch, ng_error *err)
 {
+    const double oct = ng_num(n, P_OCTAVES), lac = ng_num(n, P_LACUNARITY);
     (void)err;
     n->channels = ch[0];
+    n->k[0] = n->detail; /* the source's finest features, for the cut-off */
+    /* the finest octave's features, for a fractal of fractals */
+    n->detail /= pow(lac, oct > 1 ? ceil(oct) - 1 : 0);
     return 0;
+}
+
+/* Weight of octave k after the pixel cut-off: 1 down to 4 pixels per
+ * feature, 0 at 2, linear in log2 between. Octave 0 is always kept. */
+static double antialias(const ng_node *n, const ng_block *b, double scale, int k)
+{
+    const double src_detail = n->k[0];
+    double px;
+    if (k == 0 || !ng_int(n, P_ANTIALIAS) || b->footprint <= 0 || !(src_detail < HUGE_VAL)) return 1;
+    px = src_detail / scale / b->footprint; /* pixels per feature at this octave */
+    if (px >= 4) return 1;
+    if (px <= 2) return 0;
+    return log2(px) - 1;
 }
 
 static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const double octaves = ng_num(n, P_OCTAVES), lac = ng_num(n, P_LACUNARITY), rough = ng_num(n, P_ROUGHNESS);
-    const int full = (int)floor(octaves), count = full + (octaves > full ? 1 : 0), len = b->n * n->channels;
+    const int type = ng_int(n, P_TYPE), full = (int)floor(octaves), count = full + (octaves > full ? 1 : 0);
+    const int len = b->n * n->channels;
     float *pos = ng_scratch(ctx, b->dims), *oct = ng_scratch(ctx, n->channels);
-    double scale = 1, weight = 1, total = 0;
+    float *state = type == T_RIDGED || type == T_HYBRID ? ng_scratch(ctx, n->channels) : NULL;
+    double scale = 1, weight = 1, total = 0, partial = 0;
     int k, d, i, rc = -1;
     (void)in;
-    if (!pos || !oct) goto done;
+    if (!pos || !oct || ((type == T_RIDGED || type == T_HYBRID) && !state)) goto done;
+    for (k = 0; k < count; k++, weight *= rough) total += k < full ? weight : weight * (octaves - full);
+    weight = 1;
     for (i = 0; i < len; i++) out[i] = 0;
     for (k = 0; k < count; k++, scale *= lac, weight *= rough) {
-        double w = k < full ? weight : weight * (octaves - full);
-        float fs = (float)scale, fw = (float)w;
+        const double w = k < full ? weight : weight * (octaves - full);
+        const double a = antialias(n, b, scale, k);
+        const float fw = (float)(w * a);
         ng_block ob = *b;
+        if (a <= 0) break; /* finer octaves are finer still */
         if (k > 0) {
             for (d = 0; d < b->dims; d++) {
                 float *pd = pos + (size_t)d * (size_t)b->n;
+                float fs = (float)scale;
                 for (i = 0; i < b->n; i++) pd[i] = b->p[d][i] * fs;
                 ob.p[d] = pd;
                 ob.anchor[d] = b->anchor[d] * scale;
                 ob.period[d] = b->period[d] * scale;
             }
-            ob.seed = octave_seed(b->seed, k);
+            ob.seed = ng_hash_mix(b->seed + (uint32_t)k * 0x9E3779B9u);
             ob.pos_id = ng_new_pos_id(ctx);
             ob.footprint = (float)(b->footprint * scale);
         }
         if (ng_pull(ctx, n, 0, &ob, oct)) goto done;
-        for (i = 0; i < len; i++) out[i] += oct[i] * fw;
-        total += w;
+        switch (type) {
+        case T_STANDARD:
+            for (i = 0; i < len; i++) out[i] += oct[i] * fw;
+            break;
+        case T_BILLOW:
+            for (i = 0; i < len; i++) out[i] += (2.0f * fabsf(oct[i]) - 1.0f) * fw;
+            break;
+        case T_TERRAIN: {
+            /* |sum| <= partial weight, so h = (sum / partial + 1) / 2 is in [0, 1] */
+            const float inv = partial > 0 ? (float)(0.5 / partial) : 0.0f;
+            if (k == 0)
+                for (i = 0; i < len; i++) out[i] = oct[i] * fw;
+            else
+                for (i = 0; i < len; i++) out[i] += oct[i] * fw * (out[i] * inv + 0.5f);
+            break;
+        }
+        case T_HYBRID:
+            /* state: the running weight, in [0, 1] */
+            if (k == 0)
+                for (i = 0; i < len; i++) out[i] = oct[i] * fw, state[i] = 1.0f;
+            else
+                for (i = 0; i < len; i++) out[i] += oct[i] * fw * state[i];
+            for (i = 0; i < len; i++) {
+                float s = state[i] * (oct[i] + 1.0f);
+                state[i] = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
+            }
+            break;
+        case T_RIDGED:
+            /* signal (1 - |n|)^2 in [0, 1], weighted by the previous signal
+             * times 2, clamped to [0, 1] (Musgrave's gain) */
+            for (i = 0; i < len; i++) {
+                float r = 1.0f - fabsf(oct[i]), sig = r * r, wt = k == 0 ? 1.0f : state[i];
+                out[i] += sig * wt * fw;
+                wt = sig * 2.0f;
+                state[i] = wt < 0.0f ? 0.0f : wt > 1.0f ? 1.0f : wt;
+            }
+            break;
+        }
+        partial += w;
     }
     if (total > 0) {
         float inv = (float)(1.0 / total);
@@ -86,6 +154,7 @@ static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
 done:
     ng_scratch_free(ctx, pos, b->dims);
     ng_scratch_free(ctx, oct, n->channels);
+    ng_scratch_free(ctx, state, n->channels);
     return rc;
 }
 
@@ -93,14 +162,15 @@ const ng_node_type ng_type_fractal = {
     .name = "fractal",
     .family = "fractal",
     .doc = "Octaves of a source: each at lacunarity times the previous frequency and roughness times its "
-           "weight, with its own seed; normalised by the sum of weights, so the source's range is kept.",
+           "weight, with its own seed; divided by the sum of the weights, so for a source in [-1, 1] every "
+           "type stays in [-1, 1] (ridged: [0, 1]). Octaves finer than two pixels are skipped.",
     .params = fractal_params,
     .nparams = NPARAMS,
     .inputs = fractal_inputs,
     .ninputs = 1,
     .dims = 0x1Eu,
     .shorthands = fractal_shorthands,
-    .nshorthands = 1,
+    .nshorthands = (int)(sizeof fractal_shorthands / sizeof fractal_shorthands[0]),
     .setup = fractal_setup,
     .eval = fractal_eval,
 };
