@@ -387,44 +387,94 @@ static uint32_t wrap_cell(uint32_t c, int o, uint32_t period)
     return (uint32_t)(q < 0 ? q + (int64_t)period : q);
 }
 
-/* The rare widened search for point i, scalar: cubes of radius 2, 3, ...
- * until no cell outside the cube can hold a feature nearer than the needed
- * one. Same per-cell arithmetic as the vector loop. */
-static void worley_exact(const cell_chunk *ch, const cell_axis *ax, int i, int metric, float c0,
-                         float j, int second, uint32_t *d1o, uint32_t *d2o, uint32_t *hbo)
+/*
+ * The widened search for point i, scalar: a depth-first walk over the
+ * cells outside the 3^d block, axis by axis, outward from the point's cell
+ * in both directions, pruned by a lower bound on the distance to any
+ * feature the cell can hold (the gap between the point and the cell's
+ * feature box, per axis, combined by the metric). Gaps grow outward, so
+ * each direction stops at the first offset over budget: the needed
+ * distance, which only shrinks. Starts from the 3^d result and hashes only
+ * the cells that could beat it; same per-cell arithmetic as the vector loop.
+ */
+typedef struct worley_fix {
+    const cell_chunk *ch;
+    const cell_axis *ax;
+    int i, metric, second;
+    float c0, j, t[4];
+    float far[4]; /* least gap to a cell two or more away, over axes k and up */
+    uint32_t d1, d2, hb;
+} worley_fix;
+
+/* Lower bound on the distance along axis k to a feature of the cell o away,
+ * lowered by the slack so float rounding cannot prune a real candidate. */
+static float axis_gap(const worley_fix *w, int k, int o)
 {
-    const int dims = ch->dims;
-    float t[4], near = 1.0f;
-    int k, radius;
-    point_t(ch, dims, i, t);
-    for (k = 0; k < dims; k++) near = fminf(near, fminf(t[k], 1.0f - t[k]));
-    for (radius = 2;; radius++) {
-        uint32_t d1 = INF_BITS, d2 = INF_BITS, hb = 0;
-        int o[4] = {0, 0, 0, 0};
-        float b;
-        for (k = 0; k < dims; k++) o[k] = -radius;
-        for (;;) {
-            uint32_t h = ch->seed;
-            float oc[4] = {0, 0, 0, 0}, r[4];
-            for (k = 0; k < dims; k++) {
-                h = ng_hash_step(h, wrap_cell(ch->c[k][1][i], o[k], ax[k].period));
-                oc[k] = (float)o[k] + c0;
-            }
-            feature_vec(dims, h, oc, j, t, r);
-            keep_two(f2u(metric_dist(dims, metric, r)), h, &d1, &d2, &hb);
-            for (k = dims - 1; k >= 0 && o[k] == radius; k--) o[k] = -radius;
-            if (k < 0) break;
-            o[k]++;
-        }
-        b = (float)radius + 0.5f - 0.5f * j - BOUND_SLACK + near;
-        if (metric == NG_METRIC_EUCLIDEAN) b *= b;
-        if (u2f(second ? d2 : d1) <= b) {
-            *d1o = d1;
-            *d2o = d2;
-            *hbo = hb;
-            return;
-        }
+    float lo = (float)o + w->c0, g = fmaxf(lo - w->t[k], w->t[k] - (lo + w->j));
+    return fmaxf(g - BOUND_SLACK, 0.0f);
+}
+
+static float add_gap(int metric, float partial, float g)
+{
+    switch (metric) {
+    case NG_METRIC_MANHATTAN: return partial + g;
+    case NG_METRIC_CHEBYSHEV: return fmaxf(partial, g);
+    default: return partial + g * g;
     }
+}
+
+static void fix_visit(worley_fix *w, int k, float partial, int o[4], int outside)
+{
+    const int dims = w->ch->dims;
+    int dir;
+    /* a subtree inside the 3^d block has nothing left to find */
+    if (!outside && k < dims && add_gap(w->metric, partial, w->far[k]) > u2f(w->second ? w->d2 : w->d1))
+        return;
+    if (k == dims) {
+        uint32_t h = w->ch->seed;
+        float oc[4] = {0, 0, 0, 0}, r[4];
+        int a;
+        if (!outside) return; /* the vector loop saw it */
+        for (a = 0; a < dims; a++) {
+            h = ng_hash_step(h, wrap_cell(w->ch->c[a][1][w->i], o[a], w->ax[a].period));
+            oc[a] = (float)o[a] + w->c0;
+        }
+        feature_vec(dims, h, oc, w->j, w->t, r);
+        keep_two(f2u(metric_dist(dims, w->metric, r)), h, &w->d1, &w->d2, &w->hb);
+        return;
+    }
+    for (dir = 1; dir >= -1; dir -= 2)
+        for (o[k] = dir > 0 ? 0 : -1;; o[k] += dir) {
+            float lb = add_gap(w->metric, partial, axis_gap(w, k, o[k]));
+            if (lb > u2f(w->second ? w->d2 : w->d1)) break;
+            fix_visit(w, k + 1, lb, o, outside || o[k] > 1 || o[k] < -1);
+        }
+}
+
+static void worley_exact(const cell_chunk *ch, const cell_axis *ax, int i, int metric, float c0,
+                         float j, int second, uint32_t *d1, uint32_t *d2, uint32_t *hb)
+{
+    worley_fix w;
+    int o[4] = {0, 0, 0, 0}, k;
+    w.ch = ch;
+    w.ax = ax;
+    w.i = i;
+    w.metric = metric;
+    w.second = second;
+    w.c0 = c0;
+    w.j = j;
+    point_t(ch, ch->dims, i, w.t);
+    for (k = ch->dims - 1; k >= 0; k--) {
+        float g = fminf(axis_gap(&w, k, 2), axis_gap(&w, k, -2));
+        w.far[k] = k == ch->dims - 1 ? g : fminf(g, w.far[k + 1]);
+    }
+    w.d1 = *d1;
+    w.d2 = *d2;
+    w.hb = *hb;
+    fix_visit(&w, 0, 0.0f, o, 0);
+    *d1 = w.d1;
+    *d2 = w.d2;
+    *hb = w.hb;
 }
 
 /* Points of the chunk whose 3^d search may have missed a nearer feature. */

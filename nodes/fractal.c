@@ -11,8 +11,8 @@
  *
  * Octaves finer than a pixel are not evaluated: the block's footprint
  * (world units per pixel) against the source's finest detail tells where
- * an octave's features drop under two pixels; the weight fades out between
- * four and two pixels per feature. The normalisation keeps the full sum, so
+ * an octave's features drop under two pixels, where they would alias; the
+ * weight fades out between two pixels and one per feature. The normalisation keeps the full sum, so
  * a skipped octave contributes its filtered value, 0, rather than
  * brightening the rest: a small render looks like a filtered large one.
  */
@@ -36,7 +36,7 @@ static const ng_param_desc fractal_params[NPARAMS] = {
     {"octaves", NG_PARAM_NUMBER, {6}, 0, 32, NULL, "how many octaves; a fraction fades the last one in"},
     {"lacunarity", NG_PARAM_NUMBER, {2}, 1, 16, NULL, "frequency ratio between octaves"},
     {"roughness", NG_PARAM_NUMBER, {0.5}, 0, 2, NULL, "amplitude ratio between octaves"},
-    {"antialias", NG_PARAM_BOOL, {1}, 0, 1, NULL, "skip octaves finer than two pixels of the render"},
+    {"antialias", NG_PARAM_BOOL, {1}, 0, 1, NULL, "skip octaves whose features are under two pixels (they would alias)"},
 };
 
 static const ng_input_desc fractal_inputs[] = {
@@ -59,17 +59,18 @@ static int fractal_setup(ng_node *n, const int *ch, ng_error *err)
     return 0;
 }
 
-/* Weight of octave k after the pixel cut-off: 1 down to 4 pixels per
- * feature, 0 at 2, linear in log2 between. Octave 0 is always kept. */
+/* Weight of octave k after the pixel cut-off: 1 down to 2 pixels per
+ * feature (Nyquist), 0 at 1, linear in log2 between. Octave 0 is always
+ * kept. */
 static double antialias(const ng_node *n, const ng_block *b, double scale, int k)
 {
     const double src_detail = n->k[0];
     double px;
     if (k == 0 || !ng_int(n, P_ANTIALIAS) || b->footprint <= 0 || !(src_detail < HUGE_VAL)) return 1;
     px = src_detail / scale / b->footprint; /* pixels per feature at this octave */
-    if (px >= 4) return 1;
-    if (px <= 2) return 0;
-    return log2(px) - 1;
+    if (px >= 2) return 1;
+    if (px <= 1) return 0;
+    return log2(px);
 }
 
 static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)

@@ -77,6 +77,7 @@ static int noise_setup(ng_node *n, const int *ch, ng_error *err)
     n->k[6] = (double)(uint32_t)(int32_t)n->param[P_SEED].v[0];
     n->dims &= bs->dims;
     n->channels = ng_int(n, P_OUTPUT) == 1 ? 3 : 1;
+    n->detail = size * fmin(scale[0], fmin(scale[1], scale[2])) / bs->freq_mult;
     return 0;
 }
 

@@ -13,6 +13,7 @@ static const struct {
     {"kernels", suite_kernels}, {"png", suite_png},   {"files", suite_files},
     {"core", suite_core},       {"render", suite_render}, {"cli", suite_cli},
     {"graphs", suite_graphs},
+    {"fractal", suite_fractal},
 };
 
 int main(int argc, char **argv)

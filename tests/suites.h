@@ -9,5 +9,6 @@ void suite_core(void);
 void suite_render(void);
 void suite_cli(void);
 void suite_graphs(void);
+void suite_fractal(void);
 
 #endif
