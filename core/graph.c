@@ -48,7 +48,10 @@ static void node_free(ng_node *n)
 {
     int k;
     if (!n) return;
-    for (k = 0; k < n->type->nparams; k++) free(n->param[k].s);
+    for (k = 0; k < n->type->nparams; k++) {
+        free(n->param[k].s);
+        free(n->param[k].list);
+    }
     free(n->param);
     free(n->label);
     free(n->where);
@@ -187,11 +190,13 @@ ng_node *ng_node_begin(ng_graph *g, const ng_node_type *t, const char *label,
 static int check_kind(ng_node *n, int k, ng_param_kind want, ng_error *err)
 {
     static const char *const kinds[] = {"a number", "an integer", "a boolean", "one of a set of names",
-                                        "a vector {x, y, z}", "a range", "a string"};
+                                        "a vector {x, y, z}", "a range", "a string", "a list of numbers",
+                                        "a file path"};
     if (k < 0 || k >= n->type->nparams)
         return ng_errorf(err, "%s: no parameter #%d", node_name(n), k);
     if (n->type->params[k].kind != want &&
-        !(want == NG_PARAM_NUMBER && n->type->params[k].kind == NG_PARAM_INT))
+        !(want == NG_PARAM_NUMBER && n->type->params[k].kind == NG_PARAM_INT) &&
+        !(want == NG_PARAM_STRING && n->type->params[k].kind == NG_PARAM_PATH))
         return ng_errorf(err, "%s: option '%s' must be %s", node_name(n), n->type->params[k].name,
                          kinds[n->type->params[k].kind]);
     return 0;
@@ -268,6 +273,29 @@ int ng_set_string(ng_node *n, int k, const char *s, ng_error *err)
     return 0;
 }
 
+int ng_set_list(ng_node *n, int k, const double *v, int count, ng_error *err)
+{
+    const ng_param_desc *p;
+    int arity, i;
+    double *copy;
+    if (check_kind(n, k, NG_PARAM_LIST, err)) return -1;
+    p = &n->type->params[k];
+    arity = (int)p->def[0];
+    if (count % arity || count / arity < (int)p->def[1] || count / arity > (int)p->def[2])
+        return ng_errorf(err, "%s: option '%s' needs %d to %d %s, got %d number%s", node_name(n), p->name,
+                         (int)p->def[1], (int)p->def[2], arity == 2 ? "{x, y} pairs" : "numbers", count,
+                         count == 1 ? "" : "s");
+    for (i = 0; i < count; i++)
+        if (check_bounds(n, p, v[i], err)) return -1;
+    if (!(copy = malloc((size_t)(count ? count : 1) * sizeof *copy))) return ng_errorf(err, "%s: out of memory", node_name(n));
+    memcpy(copy, v, (size_t)count * sizeof *copy);
+    free(n->param[k].list);
+    n->param[k].list = copy;
+    n->param[k].count = count;
+    n->set |= 1ull << k;
+    return 0;
+}
+
 int ng_set_range(ng_node *n, int k, int mode, double lo, double hi, ng_error *err)
 {
     if (check_kind(n, k, NG_PARAM_RANGE, err)) return -1;
@@ -313,13 +341,13 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
     for (k = 0; k < t->ninputs; k++) {
         const ng_input_desc *in = &t->inputs[k];
         const ng_node *src;
+        if (n->input[k] < 0 && (in->flags & NG_INPUT_OPTIONAL)) continue;
         if (n->input[k] < 0 && (in->flags & NG_INPUT_HYBRID)) {
             int c = ng_constant(g, in->def, err);
             if (c < 0) goto fail;
             n->input[k] = c;
         }
         if (n->input[k] < 0) {
-            if (in->flags & NG_INPUT_OPTIONAL) continue;
             ng_errorf(err, "%s: missing input '%s'", node_name(n), in->name);
             goto fail;
         }
@@ -436,7 +464,14 @@ int ng_param_format(const ng_node *n, int k, char *buf, size_t len)
     case NG_PARAM_RANGE:
         if (v->i == NG_RANGE_CUSTOM) return snprintf(buf, len, "{%g, %g}", v->v[0], v->v[1]);
         return snprintf(buf, len, "\"%s\"", modes[v->i]);
-    case NG_PARAM_STRING: return snprintf(buf, len, "\"%s\"", v->s ? v->s : "");
+    case NG_PARAM_STRING:
+    case NG_PARAM_PATH: return snprintf(buf, len, "\"%s\"", v->s ? v->s : "");
+    case NG_PARAM_LIST: {
+        int i, used = snprintf(buf, len, "{");
+        for (i = 0; i < v->count && used < (int)len - 24; i++)
+            used += snprintf(buf + used, len - (size_t)used, "%s%g", i ? ", " : "", v->list[i]);
+        return used + snprintf(buf + used, len - (size_t)used, "%s}", i < v->count ? ", ..." : "");
+    }
     }
     return 0;
 }
@@ -452,7 +487,9 @@ int ng_param_is_default(const ng_node *n, int k)
     case NG_PARAM_ENUM: return v->i == (int)p->def[0];
     case NG_PARAM_VEC3: return v->v[0] == p->def[0] && v->v[1] == p->def[1] && v->v[2] == p->def[2];
     case NG_PARAM_RANGE: return v->i == (int)p->def[0] && (v->i != NG_RANGE_CUSTOM);
-    case NG_PARAM_STRING: return !v->s || !*v->s;
+    case NG_PARAM_STRING:
+    case NG_PARAM_PATH: return !v->s || !*v->s;
+    case NG_PARAM_LIST: return v->count == 0;
     }
     return 1;
 }

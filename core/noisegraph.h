@@ -37,7 +37,9 @@ typedef enum ng_param_kind {
     NG_PARAM_ENUM,   /* i: index into choices */
     NG_PARAM_VEC3,   /* v[0..2] */
     NG_PARAM_RANGE,  /* i: NG_RANGE_*, v[0] = lo, v[1] = hi */
-    NG_PARAM_STRING  /* s */
+    NG_PARAM_STRING, /* s */
+    NG_PARAM_LIST,   /* list[count]: numbers, in tuples of def[0] (1 or 2); def[1]..def[2] tuples */
+    NG_PARAM_PATH    /* s: a file path; the Lua host resolves it against the script's directory */
 } ng_param_kind;
 
 enum { NG_RANGE_NATURAL, NG_RANGE_UNIT, NG_RANGE_SIGNED, NG_RANGE_CUSTOM };
@@ -45,7 +47,9 @@ enum { NG_RANGE_NATURAL, NG_RANGE_UNIT, NG_RANGE_SIGNED, NG_RANGE_CUSTOM };
 typedef struct ng_value {
     double v[3];
     int i;
-    char *s; /* owned by the graph */
+    char *s;      /* owned by the graph */
+    double *list; /* owned by the graph */
+    int count;    /* numbers in list */
 } ng_value;
 
 typedef struct ng_param_desc {
@@ -142,7 +146,8 @@ int ng_set_number(ng_node *n, int param, double v, ng_error *err);
 int ng_set_vec3(ng_node *n, int param, const double v[3], ng_error *err);
 int ng_set_choice(ng_node *n, int param, const char *choice, ng_error *err);
 int ng_set_bool(ng_node *n, int param, int v, ng_error *err);
-int ng_set_string(ng_node *n, int param, const char *s, ng_error *err);
+int ng_set_string(ng_node *n, int param, const char *s, ng_error *err); /* STRING and PATH */
+int ng_set_list(ng_node *n, int param, const double *v, int count, ng_error *err);
 int ng_set_range(ng_node *n, int param, int mode, double lo, double hi, ng_error *err);
 int ng_set_input(ng_graph *g, ng_node *n, int input, int source_id, ng_error *err);
 /* Returns the new node's id, or -1 (the node is discarded). */

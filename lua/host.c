@@ -346,7 +346,7 @@ int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_erro
     else open_sandbox(L);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "noisegraph.loaded");
-    ng_lua_open(L, s->graph);
+    ng_lua_open(L, s->graph, h.dir, o->unsafe);
     lua_pushcfunction(L, l_param);
     lua_setfield(L, -2, "param");
     lua_setglobal(L, "ng");

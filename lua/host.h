@@ -42,9 +42,10 @@ int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_erro
 void ng_script_free(ng_script *s);
 
 /* Registers the `ng` library in L (a table left on the stack). The graph is
- * owned by the caller and must outlive L. Used by the host only. */
+ * owned by the caller and must outlive L. File options resolve against dir
+ * and, unless unsafe, must stay inside it. Used by the host only. */
 struct lua_State;
-void ng_lua_open(struct lua_State *L, ng_graph *g);
+void ng_lua_open(struct lua_State *L, ng_graph *g, const char *dir, int unsafe);
 /* Frees a node a failed constructor left half-built (after a Lua error). */
 void ng_lua_cleanup(struct lua_State *L);
 /* The node id of the value at idx, or -1. */

@@ -277,13 +277,16 @@ static void print_default(const ng_param_desc *p)
     case NG_PARAM_ENUM: printf("\"%s\"", p->choices[(int)p->def[0]]); break;
     case NG_PARAM_VEC3: printf("{%g, %g, %g}", p->def[0], p->def[1], p->def[2]); break;
     case NG_PARAM_RANGE: printf("\"natural\""); break;
-    case NG_PARAM_STRING: printf("\"\""); break;
+    case NG_PARAM_STRING:
+    case NG_PARAM_PATH: printf("\"\""); break;
+    case NG_PARAM_LIST: printf("{}"); break;
     }
 }
 
 static void print_type(const ng_node_type *t)
 {
-    static const char *const kinds[] = {"number", "integer", "boolean", "choice", "vector", "range", "string"};
+    static const char *const kinds[] = {"number", "integer", "boolean", "choice", "vector", "range", "string",
+                                        "list", "path"};
     int k, d;
     printf("%s", t->name);
     for (k = 0; k < t->nshorthands; k++)

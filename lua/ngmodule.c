@@ -9,7 +9,10 @@
  */
 #include "host.h"
 
+#include <errno.h>
 #include <lauxlib.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <lua.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +21,8 @@
 
 typedef struct modstate {
     ng_graph *g;
+    char dir[4096]; /* the script's directory: file options resolve against it */
+    int unsafe;
     ng_node *pending; /* a node being built, freed if a Lua error cuts in */
 } modstate;
 
@@ -65,6 +70,58 @@ static const char *type_word(lua_State *L, int idx)
 {
     if (luaL_testudata(L, idx, NODE_MT)) return "node";
     return luaL_typename(L, idx);
+}
+
+/* {a, b, c} or, for pairs, {{x, y}, {x, y}} (a flat {x, y, x, y} works too). */
+static int set_list(lua_State *L, ng_node *n, const char *label, int k, int idx, ng_error *err)
+{
+    const ng_param_desc *p = &ng_node_type_of(n)->params[k];
+    double v[512];
+    int count = 0, i, len = (int)lua_rawlen(L, idx), rc;
+    for (i = 1; i <= len; i++) {
+        int ok, kind = lua_geti(L, idx, i), j, sub = kind == LUA_TTABLE ? (int)lua_rawlen(L, -1) : 1;
+        for (j = 1; j <= sub; j++) {
+            if (count == (int)(sizeof v / sizeof v[0])) {
+                lua_pop(L, 1);
+                return ng_errorf(err, "%s: option '%s' has more than %d numbers", label, p->name, (int)(sizeof v / sizeof v[0]));
+            }
+            if (kind == LUA_TTABLE) lua_geti(L, -1, j);
+            else lua_pushvalue(L, -1);
+            v[count++] = lua_tonumberx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok) {
+                lua_pop(L, 1);
+                return ng_errorf(err, "%s: option '%s': item %d is not a number", label, p->name, i);
+            }
+        }
+        lua_pop(L, 1);
+    }
+    rc = ng_set_list(n, k, v, count, err);
+    return rc;
+}
+
+/* File paths are relative to the script's directory; in the sandbox they
+ * must stay inside its tree (checked on the resolved path, so symlinks
+ * cannot lead out). */
+static int set_path(modstate *m, ng_node *n, const char *label, int k, const char *path, ng_error *err)
+{
+    const ng_param_desc *p = &ng_node_type_of(n)->params[k];
+    char joined[8192], real[PATH_MAX], realdir[PATH_MAX];
+    size_t dl;
+    if (!*path) return ng_errorf(err, "%s: option '%s' is an empty file name", label, p->name);
+    if (path[0] == '/' && !m->unsafe)
+        return ng_errorf(err, "%s: %s: absolute paths are outside the script's directory (--unsafe allows them)",
+                         label, path);
+    if (path[0] == '/') snprintf(joined, sizeof joined, "%s", path);
+    else snprintf(joined, sizeof joined, "%s/%s", m->dir, path);
+    if (!realpath(joined, real)) return ng_errorf(err, "%s: %s: %s", label, joined, strerror(errno));
+    if (!m->unsafe) {
+        if (!realpath(m->dir, realdir)) return ng_errorf(err, "%s: %s: %s", label, m->dir, strerror(errno));
+        dl = strlen(realdir);
+        if (strncmp(real, realdir, dl) != 0 || (real[dl] != '/' && strcmp(realdir, "/") != 0))
+            return ng_errorf(err, "%s: %s: outside the script's directory (--unsafe allows it)", label, path);
+    }
+    return ng_set_string(n, k, real, err);
 }
 
 static int set_param(lua_State *L, modstate *m, ng_node *n, const char *label, int k, int idx, ng_error *err)
@@ -126,11 +183,17 @@ static int set_param(lua_State *L, modstate *m, ng_node *n, const char *label, i
             return ng_set_range(n, k, NG_RANGE_CUSTOM, lo, hi, err);
         }
         break;
+    case NG_PARAM_LIST:
+        if (t == LUA_TTABLE) return set_list(L, n, label, k, idx, err);
+        break;
+    case NG_PARAM_PATH:
+        if (t == LUA_TSTRING) return set_path(m, n, label, k, lua_tostring(L, idx), err);
+        break;
     }
-    (void)m;
     {
         static const char *const want[] = {"a number", "an integer", "a boolean", "a string", "{x, y, z} or a number",
-                                           "\"natural\", \"unit\", \"signed\" or {lo, hi}", "a string"};
+                                           "\"natural\", \"unit\", \"signed\" or {lo, hi}", "a string",
+                                           "a table of numbers", "a file name (string)"};
         return ng_errorf(err, "%s: option '%s' must be %s, got %s", label, p->name, want[p->kind],
                          type_word(L, idx));
     }
@@ -268,13 +331,15 @@ static void push_closure(lua_State *L, int st, const ng_node_type *t, lua_CFunct
     lua_pushcclosure(L, f, 3);
 }
 
-void ng_lua_open(lua_State *L, ng_graph *g)
+void ng_lua_open(lua_State *L, ng_graph *g, const char *dir, int unsafe)
 {
     const ng_node_type *const *types;
     int ntypes, i, s, st;
     modstate *m = lua_newuserdatauv(L, sizeof *m, 0);
     m->g = g;
     m->pending = NULL;
+    snprintf(m->dir, sizeof m->dir, "%s", dir);
+    m->unsafe = unsafe;
     st = lua_gettop(L);
     lua_pushvalue(L, st);
     lua_setfield(L, LUA_REGISTRYINDEX, "noisegraph.state");

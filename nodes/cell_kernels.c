@@ -345,10 +345,15 @@ static float clamp_jitter(float j)
     return j > 1.0f ? 1.0f : j;
 }
 
-static float worley_normaliser(int feature, int metric, int dims, float j)
+float ng_worley_normaliser(int feature, int metric, int dims, float jitter)
 {
-    const float *tab = worley_norm[feature][metric][dims - 1];
-    float x = j * 8.0f;
+    const float *tab;
+    float x;
+    if (feature < NG_WORLEY_F1 || feature > NG_WORLEY_F2_F1 || metric < NG_METRIC_EUCLIDEAN ||
+        metric > NG_METRIC_CHEBYSHEV || dims < 1 || dims > 4)
+        return 0.0f;
+    tab = worley_norm[feature][metric][dims - 1];
+    x = clamp_jitter(jitter) * 8.0f;
     int k = (int)x;
     if (k > 7) k = 7;
     return tab[k] + (x - (float)k) * (tab[k + 1] - tab[k]);
@@ -410,15 +415,15 @@ typedef struct worley_fix {
  * lowered by the slack so float rounding cannot prune a real candidate. */
 static float axis_gap(const worley_fix *w, int k, int o)
 {
-    float lo = (float)o + w->c0, g = fmaxf(lo - w->t[k], w->t[k] - (lo + w->j));
-    return fmaxf(g - BOUND_SLACK, 0.0f);
+    float lo = (float)o + w->c0, below = lo - w->t[k], above = w->t[k] - (lo + w->j);
+    return pos_part((below > above ? below : above) - BOUND_SLACK);
 }
 
 static float add_gap(int metric, float partial, float g)
 {
     switch (metric) {
     case NG_METRIC_MANHATTAN: return partial + g;
-    case NG_METRIC_CHEBYSHEV: return fmaxf(partial, g);
+    case NG_METRIC_CHEBYSHEV: return partial > g ? partial : g;
     default: return partial + g * g;
     }
 }
@@ -465,8 +470,8 @@ static void worley_exact(const cell_chunk *ch, const cell_axis *ax, int i, int m
     w.j = j;
     point_t(ch, ch->dims, i, w.t);
     for (k = ch->dims - 1; k >= 0; k--) {
-        float g = fminf(axis_gap(&w, k, 2), axis_gap(&w, k, -2));
-        w.far[k] = k == ch->dims - 1 ? g : fminf(g, w.far[k + 1]);
+        float up = axis_gap(&w, k, 2), down = axis_gap(&w, k, -2), g = up < down ? up : down;
+        w.far[k] = k == ch->dims - 1 || g < w.far[k + 1] ? g : w.far[k + 1];
     }
     w.d1 = *d1;
     w.d2 = *d2;
@@ -477,20 +482,34 @@ static void worley_exact(const cell_chunk *ch, const cell_axis *ax, int i, int m
     *hb = w.hb;
 }
 
-/* Points of the chunk whose 3^d search may have missed a nearer feature. */
-static int worley_misses(const cell_chunk *ch, int metric, float j, const uint32_t *need,
-                         int fix[CHUNK])
+/* Distance from t to the nearer face of its cell: min_k min(t_k, 1 - t_k). */
+LOOP_INLINE float face_dist(const cell_chunk *ch, int dims, int i)
+{
+    uint32_t near = ONE_BITS;
+    int k;
+    for (k = 0; k < dims; k++) {
+        float t = ch->t[k][i];
+        near = min_bits(near, min_bits(f2u(t), f2u(1.0f - t)));
+    }
+    return u2f(near);
+}
+
+/* Points of the chunk whose 3^d search may have missed a nearer feature:
+ * flagged in a vector loop, then listed. */
+LOOP_INLINE int worley_misses(const cell_chunk *ch, int dims, int metric, float j,
+                              const uint32_t *restrict need, uint32_t *restrict miss,
+                              int fix[CHUNK])
 {
     const float b0 = 1.5f - 0.5f * j - BOUND_SLACK;
-    int i, k, n = 0;
+    int i, n = 0;
     for (i = 0; i < ch->m; i++) {
-        float near = 1.0f, b;
-        for (k = 0; k < ch->dims; k++)
-            near = fminf(near, fminf(ch->t[k][i], 1.0f - ch->t[k][i]));
-        b = b0 + near;
+        float b = b0 + face_dist(ch, dims, i);
         if (metric == NG_METRIC_EUCLIDEAN) b *= b;
+        miss[i] = (int32_t)need[i] > (int32_t)f2u(b);
+    }
+    for (i = 0; i < ch->m; i++) {
         fix[n] = i;
-        n += u2f(need[i]) > b;
+        n += (int)miss[i];
     }
     return n;
 }
@@ -509,9 +528,9 @@ LOOP_INLINE void worley_run(const ng_noise_pts *p, float *out, const int dims)
     float inv = 1.0f;
     cell_axis ax[4];
     cell_chunk ch;
-    uint32_t d1[CHUNK], d2[CHUNK], hb[CHUNK];
+    uint32_t d1[CHUNK], d2[CHUNK], hb[CHUNK], miss[CHUNK];
     int fix[CHUNK], start, i;
-    if (feature != NG_WORLEY_CELL) inv = 1.0f / worley_normaliser(feature, metric, dims, j);
+    if (feature != NG_WORLEY_CELL) inv = 1.0f / ng_worley_normaliser(feature, metric, dims, j);
     split_anchor(p, ax);
     chunk_init(&ch, p);
     for (start = 0; start < p->n; start += CHUNK) {
@@ -535,7 +554,7 @@ LOOP_INLINE void worley_run(const ng_noise_pts *p, float *out, const int dims)
             default: worley_leaf(&ch, dims, NG_METRIC_EUCLIDEAN, c0, j, d1, d2, hb); break;
             }
         } while (nb_next(&ch));
-        nfix = worley_misses(&ch, metric, j, second ? d2 : d1, fix);
+        nfix = worley_misses(&ch, dims, metric, j, second ? d2 : d1, miss, fix);
         for (q = 0; q < nfix; q++)
             worley_exact(&ch, ax, fix[q], metric, c0, j, second, &d1[fix[q]], &d2[fix[q]],
                          &hb[fix[q]]);

@@ -35,6 +35,11 @@
  */
 void ng_worley_noise(const ng_noise_pts *p, float *out);
 
+/* The distance (F1, F2, F2-F1; in cells of the metric) that Worley maps to
+ * 1, for jitter clamped to [0, 1]: a distance in world units is output *
+ * normaliser * cell size. 0 for CELL and invalid arguments. */
+float ng_worley_normaliser(int feature, int metric, int dims, float jitter);
+
 /*
  * Sparse convolution noise (Lewis 1989): 2 to 4 impulses per cell at random
  * positions with random weights in [-1, 1], each convolved with the kernel

@@ -1,16 +1,35 @@
 /*
  * warp.c — domain warp: the source is evaluated at positions displaced by
- * a vector field times `amount` (world units). The displaced positions live
- * in one scratch buffer for the call; warps chain by pulling through each
- * other.
+ * a vector field times `amount` (world units). With octaves > 1 the field
+ * is applied again at lacunarity times the frequency and roughness times
+ * the strength, either at the already-warped positions (progressive: folds
+ * on folds) or at the original ones (independent: a fractal displacement).
+ * The displaced positions live in one scratch buffer per call; warps chain
+ * by pulling through each other.
  */
 #include "ng_node.h"
+#include "noise_kernels.h"
 #include "types.h"
+
+#include <math.h>
+#include <string.h>
 
 static const ng_input_desc warp_inputs[] = {
     {"source", NG_INPUT_PULL, 1, NG_MAX_CHANNELS, 0, "the node evaluated at the displaced positions"},
-    {"by", 0, 2, 3, 0, "vector field (2 or 3 channels) giving the displacement direction"},
+    {"by", NG_INPUT_PULL, 2, 3, 0, "vector field (2 or 3 channels) giving the displacement direction"},
     {"amount", NG_INPUT_HYBRID, 1, 1, 1, "displacement in world units per unit of `by`: a number or a mask node"},
+};
+
+static const char *const mode_choices[] = {"progressive", "independent", NULL};
+
+enum { P_OCTAVES, P_LACUNARITY, P_ROUGHNESS, P_MODE, NPARAMS };
+
+static const ng_param_desc warp_params[NPARAMS] = {
+    {"octaves", NG_PARAM_NUMBER, {1}, 1, 16, NULL, "how many times the field is applied; a fraction fades the last in"},
+    {"lacunarity", NG_PARAM_NUMBER, {2}, 1, 16, NULL, "frequency ratio of the field between octaves"},
+    {"roughness", NG_PARAM_NUMBER, {0.5}, 0, 2, NULL, "strength ratio between octaves"},
+    {"mode", NG_PARAM_ENUM, {0}, 0, 0, mode_choices,
+     "progressive: each octave samples the field at the already-warped positions; independent: at the original ones"},
 };
 
 static int warp_setup(ng_node *n, const int *ch, ng_error *err)
@@ -22,22 +41,50 @@ static int warp_setup(ng_node *n, const int *ch, ng_error *err)
 
 static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
+    const double octaves = ng_num(n, P_OCTAVES), lac = ng_num(n, P_LACUNARITY), rough = ng_num(n, P_ROUGHNESS);
+    const int full = (int)floor(octaves), count = full + (octaves > full ? 1 : 0);
+    const int progressive = ng_int(n, P_MODE) == 0;
     const int vec = ng_input_channels(ctx, n, 1);
     const int moved = b->dims < vec ? b->dims : vec;
-    float *pos = ng_scratch(ctx, moved);
     const float *amount = in[2];
+    float *pos = ng_scratch(ctx, b->dims), *field = ng_scratch(ctx, vec), *query = NULL;
+    double scale = 1, weight = 1;
     ng_block wb = *b;
-    int d, i, rc;
-    if (!pos) return -1;
-    for (d = 0; d < moved; d++) {
-        const float *v = in[1] + (size_t)d * (size_t)b->n;
-        float *pd = pos + (size_t)d * (size_t)b->n;
-        for (i = 0; i < b->n; i++) pd[i] = b->p[d][i] + amount[i] * v[i];
-        wb.p[d] = pd;
+    int d, i, k, rc = -1;
+    if (!pos || !field) goto done;
+    if (count > 1 && !(query = ng_scratch(ctx, b->dims))) goto done;
+    for (d = 0; d < b->dims; d++) memcpy(pos + (size_t)d * b->n, b->p[d], (size_t)b->n * sizeof(float));
+    for (k = 0; k < count; k++, scale *= lac, weight *= rough) {
+        const float w = (float)(k < full ? weight : weight * (octaves - full));
+        ng_block fb = *b;
+        if (k > 0) { /* the field at lacunarity^k, sampled where this mode says */
+            const float fs = (float)scale;
+            for (d = 0; d < b->dims; d++) {
+                const float *src = progressive ? pos + (size_t)d * b->n : b->p[d];
+                float *q = query + (size_t)d * b->n;
+                for (i = 0; i < b->n; i++) q[i] = src[i] * fs;
+                fb.p[d] = q;
+                fb.anchor[d] = b->anchor[d] * scale;
+                fb.period[d] = b->period[d] * scale;
+            }
+            fb.seed = ng_hash_mix(b->seed + (uint32_t)k * 0x9E3779B9u);
+            fb.pos_id = ng_new_pos_id(ctx);
+            fb.footprint = (float)(b->footprint * scale);
+        }
+        if (ng_pull(ctx, n, 1, &fb, field)) goto done;
+        for (d = 0; d < moved; d++) {
+            const float *v = field + (size_t)d * b->n;
+            float *p = pos + (size_t)d * b->n;
+            for (i = 0; i < b->n; i++) p[i] += amount[i] * w * v[i];
+        }
     }
+    for (d = 0; d < b->dims; d++) wb.p[d] = pos + (size_t)d * b->n;
     wb.pos_id = ng_new_pos_id(ctx);
     rc = ng_pull(ctx, n, 0, &wb, out);
-    ng_scratch_free(ctx, pos, moved);
+done:
+    ng_scratch_free(ctx, pos, b->dims);
+    ng_scratch_free(ctx, query, b->dims);
+    ng_scratch_free(ctx, field, vec);
     return rc;
 }
 
@@ -45,7 +92,10 @@ const ng_node_type ng_type_warp = {
     .name = "warp",
     .family = "warp",
     .doc = "Domain warp: source sampled at position + amount * by. `by` is a vector node "
-           "(a noise with output = \"vector\"); warps chain.",
+           "(a noise with output = \"vector\", ng.vector, ng.curl); warps chain. With octaves > 1 the field "
+           "is applied again at finer scales (progressive or independent).",
+    .params = warp_params,
+    .nparams = NPARAMS,
     .inputs = warp_inputs,
     .ninputs = 3,
     .dims = 0x1Eu,

@@ -163,7 +163,7 @@ static void test_info_and_dot_on_terrain(void)
     CHECK_INT(r.code, 0);
     CHECK(strncmp(r.out, "digraph noisegraph {", 20) == 0);
     CHECK_CONTAINS(r.out, "n0 -> n3 [label=\"source\", style=dashed];");
-    CHECK_CONTAINS(r.out, "n1 -> n3 [label=\"by\"];");
+    CHECK_CONTAINS(r.out, "n1 -> n3 [label=\"by\", style=dashed];");
     CHECK_CONTAINS(r.out, "warp\\namount = 60");
     CHECK_CONTAINS(r.out, "out0 [shape=doubleoctagon");
     CHECK(r.nout > 0 && strcmp(r.out + r.nout - 2, "}\n") == 0);
