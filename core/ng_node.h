@@ -62,6 +62,15 @@ int ng_input_channels(const ng_ctx *ctx, const ng_node *node, int k);
 int ng_fail(ng_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* An image read into floats in [0, 1], interleaved channels (1 grey, 2 grey
+ * + alpha, 3 RGB, 4 RGBA), rows top to bottom. */
+typedef struct ng_image {
+    int width, height, channels;
+    float *px;
+} ng_image;
+int ng_image_load(const char *path, ng_image *img, ng_error *err);
+void ng_image_free(ng_image *img);
+
 /* Parameter access by index, for kernels. */
 static inline double ng_num(const ng_node *n, int k) { return n->param[k].v[0]; }
 static inline int ng_int(const ng_node *n, int k) { return n->param[k].i; }

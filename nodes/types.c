@@ -11,7 +11,7 @@ static const ng_node_type *const all_types[] = {
     &ng_type_neg, &ng_type_abs, &ng_type_min, &ng_type_max, &ng_type_clamp, &ng_type_fit, &ng_type_mix,
     &ng_type_sqrt, &ng_type_invert, &ng_type_step, &ng_type_smoothstep, &ng_type_select,
     &ng_type_terrace, &ng_type_curve,
-    &ng_type_x, &ng_type_y, &ng_type_z, &ng_type_time, &ng_type_distance,
+    &ng_type_image, &ng_type_x, &ng_type_y, &ng_type_z, &ng_type_time, &ng_type_distance,
 };
 
 const ng_node_type *const *ng_types(int *count)
