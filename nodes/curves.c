@@ -36,6 +36,8 @@ static const ng_param_desc terrace_params[] = {
     {"lo", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "lowest level, with steps"},
     {"hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "highest level, with steps"},
     {"invert", NG_PARAM_BOOL, {0}, 0, 1, NULL, "ease the risers the other way (sharp lips instead of sharp feet)"},
+    {"sharpness", NG_PARAM_NUMBER, {2}, 1, 64, NULL,
+     "riser easing exponent: 1 is no terracing, 2 libnoise's, higher makes flatter terraces and steeper risers"},
 };
 
 /* state: float levels[count] */
@@ -66,6 +68,7 @@ static int terrace_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
 {
     const float *lv = n->state;
     const int count = (int)n->k[0], inv = ng_int(n, 4), len = b->n * n->channels;
+    const float e = (float)ng_num(n, 5);
     int i;
     (void)ctx;
     for (i = 0; i < len; i++) {
@@ -77,7 +80,7 @@ static int terrace_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
         a = lv[s], c = lv[s + 1];
         t = (v - a) / (c - a);
         if (inv) t = 1.0f - t, a = lv[s + 1], c = lv[s];
-        out[i] = a + (c - a) * (t * t);
+        out[i] = a + (c - a) * (e == 2.0f ? t * t : powf(t, e));
     }
     return 0;
 }
@@ -86,7 +89,7 @@ const ng_node_type ng_type_terrace = {
     .name = "terrace", .family = "math",
     .doc = "flat terraces at the given levels joined by eased risers (libnoise's Terrace): stepped mesas and "
            "rice-field hills from any height",
-    .params = terrace_params, .nparams = 5, .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS,
+    .params = terrace_params, .nparams = 6, .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS,
     .method = "terrace", .positional = "source,steps", .setup = terrace_setup, .eval = terrace_eval,
 };
 

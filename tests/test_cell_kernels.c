@@ -1,0 +1,859 @@
+/*
+ * test_cell_kernels.c — what users rely on from the Worley, sparse
+ * convolution and alligator bases: the documented range, used and never
+ * exceeded (with rare clamping where documented); F1 and F2 exact, checked
+ * against a brute-force search; F1 = 0 at feature points and F2-F1 = 0 on
+ * cell borders; CELL constant around each feature; continuity with a stated
+ * gradient bound; seeding, batch-split invariance, full precision far from
+ * the origin and exact periodicity. Points are built by hand.
+ *
+ * Under sanitizers the statistical tests draw 1/8 of the samples: that
+ * build checks memory and UB, the optimised build the statistics.
+ */
+#include "harness.h"
+#include "cell_kernels.h"
+
+#include <stdint.h>
+
+void suite_cell_kernels(void); /* also declared in suites.h */
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+#define CHECKF(cond, ...)                                                     \
+    do {                                                                      \
+        if (!(cond)) ng_t_fail(__FILE__, __LINE__, __VA_ARGS__);              \
+    } while (0)
+
+#define B 4096
+static float fbuf[4][B], fbuf2[4][B], out1[B], out2[B], out3[B];
+
+/* xorshift64: a fixed stream, so every run tests the same points */
+static uint64_t rng_state;
+static void rng_seed(uint64_t s) { rng_state = s * 0x9e3779b97f4a7c15ULL + 1; }
+static double rng_unit(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
+}
+static double rng_range(double lo, double hi) { return lo + (hi - lo) * rng_unit(); }
+
+/* Random offsets; on a grid of 2^-10 when exact sums are needed. */
+static void fill_random(float (*f)[B], int n, double lo, double hi, int on_grid)
+{
+    int d, i;
+    for (d = 0; d < 4; d++)
+        for (i = 0; i < n; i++) {
+            double v = rng_range(lo, hi);
+            f[d][i] = (float)(on_grid ? floor(v * 1024.0) / 1024.0 : v);
+        }
+}
+
+/* ---- configurations ---------------------------------------------------- */
+
+enum { WORLEY, SPARSE, ALLIGATOR };
+
+typedef struct cfg {
+    int kind, feature, metric;
+    float jitter;
+} cfg;
+
+static const char *const feature_names[] = {"F1", "F2", "F2-F1", "CELL"};
+static const char *const metric_names[] = {"euclidean", "manhattan", "chebyshev"};
+
+static const char *cfg_name(const cfg *c)
+{
+    static char buf[80];
+    if (c->kind == SPARSE) return "sparse";
+    if (c->kind == ALLIGATOR) return "alligator";
+    snprintf(buf, sizeof buf, "worley %s %s jitter %g", feature_names[c->feature],
+             metric_names[c->metric], (double)c->jitter);
+    return buf;
+}
+
+static ng_noise_pts pts(int n, int dims, const double anchor[4], float (*f)[B], uint32_t seed)
+{
+    ng_noise_pts p;
+    int d;
+    memset(&p, 0, sizeof p);
+    p.n = n;
+    p.dims = dims;
+    p.seed = seed;
+    for (d = 0; d < 4; d++) {
+        p.anchor[d] = anchor ? anchor[d] : 0.0;
+        p.f[d] = f[d];
+    }
+    return p;
+}
+
+static void eval(const cfg *c, ng_noise_pts *p, float *out)
+{
+    p->feature = c->feature;
+    p->metric = c->metric;
+    p->jitter = c->jitter;
+    switch (c->kind) {
+    case WORLEY: ng_worley_noise(p, out); break;
+    case SPARSE: ng_sparse_noise(p, out); break;
+    default: ng_alligator_noise(p, out); break;
+    }
+}
+
+/* Every configuration with a range or a gradient to check: Worley's
+ * features and metrics at full jitter and at 0.45 (between two of the
+ * normaliser's jitter table entries), and the two kernel noises. */
+#define LOW_JITTER 0.45f
+static int all_cfgs(cfg *c, int with_cell)
+{
+    static const float jitters[2] = {1.0f, LOW_JITTER};
+    int n = 0, j, f, m;
+    for (j = 0; j < 2; j++)
+        for (f = 0; f < (with_cell ? 4 : 3); f++)
+            for (m = 0; m < 3; m++) {
+                cfg w = {WORLEY, f, m, jitters[j]};
+                c[n++] = w;
+            }
+    c[n].kind = SPARSE;
+    c[n].feature = c[n].metric = 0;
+    c[n++].jitter = 1.0f;
+    c[n].kind = ALLIGATOR;
+    c[n].feature = c[n].metric = 0;
+    c[n++].jitter = 1.0f;
+    return n;
+}
+
+/* ---- brute-force Worley ---------------------------------------------------
+ * The documented construction, searched over (2R + 1)^d cells, R grown
+ * until no cell outside can hold a nearer feature. The per-cell arithmetic
+ * is the kernel's (same grouping, same order), so results agree in bits.
+ */
+typedef struct ref_result {
+    float f1, f2; /* true distances, not normalised */
+    uint32_t hnear;
+} ref_result;
+
+static float ref_unit(uint32_t h, uint32_t g, int k)
+{
+    uint32_t bits = k == 0 ? h >> 16 : k == 1 ? h & 0xffffu : k == 2 ? g >> 16 : g & 0xffffu;
+    return (float)(int32_t)bits * (1.0f / 65536.0f);
+}
+
+static ref_result ref_worley(int dims, int metric, float j, uint32_t seed, const uint32_t cell[4],
+                             const float t[4])
+{
+    const float c0 = 0.5f - 0.5f * j;
+    ref_result res;
+    float face = 1.0f;
+    int k, radius;
+    for (k = 0; k < dims; k++) face = fminf(face, fminf(t[k], 1.0f - t[k]));
+    for (radius = 3;; radius++) {
+        float d1 = INFINITY, d2 = INFINITY, b;
+        uint32_t hn = 0;
+        int o[4] = {0, 0, 0, 0};
+        for (k = 0; k < dims; k++) o[k] = -radius;
+        for (;;) {
+            uint32_t h = ng_hash_seed(seed), g;
+            float d = 0.0f;
+            for (k = 0; k < dims; k++) h = ng_hash_step(h, cell[k] + (uint32_t)o[k]);
+            g = ng_hash_mix(h);
+            for (k = 0; k < dims; k++) {
+                float r = (((float)o[k] + c0) + j * ref_unit(h, g, k)) - t[k];
+                if (metric == NG_METRIC_EUCLIDEAN) d = k ? d + r * r : r * r;
+                else if (metric == NG_METRIC_MANHATTAN) d = k ? d + fabsf(r) : fabsf(r);
+                else d = fmaxf(d, fabsf(r));
+            }
+            if (d < d1) {
+                d2 = d1;
+                d1 = d;
+                hn = h;
+            } else if (d < d2) {
+                d2 = d;
+            }
+            for (k = dims - 1; k >= 0 && o[k] == radius; k--) o[k] = -radius;
+            if (k < 0) break;
+            o[k]++;
+        }
+        b = (float)radius + 0.5f - 0.5f * j - 1e-4f + face;
+        if (metric == NG_METRIC_EUCLIDEAN) b *= b;
+        if (d2 <= b) {
+            res.f1 = metric == NG_METRIC_EUCLIDEAN ? sqrtf(d1) : d1;
+            res.f2 = metric == NG_METRIC_EUCLIDEAN ? sqrtf(d2) : d2;
+            res.hnear = hn;
+            return res;
+        }
+    }
+}
+
+/* What the kernel outputs for a brute-force result. */
+static float ref_output(const ref_result *r, int feature, int metric, int dims, float j)
+{
+    float inv = 1.0f / ng_worley_normaliser(feature, metric, dims, j), v;
+    switch (feature) {
+    case NG_WORLEY_F1: v = r->f1; break;
+    case NG_WORLEY_F2: v = r->f2; break;
+    case NG_WORLEY_F2_F1: v = r->f2 - r->f1; break;
+    default: return ng_hash_unit(ng_hash_step(r->hnear, 1u));
+    }
+    return fminf(v * inv, 1.0f);
+}
+
+/* Feature point of the cell with hash coordinates cell[], inside that cell. */
+static void feature_point(int dims, float j, uint32_t seed, const uint32_t cell[4], float fp[4])
+{
+    uint32_t h = ng_hash_seed(seed), g;
+    int k;
+    for (k = 0; k < dims; k++) h = ng_hash_step(h, cell[k]);
+    g = ng_hash_mix(h);
+    for (k = 0; k < 4; k++) fp[k] = k < dims ? (0.5f - 0.5f * j) + j * ref_unit(h, g, k) : 0.0f;
+}
+
+/* ---- range ------------------------------------------------------------- */
+
+/* 2^20 samples per configuration and dims (2^17 sanitized), at random
+ * anchors (0 or up to +-1e9) and offsets, a new seed per batch. */
+static void test_range(void)
+{
+    cfg cs[32];
+    int nc = all_cfgs(cs, 1), c, dims, k, i, d;
+    const int batches = SANITIZED ? 32 : 256;
+    for (c = 0; c < nc; c++)
+        for (dims = 1; dims <= 4; dims++) {
+            double mn = 1e30, mx = -1e30;
+            long clamped = 0, zeros = 0, n = (long)batches * B;
+            rng_seed(1 + (uint64_t)c);
+            for (k = 0; k < batches; k++) {
+                double anchor[4];
+                ng_noise_pts p;
+                for (d = 0; d < 4; d++) anchor[d] = (k & 1) ? rng_range(-1e9, 1e9) : 0.0;
+                fill_random(fbuf, B, -128, 128, 0);
+                p = pts(B, dims, anchor, fbuf, (uint32_t)k * 2654435761u + (uint32_t)c);
+                eval(&cs[c], &p, out1);
+                for (i = 0; i < B; i++) {
+                    mn = fmin(mn, out1[i]);
+                    mx = fmax(mx, out1[i]);
+                    clamped += fabsf(out1[i]) == 1.0f;
+                    zeros += out1[i] == 0.0f;
+                }
+            }
+            if (cs[c].kind == SPARSE) {
+                CHECKF(mn >= -1.0 && mx <= 1.0, "%s %dD: [%.9g, %.9g] exceeds [-1, 1]",
+                       cfg_name(&cs[c]), dims, mn, mx);
+                CHECKF(mn <= -0.9 && mx >= 0.9, "%s %dD: [%.6f, %.6f] uses < 90%% of [-1, 1]",
+                       cfg_name(&cs[c]), dims, mn, mx);
+            } else {
+                CHECKF(mn >= 0.0 && mx <= 1.0, "%s %dD: [%.9g, %.9g] exceeds [0, 1]",
+                       cfg_name(&cs[c]), dims, mn, mx);
+                CHECKF(mx >= 0.9, "%s %dD: max %.6f uses < 90%% of [0, 1]", cfg_name(&cs[c]),
+                       dims, mx);
+                /* F1, F2, F2-F1 and alligator reach near their floor; CELL
+                 * is uniform in [0, 1) */
+                CHECKF(mn <= 0.02, "%s %dD: min %.6f far above 0", cfg_name(&cs[c]), dims, mn);
+            }
+            CHECKF(clamped * 1e4 <= n, "%s %dD: %ld of %ld samples clamped (> 1e-4)",
+                   cfg_name(&cs[c]), dims, clamped, n);
+            (void)zeros;
+        }
+}
+
+/* ---- Worley exactness -------------------------------------------------- */
+
+/* Every feature, metric and dims at three jitters matches the brute-force
+ * search bit for bit, near the origin and far away: the vector 3^d search
+ * plus its widening miss nothing (manhattan needs the widening for up to
+ * 70% of 4D points, euclidean for ~0.5%). */
+static void test_worley_exact(void)
+{
+    static const float jitters[] = {1.0f, 0.5f, 0.0f};
+    static const double anchors[] = {0.0, 1e9, -123456789.0};
+    int dims, m, ji, f, a, i, k, bad;
+    rng_seed(2);
+    for (dims = 1; dims <= 4; dims++)
+        for (m = 0; m < 3; m++)
+            for (ji = 0; ji < 3; ji++)
+                for (a = 0; a < 3; a++) {
+                    const int n = dims == 4 ? 256 : 1024;
+                    double anchor[4];
+                    ng_noise_pts p;
+                    for (k = 0; k < 4; k++) anchor[k] = anchors[a];
+                    fill_random(fbuf, n, -8, 8, 0);
+                    p = pts(n, dims, anchor, fbuf, 77u + (uint32_t)a);
+                    p.metric = m;
+                    p.jitter = jitters[ji];
+                    for (f = 0; f < 4; f++) {
+                        p.feature = f;
+                        ng_worley_noise(&p, out1);
+                        for (bad = 0, i = 0; i < n; i++) {
+                            uint32_t cell[4];
+                            float t[4] = {0, 0, 0, 0};
+                            ref_result r;
+                            for (k = 0; k < dims; k++) {
+                                float x = 0.0f + fbuf[k][i], fl = floorf(x);
+                                t[k] = x - fl;
+                                cell[k] = (uint32_t)(int64_t)anchor[k] + (uint32_t)(int32_t)fl;
+                            }
+                            r = ref_worley(dims, m, jitters[ji], p.seed, cell, t);
+                            bad += out1[i] != ref_output(&r, f, m, dims, jitters[ji]);
+                        }
+                        CHECKF(bad == 0, "worley %s %s %dD jitter %g anchor %g: %d of %d differ "
+                               "from brute force", feature_names[f], metric_names[m], dims,
+                               (double)jitters[ji], anchors[a], bad, n);
+                    }
+                }
+}
+
+/* F1 is exactly 0 at a feature point, far from the origin as well: the
+ * anchor holds the cell, the offset the feature's position inside it. */
+static void test_worley_zero_at_features(void)
+{
+    static const float jitters[] = {1.0f, 0.37f, 0.0f};
+    static const double bases[] = {0.0, 1e9, -4.2e9, 7e12};
+    int dims, m, ji, b, i, k;
+    for (dims = 1; dims <= 4; dims++)
+        for (m = 0; m < 3; m++)
+            for (ji = 0; ji < 3; ji++)
+                for (b = 0; b < 4; b++) {
+                    int bad = 0;
+                    for (i = 0; i < 64; i++) {
+                        double anchor[4];
+                        uint32_t cell[4];
+                        float fp[4];
+                        ng_noise_pts p;
+                        for (k = 0; k < 4; k++) {
+                            anchor[k] = bases[b] + (double)((i * (k + 3)) % 17) - 8.0;
+                            cell[k] = (uint32_t)(int64_t)fmod(anchor[k], 4294967296.0);
+                        }
+                        feature_point(dims, jitters[ji], 5u, cell, fp);
+                        for (k = 0; k < 4; k++) fbuf[k][0] = fp[k];
+                        p = pts(1, dims, anchor, fbuf, 5u);
+                        p.metric = m;
+                        p.jitter = jitters[ji];
+                        p.feature = NG_WORLEY_F1;
+                        ng_worley_noise(&p, out1);
+                        bad += out1[0] != 0.0f;
+                    }
+                    CHECKF(bad == 0, "worley F1 %s %dD jitter %g near %g: %d of 64 feature "
+                           "points not 0", metric_names[m], dims, (double)jitters[ji], bases[b],
+                           bad);
+                }
+}
+
+/* With jitter 0 the features are the cell centres, so on the face x = 1
+ * between cells (0, ...) and (1, ...) the two nearest are equally far in
+ * every metric: F2 - F1 is exactly 0 there. */
+static void test_worley_zero_on_borders(void)
+{
+    static const double bases[] = {0.0, 1e9, -3e9};
+    int dims, m, b, i, k;
+    rng_seed(3);
+    for (dims = 1; dims <= 4; dims++)
+        for (m = 0; m < 3; m++)
+            for (b = 0; b < 3; b++) {
+                double anchor[4];
+                ng_noise_pts p;
+                int bad = 0;
+                for (k = 0; k < 4; k++) anchor[k] = bases[b] + 17.0 * k;
+                for (i = 0; i < 512; i++) {
+                    fbuf[0][i] = 1.0f;
+                    for (k = 1; k < 4; k++) fbuf[k][i] = (float)rng_range(0.001, 0.999);
+                }
+                p = pts(512, dims, anchor, fbuf, 9u);
+                p.metric = m;
+                p.jitter = 0.0f;
+                p.feature = NG_WORLEY_F2_F1;
+                ng_worley_noise(&p, out1);
+                for (i = 0; i < 512; i++) bad += out1[i] != 0.0f;
+                CHECKF(bad == 0, "worley F2-F1 %s %dD on x = %g + 1: %d of 512 not 0 (e.g. %g)",
+                       metric_names[m], dims, anchor[0], bad, (double)out1[0]);
+            }
+}
+
+/* CELL is the same for every point nearer to a feature than half its
+ * distance to any other feature (so provably in its cell), and differs
+ * between cells. */
+static void test_worley_cell_constant(void)
+{
+    static const float jitters[] = {1.0f, 0.5f};
+    int dims, m, ji, c, i, k;
+    rng_seed(4);
+    for (dims = 1; dims <= 4; dims++)
+        for (m = 0; m < 3; m++)
+            for (ji = 0; ji < 2; ji++) {
+                int bad = 0, distinct = 0;
+                float prev = -1.0f;
+                for (c = 0; c < 32; c++) {
+                    double anchor[4];
+                    uint32_t cell[4];
+                    float fp[4], radius;
+                    ref_result r;
+                    ng_noise_pts p;
+                    for (k = 0; k < 4; k++) {
+                        anchor[k] = (double)(c * 7 + k * 3) - 50.0 + (k == 0 ? 1e9 : 0.0);
+                        cell[k] = (uint32_t)(int64_t)anchor[k];
+                    }
+                    feature_point(dims, jitters[ji], 21u, cell, fp);
+                    r = ref_worley(dims, m, jitters[ji], 21u, cell, fp);
+                    /* r.f1 = 0, r.f2 = distance to the nearest other feature;
+                     * a per-axis step of 0.45 f2 / dims keeps every metric
+                     * within 0.45 f2 */
+                    radius = 0.45f * r.f2 / (float)dims;
+                    for (i = 0; i < 64; i++)
+                        for (k = 0; k < 4; k++)
+                            fbuf[k][i] = fp[k] + (i ? (float)rng_range(-radius, radius) : 0.0f);
+                    p = pts(64, dims, anchor, fbuf, 21u);
+                    p.metric = m;
+                    p.jitter = jitters[ji];
+                    p.feature = NG_WORLEY_CELL;
+                    ng_worley_noise(&p, out1);
+                    for (i = 1; i < 64; i++) bad += out1[i] != out1[0];
+                    distinct += out1[0] != prev;
+                    prev = out1[0];
+                }
+                CHECKF(bad == 0, "worley CELL %s %dD jitter %g: %d points around features "
+                       "changed value", metric_names[m], dims, (double)jitters[ji], bad);
+                CHECKF(distinct >= 30, "worley CELL %s %dD: only %d of 32 cells differ",
+                       metric_names[m], dims, distinct);
+            }
+}
+
+/* Alligator's bumps peak at their feature points with K(0) = 1: the value
+ * there is at least that cell's height (the cell value,
+ * ng_hash_unit(ng_hash_step(h, 1))), and equals it when that bump wins. */
+static void test_alligator_peaks(void)
+{
+    int dims, c, k, below = 0, equal = 0, n = 0;
+    for (dims = 1; dims <= 4; dims++)
+        for (c = 0; c < 64; c++) {
+            double anchor[4];
+            uint32_t cell[4], h = ng_hash_seed(13u);
+            float fp[4], height;
+            ng_noise_pts p;
+            for (k = 0; k < 4; k++) {
+                anchor[k] = (double)(c * 5 - k * 11) + 1e9;
+                cell[k] = (uint32_t)(int64_t)anchor[k];
+            }
+            for (k = 0; k < dims; k++) h = ng_hash_step(h, cell[k]);
+            height = ng_hash_unit(ng_hash_step(h, 1u));
+            feature_point(dims, 1.0f, 13u, cell, fp);
+            for (k = 0; k < 4; k++) fbuf[k][0] = fp[k];
+            p = pts(1, dims, anchor, fbuf, 13u);
+            ng_alligator_noise(&p, out1);
+            below += out1[0] < height;
+            equal += out1[0] == height;
+            n++;
+        }
+    CHECKF(below == 0, "alligator: %d of %d feature points below their bump's height", below, n);
+    CHECKF(equal >= n / 2, "alligator: only %d of %d feature points at their own height", equal,
+           n);
+}
+
+/* ---- continuity -----------------------------------------------------------
+ * Gradient bounds, |d/dx| along any axis, after scaling:
+ *   worley F1, F2   1 / N: distances to fixed points change by at most the
+ *                   step in all three metrics, and min / second-min keep
+ *                   that; F2-F1 2 / N (N = ng_worley_normaliser, exact)
+ *   alligator       max |K'| = 8 / (3 sqrt 3) = 1.5396 (exact)
+ *   sparse          measured: max |dv|/h over 4.2e6 pairs per dims, times
+ *                   1.25 (the true supremum, all impulses aligned, is
+ *                   unreachable): 1D 2.07, 2D 2.26, 3D 2.28, 4D 2.16
+ * Checked at h = 1e-3 and 1e-4 (a jump below L * 1e-3 shows only at the
+ * finer step), with 2% and 4e-6 of slack for rounding as in test_kernels.
+ */
+static const double sparse_lip[4] = {2.07, 2.26, 2.28, 2.16};
+
+static double lip_of(const cfg *c, int dims)
+{
+    switch (c->kind) {
+    case SPARSE: return sparse_lip[dims - 1];
+    case ALLIGATOR: return 1.5396;
+    default:
+        return (c->feature == NG_WORLEY_F2_F1 ? 2.0 : 1.0) /
+               ng_worley_normaliser(c->feature, c->metric, dims, c->jitter);
+    }
+}
+
+static void continuity_case(const cfg *c, int dims, double h, const double *anchor, int batches)
+{
+    double lip = lip_of(c, dims), worst = 0.0;
+    int axis, k, i, d, bad = 0;
+    for (axis = 0; axis < dims; axis++)
+        for (k = 0; k < batches; k++) {
+            ng_noise_pts p1, p2;
+            fill_random(fbuf, B, -8, 8, 0);
+            for (d = 0; d < 4; d++)
+                for (i = 0; i < B; i++)
+                    fbuf2[d][i] = d == axis ? (float)(fbuf[d][i] + h) : fbuf[d][i];
+            p1 = pts(B, dims, anchor, fbuf, (uint32_t)k);
+            p2 = pts(B, dims, anchor, fbuf2, (uint32_t)k);
+            eval(c, &p1, out1);
+            eval(c, &p2, out2);
+            for (i = 0; i < B; i++) {
+                double step = (double)fbuf2[axis][i] - (double)fbuf[axis][i];
+                double dv = fabs((double)out2[i] - out1[i]);
+                worst = fmax(worst, dv / step);
+                bad += dv > lip * 1.02 * (step + 4e-6) + 2e-6;
+            }
+        }
+    CHECKF(bad == 0, "%s %dD h=%g anchor %.17g: %d pairs exceed L=%g (worst |dv|/h %.4f)",
+           cfg_name(c), dims, h, anchor[0], bad, lip, worst);
+    CHECKF(worst >= 0.6 * lip, "%s %dD h=%g: worst |dv|/h %.4f far below L=%g", cfg_name(c),
+           dims, h, worst, lip);
+}
+
+static void test_continuity(void)
+{
+    static const double anchors[][4] = {{0, 0, 0, 0}, {1e9 + 0.37, -1e9 + 0.81, 1e9 + 0.05, 3e8}};
+    cfg cs[32];
+    int nc = all_cfgs(cs, 0), c, dims, a;
+    rng_seed(5);
+    for (c = 0; c < nc; c++)
+        for (dims = 1; dims <= 4; dims++)
+            for (a = 0; a < 2; a++) {
+                int batches = dims == 4 ? 1 : 2;
+                continuity_case(&cs[c], dims, 1e-3, anchors[a], batches);
+                continuity_case(&cs[c], dims, 1e-4, anchors[a], batches);
+            }
+}
+
+/* ---- determinism, seeds, batches ----------------------------------------- */
+
+static double correlation(const float *a, const float *b, int n)
+{
+    double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+    int i;
+    for (i = 0; i < n; i++) {
+        sa += a[i];
+        sb += b[i];
+        saa += (double)a[i] * a[i];
+        sbb += (double)b[i] * b[i];
+        sab += (double)a[i] * b[i];
+    }
+    sa /= n;
+    sb /= n;
+    return (sab / n - sa * sb) / sqrt((saa / n - sa * sa) * (sbb / n - sb * sb));
+}
+
+/* Same input, same bits, however the points are split into batches (sizes
+ * around the kernels' 256-point chunks too). Another seed, another field:
+ * almost every sample differs and the two are uncorrelated. */
+static void test_determinism_and_seed(void)
+{
+    static const uint32_t seeds[][2] = {
+        {0, 1}, {1, 2}, {12345, 12346}, {7, 7u ^ 0x80000000u}, {0xffffffffu, 0},
+    };
+    static const int sizes[] = {1, 7, 23, 255, 256, 257, 300, 3};
+    static const double anchor[4] = {1e6 + 0.3, -2e5 + 0.7, 42.0, -9.5};
+    cfg cs[32];
+    int nc = all_cfgs(cs, 1), c, dims, s, i, d;
+    rng_seed(6);
+    fill_random(fbuf, B, -40, 40, 0);
+    for (c = 0; c < nc; c++) {
+        if (cs[c].kind == WORLEY && cs[c].jitter != 1.0f) continue;
+        for (dims = 1; dims <= 4; dims++) {
+            ng_noise_pts p = pts(B, dims, anchor, fbuf, 99), part;
+            int k = 0;
+            eval(&cs[c], &p, out1);
+            eval(&cs[c], &p, out2);
+            CHECKF(memcmp(out1, out2, sizeof out1) == 0, "%s %dD: two runs differ",
+                   cfg_name(&cs[c]), dims);
+            for (i = 0; i < B; i += part.n) {
+                part = p;
+                part.n = sizes[k++ % (int)(sizeof sizes / sizeof sizes[0])];
+                if (part.n > B - i) part.n = B - i;
+                for (d = 0; d < 4; d++) part.f[d] = fbuf[d] + i;
+                eval(&cs[c], &part, out2 + i);
+            }
+            CHECKF(memcmp(out1, out2, sizeof out1) == 0, "%s %dD: batch split changes bits",
+                   cfg_name(&cs[c]), dims);
+            for (s = 0; s < (int)(sizeof seeds / sizeof seeds[0]); s++) {
+                int same = 0;
+                double r;
+                p.seed = seeds[s][0];
+                eval(&cs[c], &p, out1);
+                p.seed = seeds[s][1];
+                eval(&cs[c], &p, out2);
+                for (i = 0; i < B; i++) same += out1[i] == out2[i];
+                r = correlation(out1, out2, B);
+                CHECKF(same < B / 20, "%s %dD seeds %u/%u: %d of %d samples equal",
+                       cfg_name(&cs[c]), dims, seeds[s][0], seeds[s][1], same, B);
+                CHECKF(fabs(r) < 0.1, "%s %dD seeds %u/%u: correlation %.3f", cfg_name(&cs[c]),
+                       dims, seeds[s][0], seeds[s][1], r);
+            }
+        }
+    }
+}
+
+/* ---- far from the origin ------------------------------------------------
+ * As in test_kernels: rows in steps of 0.01 cells; a kernel that added the
+ * anchor in float would give runs of identical neighbours and a changed
+ * roughness. The share of bit-identical neighbours may not grow by more
+ * than 1% over the origin's, and the spread of neighbour differences must
+ * stay within 1.5x. (CELL and alligator's empty areas are constant
+ * stretches at the origin too; the comparison is relative.)
+ */
+static void row_stats(const cfg *c, int dims, double a, double *same, double *sd)
+{
+    double anchor[4] = {a, a, a, a}, s1 = 0, s2 = 0;
+    long cnt = 0, eq = 0;
+    int row, i;
+    for (row = 0; row < 32; row++) {
+        ng_noise_pts p;
+        for (i = 0; i < B; i++) {
+            fbuf[0][i] = (float)(row * 47.3 + i * 0.01);
+            fbuf[1][i] = (float)(row * 1.37 + 0.29);
+            fbuf[2][i] = (float)(row * 0.71 + 0.13);
+            fbuf[3][i] = (float)(row * 0.53 + 0.41);
+        }
+        p = pts(B, dims, anchor, fbuf, 5);
+        eval(c, &p, out1);
+        for (i = 1; i < B; i++) {
+            double dv = (double)out1[i] - out1[i - 1];
+            eq += out1[i] == out1[i - 1];
+            s1 += dv;
+            s2 += dv * dv;
+            cnt++;
+        }
+    }
+    *same = (double)eq / cnt;
+    *sd = sqrt(s2 / cnt - (s1 / cnt) * (s1 / cnt));
+}
+
+static void test_far_origin_not_blocky(void)
+{
+    static const double far[] = {1e9, 1e9 + 0.5, -1e9 - 0.25};
+    static const cfg cs[] = {
+        {WORLEY, NG_WORLEY_F1, NG_METRIC_EUCLIDEAN, 1.0f},
+        {WORLEY, NG_WORLEY_F2_F1, NG_METRIC_MANHATTAN, 0.8f},
+        {WORLEY, NG_WORLEY_F2, NG_METRIC_CHEBYSHEV, 1.0f},
+        {WORLEY, NG_WORLEY_CELL, NG_METRIC_EUCLIDEAN, 1.0f},
+        {SPARSE, 0, 0, 1.0f},
+        {ALLIGATOR, 0, 0, 1.0f},
+    };
+    int c, dims, a;
+    for (c = 0; c < (int)(sizeof cs / sizeof cs[0]); c++)
+        for (dims = 1; dims <= 4; dims++) {
+            double same0, sd0;
+            row_stats(&cs[c], dims, 0.0, &same0, &sd0);
+            for (a = 0; a < (int)(sizeof far / sizeof far[0]); a++) {
+                double same, sd;
+                row_stats(&cs[c], dims, far[a], &same, &sd);
+                CHECKF(same <= same0 + 0.01,
+                       "%s %dD anchor %.17g: %.4f of neighbours identical (origin %.4f)",
+                       cfg_name(&cs[c]), dims, far[a], same, same0);
+                CHECKF(sd >= sd0 / 1.5 && sd <= sd0 * 1.5,
+                       "%s %dD anchor %.17g: neighbour-difference sd %.3g vs %.3g at origin",
+                       cfg_name(&cs[c]), dims, far[a], sd, sd0);
+            }
+        }
+}
+
+/* Moving whole cells from the offsets into the anchor is the same world
+ * point: with positions on a 2^-10 grid every sum is exact and the values
+ * are the same bits, so tiles with different anchors stitch. */
+static void test_far_field_is_translate(void)
+{
+    static const double anchors[] = {0.0, 1e9, 1e9 + 0.5, -3.7e8 + 0.25, 5e9 + 0.125, 1e12 + 0.75};
+    static const double ks[][4] = {{3, -2, 5, 1}, {-7, 11, 1, -4}, {40, 0, -33, 9}};
+    cfg cs[32];
+    int nc = all_cfgs(cs, 1), c, dims, a, k, i, d;
+    rng_seed(7);
+    for (c = 0; c < nc; c++) {
+        if (cs[c].kind == WORLEY && cs[c].jitter != 1.0f) continue;
+        for (dims = 1; dims <= 4; dims++)
+            for (a = 0; a < (int)(sizeof anchors / sizeof anchors[0]); a++) {
+                int bad = 0;
+                for (k = 0; k < 3; k++) {
+                    double an1[4], an2[4];
+                    ng_noise_pts p1, p2;
+                    fill_random(fbuf, 512, -20, 20, 1);
+                    for (d = 0; d < 4; d++) {
+                        an1[d] = anchors[a] + ks[k][d];
+                        an2[d] = anchors[a];
+                        for (i = 0; i < 512; i++) fbuf2[d][i] = fbuf[d][i] + (float)ks[k][d];
+                    }
+                    p1 = pts(512, dims, an1, fbuf, 11);
+                    p2 = pts(512, dims, an2, fbuf2, 11);
+                    eval(&cs[c], &p1, out1);
+                    eval(&cs[c], &p2, out2);
+                    for (i = 0; i < 512; i++) bad += out1[i] != out2[i];
+                }
+                CHECKF(bad == 0, "%s %dD anchor %.17g: %d of %d translated samples differ",
+                       cfg_name(&cs[c]), dims, anchors[a], bad, 3 * 512);
+            }
+    }
+}
+
+/* ---- periodicity --------------------------------------------------------
+ * With period P along an axis, f(x + P) == f(x) exactly: for shifts by
+ * multiples of P moved into the anchor (any size), and for offsets shifted
+ * by P (positions on a 2^-10 grid, so the shift is exact). Axes without a
+ * period keep the plain lattice. Periods include 1 (every cell the same).
+ */
+static void periodic_case(const cfg *c, int dims, const uint32_t period[4], double base)
+{
+    static const double mults[] = {1, -1, 3, 1000003, -77777};
+    double anchor[4];
+    ng_noise_pts p;
+    int bad = 0, varied = 0, m, d, i, axis;
+    fill_random(fbuf, 512, -16, 16, 1);
+    for (d = 0; d < 4; d++) anchor[d] = base + 0.25 * d;
+    p = pts(512, dims, anchor, fbuf, 3);
+    memcpy(p.period, period, sizeof p.period);
+    eval(c, &p, out1);
+    for (i = 1; i < 512; i++) varied += out1[i] != out1[0];
+    for (m = 0; m < (int)(sizeof mults / sizeof mults[0]); m++) {
+        ng_noise_pts q = p;
+        for (d = 0; d < 4; d++) q.anchor[d] = anchor[d] + mults[m] * period[d];
+        eval(c, &q, out2);
+        for (i = 0; i < 512; i++) bad += out1[i] != out2[i];
+    }
+    for (axis = 0; axis <= dims; axis++) { /* each axis alone, then all at once */
+        ng_noise_pts q = p;
+        for (d = 0; d < 4; d++) {
+            for (i = 0; i < 512; i++)
+                fbuf2[d][i] = fbuf[d][i] + ((d == axis || axis == dims) ? (float)period[d] : 0.0f);
+            q.f[d] = fbuf2[d];
+        }
+        eval(c, &q, out2);
+        for (i = 0; i < 512; i++) bad += out1[i] != out2[i];
+    }
+    CHECKF(bad == 0, "%s %dD period %u %u %u %u at %g: %d shifted samples differ", cfg_name(c),
+           dims, period[0], period[1], period[2], period[3], base, bad);
+    CHECKF(varied > 256, "%s %dD period %u %u %u %u: the field is flat", cfg_name(c), dims,
+           period[0], period[1], period[2], period[3]);
+}
+
+static void test_periodic(void)
+{
+    static const uint32_t periods[][4] = {{3, 5, 7, 2}, {1, 4, 2, 6}, {16, 9, 1, 3}, {1000, 37, 11, 5}};
+    static const double bases[] = {0.0, 1e9 + 0.5, -7.25, 6e12};
+    cfg cs[32];
+    int nc = all_cfgs(cs, 1), c, dims, pi, b;
+    rng_seed(8);
+    for (c = 0; c < nc; c++) {
+        if (cs[c].kind == WORLEY && cs[c].jitter != 1.0f && cs[c].feature != NG_WORLEY_F1)
+            continue;
+        for (dims = 2; dims <= 3; dims++)
+            for (pi = 0; pi < 4; pi++)
+                for (b = 0; b < 4; b++) periodic_case(&cs[c], dims, periods[pi], bases[b]);
+    }
+}
+
+/* A period on one axis only: that axis repeats, the other does not. */
+static void test_periodic_one_axis(void)
+{
+    static const uint32_t period[4] = {6, 0, 0, 0};
+    cfg c = {WORLEY, NG_WORLEY_F1, NG_METRIC_EUCLIDEAN, 1.0f};
+    ng_noise_pts p;
+    int i, bad = 0, moved = 0;
+    rng_seed(9);
+    fill_random(fbuf, 512, -16, 16, 1);
+    p = pts(512, 2, NULL, fbuf, 4);
+    memcpy(p.period, period, sizeof p.period);
+    eval(&c, &p, out1);
+    p.anchor[0] = 6.0;
+    eval(&c, &p, out2);
+    p.anchor[0] = 0.0;
+    p.anchor[1] = 6.0;
+    eval(&c, &p, out3);
+    for (i = 0; i < 512; i++) {
+        bad += out1[i] != out2[i];
+        moved += out1[i] != out3[i];
+    }
+    CHECK_INT(bad, 0);
+    CHECK(moved > 500);
+}
+
+/* ---- odd inputs ---------------------------------------------------------- */
+
+/* NaN or infinite positions and anchors, NaN or out-of-range jitter give
+ * defined, in-range output; unsupported dims and unknown features or
+ * metrics write zeros. */
+static void test_odd_inputs(void)
+{
+    static const float bad[] = {NAN, INFINITY, -INFINITY, 3e38f, -3e38f, 1e10f};
+    static const double anchors[][4] = {{0, 0, 0, 0}, {NAN, INFINITY, 1e300, -1e300}};
+    static const float jitters[] = {NAN, -1.0f, 2.0f, 1.0f};
+    cfg cs[32];
+    int nc = all_cfgs(cs, 1), c, dims, a, ji, i, d, n = (int)(sizeof bad / sizeof bad[0]);
+    for (d = 0; d < 4; d++)
+        for (i = 0; i < n; i++) fbuf[d][i] = d == 0 ? bad[i] : 0.5f;
+    for (c = 0; c < nc; c++)
+        for (dims = 1; dims <= 4; dims++)
+            for (a = 0; a < 2; a++)
+                for (ji = 0; ji < 4; ji++) {
+                    cfg cj = cs[c];
+                    ng_noise_pts p = pts(n, dims, anchors[a], fbuf, 1);
+                    cj.jitter = jitters[ji];
+                    eval(&cj, &p, out1);
+                    for (i = 0; i < n; i++)
+                        CHECKF(out1[i] >= (cj.kind == SPARSE ? -1.0f : 0.0f) && out1[i] <= 1.0f,
+                               "%s %dD input %g jitter %g: %g", cfg_name(&cj), dims,
+                               (double)bad[i], (double)jitters[ji], (double)out1[i]);
+                }
+    for (c = 0; c < nc; c++) {
+        static const int bad_dims[] = {0, 5};
+        for (d = 0; d < 2; d++) {
+            ng_noise_pts p = pts(n, bad_dims[d], NULL, fbuf, 1);
+            for (i = 0; i < n; i++) out1[i] = 7.0f;
+            eval(&cs[c], &p, out1);
+            for (i = 0; i < n; i++) CHECK(out1[i] == 0.0f);
+        }
+    }
+    {
+        ng_noise_pts p = pts(n, 2, NULL, fbuf, 1);
+        p.feature = 4;
+        for (i = 0; i < n; i++) out1[i] = 7.0f;
+        ng_worley_noise(&p, out1);
+        for (i = 0; i < n; i++) CHECK(out1[i] == 0.0f);
+        p.feature = NG_WORLEY_F1;
+        p.metric = -1;
+        for (i = 0; i < n; i++) out1[i] = 7.0f;
+        ng_worley_noise(&p, out1);
+        for (i = 0; i < n; i++) CHECK(out1[i] == 0.0f);
+        CHECK(ng_worley_normaliser(NG_WORLEY_CELL, 0, 2, 1.0f) == 0.0f);
+        CHECK(ng_worley_normaliser(NG_WORLEY_F1, 0, 5, 1.0f) == 0.0f);
+    }
+}
+
+/* The normaliser is continuous in jitter: no step between neighbouring
+ * jitters anywhere in [0, 1] larger than the table's slope allows. */
+static void test_normaliser_continuous(void)
+{
+    int f, m, dims, k, bad = 0;
+    for (f = 0; f < 3; f++)
+        for (m = 0; m < 3; m++)
+            for (dims = 1; dims <= 4; dims++)
+                for (k = 0; k < 4096; k++) {
+                    float a = ng_worley_normaliser(f, m, dims, (float)k / 4096.0f);
+                    float b = ng_worley_normaliser(f, m, dims, (float)(k + 1) / 4096.0f);
+                    bad += !(a > 0.0f) || fabsf(b - a) > 1e-3f;
+                }
+    CHECK_INT(bad, 0);
+}
+
+void suite_cell_kernels(void)
+{
+    RUN(test_range);
+    RUN(test_worley_exact);
+    RUN(test_worley_zero_at_features);
+    RUN(test_worley_zero_on_borders);
+    RUN(test_worley_cell_constant);
+    RUN(test_alligator_peaks);
+    RUN(test_continuity);
+    RUN(test_determinism_and_seed);
+    RUN(test_far_origin_not_blocky);
+    RUN(test_far_field_is_translate);
+    RUN(test_periodic);
+    RUN(test_periodic_one_axis);
+    RUN(test_odd_inputs);
+    RUN(test_normaliser_continuous);
+}
