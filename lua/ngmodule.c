@@ -227,6 +227,20 @@ static int set_option(lua_State *L, modstate *m, ng_node *n, const char *label, 
     }
 }
 
+/* The i-th (from 1) name in the type's positional list, or 0. */
+static int positional_name(const ng_node_type *t, lua_Integer i, char *buf, size_t len)
+{
+    const char *p = t->positional, *end;
+    if (!p || i < 1) return 0;
+    for (; i > 1; i--) {
+        if (!(p = strchr(p, ','))) return 0;
+        p++;
+    }
+    end = strchr(p, ',');
+    snprintf(buf, len, "%.*s", (int)(end ? (size_t)(end - p) : strlen(p)), p);
+    return 1;
+}
+
 /* Builds a node of type t from a table of options at idx, or from the
  * positional arguments first..last. Leaves the node on the stack. */
 static int build(lua_State *L, const ng_node_type *t, const ng_shorthand *sh, const char *label, int first,
@@ -249,11 +263,21 @@ static int build(lua_State *L, const ng_node_type *t, const ng_shorthand *sh, co
         lua_pushnil(L);
         while (lua_next(L, first)) {
             const char *key;
-            if (lua_type(L, -2) != LUA_TSTRING) {
+            char name[64];
+            if (lua_isinteger(L, -2)) { /* {src, octaves = 5}: array items are the positional arguments */
+                if (!positional_name(t, lua_tointeger(L, -2), name, sizeof name)) {
+                    ng_errorf(&err, "%s: item %lld has no name to go to; name the options (key = value)%s%s%s", label,
+                              (long long)lua_tointeger(L, -2), t->positional ? " (positional: " : "",
+                              t->positional ? t->positional : "", t->positional ? ")" : "");
+                    return raise(L, m, &err);
+                }
+                key = name;
+            } else if (lua_type(L, -2) != LUA_TSTRING) {
                 ng_errorf(&err, "%s: options are named (key = value); got a %s key", label, luaL_typename(L, -2));
                 return raise(L, m, &err);
+            } else {
+                key = lua_tostring(L, -2);
             }
-            key = lua_tostring(L, -2);
             if (sh && strcmp(key, sh->param) == 0) {
                 ng_errorf(&err, "%s: '%s' is fixed to \"%s\" here; use ng.%s{%s = ...} to choose it", label, key,
                           sh->value, t->name, key);

@@ -170,6 +170,7 @@ const ng_node_type ng_type_fractal = {
     .inputs = fractal_inputs,
     .ninputs = 1,
     .dims = 0x1Eu,
+    .positional = "source",
     .shorthands = fractal_shorthands,
     .nshorthands = (int)(sizeof fractal_shorthands / sizeof fractal_shorthands[0]),
     .setup = fractal_setup,

@@ -99,6 +99,7 @@ const ng_node_type ng_type_warp = {
     .inputs = warp_inputs,
     .ninputs = 3,
     .dims = 0x1Eu,
+    .positional = "source,by,amount",
     .setup = warp_setup,
     .eval = warp_eval,
 };
