@@ -14,6 +14,7 @@
  */
 #include "ng_internal.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,4 +353,29 @@ int ng_pull(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float *out
 int ng_input_channels(const ng_ctx *c, const ng_node *node, int k)
 {
     return node->input[k] >= 0 ? ng_graph_node(c->g, node->input[k])->channels : 0;
+}
+
+int ng_pull_grad(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float *out, float *grad, double h)
+{
+    const ng_node *src = ng_graph_node(c->g, node->input[k]);
+    float *lo;
+    int d, i;
+    if (src->type->eval_grad) return src->type->eval_grad(c, src, b, out, grad);
+    if (ng__eval(c, src->id, b, out)) return -1;
+    if (h <= 0) h = src->detail < HUGE_VAL ? src->detail * 1e-3 : 1e-2;
+    if (!(lo = ng_scratch(c, 1))) return -1;
+    for (d = 0; d < b->dims; d++) {
+        /* the step goes into the double anchor: exact at any distance */
+        ng_block s = *b;
+        float *g = grad + (size_t)d * (size_t)b->n, inv = (float)(0.5 / h);
+        s.anchor[d] = b->anchor[d] + h;
+        s.pos_id = ng_new_pos_id(c);
+        if (ng__eval(c, src->id, &s, g)) break;
+        s.anchor[d] = b->anchor[d] - h;
+        s.pos_id = ng_new_pos_id(c);
+        if (ng__eval(c, src->id, &s, lo)) break;
+        for (i = 0; i < b->n; i++) g[i] = (g[i] - lo[i]) * inv;
+    }
+    ng_scratch_free(c, lo, 1);
+    return d == b->dims ? 0 : -1;
 }

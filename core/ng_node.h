@@ -56,6 +56,11 @@ void ng_scratch_free(ng_ctx *ctx, float *buf, int channels);
 uint32_t ng_new_pos_id(ng_ctx *ctx);
 /* Evaluate input k of node at block b into out (source channels * b->n). */
 int ng_pull(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b, float *out);
+/* Value and gradient of input k's source (1 channel) at block b: out gets
+ * b->n values, grad b->dims planes of b->n partial derivatives along the
+ * world axes. Analytic when the source provides it, central differences of
+ * step `h` world units (0: a thousandth of its detail size) otherwise. */
+int ng_pull_grad(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b, float *out, float *grad, double h);
 /* Channel count of input k's source (0 when unconnected). */
 int ng_input_channels(const ng_ctx *ctx, const ng_node *node, int k);
 /* Record an error (printf-style) and return -1. */

@@ -108,6 +108,10 @@ typedef struct ng_node_type {
      * repeats every period[d] world units, write a one-line note saying how
      * into buf and return 1; otherwise return 0. */
     int (*tile_note)(const ng_node *node, const double period[4], char *buf, size_t len);
+    /* Optional: value and gradient in one pass, for a 1-channel node without
+     * same-position inputs (noise bases): out as eval, grad dims planes of
+     * d(out)/d(world axis). Without it, gradients are central differences. */
+    int (*eval_grad)(ng_ctx *ctx, const ng_node *node, const ng_block *b, float *out, float *grad);
     /* Evaluate at block b into out (channels * b->n floats, channel-major).
      * in[k]: output of same-position input k (NULL for pull inputs and
      * unconnected optional inputs). 0, or -1 with the context's error set. */

@@ -11,7 +11,7 @@ extern const ng_node_type ng_type_constant, ng_type_add, ng_type_sub, ng_type_mu
     ng_type_pow, ng_type_min, ng_type_max, ng_type_neg, ng_type_abs, ng_type_clamp, ng_type_fit,
     ng_type_mix, ng_type_sqrt, ng_type_invert, ng_type_step, ng_type_smoothstep, ng_type_select;
 extern const ng_node_type ng_type_terrace, ng_type_curve;
-extern const ng_node_type ng_type_image;
+extern const ng_node_type ng_type_image, ng_type_surface;
 extern const ng_node_type ng_type_x, ng_type_y, ng_type_z, ng_type_time, ng_type_distance;
 extern const ng_node_type ng_type_noise;
 extern const ng_node_type ng_type_fractal;
