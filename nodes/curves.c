@@ -53,9 +53,10 @@ static int terrace_setup(ng_node *n, const int *ch, ng_error *err)
     for (i = 0; i < count; i++) {
         lv[i] = steps ? (float)(ng_num(n, 2) + (ng_num(n, 3) - ng_num(n, 2)) * i / steps) : (float)pts->list[i];
         if (i && !(lv[i] > lv[i - 1])) {
+            double cur = lv[i], prev = lv[i - 1];
             free(lv);
             return ng_errorf(err, "%s: terrace levels must increase (level %d is %g after %g)", n->label, i + 1,
-                             (double)lv[i], (double)lv[i - 1]);
+                             cur, prev);
         }
     }
     n->state = lv;
@@ -119,10 +120,10 @@ static int curve_setup(ng_node *n, const int *ch, ng_error *err)
         x[i] = (float)pts->list[2 * i];
         y[i] = (float)pts->list[2 * i + 1];
         if (i && !(x[i] > x[i - 1])) {
+            double cur = x[i], prev = x[i - 1];
             free(x);
             free(delta);
-            return ng_errorf(err, "%s: point %d has x = %g, not above the previous %g", n->label, i + 1,
-                             (double)x[i], (double)x[i - 1]);
+            return ng_errorf(err, "%s: point %d has x = %g, not above the previous %g", n->label, i + 1, cur, prev);
         }
     }
     /* Fritsch-Carlson: secant slopes, averaged at interior points, zero at
@@ -168,8 +169,8 @@ static int curve_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
         h = x[s + 1] - x[s];
         t = (v - x[s]) / h;
         t2 = t * t, t3 = t2 * t;
-        out[i] = (2 * t3 - 3 * t2 + 1) * y[s] + (t3 - 2 * t2 + t) * h * m[s] + (-2 * t3 + 3 * t2) * y[s + 1] +
-                 (t3 - t2) * h * m[s + 1];
+        /* y0 + (y1 - y0) h01 + h (m0 h10 + m1 h11): exact on plateaus (y0 = y1, m = 0) */
+        out[i] = y[s] + (y[s + 1] - y[s]) * (3 * t2 - 2 * t3) + h * (m[s] * (t3 - 2 * t2 + t) + m[s + 1] * (t3 - t2));
     }
     return 0;
 }

@@ -85,7 +85,8 @@ static int wrap_index(int i, int size, int mode)
 static float texel(const picture *p, int x, int y, int c)
 {
     const float *t = p->px + ((size_t)y * (size_t)p->width + (size_t)x) * 4;
-    if (c == C_GRAY) return 0.2126f * t[0] + 0.7152f * t[1] + 0.0722f * t[2];
+    if (c == C_GRAY) /* a grey pixel is its own luminance, exactly */
+        return t[0] == t[1] && t[1] == t[2] ? t[0] : 0.2126f * t[0] + 0.7152f * t[1] + 0.0722f * t[2];
     return t[c - 1];
 }
 

@@ -14,6 +14,7 @@ static const struct {
     {"core", suite_core},       {"render", suite_render}, {"cli", suite_cli},
     {"graphs", suite_graphs},
     {"fractal", suite_fractal},
+    {"nodes", suite_nodes},
 };
 
 int main(int argc, char **argv)

@@ -10,5 +10,6 @@ void suite_render(void);
 void suite_cli(void);
 void suite_graphs(void);
 void suite_fractal(void);
+void suite_nodes(void);
 
 #endif
