@@ -84,5 +84,43 @@ test: deps $(BIN) $(TESTBIN)
 demo: all
 	$(BIN) render graphs/terrain.lua -o terrain.png --size 1024
 
+# bench: never under SAN. libnoise-dev (the side-by-side peer) and time
+# (/usr/bin/time -v for peak memory) are installed when missing and root;
+# without them the bench runs and says which figures it could not take.
+BENCH_PKGS := libnoise-dev time
+BENCH_FILES := /usr/include/libnoise/noise.h /usr/bin/time
+BENCH_BIN := $(BUILD)/bench
+PEER_BIN := $(BUILD)/libnoise_peer
+
+$(BENCH_BIN): $(BUILD)/tests/bench/bench.o $(filter-out $(BUILD)/lua/main.o,$(CLI_OBJ)) $(LIB)
+	@echo "  LD  $@"
+	@$(CC) $(LDSAN) -o $@ $^ $(LDLIBS)
+
+$(PEER_BIN): tests/bench/libnoise_peer.cpp
+	@echo "  CXX $<"
+	@$(CXX) -O2 -Wall -Wextra -Werror -o $@ $< -lnoise
+
+ifeq ($(SAN),0)
+bench: deps $(BIN) $(BENCH_BIN)
+	@missing=""; set -- $(BENCH_FILES); for p in $(BENCH_PKGS); do \
+	  [ -e "$$1" ] || missing="$$missing $$p"; shift; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >&2 || \
+	      echo "bench: could not install$$missing; running without them" >&2; \
+	  else \
+	    echo "bench: missing Debian packages:$$missing (not root); running without them" >&2; \
+	  fi; \
+	fi
+	@if [ -f /usr/include/libnoise/noise.h ]; then \
+	  $(MAKE) --no-print-directory $(PEER_BIN) || { rm -f $(PEER_BIN); echo "bench: the libnoise peer did not build" >&2; }; \
+	else rm -f $(PEER_BIN); fi
+	$(BENCH_BIN)
+else
+bench:
+	@echo "bench: SAN=$(SAN) builds are not benchmarked; run 'make bench'" >&2; exit 2
+endif
+
 clean:
 	rm -rf build

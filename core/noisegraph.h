@@ -104,10 +104,11 @@ typedef struct ng_node_type {
     /* After parameters and inputs are set: check cross-field rules, set the
      * output channel count, precompute. 0, or -1 with err filled. */
     int (*setup)(ng_node *node, const int *input_channels, ng_error *err);
-    /* Tileable renders (optional): when the node adjusts itself so the image
-     * repeats every period[d] world units, write a one-line note saying how
-     * into buf and return 1; otherwise return 0. */
-    int (*tile_note)(const ng_node *node, const double period[4], char *buf, size_t len);
+    /* Tileable renders (optional), before any tile: return 1 with a one-line
+     * note in buf when the node adjusts itself so the image repeats every
+     * period[d] world units, -1 with an error in buf when it cannot tile a
+     * render of `dims` dimensions, 0 otherwise. */
+    int (*tile_check)(const ng_node *node, const double period[4], int dims, char *buf, size_t len);
     /* Optional: value and gradient in one pass, for a 1-channel node without
      * same-position inputs (noise bases): out as eval, grad dims planes of
      * d(out)/d(world axis). Without it, gradients are central differences. */

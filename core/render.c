@@ -167,19 +167,25 @@ static int check_opts(const ng_render_opts *o, ng_error *err)
     return 0;
 }
 
-/* Lets every node reachable from the roots say how it adapts to tiling. */
-static void tile_notes(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o)
+/* Lets every node reachable from the roots say how it adapts to tiling,
+ * or refuse to. */
+static int tile_check(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o, ng_error *err)
 {
     double period[4] = {o->width * o->pixel_size, o->height * o->pixel_size, 0, 0};
-    unsigned char *mark;
-    int i;
-    if (!o->note || !(mark = ng__reachable(g, roots, nroots))) return;
-    for (i = 0; i < ng_graph_count(g); i++) {
+    unsigned char *mark = ng__reachable(g, roots, nroots);
+    int i, rc = 0;
+    if (!mark) return ng_errorf(err, "render: out of memory");
+    for (i = 0; i < ng_graph_count(g) && rc == 0; i++) {
         const ng_node *n = ng_graph_node(g, i);
         char buf[512];
-        if (mark[i] && n->type->tile_note && n->type->tile_note(n, period, buf, sizeof buf)) o->note(o->note_user, buf);
+        int r;
+        if (!mark[i] || !n->type->tile_check) continue;
+        r = n->type->tile_check(n, period, o->dims, buf, sizeof buf);
+        if (r < 0) rc = ng_errorf(err, "%s", buf);
+        else if (r > 0 && o->note) o->note(o->note_user, buf);
     }
     free(mark);
+    return rc;
 }
 
 int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o,
@@ -205,7 +211,7 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
     r.ntx = (r.rw + r.tile - 1) / r.tile;
     r.nty = (r.rh + r.tile - 1) / r.tile;
     r.ntiles = r.ntx * r.nty;
-    if (o->tileable) tile_notes(g, roots, nroots, o);
+    if (o->tileable && tile_check(g, roots, nroots, o, err)) return -1;
     nthreads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (nthreads < 1) nthreads = 1;
     if (nthreads > r.ntiles) nthreads = r.ntiles;

@@ -7,8 +7,8 @@
  * chunks, neighbour-major: for each of the 3^d cell offsets a straight loop
  * over the chunk's points hashes that cell and folds its contribution into
  * per-point state. Every inner loop is branch-free (selects on bit
- * patterns) with a fixed trip count, so it vectorises; the hash prefix
- * (seed, x) is shared by the 3^(d-1) cells that follow it. Per-point
+ * patterns) with a fixed trip count, so it vectorises; a hash prefix
+ * (seed, x), (seed, x, y), ... is computed once for the cells that share it. Per-point
  * arithmetic is float; the anchor is split once per call. Each point's
  * value depends on that point alone, in a fixed order of operations, so a
  * batch split never changes a bit.
@@ -81,7 +81,8 @@ LOOP_INLINE float pos_part(float x)
  * are 128 cells apart, so nothing is lost. */
 #define POS_LIMIT_BITS 0x4e800000u
 
-/* Points per chunk: the chunk's scratch (~23 KB) stays in L1. */
+/* Points per chunk: the chunk's scratch and per-point state (~30 KB) stay
+ * in L1. */
 #define CHUNK 256
 
 /* One axis of the anchor, split once per call. */
@@ -156,9 +157,23 @@ typedef struct cell_chunk {
     uint32_t seed;           /* ng_hash_seed(p->seed) */
     int o[4];                /* current neighbour offset per axis, -1 to 1 (0 past dims) */
     float t[4][CHUNK];       /* position inside the point's own cell, [0, 1) */
-    uint32_t c[4][3][CHUNK]; /* hash coordinate of the cell at offset o, index o + 1 */
+    uint32_t cell[4][CHUNK]; /* hash coordinate of the point's own cell */
+    uint32_t c[4][3][CHUNK]; /* the same at offset o (index o + 1), premultiplied */
     uint32_t h[4][CHUNK];    /* hash prefix of the current cell through axis k */
 } cell_chunk;
+
+/*
+ * ng_hash_step(h, c) with the coordinate's multiply done once per chunk
+ * rather than once per cell visit: the chunk stores c * HASH_COORD_MUL.
+ * Must stay equal to ng_hash_step (the brute-force test in
+ * test_cell_kernels.c, which calls ng_hash_step, would catch a change).
+ */
+#define HASH_COORD_MUL 0x9e3779b1U
+
+LOOP_INLINE uint32_t hash_step_premul(uint32_t h, uint32_t coord_mul)
+{
+    return ng_hash_mix(h ^ coord_mul);
+}
 
 static void chunk_init(cell_chunk *ch, const ng_noise_pts *p)
 {
@@ -183,17 +198,18 @@ static void chunk_load(cell_chunk *ch, const ng_noise_pts *p, const cell_axis *a
         const float frac = ax[k].frac;
         const uint32_t base = ax[k].base, per = ax[k].period;
         float *restrict t = ch->t[k];
-        uint32_t *restrict c0 = ch->c[k][0], *restrict c1 = ch->c[k][1],
-                           *restrict c2 = ch->c[k][2];
+        uint32_t *restrict own = ch->cell[k], *restrict c0 = ch->c[k][0],
+                           *restrict c1 = ch->c[k][1], *restrict c2 = ch->c[k][2];
         if (!per) {
             for (i = 0; i < m; i++) {
                 float x = clamp_pos(frac, f[i]);
                 int32_t ic = floor_i32(x);
                 uint32_t cell = base + (uint32_t)ic;
                 t[i] = x - (float)ic;
-                c0[i] = cell - 1u;
-                c1[i] = cell;
-                c2[i] = cell + 1u;
+                own[i] = cell;
+                c0[i] = (cell - 1u) * HASH_COORD_MUL;
+                c1[i] = cell * HASH_COORD_MUL;
+                c2[i] = (cell + 1u) * HASH_COORD_MUL;
             }
         } else {
             for (i = 0; i < m; i++) {
@@ -202,9 +218,10 @@ static void chunk_load(cell_chunk *ch, const ng_noise_pts *p, const cell_axis *a
                 int64_t q = ((int64_t)base + ic) % (int64_t)per;
                 q += q < 0 ? (int64_t)per : 0;
                 t[i] = x - (float)ic;
-                c0[i] = q == 0 ? per - 1u : (uint32_t)q - 1u;
-                c1[i] = (uint32_t)q;
-                c2[i] = (uint32_t)q + 1u == per ? 0u : (uint32_t)q + 1u;
+                own[i] = (uint32_t)q;
+                c0[i] = (q == 0 ? per - 1u : (uint32_t)q - 1u) * HASH_COORD_MUL;
+                c1[i] = (uint32_t)q * HASH_COORD_MUL;
+                c2[i] = ((uint32_t)q + 1u == per ? 0u : (uint32_t)q + 1u) * HASH_COORD_MUL;
             }
         }
     }
@@ -219,10 +236,10 @@ static void levels_from(cell_chunk *ch, int k0)
         uint32_t *restrict h = ch->h[k];
         if (k == 0) {
             const uint32_t s = ch->seed;
-            for (i = 0; i < m; i++) h[i] = ng_hash_step(s, c[i]);
+            for (i = 0; i < m; i++) h[i] = hash_step_premul(s, c[i]);
         } else {
             const uint32_t *restrict prev = ch->h[k - 1];
-            for (i = 0; i < m; i++) h[i] = ng_hash_step(prev[i], c[i]);
+            for (i = 0; i < m; i++) h[i] = hash_step_premul(prev[i], c[i]);
         }
     }
 }
@@ -296,43 +313,90 @@ LOOP_INLINE float metric_dist(int dims, int metric, const float r[4])
 }
 
 /* ---- Worley ------------------------------------------------------------
- * F1 and F2 are exact. The 3^d search is exact unless a cell two or more
- * away could hold a nearer feature: those hold features at least
- * 1.5 - j/2 + min_k min(t_k, 1 - t_k) away along some axis, which bounds
- * their distance in all three metrics. Points whose needed distance (F1,
- * or F2 for F2 and F2-F1) exceeds that are redone, outside the vector
- * loop, over growing cubes of cells until the same bound for the cube holds.
- * Measured share redone at jitter 1 (0.5), 2^20 samples: <<REDO>>
+ * F1 and F2 are exact. The vector loop searches the 3^d block; a cell two
+ * or more away holds its feature at least 1.5 - j/2 + min_k min(t_k,
+ * 1 - t_k) away along some axis, which bounds the distance in all three
+ * metrics. Points whose needed distance (F1; F2 for F2 and F2-F1) exceeds
+ * that bound get a scalar pruned walk over the cells outside the block
+ * (worley_exact). Share of points walked, 2^20 samples, jitter 1 (0.5):
+ * euclidean <= 0.03% (0) for F1, <= 0.54% (0) for F2; chebyshev never;
+ * manhattan F1 1.3%, 10%, 34% in 2D-4D (0, 0.7%, 10%), F2 13%, 38%, 74%
+ * (0.03%, 5%, 31%). The walk changes the answer for up to 0.6% of points
+ * (4D manhattan F2) and ~1e-4 for 2D euclidean F2: a plain 3^d search
+ * would be wrong there.
  *
  * Normalisers: the distance (or F2-F1) is divided by N and clamped at 1.
  * The provable maxima (e.g. F1 up to sqrt(d) euclidean at jitter 1, where
- * 2^d cells put their features in their far corners) are far above what
- * occurs, so N is the 1 - 1e-5 quantile of the raw value, measured over
- * 1.6e7 uniformly random points and seeds for jitter 0, 1/8, ..., 1, and
- * interpolated linearly in jitter in between (continuous). Measured clamp
- * rate over 2^20 samples: at most <<CLAMP>> at table points, <<CLAMPMID>>
- * between them (jitter 1/16 steps).
+ * the 2^d cells around a lattice point put their features in their far
+ * corners) are far above what occurs, so N is the 1 - 1e-5 quantile of the
+ * raw value over 2^24 uniformly random points and seeds (2^23 in 4D) at
+ * jitter 0, 1/8, ..., 1, interpolated linearly in jitter in between, so N
+ * is continuous in jitter. Clamp rate measured with 2^20 samples at every
+ * jitter step of 1/16: at most 2.6e-5 at the table's points and 2.0e-5
+ * between them; 1 is always reached.
  */
 static const float worley_norm[3][3][4][9] = {
-    /* <<TABLE>> */
-    {{{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1},
-      {1, 1, 1, 1, 1, 1, 1, 1, 1}},
-     {{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1},
-      {1, 1, 1, 1, 1, 1, 1, 1, 1}},
-     {{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1},
-      {1, 1, 1, 1, 1, 1, 1, 1, 1}}},
-    {{{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1},
-      {1, 1, 1, 1, 1, 1, 1, 1, 1}},
-     {{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1},
-      {1, 1, 1, 1, 1, 1, 1, 1, 1}},
-     {{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1},
-      {1, 1, 1, 1, 1, 1, 1, 1, 1}}},
-    {{{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1},
-      {1, 1, 1, 1, 1, 1, 1, 1, 1}},
-     {{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1},
-      {1, 1, 1, 1, 1, 1, 1, 1, 1}},
-     {{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1},
-      {1, 1, 1, 1, 1, 1, 1, 1, 1}}},
+    /* [feature][metric][dims - 1][jitter * 8], rows 1D to 4D */
+    {/* F1 */
+     {/* euclidean */
+      {0.5f, 0.55766f, 0.61741f, 0.67684f, 0.73715f, 0.79809f, 0.85913f, 0.91892f, 0.98075f},
+      {0.70559f, 0.73872f, 0.78429f, 0.83614f, 0.89074f, 0.94767f, 1.0067f, 1.0624f, 1.1097f},
+      {0.85439f, 0.85694f, 0.87834f, 0.90797f, 0.94711f, 0.98891f, 1.035f, 1.081f, 1.1203f},
+      {0.96802f, 0.95754f, 0.95832f, 0.96656f, 0.98981f, 1.0189f, 1.0551f, 1.089f, 1.1139f},
+     },
+     {/* manhattan */
+      {0.49999f, 0.55753f, 0.6172f, 0.67703f, 0.73753f, 0.79876f, 0.85862f, 0.91886f, 0.9803f},
+      {0.99775f, 1.0407f, 1.103f, 1.1731f, 1.2441f, 1.3229f, 1.3894f, 1.4496f, 1.5002f},
+      {1.4806f, 1.4786f, 1.5008f, 1.5366f, 1.5715f, 1.6155f, 1.6406f, 1.672f, 1.698f},
+      {1.9373f, 1.9036f, 1.8816f, 1.8636f, 1.8614f, 1.8512f, 1.8474f, 1.8597f, 1.8687f},
+     },
+     {/* chebyshev */
+      {0.49999f, 0.55765f, 0.61726f, 0.67754f, 0.7373f, 0.7984f, 0.8589f, 0.91968f, 0.98084f},
+      {0.5f, 0.55838f, 0.61762f, 0.67714f, 0.7364f, 0.79371f, 0.85025f, 0.90599f, 0.96042f},
+      {0.5f, 0.55876f, 0.61833f, 0.67658f, 0.73305f, 0.78428f, 0.83043f, 0.87042f, 0.90621f},
+      {0.5f, 0.55868f, 0.61784f, 0.67462f, 0.72761f, 0.7709f, 0.79707f, 0.81777f, 0.83571f},
+     },
+    },
+    {/* F2 */
+     {/* euclidean */
+      {0.99999f, 1.0577f, 1.117f, 1.1779f, 1.2376f, 1.2981f, 1.3589f, 1.4201f, 1.4801f},
+      {0.99845f, 1.0295f, 1.0734f, 1.1251f, 1.1729f, 1.2181f, 1.2669f, 1.3108f, 1.3526f},
+      {0.98888f, 1.0019f, 1.0311f, 1.0713f, 1.1095f, 1.1455f, 1.1766f, 1.2022f, 1.2332f},
+      {0.97699f, 0.98066f, 1.0037f, 1.0394f, 1.0752f, 1.1081f, 1.1312f, 1.159f, 1.1797f},
+     },
+     {/* manhattan */
+      {0.99999f, 1.0576f, 1.1176f, 1.1778f, 1.2375f, 1.2973f, 1.3592f, 1.4206f, 1.4806f},
+      {1.0f, 1.1022f, 1.2081f, 1.3064f, 1.4048f, 1.493f, 1.5755f, 1.6457f, 1.7134f},
+      {1.4865f, 1.5127f, 1.564f, 1.6237f, 1.6841f, 1.7338f, 1.7748f, 1.8012f, 1.8374f},
+      {1.9472f, 1.9329f, 1.9324f, 1.9318f, 1.9501f, 1.953f, 1.9544f, 1.9603f, 1.9773f},
+     },
+     {/* chebyshev */
+      {0.99999f, 1.0576f, 1.1172f, 1.1776f, 1.2374f, 1.2981f, 1.358f, 1.4199f, 1.4808f},
+      {0.9984f, 1.0152f, 1.0436f, 1.0781f, 1.11f, 1.1444f, 1.1832f, 1.2168f, 1.2581f},
+      {0.98944f, 0.98012f, 0.97969f, 0.98276f, 0.98857f, 0.99641f, 1.0072f, 1.0173f, 1.0308f},
+      {0.9723f, 0.95697f, 0.93833f, 0.92637f, 0.91444f, 0.90463f, 0.90014f, 0.89061f, 0.89237f},
+     },
+    },
+    {/* F2-F1 */
+     {/* euclidean */
+      {0.99998f, 1.0495f, 1.103f, 1.1578f, 1.2116f, 1.2674f, 1.3249f, 1.3824f, 1.4381f},
+      {0.99665f, 1.0029f, 1.0251f, 1.0562f, 1.0883f, 1.112f, 1.1408f, 1.1687f, 1.1927f},
+      {0.97459f, 0.95694f, 0.956f, 0.96913f, 0.98129f, 0.99358f, 1.0025f, 1.0119f, 1.0166f},
+      {0.93515f, 0.90918f, 0.89472f, 0.89388f, 0.90614f, 0.90711f, 0.90602f, 0.90447f, 0.91613f},
+     },
+     {/* manhattan */
+      {0.99998f, 1.0495f, 1.1033f, 1.1576f, 1.214f, 1.2679f, 1.3239f, 1.3811f, 1.4389f},
+      {0.99678f, 1.0438f, 1.1139f, 1.1875f, 1.2685f, 1.3364f, 1.4033f, 1.4596f, 1.504f},
+      {0.97757f, 1.0264f, 1.1088f, 1.202f, 1.3022f, 1.3729f, 1.4282f, 1.4725f, 1.4877f},
+      {0.9426f, 1.0036f, 1.0973f, 1.2082f, 1.3208f, 1.4109f, 1.4517f, 1.4826f, 1.5034f},
+     },
+     {/* chebyshev */
+      {0.99999f, 1.0494f, 1.1023f, 1.1586f, 1.2123f, 1.2667f, 1.3257f, 1.3815f, 1.4387f},
+      {0.9968f, 0.99096f, 0.99998f, 1.0118f, 1.0262f, 1.0464f, 1.0633f, 1.0846f, 1.1066f},
+      {0.97889f, 0.94489f, 0.91859f, 0.89928f, 0.88412f, 0.87071f, 0.85915f, 0.84674f, 0.84409f},
+      {0.9446f, 0.90488f, 0.86087f, 0.82547f, 0.78958f, 0.75478f, 0.72491f, 0.69998f, 0.68168f},
+     },
+    },
 };
 
 /* Float rounding of feature positions (~1e-7) must not let a feature slip
@@ -349,13 +413,13 @@ float ng_worley_normaliser(int feature, int metric, int dims, float jitter)
 {
     const float *tab;
     float x;
+    int k;
     if (feature < NG_WORLEY_F1 || feature > NG_WORLEY_F2_F1 || metric < NG_METRIC_EUCLIDEAN ||
         metric > NG_METRIC_CHEBYSHEV || dims < 1 || dims > 4)
         return 0.0f;
     tab = worley_norm[feature][metric][dims - 1];
     x = clamp_jitter(jitter) * 8.0f;
-    int k = (int)x;
-    if (k > 7) k = 7;
+    k = x < 7.0f ? (int)x : 7;
     return tab[k] + (x - (float)k) * (tab[k + 1] - tab[k]);
 }
 
@@ -368,8 +432,13 @@ LOOP_INLINE void keep_two(uint32_t d, uint32_t h, uint32_t *d1, uint32_t *d2, ui
     *hb = nearer ? h : *hb;
 }
 
-LOOP_INLINE void worley_leaf(const cell_chunk *ch, int dims, int metric, float c0, float j,
-                             uint32_t *restrict d1, uint32_t *restrict d2, uint32_t *restrict hb)
+/* What the vector loop keeps per point: F1 needs the nearest distance
+ * only, F2 and F2-F1 the two nearest, CELL the nearest and its hash. */
+enum { KEEP_F1, KEEP_F2, KEEP_CELL };
+
+LOOP_INLINE void worley_leaf(const cell_chunk *ch, int dims, int metric, int keep, float c0,
+                             float j, uint32_t *restrict d1, uint32_t *restrict d2,
+                             uint32_t *restrict hb)
 {
     const uint32_t *restrict hh = ch->h[dims - 1];
     float oc[4];
@@ -377,10 +446,35 @@ LOOP_INLINE void worley_leaf(const cell_chunk *ch, int dims, int metric, float c
     for (k = 0; k < 4; k++) oc[k] = (float)ch->o[k] + c0;
     for (i = 0; i < ch->m; i++) {
         float t[4], r[4];
+        uint32_t d, a = d1[i], nearer;
         point_t(ch, dims, i, t);
         feature_vec(dims, hh[i], oc, j, t, r);
-        keep_two(f2u(metric_dist(dims, metric, r)), hh[i], &d1[i], &d2[i], &hb[i]);
+        d = f2u(metric_dist(dims, metric, r));
+        /* all-ones where nearer; blends, not branches, or GCC turns the
+         * select into a conditional store and will not vectorise */
+        nearer = 0u - (uint32_t)((int32_t)d < (int32_t)a);
+        if (keep == KEEP_F2) d2[i] = min_bits(d2[i], (a & nearer) | (d & ~nearer));
+        if (keep == KEEP_CELL) hb[i] = (hh[i] & nearer) | (hb[i] & ~nearer);
+        d1[i] = (d & nearer) | (a & ~nearer);
     }
+}
+
+/* One vector pass over the current cell, specialised per metric and keep. */
+LOOP_INLINE void worley_visit(const cell_chunk *ch, int dims, int metric, int keep, float c0,
+                              float j, uint32_t *d1, uint32_t *d2, uint32_t *hb)
+{
+#define WORLEY_LEAF(M)                                                                    \
+    switch (keep) {                                                                       \
+    case KEEP_F2: worley_leaf(ch, dims, M, KEEP_F2, c0, j, d1, d2, hb); break;            \
+    case KEEP_CELL: worley_leaf(ch, dims, M, KEEP_CELL, c0, j, d1, d2, hb); break;        \
+    default: worley_leaf(ch, dims, M, KEEP_F1, c0, j, d1, d2, hb); break;                 \
+    }
+    switch (metric) {
+    case NG_METRIC_MANHATTAN: WORLEY_LEAF(NG_METRIC_MANHATTAN) break;
+    case NG_METRIC_CHEBYSHEV: WORLEY_LEAF(NG_METRIC_CHEBYSHEV) break;
+    default: WORLEY_LEAF(NG_METRIC_EUCLIDEAN) break;
+    }
+#undef WORLEY_LEAF
 }
 
 /* Hash coordinate of the cell o away from one with coordinate c. */
@@ -431,25 +525,28 @@ static float add_gap(int metric, float partial, float g)
 static void fix_visit(worley_fix *w, int k, float partial, int o[4], int outside)
 {
     const int dims = w->ch->dims;
-    int dir;
+    const float budget = u2f(w->second ? w->d2 : w->d1);
+    int dir, last_inside;
     /* a subtree inside the 3^d block has nothing left to find */
-    if (!outside && k < dims && add_gap(w->metric, partial, w->far[k]) > u2f(w->second ? w->d2 : w->d1))
-        return;
+    if (!outside && k < dims && add_gap(w->metric, partial, w->far[k]) > budget) return;
     if (k == dims) {
         uint32_t h = w->ch->seed;
         float oc[4] = {0, 0, 0, 0}, r[4];
         int a;
         if (!outside) return; /* the vector loop saw it */
         for (a = 0; a < dims; a++) {
-            h = ng_hash_step(h, wrap_cell(w->ch->c[a][1][w->i], o[a], w->ax[a].period));
+            h = ng_hash_step(h, wrap_cell(w->ch->cell[a][w->i], o[a], w->ax[a].period));
             oc[a] = (float)o[a] + w->c0;
         }
         feature_vec(dims, h, oc, w->j, w->t, r);
         keep_two(f2u(metric_dist(dims, w->metric, r)), h, &w->d1, &w->d2, &w->hb);
         return;
     }
+    /* on the last axis of a path inside the block only offsets 2 and up
+     * lead outside */
+    last_inside = !outside && k == dims - 1;
     for (dir = 1; dir >= -1; dir -= 2)
-        for (o[k] = dir > 0 ? 0 : -1;; o[k] += dir) {
+        for (o[k] = dir > 0 ? (last_inside ? 2 : 0) : (last_inside ? -2 : -1);; o[k] += dir) {
             float lb = add_gap(w->metric, partial, axis_gap(w, k, o[k]));
             if (lb > u2f(w->second ? w->d2 : w->d1)) break;
             fix_visit(w, k + 1, lb, o, outside || o[k] > 1 || o[k] < -1);
@@ -525,6 +622,7 @@ LOOP_INLINE void worley_run(const ng_noise_pts *p, float *out, const int dims)
     const int metric = p->metric, feature = p->feature;
     const float j = clamp_jitter(p->jitter), c0 = 0.5f - 0.5f * j;
     const int second = feature == NG_WORLEY_F2 || feature == NG_WORLEY_F2_F1;
+    const int keep = second ? KEEP_F2 : feature == NG_WORLEY_CELL ? KEEP_CELL : KEEP_F1;
     float inv = 1.0f;
     cell_axis ax[4];
     cell_chunk ch;
@@ -543,17 +641,8 @@ LOOP_INLINE void worley_run(const ng_noise_pts *p, float *out, const int dims)
             hb[i] = 0;
         }
         nb_first(&ch);
-        do {
-            switch (metric) {
-            case NG_METRIC_MANHATTAN:
-                worley_leaf(&ch, dims, NG_METRIC_MANHATTAN, c0, j, d1, d2, hb);
-                break;
-            case NG_METRIC_CHEBYSHEV:
-                worley_leaf(&ch, dims, NG_METRIC_CHEBYSHEV, c0, j, d1, d2, hb);
-                break;
-            default: worley_leaf(&ch, dims, NG_METRIC_EUCLIDEAN, c0, j, d1, d2, hb); break;
-            }
-        } while (nb_next(&ch));
+        do worley_visit(&ch, dims, metric, keep, c0, j, d1, d2, hb);
+        while (nb_next(&ch));
         nfix = worley_misses(&ch, dims, metric, j, second ? d2 : d1, miss, fix);
         for (q = 0; q < nfix; q++)
             worley_exact(&ch, ax, fix[q], metric, c0, j, second, &d1[fix[q]], &d2[fix[q]],
@@ -616,11 +705,13 @@ void ng_worley_noise(const ng_noise_pts *p, float *out)
  * weight from the next half.
  *
  * The provable bound (4 * 3^d impulses at full weight) is never
- * approached: values are sums of ~3 * kernel volume independent terms,
- * nearly Gaussian. N is the 1 - 1e-5 quantile of |v| (1.6e7 samples);
- * values beyond clamp at +-1. <<SPARSE>>
+ * approached: values are sums of ~3 x kernel volume independent terms,
+ * nearly Gaussian. N is the 1 - 1e-5 quantile of |v| over 2^24 random
+ * points and seeds; values beyond clamp at +-1. Measured clamp rate
+ * (2^22 samples, 2^20 in 4D): 1.6e-5, 9.8e-6, 6.4e-6, 1.5e-5 in 1D-4D;
+ * rms 0.22, 0.20, 0.19, 0.18.
  */
-static const float sparse_norm[4] = {1, 1, 1, 1}; /* <<SPARSETABLE>> */
+static const float sparse_norm[4] = {3.7511f, 3.3317f, 2.8537f, 2.3818f};
 
 LOOP_INLINE void sparse_leaf(const cell_chunk *ch, int dims, float *restrict acc)
 {

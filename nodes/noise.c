@@ -1,15 +1,17 @@
 /*
  * noise.c — the unified noise node: every basis behind one descriptor with
  * Houdini's Unified Noise controls. This file turns world positions into
- * noise space (frequency, per-axis scale, offset, seed) and maps each
- * basis's natural range onto the asked-for output range; the bases
- * themselves are batch kernels in noise_kernels.c.
+ * noise space (frequency, per-axis scale, offset, seed, tiling period) and
+ * maps each basis's natural range onto the asked-for output range; the
+ * bases themselves are batch kernels in noise_kernels.c and cell_kernels.c.
  */
+#include "cell_kernels.h"
 #include "ng_node.h"
 #include "noise_kernels.h"
 #include "types.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef void (*basis_fn)(const ng_noise_pts *p, float *out);
@@ -20,19 +22,36 @@ typedef struct basis {
     double freq_mult; /* Houdini's frequency multiplier for the basis */
     float lo, hi;     /* natural range, never exceeded */
     unsigned dims;
+    int tileable;     /* 1: periodic lattice; 2: 2D only, through the 4D torus */
 } basis;
 
+#define D1234 0x1Eu
+#define D23 0x0Cu
+
 /* Same order as type_choices. */
+enum { B_VALUE, B_PERLIN, B_FAST, B_SIMPLEX, B_FLOW, B_WHITE, B_WORLEY, B_SPARSE, B_ALLIGATOR };
 static const basis bases[] = {
-    {"value", ng_value_noise, 1.0, -1.0f, 1.0f, 0x0Cu},
-    {"perlin", ng_perlin_noise, 1.0, -1.0f, 1.0f, 0x0Cu},
-    {"simplex", ng_simplex_noise, 1.0, -1.0f, 1.0f, 0x0Cu},
+    {"value", ng_value_noise, 1.0, -1.0f, 1.0f, D1234, 1},
+    {"perlin", ng_perlin_noise, 1.0, -1.0f, 1.0f, D1234, 1},
+    {"fast", ng_fast_noise, 1.25, -1.0f, 1.0f, D1234, 1},
+    {"simplex", ng_simplex_noise, 1.0, -1.0f, 1.0f, D1234, 2},
+    {"flow", ng_flow_noise, 1.0, -1.0f, 1.0f, D23, 1},
+    {"white", ng_white_noise, 1.0, -1.0f, 1.0f, D1234, 0},
+    {"worley", ng_worley_noise, 1.0, 0.0f, 1.0f, D1234, 1},
+    {"sparse", ng_sparse_noise, 1.25, -1.0f, 1.0f, D1234, 1},
+    {"alligator", ng_alligator_noise, 1.64, 0.0f, 1.0f, D1234, 1},
 };
 
-static const char *const type_choices[] = {"value", "perlin", "simplex", NULL};
+static const char *const type_choices[] = {"value", "perlin", "fast", "simplex", "flow",
+                                           "white", "worley", "sparse", "alligator", NULL};
 static const char *const output_choices[] = {"float", "vector", NULL};
+static const char *const feature_choices[] = {"f1", "f2", "f2-f1", "cell", NULL};
+static const char *const metric_choices[] = {"euclidean", "manhattan", "chebyshev", NULL};
 
-enum { P_TYPE, P_SIZE, P_SCALE, P_OFFSET, P_AMP, P_SEED, P_RANGE, P_OUTPUT, NPARAMS };
+enum {
+    P_TYPE, P_SIZE, P_SCALE, P_OFFSET, P_AMP, P_SEED, P_RANGE, P_OUTPUT,
+    P_FEATURE, P_METRIC, P_JITTER, P_FLOW, NPARAMS
+};
 
 static const ng_param_desc noise_params[NPARAMS] = {
     {"type", NG_PARAM_ENUM, {1}, 0, 0, type_choices, "the noise basis"},
@@ -46,24 +65,48 @@ static const ng_param_desc noise_params[NPARAMS] = {
      "\"natural\" (the basis's own range), \"unit\" [0,1], \"signed\" [-1,1], or {lo, hi}"},
     {"output", NG_PARAM_ENUM, {0}, 0, 0, output_choices,
      "\"float\", or \"vector\": three decorrelated channels (for warp)"},
+    {"feature", NG_PARAM_ENUM, {0}, 0, 0, feature_choices,
+     "worley: distance to the nearest point (f1), the second (f2), their difference (f2-f1, cell borders), "
+     "or a random value per cell (cell)"},
+    {"metric", NG_PARAM_ENUM, {0}, 0, 0, metric_choices, "worley: how distance is measured"},
+    {"jitter", NG_PARAM_NUMBER, {1}, 0, 1, NULL, "worley: how far feature points stray from a regular grid (0: a regular grid)"},
+    {"flow", NG_PARAM_NUMBER, {0}, -1e9, 1e9, NULL,
+     "flow: rotates the gradients, one full turn per unit (animate it for swirling; loops every 1)"},
+};
+
+/* Which basis each basis-specific option belongs to (bit per basis). */
+static const struct {
+    int param;
+    unsigned bases;
+    const char *who;
+} specific[] = {
+    {P_FEATURE, 1u << B_WORLEY, "worley"},
+    {P_METRIC, 1u << B_WORLEY, "worley"},
+    {P_JITTER, 1u << B_WORLEY, "worley"},
+    {P_FLOW, 1u << B_FLOW, "flow"},
 };
 
 static const ng_shorthand noise_shorthands[] = {
-    {"value", "type", "value"},
-    {"perlin", "type", "perlin"},
-    {"simplex", "type", "simplex"},
+    {"value", "type", "value"},   {"perlin", "type", "perlin"}, {"fast", "type", "fast"},
+    {"simplex", "type", "simplex"}, {"flow", "type", "flow"},     {"white", "type", "white"},
+    {"worley", "type", "worley"}, {"sparse", "type", "sparse"}, {"alligator", "type", "alligator"},
 };
 
 /* k[0..3]: frequency per axis; k[4], k[5]: output scale and bias; k[6]: seed. */
 static int noise_setup(ng_node *n, const int *ch, ng_error *err)
 {
-    const basis *bs = &bases[ng_int(n, P_TYPE)];
+    const int type = ng_int(n, P_TYPE);
+    const basis *bs = &bases[type];
     const double *scale = n->param[P_SCALE].v;
     double size = ng_num(n, P_SIZE), amp = ng_num(n, P_AMP);
     double lo = bs->lo, hi = bs->hi, tlo = lo, thi = hi;
+    size_t s;
     int d;
     (void)ch;
-    (void)err;
+    for (s = 0; s < sizeof specific / sizeof specific[0]; s++)
+        if (ng_node_param_set(n, specific[s].param) && !(specific[s].bases & (1u << type)))
+            return ng_errorf(err, "%s: option '%s' applies to %s noise only, not %s", n->label,
+                             noise_params[specific[s].param].name, specific[s].who, bs->name);
     for (d = 0; d < 3; d++) n->k[d] = bs->freq_mult / (size * scale[d]);
     n->k[3] = bs->freq_mult / size;
     switch (n->param[P_RANGE].i) {
@@ -77,19 +120,46 @@ static int noise_setup(ng_node *n, const int *ch, ng_error *err)
     n->k[6] = (double)(uint32_t)(int32_t)n->param[P_SEED].v[0];
     n->dims &= bs->dims;
     n->channels = ng_int(n, P_OUTPUT) == 1 ? 3 : 1;
-    n->detail = size * fmin(scale[0], fmin(scale[1], scale[2])) / bs->freq_mult;
+    n->detail = type == B_WHITE ? 0 : size * fmin(scale[0], fmin(scale[1], scale[2])) / bs->freq_mult;
     return 0;
+}
+
+/* Whole lattice cells across a tile period of `world` units at frequency f. */
+static uint32_t period_cells(double world, double f)
+{
+    double c = floor(world * f + 0.5);
+    return c < 1 ? 1 : c > 1e9 ? 1000000000u : (uint32_t)c;
+}
+
+static int noise_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len)
+{
+    const basis *bs = &bases[ng_int(n, P_TYPE)];
+    const char *at = n->where ? n->where : "", *sep = n->where ? ": " : "";
+    double adjusted[2];
+    int d, changed = 0;
+    if (!bs->tileable) {
+        snprintf(buf, len, "note: %s%s%s: white noise has no lattice and does not tile", at, sep, n->label);
+        return 1;
+    }
+    if (bs->tileable == 2 && dims != 2) {
+        snprintf(buf, len, "%s%s%s: tileable simplex is 2D only (this render is %dD); use perlin or fast", at, sep,
+                 n->label, dims);
+        return -1;
+    }
+    for (d = 0; d < 2; d++) {
+        uint32_t cells = period_cells(period[d], n->k[d]);
+        adjusted[d] = bs->freq_mult * period[d] / cells / n->param[P_SCALE].v[d];
+        changed |= fabs(period[d] * n->k[d] - cells) > 1e-9;
+    }
+    if (!changed) return 0;
+    snprintf(buf, len, "note: %s%s%s: element_size %g becomes %g along x and %g along y, so whole cells tile the image",
+             at, sep, n->label, ng_num(n, P_SIZE), adjusted[0], adjusted[1]);
+    return 1;
 }
 
 static uint32_t mix_seed(uint32_t a, uint32_t b)
 {
-    uint32_t h = a ^ (b * 0x9E3779B9u + 0x7F4A7C15u);
-    h ^= h >> 16;
-    h *= 0x7FEB352Du;
-    h ^= h >> 15;
-    h *= 0x846CA68Bu;
-    h ^= h >> 16;
-    return h;
+    return ng_hash_mix(a ^ (b * 0x9E3779B9u + 0x7F4A7C15u));
 }
 
 static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
@@ -98,6 +168,8 @@ static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
     const double *offset = n->param[P_OFFSET].v;
     const float scale = (float)n->k[4], bias = (float)n->k[5];
     float *f = ng_scratch(ctx, b->dims);
+    basis_fn fn = bs->fn;
+    double freq[4];
     ng_noise_pts pts;
     int d, c, i;
     (void)in;
@@ -105,8 +177,27 @@ static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
     memset(&pts, 0, sizeof pts);
     pts.n = b->n;
     pts.dims = b->dims;
+    pts.flow = (float)(ng_num(n, P_FLOW) - floor(ng_num(n, P_FLOW)));
+    pts.jitter = (float)ng_num(n, P_JITTER);
+    pts.feature = ng_int(n, P_FEATURE);
+    pts.metric = ng_int(n, P_METRIC);
     for (d = 0; d < b->dims; d++) {
-        float fr = (float)n->k[d];
+        freq[d] = n->k[d];
+        if (b->period[d] > 0 && bs->tileable) { /* a whole number of cells per period */
+            pts.period[d] = period_cells(b->period[d], n->k[d]);
+            freq[d] = pts.period[d] / b->period[d];
+        }
+    }
+    if (bs->tileable == 2 && pts.period[0] && pts.period[1]) {
+        if (b->dims != 2) {
+            ng_scratch_free(ctx, f, b->dims);
+            return ng_fail(ctx, "%s: tileable simplex is 2D only (the render is %dD); use perlin or fast",
+                           n->label, b->dims);
+        }
+        fn = ng_simplex_tiled2;
+    }
+    for (d = 0; d < b->dims; d++) {
+        float fr = (float)freq[d];
         float *fd = f + (size_t)d * (size_t)b->n;
         for (i = 0; i < b->n; i++) fd[i] = b->p[d][i] * fr;
         pts.f[d] = fd;
@@ -114,11 +205,14 @@ static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
     for (c = 0; c < n->channels; c++) {
         float *o = out + (size_t)c * (size_t)b->n;
         /* Vector channels are shifted off each other's lattice as well as
-         * reseeded, so they do not all vanish at the same points. */
-        for (d = 0; d < b->dims; d++)
-            pts.anchor[d] = (b->anchor[d] + (d < 3 ? offset[d] : 0)) * n->k[d] + c * (0.3819660113 + 0.1 * d);
+         * reseeded, so they do not all vanish at the same points. With a
+         * period the shift is whole cells, so tiling is kept. */
+        for (d = 0; d < b->dims; d++) {
+            double shift = pts.period[d] ? 0 : c * (0.3819660113 + 0.1 * d);
+            pts.anchor[d] = (b->anchor[d] + (d < 3 ? offset[d] : 0)) * freq[d] + shift;
+        }
         pts.seed = mix_seed(mix_seed((uint32_t)n->k[6], b->seed), (uint32_t)c);
-        bs->fn(&pts, o);
+        fn(&pts, o);
         for (i = 0; i < b->n; i++) o[i] = o[i] * scale + bias;
     }
     ng_scratch_free(ctx, f, b->dims);
@@ -128,14 +222,18 @@ static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
 const ng_node_type ng_type_noise = {
     .name = "noise",
     .family = "noise",
-    .doc = "Unified noise: one node for every basis, with the same controls and a documented range. "
-           "value: smooth lattice values; perlin: improved gradient noise (quintic fade), 0 on the lattice; "
-           "simplex: gradient noise on a simplex grid, fewer directional artefacts. All three span [-1, 1].",
+    .doc = "Unified noise: every basis with the same controls and a documented natural range. "
+           "value: smooth random lattice values [-1,1]; perlin: improved gradient noise, 0 on the lattice [-1,1]; "
+           "fast: cheaper Perlin-like gradient noise, x1.25 frequency [-1,1]; simplex: gradient noise on a "
+           "simplex grid [-1,1]; flow: Perlin flow noise, gradients rotated by `flow` [-1,1]; white: "
+           "independent per-sample values [-1,1]; worley: cellular distances f1, f2, f2-f1 or a per-cell "
+           "value [0,1]; sparse: sparse convolution, x1.25 [-1,1]; alligator: max of random bumps, x1.64 [0,1].",
     .params = noise_params,
     .nparams = NPARAMS,
-    .dims = 0x0Cu,
+    .dims = D1234,
     .shorthands = noise_shorthands,
     .nshorthands = (int)(sizeof noise_shorthands / sizeof noise_shorthands[0]),
     .setup = noise_setup,
+    .tile_check = noise_tile_check,
     .eval = noise_eval,
 };

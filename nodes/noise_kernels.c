@@ -1,24 +1,30 @@
 /*
- * noise_kernels.c — value, improved Perlin (Perlin 2002, quintic fade) and
- * simplex (Perlin 2001, as explained by Gustavson) noise in 2D and 3D over a
- * batch of points. Written from the published algorithms.
+ * noise_kernels.c — the lattice bases over a batch of points: value,
+ * improved Perlin (Perlin 2002, quintic fade), fast (our cheaper gradient
+ * noise), Perlin flow noise (Perlin & Neyret 2001), simplex (Perlin 2001,
+ * as explained by Gustavson) and white noise, 1D to 4D where the basis
+ * allows, with tileable lattices. Written from the published algorithms.
  *
  * Every kernel is one straight loop over the arrays with no per-point calls
  * or branches beyond selects, so the compiler can if-convert and vectorise
- * it. All per-point arithmetic is float; the only double work is splitting
- * the anchor once per call. Build with -ffp-contract=off: the same bits on
- * every machine and SIMD width.
+ * it. All per-point arithmetic is float; double work is splitting the
+ * anchor once per call (and the scalar torus mapping of tiled simplex).
+ * Build with -ffp-contract=off: the same bits on every machine and SIMD
+ * width.
  *
  * Ranges: each basis's true maximum over all gradient configurations was
  * found numerically (dense grid over one cell, then pattern-search ascent
- * from the best 200 grid points and 200 random starts). For a fixed point
- * every corner's term depends only on that corner's gradient and is weighted
- * by a non-negative falloff, so the maximum over all configurations is the
- * sum of per-corner maxima; the search runs over position only. The same
- * holds for d/dx, which gives the gradient bounds quoted per basis (after
- * scaling; the gradient sets are symmetric under axis swaps, so every axis
- * has the same bound). Scales are 1 / (max * 1.0001): the 1e-4 margin
- * absorbs float rounding, far above its size (~1e-6), and keeps coverage.
+ * from the best 200 grid points and 200 random starts; for flow noise also
+ * over the rotation angle). For a fixed point every corner's term depends
+ * only on that corner's gradient and is weighted by a non-negative falloff,
+ * so the maximum over all configurations is the sum of per-corner maxima;
+ * the search runs over position only. The same holds for d/dx, which gives
+ * the gradient bounds quoted per basis (after scaling; the gradient sets
+ * are symmetric under axis swaps, so every axis has the same bound). Scales
+ * are 1 / (max * 1.0001): the 1e-4 margin absorbs float rounding, far above
+ * its size (~1e-6), and keeps coverage. Where the true maximum needs a
+ * gradient configuration too rare to be met (see SOFT LIMIT below) the
+ * scale is statistical and a soft limiter keeps the bound.
  */
 #include "noise_kernels.h"
 
@@ -59,27 +65,61 @@ static inline float flip_f(float x, uint32_t neg)
     return u2f(f2u(x) ^ (neg << 31));
 }
 
-/* Per-point positions are clamped to |x| <= 2^30 so the float -> int32 cell
+/* Helpers called inside the loops must be inlined or the loop cannot
+ * vectorise; the bigger ones are marked so clang does not decline. The
+ * kernel bodies are marked too: each is instantiated with constant dims,
+ * kind and tiling, and inlining is what folds those away. */
+#define LOOP_INLINE static inline __attribute__((always_inline))
+
+/* Loops over axes and corners have constant trip counts in every
+ * instantiation: unrolled first, so the vectoriser works on the loop over
+ * points rather than on them. */
+#if defined(__clang__)
+#define UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define UNROLL _Pragma("GCC unroll 16")
+#endif
+
+/* ---- positions ------------------------------------------------------------
+ * Per-point positions are clamped to |x| <= 2^30 so the float -> int32 cell
  * conversion is defined for any input; NaN and infinities map to +-2^30.
  * Nothing is lost: floats there are 128 lattice units apart. */
 #define POS_LIMIT_BITS 0x4e800000u /* 2^30 as a float */
 
-/* One axis of the anchor, split once per call. */
-typedef struct anchor_axis {
-    uint32_t cell; /* floor(anchor) mod 2^32, added to per-point cells in the hash */
+/*
+ * One axis of the anchor, split once per call. Untiled, the lattice wraps
+ * mod 2^32 and a point's cell is cell + i. Tiled, cell is floor(anchor) mod
+ * period and a point's cell is (cell + i) mod period, computed in double
+ * with a reciprocal (no division, and vectorisable). An axis without a
+ * period in a tiled call uses period 2^32, which is exactly the untiled
+ * lattice.
+ */
+typedef struct axis {
+    uint32_t cell; /* floor(anchor) mod 2^32, or mod period when tiled */
     float frac;    /* anchor - floor(anchor), in [0, 1] */
-} anchor_axis;
+    /* tiled only */
+    double bias;   /* cell + a multiple of period >= 2^30: cell + i + ... >= 0 */
+    double period; /* period, or 2^32 */
+    double inv;    /* 1 / period */
+    uint32_t end;  /* period mod 2^32: the cell after period - 1 is 0 */
+} axis;
 
-static anchor_axis split_anchor(double a)
+static axis split_axis(double a, uint32_t period)
 {
-    anchor_axis r;
-    double c;
+    axis r;
+    double c, m, pd = period ? (double)period : 4294967296.0;
     if (!isfinite(a)) a = 0.0; /* defined garbage rather than undefined behaviour */
     c = floor(a);
     r.frac = (float)(a - c);
-    /* fmod of an integral double is exact and lies in (-2^32, 2^32), so both
-     * conversions are defined; the lattice wraps mod 2^32 anyway. */
-    r.cell = (uint32_t)(int64_t)fmod(c, 4294967296.0);
+    /* fmod is exact; an integral double mod pd lies in (-pd, pd), so the
+     * conversion below is defined. */
+    m = fmod(c, pd);
+    if (m < 0.0) m += pd;
+    r.cell = (uint32_t)(int64_t)m;
+    r.period = pd;
+    r.inv = 1.0 / pd;
+    r.bias = m + ceil(1073741824.0 / pd) * pd;
+    r.end = (uint32_t)(int64_t)fmod(pd, 4294967296.0);
     return r;
 }
 
@@ -97,6 +137,51 @@ static inline int32_t floor_i32(float x)
     return i - (int32_t)(x < (float)i);
 }
 
+/*
+ * (cell + i) mod period for |i| <= 2^30. x = cell + i + k period is a
+ * non-negative integer below 2^35, so every double here is an exact integer
+ * except x / period, whose rounding (2^-17 at most) cannot move the nearest
+ * integer q by more than one: r = x - q period is exact and within half a
+ * period of 0, and one correction brings it into [0, period). Adding and
+ * subtracting 2^52 rounds to an integer without libm (the rounding mode is
+ * the default, nearest).
+ */
+static inline uint32_t wrap_cell(const axis *a, int32_t i)
+{
+    const double round = 4503599627370496.0; /* 2^52 */
+    double x = (double)i + a->bias;
+    double q = (x * a->inv + round) - round;
+    double r = x - q * a->period;
+    r += r < 0.0 ? a->period : 0.0;
+    /* r < 2^32: shift into the int32 range for the conversion */
+    return (uint32_t)(int32_t)(r - 2147483648.0) + 0x80000000u;
+}
+
+/* The per-point half of the anchor split: the fraction within the cell,
+ * the cell's lattice coordinate and the next one along the axis. */
+LOOP_INLINE float lattice_cell(const axis *a, float off, int tiled, uint32_t *c0, uint32_t *c1)
+{
+    float x = pos(a->frac, off);
+    int32_t i = floor_i32(x);
+    if (tiled) {
+        uint32_t n;
+        *c0 = wrap_cell(a, i);
+        n = *c0 + 1u;
+        *c1 = n & (0u - (uint32_t)(n != a->end));
+    } else {
+        *c0 = a->cell + (uint32_t)i;
+        *c1 = *c0 + 1u;
+    }
+    return x - (float)i;
+}
+
+/* Untiled cell only (simplex, white). */
+static inline float cell_of(const axis *a, float off, uint32_t *cell)
+{
+    uint32_t next;
+    return lattice_cell(a, off, 0, cell, &next);
+}
+
 /* 6t^5 - 15t^4 + 10t^3: C2 at cell borders; fade(0) = 0 and fade(1) = 1
  * exactly, which keeps Perlin exactly 0 on the lattice. */
 static inline float fade(float t)
@@ -104,44 +189,10 @@ static inline float fade(float t)
     return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f);
 }
 
-/* The per-point half of the anchor split: the fraction within the cell,
- * and the cell's lattice coordinate (anchor cell + point cell, mod 2^32). */
-static inline float cell_of(anchor_axis a, float off, uint32_t *cell)
+/* 3t^2 - 2t^3: C1, two multiplies cheaper; 0 and 1 exactly at the ends. */
+static inline float smooth(float t)
 {
-    float x = pos(a.frac, off);
-    int32_t i = floor_i32(x);
-    *cell = a.cell + (uint32_t)i;
-    return x - (float)i;
-}
-
-/* Helpers called inside the loops must be inlined or the loop cannot
- * vectorise; these two are big enough that clang may decline otherwise. */
-#define LOOP_INLINE static inline __attribute__((always_inline))
-
-/* Hashes of the cell's corners, bit k of the index = +1 on axis k; the
- * shared prefixes (seed, x) and (seed, x, y) are hashed once. */
-LOOP_INLINE void corners2(uint32_t s, uint32_t X, uint32_t Y, uint32_t h[4])
-{
-    uint32_t h0 = ng_hash_step(s, X), h1 = ng_hash_step(s, X + 1u);
-    h[0] = ng_hash_step(h0, Y);
-    h[1] = ng_hash_step(h1, Y);
-    h[2] = ng_hash_step(h0, Y + 1u);
-    h[3] = ng_hash_step(h1, Y + 1u);
-}
-
-LOOP_INLINE void corners3(uint32_t s, uint32_t X, uint32_t Y, uint32_t Z, uint32_t h[8])
-{
-    uint32_t h0 = ng_hash_step(s, X), h1 = ng_hash_step(s, X + 1u);
-    uint32_t h00 = ng_hash_step(h0, Y), h10 = ng_hash_step(h1, Y);
-    uint32_t h01 = ng_hash_step(h0, Y + 1u), h11 = ng_hash_step(h1, Y + 1u);
-    h[0] = ng_hash_step(h00, Z);
-    h[1] = ng_hash_step(h10, Z);
-    h[2] = ng_hash_step(h01, Z);
-    h[3] = ng_hash_step(h11, Z);
-    h[4] = ng_hash_step(h00, Z + 1u);
-    h[5] = ng_hash_step(h10, Z + 1u);
-    h[6] = ng_hash_step(h01, Z + 1u);
-    h[7] = ng_hash_step(h11, Z + 1u);
+    return t * t * (3.0f - 2.0f * t);
 }
 
 static inline float lerp(float a, float b, float t)
@@ -149,53 +200,157 @@ static inline float lerp(float a, float b, float t)
     return a + t * (b - a);
 }
 
-/* Corner values in the corners2/corners3 order, blended by faded weights. */
-static inline float blend4(float c0, float c1, float c2, float c3, float u, float v)
+/* ---- corner hashes ----------------------------------------------------------
+ * h[k] for the 2^dims corners of a cell, bit d of k = the +1 corner on axis
+ * d. The chain hash shares prefixes: (seed, x) is hashed twice, (seed, x, y)
+ * four times, and so on.
+ */
+LOOP_INLINE void chain_corners(int dims, uint32_t s, const uint32_t *lo, const uint32_t *hi,
+                               uint32_t *h)
 {
-    return lerp(lerp(c0, c1, u), lerp(c2, c3, u), v);
+    int d, k;
+    h[0] = s;
+    UNROLL
+    for (d = 0; d < dims; d++)
+        UNROLL
+        for (k = 0; k < 8; k++) /* constant trip counts unroll in every compiler */
+            if (k < 1 << d) {
+                h[k + (1 << d)] = ng_hash_step(h[k], hi[d]);
+                h[k] = ng_hash_step(h[k], lo[d]);
+            }
 }
 
-static inline float blend8(float c0, float c1, float c2, float c3, float c4, float c5,
-                           float c6, float c7, float u, float v, float w)
+/*
+ * The fast basis hashes a corner with one multiply: the cell coordinates
+ * times per-axis odd constants (the xxHash32 primes) are xor-ed with the
+ * mixed seed, folded once (x ^= x >> 16, so high input bits reach the low
+ * ones) and multiplied by an odd constant; gradients take the product's
+ * top bits, which depend on every input bit. Without the fold, neighbouring
+ * cells' gradient choices are measurably dependent (chi-square of joint
+ * 3-bit choices 2-3x its degrees of freedom for some seeds); with it they
+ * pass. Weaker than the chain hash, with far fewer multiplies: 8 against
+ * 18 in 2D, 24 against 90 in 4D.
+ */
+static const uint32_t fast_prime[4] = {0x9e3779b1u, 0x85ebca77u, 0xc2b2ae3du, 0x27d4eb2fu};
+#define FAST_MUL 0x2c1b3c6du
+
+LOOP_INLINE void fast_corners(int dims, uint32_t s, const uint32_t *lo, const uint32_t *hi,
+                              uint32_t *h)
 {
-    return lerp(blend4(c0, c1, c2, c3, u, v), blend4(c4, c5, c6, c7, u, v), w);
+    uint32_t l[4], u[4];
+    int d, k;
+    UNROLL
+    for (d = 0; d < dims; d++) {
+        l[d] = lo[d] * fast_prime[d];
+        u[d] = hi[d] * fast_prime[d];
+    }
+    UNROLL
+    for (k = 0; k < 16; k++) /* constant trip counts unroll in every compiler */
+        if (k < 1 << dims) {
+            uint32_t v = s;
+            UNROLL
+            for (d = 0; d < 4; d++)
+                if (d < dims) v ^= (k >> d) & 1 ? u[d] : l[d];
+            h[k] = (v ^ (v >> 16)) * FAST_MUL;
+        }
 }
+
+/* ---- gradients ----------------------------------------------------------------
+ * Blends rather than tables, which would need a gather. */
 
 /* 8 unit gradients in 2D: the 4 axis and the 4 diagonal directions. The top
- * three hash bits pick one (blends rather than a table, which would need a
- * gather). */
+ * three hash bits pick one. */
 static inline float grad8(uint32_t h, float x, float y)
 {
     uint32_t b0 = (h >> 29) & 1u, b1 = (h >> 30) & 1u, b2 = h >> 31;
-    float axis = flip_f(select_f(b0, y, x), b1);
+    float along = flip_f(select_f(b0, y, x), b1);
     float diag = (flip_f(x, b0) + flip_f(y, b1)) * 0.70710678f;
-    return select_f(b2, diag, axis);
+    return select_f(b2, diag, along);
 }
 
-/* Perlin's 12 cube-edge gradients (+-1, +-1, 0) and permutations, chosen
- * uniformly (index = high hash bits * 12 / 2^28, not Perlin's h & 15 with
- * four repeats, which over-weights four directions). */
+/* Index of one of Perlin's 12 cube-edge gradients, chosen uniformly (high
+ * hash bits * 12 / 2^28, not Perlin's h & 15 with four repeats, which
+ * over-weights four directions). */
+static inline uint32_t edge12(uint32_t h)
+{
+    return ((h >> 4) * 12u) >> 28;
+}
+
+/* Edge gradient k is +-1 on axis u (x for k < 8, else y) and axis v (y for
+ * k < 4, else z), the signs from bits 0 and 1. */
 static inline float grad12(uint32_t h, float x, float y, float z)
 {
-    uint32_t k = ((h >> 4) * 12u) >> 28;
+    uint32_t k = edge12(h);
     float u = select_f(k < 8u, x, y);
     float v = select_f(k < 4u, y, z);
     return flip_f(u, k & 1u) + flip_f(v, (k >> 1) & 1u);
 }
 
-static void unsupported(const ng_noise_pts *p, float *out)
+/* The 32 edge midpoints of the 4D hypercube: three components +-1, one 0.
+ * Top five hash bits: two choose the zero axis, three the signs. */
+static inline float grad32(uint32_t h, float x, float y, float z, float w)
 {
-    if (p->n > 0) memset(out, 0, (size_t)p->n * sizeof *out);
+    uint32_t zero = h >> 30;
+    float a = select_f(zero == 0u, y, x);
+    float b = select_f(zero <= 1u, z, y);
+    float c = select_f(zero == 3u, z, w);
+    return flip_f(a, (h >> 27) & 1u) + flip_f(b, (h >> 28) & 1u) + flip_f(c, (h >> 29) & 1u);
 }
 
-/* ---- value noise --------------------------------------------------------
- * Lattice values uniform in [-(1 - 2^-20), 1 - 2^-20], blended with the
- * quintic fade. A blend of values within a bound stays within it; the 2^-20
- * shrink covers the few ulps of rounding in the three nested lerps. Max |v|
- * = 1 - 2^-20, reached at lattice points. |d/dx| <= 2 * max fade' = 2 *
- * 15/8 = 3.75 (adjacent values -1 and 1, midway): exact, found numerically
- * as well.
+/* ---- the lattice bases ------------------------------------------------------
+ * Value, Perlin, fast and flow share one body per dims: hash the corners,
+ * take each corner's value or gradient term, blend with the faded fraction.
+ * kind and tiled are constants in every instantiation.
  */
+enum { K_VALUE, K_PERLIN, K_FAST, K_FLOW };
+
+/* Flow rotation, shared by every gradient of a call: cos and sin of
+ * 2 pi frac(flow), computed once in double so flow and flow + 1 are the
+ * same bits. s3 and c3 fold Rodrigues' constants for the 3D axes. */
+typedef struct rotation {
+    float c, s, s3, c3;
+} rotation;
+
+static rotation flow_rotation(float flow)
+{
+    rotation r;
+    double t = (double)flow, a;
+    if (!isfinite(t)) t = 0.0;
+    t -= floor(t);
+    a = 6.283185307179586 * t;
+    r.c = (float)cos(a);
+    r.s = (float)sin(a);
+    r.s3 = (float)(sin(a) / sqrt(3.0));
+    r.c3 = (float)((1.0 - cos(a)) / 3.0);
+    return r;
+}
+
+/*
+ * 3D flow gradient: edge gradient g rotated about axis a = sigma / sqrt(3),
+ * sigma one of the 8 cube diagonals (+-1, +-1, +-1) picked by the low three
+ * hash bits, by Rodrigues' formula
+ *   R g . d = cos (g . d) + sin (a . (g x d)) + (1 - cos) (a . g) (a . d).
+ * Opposite axes turn the gradient opposite ways, so neighbouring gradients
+ * swirl in different directions as flow advances.
+ */
+LOOP_INLINE float flow_grad3(uint32_t h, float x, float y, float z, const rotation *r)
+{
+    uint32_t k = edge12(h), s0 = k & 1u, s1 = (k >> 1) & 1u;
+    float one0 = flip_f(1.0f, s0), one1 = flip_f(1.0f, s1);
+    float gx = select_f(k < 8u, one0, 0.0f);
+    float gy = select_f(k < 8u, select_f(k < 4u, one1, 0.0f), one0);
+    float gz = select_f(k < 4u, 0.0f, one1);
+    uint32_t ax = h & 1u, ay = (h >> 1) & 1u, az = (h >> 2) & 1u;
+    float gd = gx * x + gy * y + gz * z;
+    float ag = flip_f(gx, ax) + flip_f(gy, ay) + flip_f(gz, az);
+    float ad = flip_f(x, ax) + flip_f(y, ay) + flip_f(z, az);
+    float cx = gy * z - gz * y, cy = gz * x - gx * z, cz = gx * y - gy * x;
+    float acx = flip_f(cx, ax) + flip_f(cy, ay) + flip_f(cz, az);
+    return r->c * gd + r->s3 * acx + r->c3 * ag * ad;
+}
+
+/* Lattice values uniform in [-(1 - 2^-20), 1 - 2^-20]: the shrink covers the
+ * few ulps of rounding in the nested lerps. */
 #define VALUE_SHRINK 0.99999904632568359375f /* 1 - 2^-20 */
 
 static inline float lattice_value(uint32_t h)
@@ -203,131 +358,247 @@ static inline float lattice_value(uint32_t h)
     return ng_hash_signed(h) * VALUE_SHRINK;
 }
 
-static void value2(const ng_noise_pts *p, float *out)
+/* One corner's term: d[] is the point minus the corner. */
+LOOP_INLINE float corner_term(int dims, int kind, uint32_t h, const float *d, const rotation *r)
 {
-    const anchor_axis ax = split_anchor(p->anchor[0]), ay = split_anchor(p->anchor[1]);
-    const uint32_t s = ng_hash_seed(p->seed);
-    const float *fx = p->f[0], *fy = p->f[1];
-    int i;
-    for (i = 0; i < p->n; i++) {
-        uint32_t X, Y, h[4];
-        float tx = cell_of(ax, fx[i], &X), ty = cell_of(ay, fy[i], &Y);
-        corners2(s, X, Y, h);
-        out[i] = blend4(lattice_value(h[0]), lattice_value(h[1]), lattice_value(h[2]),
-                        lattice_value(h[3]), fade(tx), fade(ty));
+    if (kind == K_VALUE) return lattice_value(h);
+    switch (dims) {
+    case 1: return ng_hash_signed(h) * d[0];
+    case 2:
+        if (kind == K_FLOW) return grad8(h, r->c * d[0] + r->s * d[1], r->c * d[1] - r->s * d[0]);
+        return grad8(h, d[0], d[1]);
+    case 3:
+        if (kind == K_FLOW) return flow_grad3(h, d[0], d[1], d[2], r);
+        return grad12(h, d[0], d[1], d[2]);
+    default: return grad32(h, d[0], d[1], d[2], d[3]);
     }
 }
 
-static void value3(const ng_noise_pts *p, float *out)
+/*
+ * SOFT LIMIT. In 4D (16 corners) and for 3D flow (96 rotated gradients per
+ * corner) the true maximum needs nearly every corner's gradient to point at
+ * the sample, which random samples never see: over 2^25 of them the largest
+ * values reached 0.80 (perlin 4D), 0.77 (fast 4D) and 0.90 (flow 3D) of the
+ * true maximum, so scaled by it these fields would use about 75% of
+ * [-1, 1]. They are instead scaled by the value that 1 sample in 10^6
+ * exceeds (1.10, 1.08, 0.965 unscaled) and pass through
+ *   y = x                               for |x| <= 0.9,
+ *   y = sign(x) (0.9 + 0.1 s / (1 + s)) for s = (|x| - 0.9) / 0.1 > 0,
+ * which is odd, monotone, C1 with slope <= 1 (gradient bounds carry over)
+ * and below 1 for every input, so the range holds for any configuration:
+ * the true maxima land at 0.983, 0.984 and 0.975. 2e-5 to 4e-5 of
+ * samples are above the knee.
+ */
+#define SOFT_KNEE 0.9f
+
+static inline float soft_limit(float x)
 {
-    const anchor_axis ax = split_anchor(p->anchor[0]), ay = split_anchor(p->anchor[1]),
-                      az = split_anchor(p->anchor[2]);
+    float ax = u2f(f2u(x) & 0x7fffffffu);
+    uint32_t e = f2u(ax - SOFT_KNEE);
+    float s = u2f(e & ((e >> 31) - 1u)) * 10.0f; /* max(|x| - knee, 0) / (1 - knee) */
+    float cut = (1.0f - SOFT_KNEE) * s * s / (1.0f + s);
+    return x - u2f(f2u(cut) | (f2u(x) & 0x80000000u));
+}
+
+/*
+ * Scales per dims (index dims - 1); 0 = no such kernel. Maxima unscaled,
+ * gradient bounds |d/dx| after scaling (tabled in noise_kernels.h):
+ * perlin 1D: gradients uniform in [-1, 1]: max 0.5 at t = 0.5 (g = 1, -1),
+ *            d/dx 1.3471506 unscaled at t = 0.7887.
+ * perlin 2D, 8 unit gradients: max 0.70710678 = sqrt(2)/2 at the cell
+ *            centre (exact); d/dx 2.0027450 unscaled.
+ * perlin 3D, 12 edge gradients: max 1.0363538 at (0.5, 0.6447, 0.4815) and
+ *            its mirror images; d/dx 3.75 unscaled (at the centre).
+ * perlin 4D, 32 edge gradients: max 1.5365823 near (0.48, 0.49, 0.5,
+ *            0.36); d/dx 5.625 unscaled (centre). Soft-limited.
+ * fast (smoothstep fade, same gradient sets):
+ *   1D max 0.5, d/dx sqrt(2) unscaled; 2D max 0.70710678, d/dx 1.6793786;
+ *   3D max 1.0449052, d/dx 3.0; 4D max 1.5451999, d/dx 4.5. 4D soft-limited.
+ * flow 2D: max over all angles 0.70710678, at multiples of 45 degrees
+ *            where the gradient set is Perlin's (0.6608 at 22.5 degrees);
+ *            d/dx 2.0671221 unscaled at 22.5 degrees.
+ * flow 3D: max over angles 1.1641266 near 2.6455 rad; d/dx 3.8898485 near
+ *            1.3225 rad. Soft-limited.
+ */
+static const float perlin_scale[4] = {
+    1.99980002f, /* 1 / (0.5 * 1.0001) */
+    1.4140722f,  /* 1 / (0.70710678 * 1.0001) */
+    0.96482495f, /* 1 / (1.0363538 * 1.0001) */
+    0.90909091f, /* soft-limited: 1 / 1.10 */
+};
+static const float fast_scale[4] = {
+    1.99980002f, /* 1 / (0.5 * 1.0001) */
+    1.4140722f,  /* 1 / (0.70710678 * 1.0001) */
+    0.95692893f, /* 1 / (1.0449052 * 1.0001) */
+    0.92592593f, /* soft-limited: 1 / 1.08 */
+};
+static const float flow_scale[4] = {
+    0.0f,
+    1.4140722f, /* 1 / (0.70710678 * 1.0001) */
+    1.0362694f, /* soft-limited: 1 / 0.965 */
+    0.0f,
+};
+
+/* Which (kind, dims) pass through soft_limit. */
+static inline int soft_limited(int kind, int dims)
+{
+    return (dims == 4 && kind != K_VALUE) || (dims == 3 && kind == K_FLOW);
+}
+
+LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, int dims, int kind, int tiled)
+{
+    const int nc = 1 << dims;
     const uint32_t s = ng_hash_seed(p->seed);
-    const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
-    int i;
+    const rotation rot =
+        kind == K_FLOW ? flow_rotation(p->flow) : (rotation){1.0f, 0.0f, 0.0f, 0.0f};
+    const float scale = kind == K_PERLIN ? perlin_scale[dims - 1]
+                        : kind == K_FAST ? fast_scale[dims - 1]
+                        : kind == K_FLOW ? flow_scale[dims - 1]
+                                         : 1.0f;
+    const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
+    axis a[4];
+    int i, d, k;
+    for (d = 0; d < dims; d++) a[d] = split_axis(p->anchor[d], tiled ? p->period[d] : 0u);
     for (i = 0; i < p->n; i++) {
-        uint32_t X, Y, Z, h[8];
-        float tx = cell_of(ax, fx[i], &X), ty = cell_of(ay, fy[i], &Y),
-              tz = cell_of(az, fz[i], &Z);
-        corners3(s, X, Y, Z, h);
-        out[i] = blend8(lattice_value(h[0]), lattice_value(h[1]), lattice_value(h[2]),
-                        lattice_value(h[3]), lattice_value(h[4]), lattice_value(h[5]),
-                        lattice_value(h[6]), lattice_value(h[7]), fade(tx), fade(ty),
-                        fade(tz));
+        uint32_t lo[4], hi[4], h[16];
+        float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], c[16];
+        UNROLL
+        for (d = 0; d < dims; d++) {
+            t[d] = lattice_cell(&a[d], f[d][i], tiled, &lo[d], &hi[d]);
+            t1[d] = t[d] - 1.0f;
+            w[d] = kind == K_FAST ? smooth(t[d]) : fade(t[d]);
+        }
+        if (kind == K_FAST)
+            fast_corners(dims, s, lo, hi, h);
+        else
+            chain_corners(dims, s, lo, hi, h);
+        UNROLL
+        for (k = 0; k < 16; k++)
+            if (k < nc) {
+                float dk[4];
+                UNROLL
+                for (d = 0; d < 4; d++) dk[d] = (k >> d) & 1 ? t1[d] : t[d];
+                c[k] = corner_term(dims, kind, h[k], dk, &rot);
+            }
+        /* multilinear blend, axis 0 first: the pairs (c[2j], c[2j + 1]) */
+        UNROLL
+        for (d = 0; d < dims; d++)
+            UNROLL
+            for (k = 0; k < 8; k++)
+                if (k < nc >> (d + 1)) c[k] = lerp(c[2 * k], c[2 * k + 1], w[d]);
+        if (kind == K_VALUE)
+            out[i] = c[0];
+        else if (soft_limited(kind, dims))
+            out[i] = soft_limit(c[0] * scale);
+        else
+            out[i] = c[0] * scale;
     }
+}
+
+static void unsupported(const ng_noise_pts *p, float *out)
+{
+    if (p->n > 0) memset(out, 0, (size_t)p->n * sizeof *out);
+}
+
+typedef void (*kernel)(const ng_noise_pts *p, float *out);
+
+/* Two instantiations per (kind, dims): untiled and tiled. */
+#define LATTICE_PAIR(name, dims, kind)                                                  \
+    static void name(const ng_noise_pts *p, float *out) { lattice(p, out, dims, kind, 0); } \
+    static void name##_tiled(const ng_noise_pts *p, float *out)                          \
+    {                                                                                   \
+        lattice(p, out, dims, kind, 1);                                                 \
+    }
+
+LATTICE_PAIR(value1, 1, K_VALUE)
+LATTICE_PAIR(value2, 2, K_VALUE)
+LATTICE_PAIR(value3, 3, K_VALUE)
+LATTICE_PAIR(value4, 4, K_VALUE)
+LATTICE_PAIR(perlin1, 1, K_PERLIN)
+LATTICE_PAIR(perlin2, 2, K_PERLIN)
+LATTICE_PAIR(perlin3, 3, K_PERLIN)
+LATTICE_PAIR(perlin4, 4, K_PERLIN)
+LATTICE_PAIR(fast1, 1, K_FAST)
+LATTICE_PAIR(fast2, 2, K_FAST)
+LATTICE_PAIR(fast3, 3, K_FAST)
+LATTICE_PAIR(fast4, 4, K_FAST)
+LATTICE_PAIR(flow2, 2, K_FLOW)
+LATTICE_PAIR(flow3, 3, K_FLOW)
+
+/* The one branch on tiling, per call: any axis with a period. */
+static void dispatch(const ng_noise_pts *p, float *out, const kernel fn[4][2])
+{
+    int d, tiled = 0;
+    if (p->dims < 1 || p->dims > 4 || !fn[p->dims - 1][0]) {
+        unsupported(p, out);
+        return;
+    }
+    for (d = 0; d < p->dims; d++) tiled |= p->period[d] != 0;
+    fn[p->dims - 1][tiled](p, out);
 }
 
 void ng_value_noise(const ng_noise_pts *p, float *out)
 {
-    switch (p->dims) {
-    case 2: value2(p, out); break;
-    case 3: value3(p, out); break;
-    default: unsupported(p, out); break;
-    }
-}
-
-/* ---- improved Perlin ----------------------------------------------------
- * 2D, 8 unit gradients: max 0.70710678 = sqrt(2)/2 at the cell centre with
- * every gradient pointing at it along the diagonal (exact);
- * max |d/dx| 2.0027450 unscaled, 2.8320 scaled.
- * 3D, 12 edge gradients: max 1.0363538 at (0.5, 0.6447, 0.4815) and its
- * mirror images, not at the centre (1.0); max |d/dx| 3.75 unscaled (at the
- * centre), 3.6181 scaled.
- */
-#define PERLIN2_SCALE 1.4140722f /* 1 / (0.70710678 * 1.0001) */
-#define PERLIN3_SCALE 0.96482495f /* 1 / (1.0363538 * 1.0001) */
-
-static void perlin2(const ng_noise_pts *p, float *out)
-{
-    const anchor_axis ax = split_anchor(p->anchor[0]), ay = split_anchor(p->anchor[1]);
-    const uint32_t s = ng_hash_seed(p->seed);
-    const float *fx = p->f[0], *fy = p->f[1];
-    int i;
-    for (i = 0; i < p->n; i++) {
-        uint32_t X, Y, h[4];
-        float tx = cell_of(ax, fx[i], &X), ty = cell_of(ay, fy[i], &Y);
-        float tx1 = tx - 1.0f, ty1 = ty - 1.0f;
-        corners2(s, X, Y, h);
-        out[i] = blend4(grad8(h[0], tx, ty), grad8(h[1], tx1, ty), grad8(h[2], tx, ty1),
-                        grad8(h[3], tx1, ty1), fade(tx), fade(ty)) *
-                 PERLIN2_SCALE;
-    }
-}
-
-static void perlin3(const ng_noise_pts *p, float *out)
-{
-    const anchor_axis ax = split_anchor(p->anchor[0]), ay = split_anchor(p->anchor[1]),
-                      az = split_anchor(p->anchor[2]);
-    const uint32_t s = ng_hash_seed(p->seed);
-    const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
-    int i;
-    for (i = 0; i < p->n; i++) {
-        uint32_t X, Y, Z, h[8];
-        float tx = cell_of(ax, fx[i], &X), ty = cell_of(ay, fy[i], &Y),
-              tz = cell_of(az, fz[i], &Z);
-        float tx1 = tx - 1.0f, ty1 = ty - 1.0f, tz1 = tz - 1.0f;
-        corners3(s, X, Y, Z, h);
-        out[i] = blend8(grad12(h[0], tx, ty, tz), grad12(h[1], tx1, ty, tz),
-                        grad12(h[2], tx, ty1, tz), grad12(h[3], tx1, ty1, tz),
-                        grad12(h[4], tx, ty, tz1), grad12(h[5], tx1, ty, tz1),
-                        grad12(h[6], tx, ty1, tz1), grad12(h[7], tx1, ty1, tz1), fade(tx),
-                        fade(ty), fade(tz)) *
-                 PERLIN3_SCALE;
-    }
+    static const kernel fn[4][2] = {{value1, value1_tiled}, {value2, value2_tiled},
+                                    {value3, value3_tiled}, {value4, value4_tiled}};
+    dispatch(p, out, fn);
 }
 
 void ng_perlin_noise(const ng_noise_pts *p, float *out)
 {
-    switch (p->dims) {
-    case 2: perlin2(p, out); break;
-    case 3: perlin3(p, out); break;
-    default: unsupported(p, out); break;
-    }
+    static const kernel fn[4][2] = {{perlin1, perlin1_tiled}, {perlin2, perlin2_tiled},
+                                    {perlin3, perlin3_tiled}, {perlin4, perlin4_tiled}};
+    dispatch(p, out, fn);
+}
+
+void ng_fast_noise(const ng_noise_pts *p, float *out)
+{
+    static const kernel fn[4][2] = {{fast1, fast1_tiled}, {fast2, fast2_tiled},
+                                    {fast3, fast3_tiled}, {fast4, fast4_tiled}};
+    dispatch(p, out, fn);
+}
+
+void ng_flow_noise(const ng_noise_pts *p, float *out)
+{
+    static const kernel fn[4][2] = {
+        {NULL, NULL}, {flow2, flow2_tiled}, {flow3, flow3_tiled}, {NULL, NULL}};
+    dispatch(p, out, fn);
 }
 
 /* ---- simplex --------------------------------------------------------------
- * Corner falloff (0.5 - r^2)^4 in both 2D and 3D: every lattice vertex
- * outside the simplex holding a point is at least sqrt(0.5) away from it
- * (checked numerically), so contributions reach zero before their vertex
- * drops out and the field is continuous. The classic 0.6 in 3D is not.
+ * Corner falloff (0.5 - r^2)^4 in 2D to 4D: every lattice vertex outside
+ * the simplex holding a point is at least sqrt(0.5) away from it (checked
+ * numerically: min r^2 0.500005 in 2D, 0.50011 in 3D, 0.50039 in 4D over
+ * 2e6 points each), so contributions reach zero before their vertex drops
+ * out and the field is continuous. The classic 0.6 in 3D and 4D is not.
+ * 1D has no skew: a segment's two ends with falloff (1 - x^2)^4, which
+ * reaches zero exactly at the other end.
  *
  * Precision: the anchor is skewed in double and split in skewed space; the
  * float offsets are skewed separately, and corner distance vectors come from
  * unskewing the small skewed fraction (X' - I') only.
  *
- * 2D, 8 unit gradients: max 0.0100802047 unscaled at the midpoint of the
- * cell diagonal; max |d/dx| 0.070996000 unscaled, 7.0424 scaled.
- * 3D, 12 edge gradients: max 0.0130071572 unscaled near skewed fraction
- * (0, 0.1669, 0.8331) and its images; max |d/dx| 0.088866778 unscaled,
- * 6.8315 scaled.
+ * Maxima unscaled, gradient bounds |d/dx| unscaled and scaled:
+ * 1D, gradients in [-1, 1]: max 0.31640625 = (3/4)^4 at t = 0.5 (exact);
+ *     d/dx 1.0546875 (t = 0.5), 3.3330 scaled.
+ * 2D, 8 unit gradients: max 0.0100802047 at the midpoint of the cell
+ *     diagonal; d/dx 0.070996000, 7.0424 scaled.
+ * 3D, 12 edge gradients: max 0.0130071572 near skewed fraction (0, 0.1669,
+ *     0.8331) and its images; d/dx 0.088866778, 6.8315 scaled.
+ * 4D, 32 edge gradients: max 0.0159292215 near skewed fraction (0.7378,
+ *     0.7378, 0.8738, 0.7378); d/dx 0.094434205, 5.9278 scaled.
  */
+#define SIMPLEX1_SCALE 3.1601778f /* 1 / (0.31640625 * 1.0001) */
 #define SIMPLEX2_SCALE 99.194415f /* 1 / (0.0100802047 * 1.0001) */
 #define SIMPLEX3_SCALE 76.873063f /* 1 / (0.0130071572 * 1.0001) */
+#define SIMPLEX4_SCALE 62.77143f /* 1 / (0.0159292215 * 1.0001) */
 
 #define F2 0.36602540378443865 /* (sqrt(3) - 1) / 2: skew */
 #define G2 0.21132486540518712 /* (3 - sqrt(3)) / 6: unskew */
 #define F3 (1.0 / 3.0)
 #define G3 (1.0 / 6.0)
+#define F4 0.30901699437494742 /* (sqrt(5) - 1) / 4 */
+#define G4 0.13819660112501051 /* (5 - sqrt(5)) / 20 */
 
 static inline float falloff(float d2)
 {
@@ -337,11 +608,29 @@ static inline float falloff(float d2)
     return t * t;
 }
 
+static void simplex1(const ng_noise_pts *p, float *out)
+{
+    const axis ax = split_axis(p->anchor[0], 0u);
+    const uint32_t s = ng_hash_seed(p->seed);
+    const float *fx = p->f[0];
+    int i;
+    for (i = 0; i < p->n; i++) {
+        uint32_t X;
+        float t = cell_of(&ax, fx[i], &X), t1 = t - 1.0f;
+        float a = 1.0f - t * t, b = 1.0f - t1 * t1; /* both in [0, 1] */
+        float n0, n1;
+        a *= a;
+        b *= b;
+        n0 = a * a * ng_hash_signed(ng_hash_step(s, X)) * t;
+        n1 = b * b * ng_hash_signed(ng_hash_step(s, X + 1u)) * t1;
+        out[i] = (n0 + n1) * SIMPLEX1_SCALE;
+    }
+}
+
 static void simplex2(const ng_noise_pts *p, float *out)
 {
     const double sk = (p->anchor[0] + p->anchor[1]) * F2;
-    const anchor_axis ax = split_anchor(p->anchor[0] + sk),
-                      ay = split_anchor(p->anchor[1] + sk);
+    const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u);
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1];
     const float f2 = (float)F2, g2 = (float)G2, g2x2m1 = (float)(2.0 * G2 - 1.0);
@@ -349,7 +638,7 @@ static void simplex2(const ng_noise_pts *p, float *out)
     for (i = 0; i < p->n; i++) {
         uint32_t X, Y;
         float fs = (fx[i] + fy[i]) * f2;
-        float rx = cell_of(ax, fx[i] + fs, &X), ry = cell_of(ay, fy[i] + fs, &Y); /* skewed */
+        float rx = cell_of(&ax, fx[i] + fs, &X), ry = cell_of(&ay, fy[i] + fs, &Y); /* skewed */
         float t = (rx + ry) * g2;
         float x0 = rx - t, y0 = ry - t; /* unskewed, from corner 0 */
         /* lower triangle (rx >= ry) steps along x first */
@@ -371,9 +660,8 @@ static void simplex2(const ng_noise_pts *p, float *out)
 static void simplex3(const ng_noise_pts *p, float *out)
 {
     const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2]) * F3;
-    const anchor_axis ax = split_anchor(p->anchor[0] + sk),
-                      ay = split_anchor(p->anchor[1] + sk),
-                      az = split_anchor(p->anchor[2] + sk);
+    const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u),
+               az = split_axis(p->anchor[2] + sk, 0u);
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
     const float f3 = (float)F3, g3 = (float)G3, g3x2 = (float)(2.0 * G3),
@@ -382,8 +670,8 @@ static void simplex3(const ng_noise_pts *p, float *out)
     for (i = 0; i < p->n; i++) {
         uint32_t X, Y, Z;
         float fs = (fx[i] + fy[i] + fz[i]) * f3;
-        float rx = cell_of(ax, fx[i] + fs, &X), ry = cell_of(ay, fy[i] + fs, &Y),
-              rz = cell_of(az, fz[i] + fs, &Z); /* skewed fraction */
+        float rx = cell_of(&ax, fx[i] + fs, &X), ry = cell_of(&ay, fy[i] + fs, &Y),
+              rz = cell_of(&az, fz[i] + fs, &Z); /* skewed fraction */
         float t = (rx + ry + rz) * g3;
         float x0 = rx - t, y0 = ry - t, z0 = rz - t;
         /* The simplex walks the axes in decreasing order of the fraction:
@@ -409,11 +697,166 @@ static void simplex3(const ng_noise_pts *p, float *out)
     }
 }
 
+/* One 4D simplex corner: offset o (0 or 1 per axis) from the cell, k
+ * corners along the walk (distance correction k * G4). */
+LOOP_INLINE float simplex4_corner(uint32_t s, const uint32_t *cell, const uint32_t *o,
+                                  const float *x0, float kg4)
+{
+    float d[4], r2 = 0.0f;
+    uint32_t h = s;
+    int a;
+    UNROLL
+    for (a = 0; a < 4; a++) {
+        d[a] = x0[a] - (float)(int32_t)o[a] + kg4;
+        r2 += d[a] * d[a];
+        h = ng_hash_step(h, cell[a] + o[a]);
+    }
+    return falloff(r2) * grad32(h, d[0], d[1], d[2], d[3]);
+}
+
+/* 4D simplex from the skewed cell and the skewed fraction r, unscaled. The
+ * walk adds axes in decreasing order of r: an axis's rank (how many others
+ * it beats, ties to the lower axis) says after which corner it is set. */
+LOOP_INLINE float simplex4_at(uint32_t s, const uint32_t *cell, const float *r)
+{
+    const float g4 = (float)G4;
+    float t = (r[0] + r[1] + r[2] + r[3]) * g4, x0[4], sum;
+    uint32_t rank[4] = {0, 0, 0, 0}, o[4];
+    int a, b, k;
+    UNROLL
+    for (a = 0; a < 4; a++) {
+        x0[a] = r[a] - t;
+        UNROLL
+        for (b = 0; b < 4; b++) {
+            if (b <= a) continue;
+            uint32_t ge = r[a] >= r[b] ? 1u : 0u;
+            rank[a] += ge;
+            rank[b] += ge ^ 1u;
+        }
+    }
+    UNROLL
+    for (a = 0; a < 4; a++) o[a] = 0u;
+    sum = simplex4_corner(s, cell, o, x0, 0.0f);
+    UNROLL
+    for (k = 1; k <= 4; k++) {
+        UNROLL
+        for (a = 0; a < 4; a++) o[a] = rank[a] >= (uint32_t)(4 - k) ? 1u : 0u;
+        sum += simplex4_corner(s, cell, o, x0, (float)(k * G4));
+    }
+    return sum;
+}
+
+static void simplex4(const ng_noise_pts *p, float *out)
+{
+    const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2] + p->anchor[3]) * F4;
+    const uint32_t s = ng_hash_seed(p->seed);
+    const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
+    const float f4 = (float)F4;
+    axis a[4];
+    int i, d;
+    for (d = 0; d < 4; d++) a[d] = split_axis(p->anchor[d] + sk, 0u);
+    for (i = 0; i < p->n; i++) {
+        uint32_t cell[4];
+        float r[4], fs = (f[0][i] + f[1][i] + f[2][i] + f[3][i]) * f4;
+        UNROLL
+        for (d = 0; d < 4; d++) r[d] = cell_of(&a[d], f[d][i] + fs, &cell[d]);
+        out[i] = simplex4_at(s, cell, r) * SIMPLEX4_SCALE;
+    }
+}
+
 void ng_simplex_noise(const ng_noise_pts *p, float *out)
 {
     switch (p->dims) {
+    case 1: simplex1(p, out); break;
     case 2: simplex2(p, out); break;
     case 3: simplex3(p, out); break;
+    case 4: simplex4(p, out); break;
     default: unsupported(p, out); break;
     }
+}
+
+/*
+ * Tileable 2D simplex: (x, y) goes onto the flat torus in 4D,
+ *   (Rx cos(2 pi x / Px), Rx sin(2 pi x / Px), Ry cos(2 pi y / Py), Ry sin(...)),
+ * R = P / (2 pi), so a period is one turn and local distances are kept
+ * (the torus is flat; chords match arcs to second order). The angle comes
+ * from the wrapped cell plus the float fraction, in double, so x and x + P
+ * give the same bits. Scalar: libm per point, tileable renders only.
+ */
+void ng_simplex_tiled2(const ng_noise_pts *p, float *out)
+{
+    const double two_pi = 6.283185307179586;
+    const uint32_t s = ng_hash_seed(p->seed);
+    axis a[2];
+    double radius[2];
+    int i, d;
+    if (p->dims != 2 || p->period[0] == 0 || p->period[1] == 0) {
+        ng_simplex_noise(p, out);
+        return;
+    }
+    for (d = 0; d < 2; d++) {
+        a[d] = split_axis(p->anchor[d], p->period[d]);
+        radius[d] = (double)p->period[d] / two_pi;
+    }
+    for (i = 0; i < p->n; i++) {
+        double q[4], sk;
+        uint32_t cell[4];
+        float r[4];
+        for (d = 0; d < 2; d++) {
+            uint32_t c0, c1;
+            float t = lattice_cell(&a[d], p->f[d][i], 1, &c0, &c1);
+            double ang = two_pi * (((double)c0 + t) / (double)p->period[d]);
+            q[2 * d] = radius[d] * cos(ang);
+            q[2 * d + 1] = radius[d] * sin(ang);
+        }
+        sk = (q[0] + q[1] + q[2] + q[3]) * F4;
+        for (d = 0; d < 4; d++) {
+            double v = q[d] + sk, c = floor(v);
+            cell[d] = (uint32_t)(int64_t)c;
+            r[d] = (float)(v - c);
+        }
+        out[i] = simplex4_at(s, cell, r) * SIMPLEX4_SCALE;
+    }
+}
+
+/* ---- white noise ------------------------------------------------------------
+ * Each axis of the absolute position, cell + fraction from the anchor split,
+ * is rounded to the nearest point of a grid of 1/65536 cell (halves up; a
+ * fraction that rounds to 1 carries into the next cell) and the pair (cell,
+ * sub-cell) is hashed. So a sample's value depends on its world position
+ * alone, to 1/65536 cell, at any distance from the origin.
+ */
+LOOP_INLINE void white(const ng_noise_pts *p, float *out, int dims)
+{
+    const uint32_t s = ng_hash_seed(p->seed);
+    const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
+    axis a[4];
+    int i, d;
+    for (d = 0; d < dims; d++) a[d] = split_axis(p->anchor[d], 0u);
+    for (i = 0; i < p->n; i++) {
+        uint32_t h = s;
+        UNROLL
+        for (d = 0; d < dims; d++) {
+            uint32_t X;
+            float t = cell_of(&a[d], f[d][i], &X);
+            uint32_t q = (uint32_t)(int32_t)(t * 65536.0f + 0.5f); /* 0 to 65536, exact */
+            h = ng_hash_step(h, X + (q >> 16));
+            h = ng_hash_step(h, q & 0xffffu);
+        }
+        out[i] = ng_hash_signed(h);
+    }
+}
+
+static void white1(const ng_noise_pts *p, float *out) { white(p, out, 1); }
+static void white2(const ng_noise_pts *p, float *out) { white(p, out, 2); }
+static void white3(const ng_noise_pts *p, float *out) { white(p, out, 3); }
+static void white4(const ng_noise_pts *p, float *out) { white(p, out, 4); }
+
+void ng_white_noise(const ng_noise_pts *p, float *out)
+{
+    static const kernel fn[4] = {white1, white2, white3, white4};
+    if (p->dims < 1 || p->dims > 4)
+        unsupported(p, out);
+    else
+        fn[p->dims - 1](p, out);
 }

@@ -1,7 +1,7 @@
 /*
- * noise_kernels.h — the lattice noise bases (value, improved Perlin,
- * simplex) evaluated over a batch of points, and the integer hash every
- * procedural node shares (white noise, cellular, ...).
+ * noise_kernels.h — the lattice noise bases (value, improved Perlin, fast,
+ * flow, simplex, white) evaluated over a batch of points, 1D to 4D, and the
+ * integer hash every procedural node shares (white noise, cellular, ...).
  *
  * Precision: a batch is a double anchor plus small float offsets. Kernels
  * split the anchor once into a 32-bit lattice cell (added inside the hash)
@@ -31,14 +31,77 @@ typedef struct ng_noise_pts {
 } ng_noise_pts;
 
 /*
- * Each writes out[0..n-1]. Natural range of all three: symmetric, inside
- * [-1, 1] for every input, with the extremes reachable to within 1e-4.
- * Perlin is exactly 0 at integer lattice points. Unsupported dims write
- * zeros. Non-finite or enormous positions give finite, defined output.
+ * The bases. Each writes out[0..n-1]; dims a basis does not support write
+ * zeros. Non-finite or enormous positions give finite output inside the
+ * range. Every range is symmetric about 0 and never exceeded; "max" is the
+ * true maximum of |v| over every gradient configuration (numerical search,
+ * unscaled), "reached" the largest |v| of 2^21 random samples after
+ * scaling, "|d/dx|" the bound on the derivative along any axis after
+ * scaling (tests/test_kernels.c checks all three).
+ *
+ *   function           dims  range        max (unscaled)          reached  |d/dx|
+ *   ng_value_noise     1-4   [-1, 1]      1 - 2^-20 (lattice)     0.998+   3.75
+ *   ng_perlin_noise    1     [-1, 1]      0.5                     0.991    2.6940
+ *                      2                  0.70710678              0.9994   2.8320
+ *                      3                  1.0363538               0.949    3.6181
+ *                      4     soft limit   1.5365823 -> 0.983      0.952    5.1137
+ *   ng_fast_noise      1     [-1, 1]      0.5                     0.995    2.8281
+ *                      2                  0.70710678              0.9998   2.3748
+ *                      3                  1.0449052               0.955    2.8708
+ *                      4     soft limit   1.5451999 -> 0.984      0.939    4.1667
+ *   ng_flow_noise      2     [-1, 1]      0.70710678              0.997    2.9231
+ *                      3     soft limit   1.1641266 -> 0.975      0.954    4.0310
+ *   ng_simplex_noise   1     [-1, 1]      0.31640625              0.996    3.3330
+ *                      2                  0.0100802047            0.9999   7.0424
+ *                      3                  0.0130071572            0.9997   6.8315
+ *                      4                  0.0159292215            0.998    5.9278
+ *   ng_simplex_tiled2  2     [-1, 1]      (4D simplex)            0.996    8.383
+ *   ng_white_noise     1-4   (-1, 1)      uniform                 1.0      none
+ *
+ * "soft limit": scaled by the value 1 sample in 10^6 exceeds, then
+ * compressed smoothly above 0.9 so that even the true maximum stays below
+ * 1 (it lands at the value after the arrow); see noise_kernels.c.
+ *
+ * value: lattice values blended with the quintic fade.
+ * perlin: improved Perlin, quintic fade; 1D gradients uniform in [-1, 1],
+ *   2D 8 unit directions, 3D the 12 cube edges, 4D the 32 hypercube edges.
+ *   Exactly 0 at integer lattice points (so are fast and flow).
+ * fast: the same gradient sets with a cubic (smoothstep, C1) fade and a
+ *   one-multiply corner hash: 0.6x (4D) to 0.75x (1D) the cost of perlin,
+ *   a slightly squarer look. The node applies Houdini's x1.25 frequency.
+ * flow: Perlin flow noise (Perlin & Neyret 2001): perlin's gradients
+ *   rotated by 2 pi flow (p->flow, in turns: flow and flow + 1 are the same
+ *   bits). 2D turns every gradient in the plane, so at integer flow it is
+ *   ng_perlin_noise bit for bit; 3D turns each about one of the 8 cube
+ *   diagonals chosen per lattice point. |d/dflow| <= 6.2826 (2D), 7.580
+ *   (3D) per turn.
+ * simplex: Perlin's simplex noise with falloff (0.5 - r^2)^4, continuous in
+ *   2D to 4D (the classic 0.6 is not); 1D is gradient noise with falloff
+ *   (1 - x^2)^4 over each cell's two ends. Ignores p->period: its skewed
+ *   lattice has no axis-aligned period; use ng_simplex_tiled2.
+ * simplex_tiled2: for dims 2 with period[0] and period[1] > 0, 4D simplex
+ *   on the flat torus (x, y) -> (Rx cos 2 pi x/Px, Rx sin 2 pi x/Px, Ry cos
+ *   2 pi y/Py, Ry sin 2 pi y/Py), R = P / 2 pi: periodic in x and y with
+ *   the look of a 2D slice of 4D simplex (rounder, sparser features than 2D
+ *   simplex). Scalar, ~15x the cost of 2D simplex. Other inputs: exactly
+ *   ng_simplex_noise.
+ * white: a hash per sample. The absolute position (anchor cell + fraction)
+ *   is rounded per axis to the nearest 1/65536 cell, halves up, carrying
+ *   into the next cell; the (cell, sub-cell) pairs are hashed. Same world
+ *   point, same value, at any distance; ignores p->period.
+ *
+ * Tiling (value, perlin, fast, flow): with period[d] > 0 on any axis the
+ * lattice cell in the hash is wrapped modulo period[d] (exactly, for any
+ * anchor and negative cells), so f(x + k period[d]) == f(x); an axis with
+ * period 0 is not wrapped. Periods are whole cells: the node converts.
  */
 void ng_value_noise(const ng_noise_pts *p, float *out);
 void ng_perlin_noise(const ng_noise_pts *p, float *out);
 void ng_simplex_noise(const ng_noise_pts *p, float *out);
+void ng_fast_noise(const ng_noise_pts *p, float *out);
+void ng_flow_noise(const ng_noise_pts *p, float *out);
+void ng_white_noise(const ng_noise_pts *p, float *out);
+void ng_simplex_tiled2(const ng_noise_pts *p, float *out);
 
 /* ---- hashing ------------------------------------------------------------
  * Coordinates are chained through a bijective 32-bit finaliser, one step per

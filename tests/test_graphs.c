@@ -3,8 +3,9 @@
  * same pixels as when its golden hash was recorded (tests/golden.txt):
  * a change to any kernel, node or the evaluation order shows up here.
  *
- * golden.txt lines: "SCRIPT[:OUTPUT] WxH HASH", where HASH is FNV-1a 64 of
- * the decoded 16-bit samples (little-endian pairs). Lines starting with #
+ * golden.txt lines: "SCRIPT[:OUTPUT] WxH HASH [ARG...]", where HASH is
+ * FNV-1a 64 of the decoded 16-bit samples (little-endian pairs) and the
+ * ARGs are extra render options (such as --set cell=64). Lines starting with #
  * are comments. To re-record after an intended change:
  *     NG_UPDATE_GOLDEN=1 make test   (then review and commit golden.txt)
  */
@@ -23,6 +24,7 @@ typedef struct golden {
     char script[200], output[200];
     int w, h;
     unsigned long long hash;
+    char args[200];  /* extra render options, space-separated */
 } golden;
 
 static golden entries[MAX_GOLDEN];
@@ -38,8 +40,11 @@ static int load_golden(void)
     while (fgets(line, sizeof line, f) && nentries < MAX_GOLDEN) {
         golden *e = &entries[nentries];
         char name[200], *colon;
+        int used = 0;
         if (line[0] == '#' || line[0] == '\n') continue;
-        if (sscanf(line, "%199s %dx%d %llx", name, &e->w, &e->h, &e->hash) != 4) continue;
+        if (sscanf(line, "%199s %dx%d %llx%n", name, &e->w, &e->h, &e->hash, &used) != 4) continue;
+        snprintf(e->args, sizeof e->args, "%s", line + used + (line[used] == ' '));
+        e->args[strcspn(e->args, "\n")] = 0;
         colon = strchr(name, ':');
         if (colon) {
             *colon = 0;
@@ -81,7 +86,15 @@ static unsigned long long render_hash(const golden *e)
         pathf(file, "%s", out);
     }
     snprintf(size, sizeof size, "%dx%d", e->w, e->h);
-    cli(&r, "render", script, "-o", out, "--size", size, "--bits", "16", "--threads", "2", NULL);
+    {
+        const char *argv[32] = {"render", script, "-o", out, "--size", size, "--bits", "16", "--threads", "2"};
+        char args[200], *save = NULL, *tok;
+        int n = 10;
+        snprintf(args, sizeof args, "%s", e->args);
+        for (tok = strtok_r(args, " ", &save); tok && n < 31; tok = strtok_r(NULL, " ", &save)) argv[n++] = tok;
+        argv[n] = NULL;
+        run_argv(&r, DEFAULT_TIMEOUT, argv);
+    }
     EXPECT_OK(&r);
     res_free(&r);
     if (!ihdr(file, &w, &h, &depth, &ctype)) {
@@ -112,7 +125,8 @@ static void test_graphs_match_golden_hashes(void)
         const golden *e = &entries[i];
         unsigned long long got = render_hash(e);
         if (f) {
-            fprintf(f, "%s%s%s %dx%d %016llx\n", e->script, e->output[0] ? ":" : "", e->output, e->w, e->h, got);
+            fprintf(f, "%s%s%s %dx%d %016llx%s%s\n", e->script, e->output[0] ? ":" : "", e->output, e->w, e->h, got,
+                    e->args[0] ? " " : "", e->args);
             continue;
         }
         if (got != e->hash)

@@ -1,0 +1,543 @@
+/*
+ * bench.c — `make bench`: single-thread speed of noisegraph through the real
+ * path (a graph built by a Lua script, rendered tile by tile into a sink
+ * that encodes nothing), side by side with libnoise measured in the same run
+ * (libnoise_peer) and FastNoise2 figures quoted from the issue; then the
+ * speed-up of 2 threads over 1 and the peak memory of a huge PNG render.
+ *
+ *   bench [--quick] [--scripts DIR] [ROW|threads|memory]...
+ *
+ * Grids: 2D rows render a 2048x2048 image; 3D rows a 128^3 volume as 128
+ * renders of a 128x128 image at z = 0.5 .. 127.5. Every script uses a
+ * frequency of 0.02 per pixel (element_size 50), as the peers do. A row is
+ * one warm-up and then timed runs (at least 5, more while the row has used
+ * under a second, at most 31); the median and the minimum are printed.
+ *
+ * A 3D run calls ng_render 128 times, and each call has a fixed cost
+ * (starting its worker thread, a scratch context, the row band) that a
+ * peer evaluating one 128^3 block does not pay. To count evaluation only,
+ * that cost is measured once on a graph of one constant node (128 renders
+ * of 128x128, same median scheme) and subtracted from every 3D run; the
+ * figure is printed. 2D rows are one render each and keep everything.
+ *
+ * Performance is never asserted: this program only reports. Exit 0 unless
+ * the command line is wrong; a row whose script or render fails prints its
+ * error in place of figures and the others still run.
+ */
+#include "../../lua/host.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GRID2 2048   /* 2D rows: GRID2 x GRID2 */
+#define GRID3 128    /* 3D rows: GRID3^3 */
+#define THREADS_GRID 4096
+#define MEM_SIZE 32768
+#define MEM_LIMIT_MIB 256.0
+#define MAX_RUNS 31
+#define ROW_BUDGET 1.0 /* seconds of timed runs after which a row stops adding runs */
+
+typedef struct row {
+    const char *name;
+    const char *script; /* file in the scripts directory */
+    int dims;
+    const char *peer;   /* libnoise_peer row, or NULL */
+    double fn2_ns;      /* FastNoise2 ns/sample quoted by the issue, 0: none */
+} row;
+
+/* FastNoise2 figures are the issue's, not measured here. */
+static const row rows[] = {
+    {"value2", "value.lua", 2, NULL, 0.48},
+    {"perlin2", "perlin.lua", 2, "perlin1_2d", 0},
+    {"perlin3", "perlin.lua", 3, "perlin1_3d", 1.14},
+    {"simplex2", "simplex.lua", 2, NULL, 0},
+    {"simplex3", "simplex.lua", 3, NULL, 1.23},
+    {"worley_f1_2", "worley_f1.lua", 2, NULL, 0},
+    {"worley_f1_3", "worley_f1.lua", 3, "voronoi_3d", 9.1},
+    {"fbm6_perlin2", "fbm6.lua", 2, "perlin6_2d", 0},
+    {"fbm6_perlin3", "fbm6.lua", 3, "perlin6_3d", 7.2},
+    {"terrain6_3", "terrain6.lua", 3, NULL, 0},
+    {"hybrid6_3", "hybrid6.lua", 3, NULL, 0},
+    {"ridged6_3", "ridged6.lua", 3, "ridged6_3d", 0},
+    {"billow6_3", "billow6.lua", 3, "billow6_3d", 0},
+    {"warp2", "warp.lua", 2, "turbulence_2d", 1.8},
+    {"warp_chain3", "warp_chain3.lua", 2, NULL, 0},
+    {"perlin_cloud3", "perlin_cloud.lua", 3, NULL, 0},
+    {"simplex_cloud3", "simplex_cloud.lua", 3, NULL, 0},
+    {"fast_simplex_cloud3", "fast_simplex_cloud.lua", 3, NULL, 0},
+};
+#define NROWS ((int)(sizeof rows / sizeof rows[0]))
+
+typedef struct config {
+    int quick;
+    int min_runs;
+    char scripts[PATH_MAX];
+    char bindir[PATH_MAX]; /* where bench, noisegraph and libnoise_peer live */
+} config;
+
+typedef struct peer_result {
+    char name[64];
+    double ns;
+} peer_result;
+
+/* ---- timing ------------------------------------------------------------------- */
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts v in place. */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- rendering into nothing ---------------------------------------------------- */
+
+static int null_begin(void *u, int w, int h, int ch, ng_error *err)
+{
+    (void)u, (void)w, (void)h, (void)ch, (void)err;
+    return 0;
+}
+
+static int null_rows(void *u, int y, int n, const float *r, ng_error *err)
+{
+    (void)u, (void)y, (void)n, (void)r, (void)err;
+    return 0;
+}
+
+static int null_end(void *u, int ok, ng_error *err)
+{
+    (void)u, (void)ok, (void)err;
+    return 0;
+}
+
+typedef struct job {
+    const ng_graph *g;
+    int root;
+    int dims;
+    int size;    /* image edge; 3D: also the number of planes */
+    int threads;
+} job;
+
+/* One full grid: returns its wall time in seconds, or -1 with err set. */
+static double run_job(const job *j, ng_error *err)
+{
+    ng_sink sink = {null_begin, null_rows, null_end, NULL};
+    ng_render_opts o;
+    double t0;
+    int k, planes = j->dims == 3 ? j->size : 1;
+    ng_render_defaults(&o, j->size, j->size);
+    o.dims = j->dims;
+    o.threads = j->threads;
+    o.tile = 64;
+    t0 = now();
+    for (k = 0; k < planes; k++) {
+        o.z = k + 0.5;
+        if (ng_render(j->g, &j->root, 1, &o, &sink, err)) return -1;
+    }
+    return now() - t0;
+}
+
+typedef struct timing {
+    double median, min; /* seconds per grid */
+    int runs;
+} timing;
+
+/* One warm-up, then at least min_runs timed runs, more while under the
+ * budget. 0, or -1 with err set. */
+static int time_job(const job *j, int min_runs, double budget, timing *t, ng_error *err)
+{
+    double v[MAX_RUNS], total = 0;
+    int n = 0;
+    if (run_job(j, err) < 0) return -1;
+    while (n < min_runs || (total < budget && n < MAX_RUNS)) {
+        double s = run_job(j, err);
+        if (s < 0) return -1;
+        v[n++] = s;
+        total += s;
+    }
+    t->runs = n;
+    t->median = median(v, n);
+    t->min = v[0];
+    return 0;
+}
+
+/* The script's first output, built from dir/file. 0, or -1 with err set. */
+static int load(const config *c, const char *file, ng_script *s, ng_error *err)
+{
+    char path[PATH_MAX + 256];
+    ng_host_opts h;
+    ng_host_defaults(&h);
+    snprintf(path, sizeof path, "%s/%s", c->scripts, file);
+    if (ng_script_run(path, &h, s, err)) return -1;
+    if (s->noutputs < 1) {
+        ng_script_free(s);
+        return ng_errorf(err, "%s: the script returned no node", path);
+    }
+    return 0;
+}
+
+/* ---- the libnoise peer ----------------------------------------------------------- */
+
+/* Runs libnoise_peer on the peer rows of the selected rows and collects
+ * its "peer NAME NS" lines. Returns how many results, or -1 when there is
+ * no peer (the reason is printed). */
+static int run_peer(const config *c, const int *selected, peer_result *res, int cap)
+{
+    char exe[PATH_MAX + 32], cmd[8192], line[512];
+    size_t len;
+    FILE *f;
+    int i, n = 0, any = 0, status;
+    snprintf(exe, sizeof exe, "%s/libnoise_peer", c->bindir);
+    if (access(exe, X_OK)) {
+        printf("libnoise peer: %s not built (libnoise-dev missing?): no libnoise column\n", exe);
+        return -1;
+    }
+    len = (size_t)snprintf(cmd, sizeof cmd, "'%s' --runs %d", exe, c->min_runs);
+    for (i = 0; i < NROWS; i++)
+        if (selected[i] && rows[i].peer && len < sizeof cmd - 80) {
+            len += (size_t)snprintf(cmd + len, sizeof cmd - len, " %s", rows[i].peer);
+            any = 1;
+        }
+    if (!any) return 0;
+    printf("libnoise peer: %s (g++ -O2, QUALITY_BEST, 1 warm-up + median of >= %d runs)...\n", exe, c->min_runs);
+    fflush(stdout);
+    if (!(f = popen(cmd, "r"))) {
+        printf("libnoise peer: cannot run %s: %s\n", exe, strerror(errno));
+        return -1;
+    }
+    while (fgets(line, sizeof line, f)) {
+        peer_result r;
+        if (n < cap && sscanf(line, "peer %63s %lf", r.name, &r.ns) == 2) res[n++] = r;
+    }
+    status = pclose(f);
+    if (status != 0) printf("libnoise peer: exited with status %d; its rows may be missing\n", status);
+    return n;
+}
+
+static double peer_ns(const peer_result *res, int n, const char *name)
+{
+    int i;
+    for (i = 0; name && i < n; i++)
+        if (!strcmp(res[i].name, name)) return res[i].ns;
+    return 0;
+}
+
+/* ---- rows ------------------------------------------------------------------------ */
+
+/* The fixed cost of one 3D grid (GRID3 renders of GRID3 x GRID3) that is
+ * not evaluation: the same renders of a graph of one constant node. */
+static int plane_overhead(const config *c, timing *t, ng_error *err)
+{
+    ng_graph *g = ng_graph_new();
+    job j = {NULL, 0, 3, GRID3, 1};
+    int rc;
+    if (!g) return ng_errorf(err, "out of memory");
+    if ((j.root = ng_constant(g, 0.5, err)) < 0) {
+        ng_graph_free(g);
+        return -1;
+    }
+    j.g = g;
+    rc = time_job(&j, c->min_runs, ROW_BUDGET, t, err);
+    ng_graph_free(g);
+    return rc;
+}
+
+static void print_header(void)
+{
+    printf("%-20s %9s %9s %9s %8s %11s %8s %8s %8s\n", "row", "samples", "ns/samp", "min ns", "Msamp/s",
+           "libnoise ns", "ours/ln", "FN2 ns*", "ours/FN2");
+}
+
+/* overhead: seconds per grid subtracted from 3D runs. */
+static void bench_row(const config *c, const row *r, double overhead, const peer_result *peers, int npeers)
+{
+    ng_script s;
+    ng_error err;
+    timing t;
+    job j;
+    double samples = r->dims == 3 ? (double)GRID3 * GRID3 * GRID3 : (double)GRID2 * GRID2;
+    double ns, ns_min, ln;
+    printf("%-20s %9.0f", r->name, samples);
+    fflush(stdout);
+    if (load(c, r->script, &s, &err)) {
+        printf("  error: %s\n", err.msg);
+        return;
+    }
+    j.g = s.graph;
+    j.root = s.output[0];
+    j.dims = r->dims;
+    j.size = r->dims == 3 ? GRID3 : GRID2;
+    j.threads = 1;
+    if (time_job(&j, c->min_runs, ROW_BUDGET, &t, &err)) {
+        printf("  error: %s\n", err.msg);
+        ng_script_free(&s);
+        return;
+    }
+    ng_script_free(&s);
+    if (r->dims != 3) overhead = 0;
+    ns = (t.median - overhead) * 1e9 / samples;
+    ns_min = (t.min - overhead) * 1e9 / samples;
+    printf(" %9.3f %9.3f %8.1f", ns, ns_min, 1e3 / ns);
+    if ((ln = peer_ns(peers, npeers, r->peer)) > 0) printf(" %11.3f %8.2f", ln, ns / ln);
+    else printf(" %11s %8s", "-", "-");
+    if (r->fn2_ns > 0) printf(" %8.2f %8.2f", r->fn2_ns, ns / r->fn2_ns);
+    else printf(" %8s %8s", "-", "-");
+    printf("   (%d runs)\n", t.runs);
+}
+
+/* ---- threads ---------------------------------------------------------------------- */
+
+static void bench_threads(const config *c)
+{
+    ng_script s;
+    ng_error err;
+    timing t1, t2;
+    job j, j2;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("threads: fbm6_perlin2 (fbm6.lua, 2D) on %dx%d, tile 64, median of >= %d runs: ", THREADS_GRID,
+           THREADS_GRID, c->min_runs);
+    fflush(stdout);
+    if (load(c, "fbm6.lua", &s, &err)) {
+        printf("error: %s\n", err.msg);
+        return;
+    }
+    j.g = s.graph;
+    j.root = s.output[0];
+    j.dims = 2;
+    j.size = THREADS_GRID;
+    j.threads = 1;
+    j2 = j;
+    j2.threads = 2;
+    if (time_job(&j, c->min_runs, 0, &t1, &err) || time_job(&j2, c->min_runs, 0, &t2, &err)) {
+        printf("error: %s\n", err.msg);
+    } else {
+        printf("1 thread %.1f ms, 2 threads %.1f ms, speed-up %.2fx (goal >= 1.9x on 2 cores; %ld CPUs online)\n",
+               t1.median * 1e3, t2.median * 1e3, t1.median / t2.median, cpus);
+        if (cpus < 2) printf("threads: only one CPU online, so the speed-up says nothing about scaling\n");
+    }
+    ng_script_free(&s);
+}
+
+/* ---- memory ------------------------------------------------------------------------ */
+
+/* Runs argv with stdout discarded and stderr collected into buf.
+ * Returns the exit status (as waitpid), or -1. */
+static int run_capture(char *const argv[], char *buf, size_t cap)
+{
+    int fd[2], status = -1;
+    size_t len = 0;
+    ssize_t got;
+    pid_t pid;
+    if (pipe(fd)) return -1;
+    if ((pid = fork()) < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        FILE *null = freopen("/dev/null", "w", stdout);
+        (void)null;
+        dup2(fd[1], 2);
+        close(fd[0]);
+        close(fd[1]);
+        execv(argv[0], argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(fd[1]);
+    while ((got = read(fd[0], buf + len, cap - 1 - len)) > 0 || (got < 0 && errno == EINTR))
+        if (got > 0) len += (size_t)got;
+    buf[len] = 0;
+    close(fd[0]);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+    return status;
+}
+
+static void bench_memory(const config *c)
+{
+    char dir[] = "/tmp/ngbench.XXXXXX", out[64], ngbin[PATH_MAX + 32], script[PATH_MAX + 32], size[16], log[65536];
+    char *argv[16], *p;
+    struct stat st;
+    long kib = -1;
+    double t0, secs;
+    int status, i = 0;
+    snprintf(ngbin, sizeof ngbin, "%s/noisegraph", c->bindir);
+    snprintf(script, sizeof script, "%s/perlin.lua", c->scripts);
+    snprintf(size, sizeof size, "%d", MEM_SIZE);
+    printf("memory: %dx%d 16-bit PNG of perlin.lua (one Perlin 2D: a cheap graph, so the ~1e9 samples take\n"
+           "        a minute or two), threads = one per CPU, peak RSS by /usr/bin/time -v: ",
+           MEM_SIZE, MEM_SIZE);
+    fflush(stdout);
+    if (access("/usr/bin/time", X_OK)) {
+        printf("skipped, /usr/bin/time is missing (Debian package time)\n");
+        return;
+    }
+    if (access(ngbin, X_OK)) {
+        printf("skipped, %s is missing\n", ngbin);
+        return;
+    }
+    if (!mkdtemp(dir)) {
+        printf("skipped, cannot create a temporary directory: %s\n", strerror(errno));
+        return;
+    }
+    snprintf(out, sizeof out, "%s/big.png", dir);
+    argv[i++] = "/usr/bin/time";
+    argv[i++] = "-v";
+    argv[i++] = ngbin;
+    argv[i++] = "render";
+    argv[i++] = script;
+    argv[i++] = "-o";
+    argv[i++] = out;
+    argv[i++] = "--size";
+    argv[i++] = size;
+    argv[i++] = "--bits";
+    argv[i++] = "16";
+    argv[i++] = "--quiet";
+    argv[i] = NULL;
+    t0 = now();
+    status = run_capture(argv, log, sizeof log);
+    secs = now() - t0;
+    if ((p = strstr(log, "Maximum resident set size (kbytes):"))) kib = strtol(strchr(p, ':') + 1, NULL, 10);
+    if (status != 0 || kib < 0) {
+        char *nl;
+        p = strstr(log, "noisegraph:");
+        if (!p) p = log;
+        if ((nl = strchr(p, '\n'))) *nl = 0;
+        printf("failed (status %d): %s\n", status, p);
+    } else {
+        double mib = kib / 1024.0;
+        printf("%.1f MiB, %s %.0f MiB", mib, mib < MEM_LIMIT_MIB ? "under" : "NOT under", MEM_LIMIT_MIB);
+        if (!stat(out, &st)) printf(" (%.0f s, PNG %.0f MiB, deleted)\n", secs, st.st_size / 1048576.0);
+        else printf(" (%.0f s)\n", secs);
+    }
+    unlink(out);
+    rmdir(dir);
+}
+
+/* ---- main ----------------------------------------------------------------------------- */
+
+static void print_machine(void)
+{
+    char line[512], model[256] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!strncmp(line, "model name", 10) && colon) {
+            snprintf(model, sizeof model, "%s", colon + 2);
+            model[strcspn(model, "\n")] = 0;
+            break;
+        }
+    }
+    if (f) fclose(f);
+    printf("noisegraph %s bench: %s, %ld CPUs online\n", NG_VERSION, model, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+static int usage(void)
+{
+    int i;
+    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|threads|memory]...\nrows:");
+    for (i = 0; i < NROWS; i++) fprintf(stderr, " %s", rows[i].name);
+    fprintf(stderr, "\n");
+    return 2;
+}
+
+/* bindir: the directory of this executable; scripts: tests/bench from the
+ * current directory, else from the repository this binary was built in. */
+static void locate(config *c)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash;
+    struct stat st;
+    if (n <= 0) n = (ssize_t)snprintf(exe, sizeof exe, "./bench");
+    exe[n] = 0;
+    if ((slash = strrchr(exe, '/'))) *slash = 0;
+    snprintf(c->bindir, sizeof c->bindir, "%s", exe);
+    if (c->scripts[0]) return;
+    if (!stat("tests/bench/perlin.lua", &st)) snprintf(c->scripts, sizeof c->scripts, "tests/bench");
+    else snprintf(c->scripts, sizeof c->scripts, "%.*s/../../tests/bench", PATH_MAX - 32, c->bindir);
+}
+
+int main(int argc, char **argv)
+{
+    static config c;
+    int selected[NROWS] = {0}, any = 0, threads = 0, memory = 0, i, k, n3 = 0;
+    static peer_result peers[64];
+    int npeers = 0;
+    double overhead = 0;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) c.quick = 1;
+        else if (!strcmp(argv[i], "--scripts") && i + 1 < argc) snprintf(c.scripts, sizeof c.scripts, "%s", argv[++i]);
+        else if (!strcmp(argv[i], "threads")) threads = any = 1;
+        else if (!strcmp(argv[i], "memory")) memory = any = 1;
+        else {
+            for (k = 0; k < NROWS && strcmp(argv[i], rows[k].name); k++) continue;
+            if (k == NROWS) {
+                fprintf(stderr, "bench: unknown row or option '%s'\n", argv[i]);
+                return usage();
+            }
+            selected[k] = any = 1;
+        }
+    }
+    if (!any) {
+        for (k = 0; k < NROWS; k++) selected[k] = 1;
+        threads = 1;
+        memory = !c.quick;
+    }
+    c.min_runs = c.quick ? 3 : 5;
+    locate(&c);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+
+    print_machine();
+    printf("single thread, tile 64, frequency 0.02/pixel; 2D: %dx%d, 3D: %d^3 as %d renders of %dx%d;\n"
+           "1 warm-up, then >= %d timed runs (more while a row has used < %.0f s, up to %d): median and min\n",
+           GRID2, GRID2, GRID3, GRID3, GRID3, GRID3, c.min_runs, ROW_BUDGET, MAX_RUNS);
+    for (k = 0; k < NROWS; k++) n3 += selected[k] && rows[k].dims == 3;
+    npeers = run_peer(&c, selected, peers, 64);
+    if (npeers < 0) npeers = 0;
+    if (n3) {
+        ng_error err;
+        timing t;
+        if (plane_overhead(&c, &t, &err)) {
+            printf("3D: cannot measure the per-render cost (%s); 3D rows include it\n", err.msg);
+        } else {
+            overhead = t.median;
+            printf("3D rows: the fixed cost of %d renders (%.3f ms per grid, %.3f ns/sample, measured on a\n"
+                   "         constant graph) is subtracted: evaluation time only\n",
+                   GRID3, overhead * 1e3, overhead * 1e9 / ((double)GRID3 * GRID3 * GRID3));
+        }
+    }
+    for (k = 0; k < NROWS && !selected[k]; k++) continue;
+    if (k < NROWS) {
+        printf("* FN2 = FastNoise2, the issue's figure (not measured here); ours/ln, ours/FN2 < 1: noisegraph faster\n\n");
+        print_header();
+        for (k = 0; k < NROWS; k++)
+            if (selected[k]) bench_row(&c, &rows[k], overhead, peers, npeers);
+        printf("\n");
+    }
+    if (threads) bench_threads(&c);
+    if (memory) bench_memory(&c);
+    else if (c.quick && !any) printf("memory: skipped (--quick)\n");
+    return 0;
+}

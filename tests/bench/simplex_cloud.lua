@@ -1,0 +1,3 @@
+-- Bench row: simplex cloud noise, 6 octaves, each displaced along the gradient
+-- of the previous ones; 3D (cloud density volumes).
+return ng.simplex_cloud{element_size = 50, octaves = 6, distortion = 0.5}
