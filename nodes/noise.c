@@ -5,8 +5,9 @@
  * maps each basis's natural range onto the asked-for output range; the
  * bases themselves are batch kernels in noise_kernels.c and cell_kernels.c.
  */
+#include "noise.h"
+
 #include "cell_kernels.h"
-#include "ng_node.h"
 #include "noise_kernels.h"
 #include "types.h"
 
@@ -28,7 +29,7 @@ typedef struct basis {
 #define D1234 0x1Eu
 #define D23 0x0Cu
 
-/* Same order as type_choices. */
+/* Same order as type_choices and NG_BASIS_*. */
 enum { B_VALUE, B_PERLIN, B_FAST, B_SIMPLEX, B_FLOW, B_WHITE, B_WORLEY, B_SPARSE, B_ALLIGATOR };
 static const basis bases[] = {
     {"value", ng_value_noise, 1.0, -1.0f, 1.0f, D1234, 1},
@@ -54,15 +55,7 @@ enum {
 };
 
 static const ng_param_desc noise_params[NPARAMS] = {
-    {"type", NG_PARAM_ENUM, {1}, 0, 0, type_choices, "the noise basis"},
-    {"element_size", NG_PARAM_NUMBER, {64}, 1e-6, 1e12, NULL,
-     "feature size in world units (pixels by default): one lattice cell"},
-    {"element_scale", NG_PARAM_VEC3, {1, 1, 1}, 1e-6, 1e6, NULL, "per-axis multiplier of element_size"},
-    {"offset", NG_PARAM_VEC3, {0, 0, 0}, -1e15, 1e15, NULL, "added to the position, in world units"},
-    {"amplitude", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "multiplies the output after range mapping"},
-    {"seed", NG_PARAM_INT, {0}, -2147483648.0, 2147483647.0, NULL, "selects an unrelated pattern"},
-    {"range", NG_PARAM_RANGE, {NG_RANGE_NATURAL, 0, 1}, 0, 0, NULL,
-     "\"natural\" (the basis's own range), \"unit\" [0,1], \"signed\" [-1,1], or {lo, hi}"},
+    NG_UNIFIED_PARAMS(type_choices, B_PERLIN, "the noise basis"),
     {"output", NG_PARAM_ENUM, {0}, 0, 0, output_choices,
      "\"float\", or \"vector\": three decorrelated channels (for warp)"},
     {"feature", NG_PARAM_ENUM, {0}, 0, 0, feature_choices,
@@ -92,21 +85,13 @@ static const ng_shorthand noise_shorthands[] = {
     {"worley", "type", "worley"}, {"sparse", "type", "sparse"}, {"alligator", "type", "alligator"},
 };
 
-/* k[0..3]: frequency per axis; k[4], k[5]: output scale and bias; k[6]: seed. */
-static int noise_setup(ng_node *n, const int *ch, ng_error *err)
+void ng__noise_prepare(ng_node *n, int type)
 {
-    const int type = ng_int(n, P_TYPE);
     const basis *bs = &bases[type];
     const double *scale = n->param[P_SCALE].v;
     double size = ng_num(n, P_SIZE), amp = ng_num(n, P_AMP);
     double lo = bs->lo, hi = bs->hi, tlo = lo, thi = hi;
-    size_t s;
     int d;
-    (void)ch;
-    for (s = 0; s < sizeof specific / sizeof specific[0]; s++)
-        if (ng_node_param_set(n, specific[s].param) && !(specific[s].bases & (1u << type)))
-            return ng_errorf(err, "%s: option '%s' applies to %s noise only, not %s", n->label,
-                             noise_params[specific[s].param].name, specific[s].who, bs->name);
     for (d = 0; d < 3; d++) n->k[d] = bs->freq_mult / (size * scale[d]);
     n->k[3] = bs->freq_mult / size;
     switch (n->param[P_RANGE].i) {
@@ -119,8 +104,20 @@ static int noise_setup(ng_node *n, const int *ch, ng_error *err)
     n->k[5] = amp * (tlo - lo * (thi - tlo) / (hi - lo));
     n->k[6] = (double)(uint32_t)(int32_t)n->param[P_SEED].v[0];
     n->dims &= bs->dims;
-    n->channels = ng_int(n, P_OUTPUT) == 1 ? 3 : 1;
     n->detail = type == B_WHITE ? 0 : size * fmin(scale[0], fmin(scale[1], scale[2])) / bs->freq_mult;
+}
+
+static int noise_setup(ng_node *n, const int *ch, ng_error *err)
+{
+    const int type = ng_int(n, P_TYPE);
+    size_t s;
+    (void)ch;
+    for (s = 0; s < sizeof specific / sizeof specific[0]; s++)
+        if (ng_node_param_set(n, specific[s].param) && !(specific[s].bases & (1u << type)))
+            return ng_errorf(err, "%s: option '%s' applies to %s noise only, not %s", n->label,
+                             noise_params[specific[s].param].name, specific[s].who, bases[type].name);
+    ng__noise_prepare(n, type);
+    n->channels = ng_int(n, P_OUTPUT) == 1 ? 3 : 1;
     return 0;
 }
 
@@ -162,60 +159,104 @@ static uint32_t mix_seed(uint32_t a, uint32_t b)
     return ng_hash_mix(a ^ (b * 0x9E3779B9u + 0x7F4A7C15u));
 }
 
-static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+/* Central differences of the kernel in noise space, for bases without an
+ * analytic gradient: the step moves the double anchor, so it is exact. */
+static void kernel_gradient(basis_fn fn, ng_noise_pts *pts, float *tmp, float *grad)
 {
-    const basis *bs = &bases[ng_int(n, P_TYPE)];
+    const double h = 1.0 / 1024;
+    const float inv = (float)(0.5 / h);
+    int d, i;
+    for (d = 0; d < pts->dims; d++) {
+        float *g = grad + (size_t)d * (size_t)pts->n;
+        double a = pts->anchor[d];
+        pts->anchor[d] = a + h;
+        fn(pts, g);
+        pts->anchor[d] = a - h;
+        fn(pts, tmp);
+        pts->anchor[d] = a;
+        for (i = 0; i < pts->n; i++) g[i] = (g[i] - tmp[i]) * inv;
+    }
+}
+
+int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, double freq_scale, const ng_block *b,
+                    float *out, float *grad)
+{
+    const basis *bs = &bases[type];
     const double *offset = n->param[P_OFFSET].v;
-    const float scale = (float)n->k[4], bias = (float)n->k[5];
-    float *f = ng_scratch(ctx, b->dims);
+    const int own = n->type == &ng_type_noise; /* basis-specific options exist */
+    float *f = ng_scratch(ctx, b->dims), *tmp = NULL;
     basis_fn fn = bs->fn;
     double freq[4];
     ng_noise_pts pts;
-    int d, c, i;
-    (void)in;
+    int d, i;
     if (!f) return -1;
     memset(&pts, 0, sizeof pts);
     pts.n = b->n;
     pts.dims = b->dims;
-    pts.flow = (float)(ng_num(n, P_FLOW) - floor(ng_num(n, P_FLOW)));
-    pts.jitter = (float)ng_num(n, P_JITTER);
-    pts.feature = ng_int(n, P_FEATURE);
-    pts.metric = ng_int(n, P_METRIC);
+    pts.flow = own ? (float)(ng_num(n, P_FLOW) - floor(ng_num(n, P_FLOW))) : 0.0f;
+    pts.jitter = own ? (float)ng_num(n, P_JITTER) : 1.0f;
+    pts.feature = own ? ng_int(n, P_FEATURE) : NG_WORLEY_F1;
+    pts.metric = own ? ng_int(n, P_METRIC) : NG_METRIC_EUCLIDEAN;
     for (d = 0; d < b->dims; d++) {
-        freq[d] = n->k[d];
+        freq[d] = n->k[d] * freq_scale;
         if (b->period[d] > 0 && bs->tileable) { /* a whole number of cells per period */
-            pts.period[d] = period_cells(b->period[d], n->k[d]);
+            pts.period[d] = period_cells(b->period[d], freq[d]);
             freq[d] = pts.period[d] / b->period[d];
         }
     }
-    if (bs->tileable == 2 && pts.period[0] && pts.period[1]) {
-        if (b->dims != 2) {
-            ng_scratch_free(ctx, f, b->dims);
-            return ng_fail(ctx, "%s: tileable simplex is 2D only (the render is %dD); use perlin or fast",
-                           n->label, b->dims);
-        }
-        fn = ng_simplex_tiled2;
-    }
+    if (bs->tileable == 2 && pts.period[0] && pts.period[1]) fn = ng_simplex_tiled2;
     for (d = 0; d < b->dims; d++) {
         float fr = (float)freq[d];
         float *fd = f + (size_t)d * (size_t)b->n;
         for (i = 0; i < b->n; i++) fd[i] = b->p[d][i] * fr;
         pts.f[d] = fd;
     }
-    for (c = 0; c < n->channels; c++) {
-        float *o = out + (size_t)c * (size_t)b->n;
-        /* Vector channels are shifted off each other's lattice as well as
-         * reseeded, so they do not all vanish at the same points. With a
-         * period the shift is whole cells, so tiling is kept. */
-        for (d = 0; d < b->dims; d++) {
-            double shift = pts.period[d] ? 0 : c * (0.3819660113 + 0.1 * d);
-            pts.anchor[d] = (b->anchor[d] + (d < 3 ? offset[d] : 0)) * freq[d] + shift;
+    /* Vector channels are shifted off each other's lattice as well as
+     * reseeded, so they do not all vanish at the same points; with a period
+     * there is no shift, so tiling is kept. */
+    for (d = 0; d < b->dims; d++) {
+        double shift = pts.period[d] ? 0 : channel * (0.3819660113 + 0.1 * d);
+        pts.anchor[d] = (b->anchor[d] + (d < 3 ? offset[d] : 0)) * freq[d] + shift;
+    }
+    pts.seed = mix_seed(mix_seed((uint32_t)n->k[6], b->seed), channel);
+    fn(&pts, out);
+    if (grad) {
+        if (!(tmp = ng_scratch(ctx, 1))) {
+            ng_scratch_free(ctx, f, b->dims);
+            return -1;
         }
-        pts.seed = mix_seed(mix_seed((uint32_t)n->k[6], b->seed), (uint32_t)c);
-        fn(&pts, o);
-        for (i = 0; i < b->n; i++) o[i] = o[i] * scale + bias;
+        kernel_gradient(fn, &pts, tmp, grad);
+        for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
+            float fr = (float)freq[d], *g = grad + (size_t)d * (size_t)b->n;
+            for (i = 0; i < b->n; i++) g[i] *= fr;
+        }
+        ng_scratch_free(ctx, tmp, 1);
     }
     ng_scratch_free(ctx, f, b->dims);
+    return 0;
+}
+
+static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    const float scale = (float)n->k[4], bias = (float)n->k[5];
+    int c, i;
+    (void)in;
+    for (c = 0; c < n->channels; c++) {
+        float *o = out + (size_t)c * (size_t)b->n;
+        if (ng__noise_basis(ctx, n, ng_int(n, P_TYPE), (uint32_t)c, 1.0, b, o, NULL)) return -1;
+        for (i = 0; i < b->n; i++) o[i] = o[i] * scale + bias;
+    }
+    return 0;
+}
+
+/* Value and world-space gradient, with the output mapping applied to both. */
+static int noise_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out, float *grad)
+{
+    const float scale = (float)n->k[4], bias = (float)n->k[5];
+    int i;
+    if (ng__noise_basis(ctx, n, ng_int(n, P_TYPE), 0, 1.0, b, out, grad)) return -1;
+    for (i = 0; i < b->n; i++) out[i] = out[i] * scale + bias;
+    for (i = 0; i < b->n * b->dims; i++) grad[i] *= scale;
     return 0;
 }
 
@@ -235,5 +276,6 @@ const ng_node_type ng_type_noise = {
     .nshorthands = (int)(sizeof noise_shorthands / sizeof noise_shorthands[0]),
     .setup = noise_setup,
     .tile_check = noise_tile_check,
+    .eval_grad = noise_eval_grad,
     .eval = noise_eval,
 };

@@ -220,7 +220,11 @@ static int run_peer(const config *c, const int *selected, peer_result *res, int 
             any = 1;
         }
     if (!any) return 0;
-    printf("libnoise peer: %s (g++ -O2, QUALITY_BEST, 1 warm-up + median of >= %d runs)...\n", exe, c->min_runs);
+    printf("libnoise peer: %s (g++ -O2, QUALITY_BEST, 1 warm-up + median of %d runs)...\n"
+           "  perlin2/3 ~ Perlin 1 octave, fbm6_perlin2/3 ~ Perlin 6 octaves, worley_f1_3 ~ Voronoi (distance,\n"
+           "  displacement 0), ridged6_3 ~ RidgedMulti, billow6_3 ~ Billow, warp2 ~ Turbulence of a Perlin\n"
+           "  (roughness 1); libnoise is 3D only, 2D rows use z = 0\n",
+           exe, c->min_runs);
     fflush(stdout);
     if (!(f = popen(cmd, "r"))) {
         printf("libnoise peer: cannot run %s: %s\n", exe, strerror(errno));

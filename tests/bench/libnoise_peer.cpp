@@ -58,13 +58,13 @@ struct row {
     int dims;
 };
 
+// No Voronoi 2D: at about 3 us a sample (125 cells searched per call), a
+// 2048x2048 pass takes over 10 s, which would double the bench's run time.
 const row rows[] = {
     {"perlin1_2d", 2}, {"perlin1_3d", 3}, {"perlin6_2d", 2},  {"perlin6_3d", 3},
     {"voronoi_3d", 3}, {"ridged6_3d", 3}, {"billow6_3d", 3}, {"turbulence_2d", 2},
 };
 
-// No Voronoi 2D: at about 3 us a sample (125 cells searched per call), a
-// 2048x2048 pass takes over 10 s, which would double the bench's run time.
 void measure(const char *name, int dims, int runs)
 {
     module::Perlin perlin1, perlin6;
