@@ -35,7 +35,7 @@
  */
 void ng_worley_noise(const ng_noise_pts *p, float *out);
 
-/* The distance (F1, F2, F2-F1; in cells of the metric) that Worley maps to
+/* The raw distance (F1, F2, F2-F1; in cells of the metric) that Worley maps to
  * 1, for jitter clamped to [0, 1]: a distance in world units is output *
  * normaliser * cell size. 0 for CELL and invalid arguments. */
 float ng_worley_normaliser(int feature, int metric, int dims, float jitter);
@@ -44,7 +44,8 @@ float ng_worley_normaliser(int feature, int metric, int dims, float jitter);
  * Sparse convolution noise (Lewis 1989): 2 to 4 impulses per cell at random
  * positions with random weights in [-1, 1], each convolved with the kernel
  * (1 - r^2)^3 of radius one cell. Symmetric range [-1, 1], clamped at +-1
- * in fewer than 1e-4 of samples. C2-smooth. Ignores jitter/feature/metric.
+ * in fewer than 1e-4 of samples; C2-smooth elsewhere. Ignores
+ * jitter/feature/metric.
  */
 void ng_sparse_noise(const ng_noise_pts *p, float *out);
 

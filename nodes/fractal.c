@@ -17,7 +17,7 @@
  * brightening the rest: a small render looks like a filtered large one.
  */
 #include "ng_node.h"
-#include "noise_kernels.h"
+#include "octaves.h"
 #include "types.h"
 
 #include <math.h>
@@ -59,53 +59,24 @@ static int fractal_setup(ng_node *n, const int *ch, ng_error *err)
     return 0;
 }
 
-/* Weight of octave k after the pixel cut-off: 1 down to 2 pixels per
- * feature (Nyquist), 0 at 1, linear in log2 between. Octave 0 is always
- * kept. */
-static double antialias(const ng_node *n, const ng_block *b, double scale, int k)
-{
-    const double src_detail = n->k[0];
-    double px;
-    if (k == 0 || !ng_int(n, P_ANTIALIAS) || b->footprint <= 0 || !(src_detail < HUGE_VAL)) return 1;
-    px = src_detail / scale / b->footprint; /* pixels per feature at this octave */
-    if (px >= 2) return 1;
-    if (px <= 1) return 0;
-    return log2(px);
-}
-
 static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const double octaves = ng_num(n, P_OCTAVES), lac = ng_num(n, P_LACUNARITY), rough = ng_num(n, P_ROUGHNESS);
-    const int type = ng_int(n, P_TYPE), full = (int)floor(octaves), count = full + (octaves > full ? 1 : 0);
-    const int len = b->n * n->channels;
+    const int type = ng_int(n, P_TYPE), len = b->n * n->channels, aa = ng_int(n, P_ANTIALIAS);
     float *pos = ng_scratch(ctx, b->dims), *oct = ng_scratch(ctx, n->channels);
     float *state = type == T_RIDGED || type == T_HYBRID ? ng_scratch(ctx, n->channels) : NULL;
-    double scale = 1, weight = 1, total = 0, partial = 0;
-    int k, d, i, rc = -1;
+    double scale = 1, partial = 0;
+    ng_octaves o;
+    int k, i, rc = -1;
     (void)in;
     if (!pos || !oct || ((type == T_RIDGED || type == T_HYBRID) && !state)) goto done;
-    for (k = 0; k < count; k++, weight *= rough) total += k < full ? weight : weight * (octaves - full);
-    weight = 1;
+    ng__octaves_init(&o, ng_num(n, P_OCTAVES), ng_num(n, P_LACUNARITY), ng_num(n, P_ROUGHNESS));
     for (i = 0; i < len; i++) out[i] = 0;
-    for (k = 0; k < count; k++, scale *= lac, weight *= rough) {
-        const double w = k < full ? weight : weight * (octaves - full);
-        const double a = antialias(n, b, scale, k);
+    for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
+        const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(n->k[0], b, scale, k, aa);
         const float fw = (float)(w * a);
-        ng_block ob = *b;
+        ng_block ob;
         if (a <= 0) break; /* finer octaves are finer still */
-        if (k > 0) {
-            for (d = 0; d < b->dims; d++) {
-                float *pd = pos + (size_t)d * (size_t)b->n;
-                float fs = (float)scale;
-                for (i = 0; i < b->n; i++) pd[i] = b->p[d][i] * fs;
-                ob.p[d] = pd;
-                ob.anchor[d] = b->anchor[d] * scale;
-                ob.period[d] = b->period[d] * scale;
-            }
-            ob.seed = ng_hash_mix(b->seed + (uint32_t)k * 0x9E3779B9u);
-            ob.pos_id = ng_new_pos_id(ctx);
-            ob.footprint = (float)(b->footprint * scale);
-        }
+        ng__octave_block(ctx, b, k, scale, NULL, pos, &ob);
         if (ng_pull(ctx, n, 0, &ob, oct)) goto done;
         switch (type) {
         case T_STANDARD:
@@ -147,8 +118,8 @@ static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
         }
         partial += w;
     }
-    if (total > 0) {
-        float inv = (float)(1.0 / total);
+    if (o.total > 0) {
+        float inv = (float)(1.0 / o.total);
         for (i = 0; i < len; i++) out[i] *= inv;
     }
     rc = 0;

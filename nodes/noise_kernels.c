@@ -195,6 +195,20 @@ static inline float smooth(float t)
     return t * t * (3.0f - 2.0f * t);
 }
 
+/* Their derivatives, from t and t1 = t - 1: fade' = 30 t^2 (t - 1)^2 (0 at
+ * both ends, hence C1 with zero slope across cell borders), smooth' =
+ * 6 t (1 - t). */
+static inline float fade_slope(float t, float t1)
+{
+    float u = t * t1;
+    return 30.0f * u * u;
+}
+
+static inline float smooth_slope(float t, float t1)
+{
+    return -6.0f * t * t1;
+}
+
 static inline float lerp(float a, float b, float t)
 {
     return a + t * (b - a);

@@ -8,7 +8,7 @@
  * by pulling through each other.
  */
 #include "ng_node.h"
-#include "noise_kernels.h"
+#include "octaves.h"
 #include "types.h"
 
 #include <math.h>
@@ -41,36 +41,25 @@ static int warp_setup(ng_node *n, const int *ch, ng_error *err)
 
 static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const double octaves = ng_num(n, P_OCTAVES), lac = ng_num(n, P_LACUNARITY), rough = ng_num(n, P_ROUGHNESS);
-    const int full = (int)floor(octaves), count = full + (octaves > full ? 1 : 0);
     const int progressive = ng_int(n, P_MODE) == 0;
     const int vec = ng_input_channels(ctx, n, 1);
     const int moved = b->dims < vec ? b->dims : vec;
     const float *amount = in[2];
     float *pos = ng_scratch(ctx, b->dims), *field = ng_scratch(ctx, vec), *query = NULL;
-    double scale = 1, weight = 1;
+    double scale = 1;
     ng_block wb = *b;
+    ng_octaves o;
     int d, i, k, rc = -1;
+    ng__octaves_init(&o, ng_num(n, P_OCTAVES), ng_num(n, P_LACUNARITY), ng_num(n, P_ROUGHNESS));
     if (!pos || !field) goto done;
-    if (count > 1 && !(query = ng_scratch(ctx, b->dims))) goto done;
+    if (o.count > 1 && !(query = ng_scratch(ctx, b->dims))) goto done;
     for (d = 0; d < b->dims; d++) memcpy(pos + (size_t)d * b->n, b->p[d], (size_t)b->n * sizeof(float));
-    for (k = 0; k < count; k++, scale *= lac, weight *= rough) {
-        const float w = (float)(k < full ? weight : weight * (octaves - full));
-        ng_block fb = *b;
-        if (k > 0) { /* the field at lacunarity^k, sampled where this mode says */
-            const float fs = (float)scale;
-            for (d = 0; d < b->dims; d++) {
-                const float *src = progressive ? pos + (size_t)d * b->n : b->p[d];
-                float *q = query + (size_t)d * b->n;
-                for (i = 0; i < b->n; i++) q[i] = src[i] * fs;
-                fb.p[d] = q;
-                fb.anchor[d] = b->anchor[d] * scale;
-                fb.period[d] = b->period[d] * scale;
-            }
-            fb.seed = ng_hash_mix(b->seed + (uint32_t)k * 0x9E3779B9u);
-            fb.pos_id = ng_new_pos_id(ctx);
-            fb.footprint = (float)(b->footprint * scale);
-        }
+    for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
+        const float w = (float)ng__octave_weight(&o, k);
+        ng_block fb;
+        /* the field at lacunarity^k, sampled where this mode says */
+        if (k == 0) fb = *b;
+        else ng__octave_block(ctx, b, k, scale, progressive ? pos : NULL, query, &fb);
         if (ng_pull(ctx, n, 1, &fb, field)) goto done;
         for (d = 0; d < moved; d++) {
             const float *v = field + (size_t)d * b->n;
