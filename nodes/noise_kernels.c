@@ -388,6 +388,18 @@ LOOP_INLINE float corner_term(int dims, int kind, uint32_t h, const float *d, co
     }
 }
 
+/* d(corner term)/d(d[e]) for a gradient kind: the term is linear in d, so
+ * this is the term at the unit vector along e (the float expressions give
+ * the components exactly: +-1, 0, +-0.70710678f or the rotated ones). */
+LOOP_INLINE float corner_slope(int dims, int kind, uint32_t h, int e, const rotation *r)
+{
+    float u[4];
+    int d;
+    UNROLL
+    for (d = 0; d < 4; d++) u[d] = d == e ? 1.0f : 0.0f;
+    return corner_term(dims, kind, h, u, r);
+}
+
 /*
  * SOFT LIMIT. In 4D (16 corners) and for 3D flow (96 rotated gradients per
  * corner) the true maximum needs nearly every corner's gradient to point at
@@ -405,12 +417,16 @@ LOOP_INLINE float corner_term(int dims, int kind, uint32_t h, const float *d, co
  */
 #define SOFT_KNEE 0.9f
 
-static inline float soft_limit(float x)
+/* The limiter and its slope dy/dx = 1 / (1 + s)^2: the cut 0.1 s^2 / (1 + s)
+ * has d/d|x| = 10 * 0.1 (2 s + s^2) / (1 + s)^2 = 1 - 1 / (1 + s)^2. */
+static inline float soft_limit(float x, float *slope)
 {
     float ax = u2f(f2u(x) & 0x7fffffffu);
     uint32_t e = f2u(ax - SOFT_KNEE);
     float s = u2f(e & ((e >> 31) - 1u)) * 10.0f; /* max(|x| - knee, 0) / (1 - knee) */
     float cut = (1.0f - SOFT_KNEE) * s * s / (1.0f + s);
+    float s1 = 1.0f + s;
+    *slope = 1.0f / (s1 * s1);
     return x - u2f(f2u(cut) | (f2u(x) & 0x80000000u));
 }
 
@@ -459,9 +475,23 @@ static inline int soft_limited(int kind, int dims)
     return (dims == 4 && kind != K_VALUE) || (dims == 3 && kind == K_FLOW);
 }
 
-LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, int dims, int kind, int tiled)
+/*
+ * One body for the plain kernels and their _d forms: deriv is a constant in
+ * every instantiation, so the plain ones compile to the value path alone.
+ * The value expressions are the same in both, hence the same bits.
+ *
+ * Derivatives: the blend along axis d is lerp(a, b, w(t_d)), a and b the
+ * blends of the two faces, so its partial along e is lerp(a_e, b_e, w) plus,
+ * for e = d, w'(t_d) (b - a); the corners' partials (a_e at the start) are
+ * the gradient components, zero for value noise (there a partial along e
+ * only appears at blend level e). The point's fraction moves with the
+ * noise-space position (dt/dx = 1); the range scale and the limiter's slope
+ * multiply at the end.
+ */
+LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *grad, int dims, int kind,
+                         int tiled, int deriv)
 {
-    const int nc = 1 << dims;
+    const int nc = 1 << dims, n = p->n;
     const uint32_t s = ng_hash_seed(p->seed);
     const rotation rot =
         kind == K_FLOW ? flow_rotation(p->flow) : (rotation){1.0f, 0.0f, 0.0f, 0.0f};
@@ -471,16 +501,18 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, int dims, int kind, 
                                          : 1.0f;
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     axis a[4];
-    int i, d, k;
+    int i, d, k, e;
     for (d = 0; d < dims; d++) a[d] = split_axis(p->anchor[d], tiled ? p->period[d] : 0u);
-    for (i = 0; i < p->n; i++) {
+    for (i = 0; i < n; i++) {
         uint32_t lo[4], hi[4], h[16];
-        float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], c[16];
+        float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], dw[4], c[16], g[4][16];
+        float gscale = scale;
         UNROLL
         for (d = 0; d < dims; d++) {
             t[d] = lattice_cell(&a[d], f[d][i], tiled, &lo[d], &hi[d]);
             t1[d] = t[d] - 1.0f;
             w[d] = kind == K_FAST ? smooth(t[d]) : fade(t[d]);
+            if (deriv) dw[d] = kind == K_FAST ? smooth_slope(t[d], t1[d]) : fade_slope(t[d], t1[d]);
         }
         if (kind == K_FAST)
             fast_corners(dims, s, lo, hi, h);
@@ -493,62 +525,117 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, int dims, int kind, 
                 UNROLL
                 for (d = 0; d < 4; d++) dk[d] = (k >> d) & 1 ? t1[d] : t[d];
                 c[k] = corner_term(dims, kind, h[k], dk, &rot);
+                if (deriv && kind != K_VALUE)
+                    UNROLL
+                    for (e = 0; e < dims; e++) g[e][k] = corner_slope(dims, kind, h[k], e, &rot);
             }
         /* multilinear blend, axis 0 first: the pairs (c[2j], c[2j + 1]) */
         UNROLL
         for (d = 0; d < dims; d++)
             UNROLL
             for (k = 0; k < 8; k++)
-                if (k < nc >> (d + 1)) c[k] = lerp(c[2 * k], c[2 * k + 1], w[d]);
-        if (kind == K_VALUE)
+                if (k < nc >> (d + 1)) {
+                    if (deriv)
+                        UNROLL
+                        for (e = 0; e < dims; e++) {
+                            float ge, jump = dw[d] * (c[2 * k + 1] - c[2 * k]);
+                            if (kind == K_VALUE && e > d) continue; /* not yet a function of x_e */
+                            if (kind == K_VALUE && e == d) {
+                                g[e][k] = jump;
+                                continue;
+                            }
+                            ge = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]);
+                            g[e][k] = e == d ? ge + jump : ge;
+                        }
+                    c[k] = lerp(c[2 * k], c[2 * k + 1], w[d]);
+                }
+        if (kind == K_VALUE) {
             out[i] = c[0];
-        else if (soft_limited(kind, dims))
-            out[i] = soft_limit(c[0] * scale);
-        else
+        } else if (soft_limited(kind, dims)) {
+            float slope;
+            out[i] = soft_limit(c[0] * scale, &slope);
+            gscale = scale * slope;
+        } else {
             out[i] = c[0] * scale;
+        }
+        if (deriv)
+            UNROLL
+            for (e = 0; e < dims; e++) grad[(size_t)e * (size_t)n + (size_t)i] = g[e][0] * gscale;
     }
 }
 
+/* Zeros for dims a basis lacks: out, and grad's dims planes (none below 1). */
 static void unsupported(const ng_noise_pts *p, float *out)
 {
     if (p->n > 0) memset(out, 0, (size_t)p->n * sizeof *out);
 }
 
-typedef void (*kernel)(const ng_noise_pts *p, float *out);
+static void unsupported_d(const ng_noise_pts *p, float *out, float *grad)
+{
+    unsupported(p, out);
+    if (p->n > 0 && p->dims > 0) memset(grad, 0, (size_t)p->dims * (size_t)p->n * sizeof *grad);
+}
 
-/* Two instantiations per (kind, dims): untiled and tiled. */
-#define LATTICE_PAIR(name, dims, kind)                                                  \
-    static void name(const ng_noise_pts *p, float *out) { lattice(p, out, dims, kind, 0); } \
+typedef void (*kernel)(const ng_noise_pts *p, float *out);
+typedef void (*kernel_d)(const ng_noise_pts *p, float *out, float *grad);
+
+/* Four instantiations per (kind, dims): untiled and tiled, value alone and
+ * with gradient. */
+#define LATTICE_SET(name, dims, kind)                                                   \
+    static void name(const ng_noise_pts *p, float *out)                                 \
+    {                                                                                   \
+        lattice(p, out, NULL, dims, kind, 0, 0);                                        \
+    }                                                                                   \
     static void name##_tiled(const ng_noise_pts *p, float *out)                          \
     {                                                                                   \
-        lattice(p, out, dims, kind, 1);                                                 \
+        lattice(p, out, NULL, dims, kind, 1, 0);                                        \
+    }                                                                                   \
+    static void name##_d(const ng_noise_pts *p, float *out, float *grad)                 \
+    {                                                                                   \
+        lattice(p, out, grad, dims, kind, 0, 1);                                        \
+    }                                                                                   \
+    static void name##_d_tiled(const ng_noise_pts *p, float *out, float *grad)           \
+    {                                                                                   \
+        lattice(p, out, grad, dims, kind, 1, 1);                                        \
     }
 
-LATTICE_PAIR(value1, 1, K_VALUE)
-LATTICE_PAIR(value2, 2, K_VALUE)
-LATTICE_PAIR(value3, 3, K_VALUE)
-LATTICE_PAIR(value4, 4, K_VALUE)
-LATTICE_PAIR(perlin1, 1, K_PERLIN)
-LATTICE_PAIR(perlin2, 2, K_PERLIN)
-LATTICE_PAIR(perlin3, 3, K_PERLIN)
-LATTICE_PAIR(perlin4, 4, K_PERLIN)
-LATTICE_PAIR(fast1, 1, K_FAST)
-LATTICE_PAIR(fast2, 2, K_FAST)
-LATTICE_PAIR(fast3, 3, K_FAST)
-LATTICE_PAIR(fast4, 4, K_FAST)
-LATTICE_PAIR(flow2, 2, K_FLOW)
-LATTICE_PAIR(flow3, 3, K_FLOW)
+LATTICE_SET(value1, 1, K_VALUE)
+LATTICE_SET(value2, 2, K_VALUE)
+LATTICE_SET(value3, 3, K_VALUE)
+LATTICE_SET(value4, 4, K_VALUE)
+LATTICE_SET(perlin1, 1, K_PERLIN)
+LATTICE_SET(perlin2, 2, K_PERLIN)
+LATTICE_SET(perlin3, 3, K_PERLIN)
+LATTICE_SET(perlin4, 4, K_PERLIN)
+LATTICE_SET(fast1, 1, K_FAST)
+LATTICE_SET(fast2, 2, K_FAST)
+LATTICE_SET(fast3, 3, K_FAST)
+LATTICE_SET(fast4, 4, K_FAST)
+LATTICE_SET(flow2, 2, K_FLOW)
+LATTICE_SET(flow3, 3, K_FLOW)
 
 /* The one branch on tiling, per call: any axis with a period. */
-static void dispatch(const ng_noise_pts *p, float *out, const kernel fn[4][2])
+static int tiled_call(const ng_noise_pts *p)
 {
     int d, tiled = 0;
-    if (p->dims < 1 || p->dims > 4 || !fn[p->dims - 1][0]) {
-        unsupported(p, out);
-        return;
-    }
     for (d = 0; d < p->dims; d++) tiled |= p->period[d] != 0;
-    fn[p->dims - 1][tiled](p, out);
+    return tiled;
+}
+
+static void dispatch(const ng_noise_pts *p, float *out, const kernel fn[4][2])
+{
+    if (p->dims < 1 || p->dims > 4 || !fn[p->dims - 1][0])
+        unsupported(p, out);
+    else
+        fn[p->dims - 1][tiled_call(p)](p, out);
+}
+
+static void dispatch_d(const ng_noise_pts *p, float *out, float *grad, const kernel_d fn[4][2])
+{
+    if (p->dims < 1 || p->dims > 4 || !fn[p->dims - 1][0])
+        unsupported_d(p, out, grad);
+    else
+        fn[p->dims - 1][tiled_call(p)](p, out, grad);
 }
 
 void ng_value_noise(const ng_noise_pts *p, float *out)
@@ -577,6 +664,34 @@ void ng_flow_noise(const ng_noise_pts *p, float *out)
     static const kernel fn[4][2] = {
         {NULL, NULL}, {flow2, flow2_tiled}, {flow3, flow3_tiled}, {NULL, NULL}};
     dispatch(p, out, fn);
+}
+
+void ng_value_noise_d(const ng_noise_pts *p, float *out, float *grad)
+{
+    static const kernel_d fn[4][2] = {{value1_d, value1_d_tiled}, {value2_d, value2_d_tiled},
+                                      {value3_d, value3_d_tiled}, {value4_d, value4_d_tiled}};
+    dispatch_d(p, out, grad, fn);
+}
+
+void ng_perlin_noise_d(const ng_noise_pts *p, float *out, float *grad)
+{
+    static const kernel_d fn[4][2] = {{perlin1_d, perlin1_d_tiled}, {perlin2_d, perlin2_d_tiled},
+                                      {perlin3_d, perlin3_d_tiled}, {perlin4_d, perlin4_d_tiled}};
+    dispatch_d(p, out, grad, fn);
+}
+
+void ng_fast_noise_d(const ng_noise_pts *p, float *out, float *grad)
+{
+    static const kernel_d fn[4][2] = {{fast1_d, fast1_d_tiled}, {fast2_d, fast2_d_tiled},
+                                      {fast3_d, fast3_d_tiled}, {fast4_d, fast4_d_tiled}};
+    dispatch_d(p, out, grad, fn);
+}
+
+void ng_flow_noise_d(const ng_noise_pts *p, float *out, float *grad)
+{
+    static const kernel_d fn[4][2] = {
+        {NULL, NULL}, {flow2_d, flow2_d_tiled}, {flow3_d, flow3_d_tiled}, {NULL, NULL}};
+    dispatch_d(p, out, grad, fn);
 }
 
 /* ---- simplex --------------------------------------------------------------
@@ -614,15 +729,25 @@ void ng_flow_noise(const ng_noise_pts *p, float *out)
 #define F4 0.30901699437494742 /* (sqrt(5) - 1) / 4 */
 #define G4 0.13819660112501051 /* (5 - sqrt(5)) / 20 */
 
-static inline float falloff(float d2)
+/* (0.5 - d2)_+^4, and t3 = (0.5 - d2)_+^3 for its derivative: along the
+ * corner offset d, d/dd_e falloff = -8 d_e t3 (C3 where it reaches 0). */
+static inline float falloff(float d2, float *t3)
 {
     uint32_t u = f2u(0.5f - d2);
     float t = u2f(u & ((u >> 31) - 1u)); /* max(t, 0): negative -> +0 */
-    t *= t;
-    return t * t;
+    float tt = t * t;
+    *t3 = tt * t;
+    return tt * tt;
 }
 
-static void simplex1(const ng_noise_pts *p, float *out)
+/*
+ * Derivatives: corner offsets are unskewed (the skew's inverse), so each
+ * moves one for one with the noise-space position and a corner's term
+ * falloff(|d|^2) (g . d) has partials falloff g_e - 8 t3 (g . d) d_e. The
+ * walk (which corners) is piecewise constant and the field continuous
+ * across its switches, so it adds nothing. Sums and scales as the value.
+ */
+LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *grad, int deriv)
 {
     const axis ax = split_axis(p->anchor[0], 0u);
     const uint32_t s = ng_hash_seed(p->seed);
@@ -632,24 +757,58 @@ static void simplex1(const ng_noise_pts *p, float *out)
         uint32_t X;
         float t = cell_of(&ax, fx[i], &X), t1 = t - 1.0f;
         float a = 1.0f - t * t, b = 1.0f - t1 * t1; /* both in [0, 1] */
-        float n0, n1;
-        a *= a;
-        b *= b;
-        n0 = a * a * ng_hash_signed(ng_hash_step(s, X)) * t;
-        n1 = b * b * ng_hash_signed(ng_hash_step(s, X + 1u)) * t1;
+        float a2 = a * a, b2 = b * b;
+        float g0 = ng_hash_signed(ng_hash_step(s, X)), g1 = ng_hash_signed(ng_hash_step(s, X + 1u));
+        float n0 = a2 * a2 * g0 * t, n1 = b2 * b2 * g1 * t1;
         out[i] = (n0 + n1) * SIMPLEX1_SCALE;
+        /* d/dt (1 - t^2)^4 g t = g (1 - t^2)^3 (1 - t^2 - 8 t^2) */
+        if (deriv)
+            grad[i] = (g0 * (a2 * a) * (a - 8.0f * t * t) + g1 * (b2 * b) * (b - 8.0f * t1 * t1)) *
+                      SIMPLEX1_SCALE;
     }
 }
 
-static void simplex2(const ng_noise_pts *p, float *out)
+/* The gradient set of dims: 8 unit vectors (2D), 12 or 32 edges (3D, 4D). */
+LOOP_INLINE float simplex_grad(int dims, uint32_t h, const float *d)
+{
+    if (dims == 2) return grad8(h, d[0], d[1]);
+    if (dims == 3) return grad12(h, d[0], d[1], d[2]);
+    return grad32(h, d[0], d[1], d[2], d[3]);
+}
+
+/* One corner of 2D to 4D simplex, d the point minus the corner: the term,
+ * and with deriv its partials added to acc[]. */
+LOOP_INLINE float simplex_corner(int dims, int deriv, uint32_t h, const float *d, float *acc)
+{
+    float r2 = 0.0f, t3, fo, gd;
+    int e, a;
+    UNROLL
+    for (e = 0; e < dims; e++) r2 += d[e] * d[e];
+    fo = falloff(r2, &t3);
+    gd = simplex_grad(dims, h, d);
+    if (deriv) {
+        float m = -8.0f * t3 * gd;
+        UNROLL
+        for (e = 0; e < dims; e++) {
+            float u[4];
+            UNROLL
+            for (a = 0; a < 4; a++) u[a] = a == e ? 1.0f : 0.0f;
+            acc[e] += fo * simplex_grad(dims, h, u) + m * d[e];
+        }
+    }
+    return fo * gd;
+}
+
+LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *grad, int deriv)
 {
     const double sk = (p->anchor[0] + p->anchor[1]) * F2;
     const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u);
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1];
     const float f2 = (float)F2, g2 = (float)G2, g2x2m1 = (float)(2.0 * G2 - 1.0);
+    const int n = p->n;
     int i;
-    for (i = 0; i < p->n; i++) {
+    for (i = 0; i < n; i++) {
         uint32_t X, Y;
         float fs = (fx[i] + fy[i]) * f2;
         float rx = cell_of(&ax, fx[i] + fs, &X), ry = cell_of(&ay, fy[i] + fs, &Y); /* skewed */
@@ -658,20 +817,24 @@ static void simplex2(const ng_noise_pts *p, float *out)
         /* lower triangle (rx >= ry) steps along x first */
         uint32_t lower = rx >= ry ? 1u : 0u;
         float ox = (float)(int32_t)lower, oy = 1.0f - ox;
-        float x1 = x0 - ox + g2, y1 = y0 - oy + g2;
-        float x2 = x0 + g2x2m1, y2 = y0 + g2x2m1;
+        float d0[2] = {x0, y0}, d1[2] = {x0 - ox + g2, y0 - oy + g2},
+              d2[2] = {x0 + g2x2m1, y0 + g2x2m1}, acc[2] = {0.0f, 0.0f};
         uint32_t hx0 = ng_hash_step(s, X), hx1 = ng_hash_step(s, X + 1u);
         uint32_t h0 = ng_hash_step(hx0, Y);
         uint32_t h1 = ng_hash_step(lower ? hx1 : hx0, Y + (1u - lower));
         uint32_t h2 = ng_hash_step(hx1, Y + 1u);
-        float n0 = falloff(x0 * x0 + y0 * y0) * grad8(h0, x0, y0);
-        float n1 = falloff(x1 * x1 + y1 * y1) * grad8(h1, x1, y1);
-        float n2 = falloff(x2 * x2 + y2 * y2) * grad8(h2, x2, y2);
+        float n0 = simplex_corner(2, deriv, h0, d0, acc);
+        float n1 = simplex_corner(2, deriv, h1, d1, acc);
+        float n2 = simplex_corner(2, deriv, h2, d2, acc);
         out[i] = (n0 + n1 + n2) * SIMPLEX2_SCALE;
+        if (deriv) {
+            grad[i] = acc[0] * SIMPLEX2_SCALE;
+            grad[n + i] = acc[1] * SIMPLEX2_SCALE;
+        }
     }
 }
 
-static void simplex3(const ng_noise_pts *p, float *out)
+LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *grad, int deriv)
 {
     const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2]) * F3;
     const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u),
@@ -680,8 +843,9 @@ static void simplex3(const ng_noise_pts *p, float *out)
     const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
     const float f3 = (float)F3, g3 = (float)G3, g3x2 = (float)(2.0 * G3),
                 g3x3m1 = (float)(3.0 * G3 - 1.0);
-    int i;
-    for (i = 0; i < p->n; i++) {
+    const int n = p->n;
+    int i, e;
+    for (i = 0; i < n; i++) {
         uint32_t X, Y, Z;
         float fs = (fx[i] + fy[i] + fz[i]) * f3;
         float rx = cell_of(&ax, fx[i] + fs, &X), ry = cell_of(&ay, fy[i] + fs, &Y),
@@ -694,44 +858,49 @@ static void simplex3(const ng_noise_pts *p, float *out)
         uint32_t xy = rx >= ry ? 1u : 0u, yz = ry >= rz ? 1u : 0u, xz = rx >= rz ? 1u : 0u;
         uint32_t o1x = xy & xz, o1y = (xy ^ 1u) & yz, o1z = (xz | yz) ^ 1u;
         uint32_t o2x = xy | xz, o2y = (xy ^ 1u) | yz, o2z = (xz & yz) ^ 1u;
-        float x1 = x0 - (float)(int32_t)o1x + g3, y1 = y0 - (float)(int32_t)o1y + g3,
-              z1 = z0 - (float)(int32_t)o1z + g3;
-        float x2 = x0 - (float)(int32_t)o2x + g3x2, y2 = y0 - (float)(int32_t)o2y + g3x2,
-              z2 = z0 - (float)(int32_t)o2z + g3x2;
-        float x3 = x0 + g3x3m1, y3 = y0 + g3x3m1, z3 = z0 + g3x3m1;
+        float d0[3] = {x0, y0, z0};
+        float d1[3] = {x0 - (float)(int32_t)o1x + g3, y0 - (float)(int32_t)o1y + g3,
+                       z0 - (float)(int32_t)o1z + g3};
+        float d2[3] = {x0 - (float)(int32_t)o2x + g3x2, y0 - (float)(int32_t)o2y + g3x2,
+                       z0 - (float)(int32_t)o2z + g3x2};
+        float d3[3] = {x0 + g3x3m1, y0 + g3x3m1, z0 + g3x3m1}, acc[3] = {0.0f, 0.0f, 0.0f};
         uint32_t h0 = ng_hash_step(ng_hash_step(ng_hash_step(s, X), Y), Z);
         uint32_t h1 = ng_hash_step(ng_hash_step(ng_hash_step(s, X + o1x), Y + o1y), Z + o1z);
         uint32_t h2 = ng_hash_step(ng_hash_step(ng_hash_step(s, X + o2x), Y + o2y), Z + o2z);
         uint32_t h3 = ng_hash_step(ng_hash_step(ng_hash_step(s, X + 1u), Y + 1u), Z + 1u);
-        float n0 = falloff(x0 * x0 + y0 * y0 + z0 * z0) * grad12(h0, x0, y0, z0);
-        float n1 = falloff(x1 * x1 + y1 * y1 + z1 * z1) * grad12(h1, x1, y1, z1);
-        float n2 = falloff(x2 * x2 + y2 * y2 + z2 * z2) * grad12(h2, x2, y2, z2);
-        float n3 = falloff(x3 * x3 + y3 * y3 + z3 * z3) * grad12(h3, x3, y3, z3);
+        float n0 = simplex_corner(3, deriv, h0, d0, acc);
+        float n1 = simplex_corner(3, deriv, h1, d1, acc);
+        float n2 = simplex_corner(3, deriv, h2, d2, acc);
+        float n3 = simplex_corner(3, deriv, h3, d3, acc);
         out[i] = (n0 + n1 + n2 + n3) * SIMPLEX3_SCALE;
+        if (deriv)
+            UNROLL
+            for (e = 0; e < 3; e++) grad[(size_t)e * (size_t)n + (size_t)i] = acc[e] * SIMPLEX3_SCALE;
     }
 }
 
 /* One 4D simplex corner: offset o (0 or 1 per axis) from the cell, k
  * corners along the walk (distance correction k * G4). */
 LOOP_INLINE float simplex4_corner(uint32_t s, const uint32_t *cell, const uint32_t *o,
-                                  const float *x0, float kg4)
+                                  const float *x0, float kg4, int deriv, float *acc)
 {
-    float d[4], r2 = 0.0f;
+    float d[4];
     uint32_t h = s;
     int a;
     UNROLL
     for (a = 0; a < 4; a++) {
         d[a] = x0[a] - (float)(int32_t)o[a] + kg4;
-        r2 += d[a] * d[a];
         h = ng_hash_step(h, cell[a] + o[a]);
     }
-    return falloff(r2) * grad32(h, d[0], d[1], d[2], d[3]);
+    return simplex_corner(4, deriv, h, d, acc);
 }
 
-/* 4D simplex from the skewed cell and the skewed fraction r, unscaled. The
- * walk adds axes in decreasing order of r: an axis's rank (how many others
- * it beats, ties to the lower axis) says after which corner it is set. */
-LOOP_INLINE float simplex4_at(uint32_t s, const uint32_t *cell, const float *r)
+/* 4D simplex from the skewed cell and the skewed fraction r, unscaled (and
+ * with deriv its unscaled gradient in acc[4]). The walk adds axes in
+ * decreasing order of r: an axis's rank (how many others it beats, ties to
+ * the lower axis) says after which corner it is set. */
+LOOP_INLINE float simplex4_at(uint32_t s, const uint32_t *cell, const float *r, int deriv,
+                              float *acc)
 {
     const float g4 = (float)G4;
     float t = (r[0] + r[1] + r[2] + r[3]) * g4, x0[4], sum;
@@ -750,43 +919,64 @@ LOOP_INLINE float simplex4_at(uint32_t s, const uint32_t *cell, const float *r)
     }
     UNROLL
     for (a = 0; a < 4; a++) o[a] = 0u;
-    sum = simplex4_corner(s, cell, o, x0, 0.0f);
+    sum = simplex4_corner(s, cell, o, x0, 0.0f, deriv, acc);
     UNROLL
     for (k = 1; k <= 4; k++) {
         UNROLL
         for (a = 0; a < 4; a++) o[a] = rank[a] >= (uint32_t)(4 - k) ? 1u : 0u;
-        sum += simplex4_corner(s, cell, o, x0, (float)(k * G4));
+        sum += simplex4_corner(s, cell, o, x0, (float)(k * G4), deriv, acc);
     }
     return sum;
 }
 
-static void simplex4(const ng_noise_pts *p, float *out)
+LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *grad, int deriv)
 {
     const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2] + p->anchor[3]) * F4;
     const uint32_t s = ng_hash_seed(p->seed);
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float f4 = (float)F4;
+    const int n = p->n;
     axis a[4];
     int i, d;
     for (d = 0; d < 4; d++) a[d] = split_axis(p->anchor[d] + sk, 0u);
-    for (i = 0; i < p->n; i++) {
+    for (i = 0; i < n; i++) {
         uint32_t cell[4];
-        float r[4], fs = (f[0][i] + f[1][i] + f[2][i] + f[3][i]) * f4;
+        float r[4], acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        float fs = (f[0][i] + f[1][i] + f[2][i] + f[3][i]) * f4;
         UNROLL
         for (d = 0; d < 4; d++) r[d] = cell_of(&a[d], f[d][i] + fs, &cell[d]);
-        out[i] = simplex4_at(s, cell, r) * SIMPLEX4_SCALE;
+        out[i] = simplex4_at(s, cell, r, deriv, acc) * SIMPLEX4_SCALE;
+        if (deriv)
+            UNROLL
+            for (d = 0; d < 4; d++) grad[(size_t)d * (size_t)n + (size_t)i] = acc[d] * SIMPLEX4_SCALE;
     }
 }
 
+static void simplex1_v(const ng_noise_pts *p, float *out) { simplex1(p, out, NULL, 0); }
+static void simplex2_v(const ng_noise_pts *p, float *out) { simplex2(p, out, NULL, 0); }
+static void simplex3_v(const ng_noise_pts *p, float *out) { simplex3(p, out, NULL, 0); }
+static void simplex4_v(const ng_noise_pts *p, float *out) { simplex4(p, out, NULL, 0); }
+static void simplex1_d(const ng_noise_pts *p, float *out, float *grad) { simplex1(p, out, grad, 1); }
+static void simplex2_d(const ng_noise_pts *p, float *out, float *grad) { simplex2(p, out, grad, 1); }
+static void simplex3_d(const ng_noise_pts *p, float *out, float *grad) { simplex3(p, out, grad, 1); }
+static void simplex4_d(const ng_noise_pts *p, float *out, float *grad) { simplex4(p, out, grad, 1); }
+
 void ng_simplex_noise(const ng_noise_pts *p, float *out)
 {
-    switch (p->dims) {
-    case 1: simplex1(p, out); break;
-    case 2: simplex2(p, out); break;
-    case 3: simplex3(p, out); break;
-    case 4: simplex4(p, out); break;
-    default: unsupported(p, out); break;
-    }
+    static const kernel fn[4] = {simplex1_v, simplex2_v, simplex3_v, simplex4_v};
+    if (p->dims < 1 || p->dims > 4)
+        unsupported(p, out);
+    else
+        fn[p->dims - 1](p, out);
+}
+
+void ng_simplex_noise_d(const ng_noise_pts *p, float *out, float *grad)
+{
+    static const kernel_d fn[4] = {simplex1_d, simplex2_d, simplex3_d, simplex4_d};
+    if (p->dims < 1 || p->dims > 4)
+        unsupported_d(p, out, grad);
+    else
+        fn[p->dims - 1](p, out, grad);
 }
 
 /*
@@ -829,7 +1019,7 @@ void ng_simplex_tiled2(const ng_noise_pts *p, float *out)
             cell[d] = (uint32_t)(int64_t)c;
             r[d] = (float)(v - c);
         }
-        out[i] = simplex4_at(s, cell, r) * SIMPLEX4_SCALE;
+        out[i] = simplex4_at(s, cell, r, 0, NULL) * SIMPLEX4_SCALE;
     }
 }
 

@@ -103,6 +103,30 @@ void ng_flow_noise(const ng_noise_pts *p, float *out);
 void ng_white_noise(const ng_noise_pts *p, float *out);
 void ng_simplex_tiled2(const ng_noise_pts *p, float *out);
 
+/*
+ * Value and gradient in one pass: out[i] as the plain kernel (bit-identical
+ * to it), grad[d * n + i] = d out / d (noise-space axis d) for d < dims;
+ * grad holds dims planes of n. Every dims the plain kernel has (value,
+ * perlin, fast, simplex 1D-4D; flow 2D, 3D); others write zeros to out and
+ * to the dims planes. Honours period exactly like the plain kernel (simplex
+ * ignores it), so a tiled gradient repeats as the value does.
+ *
+ * The gradient is the exact derivative of the computed field (fade and
+ * falloff derivatives, the range scale and, where it applies, the soft
+ * limiter's slope), evaluated in float: |grad| along each axis stays within
+ * the table's |d/dx|. Lattice kernels are C2 (value, perlin, flow) or C1
+ * (fast: its gradient is continuous but has kinks on cell borders), simplex
+ * is C3; soft-limited fields are C1 at the knee.
+ *
+ * Cost, single thread, against the plain kernel: about 1.3x (1D) to 2x (4D);
+ * see tests/test_kernels.c for the measured table.
+ */
+void ng_value_noise_d(const ng_noise_pts *p, float *out, float *grad);
+void ng_perlin_noise_d(const ng_noise_pts *p, float *out, float *grad);
+void ng_simplex_noise_d(const ng_noise_pts *p, float *out, float *grad);
+void ng_fast_noise_d(const ng_noise_pts *p, float *out, float *grad);
+void ng_flow_noise_d(const ng_noise_pts *p, float *out, float *grad);
+
 /* ---- hashing ------------------------------------------------------------
  * Coordinates are chained through a bijective 32-bit finaliser, one step per
  * axis, like Perlin's permutation chain P[P[P[x]+y]+z] but without a table

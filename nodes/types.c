@@ -6,6 +6,7 @@
 static const ng_node_type *const all_types[] = {
     &ng_type_noise,
     &ng_type_fractal,
+    &ng_type_cloud,
     &ng_type_warp, &ng_type_vector, &ng_type_channel, &ng_type_curl, &ng_type_surface,
     &ng_type_constant, &ng_type_add, &ng_type_sub, &ng_type_mul, &ng_type_div, &ng_type_pow,
     &ng_type_neg, &ng_type_abs, &ng_type_min, &ng_type_max, &ng_type_clamp, &ng_type_fit, &ng_type_mix,

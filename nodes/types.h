@@ -14,7 +14,7 @@ extern const ng_node_type ng_type_terrace, ng_type_curve;
 extern const ng_node_type ng_type_image, ng_type_surface;
 extern const ng_node_type ng_type_x, ng_type_y, ng_type_z, ng_type_time, ng_type_distance;
 extern const ng_node_type ng_type_noise;
-extern const ng_node_type ng_type_fractal;
+extern const ng_node_type ng_type_fractal, ng_type_cloud;
 extern const ng_node_type ng_type_warp, ng_type_vector, ng_type_channel, ng_type_curl;
 
 #endif

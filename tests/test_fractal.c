@@ -194,10 +194,86 @@ static void test_skipping_octaves_removes_aliasing(void)
     ng_graph_free(g);
 }
 
+/* ---- cloud noise ------------------------------------------------------- */
+
+static int cloud(ng_graph *g, const char *type, double distortion, double worley)
+{
+    ng_node *n = t_begin(g, type);
+    t_set(n, "element_size", 37);
+    t_set(n, "seed", 6);
+    t_set(n, "octaves", 5.5);
+    t_set(n, "lacunarity", 2.1);
+    t_set(n, "roughness", 0.6);
+    t_set(n, "distortion", distortion);
+    t_set(n, "worley", worley);
+    return t_finish(g, n);
+}
+
+/* Distortion 0 is the plain fBm of the same noise, bit for bit. */
+static void test_cloud_without_distortion_is_fbm(void)
+{
+    static const char *const clouds[] = {"perlin_cloud", "simplex_cloud"};
+    static const char *const bases[] = {"perlin", "simplex"};
+    int t;
+    for (t = 0; t < 2; t++) {
+        ng_graph *g = ng_graph_new();
+        int c = cloud(g, clouds[t], 0, 0), f = fractal(g, "fbm", t_noise(g, bases[t], 37, 6), 5.5, 2.1, 0.6, 1);
+        ng_render_opts o;
+        float *a, *b;
+        t_opts(&o, 200, 150);
+        o.dims = 3;
+        o.z = 7.25;
+        a = t_render(g, c, &o);
+        b = t_render(g, f, &o);
+        CHECK(a && b);
+        if (a && b) CHECK(memcmp(a, b, 200 * 150 * sizeof(float)) == 0);
+        free(a), free(b);
+        ng_graph_free(g);
+    }
+}
+
+/* Every cloud type keeps [-1, 1] with strong distortion and the Worley
+ * blend, changes continuously with distortion, and actually distorts. */
+static void test_cloud_range_and_continuity(void)
+{
+    static const char *const clouds[] = {"perlin_cloud", "simplex_cloud", "fast_simplex_cloud"};
+    static const double dist[] = {-0.5, 0.3};
+    int t, d, i;
+    for (t = 0; t < 3; t++)
+        for (d = 0; d < 2; d++) {
+            ng_graph *g = ng_graph_new();
+            int c = cloud(g, clouds[t], dist[d], 0.4), c2 = cloud(g, clouds[t], dist[d] + 1e-4, 0.4);
+            int plain = cloud(g, clouds[t], 0, 0.4);
+            ng_render_opts o;
+            float *a, *b, *p;
+            double lo = 1, hi = -1, dd = 0, moved = 0;
+            t_opts(&o, 320, 320);
+            o.threads = 2;
+            a = t_render(g, c, &o);
+            b = t_render(g, c2, &o);
+            p = t_render(g, plain, &o);
+            CHECK(a && b && p);
+            for (i = 0; a && b && p && i < 320 * 320; i++) {
+                if (a[i] < lo) lo = a[i];
+                if (a[i] > hi) hi = a[i];
+                if (fabs((double)a[i] - b[i]) > dd) dd = fabs((double)a[i] - b[i]);
+                moved += fabs((double)a[i] - p[i]);
+            }
+            CHECK_LE(-1, lo);
+            CHECK_LE(hi, 1);
+            CHECK_LE(dd, 5e-3);                 /* a 1e-4 change of distortion is a small change */
+            CHECK_LE(0.01, moved / (320 * 320)); /* and distortion does change the image */
+            free(a), free(b), free(p);
+            ng_graph_free(g);
+        }
+}
+
 void suite_fractal(void)
 {
     RUN(test_ranges_hold_for_every_setting);
     RUN(test_fractional_octaves_are_smooth);
     RUN(test_octaves_below_a_pixel_are_skipped);
     RUN(test_skipping_octaves_removes_aliasing);
+    RUN(test_cloud_without_distortion_is_fbm);
+    RUN(test_cloud_range_and_continuity);
 }

@@ -319,7 +319,7 @@ static void bench_threads(const config *c)
     timing t1, t2;
     job j, j2;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    printf("threads: fbm6_perlin2 (fbm6.lua, 2D) on %dx%d, tile 64, median of >= %d runs: ", THREADS_GRID,
+    printf("threads: fbm6_perlin2 (fbm6.lua, 2D) on %dx%d, tile 64, median of %d runs: ", THREADS_GRID,
            THREADS_GRID, c->min_runs);
     fflush(stdout);
     if (load(c, "fbm6.lua", &s, &err)) {
