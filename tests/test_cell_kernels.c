@@ -153,9 +153,19 @@ static float ref_unit(uint32_t h, uint32_t g, int k)
     return (float)(int32_t)bits * (1.0f / 65536.0f);
 }
 
-/* radius_only > 0: search that radius only (1: the plain 3^d search). */
+/* Hash coordinate of the cell o away from c, wrapped by a period (0: mod 2^32). */
+static uint32_t ref_wrap(uint32_t c, int o, uint32_t period)
+{
+    int64_t q;
+    if (!period) return c + (uint32_t)o;
+    q = ((int64_t)c + o) % (int64_t)period;
+    return (uint32_t)(q < 0 ? q + (int64_t)period : q);
+}
+
+/* radius_only > 0: search that radius only (1: the plain 3^d search).
+ * period: NULL or per axis (0: none); cell[] is then already wrapped. */
 static ref_result ref_search(int dims, int metric, float j, uint32_t seed, const uint32_t cell[4],
-                             const float t[4], int radius_only)
+                             const float t[4], int radius_only, const uint32_t *period)
 {
     const float c0 = 0.5f - 0.5f * j;
     ref_result res;
@@ -170,7 +180,8 @@ static ref_result ref_search(int dims, int metric, float j, uint32_t seed, const
         for (;;) {
             uint32_t h = ng_hash_seed(seed), g;
             float d = 0.0f;
-            for (k = 0; k < dims; k++) h = ng_hash_step(h, cell[k] + (uint32_t)o[k]);
+            for (k = 0; k < dims; k++)
+                h = ng_hash_step(h, ref_wrap(cell[k], o[k], period ? period[k] : 0u));
             g = ng_hash_mix(h);
             for (k = 0; k < dims; k++) {
                 float r = (((float)o[k] + c0) + j * ref_unit(h, g, k)) - t[k];
@@ -203,7 +214,7 @@ static ref_result ref_search(int dims, int metric, float j, uint32_t seed, const
 static ref_result ref_worley(int dims, int metric, float j, uint32_t seed, const uint32_t cell[4],
                              const float t[4])
 {
-    return ref_search(dims, metric, j, seed, cell, t, 0);
+    return ref_search(dims, metric, j, seed, cell, t, 0, NULL);
 }
 
 /* What the kernel outputs for a brute-force result. */
@@ -367,7 +378,7 @@ static void test_worley_widening(void)
                 t[k] = x[k] - floorf(x[k]);
                 cell[k] = (uint32_t)(int64_t)anchor[k] + (uint32_t)(int32_t)floorf(x[k]);
             }
-            plain = ref_search(dims, m, 1.0f, 31u, cell, t, 1);
+            plain = ref_search(dims, m, 1.0f, 31u, cell, t, 1, NULL);
             exact = ref_worley(dims, m, 1.0f, 31u, cell, t);
             if (plain.f1 == exact.f1 && plain.f2 == exact.f2) continue;
             for (k = 0; k < 4; k++) fbuf[k][found] = k < dims ? x[k] : 0.0f;
@@ -616,7 +627,8 @@ static double lip_of(const cfg *c, int dims)
     }
 }
 
-static void continuity_case(const cfg *c, int dims, double h, const double *anchor, int batches)
+static void continuity_case(const cfg *c, int dims, double h, const double *anchor, int batches,
+                            const uint32_t *period)
 {
     double lip = lip_of(c, dims), worst = 0.0;
     int axis, k, i, d, bad = 0;
@@ -629,6 +641,10 @@ static void continuity_case(const cfg *c, int dims, double h, const double *anch
                     fbuf2[d][i] = d == axis ? (float)(fbuf[d][i] + h) : fbuf[d][i];
             p1 = pts(B, dims, anchor, fbuf, (uint32_t)k);
             p2 = pts(B, dims, anchor, fbuf2, (uint32_t)k);
+            if (period) {
+                memcpy(p1.period, period, sizeof p1.period);
+                memcpy(p2.period, period, sizeof p2.period);
+            }
             eval(c, &p1, out1);
             eval(c, &p2, out2);
             for (i = 0; i < B; i++) {
@@ -656,8 +672,8 @@ static void test_continuity(void)
         for (dims = 1; dims <= 4; dims++) {
             /* sparse 1D is cheap and its steep spots rare */
             int batches = dims == 4 ? 1 : cs[c].kind == SPARSE && dims == 1 ? 16 : 2;
-            continuity_case(&cs[c], dims, 1e-3, near, batches);
-            continuity_case(&cs[c], dims, 1e-4, far, batches);
+            continuity_case(&cs[c], dims, 1e-3, near, batches, NULL);
+            continuity_case(&cs[c], dims, 1e-4, far, batches, NULL);
         }
 }
 
@@ -901,6 +917,52 @@ static void test_periodic(void)
     }
 }
 
+/* Across the seams of a small period the field is as continuous as
+ * anywhere (the wrapped neighbours are the cells the points inside them
+ * see), and Worley matches a brute-force search over wrapped cells. */
+static void test_periodic_seams(void)
+{
+    static const uint32_t period[4] = {3, 2, 5, 4};
+    static const double anchor[4] = {1e9 + 0.5, -6.25, 0.0, 7.0};
+    cfg cs[32];
+    int nc = all_cfgs(cs, 0), c, dims, m, f, i, k;
+    rng_seed(12);
+    for (c = 0; c < nc; c++) {
+        if (cs[c].kind == WORLEY && cs[c].jitter != 1.0f) continue;
+        for (dims = 2; dims <= 3; dims++) continuity_case(&cs[c], dims, 1e-3, anchor, 1, period);
+    }
+    for (dims = 2; dims <= 3; dims++)
+        for (m = 0; m < 3; m++) {
+            int bad = 0;
+            fill_random(fbuf, 4, 512, -12, 12, 0);
+            for (f = 0; f < 4; f++) {
+                ng_noise_pts p = pts(512, dims, anchor, fbuf, 8u);
+                memcpy(p.period, period, sizeof p.period);
+                p.metric = m;
+                p.jitter = 1.0f;
+                p.feature = f;
+                ng_worley_noise(&p, out1);
+                for (i = 0; i < 512; i++) {
+                    uint32_t cell[4];
+                    float t[4] = {0, 0, 0, 0};
+                    ref_result r;
+                    for (k = 0; k < dims; k++) {
+                        /* the anchor's fraction joins the offset, as in the kernel */
+                        double a = floor(anchor[k]);
+                        float x = (float)(anchor[k] - a) + fbuf[k][i], fl = floorf(x);
+                        t[k] = x - fl;
+                        cell[k] = ref_wrap((uint32_t)fmod(fmod(a, period[k]) + period[k], period[k]),
+                                           (int)fl, period[k]);
+                    }
+                    r = ref_search(dims, m, 1.0f, 8u, cell, t, 0, period);
+                    bad += out1[i] != ref_output(&r, f, m, dims, 1.0f);
+                }
+            }
+            CHECKF(bad == 0, "worley %s %dD period 3 2 5: %d of %d differ from the wrapped "
+                   "brute force", metric_names[m], dims, bad, 4 * 512);
+        }
+}
+
 /* A period on one axis only: that axis repeats, the other does not. */
 static void test_periodic_one_axis(void)
 {
@@ -1009,6 +1071,7 @@ void suite_cell_kernels(void)
     RUN(test_far_origin_not_blocky);
     RUN(test_far_field_is_translate);
     RUN(test_periodic);
+    RUN(test_periodic_seams);
     RUN(test_periodic_one_axis);
     RUN(test_odd_inputs);
     RUN(test_normaliser_continuous);
