@@ -10,7 +10,7 @@ static const struct {
     const char *name;
     void (*fn)(void);
 } suites[] = {
-    {"kernels", suite_kernels}, {"png", suite_png},   {"files", suite_files},
+    {"kernels", suite_kernels}, {"cells", suite_cell_kernels}, {"png", suite_png},   {"files", suite_files},
     {"core", suite_core},       {"render", suite_render}, {"cli", suite_cli},
     {"graphs", suite_graphs},
     {"fractal", suite_fractal},

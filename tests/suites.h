@@ -3,6 +3,7 @@
 #define NG_SUITES_H
 
 void suite_kernels(void);
+void suite_cell_kernels(void);
 void suite_png(void);
 void suite_files(void);
 void suite_core(void);
