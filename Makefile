@@ -30,7 +30,7 @@ else
 endif
 LDLIBS  := -llua5.4 -lpng16 -lm -lpthread
 
-LIB_SRC := $(wildcard core/*.c) $(wildcard nodes/*.c)
+LIB_SRC := $(wildcard core/*.c) $(wildcard nodes/*.c) $(wildcard nodes/simd/*.c)
 CLI_SRC := $(wildcard lua/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -61,10 +61,20 @@ deps:
 	  fi; \
 	fi
 
-$(BUILD)/%.o: %.c $(wildcard core/*.h nodes/*.h lua/*.h tests/*.h) | deps
+$(BUILD)/%.o: %.c $(wildcard core/*.h nodes/*.h nodes/simd/*.h lua/*.h tests/*.h) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	@$(CC) $(CFLAGS) -c $< -o $@
+
+# SIMD paths (nodes/simd/): the scalar one must not vectorise; clang takes
+# the AVX-512 vector width from a flag (gcc from the target pragma).
+IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -c clang)
+ifeq ($(IS_CLANG),0)
+$(BUILD)/nodes/simd/%_scalar.o: CFLAGS += -fno-tree-vectorize
+else
+$(BUILD)/nodes/simd/%_scalar.o: CFLAGS += -fno-vectorize -fno-slp-vectorize
+$(BUILD)/nodes/simd/%_avx512.o: CFLAGS += -mprefer-vector-width=512
+endif
 
 $(LIB): $(LIB_OBJ)
 	@echo "  AR  $@"

@@ -221,6 +221,16 @@ int ng_render_buffer(const ng_graph *g, int root, const ng_render_opts *o,
 int ng_eval_points(const ng_graph *g, int root, int dims, const double *const *xs,
                    int n, float *out, ng_error *err);
 
+/* ---- SIMD paths ------------------------------------------------------- */
+
+/* The kernels run on one SIMD path, chosen once: NG_SIMD=avx512|avx2|sse2|
+ * scalar forces one, otherwise the widest this CPU runs. Every path gives
+ * the same bits. */
+const char *ng_simd_path(void);
+/* 0 if NG_SIMD is unset or names a path this CPU runs; -1 and why otherwise. */
+int ng_simd_check(ng_error *err);
+int ng_simd_supported(const char *name);
+
 /* ---- files -------------------------------------------------------------- */
 
 /* A sink writing an image file, band by band into a temporary file beside

@@ -37,7 +37,9 @@ static const char usage_text[] =
     "  --memory-limit MIB    memory the script may use (default 512)\n"
     "  --tileable            make the image wrap seamlessly in x and y (element sizes are\n"
     "                        adjusted to whole cells per image; a note says so)\n"
-    "  --quiet               no progress or notes on stderr\n";
+    "  --quiet               no progress or notes on stderr\n"
+    "\n"
+    "environment: NG_SIMD=avx512|avx2|sse2|scalar forces a SIMD path (all give the same bits)\n";
 
 static int failf(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -365,13 +367,15 @@ out:
 
 int main(int argc, char **argv)
 {
+    ng_error err;
     if (argc < 2) return failf(2, "no command (render, nodes, info, dot; see --help)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(usage_text, stdout);
         return 0;
     }
+    if (ng_simd_check(&err)) return failf(2, "%s", err.msg);
     if (!strcmp(argv[1], "--version")) {
-        printf("noisegraph %s\n", NG_VERSION);
+        printf("noisegraph %s (SIMD path: %s)\n", NG_VERSION, ng_simd_path());
         return 0;
     }
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);

@@ -7,19 +7,15 @@
  */
 #include "noise.h"
 
-#include "cell_kernels.h"
-#include "noise_kernels.h"
+#include "kernels.h"
 #include "types.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-typedef void (*basis_fn)(const ng_noise_pts *p, float *out);
-
 typedef struct basis {
     const char *name;
-    basis_fn fn;
     double freq_mult; /* Houdini's frequency multiplier for the basis */
     float lo, hi;     /* natural range, never exceeded */
     unsigned dims;
@@ -32,15 +28,15 @@ typedef struct basis {
 /* Same order as type_choices and NG_BASIS_*. */
 enum { B_VALUE, B_PERLIN, B_FAST, B_SIMPLEX, B_FLOW, B_WHITE, B_WORLEY, B_SPARSE, B_ALLIGATOR };
 static const basis bases[] = {
-    {"value", ng_value_noise, 1.0, -1.0f, 1.0f, D1234, 1},
-    {"perlin", ng_perlin_noise, 1.0, -1.0f, 1.0f, D1234, 1},
-    {"fast", ng_fast_noise, 1.25, -1.0f, 1.0f, D1234, 1},
-    {"simplex", ng_simplex_noise, 1.0, -1.0f, 1.0f, D1234, 2},
-    {"flow", ng_flow_noise, 1.0, -1.0f, 1.0f, D23, 1},
-    {"white", ng_white_noise, 1.0, -1.0f, 1.0f, D1234, 0},
-    {"worley", ng_worley_noise, 1.0, 0.0f, 1.0f, D1234, 1},
-    {"sparse", ng_sparse_noise, 1.25, -1.0f, 1.0f, D1234, 1},
-    {"alligator", ng_alligator_noise, 1.64, 0.0f, 1.0f, D1234, 1},
+    {"value", 1.0, -1.0f, 1.0f, D1234, 1},
+    {"perlin", 1.0, -1.0f, 1.0f, D1234, 1},
+    {"fast", 1.25, -1.0f, 1.0f, D1234, 1},
+    {"simplex", 1.0, -1.0f, 1.0f, D1234, 2},
+    {"flow", 1.0, -1.0f, 1.0f, D23, 1},
+    {"white", 1.0, -1.0f, 1.0f, D1234, 0},
+    {"worley", 1.0, 0.0f, 1.0f, D1234, 1},
+    {"sparse", 1.25, -1.0f, 1.0f, D1234, 1},
+    {"alligator", 1.64, 0.0f, 1.0f, D1234, 1},
 };
 
 static const char *const type_choices[] = {"value", "perlin", "fast", "simplex", "flow",
@@ -161,7 +157,7 @@ static uint32_t mix_seed(uint32_t a, uint32_t b)
 
 /* Central differences of the kernel in noise space, for bases without an
  * analytic gradient: the step moves the double anchor, so it is exact. */
-static void kernel_gradient(basis_fn fn, ng_noise_pts *pts, float *tmp, float *grad)
+static void kernel_gradient(ng_basis_fn fn, ng_noise_pts *pts, float *tmp, float *grad)
 {
     const double h = 1.0 / 1024;
     const float inv = (float)(0.5 / h);
@@ -185,7 +181,9 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
     const double *offset = n->param[P_OFFSET].v;
     const int own = n->type == &ng_type_noise; /* basis-specific options exist */
     float *f = ng_scratch(ctx, b->dims), *tmp = NULL;
-    basis_fn fn = bs->fn;
+    const ng_kernels *kern = ng__kernels();
+    ng_basis_fn fn = kern->basis[type];
+    ng_basis_d_fn fd_grad = kern->grad[type];
     double freq[4];
     ng_noise_pts pts;
     int d, i;
@@ -204,7 +202,7 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
             freq[d] = pts.period[d] / b->period[d];
         }
     }
-    if (bs->tileable == 2 && pts.period[0] && pts.period[1]) fn = ng_simplex_tiled2;
+    if (bs->tileable == 2 && pts.period[0] && pts.period[1]) fn = kern->simplex_tiled2, fd_grad = NULL;
     for (d = 0; d < b->dims; d++) {
         float fr = (float)freq[d];
         float *fd = f + (size_t)d * (size_t)b->n;
@@ -219,8 +217,14 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
         pts.anchor[d] = (b->anchor[d] + (d < 3 ? offset[d] : 0)) * freq[d] + shift;
     }
     pts.seed = mix_seed(mix_seed((uint32_t)n->k[6], b->seed), channel);
-    fn(&pts, out);
-    if (grad) {
+    if (grad && fd_grad && (kern->grad_dims & (1u << b->dims))) {
+        fd_grad(&pts, out, grad); /* value bit-identical to fn's, gradient analytic */
+        for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
+            float fr = (float)freq[d], *g = grad + (size_t)d * (size_t)b->n;
+            for (i = 0; i < b->n; i++) g[i] *= fr;
+        }
+    } else if (grad) {
+        fn(&pts, out);
         if (!(tmp = ng_scratch(ctx, 1))) {
             ng_scratch_free(ctx, f, b->dims);
             return -1;
@@ -231,6 +235,8 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
             for (i = 0; i < b->n; i++) g[i] *= fr;
         }
         ng_scratch_free(ctx, tmp, 1);
+    } else {
+        fn(&pts, out);
     }
     ng_scratch_free(ctx, f, b->dims);
     return 0;

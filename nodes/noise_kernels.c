@@ -488,8 +488,8 @@ static inline int soft_limited(int kind, int dims)
  * noise-space position (dt/dx = 1); the range scale and the limiter's slope
  * multiply at the end.
  */
-LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *grad, int dims, int kind,
-                         int tiled, int deriv)
+LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
+                         float *gw, int dims, int kind, int tiled, int deriv)
 {
     const int nc = 1 << dims, n = p->n;
     const uint32_t s = ng_hash_seed(p->seed);
@@ -538,14 +538,13 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *grad, int dim
                     if (deriv)
                         UNROLL
                         for (e = 0; e < dims; e++) {
-                            float ge, jump = dw[d] * (c[2 * k + 1] - c[2 * k]);
-                            if (kind == K_VALUE && e > d) continue; /* not yet a function of x_e */
-                            if (kind == K_VALUE && e == d) {
+                            float jump = dw[d] * (c[2 * k + 1] - c[2 * k]);
+                            if (kind == K_VALUE && e == d)
                                 g[e][k] = jump;
-                                continue;
-                            }
-                            ge = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]);
-                            g[e][k] = e == d ? ge + jump : ge;
+                            else if (e == d)
+                                g[e][k] = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]) + jump;
+                            else if (kind != K_VALUE || e < d) /* value: not yet a function of x_e */
+                                g[e][k] = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]);
                         }
                     c[k] = lerp(c[2 * k], c[2 * k + 1], w[d]);
                 }
@@ -560,7 +559,10 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *grad, int dim
         }
         if (deriv)
             UNROLL
-            for (e = 0; e < dims; e++) grad[(size_t)e * (size_t)n + (size_t)i] = g[e][0] * gscale;
+            for (e = 0; e < dims; e++) {
+                float *ge = e == 0 ? gx : e == 1 ? gy : e == 2 ? gz : gw;
+                ge[i] = g[e][0] * gscale;
+            }
     }
 }
 
@@ -577,26 +579,34 @@ static void unsupported_d(const ng_noise_pts *p, float *out, float *grad)
 }
 
 typedef void (*kernel)(const ng_noise_pts *p, float *out);
-typedef void (*kernel_d)(const ng_noise_pts *p, float *out, float *grad);
+
+/* With gradient: out and the gradient's planes (up to dims), restrict so
+ * that the loop needs no run-time overlap check per pair of outputs and
+ * inputs; with 3D's and 4D's count the compilers would not vectorise it. */
+typedef void (*kernel_d)(const ng_noise_pts *p, float *restrict out, float *restrict gx,
+                         float *restrict gy, float *restrict gz, float *restrict gw);
 
 /* Four instantiations per (kind, dims): untiled and tiled, value alone and
  * with gradient. */
 #define LATTICE_SET(name, dims, kind)                                                   \
     static void name(const ng_noise_pts *p, float *out)                                 \
     {                                                                                   \
-        lattice(p, out, NULL, dims, kind, 0, 0);                                        \
+        lattice(p, out, NULL, NULL, NULL, NULL, dims, kind, 0, 0);                      \
     }                                                                                   \
     static void name##_tiled(const ng_noise_pts *p, float *out)                          \
     {                                                                                   \
-        lattice(p, out, NULL, dims, kind, 1, 0);                                        \
+        lattice(p, out, NULL, NULL, NULL, NULL, dims, kind, 1, 0);                      \
     }                                                                                   \
-    static void name##_d(const ng_noise_pts *p, float *out, float *grad)                 \
+    static void name##_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,  \
+                         float *restrict gy, float *restrict gz, float *restrict gw)    \
     {                                                                                   \
-        lattice(p, out, grad, dims, kind, 0, 1);                                        \
+        lattice(p, out, gx, gy, gz, gw, dims, kind, 0, 1);                              \
     }                                                                                   \
-    static void name##_d_tiled(const ng_noise_pts *p, float *out, float *grad)           \
+    static void name##_d_tiled(const ng_noise_pts *p, float *restrict out,              \
+                               float *restrict gx, float *restrict gy, float *restrict gz, \
+                               float *restrict gw)                                      \
     {                                                                                   \
-        lattice(p, out, grad, dims, kind, 1, 1);                                        \
+        lattice(p, out, gx, gy, gz, gw, dims, kind, 1, 1);                              \
     }
 
 LATTICE_SET(value1, 1, K_VALUE)
@@ -630,12 +640,22 @@ static void dispatch(const ng_noise_pts *p, float *out, const kernel fn[4][2])
         fn[p->dims - 1][tiled_call(p)](p, out);
 }
 
+/* Calls fn with grad's dims planes of n, none formed past the last. */
+static void call_d(kernel_d fn, const ng_noise_pts *p, float *out, float *grad)
+{
+    size_t n = (size_t)p->n;
+    int dims = p->dims;
+    fn(p, out, grad, dims > 1 ? grad + n : NULL, dims > 2 ? grad + 2 * n : NULL,
+       dims > 3 ? grad + 3 * n : NULL);
+}
+
 static void dispatch_d(const ng_noise_pts *p, float *out, float *grad, const kernel_d fn[4][2])
 {
+    if (p->n <= 0) return;
     if (p->dims < 1 || p->dims > 4 || !fn[p->dims - 1][0])
         unsupported_d(p, out, grad);
     else
-        fn[p->dims - 1][tiled_call(p)](p, out, grad);
+        call_d(fn[p->dims - 1][tiled_call(p)], p, out, grad);
 }
 
 void ng_value_noise(const ng_noise_pts *p, float *out)
@@ -747,7 +767,7 @@ static inline float falloff(float d2, float *t3)
  * walk (which corners) is piecewise constant and the field continuous
  * across its switches, so it adds nothing. Sums and scales as the value.
  */
-LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *grad, int deriv)
+LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deriv)
 {
     const axis ax = split_axis(p->anchor[0], 0u);
     const uint32_t s = ng_hash_seed(p->seed);
@@ -763,8 +783,8 @@ LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *grad, int de
         out[i] = (n0 + n1) * SIMPLEX1_SCALE;
         /* d/dt (1 - t^2)^4 g t = g (1 - t^2)^3 (1 - t^2 - 8 t^2) */
         if (deriv)
-            grad[i] = (g0 * (a2 * a) * (a - 8.0f * t * t) + g1 * (b2 * b) * (b - 8.0f * t1 * t1)) *
-                      SIMPLEX1_SCALE;
+            gx[i] = (g0 * (a2 * a) * (a - 8.0f * t * t) + g1 * (b2 * b) * (b - 8.0f * t1 * t1)) *
+                    SIMPLEX1_SCALE;
     }
 }
 
@@ -799,7 +819,7 @@ LOOP_INLINE float simplex_corner(int dims, int deriv, uint32_t h, const float *d
     return fo * gd;
 }
 
-LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *grad, int deriv)
+LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *gy, int deriv)
 {
     const double sk = (p->anchor[0] + p->anchor[1]) * F2;
     const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u);
@@ -828,13 +848,14 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *grad, int de
         float n2 = simplex_corner(2, deriv, h2, d2, acc);
         out[i] = (n0 + n1 + n2) * SIMPLEX2_SCALE;
         if (deriv) {
-            grad[i] = acc[0] * SIMPLEX2_SCALE;
-            grad[n + i] = acc[1] * SIMPLEX2_SCALE;
+            gx[i] = acc[0] * SIMPLEX2_SCALE;
+            gy[i] = acc[1] * SIMPLEX2_SCALE;
         }
     }
 }
 
-LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *grad, int deriv)
+LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
+                          int deriv)
 {
     const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2]) * F3;
     const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u),
@@ -844,7 +865,7 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *grad, int de
     const float f3 = (float)F3, g3 = (float)G3, g3x2 = (float)(2.0 * G3),
                 g3x3m1 = (float)(3.0 * G3 - 1.0);
     const int n = p->n;
-    int i, e;
+    int i;
     for (i = 0; i < n; i++) {
         uint32_t X, Y, Z;
         float fs = (fx[i] + fy[i] + fz[i]) * f3;
@@ -873,9 +894,11 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *grad, int de
         float n2 = simplex_corner(3, deriv, h2, d2, acc);
         float n3 = simplex_corner(3, deriv, h3, d3, acc);
         out[i] = (n0 + n1 + n2 + n3) * SIMPLEX3_SCALE;
-        if (deriv)
-            UNROLL
-            for (e = 0; e < 3; e++) grad[(size_t)e * (size_t)n + (size_t)i] = acc[e] * SIMPLEX3_SCALE;
+        if (deriv) {
+            gx[i] = acc[0] * SIMPLEX3_SCALE;
+            gy[i] = acc[1] * SIMPLEX3_SCALE;
+            gz[i] = acc[2] * SIMPLEX3_SCALE;
+        }
     }
 }
 
@@ -929,7 +952,8 @@ LOOP_INLINE float simplex4_at(uint32_t s, const uint32_t *cell, const float *r, 
     return sum;
 }
 
-LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *grad, int deriv)
+LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *gx, float *gy,
+                          float *gz, float *gw, int deriv)
 {
     const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2] + p->anchor[3]) * F4;
     const uint32_t s = ng_hash_seed(p->seed);
@@ -946,20 +970,49 @@ LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *grad, int de
         UNROLL
         for (d = 0; d < 4; d++) r[d] = cell_of(&a[d], f[d][i] + fs, &cell[d]);
         out[i] = simplex4_at(s, cell, r, deriv, acc) * SIMPLEX4_SCALE;
-        if (deriv)
-            UNROLL
-            for (d = 0; d < 4; d++) grad[(size_t)d * (size_t)n + (size_t)i] = acc[d] * SIMPLEX4_SCALE;
+        if (deriv) {
+            gx[i] = acc[0] * SIMPLEX4_SCALE;
+            gy[i] = acc[1] * SIMPLEX4_SCALE;
+            gz[i] = acc[2] * SIMPLEX4_SCALE;
+            gw[i] = acc[3] * SIMPLEX4_SCALE;
+        }
     }
 }
 
 static void simplex1_v(const ng_noise_pts *p, float *out) { simplex1(p, out, NULL, 0); }
-static void simplex2_v(const ng_noise_pts *p, float *out) { simplex2(p, out, NULL, 0); }
-static void simplex3_v(const ng_noise_pts *p, float *out) { simplex3(p, out, NULL, 0); }
-static void simplex4_v(const ng_noise_pts *p, float *out) { simplex4(p, out, NULL, 0); }
-static void simplex1_d(const ng_noise_pts *p, float *out, float *grad) { simplex1(p, out, grad, 1); }
-static void simplex2_d(const ng_noise_pts *p, float *out, float *grad) { simplex2(p, out, grad, 1); }
-static void simplex3_d(const ng_noise_pts *p, float *out, float *grad) { simplex3(p, out, grad, 1); }
-static void simplex4_d(const ng_noise_pts *p, float *out, float *grad) { simplex4(p, out, grad, 1); }
+static void simplex2_v(const ng_noise_pts *p, float *out) { simplex2(p, out, NULL, NULL, 0); }
+static void simplex3_v(const ng_noise_pts *p, float *out) { simplex3(p, out, NULL, NULL, NULL, 0); }
+static void simplex4_v(const ng_noise_pts *p, float *out)
+{
+    simplex4(p, out, NULL, NULL, NULL, NULL, 0);
+}
+
+static void simplex1_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,
+                       float *restrict gy, float *restrict gz, float *restrict gw)
+{
+    (void)gy, (void)gz, (void)gw;
+    simplex1(p, out, gx, 1);
+}
+
+static void simplex2_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,
+                       float *restrict gy, float *restrict gz, float *restrict gw)
+{
+    (void)gz, (void)gw;
+    simplex2(p, out, gx, gy, 1);
+}
+
+static void simplex3_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,
+                       float *restrict gy, float *restrict gz, float *restrict gw)
+{
+    (void)gw;
+    simplex3(p, out, gx, gy, gz, 1);
+}
+
+static void simplex4_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,
+                       float *restrict gy, float *restrict gz, float *restrict gw)
+{
+    simplex4(p, out, gx, gy, gz, gw, 1);
+}
 
 void ng_simplex_noise(const ng_noise_pts *p, float *out)
 {
@@ -973,10 +1026,11 @@ void ng_simplex_noise(const ng_noise_pts *p, float *out)
 void ng_simplex_noise_d(const ng_noise_pts *p, float *out, float *grad)
 {
     static const kernel_d fn[4] = {simplex1_d, simplex2_d, simplex3_d, simplex4_d};
+    if (p->n <= 0) return;
     if (p->dims < 1 || p->dims > 4)
         unsupported_d(p, out, grad);
     else
-        fn[p->dims - 1](p, out, grad);
+        call_d(fn[p->dims - 1], p, out, grad);
 }
 
 /*

@@ -12,10 +12,9 @@
  */
 #include "harness.h"
 #include "cell_kernels.h"
+#include "suites.h"
 
 #include <stdint.h>
-
-void suite_cell_kernels(void); /* also declared in suites.h */
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SANITIZED 1

@@ -10,6 +10,7 @@
  *     NG_UPDATE_GOLDEN=1 make test   (then review and commit golden.txt)
  */
 #include "cli_support.h"
+#include "noisegraph.h"
 #include "suites.h"
 
 #include <dirent.h>
@@ -136,6 +137,45 @@ static void test_graphs_match_golden_hashes(void)
     if (f) fclose(f);
 }
 
+/* Every SIMD path this CPU runs renders the same pixels: the golden hashes
+ * hold under NG_SIMD=scalar, sse2, avx2 and avx512. */
+static void test_every_simd_path_matches_golden(void)
+{
+    static const char *const simd[] = {"scalar", "sse2", "avx2", "avx512"};
+    int p, i, ran = 0;
+    for (p = 0; p < 4; p++) {
+        if (!ng_simd_supported(simd[p])) {
+            printf("  (SIMD path %s: not supported by this CPU, skipped)\n", simd[p]);
+            continue;
+        }
+        setenv("NG_SIMD", simd[p], 1);
+        for (i = 0; i < nentries; i++) {
+            unsigned long long got = render_hash(&entries[i]);
+            if (got != entries[i].hash)
+                ng_t_fail(__FILE__, __LINE__, "NG_SIMD=%s: %s hashes to %016llx, golden %016llx", simd[p],
+                          entries[i].script, got, entries[i].hash);
+        }
+        unsetenv("NG_SIMD");
+        ran++;
+    }
+    CHECK(ran >= 2); /* scalar and sse2 run everywhere */
+}
+
+/* A SIMD path that does not exist is a usage error, before any work. */
+static void test_bad_simd_path_refused(void)
+{
+    res r;
+    setenv("NG_SIMD", "avx9000", 1);
+    cli(&r, "--version", NULL);
+    unsetenv("NG_SIMD");
+    EXPECT_ERR(&r, 2, "NG_SIMD=avx9000", "avx512, avx2, sse2 or scalar");
+    res_free(&r);
+    cli(&r, "--version", NULL);
+    CHECK_INT(r.code, 0);
+    CHECK_CONTAINS(r.out, "SIMD path: ");
+    res_free(&r);
+}
+
 /* Every example script has a golden entry, so none goes untested. */
 static void test_every_graph_has_a_golden_entry(void)
 {
@@ -217,6 +257,8 @@ void suite_graphs(void)
     if (load_golden()) ng_t_fail(__FILE__, __LINE__, "cannot read tests/golden.txt");
     RUN(test_graphs_match_golden_hashes);
     RUN(test_every_graph_has_a_golden_entry);
+    if (!getenv("NG_UPDATE_GOLDEN")) RUN(test_every_simd_path_matches_golden);
+    RUN(test_bad_simd_path_refused);
     RUN(test_info_and_dot_on_terrain);
     RUN(test_info_and_dot_on_every_graph);
     cli_teardown();

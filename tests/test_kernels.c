@@ -4,8 +4,9 @@
  * it is used), Perlin's zero lattice, continuity with a stated gradient
  * bound, determinism and seeding, full precision far from the origin,
  * flow that loops and moves smoothly, white noise that is flat and
- * uncorrelated, and tileable lattices that repeat exactly. Points are built
- * by hand.
+ * uncorrelated, tileable lattices that repeat exactly, and the _d forms'
+ * gradients (the plain value bit for bit, the derivative of what the kernel
+ * computes, within the bound, periodic). Points are built by hand.
  */
 #include "harness.h"
 #include "noise_kernels.h"
@@ -19,6 +20,7 @@
     } while (0)
 
 typedef void (*kernel_fn)(const ng_noise_pts *p, float *out);
+typedef void (*kernel_d_fn)(const ng_noise_pts *p, float *out, float *grad);
 
 /*
  * Gradient bounds |d/dx| per dims (1D to 4D), along any axis: the true
@@ -43,17 +45,21 @@ static const struct basis {
     double floor[4];  /* fraction of lip that random pairs reach, per dims */
     unsigned rare;    /* bit d: extremes are rare in dims d, range test takes 2^21 samples */
     int tileable;     /* honours p->period */
+    kernel_d_fn dfn;  /* value and gradient, or NULL */
+    unsigned limited; /* bit d: soft-limited in dims d (C1 at the knee) */
+    int kinked;       /* C1 only across cell borders (smoothstep fade) */
 } bases[] = {
     {"value", ng_value_noise, DIMS_ALL, {3.75, 3.75, 3.75, 3.75}, {0.8, 0.85, 0.85, 0.85}, 0,
-     1},
+     1, ng_value_noise_d, 0, 0},
     {"perlin", ng_perlin_noise, DIMS_ALL, {2.6940, 2.8320, 3.6181, 5.1137},
-     {0.8, 0.85, 0.6, 0.45}, 0x18u, 1},
+     {0.8, 0.85, 0.6, 0.45}, 0x18u, 1, ng_perlin_noise_d, 0x10u, 0},
     {"fast", ng_fast_noise, DIMS_ALL, {2.8281, 2.3748, 2.8708, 4.1667},
-     {0.75, 0.85, 0.65, 0.45}, 0x18u, 1},
-    {"flow", ng_flow_noise, 0x0cu, {0, 2.9231, 4.0310, 0}, {0, 0.85, 0.6, 0}, 0x08u, 1},
+     {0.75, 0.85, 0.65, 0.45}, 0x18u, 1, ng_fast_noise_d, 0x10u, 1},
+    {"flow", ng_flow_noise, 0x0cu, {0, 2.9231, 4.0310, 0}, {0, 0.85, 0.6, 0}, 0x08u, 1,
+     ng_flow_noise_d, 0x08u, 0},
     {"simplex", ng_simplex_noise, DIMS_ALL, {3.3330, 7.0424, 6.8315, 5.9278},
-     {0.8, 0.9, 0.85, 0.8}, 0, 0},
-    {"white", ng_white_noise, DIMS_ALL, {0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0},
+     {0.8, 0.9, 0.85, 0.8}, 0, 0, ng_simplex_noise_d, 0, 0},
+    {"white", ng_white_noise, DIMS_ALL, {0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, NULL, 0, 0},
 };
 #define NBASES ((int)(sizeof bases / sizeof bases[0]))
 #define HAS_DIMS(b, d) (((b)->dims >> (d)) & 1u)
