@@ -20,14 +20,4 @@ local cells = {
   ng.fbm{n("perlin"), octaves = 5},
 }
 
--- pick cells[col + 4 * row + 1] by hard-edged selects on the coordinates
-local col, row = ng.x() / cell, ng.y() / cell
-local function pick_row(r)
-  local out = cells[4 * r + 1]
-  for c = 1, 3 do out = ng.select{a = out, b = cells[4 * r + c + 1], control = col, threshold = c} end
-  return out
-end
-local sheet = pick_row(0)
-for r = 1, 2 do sheet = ng.select{a = sheet, b = pick_row(r), control = row, threshold = r} end
-
-return sheet
+return require("lib.sheet")(cells, 4, 3, cell)

@@ -16,10 +16,4 @@ local panels = {
   shade(rid * 2 - 1), shade(bil), ng.slope{rid, height = cell * 0.05},
 }
 
-local col, row = ng.x() / cell, ng.y() / cell
-local function pick_row(r)
-  local out = panels[3 * r + 1]
-  for c = 1, 2 do out = ng.select{a = out, b = panels[3 * r + c + 1], control = col, threshold = c} end
-  return out
-end
-return ng.select{a = pick_row(0), b = pick_row(1), control = row, threshold = 1}
+return require("lib.sheet")(panels, 3, 2, cell)
