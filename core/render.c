@@ -65,17 +65,34 @@ static void fail(render *r, const ng_error *e)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* Pixel-centre positions of a tile: each depends on the pixel's index in
+ * the full image only. Every row has the same x values. */
 static void tile_positions(const render *r, int x0, int y0, int w, int h, float *px, float *py)
 {
     const double ps = r->o->pixel_size;
     int i, j;
+    for (i = 0; i < w; i++) px[i] = (float)(((double)(r->rx + x0 + i) + 0.5) * ps);
+    for (j = 1; j < h; j++) memcpy(px + (size_t)j * w, px, (size_t)w * sizeof(float));
     for (j = 0; j < h; j++) {
-        float yv = (float)(((double)(r->ry + y0 + j) + 0.5) * ps);
-        for (i = 0; i < w; i++) {
-            px[j * w + i] = (float)(((double)(r->rx + x0 + i) + 0.5) * ps);
-            py[j * w + i] = yv;
-        }
+        const float yv = (float)(((double)(r->ry + y0 + j) + 0.5) * ps);
+        float *row = py + (size_t)j * w;
+        for (i = 0; i < w; i++) row[i] = yv;
     }
+}
+
+/* Tile output (channel planes) into its place in the row band (interleaved). */
+static void to_band(float *band, int rw, int x0, const float *out, int w, int h, int nch)
+{
+    const int n = w * h;
+    int i, j, ch;
+    if (nch == 1) {
+        for (j = 0; j < h; j++) memcpy(band + (size_t)j * rw + x0, out + (size_t)j * w, (size_t)w * sizeof(float));
+        return;
+    }
+    for (j = 0; j < h; j++)
+        for (i = 0; i < w; i++)
+            for (ch = 0; ch < nch; ch++)
+                band[((size_t)j * rw + (size_t)(x0 + i)) * nch + ch] = out[ch * n + j * w + i];
 }
 
 static void *worker(void *arg)
@@ -94,7 +111,7 @@ static void *worker(void *arg)
     for (k = 0; k < r->nroots; k++) out[k] = ng_scratch(c, r->channels[k]);
     if (!px || !py || (r->nroots && !out[r->nroots - 1])) goto failed;
     for (;;) {
-        int t = atomic_fetch_add(&r->next_tile, 1), tx, ty, x0, y0, w, h, slot, i, j, ch;
+        int t = atomic_fetch_add(&r->next_tile, 1), tx, ty, x0, y0, w, h, slot;
         ng_block b;
         if (t >= r->ntiles) break;
         ty = t / r->ntx;
@@ -126,13 +143,8 @@ static void *worker(void *arg)
         b.pos_id = ng__ctx_tile(c);
         slot = ty % r->ring;
         for (k = 0; k < r->nroots; k++) {
-            float *band = r->band[slot * r->nroots + k];
-            int nch = r->channels[k];
             if (ng__eval(c, r->roots[k], &b, out[k])) goto failed;
-            for (j = 0; j < h; j++)
-                for (i = 0; i < w; i++)
-                    for (ch = 0; ch < nch; ch++)
-                        band[((size_t)j * r->rw + (size_t)(x0 + i)) * nch + ch] = out[k][ch * b.n + j * w + i];
+            to_band(r->band[slot * r->nroots + k], r->rw, x0, out[k], w, h, r->channels[k]);
         }
         pthread_mutex_lock(&r->mu);
         if (--r->band_left[slot] == 0) pthread_cond_broadcast(&r->cv);

@@ -250,7 +250,8 @@ static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
     for (c = 0; c < n->channels; c++) {
         float *o = out + (size_t)c * (size_t)b->n;
         if (ng__noise_basis(ctx, n, ng_int(n, P_TYPE), (uint32_t)c, 1.0, b, o, NULL)) return -1;
-        for (i = 0; i < b->n; i++) o[i] = o[i] * scale + bias;
+        if (scale != 1.0f || bias != 0.0f) /* the natural range needs no pass */
+            for (i = 0; i < b->n; i++) o[i] = o[i] * scale + bias;
     }
     return 0;
 }

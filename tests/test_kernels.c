@@ -34,7 +34,8 @@ typedef void (*kernel_d_fn)(const ng_noise_pts *p, float *out, float *grad);
  * The checks allow 2% over these for the search's and float rounding's
  * error. floor[] is how much of the bound random pairs must reach, so the
  * bound is not vacuous: measured worst |dv|/h over the pairs of
- * continuity_case, less a margin (see there).
+ * continuity_case, less a margin (see there). eps[] bounds a value's float
+ * rounding error at a given position (see test_grad_finite_differences).
  */
 #define DIMS_ALL 0x1eu /* bit d: dims d supported */
 static const struct basis {
@@ -46,20 +47,23 @@ static const struct basis {
     unsigned rare;    /* bit d: extremes are rare in dims d, range test takes 2^21 samples */
     int tileable;     /* honours p->period */
     kernel_d_fn dfn;  /* value and gradient, or NULL */
+    double eps[4];    /* bound on a value's rounding error, per dims */
     unsigned limited; /* bit d: soft-limited in dims d (C1 at the knee) */
     int kinked;       /* C1 only across cell borders (smoothstep fade) */
 } bases[] = {
     {"value", ng_value_noise, DIMS_ALL, {3.75, 3.75, 3.75, 3.75}, {0.8, 0.85, 0.85, 0.85}, 0,
-     1, ng_value_noise_d, 0, 0},
+     1, ng_value_noise_d, {3e-6, 6e-6, 9e-6, 1.2e-5}, 0, 0},
     {"perlin", ng_perlin_noise, DIMS_ALL, {2.6940, 2.8320, 3.6181, 5.1137},
-     {0.8, 0.85, 0.6, 0.45}, 0x18u, 1, ng_perlin_noise_d, 0x10u, 0},
+     {0.8, 0.85, 0.6, 0.45}, 0x18u, 1, ng_perlin_noise_d, {6e-6, 1.2e-5, 1.7e-5, 3.1e-5},
+     0x10u, 0},
     {"fast", ng_fast_noise, DIMS_ALL, {2.8281, 2.3748, 2.8708, 4.1667},
-     {0.75, 0.85, 0.65, 0.45}, 0x18u, 1, ng_fast_noise_d, 0x10u, 1},
+     {0.75, 0.85, 0.65, 0.45}, 0x18u, 1, ng_fast_noise_d, {2e-6, 4e-6, 4e-6, 8e-6}, 0x10u, 1},
     {"flow", ng_flow_noise, 0x0cu, {0, 2.9231, 4.0310, 0}, {0, 0.85, 0.6, 0}, 0x08u, 1,
-     ng_flow_noise_d, 0x08u, 0},
+     ng_flow_noise_d, {0, 1.3e-5, 3e-5, 0}, 0x08u, 0},
     {"simplex", ng_simplex_noise, DIMS_ALL, {3.3330, 7.0424, 6.8315, 5.9278},
-     {0.8, 0.9, 0.85, 0.8}, 0, 0, ng_simplex_noise_d, 0, 0},
-    {"white", ng_white_noise, DIMS_ALL, {0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, NULL, 0, 0},
+     {0.8, 0.9, 0.85, 0.8}, 0, 0, ng_simplex_noise_d, {2e-6, 5e-6, 1e-5, 1.5e-5}, 0, 0},
+    {"white", ng_white_noise, DIMS_ALL, {0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, NULL, {0, 0, 0, 0},
+     0, 0},
 };
 #define NBASES ((int)(sizeof bases / sizeof bases[0]))
 #define HAS_DIMS(b, d) (((b)->dims >> (d)) & 1u)
@@ -863,6 +867,376 @@ static void test_simplex_tiled2(void)
     }
 }
 
+/* ---- gradients (the _d forms) ------------------------------------------- */
+
+static float gbuf[4 * B], gbuf2[4 * B], out3[B];
+
+/* Same bits from the _d form in one batch or many: values and every plane. */
+static void check_batch_split_d(const struct basis *bs, const ng_noise_pts *p)
+{
+    ng_noise_pts part;
+    int i, d, bad = 0;
+    bs->dfn(p, out1, gbuf);
+    for (i = 0; i < p->n; i += part.n) {
+        part = *p;
+        part.n = i % 7 + 1 + (i % 3) * 8; /* 1 to 23: vector bodies and remainders */
+        if (part.n > p->n - i) part.n = p->n - i;
+        for (d = 0; d < 4; d++) part.f[d] = p->f[d] + i;
+        bs->dfn(&part, out2 + i, gbuf2);
+        for (d = 0; d < p->dims; d++)
+            bad += count_diff(gbuf + d * p->n + i, gbuf2 + d * part.n, part.n);
+    }
+    bad += count_diff(out1, out2, p->n);
+    CHECKF(bad == 0, "%s_d %dD%s: batch split changes %d bits", bs->name, p->dims,
+           p->period[0] ? " tiled" : "", bad);
+}
+
+/*
+ * The _d form's value is the plain kernel's, bit for bit, and a batch split
+ * changes no bit of value or gradient: anchors near the origin, at 1e9,
+ * anywhere to +-1e9 and beyond 2^32 cells, offsets to +-64 and on lattice
+ * points, tiled for the tileable bases. Non-finite positions give the plain
+ * value and a finite gradient within the bound.
+ */
+static void test_grad_value_identical(void)
+{
+    static const uint32_t periods[2][4] = {{5, 7, 3, 4}, {2147483659u, 1, 0xffffffffu, 1000003}};
+    static const float bad_in[] = {NAN, INFINITY, -INFINITY, 3e38f, -3e38f, 1e10f};
+    const int nbad = (int)(sizeof bad_in / sizeof bad_in[0]);
+    int b, dims, k, i, d;
+    rng_seed(12);
+    for (b = 0; b < NBASES; b++)
+        for (dims = 1; dims <= 4; dims++) {
+            const struct basis *bs = &bases[b];
+            double lip = bs->lip[dims - 1];
+            ng_noise_pts p;
+            int bad = 0;
+            if (!HAS_DIMS(bs, dims) || !bs->dfn) continue;
+            for (k = 0; k < 16; k++) {
+                double anchor[4];
+                for (d = 0; d < 4; d++)
+                    anchor[d] = k % 4 == 0   ? rng_range(-2, 2)
+                                : k % 4 == 1 ? 1e9 + rng_unit()
+                                : k % 4 == 2 ? rng_range(-1e9, 1e9)
+                                             : 4294967296.0 * 3 + rng_range(-100, 100);
+                fill_random(fbuf, dims, B, -64, 64);
+                for (d = 0; d < 4 && k % 8 == 7; d++) {
+                    anchor[d] = floor(anchor[d]);
+                    for (i = 0; i < B; i++) fbuf[d][i] = floorf(fbuf[d][i]);
+                }
+                p = pts(B, dims, anchor, fbuf, (uint32_t)k * 7919u);
+                p.flow = (float)rng_unit();
+                if (bs->tileable && k % 2) memcpy(p.period, periods[k / 2 % 2], sizeof p.period);
+                bs->fn(&p, out1);
+                bs->dfn(&p, out2, gbuf);
+                CHECKF(count_diff(out1, out2, B) == 0,
+                       "%s_d %dD batch %d: %d values differ from the plain kernel", bs->name,
+                       dims, k, count_diff(out1, out2, B));
+                if (k < 2) check_batch_split_d(bs, &p);
+            }
+            for (d = 0; d < 4; d++)
+                for (i = 0; i < nbad; i++) fbuf[d][i] = d == 0 ? bad_in[i] : 0.5f;
+            p = pts(nbad, dims, NULL, fbuf, 1);
+            bs->fn(&p, out1);
+            bs->dfn(&p, out2, gbuf);
+            for (i = 0; i < nbad * dims; i++) bad += !(fabsf(gbuf[i]) <= lip * 1.001);
+            CHECKF(count_diff(out1, out2, nbad) == 0 && bad == 0,
+                   "%s_d %dD: non-finite input: values differ or %d gradients not finite",
+                   bs->name, dims, bad);
+        }
+}
+
+/*
+ * Central differences against the gradient. The step H moves the anchor
+ * (in double): the float offsets are the same bits in all three
+ * evaluations, so the step the kernel sees is H up to the rounding of its
+ * positions. With L the basis's gradient bound,
+ *   |g - fd| <= 1e-3 L + eps/H + H^2/6 M3  [+ H/2 M2 on a kink] [+ limiter]
+ * - 1e-3 L: positions. They are below 4 in magnitude (offsets within +-2
+ *   of the anchor) and round by <= 2.1e-7 (lattice: anchor +- H in double,
+ *   its fraction to float, plus the offset) or 5e-7 (simplex: the skew and
+ *   unskew add a few roundings) per evaluation: <= 5e-4 L over 2H.
+ * - eps/H: values (0.002, fast 1D, to 0.031, perlin 4D). A value at a given
+ *   position is within eps of the exact field there, eps in bases[]:
+ *   lattice bases scale (dims 2 Cmax (dw + 4u) + 2 Cmax u), u = 2^-24,
+ *   Cmax bounding the corner terms (so 2 Cmax each blend's b - a), dw the
+ *   fade's float error (1.15e-6 at most over every float in [0, 1];
+ *   smoothstep 7.7e-8); simplex scale (dims + 1) |g| u ((2 dims + 6) sup
+ *   t^4 r + 4 dims sup t^3 r), t = 1/2 - r^2 (the falloff's power
+ *   amplifies the rounding of r^2).
+ * - H^2/6 M3 (3.3e-4): Taylor's remainder where the field is C2 with
+ *   bounded third derivative, |f'''| <= M3 = 2000 along an axis. Lattice
+ *   bases: scale (|w'''| 2 Cmax + 3 |w''| 2 Gmax), gradient components <=
+ *   Gmax, |fade'''| <= 60: 120 (value) to 360 (perlin 4D). Simplex: scale
+ *   (dims + 1) |g| sup |d^3/dx^3 (1/2 - r^2)^4 (g.d)| <= 1877 (4D).
+ * - Fast noise is only C1 across cell borders (smoothstep's f'' jumps):
+ *   where the stencil crosses one, + H/2 M2, |f''| <= M2 = 45 (lattice
+ *   bases: scale (|w''| 2 Cmax + 2 |w'| 2 Gmax), at most 40.3, flow 3D).
+ * - Soft limiter y(u) (knee 0.9, y' = 1/(1+s)^2, |y''| <= 20, |y'''| <=
+ *   600): a stencil that may cross the knee is C1 there, + H/2 (20 L^2 +
+ *   M2); one wholly above it (|f| - L H > 0.9) is smooth with |f'''| <=
+ *   600 L^3 + 60 L M2 + M3.
+ * The worst sample uses 0.05-0.3 of this (the bounds assume every rounding
+ * at its worst); any slip in the derivative (a fade or falloff term, the
+ * scale, the limiter's slope) is off by a good fraction of |g|. And every
+ * |g| <= L (0.1% for rounding): the documented bound holds for the
+ * analytic gradient as for difference quotients.
+ */
+#define FD_H 1e-3
+#define FD_M3 2000.0
+#define FD_M2 45.0
+#define FD_N 1024
+
+static double fd_tol(const struct basis *bs, int dims, double v, int on_kink)
+{
+    double L = bs->lip[dims - 1];
+    double tol = 1e-3 * L + bs->eps[dims - 1] / FD_H + FD_H * FD_H / 6 * FD_M3;
+    if (bs->kinked && on_kink) tol += FD_H / 2 * FD_M2;
+    if ((bs->limited >> dims) & 1u) {
+        if (fabs(v) - L * FD_H > 0.9)
+            tol += FD_H * FD_H / 6 * (600 * L * L * L + 60 * L * FD_M2);
+        else if (fabs(v) + L * FD_H >= 0.9)
+            tol += FD_H / 2 * (20 * L * L + FD_M2);
+    }
+    return tol;
+}
+
+/* One batch: value as the plain kernel's, |g| <= L and |g - fd| within
+ * fd_tol along every axis. Returns the failing samples; the worst |g - fd|
+ * per tolerance and the largest |g| / L accumulate. */
+static int grad_fd_batch(const struct basis *bs, const ng_noise_pts *p, double *worst,
+                         double *reach)
+{
+    const int dims = p->dims, n = p->n;
+    const double L = bs->lip[dims - 1];
+    int ax, i, bad;
+    bs->dfn(p, out3, gbuf);
+    bs->fn(p, out1);
+    bad = count_diff(out1, out3, n);
+    for (ax = 0; ax < dims; ax++) {
+        ng_noise_pts q = *p;
+        double a = p->anchor[ax], ap = a + FD_H, am = a - FD_H, fa = a - floor(a);
+        q.anchor[ax] = ap;
+        bs->fn(&q, out1);
+        q.anchor[ax] = am;
+        bs->fn(&q, out2);
+        for (i = 0; i < n; i++) {
+            double g = gbuf[ax * n + i], fd = ((double)out1[i] - out2[i]) / (ap - am);
+            double x = fa + p->f[ax][i]; /* relative to the anchor's cell */
+            int kink = floor(x - FD_H - 1e-6) != floor(x + FD_H + 1e-6);
+            double r = fabs(g - fd) / fd_tol(bs, dims, out3[i], kink);
+            if (r > *worst) *worst = r;
+            if (fabs(g) / L > *reach) *reach = fabs(g) / L;
+            bad += !(r <= 1.0) || !(fabs(g) <= L * 1.001);
+        }
+    }
+    return bad;
+}
+
+/*
+ * Offsets within +-2 of the anchor, one axis in four right next to a
+ * lattice line: at 0, 1e-7, 3e-4, H or 2H from it, either side (at H the
+ * stencil ends on it). Skewed (simplex): offsets are built in skewed space
+ * and unskewed; next to a skewed cell border, or to the border between two
+ * simplices, where two skewed fractions are equal.
+ */
+static void near_lattice_points(int dims, const double *anchor, int skewed, int n)
+{
+    static const double deltas[] = {0, 1e-7, -1e-7, 3e-4, -3e-4, FD_H, -FD_H, 2 * FD_H, -2 * FD_H};
+    static const double skew[5] = {0, 0, 0.36602540378443865, 1.0 / 3.0, 0.30901699437494742};
+    static const double unskew[5] = {0, 0, 0.21132486540518712, 1.0 / 6.0, 0.13819660112501051};
+    double F = skewed ? skew[dims] : 0, G = skewed ? unskew[dims] : 0, sum = 0, fr[4];
+    int i, d;
+    for (d = 0; d < dims; d++) sum += anchor[d];
+    for (d = 0; d < dims; d++) fr[d] = (anchor[d] + sum * F) - floor(anchor[d] + sum * F);
+    for (i = 0; i < n; i++) {
+        double v[4], vs = 0; /* skewed offsets */
+        for (d = 0; d < dims; d++) {
+            double u = rng_unit(), delta = deltas[(int)(rng_unit() * 9)];
+            if (u < 0.25) { /* a cell border */
+                v[d] = (fr[d] > 0.5 ? 1.0 : 0.0) - fr[d] + delta;
+            } else if (u < 0.375 && skewed && d > 0) { /* fraction equal to axis 0's */
+                double t0 = fr[0] + v[0] - floor(fr[0] + v[0]);
+                v[d] = t0 - fr[d] + delta;
+                v[d] += v[d] > 0.5 ? -1.0 : v[d] < -0.5 ? 1.0 : 0.0;
+            } else {
+                v[d] = rng_range(-0.75, 0.75);
+            }
+            vs += v[d];
+        }
+        for (d = 0; d < dims; d++) fbuf[d][i] = (float)(v[d] - vs * G);
+    }
+}
+
+/* 100 batches of 1024 points per basis and dims: anchors near the origin,
+ * at +-1e9 + u and anywhere to +-1e9, a new seed and flow angle per batch,
+ * tiled (periods 3, 5, 2, 7: stencils cross the wrap) every fourth batch of
+ * the tileable bases. */
+static void test_grad_finite_differences(void)
+{
+    static const uint32_t period[4] = {3, 5, 2, 7};
+    int b, dims, k, d;
+    rng_seed(13);
+    for (b = 0; b < NBASES; b++)
+        for (dims = 1; dims <= 4; dims++) {
+            const struct basis *bs = &bases[b];
+            double worst = 0, reach = 0;
+            int bad = 0;
+            if (!HAS_DIMS(bs, dims) || !bs->dfn) continue;
+            for (k = 0; k < 100; k++) {
+                double anchor[4];
+                ng_noise_pts p;
+                for (d = 0; d < 4; d++)
+                    anchor[d] = k % 3 == 0   ? rng_range(-1000, 1000)
+                                : k % 3 == 1 ? (rng_unit() < 0.5 ? -1e9 : 1e9) + rng_unit()
+                                             : rng_range(-1e9, 1e9);
+                near_lattice_points(dims, anchor, bs->fn == ng_simplex_noise, FD_N);
+                p = pts(FD_N, dims, anchor, fbuf, (uint32_t)k * 2654435761u);
+                p.flow = (float)rng_unit();
+                if (bs->tileable && k % 4 == 3) memcpy(p.period, period, sizeof p.period);
+                bad += grad_fd_batch(bs, &p, &worst, &reach);
+            }
+            fprintf(stderr, "FD %s %dD worst %.3f reach %.3f\n", bs->name, dims, worst, reach);
+            CHECKF(bad == 0, "%s_d %dD: %d samples off (worst |g - fd| %.2f of the tolerance)",
+                   bs->name, dims, bad, worst);
+            CHECKF(reach >= 0.5, "%s_d %dD: largest |g| only %.2f of L = %g", bs->name, dims,
+                   reach, bs->lip[dims - 1]);
+        }
+}
+
+/*
+ * The soft limiter's slope is in the gradient (perlin and fast 4D, flow
+ * 3D). Random samples are above the knee 2e-5 of the time, so points climb
+ * there: of random points (offsets +-32), those above 0.7 take steps of
+ * 0.01 g towards larger |f| until |f| > 0.91, where the slope is (1 - 10
+ * (0.91 - 0.9))^2 = 0.81: leaving it out would be off by 0.19 |g|, against
+ * a tolerance of ~0.02 there. Each arrival is checked as above, in a batch
+ * of its own with the integer part of its offsets moved into the anchor
+ * (small offsets, as the tolerance assumes). At least 32 must arrive
+ * (measured: ...).
+ */
+static void test_grad_soft_limit(void)
+{
+    int b, dims, k, it, i, d;
+    rng_seed(14);
+    for (b = 0; b < NBASES; b++)
+        for (dims = 1; dims <= 4; dims++) {
+            const struct basis *bs = &bases[b];
+            double worst = 0, reach = 0;
+            int bad = 0, above = 0;
+            if (!HAS_DIMS(bs, dims) || !bs->dfn || !((bs->limited >> dims) & 1u)) continue;
+            for (k = 0; k < 32; k++) {
+                double anchor[4];
+                ng_noise_pts p;
+                int n = 0;
+                for (d = 0; d < 4; d++) anchor[d] = rng_range(-1e4, 1e4);
+                fill_random(fbuf, dims, B, -32, 32);
+                p = pts(B, dims, anchor, fbuf, (uint32_t)k);
+                p.flow = (float)rng_unit();
+                bs->fn(&p, out1);
+                for (i = 0; i < B; i++) /* the high ones to the front */
+                    if (fabsf(out1[i]) > 0.7f) {
+                        for (d = 0; d < dims; d++) fbuf[d][n] = fbuf[d][i];
+                        n++;
+                    }
+                p.n = n;
+                for (it = 0; it < 40 && n > 0; it++) {
+                    bs->dfn(&p, out3, gbuf);
+                    for (i = 0; i < n; i++) {
+                        float step = fabsf(out3[i]) > 0.91f ? 0.0f : out3[i] > 0.0f ? 0.01f : -0.01f;
+                        for (d = 0; d < dims; d++) fbuf[d][i] += step * gbuf[d * n + i];
+                    }
+                }
+                if (n > 0) bs->fn(&p, out2);
+                for (i = 0; i < n; i++) {
+                    ng_noise_pts one = p;
+                    if (!(fabsf(out2[i]) > 0.91f)) continue;
+                    above++;
+                    one.n = 1;
+                    for (d = 0; d < dims; d++) {
+                        float c = floorf(fbuf[d][i]);
+                        one.anchor[d] = anchor[d] + c;
+                        fbuf2[d][0] = fbuf[d][i] - c; /* exact */
+                        one.f[d] = fbuf2[d];
+                    }
+                    bad += grad_fd_batch(bs, &one, &worst, &reach);
+                }
+            }
+            fprintf(stderr, "%s %dD above %d worst %.3f\n", bs->name, dims, above, worst);
+            CHECKF(bad == 0, "%s_d %dD above the knee: %d samples off (worst %.2f of the tolerance)",
+                   bs->name, dims, bad, worst);
+            CHECKF(above >= 32, "%s_d %dD: only %d points climbed above the knee", bs->name,
+                   dims, above);
+        }
+}
+
+/* With a period the gradient repeats with the value, bit for bit: the
+ * anchor moved by 3 P on an axis, and exact offsets (2^-10 grid) moved by P. */
+static void test_grad_periodic(void)
+{
+    static const uint32_t periods[][4] = {
+        {5, 7, 3, 4}, {1, 8, 2, 6}, {2147483659u, 3, 0xffffffffu, 1000003}};
+    static const double anchors[] = {0.0, -7.75, 1e9 + 0.25, 4294967296.0 * 9 + 0.125};
+    int b, dims, pi, a, ax, i, d;
+    rng_seed(15);
+    for (b = 0; b < NBASES; b++)
+        for (dims = 1; dims <= 4; dims++) {
+            const struct basis *bs = &bases[b];
+            if (!HAS_DIMS(bs, dims) || !bs->dfn || !bs->tileable) continue;
+            for (pi = 0; pi < 3; pi++)
+                for (a = 0; a < 4; a++)
+                    for (ax = 0; ax < dims; ax++) {
+                        double P = periods[pi][ax];
+                        ng_noise_pts p1, p2;
+                        int bad = 0;
+                        fill_random(fbuf, dims, TN, -4, 4);
+                        for (d = 0; d < 4; d++)
+                            for (i = 0; i < TN; i++) {
+                                fbuf[d][i] = floorf(fbuf[d][i] * 1024.0f) / 1024.0f;
+                                fbuf2[d][i] = fbuf[d][i] + (d == ax && P <= 8 ? (float)P : 0.0f);
+                            }
+                        p1 = pts(TN, dims, NULL, fbuf, (uint32_t)(pi * 4 + a));
+                        for (d = 0; d < 4; d++) p1.anchor[d] = anchors[a] + 0.375 * d;
+                        memcpy(p1.period, periods[pi], sizeof p1.period);
+                        bs->dfn(&p1, out1, gbuf);
+                        p2 = p1;
+                        p2.anchor[ax] += 3 * P;
+                        if (p2.anchor[ax] - floor(p2.anchor[ax]) ==
+                            p1.anchor[ax] - floor(p1.anchor[ax])) {
+                            bs->dfn(&p2, out2, gbuf2);
+                            bad += count_diff(out1, out2, TN) + count_diff(gbuf, gbuf2, dims * TN);
+                        }
+                        if (P <= 8) {
+                            p2 = p1;
+                            for (d = 0; d < 4; d++) p2.f[d] = fbuf2[d];
+                            bs->dfn(&p2, out2, gbuf2);
+                            bad += count_diff(out1, out2, TN) + count_diff(gbuf, gbuf2, dims * TN);
+                        }
+                        CHECKF(bad == 0, "%s_d %dD period %u axis %d anchor %.17g: %d bits differ",
+                               bs->name, dims, periods[pi][ax], ax, anchors[a], bad);
+                    }
+        }
+}
+
+/* Dims without a kernel write zeros to out and to the dims planes. */
+static void test_grad_unsupported_dims(void)
+{
+    static const int dims[] = {0, 1, 4, 5};
+    int b, k, i, bad;
+    for (b = 0; b < NBASES; b++)
+        for (k = 0; k < 4; k++) {
+            const struct basis *bs = &bases[b];
+            ng_noise_pts p = pts(64, dims[k], NULL, fbuf, 1);
+            if (!bs->dfn || (dims[k] >= 1 && dims[k] <= 4 && HAS_DIMS(bs, dims[k]))) continue;
+            for (i = 0; i < 64; i++) out1[i] = 7.0f;
+            for (i = 0; i < 6 * 64; i++) gbuf[i] = 7.0f;
+            bs->dfn(&p, out1, gbuf);
+            for (bad = 0, i = 0; i < 64; i++) bad += out1[i] != 0.0f;
+            for (i = 0; i < 6 * 64; i++) bad += gbuf[i] != (i < dims[k] * 64 ? 0.0f : 7.0f);
+            CHECKF(bad == 0, "%s_d %dD: %d outputs wrong", bs->name, dims[k], bad);
+        }
+}
+
 /* Other nodes (white noise, cellular) use the hash directly: every output
  * bit is balanced over a grid of neighbouring cells, and the unit and
  * signed maps stay inside their documented intervals. */
@@ -906,5 +1280,10 @@ void suite_kernels(void)
     RUN(test_tiling);
     RUN(test_tiled_range);
     RUN(test_simplex_tiled2);
+    RUN(test_grad_value_identical);
+    RUN(test_grad_finite_differences);
+    RUN(test_grad_soft_limit);
+    RUN(test_grad_periodic);
+    RUN(test_grad_unsupported_dims);
     RUN(test_hash_balanced);
 }
