@@ -20,7 +20,12 @@
     void ng_simplex_tiled2_##sfx(const ng_noise_pts *, float *);                                              \
     void ng_worley_noise_##sfx(const ng_noise_pts *, float *);                                                \
     void ng_sparse_noise_##sfx(const ng_noise_pts *, float *);                                                \
-    void ng_alligator_noise_##sfx(const ng_noise_pts *, float *);
+    void ng_alligator_noise_##sfx(const ng_noise_pts *, float *);                                             \
+    void ng_value_noise_d_##sfx(const ng_noise_pts *, float *, float *);                                      \
+    void ng_perlin_noise_d_##sfx(const ng_noise_pts *, float *, float *);                                     \
+    void ng_fast_noise_d_##sfx(const ng_noise_pts *, float *, float *);                                       \
+    void ng_simplex_noise_d_##sfx(const ng_noise_pts *, float *, float *);                                    \
+    void ng_flow_noise_d_##sfx(const ng_noise_pts *, float *, float *);
 
 #define PATH_TABLE(label, sfx)                                                                                \
     {                                                                                                         \
@@ -28,7 +33,9 @@
         {ng_value_noise##sfx, ng_perlin_noise##sfx, ng_fast_noise##sfx, ng_simplex_noise##sfx,                \
          ng_flow_noise##sfx, ng_white_noise##sfx, ng_worley_noise##sfx, ng_sparse_noise##sfx,                 \
          ng_alligator_noise##sfx},                                                                            \
-        {0}, 0, ng_simplex_tiled2##sfx                                                                        \
+        {ng_value_noise_d##sfx, ng_perlin_noise_d##sfx, ng_fast_noise_d##sfx, ng_simplex_noise_d##sfx,       \
+         ng_flow_noise_d##sfx, 0, 0, 0, 0},                                                                   \
+        0x1Eu, ng_simplex_tiled2##sfx                                                                         \
     }
 
 DECLARE_PATH(scalar)

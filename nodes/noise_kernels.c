@@ -3,7 +3,9 @@
  * improved Perlin (Perlin 2002, quintic fade), fast (our cheaper gradient
  * noise), Perlin flow noise (Perlin & Neyret 2001), simplex (Perlin 2001,
  * as explained by Gustavson) and white noise, 1D to 4D where the basis
- * allows, with tileable lattices. Written from the published algorithms.
+ * allows, with tileable lattices, and the smooth bases' analytic gradients
+ * (the _d forms: one body per basis computes both, the value the same bits
+ * either way). Written from the published algorithms.
  *
  * Every kernel is one straight loop over the arrays with no per-point calls
  * or branches beyond selects, so the compiler can if-convert and vectorise
@@ -535,17 +537,17 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
             UNROLL
             for (k = 0; k < 8; k++)
                 if (k < nc >> (d + 1)) {
-                    if (deriv)
+                    if (deriv) {
+                        float jump = dw[d] * (c[2 * k + 1] - c[2 * k]);
                         UNROLL
-                        for (e = 0; e < dims; e++) {
-                            float jump = dw[d] * (c[2 * k + 1] - c[2 * k]);
+                        for (e = 0; e < dims; e++)
                             if (kind == K_VALUE && e == d)
                                 g[e][k] = jump;
                             else if (e == d)
                                 g[e][k] = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]) + jump;
-                            else if (kind != K_VALUE || e < d) /* value: not yet a function of x_e */
+                            else if (kind != K_VALUE || e < d) /* value: x_e not yet in it */
                                 g[e][k] = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]);
-                        }
+                    }
                     c[k] = lerp(c[2 * k], c[2 * k + 1], w[d]);
                 }
         if (kind == K_VALUE) {
@@ -566,12 +568,12 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
     }
 }
 
-/* Zeros for dims a basis lacks: out, and grad's dims planes (none below 1). */
 static void unsupported(const ng_noise_pts *p, float *out)
 {
     if (p->n > 0) memset(out, 0, (size_t)p->n * sizeof *out);
 }
 
+/* Zeros in out and in grad's dims planes (none for dims below 1). */
 static void unsupported_d(const ng_noise_pts *p, float *out, float *grad)
 {
     unsupported(p, out);

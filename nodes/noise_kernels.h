@@ -114,12 +114,10 @@ void ng_simplex_tiled2(const ng_noise_pts *p, float *out);
  * The gradient is the exact derivative of the computed field (fade and
  * falloff derivatives, the range scale and, where it applies, the soft
  * limiter's slope), evaluated in float: |grad| along each axis stays within
- * the table's |d/dx|. Lattice kernels are C2 (value, perlin, flow) or C1
- * (fast: its gradient is continuous but has kinks on cell borders), simplex
- * is C3; soft-limited fields are C1 at the knee.
- *
- * Cost, single thread, against the plain kernel: about 1.3x (1D) to 2x (4D);
- * see tests/test_kernels.c for the measured table.
+ * the table's |d/dx|. The fields are C2 (value, perlin, flow), C3 (simplex)
+ * or C1 (fast: the gradient is continuous, with kinks on cell borders); a
+ * soft-limited one is C1 at the knee. out, grad and the offsets must not
+ * overlap. Cost against the plain kernel: 1.05x (value) to 1.7x (fast 4D).
  */
 void ng_value_noise_d(const ng_noise_pts *p, float *out, float *grad);
 void ng_perlin_noise_d(const ng_noise_pts *p, float *out, float *grad);

@@ -326,6 +326,58 @@ static void test_seed_changes_pattern(void)
     ng_graph_free(g);
 }
 
+/* The shading node's gradient of a noise (analytic: the kernel computes it
+ * with the value) agrees with central differences of the noise itself,
+ * taken here in double at +-h. Recovered from the unit normal
+ * (-gx, -gy, 1) / |.| as g = -n_xy / n_z. */
+static void test_analytic_gradient_matches_differences(void)
+{
+    static const char *const types[] = {"value", "perlin", "fast", "simplex", "flow"};
+    int t, dims, i, d;
+    for (t = 0; t < 5; t++)
+        for (dims = 2; dims <= 3; dims++) {
+            ng_graph *g = ng_graph_new();
+            int src = t_noise(g, types[t], 23, 3), nrm;
+            ng_node *n = t_begin(g, "normal");
+            ng_error err;
+            double xs[3][64], lo[3][64], hi[3][64], worst = 0;
+            const double *p[3] = {xs[0], xs[1], xs[2]};
+            float nv[3 * 64], a[64], b[64];
+            const double h = 1e-3;
+            ng_set_input(g, n, 0, src, &err);
+            t_set(n, "height", 1);
+            nrm = t_finish(g, n);
+            for (i = 0; i < 64; i++) {
+                xs[0][i] = 3.3 + 17.1 * i;
+                xs[1][i] = 250.9 - 7.7 * i;
+                xs[2][i] = 1e6 + 0.37 * i; /* far out in z too */
+            }
+            CHECK_INT(ng_eval_points(g, nrm, dims, p, 64, nv, &err), 0);
+            for (d = 0; d < 2; d++) {
+                memcpy(lo, xs, sizeof lo);
+                memcpy(hi, xs, sizeof hi);
+                for (i = 0; i < 64; i++) {
+                    /* one point per call: the point is the block's anchor, so
+                     * the step h is exact, not rounded into a float offset */
+                    const double *q[3] = {&lo[0][i], &lo[1][i], &lo[2][i]}, *r[3] = {&hi[0][i], &hi[1][i], &hi[2][i]};
+                    lo[d][i] -= h, hi[d][i] += h;
+                    CHECK_INT(ng_eval_points(g, src, dims, q, 1, a + i, &err), 0);
+                    CHECK_INT(ng_eval_points(g, src, dims, r, 1, b + i, &err), 0);
+                }
+                for (i = 0; i < 64; i++) {
+                    double fd = ((double)b[i] - a[i]) / (2 * h), an = -nv[i * 3 + d] / nv[i * 3 + 2];
+                    if (fabs(fd - an) > worst) worst = fabs(fd - an);
+                }
+            }
+            /* gradients are up to ~8 per cell / 23 units; float rounding of
+             * the differences is ~1e-7 / 2e-3 = 5e-5 */
+            if (worst > 2e-3)
+                ng_t_fail(__FILE__, __LINE__, "%s %dD: analytic and central-difference gradients differ by %g",
+                          types[t], dims, worst);
+            ng_graph_free(g);
+        }
+}
+
 void suite_render(void)
 {
     RUN(test_identical_for_threads_and_tiles);
@@ -338,4 +390,5 @@ void suite_render(void)
     RUN(test_warp_displaces_by_vector);
     RUN(test_fbm_octaves);
     RUN(test_seed_changes_pattern);
+    RUN(test_analytic_gradient_matches_differences);
 }
