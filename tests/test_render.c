@@ -378,6 +378,45 @@ static void test_analytic_gradient_matches_differences(void)
         }
 }
 
+/* --tileable: the step across the wrap (last column to first, last row to
+ * first) is no larger than the largest step inside the image, for every
+ * basis but white, also through a fractal and a warp (whose field tiles
+ * too), at a size that forces the element size to be adjusted. */
+static void test_tileable_wraps_without_seam(void)
+{
+    static const char *const types[] = {"value", "perlin", "fast", "simplex", "flow", "worley", "sparse", "alligator"};
+    int t, x, y, v;
+    for (t = 0; t < 8; t++)
+        for (v = 0; v < 3; v++) {
+            ng_graph *g = ng_graph_new();
+            int base = t_noise(g, types[t], 21, 4), root = base;
+            ng_render_opts o;
+            float *img;
+            double inner = 0, wrap = 0;
+            const int W = 150, H = 110;
+            if (v == 1) root = t_fbm(g, base, 4, 2, 0.5);
+            if (v == 2) root = t_warp(g, base, t_vnoise(g, "perlin", 40, 9), 6);
+            t_opts(&o, W, H);
+            o.tileable = 1;
+            img = t_render(g, root, &o);
+            CHECK(img != NULL);
+            for (y = 0; img && y < H; y++)
+                for (x = 0; x < W; x++) {
+                    double dx = fabs((double)img[y * W + (x + 1) % W] - img[y * W + x]);
+                    double dy = fabs((double)img[((y + 1) % H) * W + x] - img[y * W + x]);
+                    if (x + 1 < W && dx > inner) inner = dx;
+                    if (y + 1 < H && dy > inner) inner = dy;
+                    if (x + 1 == W && dx > wrap) wrap = dx;
+                    if (y + 1 == H && dy > wrap) wrap = dy;
+                }
+            if (img && !(wrap <= inner))
+                ng_t_fail(__FILE__, __LINE__, "%s (%s): wrap step %g exceeds the largest inner step %g", types[t],
+                          v == 0 ? "plain" : v == 1 ? "fbm" : "warp", wrap, inner);
+            free(img);
+            ng_graph_free(g);
+        }
+}
+
 void suite_render(void)
 {
     RUN(test_identical_for_threads_and_tiles);
@@ -391,4 +430,5 @@ void suite_render(void)
     RUN(test_fbm_octaves);
     RUN(test_seed_changes_pattern);
     RUN(test_analytic_gradient_matches_differences);
+    RUN(test_tileable_wraps_without_seam);
 }
