@@ -417,6 +417,40 @@ static void test_tileable_wraps_without_seam(void)
         }
 }
 
+/* The shading modes on a plane z = height * (x + 2y): slope is the angle
+ * from horizontal over 90 degrees, light is Lambert's cosine, normal the
+ * unit normal (central differences of a linear field are exact). */
+static void test_shading_of_a_plane(void)
+{
+    ng_graph *g = ng_graph_new();
+    ng_error err;
+    int h = t_bin(g, "add", t_finish(g, t_begin(g, "x")), t_bin(g, "mul", t_finish(g, t_begin(g, "y")), t_const(g, 2)));
+    int modes[3], m;
+    static const char *const names[] = {"normal", "slope", "light"};
+    double x = 10.5, y = 3.25;
+    const double *p[2] = {&x, &y};
+    float out[3];
+    const double len = sqrt(0.25 + 1.0 + 1.0); /* (-0.5, -1, 1) for height 0.5 */
+    for (m = 0; m < 3; m++) {
+        ng_node *n = t_begin(g, names[m]);
+        double l[3] = {0, 0, 1};
+        ng_set_input(g, n, 0, h, &err);
+        t_set(n, "height", 0.5);
+        ng_set_vec3(n, ng_param_index(ng_node_type_of(n), "light"), l, &err);
+        t_set(n, "step", 0.25);
+        modes[m] = t_finish(g, n);
+    }
+    CHECK_INT(ng_eval_points(g, modes[0], 2, p, 1, out, &err), 0);
+    CHECK_NEAR(out[0], -0.5 / len, 1e-5);
+    CHECK_NEAR(out[1], -1.0 / len, 1e-5);
+    CHECK_NEAR(out[2], 1.0 / len, 1e-5);
+    CHECK_INT(ng_eval_points(g, modes[1], 2, p, 1, out, &err), 0);
+    CHECK_NEAR(out[0], atan(sqrt(1.25)) / (M_PI / 2), 1e-5);
+    CHECK_INT(ng_eval_points(g, modes[2], 2, p, 1, out, &err), 0);
+    CHECK_NEAR(out[0], 1.0 / len, 1e-5); /* light straight above: n . (0, 0, 1) */
+    ng_graph_free(g);
+}
+
 void suite_render(void)
 {
     RUN(test_identical_for_threads_and_tiles);
@@ -431,4 +465,5 @@ void suite_render(void)
     RUN(test_seed_changes_pattern);
     RUN(test_analytic_gradient_matches_differences);
     RUN(test_tileable_wraps_without_seam);
+    RUN(test_shading_of_a_plane);
 }
