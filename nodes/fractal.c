@@ -17,6 +17,7 @@
  * brightening the rest: a small render looks like a filtered large one.
  */
 #include "ng_node.h"
+#include "loops.h"
 #include "octaves.h"
 #include "types.h"
 
@@ -80,7 +81,7 @@ static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
         if (ng_pull(ctx, n, 0, &ob, oct)) goto done;
         switch (type) {
         case T_STANDARD:
-            for (i = 0; i < len; i++) out[i] += oct[i] * fw;
+            ng__loops()->axpy(out, oct, fw, len);
             break;
         case T_BILLOW:
             for (i = 0; i < len; i++) out[i] += (2.0f * fabsf(oct[i]) - 1.0f) * fw;

@@ -5,6 +5,7 @@
  */
 #include "kernels.h"
 #include "cell_kernels.h"
+#include "loops.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -65,7 +66,17 @@ static int supported(int path)
     }
 }
 
+NG_LOOP_DECLS(_scalar)
+NG_LOOP_DECLS()
+NG_LOOP_DECLS(_avx2)
+NG_LOOP_DECLS(_avx512)
+
+static const ng_loops loop_paths[NPATHS] = {
+    NG_LOOP_TABLE(_scalar), NG_LOOP_TABLE(), NG_LOOP_TABLE(_avx2), NG_LOOP_TABLE(_avx512),
+};
+
 static const ng_kernels *selected;
+static const ng_loops *selected_loops;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static int path_named(const char *name)
@@ -83,12 +94,19 @@ static void choose(void)
     if (p < 0 || !supported(p)) /* ng_simd_check reports a bad NG_SIMD to the program */
         for (p = NPATHS - 1; p > 0 && !supported(p); p--) continue;
     selected = &paths[p];
+    selected_loops = &loop_paths[p];
 }
 
 const ng_kernels *ng__kernels(void)
 {
     pthread_once(&once, choose);
     return selected;
+}
+
+const ng_loops *ng__loops(void)
+{
+    pthread_once(&once, choose);
+    return selected_loops;
 }
 
 const char *ng_simd_path(void) { return ng__kernels()->name; }

@@ -4,6 +4,7 @@
  * `v * 0.5` scales a vector field.
  */
 #include "ng_node.h"
+#include "loops.h"
 #include "types.h"
 
 #include <math.h>
@@ -74,13 +75,25 @@ static const ng_input_desc ab_inputs[] = {
         return 0;                                                                                \
     }
 
-BINARY_EVAL(add_eval, x[i] + y[i])
-BINARY_EVAL(sub_eval, x[i] - y[i])
-BINARY_EVAL(mul_eval, x[i] * y[i])
-BINARY_EVAL(div_eval, x[i] / y[i])
+/* The common operators run through the SIMD path's loops (loops.h). */
+#define BINARY_LOOP(fname, op)                                                                   \
+    static int fname(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,  \
+                     float *out)                                                                 \
+    {                                                                                            \
+        const ng_loop2 loop = ng__loops()->op;                                                   \
+        int c, len = b->n;                                                                       \
+        for (c = 0; c < n->channels; c++)                                                        \
+            loop(out + (size_t)c * (size_t)len, plane(ctx, n, in, 0, c, len), plane(ctx, n, in, 1, c, len), len); \
+        return 0;                                                                                \
+    }
+
+BINARY_LOOP(add_eval, add)
+BINARY_LOOP(sub_eval, sub)
+BINARY_LOOP(mul_eval, mul)
+BINARY_LOOP(div_eval, div)
 BINARY_EVAL(pow_eval, powf(x[i], y[i]))
-BINARY_EVAL(min_eval, x[i] < y[i] ? x[i] : y[i])
-BINARY_EVAL(max_eval, x[i] > y[i] ? x[i] : y[i])
+BINARY_LOOP(min_eval, min)
+BINARY_LOOP(max_eval, max)
 
 #define BINARY_TYPE(var, nm, opname, meth, docs, fn)                                       \
     const ng_node_type var = {                                                             \
@@ -184,7 +197,12 @@ static int fit_setup(ng_node *n, const int *ch, ng_error *err)
     return same_channels_setup(n, ch, err);
 }
 
-UNARY_EVAL(fit_eval, x[i] * (float)k[0] + (float)k[1])
+static int fit_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    (void)ctx;
+    ng__loops()->scale_bias(out, in[0], (float)n->k[0], (float)n->k[1], b->n * n->channels);
+    return 0;
+}
 
 static int fit_clamp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {

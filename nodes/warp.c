@@ -8,6 +8,7 @@
  * by pulling through each other.
  */
 #include "ng_node.h"
+#include "loops.h"
 #include "octaves.h"
 #include "types.h"
 
@@ -49,7 +50,7 @@ static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
     double scale = 1;
     ng_block wb = *b;
     ng_octaves o;
-    int d, i, k, rc = -1;
+    int d, k, rc = -1;
     ng__octaves_init(&o, ng_num(n, P_OCTAVES), ng_num(n, P_LACUNARITY), ng_num(n, P_ROUGHNESS));
     if (!pos || !field) goto done;
     if (o.count > 1 && !(query = ng_scratch(ctx, b->dims))) goto done;
@@ -61,11 +62,8 @@ static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
         if (k == 0) fb = *b;
         else ng__octave_block(ctx, b, k, scale, progressive ? pos : NULL, query, &fb);
         if (ng_pull(ctx, n, 1, &fb, field)) goto done;
-        for (d = 0; d < moved; d++) {
-            const float *v = field + (size_t)d * b->n;
-            float *p = pos + (size_t)d * b->n;
-            for (i = 0; i < b->n; i++) p[i] += amount[i] * w * v[i];
-        }
+        for (d = 0; d < moved; d++)
+            ng__loops()->axpy_masked(pos + (size_t)d * b->n, amount, w, field + (size_t)d * b->n, b->n);
     }
     for (d = 0; d < b->dims; d++) wb.p[d] = pos + (size_t)d * b->n;
     wb.pos_id = ng_new_pos_id(ctx);

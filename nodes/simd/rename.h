@@ -33,3 +33,14 @@ NG_TARGET_PUSH(NG_SIMD_TARGET)
 #define NG_TARGET_PUSH(t) NG_PRAGMA(GCC target(t))
 NG_TARGET_PUSH(NG_SIMD_TARGET)
 #endif
+
+/* the element-wise loops (loops.c) */
+#define ng__loop_add NG_CAT(ng__loop_add, NG_SIMD_SUFFIX)
+#define ng__loop_sub NG_CAT(ng__loop_sub, NG_SIMD_SUFFIX)
+#define ng__loop_mul NG_CAT(ng__loop_mul, NG_SIMD_SUFFIX)
+#define ng__loop_div NG_CAT(ng__loop_div, NG_SIMD_SUFFIX)
+#define ng__loop_min NG_CAT(ng__loop_min, NG_SIMD_SUFFIX)
+#define ng__loop_max NG_CAT(ng__loop_max, NG_SIMD_SUFFIX)
+#define ng__loop_axpy NG_CAT(ng__loop_axpy, NG_SIMD_SUFFIX)
+#define ng__loop_axpy_masked NG_CAT(ng__loop_axpy_masked, NG_SIMD_SUFFIX)
+#define ng__loop_scale_bias NG_CAT(ng__loop_scale_bias, NG_SIMD_SUFFIX)
