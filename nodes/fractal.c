@@ -63,6 +63,7 @@ static int fractal_setup(ng_node *n, const int *ch, ng_error *err)
 static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const int type = ng_int(n, P_TYPE), len = b->n * n->channels, aa = ng_int(n, P_ANTIALIAS);
+    const ng_loops *L = ng__loops();
     float *pos = ng_scratch(ctx, b->dims), *oct = ng_scratch(ctx, n->channels);
     float *state = type == T_RIDGED || type == T_HYBRID ? ng_scratch(ctx, n->channels) : NULL;
     double scale = 1, partial = 0;
@@ -80,42 +81,11 @@ static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
         ng__octave_block(ctx, b, k, scale, NULL, pos, &ob);
         if (ng_pull(ctx, n, 0, &ob, oct)) goto done;
         switch (type) {
-        case T_STANDARD:
-            ng__loops()->axpy(out, oct, fw, len);
-            break;
-        case T_BILLOW:
-            for (i = 0; i < len; i++) out[i] += (2.0f * fabsf(oct[i]) - 1.0f) * fw;
-            break;
-        case T_TERRAIN: {
-            /* |sum| <= partial weight, so h = (sum / partial + 1) / 2 is in [0, 1] */
-            const float inv = partial > 0 ? (float)(0.5 / partial) : 0.0f;
-            if (k == 0)
-                for (i = 0; i < len; i++) out[i] = oct[i] * fw;
-            else
-                for (i = 0; i < len; i++) out[i] += oct[i] * fw * (out[i] * inv + 0.5f);
-            break;
-        }
-        case T_HYBRID:
-            /* state: the running weight, in [0, 1] */
-            if (k == 0)
-                for (i = 0; i < len; i++) out[i] = oct[i] * fw, state[i] = 1.0f;
-            else
-                for (i = 0; i < len; i++) out[i] += oct[i] * fw * state[i];
-            for (i = 0; i < len; i++) {
-                float s = state[i] * (oct[i] + 1.0f);
-                state[i] = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
-            }
-            break;
-        case T_RIDGED:
-            /* signal (1 - |n|)^2 in [0, 1], weighted by the previous signal
-             * times 2, clamped to [0, 1] (Musgrave's gain) */
-            for (i = 0; i < len; i++) {
-                float r = 1.0f - fabsf(oct[i]), sig = r * r, wt = k == 0 ? 1.0f : state[i];
-                out[i] += sig * wt * fw;
-                wt = sig * 2.0f;
-                state[i] = wt < 0.0f ? 0.0f : wt > 1.0f ? 1.0f : wt;
-            }
-            break;
+        case T_STANDARD: L->axpy(out, oct, fw, len); break;
+        case T_BILLOW: L->acc_billow(out, oct, fw, len); break;
+        case T_TERRAIN: L->acc_terrain(out, oct, fw, partial > 0 ? (float)(0.5 / partial) : 0.0f, k == 0, len); break;
+        case T_HYBRID: L->acc_hybrid(out, state, oct, fw, k == 0, len); break;
+        case T_RIDGED: L->acc_ridged(out, state, oct, fw, k == 0, len); break;
         }
         partial += w;
     }
