@@ -11,6 +11,7 @@
  * build checks memory and UB, the optimised build the statistics.
  */
 #include "harness.h"
+#include "sample.h"
 #include "cell_kernels.h"
 #include "suites.h"
 
@@ -35,21 +36,6 @@
 #define B 4096
 static float fbuf[4][B], fbuf2[4][B], out1[B], out2[B], out3[B];
 
-/* xorshift64: a fixed stream, so every run tests the same points */
-static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s * 0x9e3779b97f4a7c15ULL + 1; }
-static uint64_t rng_next(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-static double rng_range(double lo, double hi)
-{
-    return lo + (hi - lo) * ((double)(rng_next() >> 11) * (1.0 / 9007199254740992.0));
-}
-
 /* Random offsets in [lo, hi) for axes below dims (float arithmetic: the
  * range test draws 2^20 per case); on a grid of 2^-10 when sums must be
  * exact. */
@@ -59,7 +45,7 @@ static void fill_random(float (*f)[B], int dims, int n, double lo, double hi, in
     int d, i;
     for (d = 0; d < dims; d++)
         for (i = 0; i < n; i++) {
-            float v = flo + (float)(int32_t)(rng_next() >> 40) * fscale;
+            float v = flo + (float)(int32_t)(t_rng_next() >> 40) * fscale;
             f[d][i] = on_grid ? floorf(v * 1024.0f) / 1024.0f : v;
         }
 }
@@ -266,11 +252,11 @@ static void test_range(void)
             const int batches = range_batches(&cs[c], dims);
             double mn = 1e30, mx = -1e30;
             long clamped = 0, n = (long)batches * B;
-            rng_seed(1 + (uint64_t)c);
+            t_rng_seed(1 + (uint64_t)c);
             for (k = 0; k < batches; k++) {
                 double anchor[4];
                 ng_noise_pts p;
-                for (d = 0; d < 4; d++) anchor[d] = (k & 1) ? rng_range(-1e9, 1e9) : 0.0;
+                for (d = 0; d < 4; d++) anchor[d] = (k & 1) ? t_rng_range(-1e9, 1e9) : 0.0;
                 fill_random(fbuf, dims, B, -128, 128, 0);
                 p = pts(B, dims, anchor, fbuf, (uint32_t)k * 2654435761u + (uint32_t)c);
                 eval(&cs[c], &p, out1);
@@ -315,7 +301,7 @@ static void test_worley_exact(void)
     static const float jitters[] = {1.0f, 0.5f, 0.0f};
     static const double anchors[] = {0.0, 1e9, -123456789.0};
     int dims, m, ji, f, a, i, k, bad;
-    rng_seed(2);
+    t_rng_seed(2);
     for (dims = 1; dims <= 4; dims++)
         for (m = 0; m < 3; m++)
             for (ji = 0; ji < 3; ji++)
@@ -364,7 +350,7 @@ static void test_worley_widening(void)
     };
     static const double anchor[4] = {1e9, -5.0, 77.0, 3e9};
     int c, f, i, k;
-    rng_seed(10);
+    t_rng_seed(10);
     for (c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
         const int dims = cases[c].dims, m = cases[c].metric;
         int found = 0, bad = 0, tried;
@@ -373,7 +359,7 @@ static void test_worley_widening(void)
             float t[4] = {0, 0, 0, 0}, x[4];
             ref_result plain, exact;
             for (k = 0; k < dims; k++) {
-                x[k] = (float)rng_range(-50, 50);
+                x[k] = (float)t_rng_range(-50, 50);
                 t[k] = x[k] - floorf(x[k]);
                 cell[k] = (uint32_t)(int64_t)anchor[k] + (uint32_t)(int32_t)floorf(x[k]);
             }
@@ -451,7 +437,7 @@ static void test_worley_zero_on_borders(void)
 {
     static const double bases[] = {0.0, 1e9, -3e9};
     int dims, m, b, i, k;
-    rng_seed(3);
+    t_rng_seed(3);
     for (dims = 1; dims <= 4; dims++)
         for (m = 0; m < 3; m++)
             for (b = 0; b < 3; b++) {
@@ -461,7 +447,7 @@ static void test_worley_zero_on_borders(void)
                 for (k = 0; k < 4; k++) anchor[k] = bases[b] + 17.0 * k;
                 for (i = 0; i < 512; i++) {
                     fbuf[0][i] = 1.0f;
-                    for (k = 1; k < 4; k++) fbuf[k][i] = (float)rng_range(0.001, 0.999);
+                    for (k = 1; k < 4; k++) fbuf[k][i] = (float)t_rng_range(0.001, 0.999);
                 }
                 p = pts(512, dims, anchor, fbuf, 9u);
                 p.metric = m;
@@ -481,7 +467,7 @@ static void test_worley_cell_constant(void)
 {
     static const float jitters[] = {1.0f, 0.5f};
     int dims, m, ji, c, i, k;
-    rng_seed(4);
+    t_rng_seed(4);
     for (dims = 1; dims <= 4; dims++)
         for (m = 0; m < 3; m++)
             for (ji = 0; ji < 2; ji++) {
@@ -505,7 +491,7 @@ static void test_worley_cell_constant(void)
                     radius = 0.45f * r.f2 / (float)dims;
                     for (i = 0; i < 64; i++)
                         for (k = 0; k < 4; k++)
-                            fbuf[k][i] = fp[k] + (i ? (float)rng_range(-radius, radius) : 0.0f);
+                            fbuf[k][i] = fp[k] + (i ? (float)t_rng_range(-radius, radius) : 0.0f);
                     p = pts(64, dims, anchor, fbuf, 21u);
                     p.metric = m;
                     p.jitter = jitters[ji];
@@ -561,14 +547,14 @@ static void test_alligator_floor(void)
 {
     static const double anchor[4] = {1e9, -3.0, 12345.0, 0.0};
     int dims, i, k, reached, empty = 0, bad = 0;
-    rng_seed(11);
+    t_rng_seed(11);
     for (dims = 2; dims <= 3; dims++)
         for (i = 0; i < (1 << 15); i++) {
             uint32_t cell[4];
             float x[4] = {0, 0, 0, 0}, nearest = INFINITY;
             int o[4] = {-1, -1, -1, -1};
             ng_noise_pts p;
-            for (k = 0; k < dims; k++) x[k] = (float)rng_range(-40, 40);
+            for (k = 0; k < dims; k++) x[k] = (float)t_rng_range(-40, 40);
             for (;;) { /* the 3^d cells around x */
                 float fp[4], d2 = 0.0f;
                 for (k = 0; k < dims; k++)
@@ -666,7 +652,7 @@ static void test_continuity(void)
     static const double far[4] = {1e9 + 0.37, -1e9 + 0.81, 1e9 + 0.05, 3e8};
     cfg cs[32];
     int nc = all_cfgs(cs, 0), c, dims;
-    rng_seed(5);
+    t_rng_seed(5);
     for (c = 0; c < nc; c++)
         for (dims = 1; dims <= 4; dims++) {
             /* sparse 1D is cheap and its steep spots rare */
@@ -678,21 +664,6 @@ static void test_continuity(void)
 
 /* ---- determinism, seeds, batches ----------------------------------------- */
 
-static double correlation(const float *a, const float *b, int n)
-{
-    double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
-    int i;
-    for (i = 0; i < n; i++) {
-        sa += a[i];
-        sb += b[i];
-        saa += (double)a[i] * a[i];
-        sbb += (double)b[i] * b[i];
-        sab += (double)a[i] * b[i];
-    }
-    sa /= n;
-    sb /= n;
-    return (sab / n - sa * sb) / sqrt((saa / n - sa * sa) * (sbb / n - sb * sb));
-}
 
 /* Same input, same bits, however the points are split into batches (sizes
  * around the kernels' 256-point chunks too). Another seed, another field:
@@ -715,7 +686,7 @@ static void test_determinism_and_seed(void)
             ng_noise_pts p = pts(B, dims, anchor, fbuf, 99), part;
             int k = 0;
             /* thousands of cells, so two unrelated fields decorrelate */
-            rng_seed(6);
+            t_rng_seed(6);
             fill_random(fbuf, 4, B, dims == 1 ? -2000 : -40, dims == 1 ? 2000 : 40, 0);
             eval(&cs[c], &p, out1);
             eval(&cs[c], &p, out2);
@@ -738,7 +709,7 @@ static void test_determinism_and_seed(void)
                 p.seed = seeds[s][1];
                 eval(&cs[c], &p, out2);
                 for (i = 0; i < B; i++) same += out1[i] == out2[i];
-                r = correlation(out1, out2, B);
+                r = t_correlation(out1, out2, B);
                 CHECKF(same < B / 20, "%s %dD seeds %u/%u: %d of %d samples equal",
                        cfg_name(&cs[c]), dims, seeds[s][0], seeds[s][1], same, B);
                 CHECKF(fabs(r) < (dims == 1 ? 0.15 : 0.1), "%s %dD seeds %u/%u: correlation %.3f",
@@ -831,7 +802,7 @@ static void test_far_field_is_translate(void)
     static const double ks[][4] = {{3, -2, 5, 1}, {-7, 11, 1, -4}, {40, 0, -33, 9}};
     cfg cs[32];
     int nc = all_cfgs(cs, 1), c, dims, a, k, i, d;
-    rng_seed(7);
+    t_rng_seed(7);
     for (c = 0; c < nc; c++) {
         if (cs[c].kind == WORLEY && cs[c].jitter != 1.0f) continue;
         for (dims = 1; dims <= 4; dims++)
@@ -906,7 +877,7 @@ static void test_periodic(void)
     static const double bases[] = {0.0, 1e9 + 0.5, -7.25, 6e12};
     cfg cs[32];
     int nc = all_cfgs(cs, 1), c, dims, pi, b;
-    rng_seed(8);
+    t_rng_seed(8);
     for (c = 0; c < nc; c++) {
         if (cs[c].kind == WORLEY && cs[c].jitter != 1.0f && cs[c].feature != NG_WORLEY_F1)
             continue;
@@ -925,7 +896,7 @@ static void test_periodic_seams(void)
     static const double anchor[4] = {1e9 + 0.5, -6.25, 0.0, 7.0};
     cfg cs[32];
     int nc = all_cfgs(cs, 0), c, dims, m, f, i, k;
-    rng_seed(12);
+    t_rng_seed(12);
     for (c = 0; c < nc; c++) {
         if (cs[c].kind == WORLEY && cs[c].jitter != 1.0f) continue;
         for (dims = 2; dims <= 3; dims++) continuity_case(&cs[c], dims, 1e-3, anchor, 1, period);
@@ -969,7 +940,7 @@ static void test_periodic_one_axis(void)
     cfg c = {WORLEY, NG_WORLEY_F1, NG_METRIC_EUCLIDEAN, 1.0f};
     ng_noise_pts p;
     int i, bad = 0, moved = 0;
-    rng_seed(9);
+    t_rng_seed(9);
     fill_random(fbuf, 4, 512, -16, 16, 1);
     p = pts(512, 2, NULL, fbuf, 4);
     memcpy(p.period, period, sizeof p.period);

@@ -9,6 +9,7 @@
  * computes, within the bound, periodic). Points are built by hand.
  */
 #include "harness.h"
+#include "sample.h"
 #include "noise_kernels.h"
 #include "suites.h"
 
@@ -72,18 +73,6 @@ static const struct basis {
 static float fbuf[4][B], fbuf2[4][B], out1[B], out2[B], out3[B];
 static float gbuf[4 * B], gbuf2[4 * B]; /* gradients: dims planes of n */
 
-/* xorshift64: a fixed, portable stream so every run tests the same points */
-static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s * 0x9e3779b97f4a7c15ULL + 1; }
-static double rng_unit(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
-}
-static double rng_range(double lo, double hi) { return lo + (hi - lo) * rng_unit(); }
-
 /* Flow noise is tested away from its unrotated angle unless a test says so;
  * the other bases ignore it. */
 #define TEST_FLOW 0.3f
@@ -110,7 +99,7 @@ static void fill_random(float (*f)[B], int dims, int n, double lo, double hi)
 {
     int d, i;
     for (d = 0; d < dims; d++)
-        for (i = 0; i < n; i++) f[d][i] = (float)rng_range(lo, hi);
+        for (i = 0; i < n; i++) f[d][i] = (float)t_rng_range(lo, hi);
 }
 
 /* Largest |a[i] - b[i]|. */
@@ -144,19 +133,19 @@ static void test_range(void)
             int batches = (bs->rare >> dims) & 1u ? 512 : 64;
             double mn = 1e30, mx = -1e30;
             if (!HAS_DIMS(bs, dims)) continue;
-            rng_seed(1);
+            t_rng_seed(1);
             for (k = 0; k < batches; k++) {
                 double anchor[4];
                 ng_noise_pts p;
                 for (i = 0; i < 4; i++)
-                    anchor[i] = (k & 1) ? rng_range(-1e9, 1e9) : 0.0;
+                    anchor[i] = (k & 1) ? t_rng_range(-1e9, 1e9) : 0.0;
                 fill_random(fbuf, dims, B, -64, 64);
                 for (d = 0; d < 4 && k % 4 == 3; d++) {
                     anchor[d] = floor(anchor[d]);
                     for (i = 0; i < B; i++) fbuf[d][i] = floorf(fbuf[d][i]);
                 }
                 p = pts(B, dims, anchor, fbuf, (uint32_t)k * 2654435761u);
-                p.flow = (float)rng_unit();
+                p.flow = (float)t_rng_unit();
                 bs->fn(&p, out1);
                 for (i = 0; i < B; i++) {
                     if (out1[i] < mn) mn = out1[i];
@@ -183,7 +172,7 @@ static void test_perlin_zero_on_lattice(void)
     static const kernel_fn fns[] = {ng_perlin_noise, ng_fast_noise, ng_flow_noise};
     static const char *const names[] = {"perlin", "fast", "flow"};
     int a, f, dims, i, d, bad;
-    rng_seed(2);
+    t_rng_seed(2);
     for (a = 0; a < (int)(sizeof anchors / sizeof anchors[0]); a++)
         for (f = 0; f < 3; f++)
             for (dims = f == 2 ? 2 : 1; dims <= (f == 2 ? 3 : 4); dims++) {
@@ -192,7 +181,7 @@ static void test_perlin_zero_on_lattice(void)
                 for (d = 0; d < 4; d++) {
                     anchor[d] = anchors[a][0];
                     for (i = 0; i < B; i++)
-                        fbuf[d][i] = (float)floor(rng_range(-1000, 1000)) + (float)anchors[a][1];
+                        fbuf[d][i] = (float)floor(t_rng_range(-1000, 1000)) + (float)anchors[a][1];
                 }
                 p = pts(B, dims, anchor, fbuf, (uint32_t)(a * 7 + dims));
                 fns[f](&p, out1);
@@ -259,7 +248,7 @@ static void test_continuity(void)
      * +-8 offsets cross several times for these periods. */
     static const uint32_t period[4] = {3, 5, 2, 7};
     int b, dims, a;
-    rng_seed(3);
+    t_rng_seed(3);
     for (b = 0; b < NBASES; b++)
         for (dims = 1; dims <= 4; dims++) {
             const struct basis *bs = &bases[b];
@@ -275,22 +264,6 @@ static void test_continuity(void)
         }
 }
 
-/* Pearson correlation of two fields at the same points. */
-static double correlation(const float *a, const float *b, int n)
-{
-    double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
-    int i;
-    for (i = 0; i < n; i++) {
-        sa += a[i];
-        sb += b[i];
-        saa += (double)a[i] * a[i];
-        sbb += (double)b[i] * b[i];
-        sab += (double)a[i] * b[i];
-    }
-    sa /= n;
-    sb /= n;
-    return (sab / n - sa * sb) / sqrt((saa / n - sa * sa) * (sbb / n - sb * sb));
-}
 
 /* Same bits however the points are split into batches (tile size must not
  * change a render, and a vectorised loop's scalar remainder must agree with
@@ -325,9 +298,9 @@ static void test_determinism_and_seed(void)
     static const double anchor[4] = {1e6 + 0.3, -2e5 + 0.7, 42.0, -9e7 + 0.1};
     static const uint32_t period[4] = {6, 1, 1000003, 0};
     int b, dims, s, i;
-    rng_seed(4);
+    t_rng_seed(4);
     fill_random(fbuf, 4, B, -40, 40);
-    for (i = 0; i < B; i++) fbuf2[0][i] = (float)(i * 0.7 - 1400 + rng_unit());
+    for (i = 0; i < B; i++) fbuf2[0][i] = (float)(i * 0.7 - 1400 + t_rng_unit());
     for (b = 0; b < NBASES; b++)
         for (dims = 1; dims <= 4; dims++) {
             const struct basis *bs = &bases[b];
@@ -352,7 +325,7 @@ static void test_determinism_and_seed(void)
                 p.seed = seeds[s][1];
                 bs->fn(&p, out2);
                 for (i = 0; i < B; i++) same += out1[i] == out2[i];
-                r = correlation(out1, out2, B);
+                r = t_correlation(out1, out2, B);
                 CHECKF(same < B / 20, "%s %dD seeds %u/%u: %d of %d samples equal", bs->name,
                        dims, seeds[s][0], seeds[s][1], same, B);
                 CHECKF(fabs(r) < 0.1, "%s %dD seeds %u/%u: correlation %.3f", bs->name, dims,
@@ -442,7 +415,7 @@ static void test_far_field_is_translate(void)
     static const double anchors[] = {0.0, 1e9, 1e9 + 0.5, -3.7e8 + 0.25, 5e9 + 0.125};
     static const double ks[][4] = {{3, -2, 5, 1}, {-7, 11, 1, -4}, {40, 0, -33, 9}};
     int b, dims, a, k, i, d;
-    rng_seed(6);
+    t_rng_seed(6);
     for (b = 0; b < NBASES; b++)
         for (dims = 1; dims <= 4; dims++) {
             const struct basis *bs = &bases[b];
@@ -546,7 +519,7 @@ static void test_flow_loops(void)
     static const float pairs[][2] = {{0.0f, 1.0f}, {0.25f, 1.25f}, {0.25f, -0.75f},
                                      {0.625f, 5.625f}, {0.0f, -3.0f}, {0.1015625f, -2.8984375f}};
     int dims, k;
-    rng_seed(7);
+    t_rng_seed(7);
     fill_random(fbuf, 3, B, -30, 30);
     for (dims = 2; dims <= 3; dims++)
         for (k = 0; k < (int)(sizeof pairs / sizeof pairs[0]); k++) {
@@ -583,7 +556,7 @@ static void test_flow_continuity(void)
     static const double lip[2] = {6.2826, 7.580};
     static const double dflow[] = {1e-3, 1e-4};
     int dims, k, s, i, bad;
-    rng_seed(8);
+    t_rng_seed(8);
     for (dims = 2; dims <= 3; dims++) {
         double worst = 0, moved = 0;
         for (k = 0; k < 8; k++)
@@ -592,7 +565,7 @@ static void test_flow_continuity(void)
                 ng_noise_pts p = pts(B, dims, anchor, fbuf, (uint32_t)k);
                 double h;
                 fill_random(fbuf, dims, B, -8, 8);
-                p.flow = (float)rng_unit();
+                p.flow = (float)t_rng_unit();
                 h = (double)(p.flow + (float)dflow[s]) - p.flow;
                 ng_flow_noise(&p, out1);
                 p.flow += (float)dflow[s];
@@ -649,8 +622,8 @@ static void test_white_flat_uncorrelated(void)
                     out2[j * 63 + i] = out1[j * 64 + i];
                     fbuf2[0][j * 63 + i] = out1[j * 64 + i + 1];
                 }
-            rx += correlation(out2, fbuf2[0], 64 * 63) / 256.0;
-            ry += correlation(out1, out1 + 64, B - 64) / 256.0;
+            rx += t_correlation(out2, fbuf2[0], 64 * 63) / 256.0;
+            ry += t_correlation(out1, out1 + 64, B - 64) / 256.0;
         }
         for (k = 0; k < 16; k++)
             CHECKF(fabs(bins[k] / 65536.0 - 1.0) < 0.02, "white %dD: bin %d holds %ld of 65536",
@@ -716,7 +689,7 @@ static void test_tiling(void)
     static const double anchors[] = {0.0, -7.75, 1e9 + 0.25, -1e15 + 0.5, 4294967296.0 * 9 + 0.125};
     static const double ks[] = {1, -1, 3, 1000000};
     int b, dims, pi, a, k, ax, i, d;
-    rng_seed(9);
+    t_rng_seed(9);
     for (b = 0; b < NBASES; b++)
         for (dims = 1; dims <= 4; dims++) {
             const struct basis *bs = &bases[b];
@@ -783,9 +756,9 @@ static void test_tiled_range(void)
                 const struct basis *bs = &bases[b];
                 double mx = 0;
                 if (!HAS_DIMS(bs, dims) || !bs->tileable) continue;
-                rng_seed(10);
+                t_rng_seed(10);
                 for (k = 0; k < 64; k++) {
-                    double anchor[4] = {rng_range(-1e6, 1e6), rng_range(-1e6, 1e6), 0.5, 0.5};
+                    double anchor[4] = {t_rng_range(-1e6, 1e6), t_rng_range(-1e6, 1e6), 0.5, 0.5};
                     ng_noise_pts p;
                     fill_random(fbuf, dims, B, -64, 64);
                     p = pts(B, dims, anchor, fbuf, (uint32_t)k);
@@ -814,7 +787,7 @@ static void test_simplex_tiled2(void)
     static const double anchors[] = {0.0, -3.5, 1e9 + 0.25, -1e15 + 0.5};
     double mx = 0, worst = 0;
     int pi, a, i, d, k, bad = 0;
-    rng_seed(11);
+    t_rng_seed(11);
     for (pi = 0; pi < 4; pi++)
         for (a = 0; a < 4; a++) {
             double an[4] = {anchors[a], anchors[a] + 0.375, 0, 0};
@@ -911,7 +884,7 @@ static void test_grad_value_identical(void)
     static const float bad_in[] = {NAN, INFINITY, -INFINITY, 3e38f, -3e38f, 1e10f};
     const int nbad = (int)(sizeof bad_in / sizeof bad_in[0]);
     int b, dims, k, i, d;
-    rng_seed(12);
+    t_rng_seed(12);
     for (b = 0; b < NBASES; b++)
         for (dims = 1; dims <= 4; dims++) {
             const struct basis *bs = &bases[b];
@@ -922,17 +895,17 @@ static void test_grad_value_identical(void)
             for (k = 0; k < 16; k++) {
                 double anchor[4];
                 for (d = 0; d < 4; d++)
-                    anchor[d] = k % 4 == 0   ? rng_range(-2, 2)
-                                : k % 4 == 1 ? 1e9 + rng_unit()
-                                : k % 4 == 2 ? rng_range(-1e9, 1e9)
-                                             : 4294967296.0 * 3 + rng_range(-100, 100);
+                    anchor[d] = k % 4 == 0   ? t_rng_range(-2, 2)
+                                : k % 4 == 1 ? 1e9 + t_rng_unit()
+                                : k % 4 == 2 ? t_rng_range(-1e9, 1e9)
+                                             : 4294967296.0 * 3 + t_rng_range(-100, 100);
                 fill_random(fbuf, dims, B, -64, 64);
                 for (d = 0; d < 4 && k % 8 == 7; d++) {
                     anchor[d] = floor(anchor[d]);
                     for (i = 0; i < B; i++) fbuf[d][i] = floorf(fbuf[d][i]);
                 }
                 p = pts(B, dims, anchor, fbuf, (uint32_t)k * 7919u);
-                p.flow = (float)rng_unit();
+                p.flow = (float)t_rng_unit();
                 if (bs->tileable && k % 2) memcpy(p.period, periods[k / 2 % 2], sizeof p.period);
                 bs->fn(&p, out1);
                 bs->dfn(&p, out2, gbuf);
@@ -1060,7 +1033,7 @@ static void near_lattice_points(int dims, const double *anchor, int skewed, int 
     for (i = 0; i < n; i++) {
         double v[4], vs = 0; /* skewed offsets */
         for (d = 0; d < dims; d++) {
-            double u = rng_unit(), delta = deltas[(int)(rng_unit() * 9)];
+            double u = t_rng_unit(), delta = deltas[(int)(t_rng_unit() * 9)];
             if (u < 0.25) { /* a cell border */
                 v[d] = (fr[d] > 0.5 ? 1.0 : 0.0) - fr[d] + delta;
             } else if (u < 0.375 && skewed && d > 0) { /* fraction equal to axis 0's */
@@ -1068,7 +1041,7 @@ static void near_lattice_points(int dims, const double *anchor, int skewed, int 
                 v[d] = t0 - fr[d] + delta;
                 v[d] += v[d] > 0.5 ? -1.0 : v[d] < -0.5 ? 1.0 : 0.0;
             } else {
-                v[d] = rng_range(-0.75, 0.75);
+                v[d] = t_rng_range(-0.75, 0.75);
             }
             vs += v[d];
         }
@@ -1084,7 +1057,7 @@ static void test_grad_finite_differences(void)
 {
     static const uint32_t period[4] = {3, 5, 2, 7};
     int b, dims, k, d;
-    rng_seed(13);
+    t_rng_seed(13);
     for (b = 0; b < NBASES; b++)
         for (dims = 1; dims <= 4; dims++) {
             const struct basis *bs = &bases[b];
@@ -1095,12 +1068,12 @@ static void test_grad_finite_differences(void)
                 double anchor[4];
                 ng_noise_pts p;
                 for (d = 0; d < 4; d++)
-                    anchor[d] = k % 3 == 0   ? rng_range(-1000, 1000)
-                                : k % 3 == 1 ? (rng_unit() < 0.5 ? -1e9 : 1e9) + rng_unit()
-                                             : rng_range(-1e9, 1e9);
+                    anchor[d] = k % 3 == 0   ? t_rng_range(-1000, 1000)
+                                : k % 3 == 1 ? (t_rng_unit() < 0.5 ? -1e9 : 1e9) + t_rng_unit()
+                                             : t_rng_range(-1e9, 1e9);
                 near_lattice_points(dims, anchor, bs->fn == ng_simplex_noise, FD_N);
                 p = pts(FD_N, dims, anchor, fbuf, (uint32_t)k * 2654435761u);
-                p.flow = (float)rng_unit();
+                p.flow = (float)t_rng_unit();
                 if (bs->tileable && k % 4 == 3) memcpy(p.period, period, sizeof p.period);
                 bad += grad_fd_batch(bs, &p, &worst, &reach);
             }
@@ -1125,7 +1098,7 @@ static void test_grad_finite_differences(void)
 static void test_grad_soft_limit(void)
 {
     int b, dims, k, it, i, d;
-    rng_seed(14);
+    t_rng_seed(14);
     for (b = 0; b < NBASES; b++)
         for (dims = 1; dims <= 4; dims++) {
             const struct basis *bs = &bases[b];
@@ -1136,10 +1109,10 @@ static void test_grad_soft_limit(void)
                 double anchor[4];
                 ng_noise_pts p;
                 int n = 0;
-                for (d = 0; d < 4; d++) anchor[d] = rng_range(-1e4, 1e4);
+                for (d = 0; d < 4; d++) anchor[d] = t_rng_range(-1e4, 1e4);
                 fill_random(fbuf, dims, B, -32, 32);
                 p = pts(B, dims, anchor, fbuf, (uint32_t)k);
-                p.flow = (float)rng_unit();
+                p.flow = (float)t_rng_unit();
                 bs->fn(&p, out1);
                 for (i = 0; i < B; i++) /* the high ones to the front */
                     if (fabsf(out1[i]) > 0.7f) {
@@ -1184,7 +1157,7 @@ static void test_grad_periodic(void)
         {5, 7, 3, 4}, {1, 8, 2, 6}, {2147483659u, 3, 0xffffffffu, 1000003}};
     static const double anchors[] = {0.0, -7.75, 1e9 + 0.25, 4294967296.0 * 9 + 0.125};
     int b, dims, pi, a, ax, i, d;
-    rng_seed(15);
+    t_rng_seed(15);
     for (b = 0; b < NBASES; b++)
         for (dims = 1; dims <= 4; dims++) {
             const struct basis *bs = &bases[b];

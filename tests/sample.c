@@ -1,0 +1,36 @@
+/* sample.c — the shared sampling helpers of sample.h. */
+#include "sample.h"
+
+#include <math.h>
+
+static uint64_t rng_state;
+
+void t_rng_seed(uint64_t s) { rng_state = s * 0x9e3779b97f4a7c15ULL + 1; }
+
+uint64_t t_rng_next(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+double t_rng_unit(void) { return (double)(t_rng_next() >> 11) * (1.0 / 9007199254740992.0); }
+
+double t_rng_range(double lo, double hi) { return lo + (hi - lo) * t_rng_unit(); }
+
+double t_correlation(const float *a, const float *b, int n)
+{
+    double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+    int i;
+    for (i = 0; i < n; i++) {
+        sa += a[i];
+        sb += b[i];
+        saa += (double)a[i] * a[i];
+        sbb += (double)b[i] * b[i];
+        sab += (double)a[i] * b[i];
+    }
+    sa /= n;
+    sb /= n;
+    return (sab / n - sa * sb) / sqrt((saa / n - sa * sa) * (sbb / n - sb * sb));
+}
