@@ -161,6 +161,8 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err);
 void ng_node_discard(ng_node *n);
 /* Shortcut: a constant node. */
 int ng_constant(ng_graph *g, double v, ng_error *err);
+/* Whether n is a constant node (what numbers in scripts become); its value. */
+int ng_node_is_constant(const ng_node *n, double *value);
 
 /* Introspection, for `noisegraph nodes`, `info`, and embedders. */
 const ng_node_type *ng_node_type_of(const ng_node *n);

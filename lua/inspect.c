@@ -11,12 +11,14 @@
 
 static int is_constant(const ng_graph *g, int id)
 {
-    return id >= 0 && strcmp(ng_node_type_of(ng_graph_node(g, id))->name, "constant") == 0;
+    return id >= 0 && ng_node_is_constant(ng_graph_node(g, id), NULL);
 }
 
 static double constant_value(const ng_graph *g, int id)
 {
-    return ng_node_param(ng_graph_node(g, id), 0)->v[0];
+    double v = 0;
+    ng_node_is_constant(ng_graph_node(g, id), &v);
+    return v;
 }
 
 /* Constants used only as inputs are shown inside their consumers. */

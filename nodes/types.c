@@ -49,3 +49,10 @@ int ng_constant(ng_graph *g, double v, ng_error *err)
     }
     return ng_node_finish(g, n, err);
 }
+
+int ng_node_is_constant(const ng_node *n, double *value)
+{
+    if (ng_node_type_of(n) != &ng_type_constant) return 0;
+    if (value) *value = ng_node_param(n, 0)->v[0];
+    return 1;
+}
