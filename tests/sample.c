@@ -34,3 +34,23 @@ double t_correlation(const float *a, const float *b, int n)
     sb /= n;
     return (sab / n - sa * sb) / sqrt((saa / n - sa * sa) * (sbb / n - sb * sb));
 }
+
+void t_steps_add(t_steps *st, const float *v, int n)
+{
+    int i;
+    for (i = 1; i < n; i++) {
+        double dv = (double)v[i] - v[i - 1];
+        st->same += v[i] == v[i - 1];
+        st->sum += dv;
+        st->sum2 += dv * dv;
+        st->count++;
+    }
+}
+
+double t_steps_same(const t_steps *st) { return (double)st->same / (double)st->count; }
+
+double t_steps_sd(const t_steps *st)
+{
+    double m = st->sum / (double)st->count;
+    return sqrt(st->sum2 / (double)st->count - m * m);
+}

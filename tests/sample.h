@@ -14,4 +14,14 @@ double t_rng_range(double lo, double hi);    /* [lo, hi) */
 /* Pearson correlation of two fields at the same n points. */
 double t_correlation(const float *a, const float *b, int n);
 
+/* Statistics of steps between neighbouring samples, for the far-origin
+ * tests: how many are bit-identical (blockiness) and their spread. */
+typedef struct t_steps {
+    long same, count;
+    double sum, sum2;
+} t_steps;
+void t_steps_add(t_steps *st, const float *v, int n); /* steps v[i] - v[i-1] */
+double t_steps_same(const t_steps *st);               /* share of zero steps */
+double t_steps_sd(const t_steps *st);                 /* standard deviation */
+
 #endif

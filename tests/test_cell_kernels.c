@@ -732,8 +732,8 @@ static void test_determinism_and_seed(void)
  */
 static void row_stats(const cfg *c, int dims, double a, double *same, double *sd)
 {
-    double anchor[4] = {a, a, a, a}, s1 = 0, s2 = 0;
-    long cnt = 0, eq = 0;
+    double anchor[4] = {a, a, a, a};
+    t_steps st = {0, 0, 0, 0};
     int row, i;
     for (row = 0; row < (dims <= 2 ? 16 : 8); row++) {
         ng_noise_pts p;
@@ -745,16 +745,10 @@ static void row_stats(const cfg *c, int dims, double a, double *same, double *sd
         }
         p = pts(B, dims, anchor, fbuf, 5);
         eval(c, &p, out1);
-        for (i = 1; i < B; i++) {
-            double dv = (double)out1[i] - out1[i - 1];
-            eq += out1[i] == out1[i - 1];
-            s1 += dv;
-            s2 += dv * dv;
-            cnt++;
-        }
+        t_steps_add(&st, out1, B);
     }
-    *same = (double)eq / cnt;
-    *sd = sqrt(s2 / cnt - (s1 / cnt) * (s1 / cnt));
+    *same = t_steps_same(&st);
+    *sd = t_steps_sd(&st);
 }
 
 static void test_far_origin_not_blocky(void)
