@@ -61,12 +61,6 @@ static inline float select_f(uint32_t c, float a, float b)
     return u2f((f2u(a) & m) | (f2u(b) & ~m));
 }
 
-/* neg ? -x : x for neg in {0, 1} */
-static inline float flip_f(float x, uint32_t neg)
-{
-    return u2f(f2u(x) ^ (neg << 31));
-}
-
 /* Helpers called inside the loops must be inlined or the loop cannot
  * vectorise; the bigger ones are marked so clang does not decline. The
  * kernel bodies are marked too: each is instantiated with constant dims,
@@ -218,88 +212,64 @@ static inline float lerp(float a, float b, float t)
 
 /* ---- corner hashes ----------------------------------------------------------
  * h[k] for the 2^dims corners of a cell, bit d of k = the +1 corner on axis
- * d. The chain hash shares prefixes: (seed, x) is hashed twice, (seed, x, y)
- * four times, and so on.
+ * d, by ng_lattice_hash; lo[d] and hi[d] are the two cells' coordinates
+ * already multiplied by the axis prime. The choices made from its bits are
+ * uniform and independent between neighbours (test_lattice_choices in
+ * tests/test_kernels.c, which fails by a factor 200 if, say, grad12 took its
+ * signs from bits 0 and 1).
  */
-LOOP_INLINE void chain_corners(int dims, uint32_t s, const uint32_t *lo, const uint32_t *hi,
-                               uint32_t *h)
+static const uint32_t lattice_prime[4] = {NG_LATTICE_PRIME_X, NG_LATTICE_PRIME_Y,
+                                          NG_LATTICE_PRIME_Z, NG_LATTICE_PRIME_W};
+
+LOOP_INLINE void lattice_corners(int dims, uint32_t s, const uint32_t *lo, const uint32_t *hi,
+                                 uint32_t *h)
 {
     int d, k;
-    h[0] = s;
-    UNROLL
-    for (d = 0; d < dims; d++)
-        UNROLL
-        for (k = 0; k < 8; k++) /* constant trip counts unroll in every compiler */
-            if (k < 1 << d) {
-                h[k + (1 << d)] = ng_hash_step(h[k], hi[d]);
-                h[k] = ng_hash_step(h[k], lo[d]);
-            }
-}
-
-/*
- * The fast basis hashes a corner with one multiply: the cell coordinates
- * times per-axis odd constants (the xxHash32 primes) are xor-ed with the
- * mixed seed, folded once (x ^= x >> 16, so high input bits reach the low
- * ones) and multiplied by an odd constant; gradients take the product's
- * top bits, which depend on every input bit. Without the fold, neighbouring
- * cells' gradient choices are measurably dependent (chi-square of joint
- * 3-bit choices 2-3x its degrees of freedom for some seeds); with it they
- * pass. Weaker than the chain hash, with far fewer multiplies: 8 against
- * 18 in 2D, 24 against 90 in 4D.
- */
-static const uint32_t fast_prime[4] = {0x9e3779b1u, 0x85ebca77u, 0xc2b2ae3du, 0x27d4eb2fu};
-#define FAST_MUL 0x2c1b3c6du
-
-LOOP_INLINE void fast_corners(int dims, uint32_t s, const uint32_t *lo, const uint32_t *hi,
-                              uint32_t *h)
-{
-    uint32_t l[4], u[4];
-    int d, k;
-    UNROLL
-    for (d = 0; d < dims; d++) {
-        l[d] = lo[d] * fast_prime[d];
-        u[d] = hi[d] * fast_prime[d];
-    }
     UNROLL
     for (k = 0; k < 16; k++) /* constant trip counts unroll in every compiler */
         if (k < 1 << dims) {
             uint32_t v = s;
             UNROLL
             for (d = 0; d < 4; d++)
-                if (d < dims) v ^= (k >> d) & 1 ? u[d] : l[d];
-            h[k] = (v ^ (v >> 16)) * FAST_MUL;
+                if (d < dims) v ^= (k >> d) & 1 ? hi[d] : lo[d];
+            h[k] = ng_lattice_hash(v);
         }
 }
 
 /* ---- gradients ----------------------------------------------------------------
- * Blends rather than tables, which would need a gather. */
+ * Blends rather than tables, which would need a gather. Hash bits from 16
+ * up (see ng_lattice_hash). */
+
+/* bit b of h set ? -x : x: the bit shifted to the sign and xor-ed in (a
+ * shift and one ternary-logic instruction on AVX-512). */
+static inline float flip_bit(float x, uint32_t h, int b)
+{
+    return u2f(f2u(x) ^ ((h << (31 - b)) & 0x80000000u));
+}
 
 /* 8 unit gradients in 2D: the 4 axis and the 4 diagonal directions. The top
  * three hash bits pick one. */
 static inline float grad8(uint32_t h, float x, float y)
 {
-    uint32_t b0 = (h >> 29) & 1u, b1 = (h >> 30) & 1u, b2 = h >> 31;
-    float along = flip_f(select_f(b0, y, x), b1);
-    float diag = (flip_f(x, b0) + flip_f(y, b1)) * 0.70710678f;
+    uint32_t b0 = (h >> 29) & 1u, b2 = h >> 31;
+    float along = flip_bit(select_f(b0, y, x), h, 30);
+    float diag = (flip_bit(x, h, 29) + flip_bit(y, h, 30)) * 0.70710678f;
     return select_f(b2, diag, along);
 }
 
-/* Index of one of Perlin's 12 cube-edge gradients, chosen uniformly (high
- * hash bits * 12 / 2^28, not Perlin's h & 15 with four repeats, which
- * over-weights four directions). */
-static inline uint32_t edge12(uint32_t h)
-{
-    return ((h >> 4) * 12u) >> 28;
-}
+/* Perlin's 12 cube-edge gradients, chosen uniformly (not Perlin's h & 15
+ * with four repeats, which over-weights four directions): the hash's thirds
+ * pick the pair of axes (xy, xz, yz; two compares, uniform within 2^-32),
+ * bits 20 and 21 the two signs. EDGE_XY and EDGE_XZ end the first two
+ * thirds. Used as u = x unless yz, v = y if xy else z. */
+#define EDGE_XY 0x55555556u
+#define EDGE_XZ 0xaaaaaaabu
 
-/* Edge gradient k is +-1 on axis u (x for k < 8, else y) and axis v (y for
- * k < 4, else z), the signs from bits 0 and 1. */
 static inline float grad12(uint32_t h, float x, float y, float z)
 {
-    uint32_t k = edge12(h);
-    float u = select_f(k < 8u, x, y);
-    float v = select_f(k < 4u, y, z);
-    return flip_f(u, k & 1u) + flip_f(v, (k >> 1) & 1u);
+    float u = select_f(h < EDGE_XZ, x, y);
+    float v = select_f(h < EDGE_XY, y, z);
+    return flip_bit(u, h, 20) + flip_bit(v, h, 21);
 }
 
 /* The 32 edge midpoints of the 4D hypercube: three components +-1, one 0.
@@ -310,7 +280,7 @@ static inline float grad32(uint32_t h, float x, float y, float z, float w)
     float a = select_f(zero == 0u, y, x);
     float b = select_f(zero <= 1u, z, y);
     float c = select_f(zero == 3u, z, w);
-    return flip_f(a, (h >> 27) & 1u) + flip_f(b, (h >> 28) & 1u) + flip_f(c, (h >> 29) & 1u);
+    return flip_bit(a, h, 27) + flip_bit(b, h, 28) + flip_bit(c, h, 29);
 }
 
 /* ---- the lattice bases ------------------------------------------------------
@@ -343,25 +313,26 @@ static rotation flow_rotation(float flow)
 
 /*
  * 3D flow gradient: edge gradient g rotated about axis a = sigma / sqrt(3),
- * sigma one of the 8 cube diagonals (+-1, +-1, +-1) picked by the low three
- * hash bits, by Rodrigues' formula
+ * sigma one of the 8 cube diagonals (+-1, +-1, +-1) picked by three hash
+ * bits, by Rodrigues' formula
  *   R g . d = cos (g . d) + sin (a . (g x d)) + (1 - cos) (a . g) (a . d).
  * Opposite axes turn the gradient opposite ways, so neighbouring gradients
  * swirl in different directions as flow advances.
  */
 LOOP_INLINE float flow_grad3(uint32_t h, float x, float y, float z, const rotation *r)
 {
-    uint32_t k = edge12(h), s0 = k & 1u, s1 = (k >> 1) & 1u;
-    float one0 = flip_f(1.0f, s0), one1 = flip_f(1.0f, s1);
-    float gx = select_f(k < 8u, one0, 0.0f);
-    float gy = select_f(k < 8u, select_f(k < 4u, one1, 0.0f), one0);
-    float gz = select_f(k < 4u, 0.0f, one1);
-    uint32_t ax = h & 1u, ay = (h >> 1) & 1u, az = (h >> 2) & 1u;
+    /* g = grad12's edge: u picks x unless yz, v picks y if xy else z */
+    uint32_t xy = h < EDGE_XY, notyz = h < EDGE_XZ;
+    float one0 = flip_bit(1.0f, h, 20), one1 = flip_bit(1.0f, h, 21);
+    float gx = select_f(notyz, one0, 0.0f);
+    float gy = select_f(notyz, select_f(xy, one1, 0.0f), one0);
+    float gz = select_f(xy, 0.0f, one1);
+    /* the rotation axis's signs: bits 17 to 19 */
     float gd = gx * x + gy * y + gz * z;
-    float ag = flip_f(gx, ax) + flip_f(gy, ay) + flip_f(gz, az);
-    float ad = flip_f(x, ax) + flip_f(y, ay) + flip_f(z, az);
+    float ag = flip_bit(gx, h, 17) + flip_bit(gy, h, 18) + flip_bit(gz, h, 19);
+    float ad = flip_bit(x, h, 17) + flip_bit(y, h, 18) + flip_bit(z, h, 19);
     float cx = gy * z - gz * y, cy = gz * x - gx * z, cz = gx * y - gy * x;
-    float acx = flip_f(cx, ax) + flip_f(cy, ay) + flip_f(cz, az);
+    float acx = flip_bit(cx, h, 17) + flip_bit(cy, h, 18) + flip_bit(cz, h, 19);
     return r->c * gd + r->s3 * acx + r->c3 * ag * ad;
 }
 
@@ -512,14 +483,14 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
         UNROLL
         for (d = 0; d < dims; d++) {
             t[d] = lattice_cell(&a[d], f[d][i], tiled, &lo[d], &hi[d]);
+            lo[d] *= lattice_prime[d];
+            /* untiled, hi = lo + 1; tiled it may have wrapped to 0 */
+            hi[d] = tiled ? hi[d] * lattice_prime[d] : lo[d] + lattice_prime[d];
             t1[d] = t[d] - 1.0f;
             w[d] = kind == K_FAST ? smooth(t[d]) : fade(t[d]);
             if (deriv) dw[d] = kind == K_FAST ? smooth_slope(t[d], t1[d]) : fade_slope(t[d], t1[d]);
         }
-        if (kind == K_FAST)
-            fast_corners(dims, s, lo, hi, h);
-        else
-            chain_corners(dims, s, lo, hi, h);
+        lattice_corners(dims, s, lo, hi, h);
         UNROLL
         for (k = 0; k < 16; k++)
             if (k < nc) {
@@ -780,7 +751,9 @@ LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deri
         float t = cell_of(&ax, fx[i], &X), t1 = t - 1.0f;
         float a = 1.0f - t * t, b = 1.0f - t1 * t1; /* both in [0, 1] */
         float a2 = a * a, b2 = b * b;
-        float g0 = ng_hash_signed(ng_hash_step(s, X)), g1 = ng_hash_signed(ng_hash_step(s, X + 1u));
+        uint32_t xp = X * NG_LATTICE_PRIME_X;
+        float g0 = ng_hash_signed(ng_lattice_hash(s ^ xp));
+        float g1 = ng_hash_signed(ng_lattice_hash(s ^ (xp + NG_LATTICE_PRIME_X)));
         float n0 = a2 * a2 * g0 * t, n1 = b2 * b2 * g1 * t1;
         out[i] = (n0 + n1) * SIMPLEX1_SCALE;
         /* d/dt (1 - t^2)^4 g t = g (1 - t^2)^3 (1 - t^2 - 8 t^2) */
@@ -841,10 +814,11 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
         float ox = (float)(int32_t)lower, oy = 1.0f - ox;
         float d0[2] = {x0, y0}, d1[2] = {x0 - ox + g2, y0 - oy + g2},
               d2[2] = {x0 + g2x2m1, y0 + g2x2m1}, acc[2] = {0.0f, 0.0f};
-        uint32_t hx0 = ng_hash_step(s, X), hx1 = ng_hash_step(s, X + 1u);
-        uint32_t h0 = ng_hash_step(hx0, Y);
-        uint32_t h1 = ng_hash_step(lower ? hx1 : hx0, Y + (1u - lower));
-        uint32_t h2 = ng_hash_step(hx1, Y + 1u);
+        uint32_t xp = s ^ (X * NG_LATTICE_PRIME_X), yp = Y * NG_LATTICE_PRIME_Y;
+        uint32_t xp1 = s ^ (X * NG_LATTICE_PRIME_X + NG_LATTICE_PRIME_X), yp1 = yp + NG_LATTICE_PRIME_Y;
+        uint32_t h0 = ng_lattice_hash(xp ^ yp);
+        uint32_t h1 = ng_lattice_hash(lower ? xp1 ^ yp : xp ^ yp1);
+        uint32_t h2 = ng_lattice_hash(xp1 ^ yp1);
         float n0 = simplex_corner(2, deriv, h0, d0, acc);
         float n1 = simplex_corner(2, deriv, h1, d1, acc);
         float n2 = simplex_corner(2, deriv, h2, d2, acc);
@@ -887,10 +861,14 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         float d2[3] = {x0 - (float)(int32_t)o2x + g3x2, y0 - (float)(int32_t)o2y + g3x2,
                        z0 - (float)(int32_t)o2z + g3x2};
         float d3[3] = {x0 + g3x3m1, y0 + g3x3m1, z0 + g3x3m1}, acc[3] = {0.0f, 0.0f, 0.0f};
-        uint32_t h0 = ng_hash_step(ng_hash_step(ng_hash_step(s, X), Y), Z);
-        uint32_t h1 = ng_hash_step(ng_hash_step(ng_hash_step(s, X + o1x), Y + o1y), Z + o1z);
-        uint32_t h2 = ng_hash_step(ng_hash_step(ng_hash_step(s, X + o2x), Y + o2y), Z + o2z);
-        uint32_t h3 = ng_hash_step(ng_hash_step(ng_hash_step(s, X + 1u), Y + 1u), Z + 1u);
+        const uint32_t px = NG_LATTICE_PRIME_X, py = NG_LATTICE_PRIME_Y, pz = NG_LATTICE_PRIME_Z;
+        uint32_t xp = X * px, yp = Y * py, zp = Z * pz;
+        uint32_t h0 = ng_lattice_hash(s ^ xp ^ yp ^ zp);
+        uint32_t h1 = ng_lattice_hash(s ^ (xp + (px & (0u - o1x))) ^ (yp + (py & (0u - o1y))) ^
+                                      (zp + (pz & (0u - o1z))));
+        uint32_t h2 = ng_lattice_hash(s ^ (xp + (px & (0u - o2x))) ^ (yp + (py & (0u - o2y))) ^
+                                      (zp + (pz & (0u - o2z))));
+        uint32_t h3 = ng_lattice_hash(s ^ (xp + px) ^ (yp + py) ^ (zp + pz));
         float n0 = simplex_corner(3, deriv, h0, d0, acc);
         float n1 = simplex_corner(3, deriv, h1, d1, acc);
         float n2 = simplex_corner(3, deriv, h2, d2, acc);
@@ -906,18 +884,18 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
 
 /* One 4D simplex corner: offset o (0 or 1 per axis) from the cell, k
  * corners along the walk (distance correction k * G4). */
-LOOP_INLINE float simplex4_corner(uint32_t s, const uint32_t *cell, const uint32_t *o,
+LOOP_INLINE float simplex4_corner(uint32_t s, const uint32_t *cp, const uint32_t *o,
                                   const float *x0, float kg4, int deriv, float *acc)
 {
     float d[4];
-    uint32_t h = s;
+    uint32_t v = s;
     int a;
     UNROLL
     for (a = 0; a < 4; a++) {
         d[a] = x0[a] - (float)(int32_t)o[a] + kg4;
-        h = ng_hash_step(h, cell[a] + o[a]);
+        v ^= cp[a] + (lattice_prime[a] & (0u - o[a]));
     }
-    return simplex_corner(4, deriv, h, d, acc);
+    return simplex_corner(4, deriv, ng_lattice_hash(v), d, acc);
 }
 
 /* 4D simplex from the skewed cell and the skewed fraction r, unscaled (and
@@ -929,8 +907,10 @@ LOOP_INLINE float simplex4_at(uint32_t s, const uint32_t *cell, const float *r, 
 {
     const float g4 = (float)G4;
     float t = (r[0] + r[1] + r[2] + r[3]) * g4, x0[4], sum;
-    uint32_t rank[4] = {0, 0, 0, 0}, o[4];
+    uint32_t rank[4] = {0, 0, 0, 0}, o[4], cp[4];
     int a, b, k;
+    UNROLL
+    for (a = 0; a < 4; a++) cp[a] = cell[a] * lattice_prime[a];
     UNROLL
     for (a = 0; a < 4; a++) {
         x0[a] = r[a] - t;
@@ -944,12 +924,12 @@ LOOP_INLINE float simplex4_at(uint32_t s, const uint32_t *cell, const float *r, 
     }
     UNROLL
     for (a = 0; a < 4; a++) o[a] = 0u;
-    sum = simplex4_corner(s, cell, o, x0, 0.0f, deriv, acc);
+    sum = simplex4_corner(s, cp, o, x0, 0.0f, deriv, acc);
     UNROLL
     for (k = 1; k <= 4; k++) {
         UNROLL
         for (a = 0; a < 4; a++) o[a] = rank[a] >= (uint32_t)(4 - k) ? 1u : 0u;
-        sum += simplex4_corner(s, cell, o, x0, (float)(k * G4), deriv, acc);
+        sum += simplex4_corner(s, cp, o, x0, (float)(k * G4), deriv, acc);
     }
     return sum;
 }

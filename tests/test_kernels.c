@@ -14,6 +14,7 @@
 #include "suites.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #define CHECKF(cond, ...)                                                     \
     do {                                                                      \
@@ -1191,6 +1192,137 @@ static void test_grad_periodic(void)
         }
 }
 
+/*
+ * The lattice hash's choices, seen through the kernels: at a lattice point
+ * Perlin's (and flow's) gradient is the corner's own gradient times the
+ * range scale, and value noise is the corner's value. Over a block of
+ * lattice points each choice must be equally likely and a point's choice
+ * independent of its neighbour's along every axis: chi-square against the
+ * uniform table, within its mean + 5 standard deviations (k - 1 and
+ * sqrt(2 (k - 1)) for k cells). A gradient choice from the hash's weak low
+ * bits (signs from bits 0 and 1) fails by a factor of 20 to 600.
+ */
+#define CHOICE_MAX 128
+
+/* Class of a gradient vector: an index into seen[] (added when new). */
+static int gradient_class(const float *g, int dims, float seen[][4], int *nseen)
+{
+    int c, d;
+    for (c = 0; c < *nseen; c++) {
+        for (d = 0; d < dims; d++)
+            if (fabsf(seen[c][d] - g[d]) > 1e-4f) break;
+        if (d == dims) return c;
+    }
+    if (*nseen == CHOICE_MAX) return -1;
+    for (d = 0; d < dims; d++) seen[*nseen][d] = g[d];
+    return (*nseen)++;
+}
+
+static double chi_square(const long *count, int cells, long total)
+{
+    double e = (double)total / cells, x = 0.0;
+    int c;
+    for (c = 0; c < cells; c++) x += (count[c] - e) * (count[c] - e) / e;
+    return x;
+}
+
+static void check_choices(const char *name, int dims, const int *cls, int side, int classes,
+                          int expect_classes, uint32_t seed)
+{
+    long n = 1, i, *one = calloc(CHOICE_MAX, sizeof *one);
+    long *two = calloc((size_t)CHOICE_MAX * CHOICE_MAX, sizeof *two);
+    int d, k;
+    double dof, x;
+    for (d = 0; d < dims; d++) n *= side;
+    CHECKF(classes == expect_classes, "%s %dD seed %u: %d distinct choices, expected %d", name,
+           dims, seed, classes, expect_classes);
+    for (i = 0; i < n; i++) one[cls[i]]++;
+    dof = classes - 1;
+    x = chi_square(one, classes, n);
+    CHECKF(x < dof + 5.0 * sqrt(2.0 * dof), "%s %dD seed %u: choices not uniform, chi2 %.1f, dof %.0f",
+           name, dims, seed, x, dof);
+    for (d = 0; d < dims; d++) {
+        long stride = 1, pairs = 0;
+        for (k = 0; k < d; k++) stride *= side;
+        memset(two, 0, (size_t)CHOICE_MAX * CHOICE_MAX * sizeof *two);
+        for (i = 0; i < n; i++)
+            if ((i / stride) % side != side - 1) {
+                two[cls[i] * classes + cls[i + stride]]++;
+                pairs++;
+            }
+        dof = (double)classes * classes - 1;
+        x = chi_square(two, classes * classes, pairs);
+        CHECKF(x < dof + 5.0 * sqrt(2.0 * dof),
+               "%s %dD seed %u: neighbours along axis %d dependent, chi2 %.1f, dof %.0f", name, dims,
+               seed, d, x, dof);
+    }
+    free(one);
+    free(two);
+}
+
+static void test_lattice_choices(void)
+{
+    static const struct {
+        const char *name;
+        kernel_d_fn fn;
+        int dims, side, classes; /* classes: gradients, or value bins */
+        float flow;
+    } cases[] = {
+        {"perlin", ng_perlin_noise_d, 2, 512, 8, 0.0f},   {"perlin", ng_perlin_noise_d, 3, 64, 12, 0.0f},
+        {"perlin", ng_perlin_noise_d, 4, 24, 32, 0.0f},   {"fast", ng_fast_noise_d, 3, 64, 12, 0.0f},
+        {"flow", ng_flow_noise_d, 3, 64, 96, 0.3f},       {"value", ng_value_noise_d, 2, 512, 16, 0.0f},
+        {"value", ng_value_noise_d, 3, 64, 16, 0.0f},
+    };
+    static const uint32_t seeds[] = {1u, 0x9e3779b9u};
+    size_t c, si;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (si = 0; si < 2; si++) {
+            int dims = cases[c].dims, side = cases[c].side, d, nseen = 0;
+            long n = 1, i;
+            float *off[4], *out, *grad, seen[CHOICE_MAX][4];
+            int *cls;
+            ng_noise_pts p;
+            for (d = 0; d < dims; d++) n *= side;
+            out = malloc((size_t)n * sizeof *out);
+            grad = malloc((size_t)n * dims * sizeof *grad);
+            cls = malloc((size_t)n * sizeof *cls);
+            memset(&p, 0, sizeof p);
+            p.n = (int)n;
+            p.dims = dims;
+            p.seed = seeds[si];
+            p.flow = cases[c].flow;
+            for (d = 0; d < dims; d++) {
+                long stride = 1, k;
+                for (k = 0; k < d; k++) stride *= side;
+                off[d] = malloc((size_t)n * sizeof *off[d]);
+                for (i = 0; i < n; i++) off[d][i] = (float)((i / stride) % side);
+                p.anchor[d] = -37.0 * (d + 1); /* negative cells too */
+                p.f[d] = off[d];
+            }
+            cases[c].fn(&p, out, grad);
+            for (i = 0; i < n; i++) {
+                if (cases[c].fn == ng_value_noise_d) {
+                    cls[i] = (int)floorf((out[i] + 1.0f) * 8.0f); /* 16 bins of [-1, 1] */
+                    if (cls[i] > 15) cls[i] = 15;
+                    nseen = 16;
+                } else {
+                    float g[4];
+                    for (d = 0; d < dims; d++) g[d] = grad[d * n + i];
+                    cls[i] = gradient_class(g, dims, seen, &nseen);
+                    if (cls[i] < 0) break;
+                }
+            }
+            if (i == n)
+                check_choices(cases[c].name, dims, cls, side, nseen, cases[c].classes, seeds[si]);
+            else
+                CHECKF(0, "%s %dD: more than %d distinct gradients", cases[c].name, dims, CHOICE_MAX);
+            for (d = 0; d < dims; d++) free(off[d]);
+            free(out);
+            free(grad);
+            free(cls);
+        }
+}
+
 /* Other nodes (white noise, cellular) use the hash directly: every output
  * bit is balanced over a grid of neighbouring cells, and the unit and
  * signed maps stay inside their documented intervals. */
@@ -1239,4 +1371,5 @@ void suite_kernels(void)
     RUN(test_grad_soft_limit);
     RUN(test_grad_periodic);
     RUN(test_hash_balanced);
+    RUN(test_lattice_choices);
 }
