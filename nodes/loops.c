@@ -31,6 +31,12 @@ void ng__loop_axpy_masked(float *restrict out, const float *restrict a, float w,
     for (i = 0; i < n; i++) out[i] += a[i] * w * x[i];
 }
 
+void ng__loop_scale(float *out, const float *x, float s, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) out[i] = x[i] * s;
+}
+
 void ng__loop_scale_bias(float *out, const float *x, float s, float b, int n)
 {
     int i;

@@ -183,11 +183,12 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
     const int own = n->type == &ng_type_noise; /* basis-specific options exist */
     float *f = ng_scratch(ctx, b->dims), *tmp = NULL;
     const ng_kernels *kern = ng__kernels();
+    const ng_loops *loops = ng__loops();
     ng_basis_fn fn = kern->basis[type];
     ng_basis_d_fn fd_grad = kern->grad[type];
     double freq[4];
     ng_noise_pts pts;
-    int d, i;
+    int d;
     if (!f) return -1;
     memset(&pts, 0, sizeof pts);
     pts.n = b->n;
@@ -207,7 +208,7 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
     for (d = 0; d < b->dims; d++) {
         float fr = (float)freq[d];
         float *fd = f + (size_t)d * (size_t)b->n;
-        for (i = 0; i < b->n; i++) fd[i] = b->p[d][i] * fr;
+        loops->scale(fd, b->p[d], fr, b->n);
         pts.f[d] = fd;
     }
     /* Vector channels are shifted off each other's lattice as well as
@@ -221,8 +222,8 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
     if (grad && fd_grad && (kern->grad_dims & (1u << b->dims))) {
         fd_grad(&pts, out, grad); /* value bit-identical to fn's, gradient analytic */
         for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
-            float fr = (float)freq[d], *g = grad + (size_t)d * (size_t)b->n;
-            for (i = 0; i < b->n; i++) g[i] *= fr;
+            float *g = grad + (size_t)d * (size_t)b->n;
+            loops->scale(g, g, (float)freq[d], b->n);
         }
     } else if (grad) {
         fn(&pts, out);
@@ -232,8 +233,8 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
         }
         kernel_gradient(fn, &pts, tmp, grad);
         for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
-            float fr = (float)freq[d], *g = grad + (size_t)d * (size_t)b->n;
-            for (i = 0; i < b->n; i++) g[i] *= fr;
+            float *g = grad + (size_t)d * (size_t)b->n;
+            loops->scale(g, g, (float)freq[d], b->n);
         }
         ng_scratch_free(ctx, tmp, 1);
     } else {
