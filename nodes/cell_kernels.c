@@ -13,12 +13,10 @@
  * value depends on that point alone, in a fixed order of operations, so a
  * batch split never changes a bit.
  *
- * A cell's random numbers come from its hash h (the ng_hash_step chain of
- * seed and cell coordinates, = ng_hashN) and g = ng_hash_mix(h): feature
- * coordinates take 16 bits each (axes 0, 1 from h's high and low halves,
- * axes 2, 3 from g's), which halves the hashing of the 81-cell 4D search
- * against one hash per axis; 1/65536 of a cell is far below a pixel. The
- * per-cell value (Worley CELL, alligator height) is
+ * A cell's random numbers come from its hash h (ng_cell_hash: the mixed
+ * seed xor-ed with the premultiplied coordinates, so prefixes are xors and
+ * the one multiply is per cell) and ng_cell_word(h, k): 16 bits per feature
+ * coordinate. The per-cell value (Worley CELL, alligator height) is
  * ng_hash_unit(ng_hash_step(h, 1)).
  */
 #include "cell_kernels.h"
@@ -162,18 +160,10 @@ typedef struct cell_chunk {
     uint32_t h[4][CHUNK];    /* hash prefix of the current cell through axis k */
 } cell_chunk;
 
-/*
- * ng_hash_step(h, c) with the coordinate's multiply done once per chunk
- * rather than once per cell visit: the chunk stores c * HASH_COORD_MUL.
- * Must stay equal to ng_hash_step (the brute-force test in
- * test_cell_kernels.c, which calls ng_hash_step, would catch a change).
- */
-#define HASH_COORD_MUL 0x9e3779b1U
-
-LOOP_INLINE uint32_t hash_step_premul(uint32_t h, uint32_t coord_mul)
-{
-    return ng_hash_mix(h ^ coord_mul);
-}
+/* The lattice primes by axis: the chunk stores each coordinate times its
+ * axis's prime, so a cell's hash input is the xor of its axes' words. */
+static const uint32_t cell_prime[4] = {NG_LATTICE_PRIME_X, NG_LATTICE_PRIME_Y, NG_LATTICE_PRIME_Z,
+                                       NG_LATTICE_PRIME_W};
 
 static void chunk_init(cell_chunk *ch, const ng_noise_pts *p)
 {
@@ -196,7 +186,7 @@ static void chunk_load(cell_chunk *ch, const ng_noise_pts *p, const cell_axis *a
     for (k = 0; k < ch->dims; k++) {
         const float *restrict f = p->f[k] + start;
         const float frac = ax[k].frac;
-        const uint32_t base = ax[k].base, per = ax[k].period;
+        const uint32_t base = ax[k].base, per = ax[k].period, prime = cell_prime[k];
         float *restrict t = ch->t[k];
         uint32_t *restrict own = ch->cell[k], *restrict c0 = ch->c[k][0],
                            *restrict c1 = ch->c[k][1], *restrict c2 = ch->c[k][2];
@@ -207,9 +197,9 @@ static void chunk_load(cell_chunk *ch, const ng_noise_pts *p, const cell_axis *a
                 uint32_t cell = base + (uint32_t)ic;
                 t[i] = x - (float)ic;
                 own[i] = cell;
-                c0[i] = (cell - 1u) * HASH_COORD_MUL;
-                c1[i] = cell * HASH_COORD_MUL;
-                c2[i] = (cell + 1u) * HASH_COORD_MUL;
+                c1[i] = cell * prime;
+                c0[i] = c1[i] - prime;
+                c2[i] = c1[i] + prime;
             }
         } else {
             for (i = 0; i < m; i++) {
@@ -219,28 +209,32 @@ static void chunk_load(cell_chunk *ch, const ng_noise_pts *p, const cell_axis *a
                 q += q < 0 ? (int64_t)per : 0;
                 t[i] = x - (float)ic;
                 own[i] = (uint32_t)q;
-                c0[i] = (q == 0 ? per - 1u : (uint32_t)q - 1u) * HASH_COORD_MUL;
-                c1[i] = (uint32_t)q * HASH_COORD_MUL;
-                c2[i] = ((uint32_t)q + 1u == per ? 0u : (uint32_t)q + 1u) * HASH_COORD_MUL;
+                c0[i] = (q == 0 ? per - 1u : (uint32_t)q - 1u) * prime;
+                c1[i] = (uint32_t)q * prime;
+                c2[i] = ((uint32_t)q + 1u == per ? 0u : (uint32_t)q + 1u) * prime;
             }
         }
     }
 }
 
-/* Hash prefixes of the current cell from axis k0 on. */
+/* Hash inputs of the current cell from axis k0 on: the seed xor-ed with
+ * the axes' words up to k; the last level is the cell's hash. */
 static void levels_from(cell_chunk *ch, int k0)
 {
-    int k, i, m = ch->m;
-    for (k = k0; k < ch->dims; k++) {
+    int k, i, m = ch->m, last = ch->dims - 1;
+    for (k = k0; k <= last; k++) {
         const uint32_t *restrict c = ch->c[k][ch->o[k] + 1];
+        const uint32_t *restrict prev = k ? ch->h[k - 1] : NULL;
         uint32_t *restrict h = ch->h[k];
-        if (k == 0) {
-            const uint32_t s = ch->seed;
-            for (i = 0; i < m; i++) h[i] = hash_step_premul(s, c[i]);
-        } else {
-            const uint32_t *restrict prev = ch->h[k - 1];
-            for (i = 0; i < m; i++) h[i] = hash_step_premul(prev[i], c[i]);
-        }
+        const uint32_t s = ch->seed;
+        if (k == 0 && k == last)
+            for (i = 0; i < m; i++) h[i] = ng_lattice_hash(s ^ c[i]);
+        else if (k == 0)
+            for (i = 0; i < m; i++) h[i] = s ^ c[i];
+        else if (k == last)
+            for (i = 0; i < m; i++) h[i] = ng_lattice_hash(prev[i] ^ c[i]);
+        else
+            for (i = 0; i < m; i++) h[i] = prev[i] ^ c[i];
     }
 }
 
@@ -278,11 +272,10 @@ LOOP_INLINE void point_t(const cell_chunk *ch, int dims, int i, float t[4])
 LOOP_INLINE void feature_vec(int dims, uint32_t h, const float oc[4], float j, const float t[4],
                              float r[4])
 {
-    uint32_t g = dims > 2 ? ng_hash_mix(h) : 0u;
     r[0] = (oc[0] + j * unit_hi(h)) - t[0];
-    r[1] = dims > 1 ? (oc[1] + j * unit_lo(h)) - t[1] : 0.0f;
-    r[2] = dims > 2 ? (oc[2] + j * unit_hi(g)) - t[2] : 0.0f;
-    r[3] = dims > 3 ? (oc[3] + j * unit_lo(g)) - t[3] : 0.0f;
+    r[1] = dims > 1 ? (oc[1] + j * unit_hi(ng_cell_word(h, 1))) - t[1] : 0.0f;
+    r[2] = dims > 2 ? (oc[2] + j * unit_hi(ng_cell_word(h, 2))) - t[2] : 0.0f;
+    r[3] = dims > 3 ? (oc[3] + j * unit_hi(ng_cell_word(h, 3))) - t[3] : 0.0f;
 }
 
 LOOP_INLINE float dist2(int dims, const float r[4])
@@ -535,9 +528,10 @@ static void fix_visit(worley_fix *w, int k, float partial, int o[4], int outside
         int a;
         if (!outside) return; /* the vector loop saw it */
         for (a = 0; a < dims; a++) {
-            h = ng_hash_step(h, wrap_cell(w->ch->cell[a][w->i], o[a], w->ax[a].period));
+            h ^= wrap_cell(w->ch->cell[a][w->i], o[a], w->ax[a].period) * cell_prime[a];
             oc[a] = (float)o[a] + w->c0;
         }
+        h = ng_lattice_hash(h);
         feature_vec(dims, h, oc, w->j, w->t, r);
         keep_two(f2u(metric_dist(dims, w->metric, r)), h, &w->d1, &w->d2, &w->hb);
         return;

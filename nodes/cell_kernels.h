@@ -4,7 +4,7 @@
  *
  * Same batch, precision and hashing contract as noise_kernels.h: a double
  * anchor split once per call into an integer cell and a float fraction,
- * lattice cells hashed as uint32 through ng_hash_step, output a function of
+ * lattice cells hashed as uint32 (ng_cell_hash below), output a function of
  * (position, seed, period, and the Worley fields) only, so it is
  * bit-identical for every batch split. Dims 1 to 4 for all three; other
  * dims, an unknown feature or an unknown metric write zeros.
@@ -17,6 +17,30 @@
 #define NG_CELL_KERNELS_H
 
 #include "noise_kernels.h"
+
+/*
+ * A cell's hash: ng_lattice_hash(ng_hash_seed(seed) ^ x * NG_LATTICE_PRIME_X
+ * ^ y * NG_LATTICE_PRIME_Y ^ ...) of its (wrapped) coordinates, one
+ * multiply per cell. Its feature point's coordinate along axis k is the top
+ * 16 bits of ng_cell_word(h, k) as a unit (1/65536 of a cell is far below a
+ * pixel): axis 0 takes h itself, the others h times an odd constant, whose
+ * top bits depend on every bit of h. The per-cell value (Worley CELL,
+ * alligator height) is ng_hash_unit(ng_hash_step(h, 1)), a full mix.
+ */
+static inline uint32_t ng_cell_hash(uint32_t seed, int dims, const uint32_t *cell)
+{
+    static const uint32_t prime[4] = {NG_LATTICE_PRIME_X, NG_LATTICE_PRIME_Y, NG_LATTICE_PRIME_Z,
+                                      NG_LATTICE_PRIME_W};
+    uint32_t v = ng_hash_seed(seed);
+    int k;
+    for (k = 0; k < dims; k++) v ^= cell[k] * prime[k];
+    return ng_lattice_hash(v);
+}
+
+static inline uint32_t ng_cell_word(uint32_t h, int k)
+{
+    return k == 0 ? h : k == 1 ? h * 0x85ebca6bu : k == 2 ? h * 0xc2b2ae35u : h * 0x27d4eb2du;
+}
 
 /*
  * Worley cellular noise: one feature point per cell at
