@@ -52,6 +52,7 @@ struct ng_ctx {
     uint32_t next_pos_id;
     float *zeros;
     int failed;
+    int want;           /* channels the node being evaluated must write (0: all) */
     ng_error err;
 };
 
@@ -276,7 +277,7 @@ static void release(ng_ctx *c, int node, const ng_block *b)
     }
 }
 
-int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out)
+int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
 {
     const ng_graph *g = c->g;
     int base = c->sp;
@@ -317,6 +318,9 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out)
         }
         dst = (id == root && !shared(c, id)) ? out : ng_scratch(c, n->channels);
         if (!dst) goto fail;
+        /* fewer channels only where the result goes straight to the caller:
+         * a memoised result serves every reader */
+        c->want = dst == out ? want : 0;
         if (n->type->eval(c, n, b, in, dst)) {
             if (dst != out) ng_scratch_free(c, dst, n->channels);
             goto fail;
@@ -347,7 +351,17 @@ fail:
 
 int ng_pull(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float *out)
 {
-    return ng__eval(c, node->input[k], b, out);
+    return ng__eval(c, node->input[k], b, out, 0);
+}
+
+int ng_pull_channels(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float *out, int channels)
+{
+    return ng__eval(c, node->input[k], b, out, channels);
+}
+
+int ng_channels_needed(const ng_ctx *c, const ng_node *node)
+{
+    return c->want > 0 && c->want < node->channels ? c->want : node->channels;
 }
 
 int ng_input_channels(const ng_ctx *c, const ng_node *node, int k)
@@ -361,7 +375,7 @@ int ng_pull_grad(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float
     float *lo;
     int d, i;
     if (src->type->eval_grad) return src->type->eval_grad(c, src, b, out, grad);
-    if (ng__eval(c, src->id, b, out)) return -1;
+    if (ng__eval(c, src->id, b, out, 0)) return -1;
     if (h <= 0) h = src->detail < HUGE_VAL ? src->detail * 1e-3 : 1e-2;
     if (!(lo = ng_scratch(c, 1))) return -1;
     for (d = 0; d < b->dims; d++) {
@@ -370,10 +384,10 @@ int ng_pull_grad(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float
         float *g = grad + (size_t)d * (size_t)b->n, inv = (float)(0.5 / h);
         s.anchor[d] = b->anchor[d] + h;
         s.pos_id = ng_new_pos_id(c);
-        if (ng__eval(c, src->id, &s, g)) break;
+        if (ng__eval(c, src->id, &s, g, 0)) break;
         s.anchor[d] = b->anchor[d] - h;
         s.pos_id = ng_new_pos_id(c);
-        if (ng__eval(c, src->id, &s, lo)) break;
+        if (ng__eval(c, src->id, &s, lo, 0)) break;
         for (i = 0; i < b->n; i++) g[i] = (g[i] - lo[i]) * inv;
     }
     ng_scratch_free(c, lo, 1);

@@ -56,6 +56,14 @@ void ng_scratch_free(ng_ctx *ctx, float *buf, int channels);
 uint32_t ng_new_pos_id(ng_ctx *ctx);
 /* Evaluate input k of node at block b into out (source channels * b->n). */
 int ng_pull(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b, float *out);
+/* The same when the consumer reads only the first `channels` channels: a
+ * source that is read by this consumer alone may leave the others
+ * unwritten (a vector noise under a 2D warp computes 2 of its 3). */
+int ng_pull_channels(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b, float *out, int channels);
+/* How many leading channels of node's output the evaluation now asked for
+ * must be written: node->channels unless the consumer pulled fewer through
+ * ng_pull_channels. Read it in eval before pulling anything. */
+int ng_channels_needed(const ng_ctx *ctx, const ng_node *node);
 /* Value and gradient of input k's source (1 channel) at block b: out gets
  * b->n values, grad b->dims planes of b->n partial derivatives along the
  * world axes. Analytic when the source provides it, central differences of

@@ -143,7 +143,7 @@ static void *worker(void *arg)
         b.pos_id = ng__ctx_tile(c);
         slot = ty % r->ring;
         for (k = 0; k < r->nroots; k++) {
-            if (ng__eval(c, r->roots[k], &b, out[k])) goto failed;
+            if (ng__eval(c, r->roots[k], &b, out[k], 0)) goto failed;
             to_band(r->band[slot * r->nroots + k], r->rw, x0, out[k], w, h, r->channels[k]);
         }
         pthread_mutex_lock(&r->mu);
@@ -379,7 +379,7 @@ int ng_eval_points(const ng_graph *g, int root, int dims, const double *const *x
             b.p[d] = pos[d];
         }
         b.pos_id = ng__ctx_tile(c);
-        if (!tmp || (dims > 0 && !pos[dims - 1]) || ng__eval(c, root, &b, tmp)) {
+        if (!tmp || (dims > 0 && !pos[dims - 1]) || ng__eval(c, root, &b, tmp, 0)) {
             *err = *ng__ctx_error(c);
             rc = -1;
             break;

@@ -247,9 +247,10 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
 static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const float scale = (float)n->k[4], bias = (float)n->k[5];
+    const int channels = ng_channels_needed(ctx, n);
     int c;
     (void)in;
-    for (c = 0; c < n->channels; c++) {
+    for (c = 0; c < channels; c++) {
         float *o = out + (size_t)c * (size_t)b->n;
         if (ng__noise_basis(ctx, n, ng_int(n, P_TYPE), (uint32_t)c, 1.0, b, o, NULL)) return -1;
         if (scale != 1.0f || bias != 0.0f) /* the natural range needs no pass */

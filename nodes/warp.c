@@ -42,6 +42,7 @@ static int warp_setup(ng_node *n, const int *ch, ng_error *err)
 
 static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
+    const int need = ng_channels_needed(ctx, n); /* before any pull */
     const int progressive = ng_int(n, P_MODE) == 0;
     const int vec = ng_input_channels(ctx, n, 1);
     const int moved = b->dims < vec ? b->dims : vec;
@@ -61,13 +62,13 @@ static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
         /* the field at lacunarity^k, sampled where this mode says */
         if (k == 0) fb = *b;
         else ng__octave_block(ctx, b, k, scale, progressive ? pos : NULL, query, &fb);
-        if (ng_pull(ctx, n, 1, &fb, field)) goto done;
+        if (ng_pull_channels(ctx, n, 1, &fb, field, moved)) goto done;
         for (d = 0; d < moved; d++)
             ng__loops()->axpy_masked(pos + (size_t)d * b->n, amount, w, field + (size_t)d * b->n, b->n);
     }
     for (d = 0; d < b->dims; d++) wb.p[d] = pos + (size_t)d * b->n;
     wb.pos_id = ng_new_pos_id(ctx);
-    rc = ng_pull(ctx, n, 0, &wb, out);
+    rc = ng_pull_channels(ctx, n, 0, &wb, out, need);
 done:
     ng_scratch_free(ctx, pos, b->dims);
     ng_scratch_free(ctx, query, b->dims);

@@ -25,6 +25,12 @@ void ng_t_fail(const char *file, int line, const char *fmt, ...)
         if (!(e)) ng_t_fail(__FILE__, __LINE__, "CHECK(%s)", #e);             \
     } while (0)
 
+/* CHECK with a printf-style message */
+#define CHECKF(cond, ...)                                                     \
+    do {                                                                      \
+        if (!(cond)) ng_t_fail(__FILE__, __LINE__, __VA_ARGS__);              \
+    } while (0)
+
 #define CHECK_INT(a, b)                                                       \
     do {                                                                      \
         long long a_ = (long long)(a), b_ = (long long)(b);                   \

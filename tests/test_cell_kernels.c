@@ -28,11 +28,6 @@
 #define SANITIZED 0
 #endif
 
-#define CHECKF(cond, ...)                                                     \
-    do {                                                                      \
-        if (!(cond)) ng_t_fail(__FILE__, __LINE__, __VA_ARGS__);              \
-    } while (0)
-
 #define B 4096
 static float fbuf[4][B], fbuf2[4][B], out1[B], out2[B], out3[B];
 

@@ -9,6 +9,7 @@
 #include "ng_node.h"
 #include "suites.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -81,6 +82,75 @@ static void test_memo_distinguishes_positions_and_seeds(void)
     /* base positions once (shared by add and fbm's first octave), warped once, octaves 2 and 3 */
     CHECK_INT(atomic_load(&evals), 4);
     ng_graph_free(g);
+}
+
+/* ---- a 3-channel field that records how many channels it was asked for -- */
+
+static atomic_int needed_min, needed_max;
+
+static int vfield_setup(ng_node *n, const int *ch, ng_error *err)
+{
+    (void)ch;
+    (void)err;
+    n->channels = 3;
+    return 0;
+}
+
+static int vfield_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    int need = ng_channels_needed(ctx, n), c, i;
+    (void)in;
+    if (need < atomic_load(&needed_min)) atomic_store(&needed_min, need);
+    if (need > atomic_load(&needed_max)) atomic_store(&needed_max, need);
+    for (c = 0; c < 3; c++) /* channels nobody asked for: NaN, which would show */
+        for (i = 0; i < b->n; i++) out[(size_t)c * b->n + i] = c < need ? 0.5f - 0.25f * c : NAN;
+    return 0;
+}
+
+static const ng_node_type vfield_type = {
+    .name = "vfield", .family = "test", .doc = "a constant vector that records channels needed",
+    .dims = 0x1Eu, .setup = vfield_setup, .eval = vfield_eval,
+};
+
+static int all_finite(const float *v, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+/* A 2D warp reads 2 channels of its field, so a field only it reads
+ * computes 2 of 3; in 3D all 3; a field read by two consumers is memoised
+ * whole. The output never sees an unwritten channel. */
+static void test_warp_asks_for_the_channels_it_reads(void)
+{
+    static const struct {
+        int dims, shared, expect;
+    } cases[] = {{2, 0, 2}, {3, 0, 3}, {2, 1, 3}};
+    size_t k;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        ng_graph *g = ng_graph_new();
+        ng_error err;
+        ng_node *vn = ng_node_begin(g, &vfield_type, NULL, NULL, &err);
+        int v = ng_node_finish(g, vn, &err), src = t_noise(g, "perlin", 8, 3);
+        int root = t_warp(g, src, v, 2);
+        ng_render_opts o;
+        float *out;
+        if (cases[k].shared) root = t_warp(g, root, v, 1);
+        t_opts(&o, 32, 32);
+        o.dims = cases[k].dims;
+        atomic_store(&needed_min, 99);
+        atomic_store(&needed_max, 0);
+        out = t_render(g, root, &o);
+        CHECK(out != NULL);
+        if (out) CHECK(all_finite(out, 32 * 32));
+        CHECKF(atomic_load(&needed_min) == cases[k].expect && atomic_load(&needed_max) == cases[k].expect,
+               "dims %d, shared %d: field asked for %d to %d channels, expected %d", cases[k].dims,
+               cases[k].shared, atomic_load(&needed_min), atomic_load(&needed_max), cases[k].expect);
+        free(out);
+        ng_graph_free(g);
+    }
 }
 
 /* A chain far deeper than any C stack could recurse renders, and adding
@@ -263,6 +333,7 @@ void suite_core(void)
 {
     RUN(test_shared_node_evaluated_once_per_tile);
     RUN(test_memo_distinguishes_positions_and_seeds);
+    RUN(test_warp_asks_for_the_channels_it_reads);
     RUN(test_deep_chain_renders);
     RUN(test_pull_nesting_refused_with_clear_error);
     RUN(test_inputs_must_exist);

@@ -18,11 +18,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define CHECKF(cond, ...)                                                     \
-    do {                                                                      \
-        if (!(cond)) ng_t_fail(__FILE__, __LINE__, __VA_ARGS__);              \
-    } while (0)
-
 enum { W = 29, H = 23 };
 
 static const int bands[] = {1, 0, 5, 10, 7}; /* unequal, one empty, sum H */

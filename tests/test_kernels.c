@@ -16,11 +16,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define CHECKF(cond, ...)                                                     \
-    do {                                                                      \
-        if (!(cond)) ng_t_fail(__FILE__, __LINE__, __VA_ARGS__);              \
-    } while (0)
-
 typedef void (*kernel_fn)(const ng_noise_pts *p, float *out);
 typedef void (*kernel_d_fn)(const ng_noise_pts *p, float *out, float *grad);
 
