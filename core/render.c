@@ -3,6 +3,8 @@
  * counter in row-major order and write finished tiles into a small ring of
  * row bands; the calling thread hands each band to the sinks as soon as all
  * its tiles are done, so memory stays O(width x tile) for any image height.
+ * With one thread the caller does both in turn and starts no thread, which
+ * keeps small renders (an embedder's slices) free of thread start-up.
  *
  * Every pixel's sample position depends only on its index in the full image
  * (never on the tile or the region), so the output is bit-identical for any
@@ -95,70 +97,130 @@ static void to_band(float *band, int rw, int x0, const float *out, int w, int h,
                 band[((size_t)j * rw + (size_t)(x0 + i)) * nch + ch] = out[ch * n + j * w + i];
 }
 
+/* A thread's evaluation context and its tile buffers. */
+typedef struct tiler {
+    ng_ctx *c;
+    float *px, *py, *out[64];
+} tiler;
+
+static int tiler_init(render *r, tiler *t, ng_error *err)
+{
+    int k;
+    memset(t, 0, sizeof *t);
+    if (!(t->c = ng__ctx_new(r->g, r->uses, r->tile * r->tile, err))) return -1;
+    t->px = ng_scratch(t->c, 1);
+    t->py = ng_scratch(t->c, 1);
+    for (k = 0; k < r->nroots; k++) t->out[k] = ng_scratch(t->c, r->channels[k]);
+    if (!t->px || !t->py || (r->nroots && !t->out[r->nroots - 1])) {
+        *err = *ng__ctx_error(t->c);
+        return -1;
+    }
+    return 0;
+}
+
+static void tiler_free(render *r, tiler *t)
+{
+    int k;
+    if (!t->c) return;
+    ng_scratch_free(t->c, t->px, 1);
+    ng_scratch_free(t->c, t->py, 1);
+    for (k = 0; k < r->nroots; k++) ng_scratch_free(t->c, t->out[k], r->channels[k]);
+    ng__ctx_free(t->c);
+}
+
+/* Evaluates tile number t into its place in its band; -1 on failure (the
+ * error in the context). */
+static int run_tile(render *r, tiler *tl, int t)
+{
+    const int ty = t / r->ntx, tx = t % r->ntx, x0 = tx * r->tile, y0 = ty * r->tile;
+    const int w = r->rw - x0 < r->tile ? r->rw - x0 : r->tile, h = r->rh - y0 < r->tile ? r->rh - y0 : r->tile;
+    const int slot = ty % r->ring;
+    ng_block b;
+    int k;
+    tile_positions(r, x0, y0, w, h, tl->px, tl->py);
+    memset(&b, 0, sizeof b);
+    b.n = w * h;
+    b.dims = r->o->dims;
+    b.anchor[0] = r->o->origin[0];
+    b.anchor[1] = r->o->origin[1];
+    b.anchor[2] = r->o->z;
+    b.anchor[3] = r->o->time;
+    b.p[0] = tl->px;
+    b.p[1] = tl->py;
+    b.p[2] = b.p[3] = ng__ctx_zeros(tl->c);
+    b.footprint = (float)r->o->pixel_size;
+    if (r->o->tileable) {
+        b.period[0] = r->o->width * r->o->pixel_size;
+        b.period[1] = r->o->height * r->o->pixel_size;
+    }
+    b.pos_id = ng__ctx_tile(tl->c);
+    for (k = 0; k < r->nroots; k++) {
+        if (ng__eval(tl->c, r->roots[k], &b, tl->out[k], 0)) return -1;
+        to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, r->channels[k]);
+    }
+    return 0;
+}
+
 static void *worker(void *arg)
 {
     render *r = arg;
     ng_error err;
-    int cap = r->tile * r->tile, k;
-    ng_ctx *c = ng__ctx_new(r->g, r->uses, cap, &err);
-    float *px = NULL, *py = NULL, *out[64] = {0};
-    if (!c) {
+    tiler tl;
+    if (tiler_init(r, &tl, &err)) {
         fail(r, &err);
+        tiler_free(r, &tl);
         return NULL;
     }
-    px = ng_scratch(c, 1);
-    py = ng_scratch(c, 1);
-    for (k = 0; k < r->nroots; k++) out[k] = ng_scratch(c, r->channels[k]);
-    if (!px || !py || (r->nroots && !out[r->nroots - 1])) goto failed;
     for (;;) {
-        int t = atomic_fetch_add(&r->next_tile, 1), tx, ty, x0, y0, w, h, slot;
-        ng_block b;
+        int t = atomic_fetch_add(&r->next_tile, 1), ty;
         if (t >= r->ntiles) break;
         ty = t / r->ntx;
-        tx = t % r->ntx;
         pthread_mutex_lock(&r->mu);
         while (!r->failed && ty >= r->next_write + r->ring) pthread_cond_wait(&r->cv, &r->mu);
         pthread_mutex_unlock(&r->mu);
         if (r->failed) break;
-        x0 = tx * r->tile;
-        y0 = ty * r->tile;
-        w = r->rw - x0 < r->tile ? r->rw - x0 : r->tile;
-        h = r->rh - y0 < r->tile ? r->rh - y0 : r->tile;
-        tile_positions(r, x0, y0, w, h, px, py);
-        memset(&b, 0, sizeof b);
-        b.n = w * h;
-        b.dims = r->o->dims;
-        b.anchor[0] = r->o->origin[0];
-        b.anchor[1] = r->o->origin[1];
-        b.anchor[2] = r->o->z;
-        b.anchor[3] = r->o->time;
-        b.p[0] = px;
-        b.p[1] = py;
-        b.p[2] = b.p[3] = ng__ctx_zeros(c);
-        b.footprint = (float)r->o->pixel_size;
-        if (r->o->tileable) {
-            b.period[0] = r->o->width * r->o->pixel_size;
-            b.period[1] = r->o->height * r->o->pixel_size;
-        }
-        b.pos_id = ng__ctx_tile(c);
-        slot = ty % r->ring;
-        for (k = 0; k < r->nroots; k++) {
-            if (ng__eval(c, r->roots[k], &b, out[k], 0)) goto failed;
-            to_band(r->band[slot * r->nroots + k], r->rw, x0, out[k], w, h, r->channels[k]);
+        if (run_tile(r, &tl, t)) {
+            fail(r, ng__ctx_error(tl.c));
+            break;
         }
         pthread_mutex_lock(&r->mu);
-        if (--r->band_left[slot] == 0) pthread_cond_broadcast(&r->cv);
+        if (--r->band_left[ty % r->ring] == 0) pthread_cond_broadcast(&r->cv);
         pthread_mutex_unlock(&r->mu);
     }
-    if (0) {
-    failed:
-        fail(r, ng__ctx_error(c));
-    }
-    ng_scratch_free(c, px, 1);
-    ng_scratch_free(c, py, 1);
-    for (k = 0; k < r->nroots; k++) ng_scratch_free(c, out[k], r->channels[k]);
-    ng__ctx_free(c);
+    tiler_free(r, &tl);
     return NULL;
+}
+
+/* Hands band i (tile row i) to the sinks. */
+static int write_band(render *r, ng_sink *sinks, int i, ng_error *err)
+{
+    int slot = i % r->ring, rows = r->rh - i * r->tile < r->tile ? r->rh - i * r->tile : r->tile, k;
+    for (k = 0; k < r->nroots; k++)
+        if (sinks[k].rows(sinks[k].user, i * r->tile, rows, r->band[slot * r->nroots + k], err)) return -1;
+    if (r->o->progress) fprintf(stderr, "\rnoisegraph: rendering %3d%%", (int)(100.0 * (i + 1) / r->nty));
+    return 0;
+}
+
+/* One thread: the caller evaluates every tile itself and writes each band
+ * as its row completes; no thread is started (a render's fixed cost). */
+static int render_inline(render *r, ng_sink *sinks, ng_error *err)
+{
+    tiler tl;
+    int t, rc = 0;
+    if (tiler_init(r, &tl, err)) {
+        tiler_free(r, &tl);
+        return -1;
+    }
+    for (t = 0; t < r->ntiles && rc == 0; t++) {
+        if (run_tile(r, &tl, t)) {
+            *err = *ng__ctx_error(tl.c);
+            rc = -1;
+        } else if (t % r->ntx == r->ntx - 1) {
+            rc = write_band(r, sinks, t / r->ntx, err);
+        }
+    }
+    tiler_free(r, &tl);
+    return rc;
 }
 
 static int check_opts(const ng_render_opts *o, ng_error *err)
@@ -252,6 +314,10 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
     for (begun = 0; begun < nroots; begun++)
         if (sinks[begun].begin(sinks[begun].user, r.rw, r.rh, r.channels[begun], err)) goto done;
 
+    if (nthreads == 1) {
+        ok = render_inline(&r, sinks, err) == 0;
+        goto finished;
+    }
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, (size_t)16 << 20);
     for (started = 0; started < nthreads; started++) {
@@ -265,29 +331,27 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
     pthread_attr_destroy(&attr);
 
     for (i = 0; i < r.nty; i++) {
-        int slot = i % r.ring, rows = r.rh - i * r.tile < r.tile ? r.rh - i * r.tile : r.tile;
+        int slot = i % r.ring;
+        ng_error e;
         pthread_mutex_lock(&r.mu);
         while (!r.failed && r.band_left[slot] > 0) pthread_cond_wait(&r.cv, &r.mu);
         pthread_mutex_unlock(&r.mu);
         if (r.failed) break;
-        for (k = 0; k < nroots; k++) {
-            ng_error e;
-            if (sinks[k].rows(sinks[k].user, i * r.tile, rows, r.band[slot * nroots + k], &e)) {
-                fail(&r, &e);
-                break;
-            }
+        if (write_band(&r, sinks, i, &e)) {
+            fail(&r, &e);
+            break;
         }
         pthread_mutex_lock(&r.mu);
         r.next_write = i + 1;
         r.band_left[slot] = i + r.ring < r.nty ? r.ntx : 0;
         pthread_cond_broadcast(&r.cv);
         pthread_mutex_unlock(&r.mu);
-        if (o->progress) fprintf(stderr, "\rnoisegraph: rendering %3d%%", (int)(100.0 * (i + 1) / r.nty));
     }
-    if (o->progress) fputc('\n', stderr);
     for (i = 0; i < started; i++) pthread_join(th[i], NULL);
     if (r.failed) *err = r.err;
     else ok = 1;
+finished:
+    if (o->progress) fputc('\n', stderr);
 done:
     for (k = 0; k < begun; k++) {
         ng_error e;
