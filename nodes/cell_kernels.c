@@ -4,11 +4,13 @@
  * from the published algorithms.
  *
  * All three visit the 3^d cells around each point. Points are processed in
- * chunks, neighbour-major: for each of the 3^d cell offsets a straight loop
- * over the chunk's points hashes that cell and folds its contribution into
- * per-point state. Every inner loop is branch-free (selects on bit
- * patterns) with a fixed trip count, so it vectorises; a hash prefix
- * (seed, x), (seed, x, y), ... is computed once for the cells that share it. Per-point
+ * chunks. Worley in 1D-3D walks a point's whole block in registers
+ * (point-major, cells unrolled); 4D Worley, sparse and alligator go
+ * neighbour-major: for each of the 3^d cell offsets a straight loop over
+ * the chunk's points hashes that cell and folds its contribution into
+ * per-point state, with the hash prefix (seed ^ x, seed ^ x ^ y, ...)
+ * computed once for the cells that share it. Every inner loop is
+ * branch-free (selects on bit patterns) so it vectorises. Per-point
  * arithmetic is float; the anchor is split once per call. Each point's
  * value depends on that point alone, in a fixed order of operations, so a
  * batch split never changes a bit.
@@ -27,6 +29,14 @@
 /* Helpers called inside the loops must be inlined or the loop cannot
  * vectorise. */
 #define LOOP_INLINE static inline __attribute__((always_inline))
+
+/* Constant-count loops inside the point loop are unrolled first, so the
+ * vectoriser works on the points. */
+#if defined(__clang__)
+#define UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define UNROLL _Pragma("GCC unroll 27")
+#endif
 
 /*
  * Float min/max and selects are done on bit patterns: non-negative floats
@@ -272,10 +282,13 @@ LOOP_INLINE void point_t(const cell_chunk *ch, int dims, int i, float t[4])
 LOOP_INLINE void feature_vec(int dims, uint32_t h, const float oc[4], float j, const float t[4],
                              float r[4])
 {
-    r[0] = (oc[0] + j * unit_hi(h)) - t[0];
-    r[1] = dims > 1 ? (oc[1] + j * unit_hi(ng_cell_word(h, 1))) - t[1] : 0.0f;
-    r[2] = dims > 2 ? (oc[2] + j * unit_hi(ng_cell_word(h, 2))) - t[2] : 0.0f;
-    r[3] = dims > 3 ? (oc[3] + j * unit_hi(ng_cell_word(h, 3))) - t[3] : 0.0f;
+    /* j * unit_hi(w) in one multiply: the 16 bits times j / 65536, the
+     * same product (scaling by 2^-16 is exact for any jitter above 2^-110) */
+    const float js = j * (1.0f / 65536.0f);
+    r[0] = (oc[0] + (float)(int32_t)(h >> 16) * js) - t[0];
+    r[1] = dims > 1 ? (oc[1] + (float)(int32_t)(ng_cell_word(h, 1) >> 16) * js) - t[1] : 0.0f;
+    r[2] = dims > 2 ? (oc[2] + (float)(int32_t)(ng_cell_word(h, 2) >> 16) * js) - t[2] : 0.0f;
+    r[3] = dims > 3 ? (oc[3] + (float)(int32_t)(ng_cell_word(h, 3) >> 16) * js) - t[3] : 0.0f;
 }
 
 LOOP_INLINE float dist2(int dims, const float r[4])
@@ -429,6 +442,24 @@ LOOP_INLINE void keep_two(uint32_t d, uint32_t h, uint32_t *d1, uint32_t *d2, ui
  * only, F2 and F2-F1 the two nearest, CELL the nearest and its hash. */
 enum { KEEP_F1, KEEP_F2, KEEP_CELL };
 
+/* One cell's feature against one point's running state: d1 the nearest
+ * distance, d2 the second (KEEP_F2), hb the nearest's hash (KEEP_CELL). */
+LOOP_INLINE void worley_cell(int dims, int metric, int keep, uint32_t h, const float oc[4], float j,
+                             const float t[4], uint32_t *d1, uint32_t *d2, uint32_t *hb)
+{
+    float r[4];
+    uint32_t d, a = *d1, nearer;
+    feature_vec(dims, h, oc, j, t, r);
+    d = f2u(metric_dist(dims, metric, r));
+    /* all-ones where nearer; blends, not branches, or GCC turns the
+     * select into a conditional store and will not vectorise */
+    nearer = 0u - (uint32_t)((int32_t)d < (int32_t)a);
+    if (keep == KEEP_F2) *d2 = min_bits(*d2, (a & nearer) | (d & ~nearer));
+    if (keep == KEEP_CELL) *hb = (h & nearer) | (*hb & ~nearer);
+    *d1 = (d & nearer) | (a & ~nearer);
+}
+
+/* The current cell (ch->o) against every point of the chunk. */
 LOOP_INLINE void worley_leaf(const cell_chunk *ch, int dims, int metric, int keep, float c0,
                              float j, uint32_t *restrict d1, uint32_t *restrict d2,
                              uint32_t *restrict hb)
@@ -438,36 +469,71 @@ LOOP_INLINE void worley_leaf(const cell_chunk *ch, int dims, int metric, int kee
     int k, i;
     for (k = 0; k < 4; k++) oc[k] = (float)ch->o[k] + c0;
     for (i = 0; i < ch->m; i++) {
-        float t[4], r[4];
-        uint32_t d, a = d1[i], nearer;
+        float t[4];
         point_t(ch, dims, i, t);
-        feature_vec(dims, hh[i], oc, j, t, r);
-        d = f2u(metric_dist(dims, metric, r));
-        /* all-ones where nearer; blends, not branches, or GCC turns the
-         * select into a conditional store and will not vectorise */
-        nearer = 0u - (uint32_t)((int32_t)d < (int32_t)a);
-        if (keep == KEEP_F2) d2[i] = min_bits(d2[i], (a & nearer) | (d & ~nearer));
-        if (keep == KEEP_CELL) hb[i] = (hh[i] & nearer) | (hb[i] & ~nearer);
-        d1[i] = (d & nearer) | (a & ~nearer);
+        worley_cell(dims, metric, keep, hh[i], oc, j, t, &d1[i], &d2[i], &hb[i]);
     }
 }
 
-/* One vector pass over the current cell, specialised per metric and keep. */
-LOOP_INLINE void worley_visit(const cell_chunk *ch, int dims, int metric, int keep, float c0,
+/*
+ * The whole 3^d block, point-major, for dims 1 to 3: a point's 3, 9 or 27
+ * cells are unrolled and kept in registers, where the neighbour-major
+ * passes read and write every point's state once per cell. Cells in the
+ * same odometer order (last axis fastest) and the same hash input
+ * (seed ^ the axes' words), so the same bits.
+ */
+LOOP_INLINE void worley_block(const cell_chunk *ch, int dims, int metric, int keep, float c0, float j,
+                              uint32_t *restrict d1, uint32_t *restrict d2, uint32_t *restrict hb)
+{
+    const int cells = dims == 1 ? 3 : dims == 2 ? 9 : 27;
+    const uint32_t s = ch->seed;
+    int i, o;
+    for (i = 0; i < ch->m; i++) {
+        float t[4];
+        uint32_t a1 = INF_BITS, a2 = INF_BITS, hn = 0u;
+        point_t(ch, dims, i, t);
+        UNROLL
+        for (o = 0; o < 27; o++)
+            if (o < cells) {
+                /* offsets per axis, 0 to 2 for -1 to 1 */
+                const int q0 = dims == 3 ? o / 9 : dims == 2 ? o / 3 : o;
+                const int q1 = dims == 3 ? (o / 3) % 3 : o % 3, q2 = o % 3;
+                float oc[4] = {(float)(q0 - 1) + c0, (float)(q1 - 1) + c0, (float)(q2 - 1) + c0, 0.0f};
+                uint32_t v = s ^ ch->c[0][q0][i];
+                if (dims > 1) v ^= ch->c[1][q1][i];
+                if (dims > 2) v ^= ch->c[2][q2][i];
+                worley_cell(dims, metric, keep, ng_lattice_hash(v), oc, j, t, &a1, &a2, &hn);
+            }
+        d1[i] = a1;
+        d2[i] = a2;
+        hb[i] = hn;
+    }
+}
+
+/*
+ * The search, specialised per metric and keep so that every loop has them
+ * as constants: block 1 runs the whole 3^d block point-major (dims 1 to
+ * 3), block 0 one neighbour-major pass over the current cell (4D).
+ */
+LOOP_INLINE void worley_visit(const cell_chunk *ch, int dims, int metric, int keep, int block, float c0,
                               float j, uint32_t *d1, uint32_t *d2, uint32_t *hb)
 {
-#define WORLEY_LEAF(M)                                                                    \
+#define WORLEY_RUN(M, K)                                                                  \
+    if (block) worley_block(ch, dims, M, K, c0, j, d1, d2, hb);                           \
+    else worley_leaf(ch, dims, M, K, c0, j, d1, d2, hb)
+#define WORLEY_KEEP(M)                                                                    \
     switch (keep) {                                                                       \
-    case KEEP_F2: worley_leaf(ch, dims, M, KEEP_F2, c0, j, d1, d2, hb); break;            \
-    case KEEP_CELL: worley_leaf(ch, dims, M, KEEP_CELL, c0, j, d1, d2, hb); break;        \
-    default: worley_leaf(ch, dims, M, KEEP_F1, c0, j, d1, d2, hb); break;                 \
+    case KEEP_F2: WORLEY_RUN(M, KEEP_F2); break;                                          \
+    case KEEP_CELL: WORLEY_RUN(M, KEEP_CELL); break;                                      \
+    default: WORLEY_RUN(M, KEEP_F1); break;                                               \
     }
     switch (metric) {
-    case NG_METRIC_MANHATTAN: WORLEY_LEAF(NG_METRIC_MANHATTAN) break;
-    case NG_METRIC_CHEBYSHEV: WORLEY_LEAF(NG_METRIC_CHEBYSHEV) break;
-    default: WORLEY_LEAF(NG_METRIC_EUCLIDEAN) break;
+    case NG_METRIC_MANHATTAN: WORLEY_KEEP(NG_METRIC_MANHATTAN) break;
+    case NG_METRIC_CHEBYSHEV: WORLEY_KEEP(NG_METRIC_CHEBYSHEV) break;
+    default: WORLEY_KEEP(NG_METRIC_EUCLIDEAN) break;
     }
-#undef WORLEY_LEAF
+#undef WORLEY_KEEP
+#undef WORLEY_RUN
 }
 
 /* Hash coordinate of the cell o away from one with coordinate c. */
@@ -630,13 +696,17 @@ LOOP_INLINE void worley_run(const ng_noise_pts *p, float *out, const int dims)
         float *restrict o = out + start;
         int nfix, q;
         chunk_load(&ch, p, ax, start, m);
-        for (i = 0; i < m; i++) {
-            d1[i] = d2[i] = INF_BITS;
-            hb[i] = 0;
+        if (dims < 4) {
+            worley_visit(&ch, dims, metric, keep, 1, c0, j, d1, d2, hb);
+        } else {
+            for (i = 0; i < m; i++) {
+                d1[i] = d2[i] = INF_BITS;
+                hb[i] = 0;
+            }
+            nb_first(&ch);
+            do worley_visit(&ch, dims, metric, keep, 0, c0, j, d1, d2, hb);
+            while (nb_next(&ch));
         }
-        nb_first(&ch);
-        do worley_visit(&ch, dims, metric, keep, c0, j, d1, d2, hb);
-        while (nb_next(&ch));
         nfix = worley_misses(&ch, dims, metric, j, second ? d2 : d1, miss, fix);
         for (q = 0; q < nfix; q++)
             worley_exact(&ch, ax, fix[q], metric, c0, j, second, &d1[fix[q]], &d2[fix[q]],
