@@ -16,6 +16,7 @@
  * distortion of 1 moves a sample about one of its elements where the sum
  * climbs by 1 over one such element.
  */
+#include "loops.h"
 #include "noise.h"
 #include "octaves.h"
 #include "types.h"
@@ -76,6 +77,7 @@ static int cloud_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
     const double *stretch = n->param[P_STRETCH].v, *droop = n->param[P_DROOP].v;
     const int drooping = droop[0] != 0 || droop[1] != 0 || droop[2] != 0;
     const int moving = distortion != 0 || drooping;
+    const ng_loops *L = ng__loops();
     float *pos = ng_scratch(ctx, dims), *oct = ng_scratch(ctx, 1);
     float *moved = moving ? ng_scratch(ctx, dims) : NULL, *grad = moving ? ng_scratch(ctx, dims) : NULL;
     float *acc = moving ? ng_scratch(ctx, dims) : NULL; /* gradient of the weighted sum, per world unit */
@@ -98,11 +100,11 @@ static int cloud_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
         if (a <= 0) break;
         ng__octave_block(ctx, b, k, scale, moving && k > 0 ? moved : NULL, pos, &ob);
         if (ng__noise_basis(ctx, n, basis, 0, 1.0, &ob, oct, want_grad ? grad : NULL)) goto done;
-        for (i = 0; i < len; i++) out[i] += oct[i] * fw;
+        L->axpy(out, oct, fw, len);
         partial += w;
         if (!moving || k + 1 == o.count) continue;
         if (want_grad) /* d/dp n(p * scale) = scale * grad n */
-            for (i = 0; i < len * dims; i++) acc[i] += grad[i] * (float)(fw * scale);
+            L->axpy(acc, grad, (float)(fw * scale), len * dims);
         for (d = 0; d < dims; d++) {
             /* the next octave samples at p + displacement(sum so far), in
              * units of that octave's own element, so fine octaves move by
@@ -110,15 +112,10 @@ static int cloud_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
             const double next = cell / (scale * o.lacunarity);
             const float dg = (float)(-distortion * (d < 3 ? stretch[d] : 1) * next * next / partial);
             const float dv = (float)((d < 3 ? droop[d] : 0) * next / partial);
-            const float *g = acc + (size_t)d * len;
-            float *m = moved + (size_t)d * len;
-            for (i = 0; i < len; i++) m[i] = b->p[d][i] + g[i] * dg + out[i] * dv;
+            L->displace(moved + (size_t)d * len, b->p[d], acc + (size_t)d * len, dg, out, dv, len);
         }
     }
-    if (o.total > 0) {
-        float inv = (float)(1.0 / o.total);
-        for (i = 0; i < len; i++) out[i] *= inv;
-    }
+    if (o.total > 0) L->scale(out, out, (float)(1.0 / o.total), len);
     if (wmix > 0) { /* puffs: 1 - 2 F1 in [-1, 1], blended so the sum stays in [-1, 1] */
         ng_block wb = *b;
         const float wm = (float)wmix, norm = (float)(1.0 / (1.0 + wmix));
@@ -126,12 +123,9 @@ static int cloud_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
             for (d = 0; d < dims; d++) wb.p[d] = moved + (size_t)d * len;
         wb.pos_id = ng_new_pos_id(ctx);
         if (ng__noise_basis(ctx, n, NG_BASIS_WORLEY, 7, 1.0 / ng_num(n, P_WORLEY_SIZE), &wb, oct, NULL)) goto done;
-        for (i = 0; i < len; i++) out[i] = (out[i] + wm * (1.0f - 2.0f * oct[i])) * norm;
+        L->puff(out, oct, wm, norm, len);
     }
-    {
-        const float sc = (float)n->k[4], bias = (float)n->k[5];
-        for (i = 0; i < len; i++) out[i] = out[i] * sc + bias;
-    }
+    L->scale_bias(out, out, (float)n->k[4], (float)n->k[5], len);
     rc = 0;
 done:
     ng_scratch_free(ctx, pos, dims);

@@ -3,6 +3,7 @@
  * coordinates themselves and radial distance (island masks, vignettes).
  */
 #include "ng_node.h"
+#include "loops.h"
 #include "types.h"
 
 #include <math.h>
@@ -14,11 +15,9 @@
 static int coord_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const int d = (int)n->k[0];
-    const double a = b->anchor[d];
-    int i;
     (void)ctx;
     (void)in;
-    for (i = 0; i < b->n; i++) out[i] = (float)(a + (double)b->p[d][i]);
+    ng__loops()->offset(out, b->p[d], b->anchor[d], b->n);
     return 0;
 }
 
@@ -68,19 +67,15 @@ static int distance_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const
     const double *c = n->param[0].v;
     const float inv = (float)(1.0 / ng_num(n, 1));
     const int metric = ng_int(n, 2), dims = b->dims < 3 ? b->dims : 3;
-    float rel[3];
+    const ng_loops *L = ng__loops();
     int i, d;
     (void)ctx;
     (void)in;
-    for (i = 0; i < b->n; i++) {
-        float acc = 0;
-        for (d = 0; d < dims; d++) rel[d] = (float)(b->anchor[d] - c[d] + (double)b->p[d][i]);
-        for (d = 0; d < dims; d++) {
-            float v = fabsf(rel[d]);
-            acc = metric == 0 ? acc + v * v : metric == 1 ? acc + v : (v > acc ? v : acc);
-        }
-        out[i] = (metric == 0 ? sqrtf(acc) : acc) * inv;
-    }
+    L->fill(out, 0.0f, b->n);
+    for (d = 0; d < dims; d++) L->acc_distance(out, b->p[d], b->anchor[d] - c[d], metric, b->n);
+    if (metric != 0) L->scale(out, out, inv, b->n);
+    else /* sqrtf stays here: under -fmath-errno it does not vectorise (see math.c) */
+        for (i = 0; i < b->n; i++) out[i] = sqrtf(out[i]) * inv;
     return 0;
 }
 

@@ -89,10 +89,7 @@ static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
         }
         partial += w;
     }
-    if (o.total > 0) {
-        float inv = (float)(1.0 / o.total);
-        for (i = 0; i < len; i++) out[i] *= inv;
-    }
+    if (o.total > 0) L->scale(out, out, (float)(1.0 / o.total), len);
     rc = 0;
 done:
     ng_scratch_free(ctx, pos, b->dims);

@@ -2,8 +2,35 @@
 #include "loops.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 NG_LOOP_DECLS()
+
+/* Float selects on bit patterns where a plain ?: would not vectorise: under
+ * the default -ftrapping-math GCC sinks the arithmetic that follows a
+ * select into its arms, or a load into the arm that uses it, and then will
+ * not if-convert (see noise_kernels.c). Mask blends give the same bits. */
+static inline uint32_t f2u(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static inline float u2f(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* c ? a : b for c in {0, 1} */
+static inline float select_f(uint32_t c, float a, float b)
+{
+    uint32_t m = 0u - c;
+    return u2f((f2u(a) & m) | (f2u(b) & ~m));
+}
 
 #define LOOP2(name, expr)                                                                                     \
     void name(float *restrict out, const float *restrict x, const float *restrict y, int n)                  \
@@ -18,6 +45,75 @@ LOOP2(ng__loop_mul, x[i] * y[i])
 LOOP2(ng__loop_div, x[i] / y[i])
 LOOP2(ng__loop_min, x[i] < y[i] ? x[i] : y[i])
 LOOP2(ng__loop_max, x[i] > y[i] ? x[i] : y[i])
+
+#define LOOP1(name, expr)                                                                                     \
+    void name(float *restrict out, const float *restrict x, int n)                                            \
+    {                                                                                                         \
+        int i;                                                                                                \
+        for (i = 0; i < n; i++) out[i] = (expr);                                                              \
+    }
+
+LOOP1(ng__loop_neg, -x[i])
+LOOP1(ng__loop_abs, fabsf(x[i]))
+LOOP1(ng__loop_invert, 1.0f - x[i])
+/* sqrt, negative (and NaN) to 0: a bit-pattern select, then the exact sqrt */
+LOOP1(ng__loop_sqrt0, sqrtf(select_f(x[i] > 0.0f, x[i], 0.0f)))
+
+void ng__loop_fill(float *out, float v, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) out[i] = v;
+}
+
+/* NaN fails both compares and stays NaN */
+void ng__loop_clamp(float *out, const float *x, float lo, float hi, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) out[i] = x[i] < lo ? lo : x[i] > hi ? hi : x[i];
+}
+
+void ng__loop_step(float *restrict out, const float *restrict x, float edge, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) out[i] = x[i] < edge ? 0.0f : 1.0f;
+}
+
+/* t = (x - lo) * inv clamped to [0, 1] (NaN stays NaN), then t^2 (3 - 2t) */
+void ng__loop_smoothstep(float *restrict out, const float *restrict x, float lo, float inv, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        float t = (x[i] - lo) * inv;
+        t = select_f(t < 0.0f, 0.0f, select_f(t > 1.0f, 1.0f, t));
+        out[i] = t * t * (3.0f - 2.0f * t);
+    }
+}
+
+void ng__loop_mix(float *restrict out, const float *restrict x, const float *restrict y, const float *restrict t, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) out[i] = x[i] + (y[i] - x[i]) * t[i];
+}
+
+void ng__loop_select(float *restrict out, const float *restrict x, const float *restrict y, const float *restrict t,
+                     float edge, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) out[i] = select_f(t[i] < edge, x[i], y[i]);
+}
+
+void ng__loop_sub_scale(float *restrict out, const float *restrict x, const float *restrict y, float s, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) out[i] = (x[i] - y[i]) * s;
+}
+
+/* the sum in double, so a far anchor costs no precision before the rounding */
+void ng__loop_offset(float *restrict out, const float *restrict x, double a, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) out[i] = (float)(a + (double)x[i]);
+}
 
 void ng__loop_axpy(float *restrict out, const float *restrict x, float w, int n)
 {
@@ -86,4 +182,42 @@ void ng__loop_acc_ridged(float *restrict out, float *restrict state, const float
         wt = sig * 2.0f;
         state[i] = wt < 0.0f ? 0.0f : wt > 1.0f ? 1.0f : wt;
     }
+}
+
+/* ---- cloud (see cloud.c) ------------------------------------------------- */
+
+/* the next octave's position: p + gradient so far * dg + value so far * dv */
+void ng__loop_displace(float *restrict out, const float *restrict p, const float *restrict g, float dg,
+                       const float *restrict v, float dv, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) out[i] = p[i] + g[i] * dg + v[i] * dv;
+}
+
+/* Worley puffs 1 - 2 F1 blended in with weight w, renormalised by s */
+void ng__loop_puff(float *restrict out, const float *restrict x, float w, float s, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) out[i] = (out[i] + w * (1.0f - 2.0f * x[i])) * s;
+}
+
+/* ---- distance (see coords.c) ---------------------------------------------- */
+
+/* one axis of a distance: v = |a + p| (the sum in double), then out + v v
+ * (euclidean, 0), out + v (manhattan, 1) or the larger of v and out (chebyshev) */
+void ng__loop_acc_distance(float *restrict out, const float *restrict p, double a, int metric, int n)
+{
+    int i;
+    if (metric == 0)
+        for (i = 0; i < n; i++) {
+            const float v = fabsf((float)(a + (double)p[i]));
+            out[i] = out[i] + v * v;
+        }
+    else if (metric == 1)
+        for (i = 0; i < n; i++) out[i] = out[i] + fabsf((float)(a + (double)p[i]));
+    else
+        for (i = 0; i < n; i++) {
+            const float v = fabsf((float)(a + (double)p[i]));
+            out[i] = v > out[i] ? v : out[i];
+        }
 }

@@ -40,11 +40,9 @@ static const ng_param_desc constant_params[] = {
 
 static int constant_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    float v = (float)ng_num(n, 0);
-    int i;
     (void)ctx;
     (void)in;
-    for (i = 0; i < b->n; i++) out[i] = v;
+    ng__loops()->fill(out, (float)ng_num(n, 0), b->n);
     return 0;
 }
 
@@ -123,21 +121,18 @@ static int same_channels_setup(ng_node *n, const int *ch, ng_error *err)
     return 0;
 }
 
-#define UNARY_EVAL(fname, expr)                                                                  \
+/* Through the SIMD path's loops (loops.h), over every channel at once. */
+#define UNARY_LOOP(fname, op)                                                                    \
     static int fname(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,  \
                      float *out)                                                                 \
     {                                                                                            \
-        int i, len = b->n * n->channels;                                                         \
-        const float *x = in[0];                                                                  \
-        const double *k = n->k;                                                                  \
         (void)ctx;                                                                               \
-        (void)k;                                                                                 \
-        for (i = 0; i < len; i++) out[i] = (expr);                                               \
+        ng__loops()->op(out, in[0], b->n * n->channels);                                         \
         return 0;                                                                                \
     }
 
-UNARY_EVAL(neg_eval, -x[i])
-UNARY_EVAL(abs_eval, fabsf(x[i]))
+UNARY_LOOP(neg_eval, neg)
+UNARY_LOOP(abs_eval, abs)
 
 const ng_node_type ng_type_neg = {
     .name = "neg", .family = "math", .doc = "-source", .inputs = source_input, .ninputs = 1,
@@ -166,7 +161,12 @@ static int clamp_setup(ng_node *n, const int *ch, ng_error *err)
     return same_channels_setup(n, ch, err);
 }
 
-UNARY_EVAL(clamp_eval, x[i] < (float)k[0] ? (float)k[0] : x[i] > (float)k[1] ? (float)k[1] : x[i])
+static int clamp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    (void)ctx;
+    ng__loops()->clamp(out, in[0], (float)n->k[0], (float)n->k[1], b->n * n->channels);
+    return 0;
+}
 
 const ng_node_type ng_type_clamp = {
     .name = "clamp", .family = "math", .doc = "source limited to [lo, hi]", .params = clamp_params,
@@ -206,10 +206,8 @@ static int fit_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const floa
 
 static int fit_clamp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    int i, len = b->n * n->channels;
-    float lo = (float)n->k[2], hi = (float)n->k[3];
     fit_eval(ctx, n, b, in, out);
-    for (i = 0; i < len; i++) out[i] = out[i] < lo ? lo : out[i] > hi ? hi : out[i];
+    ng__loops()->clamp(out, out, (float)n->k[2], (float)n->k[3], b->n * n->channels);
     return 0;
 }
 
@@ -236,13 +234,11 @@ static const ng_input_desc mix_inputs[] = {
 
 static int mix_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    int c, i, len = b->n;
-    for (c = 0; c < n->channels; c++) {
-        const float *x = plane(ctx, n, in, 0, c, len), *y = plane(ctx, n, in, 1, c, len);
-        const float *t = plane(ctx, n, in, 2, c, len);
-        float *o = out + (size_t)c * (size_t)len;
-        for (i = 0; i < len; i++) o[i] = x[i] + (y[i] - x[i]) * t[i];
-    }
+    const ng_loops *L = ng__loops();
+    int c, len = b->n;
+    for (c = 0; c < n->channels; c++)
+        L->mix(out + (size_t)c * (size_t)len, plane(ctx, n, in, 0, c, len), plane(ctx, n, in, 1, c, len),
+               plane(ctx, n, in, 2, c, len), len);
     return 0;
 }
 
@@ -254,8 +250,8 @@ const ng_node_type ng_type_mix = {
 
 /* ---- shaping ------------------------------------------------------------------------------------ */
 
-UNARY_EVAL(sqrt_eval, sqrtf(x[i] > 0.0f ? x[i] : 0.0f))
-UNARY_EVAL(invert_eval, 1.0f - x[i])
+UNARY_LOOP(sqrt_eval, sqrt0)
+UNARY_LOOP(invert_eval, invert)
 
 const ng_node_type ng_type_sqrt = {
     .name = "sqrt", .family = "math", .doc = "square root; negative values give 0", .inputs = source_input,
@@ -279,7 +275,12 @@ static int step_setup(ng_node *n, const int *ch, ng_error *err)
     return same_channels_setup(n, ch, err);
 }
 
-UNARY_EVAL(step_eval, x[i] < (float)k[0] ? 0.0f : 1.0f)
+static int step_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    (void)ctx;
+    ng__loops()->step(out, in[0], (float)n->k[0], b->n * n->channels);
+    return 0;
+}
 
 const ng_node_type ng_type_step = {
     .name = "step", .family = "math", .doc = "0 below edge, 1 from edge on (a hard mask)", .params = step_params,
@@ -303,14 +304,8 @@ static int smoothstep_setup(ng_node *n, const int *ch, ng_error *err)
 
 static int smoothstep_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const float lo = (float)n->k[0], inv = (float)n->k[1];
-    int i, len = b->n * n->channels;
     (void)ctx;
-    for (i = 0; i < len; i++) {
-        float t = (in[0][i] - lo) * inv;
-        t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
-        out[i] = t * t * (3.0f - 2.0f * t);
-    }
+    ng__loops()->smoothstep(out, in[0], (float)n->k[0], (float)n->k[1], b->n * n->channels);
     return 0;
 }
 
@@ -341,24 +336,25 @@ static int select_setup(ng_node *n, const int *ch, ng_error *err)
     return broadcast_setup(n, ch, err);
 }
 
+/* Soft edge: the smoothstep of the control (one channel) once, then a mix
+ * per channel. */
 static int select_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const float lo = (float)n->k[0], inv = (float)n->k[1], edge = (float)ng_num(n, 0);
-    int c, i, len = b->n;
-    for (c = 0; c < n->channels; c++) {
-        const float *x = plane(ctx, n, in, 0, c, len), *y = plane(ctx, n, in, 1, c, len), *t = in[2];
-        float *o = out + (size_t)c * (size_t)len;
-        if (inv == 0.0f) { /* hard edge */
-            for (i = 0; i < len; i++) o[i] = t[i] < edge ? x[i] : y[i];
-            continue;
-        }
-        for (i = 0; i < len; i++) {
-            float s = (t[i] - lo) * inv;
-            s = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
-            s = s * s * (3.0f - 2.0f * s);
-            o[i] = x[i] + (y[i] - x[i]) * s;
-        }
+    const ng_loops *L = ng__loops();
+    float *s = NULL;
+    int c, len = b->n;
+    if (inv != 0.0f) {
+        if (!(s = ng_scratch(ctx, 1))) return -1;
+        L->smoothstep(s, in[2], lo, inv, len);
     }
+    for (c = 0; c < n->channels; c++) {
+        const float *x = plane(ctx, n, in, 0, c, len), *y = plane(ctx, n, in, 1, c, len);
+        float *o = out + (size_t)c * (size_t)len;
+        if (s) L->mix(o, x, y, s, len);
+        else L->select(o, x, y, in[2], edge, len); /* hard edge */
+    }
+    ng_scratch_free(ctx, s, 1);
     return 0;
 }
 

@@ -1,5 +1,6 @@
 /* octaves.c — octave weights, the pixel cut-off and octave blocks. */
 #include "octaves.h"
+#include "loops.h"
 #include "noise_kernels.h"
 
 #include <math.h>
@@ -39,13 +40,13 @@ void ng__octave_block(ng_ctx *ctx, const ng_block *b, int k, double scale, const
                       ng_block *ob)
 {
     const float fs = (float)scale;
-    int d, i;
+    int d;
     *ob = *b;
     if (k == 0 && !src) return;
     for (d = 0; d < b->dims; d++) {
         const float *s = src ? src + (size_t)d * (size_t)b->n : b->p[d];
         float *p = pos + (size_t)d * (size_t)b->n;
-        for (i = 0; i < b->n; i++) p[i] = s[i] * fs;
+        ng__loops()->scale(p, s, fs, b->n);
         ob->p[d] = p;
         ob->anchor[d] = b->anchor[d] * scale;
         ob->period[d] = b->period[d] * scale;

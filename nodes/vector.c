@@ -4,6 +4,7 @@
  * by it swirls without bunching up or thinning out).
  */
 #include "ng_node.h"
+#include "loops.h"
 #include "types.h"
 
 #include <math.h>
@@ -104,14 +105,13 @@ static int difference(ng_ctx *ctx, const ng_node *n, const ng_block *b, int d, f
     ng_block s = *b;
     const double h = n->k[0];
     const float inv = (float)(0.5 / h);
-    int i;
     s.anchor[d] = b->anchor[d] + h;
     s.pos_id = ng_new_pos_id(ctx);
     if (ng_pull(ctx, n, 0, &s, hi)) return -1;
     s.anchor[d] = b->anchor[d] - h;
     s.pos_id = ng_new_pos_id(ctx);
     if (ng_pull(ctx, n, 0, &s, lo)) return -1;
-    for (i = 0; i < b->n * ch; i++) out[i] = (hi[i] - lo[i]) * inv;
+    ng__loops()->sub_scale(out, hi, lo, inv, b->n * ch);
     return 0;
 }
 
@@ -119,8 +119,9 @@ static int curl_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
 {
     const int ch = ng_input_channels(ctx, n, 0), len = b->n;
     float *lo = ng_scratch(ctx, ch), *hi = ng_scratch(ctx, ch);
+    const ng_loops *L = ng__loops();
     float *dx = NULL, *dy = NULL, *dz = NULL;
-    int i, rc = -1;
+    int rc = -1;
     (void)in;
     if (!lo || !hi) goto done;
     dx = ng_scratch(ctx, ch), dy = ng_scratch(ctx, ch), dz = b->dims == 3 ? ng_scratch(ctx, ch) : NULL;
@@ -129,19 +130,15 @@ static int curl_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
     if (b->dims == 2 || ch == 1) {
         /* 2D: v = (dpsi/dy, -dpsi/dx), psi the scalar (or the z component of a vector potential) */
         const int c = ch == 1 ? 0 : 2;
-        for (i = 0; i < len; i++) {
-            out[i] = dy[c * len + i];
-            out[len + i] = -dx[c * len + i];
-            out[2 * len + i] = 0.0f;
-        }
+        memcpy(out, dy + c * len, (size_t)len * sizeof(float));
+        L->neg(out + len, dx + c * len, len);
+        memset(out + 2 * len, 0, (size_t)len * sizeof(float));
     } else {
         /* 3D: v = curl A = (dAz/dy - dAy/dz, dAx/dz - dAz/dx, dAy/dx - dAx/dy) */
         if (difference(ctx, n, b, 2, lo, hi, dz, ch)) goto done;
-        for (i = 0; i < len; i++) {
-            out[i] = dy[2 * len + i] - dz[len + i];
-            out[len + i] = dz[i] - dx[2 * len + i];
-            out[2 * len + i] = dx[len + i] - dy[i];
-        }
+        L->sub(out, dy + 2 * len, dz + len, len);
+        L->sub(out + len, dz, dx + 2 * len, len);
+        L->sub(out + 2 * len, dx + len, dy, len);
     }
     rc = 0;
 done:
