@@ -42,12 +42,12 @@ typedef struct render {
     int rx, ry, rw, rh;       /* the window, in full-image pixels */
     int tile, ntx, nty, ntiles, ring;
     float **band;             /* band[slot * nroots + r]: rw * tile * channels */
-    int *band_left;           /* tiles of the slot's band still running */
+    atomic_int *band_left;    /* tiles of the slot's band still running */
     atomic_int next_tile;
-    int next_write;           /* the band the sinks get next */
+    atomic_int next_write;    /* the band the sinks get next */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int failed;
+    atomic_int failed;        /* set under mu; read anywhere */
     ng_error err;
 } render;
 
@@ -175,17 +175,25 @@ static void *worker(void *arg)
         int t = atomic_fetch_add(&r->next_tile, 1), ty;
         if (t >= r->ntiles) break;
         ty = t / r->ntx;
-        pthread_mutex_lock(&r->mu);
-        while (!r->failed && ty >= r->next_write + r->ring) pthread_cond_wait(&r->cv, &r->mu);
-        pthread_mutex_unlock(&r->mu);
+        /* The lock only to sleep or to wake: a tile whose band has a slot
+         * and that does not finish a band takes none. Both waits re-check
+         * under the lock, and the changes they wait for are made and
+         * broadcast under it, so no wake-up is lost. */
+        if (ty >= atomic_load(&r->next_write) + r->ring) {
+            pthread_mutex_lock(&r->mu);
+            while (!r->failed && ty >= atomic_load(&r->next_write) + r->ring) pthread_cond_wait(&r->cv, &r->mu);
+            pthread_mutex_unlock(&r->mu);
+        }
         if (r->failed) break;
         if (run_tile(r, &tl, t)) {
             fail(r, ng__ctx_error(tl.c));
             break;
         }
-        pthread_mutex_lock(&r->mu);
-        if (--r->band_left[ty % r->ring] == 0) pthread_cond_broadcast(&r->cv);
-        pthread_mutex_unlock(&r->mu);
+        if (atomic_fetch_sub(&r->band_left[ty % r->ring], 1) == 1) {
+            pthread_mutex_lock(&r->mu);
+            pthread_cond_broadcast(&r->cv);
+            pthread_mutex_unlock(&r->mu);
+        }
     }
     tiler_free(r, &tl);
     return NULL;
@@ -292,6 +300,8 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
     if (nthreads > NG_MAX_THREADS) nthreads = NG_MAX_THREADS;
     r.ring = nthreads + 1 < r.nty ? nthreads + 1 : r.nty;
     atomic_init(&r.next_tile, 0);
+    atomic_init(&r.next_write, 0);
+    atomic_init(&r.failed, 0);
     pthread_mutex_init(&r.mu, NULL);
     pthread_cond_init(&r.cv, NULL);
     r.uses = ng__uses(g, roots, nroots);
@@ -302,7 +312,7 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
         goto done;
     }
     for (i = 0; i < r.ring; i++) {
-        r.band_left[i] = r.ntx;
+        atomic_init(&r.band_left[i], r.ntx);
         for (k = 0; k < nroots; k++) {
             size_t len = (size_t)r.rw * (size_t)r.tile * (size_t)r.channels[k];
             if (!(r.band[i * nroots + k] = malloc(len * sizeof(float)))) {
@@ -334,7 +344,7 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
         int slot = i % r.ring;
         ng_error e;
         pthread_mutex_lock(&r.mu);
-        while (!r.failed && r.band_left[slot] > 0) pthread_cond_wait(&r.cv, &r.mu);
+        while (!r.failed && atomic_load(&r.band_left[slot]) > 0) pthread_cond_wait(&r.cv, &r.mu);
         pthread_mutex_unlock(&r.mu);
         if (r.failed) break;
         if (write_band(&r, sinks, i, &e)) {
@@ -342,8 +352,8 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
             break;
         }
         pthread_mutex_lock(&r.mu);
-        r.next_write = i + 1;
-        r.band_left[slot] = i + r.ring < r.nty ? r.ntx : 0;
+        atomic_store(&r.band_left[slot], i + r.ring < r.nty ? r.ntx : 0);
+        atomic_store(&r.next_write, i + 1);
         pthread_cond_broadcast(&r.cv);
         pthread_mutex_unlock(&r.mu);
     }
