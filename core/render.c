@@ -43,8 +43,11 @@ typedef struct render {
     int tile, ntx, nty, ntiles, ring;
     float **band;             /* band[slot * nroots + r]: rw * tile * channels */
     atomic_int *band_left;    /* tiles of the slot's band still running */
-    atomic_int next_tile;
-    atomic_int next_write;    /* the band the sinks get next */
+    /* the counters every tile writes, each on its own cache line so the
+     * fields read per tile above stay shared clean between cores */
+    _Alignas(64) atomic_int next_tile;
+    _Alignas(64) atomic_int next_write; /* the band the sinks get next */
+    _Alignas(64) char line_end;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     atomic_int failed;        /* set under mu; read anywhere */

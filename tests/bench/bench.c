@@ -5,7 +5,7 @@
  * (libnoise_peer) and FastNoise2 figures quoted from the issue; then the
  * speed-up of 2 threads over 1 and the peak memory of a huge PNG render.
  *
- *   bench [--quick] [--scripts DIR] [ROW|threads|memory]...
+ *   bench [--quick] [--scripts DIR] [ROW|threads|memory|kernels]...
  *
  * Grids: 2D rows render a 2048x2048 image; 3D rows a 128^3 volume as 128
  * renders of a 128x128 image at z = 0.5 .. 127.5. Every script uses a
@@ -14,19 +14,24 @@
  * under a second, at most 31); the median and the minimum are printed.
  *
  * A 3D run calls ng_render 128 times, and each call has a fixed cost
- * (starting its worker thread, a scratch context, the row band) that a
+ * (a scratch context, the row band, the tile positions) that a
  * peer evaluating one 128^3 block does not pay. To count evaluation only,
  * that cost is measured once on a graph of one constant node (128 renders
  * of 128x128, same median scheme) and subtracted from every 3D run; the
  * figure is printed. 2D rows are one render each and keep everything.
+ *
+ * `kernels` times the noise kernels alone (no graph, no tiles) on the SIMD
+ * path in use: NG_SIMD=scalar|sse2|avx2|avx512 compares paths.
  *
  * Performance is never asserted: this program only reports. Exit 0 unless
  * the command line is wrong; a row whose script or render fails prints its
  * error in place of figures and the others still run.
  */
 #include "../../lua/host.h"
+#include "../../nodes/kernels.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -312,6 +317,43 @@ static void bench_row(const config *c, const row *r, double overhead, const peer
 
 /* ---- threads ---------------------------------------------------------------------- */
 
+/* The machine's own ceiling: the same kernel loop (Perlin 3D, no engine,
+ * nothing shared) on 1 thread, then on 2 threads at once with twice the
+ * work; 2 t1 / t2 is what two cores give here (vCPUs may share a core or
+ * be throttled by the host). */
+static void *ceiling_work(void *arg)
+{
+    enum { N = 4096 };
+    float *buf = arg, *f[3] = {buf, buf + N, buf + 2 * N}, *out = buf + 3 * N;
+    ng_noise_pts p;
+    int i, it;
+    for (i = 0; i < N; i++) {
+        f[0][i] = (float)(i % 64) * 0.02f;
+        f[1][i] = (float)(i / 64) * 0.02f;
+        f[2][i] = 0.37f;
+    }
+    memset(&p, 0, sizeof p);
+    p.n = N;
+    p.dims = 3;
+    p.f[0] = f[0], p.f[1] = f[1], p.f[2] = f[2];
+    for (it = 0; it < 6000; it++) {
+        p.anchor[0] = it;
+        ng__kernels()->basis[NG_BASIS_PERLIN](&p, out);
+    }
+    return NULL;
+}
+
+static double ceiling_run(int nthreads)
+{
+    static float bufs[2][4 * 4096];
+    pthread_t th[2];
+    double t = now();
+    int k;
+    for (k = 0; k < nthreads; k++) pthread_create(&th[k], NULL, ceiling_work, bufs[k]);
+    for (k = 0; k < nthreads; k++) pthread_join(th[k], NULL);
+    return now() - t;
+}
+
 /* 1 and 2 threads alternate, so drifting load on a shared machine hits
  * both alike; the speed-up is the median of the pairs' ratios. */
 static void bench_threads(const config *c)
@@ -355,6 +397,13 @@ static void bench_threads(const config *c)
            "on 2 cores; %ld CPUs online)\n",
            median(t1, pairs) * 1e3, median(t2, pairs) * 1e3, median(ratio, pairs), cpus);
     if (cpus < 2) printf("threads: only one CPU online, so the speed-up says nothing about scaling\n");
+    for (k = 0; k < pairs; k++) {
+        double one = ceiling_run(1);
+        ratio[k] = 2.0 * one / ceiling_run(2);
+    }
+    printf("threads: the machine's ceiling, the same kernel loop on 1 thread and twice on 2 (nothing shared): "
+           "%.2fx (median of %d pairs)\n",
+           median(ratio, pairs), pairs);
     ng_script_free(&s);
 }
 
@@ -472,10 +521,56 @@ static void print_machine(void)
     printf("noisegraph %s bench: %s, %ld CPUs online\n", NG_VERSION, model, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
+/* ---- kernels alone ------------------------------------------------------------ */
+
+/* ns per sample of the selected path's kernels on 4096 points of a 64x64
+ * grid (frequency 0.02), best of 7 batches of 50 calls. */
+static void bench_kernels(void)
+{
+    enum { N = 4096, CALLS = 50 };
+    static const struct {
+        const char *name;
+        int basis;
+    } bases[] = {{"value", NG_BASIS_VALUE},     {"perlin", NG_BASIS_PERLIN}, {"fast", NG_BASIS_FAST},
+                 {"simplex", NG_BASIS_SIMPLEX}, {"flow", NG_BASIS_FLOW},     {"worley", NG_BASIS_WORLEY}};
+    static float f[3][N], out[N];
+    const ng_kernels *k = ng__kernels();
+    size_t b;
+    int i, dims;
+    for (i = 0; i < N; i++) {
+        f[0][i] = (float)(i % 64) * 0.02f;
+        f[1][i] = (float)(i / 64) * 0.02f;
+        f[2][i] = 0.37f;
+    }
+    printf("kernels alone, %s path, ns/sample (best of 7 x %d calls of %d points):\n", k->name, CALLS, N);
+    for (b = 0; b < sizeof bases / sizeof bases[0]; b++)
+        for (dims = 2; dims <= 3; dims++) {
+            ng_noise_pts p;
+            double best = HUGE_VAL;
+            int r, c;
+            memset(&p, 0, sizeof p);
+            p.n = N;
+            p.dims = dims;
+            p.anchor[0] = 10.5;
+            p.anchor[1] = 3.25;
+            p.anchor[2] = 7.1;
+            p.f[0] = f[0], p.f[1] = f[1], p.f[2] = f[2];
+            p.seed = 1;
+            p.jitter = 1;
+            for (r = 0; r < 7; r++) {
+                double t = now();
+                for (c = 0; c < CALLS; c++) k->basis[bases[b].basis](&p, out);
+                t = now() - t;
+                if (t < best) best = t;
+            }
+            printf("  %-8s %dD %7.3f\n", bases[b].name, dims, best / ((double)CALLS * N) * 1e9);
+        }
+}
+
 static int usage(void)
 {
     int i;
-    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|threads|memory]...\nrows:");
+    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|threads|memory|kernels]...\nrows:");
     for (i = 0; i < NROWS; i++) fprintf(stderr, " %s", rows[i].name);
     fprintf(stderr, "\n");
     return 2;
@@ -501,7 +596,7 @@ static void locate(config *c)
 int main(int argc, char **argv)
 {
     static config c;
-    int selected[NROWS] = {0}, any = 0, threads = 0, memory = 0, i, k, n3 = 0;
+    int selected[NROWS] = {0}, any = 0, threads = 0, memory = 0, kernels = 0, i, k, n3 = 0;
     static peer_result peers[64];
     int npeers = 0;
     double overhead = 0;
@@ -510,6 +605,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--scripts") && i + 1 < argc) snprintf(c.scripts, sizeof c.scripts, "%s", argv[++i]);
         else if (!strcmp(argv[i], "threads")) threads = any = 1;
         else if (!strcmp(argv[i], "memory")) memory = any = 1;
+        else if (!strcmp(argv[i], "kernels")) kernels = any = 1;
         else {
             for (k = 0; k < NROWS && strcmp(argv[i], rows[k].name); k++) continue;
             if (k == NROWS) {
@@ -521,7 +617,7 @@ int main(int argc, char **argv)
     }
     if (!any) {
         for (k = 0; k < NROWS; k++) selected[k] = 1;
-        threads = 1;
+        threads = kernels = 1;
         memory = !c.quick;
     }
     c.min_runs = c.quick ? 3 : 5;
@@ -556,6 +652,7 @@ int main(int argc, char **argv)
         printf("\n");
     }
     if (threads) bench_threads(&c);
+    if (kernels) bench_kernels();
     if (memory) bench_memory(&c);
     else if (c.quick && !any) printf("memory: skipped (--quick)\n");
     return 0;
