@@ -22,6 +22,7 @@
  * ng_hash_unit(ng_hash_step(h, 1)).
  */
 #include "cell_kernels.h"
+#include "bits.h"
 
 #include <math.h>
 #include <string.h>
@@ -38,26 +39,8 @@
 #define UNROLL _Pragma("GCC unroll 27")
 #endif
 
-/*
- * Float min/max and selects are done on bit patterns: non-negative floats
- * order like their bits as integers, mask blends are exact, and GCC will
- * not if-convert float selects under the default -ftrapping-math (so the
- * loop would not vectorise and would branch on random hash bits).
- */
-LOOP_INLINE uint32_t f2u(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-LOOP_INLINE float u2f(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
+/* Float min/max and selects are done on bit patterns (bits.h):
+ * non-negative floats order like their bits as integers. */
 /* min and max of non-negative float bit patterns (< 2^31, so a signed
  * compare, which SSE2 has, orders them) */
 LOOP_INLINE uint32_t min_bits(uint32_t a, uint32_t b)

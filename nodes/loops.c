@@ -1,36 +1,10 @@
 /* loops.c — element-wise loops, one source for every SIMD path (loops.h). */
 #include "loops.h"
+#include "bits.h"
 
 #include <math.h>
-#include <stdint.h>
-#include <string.h>
 
 NG_LOOP_DECLS()
-
-/* Float selects on bit patterns where a plain ?: would not vectorise: under
- * the default -ftrapping-math GCC sinks the arithmetic that follows a
- * select into its arms, or a load into the arm that uses it, and then will
- * not if-convert (see noise_kernels.c). Mask blends give the same bits. */
-static inline uint32_t f2u(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static inline float u2f(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
-/* c ? a : b for c in {0, 1} */
-static inline float select_f(uint32_t c, float a, float b)
-{
-    uint32_t m = 0u - c;
-    return u2f((f2u(a) & m) | (f2u(b) & ~m));
-}
 
 #define LOOP2(name, expr)                                                                                     \
     void name(float *restrict out, const float *restrict x, const float *restrict y, int n)                  \

@@ -29,37 +29,10 @@
  * scale is statistical and a soft limiter keeps the bound.
  */
 #include "noise_kernels.h"
+#include "bits.h"
 
 #include <math.h>
 #include <string.h>
-
-/*
- * Float selects are done on bit patterns. Under the default -ftrapping-math
- * GCC will not if-convert a float select (it sinks arithmetic into the arm
- * that uses it, then may not speculate it), so the loop would not vectorise;
- * and scalar code would branch on random hash bits and mispredict. Mask
- * blends and sign-bit flips are exact, so results are the same bits.
- */
-static inline uint32_t f2u(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static inline float u2f(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
-/* c ? a : b for c in {0, 1} */
-static inline float select_f(uint32_t c, float a, float b)
-{
-    uint32_t m = 0u - c;
-    return u2f((f2u(a) & m) | (f2u(b) & ~m));
-}
 
 /* Helpers called inside the loops must be inlined or the loop cannot
  * vectorise; the bigger ones are marked so clang does not decline. The

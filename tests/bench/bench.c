@@ -317,6 +317,17 @@ static void bench_row(const config *c, const row *r, double overhead, const peer
 
 /* ---- threads ---------------------------------------------------------------------- */
 
+/* Kernel offsets: a 64-wide grid at frequency 0.02, z fixed. */
+static void kernel_grid(float *const f[3], int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        f[0][i] = (float)(i % 64) * 0.02f;
+        f[1][i] = (float)(i / 64) * 0.02f;
+        f[2][i] = 0.37f;
+    }
+}
+
 /* The machine's own ceiling: the same kernel loop (Perlin 3D, no engine,
  * nothing shared) on 1 thread, then on 2 threads at once with twice the
  * work; 2 t1 / t2 is what two cores give here (vCPUs may share a core or
@@ -326,12 +337,8 @@ static void *ceiling_work(void *arg)
     enum { N = 4096 };
     float *buf = arg, *f[3] = {buf, buf + N, buf + 2 * N}, *out = buf + 3 * N;
     ng_noise_pts p;
-    int i, it;
-    for (i = 0; i < N; i++) {
-        f[0][i] = (float)(i % 64) * 0.02f;
-        f[1][i] = (float)(i / 64) * 0.02f;
-        f[2][i] = 0.37f;
-    }
+    int it;
+    kernel_grid(f, N);
     memset(&p, 0, sizeof p);
     p.n = N;
     p.dims = 3;
@@ -534,14 +541,11 @@ static void bench_kernels(void)
     } bases[] = {{"value", NG_BASIS_VALUE},     {"perlin", NG_BASIS_PERLIN}, {"fast", NG_BASIS_FAST},
                  {"simplex", NG_BASIS_SIMPLEX}, {"flow", NG_BASIS_FLOW},     {"worley", NG_BASIS_WORLEY}};
     static float f[3][N], out[N];
+    float *fp[3] = {f[0], f[1], f[2]};
     const ng_kernels *k = ng__kernels();
     size_t b;
-    int i, dims;
-    for (i = 0; i < N; i++) {
-        f[0][i] = (float)(i % 64) * 0.02f;
-        f[1][i] = (float)(i / 64) * 0.02f;
-        f[2][i] = 0.37f;
-    }
+    int dims;
+    kernel_grid(fp, N);
     printf("kernels alone, %s path, ns/sample (best of 7 x %d calls of %d points):\n", k->name, CALLS, N);
     for (b = 0; b < sizeof bases / sizeof bases[0]; b++)
         for (dims = 2; dims <= 3; dims++) {

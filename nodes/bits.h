@@ -1,0 +1,37 @@
+/*
+ * bits.h — float selects on bit patterns, for the sources compiled once per
+ * SIMD path (noise_kernels.c, cell_kernels.c, loops.c). Under the default
+ * -ftrapping-math GCC will not if-convert a float select (it sinks
+ * arithmetic into the arm that uses it, then may not speculate it), so a
+ * loop would not vectorise, and scalar code would branch on random hash
+ * bits and mispredict. Mask blends and sign-bit flips are exact, so the
+ * results are the same bits as the plain expressions.
+ */
+#ifndef NG_BITS_H
+#define NG_BITS_H
+
+#include <stdint.h>
+#include <string.h>
+
+static inline __attribute__((always_inline)) uint32_t f2u(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static inline __attribute__((always_inline)) float u2f(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* c ? a : b for c in {0, 1} */
+static inline __attribute__((always_inline)) float select_f(uint32_t c, float a, float b)
+{
+    uint32_t m = 0u - c;
+    return u2f((f2u(a) & m) | (f2u(b) & ~m));
+}
+
+#endif
