@@ -178,14 +178,14 @@ static void chunk_load(cell_chunk *ch, const ng_noise_pts *p, const cell_axis *a
     ch->m = m;
     for (k = 0; k < ch->dims; k++) {
         const float *restrict f = p->f[k] + start;
-        const float frac = ax[k].frac;
+        const float frac = ax[k].frac, fs = ng_pts_scale(p, k);
         const uint32_t base = ax[k].base, per = ax[k].period, prime = cell_prime[k];
         float *restrict t = ch->t[k];
         uint32_t *restrict own = ch->cell[k], *restrict c0 = ch->c[k][0],
                            *restrict c1 = ch->c[k][1], *restrict c2 = ch->c[k][2];
         if (!per) {
             for (i = 0; i < m; i++) {
-                float x = clamp_pos(frac, f[i]);
+                float x = clamp_pos(frac, f[i] * fs);
                 int32_t ic = floor_i32(x);
                 uint32_t cell = base + (uint32_t)ic;
                 t[i] = x - (float)ic;
@@ -196,7 +196,7 @@ static void chunk_load(cell_chunk *ch, const ng_noise_pts *p, const cell_axis *a
             }
         } else {
             for (i = 0; i < m; i++) {
-                float x = clamp_pos(frac, f[i]);
+                float x = clamp_pos(frac, f[i] * fs);
                 int32_t ic = floor_i32(x);
                 int64_t q = ((int64_t)base + ic) % (int64_t)per;
                 q += q < 0 ? (int64_t)per : 0;

@@ -205,11 +205,16 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
         }
     }
     if (bs->tileable == 2 && pts.period[0] && pts.period[1]) fn = kern->simplex_tiled2, fd_grad = NULL;
-    for (d = 0; d < b->dims; d++) {
+    for (d = 0; d < b->dims; d++) { /* positions -> noise space: the kernel multiplies */
         float fr = (float)freq[d];
-        float *fd = f + (size_t)d * (size_t)b->n;
-        loops->scale(fd, b->p[d], fr, b->n);
-        pts.f[d] = fd;
+        if (fr != 0.0f) {
+            pts.f[d] = b->p[d];
+            pts.scale[d] = fr;
+        } else { /* a frequency below float's range: 0 would read as "no scale" */
+            float *fd = f + (size_t)d * (size_t)b->n;
+            loops->scale(fd, b->p[d], fr, b->n);
+            pts.f[d] = fd;
+        }
     }
     /* Vector channels are shifted off each other's lattice as well as
      * reseeded, so they do not all vanish at the same points; with a period

@@ -446,6 +446,7 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
                         : kind == K_FLOW ? flow_scale[dims - 1]
                                          : 1.0f;
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
+    const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
     axis a[4];
     int i, d, k, e;
     for (d = 0; d < dims; d++) a[d] = split_axis(p->anchor[d], tiled ? p->period[d] : 0u);
@@ -455,7 +456,7 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
         float gscale = scale;
         UNROLL
         for (d = 0; d < dims; d++) {
-            t[d] = lattice_cell(&a[d], f[d][i], tiled, &lo[d], &hi[d]);
+            t[d] = lattice_cell(&a[d], f[d][i] * fsc[d], tiled, &lo[d], &hi[d]);
             lo[d] *= lattice_prime[d];
             /* untiled, hi = lo + 1; tiled it may have wrapped to 0 */
             hi[d] = tiled ? hi[d] * lattice_prime[d] : lo[d] + lattice_prime[d];
@@ -717,11 +718,11 @@ LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deri
 {
     const axis ax = split_axis(p->anchor[0], 0u);
     const uint32_t s = ng_hash_seed(p->seed);
-    const float *fx = p->f[0];
+    const float *fx = p->f[0], sx = ng_pts_scale(p, 0);
     int i;
     for (i = 0; i < p->n; i++) {
         uint32_t X;
-        float t = cell_of(&ax, fx[i], &X), t1 = t - 1.0f;
+        float t = cell_of(&ax, fx[i] * sx, &X), t1 = t - 1.0f;
         float a = 1.0f - t * t, b = 1.0f - t1 * t1; /* both in [0, 1] */
         float a2 = a * a, b2 = b * b;
         uint32_t xp = X * NG_LATTICE_PRIME_X;
@@ -772,14 +773,15 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
     const double sk = (p->anchor[0] + p->anchor[1]) * F2;
     const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u);
     const uint32_t s = ng_hash_seed(p->seed);
-    const float *fx = p->f[0], *fy = p->f[1];
+    const float *fx = p->f[0], *fy = p->f[1], sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1);
     const float f2 = (float)F2, g2 = (float)G2, g2x2m1 = (float)(2.0 * G2 - 1.0);
     const int n = p->n;
     int i;
     for (i = 0; i < n; i++) {
         uint32_t X, Y;
-        float fs = (fx[i] + fy[i]) * f2;
-        float rx = cell_of(&ax, fx[i] + fs, &X), ry = cell_of(&ay, fy[i] + fs, &Y); /* skewed */
+        const float x = fx[i] * sx, y = fy[i] * sy;
+        float fs = (x + y) * f2;
+        float rx = cell_of(&ax, x + fs, &X), ry = cell_of(&ay, y + fs, &Y); /* skewed */
         float t = (rx + ry) * g2;
         float x0 = rx - t, y0 = ry - t; /* unskewed, from corner 0 */
         /* lower triangle (rx >= ry) steps along x first */
@@ -811,15 +813,17 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
                az = split_axis(p->anchor[2] + sk, 0u);
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
+    const float sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1), sz = ng_pts_scale(p, 2);
     const float f3 = (float)F3, g3 = (float)G3, g3x2 = (float)(2.0 * G3),
                 g3x3m1 = (float)(3.0 * G3 - 1.0);
     const int n = p->n;
     int i;
     for (i = 0; i < n; i++) {
         uint32_t X, Y, Z;
-        float fs = (fx[i] + fy[i] + fz[i]) * f3;
-        float rx = cell_of(&ax, fx[i] + fs, &X), ry = cell_of(&ay, fy[i] + fs, &Y),
-              rz = cell_of(&az, fz[i] + fs, &Z); /* skewed fraction */
+        const float x = fx[i] * sx, y = fy[i] * sy, z = fz[i] * sz;
+        float fs = (x + y + z) * f3;
+        float rx = cell_of(&ax, x + fs, &X), ry = cell_of(&ay, y + fs, &Y),
+              rz = cell_of(&az, z + fs, &Z); /* skewed fraction */
         float t = (rx + ry + rz) * g3;
         float x0 = rx - t, y0 = ry - t, z0 = rz - t;
         /* The simplex walks the axes in decreasing order of the fraction:
@@ -913,6 +917,7 @@ LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *gx, float *g
     const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2] + p->anchor[3]) * F4;
     const uint32_t s = ng_hash_seed(p->seed);
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
+    const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
     const float f4 = (float)F4;
     const int n = p->n;
     axis a[4];
@@ -920,10 +925,12 @@ LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *gx, float *g
     for (d = 0; d < 4; d++) a[d] = split_axis(p->anchor[d] + sk, 0u);
     for (i = 0; i < n; i++) {
         uint32_t cell[4];
-        float r[4], acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        float fs = (f[0][i] + f[1][i] + f[2][i] + f[3][i]) * f4;
+        float r[4], x[4], acc[4] = {0.0f, 0.0f, 0.0f, 0.0f}, fs;
         UNROLL
-        for (d = 0; d < 4; d++) r[d] = cell_of(&a[d], f[d][i] + fs, &cell[d]);
+        for (d = 0; d < 4; d++) x[d] = f[d][i] * fsc[d];
+        fs = (x[0] + x[1] + x[2] + x[3]) * f4;
+        UNROLL
+        for (d = 0; d < 4; d++) r[d] = cell_of(&a[d], x[d] + fs, &cell[d]);
         out[i] = simplex4_at(s, cell, r, deriv, acc) * SIMPLEX4_SCALE;
         if (deriv) {
             gx[i] = acc[0] * SIMPLEX4_SCALE;
@@ -1017,7 +1024,7 @@ void ng_simplex_tiled2(const ng_noise_pts *p, float *out)
         float r[4];
         for (d = 0; d < 2; d++) {
             uint32_t c0, c1;
-            float t = lattice_cell(&a[d], p->f[d][i], 1, &c0, &c1);
+            float t = lattice_cell(&a[d], p->f[d][i] * ng_pts_scale(p, d), 1, &c0, &c1);
             double ang = two_pi * (((double)c0 + t) / (double)p->period[d]);
             q[2 * d] = radius[d] * cos(ang);
             q[2 * d + 1] = radius[d] * sin(ang);
@@ -1043,6 +1050,7 @@ LOOP_INLINE void white(const ng_noise_pts *p, float *out, int dims)
 {
     const uint32_t s = ng_hash_seed(p->seed);
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
+    const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
     axis a[4];
     int i, d;
     for (d = 0; d < dims; d++) a[d] = split_axis(p->anchor[d], 0u);
@@ -1051,7 +1059,7 @@ LOOP_INLINE void white(const ng_noise_pts *p, float *out, int dims)
         UNROLL
         for (d = 0; d < dims; d++) {
             uint32_t X;
-            float t = cell_of(&a[d], f[d][i], &X);
+            float t = cell_of(&a[d], f[d][i] * fsc[d], &X);
             uint32_t q = (uint32_t)(int32_t)(t * 65536.0f + 0.5f); /* 0 to 65536, exact */
             h = ng_hash_step(h, X + (q >> 16));
             h = ng_hash_step(h, q & 0xffffu);

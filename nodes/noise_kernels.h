@@ -19,7 +19,11 @@ enum { NG_METRIC_EUCLIDEAN, NG_METRIC_MANHATTAN, NG_METRIC_CHEBYSHEV };
 typedef struct ng_noise_pts {
     int n, dims;       /* 1 to 4 */
     double anchor[4];  /* noise-space anchor, may be huge: point i is at anchor[d] + f[d][i] */
-    const float *f[4]; /* noise-space offsets, modest magnitude (|f| < ~1e5); f[d] read for d < dims */
+    const float *f[4]; /* offsets, modest magnitude (|f| < ~1e5); f[d] read for d < dims */
+    /* Point i's noise-space offset along d is f[d][i] * scale[d] (one float
+     * multiply, as if the caller had scaled the array); 0, a zeroed
+     * struct's value, means 1. */
+    float scale[4];
     uint32_t seed;
     /* Tileable output: the lattice repeats every period[d] cells along axis
      * d (0: no period). Only whole cells, so a basis's look is unchanged. */
@@ -124,6 +128,12 @@ void ng_perlin_noise_d(const ng_noise_pts *p, float *out, float *grad);
 void ng_simplex_noise_d(const ng_noise_pts *p, float *out, float *grad);
 void ng_fast_noise_d(const ng_noise_pts *p, float *out, float *grad);
 void ng_flow_noise_d(const ng_noise_pts *p, float *out, float *grad);
+
+/* The offset scale of axis d (see ng_noise_pts.scale). */
+static inline float ng_pts_scale(const ng_noise_pts *p, int d)
+{
+    return p->scale[d] != 0.0f ? p->scale[d] : 1.0f;
+}
 
 /* ---- hashing ------------------------------------------------------------
  * Coordinates are chained through a bijective 32-bit finaliser, one step per

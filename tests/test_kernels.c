@@ -1318,6 +1318,52 @@ static void test_lattice_choices(void)
         }
 }
 
+/* ng_noise_pts.scale multiplies the offsets inside the kernel exactly as
+ * a caller multiplying the arrays would: the same bits for every basis and
+ * dims, plain and _d, tiled or not (the noise node relies on it to skip a
+ * pass over the positions). */
+static void test_offset_scale_is_a_multiply(void)
+{
+    static const float scales[4] = {0.02f, 3.7f, -0.5f, 1.0f / 3.0f};
+    static const double anchor[4] = {12.25, -3.5, 1e9 + 0.37, 7.0};
+    int b, dims, d, i;
+    t_rng_seed(77);
+    fill_random(fbuf, 4, B, -300, 300);
+    for (d = 0; d < 4; d++)
+        for (i = 0; i < B; i++) fbuf2[d][i] = fbuf[d][i] * scales[d];
+    for (b = 0; b < NBASES; b++)
+        for (dims = 1; dims <= 4; dims++) {
+            ng_noise_pts p1, p2;
+            int tiled;
+            if (!HAS_DIMS(&bases[b], dims)) continue;
+            for (tiled = 0; tiled <= bases[b].tileable; tiled++) {
+                p1 = pts(B, dims, anchor, fbuf2, 5u);
+                p2 = pts(B, dims, anchor, fbuf, 5u);
+                memcpy(p2.scale, scales, sizeof scales);
+                for (d = 0; d < 4 && tiled; d++) p1.period[d] = p2.period[d] = 6u + (uint32_t)d;
+                bases[b].fn(&p1, out1);
+                bases[b].fn(&p2, out2);
+                CHECKF(count_diff(out1, out2, B) == 0, "%s %dD%s: scaled offsets differ in %d samples",
+                       bases[b].name, dims, tiled ? " tiled" : "", count_diff(out1, out2, B));
+                if (bases[b].dfn) {
+                    bases[b].dfn(&p1, out1, gbuf);
+                    bases[b].dfn(&p2, out2, gbuf2);
+                    CHECKF(count_diff(out1, out2, B) == 0 && count_diff(gbuf, gbuf2, dims * B) == 0,
+                           "%s_d %dD%s: scaled offsets differ", bases[b].name, dims, tiled ? " tiled" : "");
+                }
+            }
+        }
+    {
+        ng_noise_pts p1 = pts(B, 2, anchor, fbuf2, 5u), p2 = pts(B, 2, anchor, fbuf, 5u);
+        memcpy(p2.scale, scales, sizeof scales);
+        p1.period[0] = p2.period[0] = 8u;
+        p1.period[1] = p2.period[1] = 5u;
+        ng_simplex_tiled2(&p1, out1);
+        ng_simplex_tiled2(&p2, out2);
+        CHECKF(count_diff(out1, out2, B) == 0, "simplex_tiled2: scaled offsets differ");
+    }
+}
+
 /* Other nodes (white noise, cellular) use the hash directly: every output
  * bit is balanced over a grid of neighbouring cells, and the unit and
  * signed maps stay inside their documented intervals. */
@@ -1367,4 +1413,5 @@ void suite_kernels(void)
     RUN(test_grad_periodic);
     RUN(test_hash_balanced);
     RUN(test_lattice_choices);
+    RUN(test_offset_scale_is_a_multiply);
 }
