@@ -318,7 +318,13 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
         atomic_init(&r.band_left[i], r.ntx);
         for (k = 0; k < nroots; k++) {
             size_t len = (size_t)r.rw * (size_t)r.tile * (size_t)r.channels[k];
-            if (!(r.band[i * nroots + k] = malloc(len * sizeof(float)))) {
+            /* cache-line aligned: when the tile and the width are
+             * multiples of 16 pixels (the default tile is 64) the tiles of
+             * a band meet on line boundaries, so two threads writing
+             * neighbouring tiles never share a line */
+            void *mem = NULL;
+            if (posix_memalign(&mem, 64, len * sizeof(float))) mem = NULL;
+            if (!(r.band[i * nroots + k] = mem)) {
                 ng_errorf(err, "render: out of memory for a %dx%d row band", r.rw, r.tile);
                 goto done;
             }
