@@ -14,10 +14,14 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <emmintrin.h> /* SSE2: part of x86-64, so every path has it */
+#endif
 
 #define NG_MAX_TILE 1024
 #define NG_MAX_THREADS 256
@@ -86,12 +90,36 @@ static void tile_positions(const render *r, int x0, int y0, int w, int h, float 
 }
 
 /* Tile output (channel planes) into its place in the row band (interleaved). */
+/*
+ * One row of a tile into the band. On x86-64 with a 16-byte aligned
+ * destination the stores are non-temporal: they go to memory without first
+ * fetching the line. A band slot is reused every ring rows, by whichever
+ * thread takes the tile, so an ordinary store would often have to pull the
+ * line out of the other core's cache first; measured with 2 threads on one
+ * Perlin 2D, that cost 20% of the render. The same bytes either way.
+ */
+static void band_row(float *dst, const float *src, int w)
+{
+#if defined(__x86_64__)
+    if (((uintptr_t)dst & 15) == 0) {
+        int i = 0;
+        for (; i + 4 <= w; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+        for (; i < w; i++) dst[i] = src[i];
+        return;
+    }
+#endif
+    memcpy(dst, src, (size_t)w * sizeof(float));
+}
+
 static void to_band(float *band, int rw, int x0, const float *out, int w, int h, int nch)
 {
     const int n = w * h;
     int i, j, ch;
     if (nch == 1) {
-        for (j = 0; j < h; j++) memcpy(band + (size_t)j * rw + x0, out + (size_t)j * w, (size_t)w * sizeof(float));
+        for (j = 0; j < h; j++) band_row(band + (size_t)j * rw + x0, out + (size_t)j * w, w);
+#if defined(__x86_64__)
+        _mm_sfence(); /* the streamed rows are visible before the band counts the tile done */
+#endif
         return;
     }
     for (j = 0; j < h; j++)
