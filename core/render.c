@@ -45,6 +45,7 @@ typedef struct render {
     int channels[64];
     int rx, ry, rw, rh;       /* the window, in full-image pixels */
     int tile, ntx, nty, ntiles, ring;
+    int stream;               /* several workers: tiles go into bands with streaming stores */
     float **band;             /* band[slot * nroots + r]: rw * tile * channels */
     atomic_int *band_left;    /* tiles of the slot's band still running */
     /* the counters every tile writes, each on its own cache line so the
@@ -96,29 +97,33 @@ static void tile_positions(const render *r, int x0, int y0, int w, int h, float 
  * fetching the line. A band slot is reused every ring rows, by whichever
  * thread takes the tile, so an ordinary store would often have to pull the
  * line out of the other core's cache first; measured with 2 threads on one
- * Perlin 2D, that cost 20% of the render. The same bytes either way.
+ * Perlin 2D, that cost 20% of the render. With one thread the band stays in
+ * the cache the sinks read it from, so stream is 0 there. The same bytes
+ * either way.
  */
-static void band_row(float *dst, const float *src, int w)
+static void band_row(float *dst, const float *src, int w, int stream)
 {
 #if defined(__x86_64__)
-    if (((uintptr_t)dst & 15) == 0) {
+    if (stream && ((uintptr_t)dst & 15) == 0) {
         int i = 0;
         for (; i + 4 <= w; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
         for (; i < w; i++) dst[i] = src[i];
         return;
     }
+#else
+    (void)stream;
 #endif
     memcpy(dst, src, (size_t)w * sizeof(float));
 }
 
-static void to_band(float *band, int rw, int x0, const float *out, int w, int h, int nch)
+static void to_band(float *band, int rw, int x0, const float *out, int w, int h, int nch, int stream)
 {
     const int n = w * h;
     int i, j, ch;
     if (nch == 1) {
-        for (j = 0; j < h; j++) band_row(band + (size_t)j * rw + x0, out + (size_t)j * w, w);
+        for (j = 0; j < h; j++) band_row(band + (size_t)j * rw + x0, out + (size_t)j * w, w, stream);
 #if defined(__x86_64__)
-        _mm_sfence(); /* the streamed rows are visible before the band counts the tile done */
+        if (stream) _mm_sfence(); /* the streamed rows are visible before the band counts the tile done */
 #endif
         return;
     }
@@ -187,7 +192,7 @@ static int run_tile(render *r, tiler *tl, int t)
     b.pos_id = ng__ctx_tile(tl->c);
     for (k = 0; k < r->nroots; k++) {
         if (ng__eval(tl->c, r->roots[k], &b, tl->out[k], 0)) return -1;
-        to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, r->channels[k]);
+        to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, r->channels[k], r->stream);
     }
     return 0;
 }
@@ -330,6 +335,7 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
     if (nthreads > r.ntiles) nthreads = r.ntiles;
     if (nthreads > NG_MAX_THREADS) nthreads = NG_MAX_THREADS;
     r.ring = nthreads + 1 < r.nty ? nthreads + 1 : r.nty;
+    r.stream = nthreads > 1;
     atomic_init(&r.next_tile, 0);
     atomic_init(&r.next_write, 0);
     atomic_init(&r.failed, 0);

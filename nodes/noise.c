@@ -181,7 +181,7 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
     const basis *bs = &bases[type];
     const double *offset = n->param[P_OFFSET].v;
     const int own = n->type == &ng_type_noise; /* basis-specific options exist */
-    float *f = ng_scratch(ctx, b->dims), *tmp = NULL;
+    float *f = NULL, *tmp = NULL; /* f: scaled positions, only for a zero frequency */
     const ng_kernels *kern = ng__kernels();
     const ng_loops *loops = ng__loops();
     ng_basis_fn fn = kern->basis[type];
@@ -189,7 +189,6 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
     double freq[4];
     ng_noise_pts pts;
     int d;
-    if (!f) return -1;
     memset(&pts, 0, sizeof pts);
     pts.n = b->n;
     pts.dims = b->dims;
@@ -211,9 +210,9 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
             pts.f[d] = b->p[d];
             pts.scale[d] = fr;
         } else { /* a frequency below float's range: 0 would read as "no scale" */
-            float *fd = f + (size_t)d * (size_t)b->n;
-            loops->scale(fd, b->p[d], fr, b->n);
-            pts.f[d] = fd;
+            if (!f && !(f = ng_scratch(ctx, b->dims))) return -1;
+            loops->scale(f + (size_t)d * (size_t)b->n, b->p[d], fr, b->n);
+            pts.f[d] = f + (size_t)d * (size_t)b->n;
         }
     }
     /* Vector channels are shifted off each other's lattice as well as

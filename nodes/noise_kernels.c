@@ -587,6 +587,15 @@ static void dispatch(const ng_noise_pts *p, float *out, const kernel fn[4][2])
         fn[p->dims - 1][tiled_call(p)](p, out);
 }
 
+/* The same for bases without a tiled form (simplex, white). */
+static void by_dims(const ng_noise_pts *p, float *out, const kernel fn[4])
+{
+    if (p->dims < 1 || p->dims > 4)
+        unsupported(p, out);
+    else
+        fn[p->dims - 1](p, out);
+}
+
 /* Calls fn with grad's dims planes of n, none formed past the last. */
 static void call_d(kernel_d fn, const ng_noise_pts *p, float *out, float *grad)
 {
@@ -979,10 +988,7 @@ static void simplex4_d(const ng_noise_pts *p, float *restrict out, float *restri
 void ng_simplex_noise(const ng_noise_pts *p, float *out)
 {
     static const kernel fn[4] = {simplex1_v, simplex2_v, simplex3_v, simplex4_v};
-    if (p->dims < 1 || p->dims > 4)
-        unsupported(p, out);
-    else
-        fn[p->dims - 1](p, out);
+    by_dims(p, out, fn);
 }
 
 void ng_simplex_noise_d(const ng_noise_pts *p, float *out, float *grad)
@@ -1076,8 +1082,5 @@ static void white4(const ng_noise_pts *p, float *out) { white(p, out, 4); }
 void ng_white_noise(const ng_noise_pts *p, float *out)
 {
     static const kernel fn[4] = {white1, white2, white3, white4};
-    if (p->dims < 1 || p->dims > 4)
-        unsupported(p, out);
-    else
-        fn[p->dims - 1](p, out);
+    by_dims(p, out, fn);
 }

@@ -1,6 +1,4 @@
 /* loops_scalar.c — the loops kernels compiled for the scalar path (see kernels.h). */
-#define NG_SIMD_SUFFIX _scalar
-
-#include "rename.h"
+#include "path_scalar.h"
 #include "../loops.c"
 #include "target_end.h"

@@ -1,10 +1,4 @@
 /* noise_avx512.c — the noise kernels compiled for the avx512 path (see kernels.h). */
-#define NG_SIMD_SUFFIX _avx512
-#if defined(__clang__) /* clang takes the vector width from -mprefer-vector-width (Makefile) */
-#define NG_SIMD_TARGET "avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi,bmi2,popcnt"
-#else
-#define NG_SIMD_TARGET "avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi,bmi2,popcnt,prefer-vector-width=512"
-#endif
-#include "rename.h"
+#include "path_avx512.h"
 #include "../noise_kernels.c"
 #include "target_end.h"

@@ -1,7 +1,7 @@
 /*
  * rename.h — gives the kernel entry points of one SIMD compilation their
  * path's suffix (NG_SIMD_SUFFIX), so several paths link side by side.
- * Included before the kernel source in each nodes/simd/ unit.
+ * Included by the path_*.h header each nodes/simd/ unit starts with.
  */
 #define NG_CAT2(a, b) a##b
 #define NG_CAT(a, b) NG_CAT2(a, b)

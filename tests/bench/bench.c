@@ -371,8 +371,7 @@ static void bench_threads(const config *c)
     double t1[PAIRS], t2[PAIRS], ratio[PAIRS];
     job j, j2;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int k, pairs = c->min_runs > PAIRS ? PAIRS : c->min_runs < 3 ? 3 : c->min_runs;
-    if (!c->quick) pairs = PAIRS;
+    int k, pairs = c->quick ? 3 : PAIRS;
     printf("threads: fbm6_perlin2 (fbm6.lua, 2D) on %dx%d, tile 64, %d alternating pairs: ", THREADS_GRID,
            THREADS_GRID, pairs);
     fflush(stdout);
