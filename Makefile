@@ -7,6 +7,10 @@
 
 CC      ?= gcc
 SAN     ?= 0
+# One job per CPU unless the caller chose (make -jN).
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
 # objects of another compiler go to their own tree: make CC=clang test
 COMPILER := $(if $(filter cc gcc,$(notdir $(CC))),,-$(notdir $(CC)))
 PKGS    := liblua5.4-dev libpng-dev libstb-dev
@@ -22,8 +26,9 @@ CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(FPFLAGS) $(WARN) -Icore -Inodes \
 ifeq ($(SAN),1)
   BUILD  := build/san$(COMPILER)
   CFLAGS := $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer \
-            -fsanitize=address,undefined -fno-sanitize-recover=undefined
-  LDSAN  := -fsanitize=address,undefined
+            -fsanitize=address,undefined,float-cast-overflow \
+            -fno-sanitize-recover=undefined,float-cast-overflow
+  LDSAN  := -fsanitize=address,undefined,float-cast-overflow
 else
   BUILD  := build/opt$(COMPILER)
   CFLAGS := $(CFLAGS_BASE) -O3
