@@ -15,6 +15,7 @@ static const struct {
     {"graphs", suite_graphs},
     {"fractal", suite_fractal},
     {"nodes", suite_nodes},
+    {"image_input", suite_image_input},
 };
 
 int main(int argc, char **argv)
