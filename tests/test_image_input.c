@@ -32,7 +32,10 @@
 #define T_ASAN 1
 #endif
 #ifdef T_ASAN
-#include <sanitizer/allocator_interface.h>
+/* From compiler-rt's sanitizer/allocator_interface.h (gcc 12 does not ship it). */
+size_t __sanitizer_get_allocated_size(const volatile void *p);
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
 #endif
 
 #define MIB ((size_t)1 << 20)
@@ -69,7 +72,7 @@ static int chunk(FILE *f, const char *type, const unsigned char *data, size_t n)
     put32(head, (uint32_t)n);
     memcpy(head + 4, type, 4);
     put32(tail, crc32_of(data, n, crc32_of(head + 4, 4, 0)));
-    return fwrite(head, 1, 8, f) == 8 && fwrite(data, 1, n, f) == n && fwrite(tail, 1, 4, f) == 4;
+    return fwrite(head, 1, 8, f) == 8 && (n == 0 || fwrite(data, 1, n, f) == n) && fwrite(tail, 1, 4, f) == 4;
 }
 
 /* A PNG made by hand: the IHDR as given, then idat as its one IDAT chunk,
@@ -223,7 +226,7 @@ static void on_malloc(const volatile void *p, size_t n)
 
 static void on_free(const volatile void *p)
 {
-    if (p) live -= __sanitizer_get_allocated_size((const void *)p);
+    if (p) live -= __sanitizer_get_allocated_size(p);
 }
 
 /* Loads path in this process; 0 unless it allocated more than `bound` at once. */
