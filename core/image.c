@@ -43,8 +43,9 @@ static void *counted_realloc(void *p, size_t n)
     block_head *h = p ? (block_head *)p - 1 : NULL;
     const size_t old = h ? h->size : 0;
     allowance *a = current;
-    /* a realloc that moves holds both blocks for a moment: charge n whole */
-    if (n > SIZE_MAX - sizeof *h || (a && n > a->limit - a->used)) return NULL;
+    /* a growing realloc that moves holds both blocks for a moment: charge n
+     * whole beside the old one */
+    if (n > SIZE_MAX - sizeof *h || (a && n > old && n > a->limit - a->used)) return NULL;
     if (!(h = realloc(h, sizeof *h + n))) return NULL;
     h->size = n;
     if (a) a->used = a->used - old + n;
