@@ -69,7 +69,10 @@ static void counted_free(void *p)
 #define STBI_MALLOC(n) counted_malloc(n)
 #define STBI_REALLOC(p, n) counted_realloc(p, n)
 #define STBI_FREE(p) counted_free(p)
+#pragma GCC diagnostic push /* clang reports the undefined static (below) here */
+#pragma GCC diagnostic ignored "-Wunused-function"
 #include <stb_image.h>
+#pragma GCC diagnostic pop
 
 #define MAX_PIXELS (1u << 28)
 /* The largest image accepted, stored uncompressed (4 channels of 16 bits)
@@ -220,7 +223,7 @@ void ng_image_free(ng_image *img)
 /* stb_image's implementation, private to this file. The warnings it would
  * raise stay off to the end of the file: stb 2.27 declares
  * stbi_set_unpremultiply_on_load_thread without defining it, which for a
- * static function is reported when the file ends. */
+ * static function gcc reports when the file ends. */
 #define STB_IMAGE_IMPLEMENTATION
 #pragma GCC diagnostic ignored "-Wshadow"
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
