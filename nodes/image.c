@@ -42,10 +42,14 @@ static int image_setup(ng_node *n, const int *ch, ng_error *err)
     ng_image img;
     (void)ch;
     if (!path || !*path) return ng_errorf(err, "%s: needs a path", n->label);
-    /* TODO(lead): the script's memory allowance instead of SIZE_MAX */
-    if (ng_image_load(path, &img, SIZE_MAX, err)) {
+    /* the decode may take what the graph's budget has left; what stays is charged */
+    if (ng_image_load(path, &img, ng_node_budget_left(n), err)) {
         ng_error e = *err;
         return ng_errorf(err, "%s: %s", n->label, e.msg);
+    }
+    if (ng_node_charge(n, (size_t)img.width * (size_t)img.height * (size_t)img.channels * sizeof(float), err)) {
+        ng_image_free(&img);
+        return -1;
     }
     n->state = img.px;
     n->k[K_WIDTH] = img.width;

@@ -10,6 +10,7 @@
 #include "cli_support.h"
 #include "suites.h"
 
+#include <png.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -182,7 +183,7 @@ static void expect_memory_limit(const char *name, const char *text, const char *
     mkscript(s, name, text);
     pathf(o, "%s/%s.png", tmpdir, name);
     cli_t(&r, 120, "render", s, "-o", o, "--size", "16", "--memory-limit", mib, "--time-limit", "60", NULL);
-    EXPECT_ERR(&r, 1, s, "memory limit", "--memory-limit");
+    EXPECT_ERR(&r, 1, s, "MiB", "--memory-limit");
     CHECK(!exists(o));
     res_free(&r);
 }
@@ -214,6 +215,48 @@ static void test_memory_limit_counts_nodes(void)
                         "for i = 1, 1000000 do ng.curve{ng.value{}, points = pts} end\n"
                         "return ng.perlin{}\n",
                         "16");
+}
+
+/* A black w x h 8-bit grey PNG, row by row: tiny on disk, large decoded. */
+static int write_black_png(const char *path, int w, int h)
+{
+    FILE *f = fopen(path, "wb");
+    png_structp png = NULL;
+    png_infop info = NULL;
+    unsigned char *row = calloc((size_t)w, 1);
+    int y, ok = 0;
+    if (!f || !row || !(png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL)) ||
+        !(info = png_create_info_struct(png)))
+        goto done;
+    if (setjmp(png_jmpbuf(png))) goto done;
+    png_init_io(png, f);
+    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (y = 0; y < h; y++) png_write_row(png, row);
+    png_write_end(png, NULL);
+    ok = 1;
+done:
+    if (png) png_destroy_write_struct(&png, info ? &info : NULL);
+    free(row);
+    if (f) fclose(f);
+    return ok;
+}
+
+static void test_memory_limit_counts_images(void)
+{
+    char img[PATHLEN];
+    /* 8192^2 pixels: a few hundred KB of PNG, 256 MiB as floats */
+    tpath(img, "black.png");
+    CHECK(write_black_png(img, 8192, 8192));
+    expect_memory_limit("big_image.lua", "return ng.image{path = 'black.png'}\n", "64");
+    /* one that fits alone, but not four times over */
+    CHECK(write_black_png(img, 2048, 2048)); /* 16 MiB as floats */
+    expect_memory_limit("many_images.lua",
+                        "local a = {}\n"
+                        "for i = 1, 4 do a[i] = ng.image{path = 'black.png'} end\n"
+                        "return a[1]\n",
+                        "40");
 }
 
 /* ---- 5: require stays in the script's tree ------------------------------------------------ */
@@ -283,6 +326,7 @@ void suite_sandbox(void)
     RUN(test_fifos_are_not_read);
     RUN(test_memory_limit_counts_params);
     RUN(test_memory_limit_counts_nodes);
+    RUN(test_memory_limit_counts_images);
     RUN(test_require_symlinks_out);
     cli_teardown();
 }
