@@ -488,10 +488,11 @@ static void check_span(int line, const char *s, const char *end)
 static void check_prose_spans(void)
 {
     static char text[1 << 17];
-    int line_of[1 << 10], i, nl = 0;
+    static int line_of[MAX_LINES];
+    int i, nl = 0;
     size_t used = 0;
     const char *p, *open = NULL;
-    for (i = 0; i < nlines && nl < (int)(sizeof line_of / sizeof line_of[0]); i++) {
+    for (i = 0; i < nlines; i++) {
         if (in_block(i)) continue;
         line_of[nl++] = i + 1;
         used += (size_t)snprintf(text + used, sizeof text - used, "%s\n", lines[i]);
@@ -551,7 +552,8 @@ static void test_prose_names_real_options(void)
     CHECK(strstr(ng_names, " perlin ") != NULL); /* the scan saw the README's constructors */
 }
 
-/* Every ng.NAME the prose mentions exists in a script's ng table. */
+/* Every ng.NAME the prose mentions (collected by the test before) exists in
+ * a script's ng table. */
 static void test_prose_names_real_functions(void)
 {
     char script[PATHLEN], out[PATHLEN], list[8192] = "", text[9000], *save = NULL, *tok;
@@ -609,9 +611,9 @@ static char *fragment_script(const char *text, int line)
     }
     if (s)
         snprintf(s, len,
-                 "local f, err = load([%s[\n%s]%s], \"=README.md:%d\")\n"
+                 "local f, err = load([%s[\n%s]%s], \"=README.md, the block at line %d\")\n"
                  "if not f then error(err, 0) end\nreturn ng.constant(0)\n",
-                 eq, text, eq, line + 1);
+                 eq, text, eq, line);
     return s;
 }
 
