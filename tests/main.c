@@ -17,6 +17,7 @@ static const struct {
     {"nodes", suite_nodes},
     {"sandbox", suite_sandbox},
     {"image_input", suite_image_input},
+    {"readme", suite_readme},
 };
 
 int main(int argc, char **argv)
