@@ -181,6 +181,14 @@ const char *ng_node_where(const ng_node *n);
 
 /* ---- rendering -------------------------------------------------------- */
 
+/* What a render accepts: extents up to NG_MAX_EXTENT pixels, world
+ * coordinates (origin, z, time) within +-NG_MAX_COORD, pixel sizes from
+ * NG_MIN_PIXEL_SIZE to NG_MAX_PIXEL_SIZE world units. */
+#define NG_MAX_EXTENT 1048576
+#define NG_MAX_COORD 1e15
+#define NG_MIN_PIXEL_SIZE 1e-9
+#define NG_MAX_PIXEL_SIZE 1e12
+
 /* Receives finished rows, top to bottom, interleaved channels as floats. */
 typedef struct ng_sink {
     int (*begin)(void *user, int width, int height, int channels, ng_error *err);
