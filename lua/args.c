@@ -292,6 +292,13 @@ static int set_memory_limit(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+static int set_render_time_limit(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->r.time_limit = v->d[0];
+    return 0;
+}
+
 static int set_tileable(ng_cli *c, const option *o, const value *v)
 {
     (void)o, (void)v;
@@ -330,6 +337,9 @@ static const option options[] = {
     {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, "seconds the script may run (default 10)"},
     {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit,
      "memory the script may use (default 512)"},
+    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit,
+     "seconds the render may take, then it stops and writes nothing\n"
+     "(default: no limit)"},
     {"--tileable", NULL, NULL, FLAG, 0, 0, 0, set_tileable,
      "make the image wrap seamlessly in x and y (element sizes are\n"
      "adjusted to whole cells per image; a note says so)"},
