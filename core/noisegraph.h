@@ -269,9 +269,27 @@ int ng_simd_supported(const char *name);
 typedef struct ng_file_sink ng_file_sink;
 ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err);
 ng_sink ng_file_sink_as_sink(ng_file_sink *s);
+/* ng_file_sink_new refuses a path that is a directory. A sink freed before
+ * its image was committed removes its temporary. */
 void ng_file_sink_free(ng_file_sink *s);
-/* The checks of ng_file_sink_new, creating nothing: path names a format
- * and bits suits it. 0, or -1 with err filled. */
+/* Two-phase output, for several files that must change together: after
+ * ng_file_sink_defer, a successful end() leaves the finished temporary
+ * (complete and synced) in place, and ng_file_sink_commit renames it over
+ * the target; commit every sink only once every render and end succeeded.
+ * 0, or -1 with err filled (commit of a sink whose image is not complete). */
+void ng_file_sink_defer(ng_file_sink *s);
+int ng_file_sink_commit(ng_file_sink *s, ng_error *err);
+/* Samples of the last image the format could not hold: NaN (written as 0)
+ * and infinities (clamped to 0 or 1). Always 0 for PFM, which keeps them. */
+void ng_file_sink_changed(const ng_file_sink *s, uint64_t *nan, uint64_t *inf);
+/* Removes the temporary file of every sink of this process still writing
+ * or waiting for its commit; async-signal-safe, for a SIGINT / SIGTERM
+ * handler that then dies (the sinks are unusable after it). A process
+ * killed outright leaves its temporaries; the next ng_file_sink that
+ * begins writing the same target removes those no live process holds. */
+void ng_file_remove_temporaries(void);
+/* The checks of ng_file_sink_new but the target's own, creating nothing:
+ * path names a format and bits suits it. 0, or -1 with err filled. */
 int ng_file_check(const char *path, int bits, ng_error *err);
 /* The extensions understood, for messages: ".png, .pfm, .r16, .raw". */
 const char *ng_file_formats(void);

@@ -6,15 +6,22 @@
 #include "host.h"
 #include "inspect.h"
 
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-/* The file for output `name` of a multi-output script. */
-static void output_path(const char *pattern, const char *name, char *buf, size_t len)
+/* The file for output `name` of a multi-output script (malloc'd, NULL
+ * without memory): built to its full length, never cut. */
+static char *output_path(const char *pattern, const char *name)
 {
     const char *brace = strstr(pattern, "{name}"), *dot, *slash;
+    size_t len = strlen(pattern) + (name ? strlen(name) + 2 : 0) + 1;
+    char *buf = malloc(len);
+    if (!buf) return NULL;
     if (!name) {
         snprintf(buf, len, "%s", pattern);
     } else if (brace) {
@@ -25,6 +32,25 @@ static void output_path(const char *pattern, const char *name, char *buf, size_t
         if (!dot || (slash && dot < slash)) dot = pattern + strlen(pattern);
         snprintf(buf, len, "%.*s-%s%s", (int)(dot - pattern), pattern, name, dot);
     }
+    return buf;
+}
+
+/* Whether path names the script file itself, by any spelling or link. */
+static int is_script(const char *path, const char *script)
+{
+    struct stat a, b;
+    return stat(path, &a) == 0 && stat(script, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static int is_directory(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int refuse_script_output(const char *path, const char *script)
+{
+    return ng_cli_fail(2, "%s: is the script %s itself; choose another output file", path, script);
 }
 
 static void print_note(void *user, const char *msg)
@@ -33,42 +59,117 @@ static void print_note(void *user, const char *msg)
     fprintf(stderr, "noisegraph: %s\n", msg);
 }
 
+/* Integer formats cannot hold NaN or infinities: say how many there were. */
+static void note_changed(const ng_file_sink *f, const char *path)
+{
+    uint64_t nan, inf;
+    ng_file_sink_changed(f, &nan, &inf);
+    if (nan && inf)
+        fprintf(stderr, "noisegraph: %s: %llu NaN samples written as 0, %llu infinite samples clamped to 0 or 1\n",
+                path, (unsigned long long)nan, (unsigned long long)inf);
+    else if (nan)
+        fprintf(stderr, "noisegraph: %s: %llu NaN sample%s written as 0\n", path, (unsigned long long)nan,
+                nan == 1 ? "" : "s");
+    else if (inf)
+        fprintf(stderr, "noisegraph: %s: %llu infinite sample%s clamped to 0 or 1\n", path,
+                (unsigned long long)inf, inf == 1 ? "" : "s");
+}
+
+/* SIGINT, SIGTERM, SIGHUP mid-render: the temporaries go, then the process
+ * dies of the same signal (SA_RESETHAND restored the default action; the
+ * signal, blocked while the handler runs, is delivered on return). */
+static void on_signal(int sig)
+{
+    ng_file_remove_temporaries();
+    raise(sig);
+}
+
+static void catch_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    size_t i;
+    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa, old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue; /* nohup */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESETHAND;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* Every output is written to its temporary first; only when the whole
+ * render succeeded are they renamed, so a failure on one output never
+ * leaves another replaced. */
+static int render_outputs(ng_cli *c, ng_script *s)
+{
+    ng_file_sink *files[NG_MAX_OUTPUTS] = {0};
+    ng_sink sinks[NG_MAX_OUTPUTS];
+    char *paths[NG_MAX_OUTPUTS] = {0};
+    ng_error err;
+    int rc = 1, i, k;
+    for (i = 0; i < s->noutputs; i++) {
+        if (!(paths[i] = output_path(c->output, s->output_name[i]))) {
+            ng_cli_fail(1, "render: out of memory");
+            goto done;
+        }
+        if (is_script(paths[i], c->script)) {
+            rc = refuse_script_output(paths[i], c->script);
+            goto done;
+        }
+        for (k = 0; k < i; k++)
+            if (!strcmp(paths[k], paths[i])) {
+                ng_cli_fail(1, "%s: two outputs would write %s", c->script, paths[i]);
+                goto done;
+            }
+        if (!(files[i] = ng_file_sink_new(paths[i], c->bits, &err))) {
+            ng_cli_fail(1, "%s", err.msg);
+            goto done;
+        }
+        ng_file_sink_defer(files[i]);
+        sinks[i] = ng_file_sink_as_sink(files[i]);
+    }
+    c->r.progress = !c->quiet && isatty(2);
+    if (!c->quiet) c->r.note = print_note;
+    if (ng_render(s->graph, s->output, s->noutputs, &c->r, sinks, &err)) {
+        ng_cli_fail(1, "%s", err.msg);
+        goto done;
+    }
+    for (i = 0; i < s->noutputs; i++)
+        if (ng_file_sink_commit(files[i], &err)) {
+            ng_cli_fail(1, "%s", err.msg);
+            goto done;
+        }
+    if (!c->quiet)
+        for (i = 0; i < s->noutputs; i++) note_changed(files[i], paths[i]);
+    rc = 0;
+done:
+    for (i = 0; i < s->noutputs; i++) {
+        ng_file_sink_free(files[i]);
+        free(paths[i]);
+    }
+    return rc;
+}
+
 static int cmd_render(int argc, char **argv)
 {
     ng_cli c;
     ng_script s;
     ng_error err;
-    ng_file_sink *files[NG_MAX_OUTPUTS] = {0};
-    ng_sink sinks[NG_MAX_OUTPUTS];
-    char paths[NG_MAX_OUTPUTS][4096];
-    int rc, i, k;
+    int rc;
     if ((rc = ng_cli_parse(argc, argv, &c))) goto out;
     rc = 2;
     if (!c.script) { ng_cli_fail(2, "render: no SCRIPT given (see --help)"); goto out; }
     if (!c.output) { ng_cli_fail(2, "render: no output file given (-o FILE)"); goto out; }
-    /* Format and --bits are usage errors, caught before the script runs. */
+    /* The target, format and --bits are checked before the script runs. */
+    if (is_script(c.output, c.script)) { refuse_script_output(c.output, c.script); goto out; }
+    if (is_directory(c.output)) { rc = ng_cli_fail(1, "%s: is a directory", c.output); goto out; }
     if (ng_file_check(c.output, c.bits, &err)) { ng_cli_fail(2, "%s", err.msg); goto out; }
+    catch_signals();
     rc = 1;
     if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }
-    for (i = 0; i < s.noutputs; i++) {
-        output_path(c.output, s.output_name[i], paths[i], sizeof paths[i]);
-        for (k = 0; k < i; k++)
-            if (!strcmp(paths[k], paths[i])) {
-                ng_cli_fail(1, "%s: two outputs would write %s", c.script, paths[i]);
-                goto done;
-            }
-        if (!(files[i] = ng_file_sink_new(paths[i], c.bits, &err))) { ng_cli_fail(1, "%s", err.msg); goto done; }
-        sinks[i] = ng_file_sink_as_sink(files[i]);
-    }
-    c.r.progress = !c.quiet && isatty(2);
-    if (!c.quiet) c.r.note = print_note;
-    if (ng_render(s.graph, s.output, s.noutputs, &c.r, sinks, &err)) {
-        ng_cli_fail(1, "%s", err.msg);
-        goto done;
-    }
-    rc = 0;
-done:
-    for (i = 0; i < s.noutputs; i++) ng_file_sink_free(files[i]);
+    rc = render_outputs(&c, &s);
     ng_script_free(&s);
 out:
     ng_cli_free(&c);
