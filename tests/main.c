@@ -15,6 +15,7 @@ static const struct {
     {"graphs", suite_graphs},
     {"fractal", suite_fractal},
     {"nodes", suite_nodes},
+    {"hostile_cli", suite_hostile_cli},
 };
 
 int main(int argc, char **argv)
