@@ -549,7 +549,8 @@ int ng_eval_points(const ng_graph *g, int root, int dims, const double *const *x
     }
     for (d = 0; d < dims; d++) pos[d] = ng_scratch(c, 1);
     tmp = ng_scratch(c, ch);
-    for (i = 0; i < n && rc == 0; i += CHUNK) {
+    /* n - i never overflows, where i + CHUNK could near INT_MAX */
+    for (i = 0; n - i > 0 && rc == 0; i += n - i < CHUNK ? n - i : CHUNK) {
         int m = n - i < CHUNK ? n - i : CHUNK, j, k;
         ng_block b;
         memset(&b, 0, sizeof b);

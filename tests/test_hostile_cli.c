@@ -474,6 +474,23 @@ static void test_render_time_limit(void)
     CHECK(exists(o));
 }
 
+/* info estimates the cost: nesting multiplies the octaves. */
+static void test_info_cost_estimate(void)
+{
+    char s[PATHLEN];
+    res r;
+    mkscript(s, "cost1.lua", "return ng.perlin{} + ng.worley{}\n");
+    cli(&r, "info", s, NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "cost (single): at most 2 noise kernel and 3 node evaluations per pixel");
+    res_free(&r);
+    mkscript(s, "cost6.lua", slow_script); /* 32^6 */
+    cli(&r, "info", s, NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "cost (single): at most 1.07e+09 noise kernel");
+    res_free(&r);
+}
+
 /* The library's cancel flag: a render whose flag is set stops with an
  * error and its sink is told to discard. */
 typedef struct count_sink {
@@ -559,5 +576,6 @@ void suite_hostile_cli(void)
     RUN(test_output_is_a_directory);
     RUN(test_nan_and_infinity_noted);
     RUN(test_render_time_limit);
+    RUN(test_info_cost_estimate);
     cli_teardown();
 }
