@@ -301,38 +301,44 @@ static void remove_stale_temporaries(const char *path)
 /* Creates, locks and registers the temporary file: f->tmp, f->lock_fd,
  * f->live; returns its descriptor for writing, or -1 with errno set. A
  * sweep of another render may remove the file between mkstemp and flock
- * (it was not locked yet); then it has no name left and another is made. */
+ * (it was not locked yet); then it has no name left and another is made.
+ * Where flock is not supported (some network file systems) the file goes
+ * unlocked: a sweep there cannot lock it either, so leaves it alone. */
 static int create_temp(ng_file_sink *f)
 {
-    int tries, fd = -1, en = 0;
+    int tries, fd;
     for (tries = 0; tries < 8; tries++) {
         struct stat st;
         if (!(f->tmp = temp_template(f->path))) {
             errno = ENOMEM;
             return -1;
         }
-        fd = mkstemp(f->tmp);
-        if (fd < 0) {
-            en = errno;
-            break;
+        if ((fd = mkstemp(f->tmp)) < 0) {
+            int en = errno;
+            free(f->tmp); /* nothing was created */
+            f->tmp = NULL;
+            errno = en;
+            return -1;
         }
-        if (flock(fd, LOCK_EX) == 0 && fstat(fd, &st) == 0 && st.st_nlink > 0) {
-            if ((f->lock_fd = dup(fd)) < 0) { /* the lock outlives fclose until the rename */
-                en = errno;
+        if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0 || st.st_nlink > 0) {
+            /* the lock outlives fclose(im.fp) until the rename */
+            if ((f->lock_fd = dup(fd)) < 0) {
+                int en = errno;
                 unlink(f->tmp);
                 close(fd);
-                break;
+                free(f->tmp);
+                f->tmp = NULL;
+                errno = en;
+                return -1;
             }
             f->live = live_add(f->tmp);
             return fd;
         }
-        close(fd);
+        close(fd); /* swept before we locked it: the name is gone already */
         free(f->tmp);
         f->tmp = NULL;
     }
-    free(f->tmp); /* nothing left to unlink */
-    f->tmp = NULL;
-    errno = en ? en : EAGAIN;
+    errno = EAGAIN;
     return -1;
 }
 
