@@ -7,6 +7,12 @@
  *
  * Memory is one encoded row plus what the encoder keeps (O(width) for all
  * of them), whatever the height.
+ *
+ * Temporaries that outlive their render: a live one is in a fixed registry
+ * that a signal handler can empty (ng_file_remove_temporaries); one whose
+ * process was killed outright is found by name on the next render of the
+ * same target. Every writer holds flock(LOCK_EX) on its temporary until it
+ * is renamed or removed, so a temporary whose lock can be taken is stale.
  */
 #ifndef _GNU_SOURCE
 #define _XOPEN_SOURCE 700 /* mkstemp, fchmod, fsync, fseeko */
@@ -14,12 +20,16 @@
 
 #include "filesink.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -29,17 +39,68 @@ static const ng__encoder *const encoders[] = {&ng__png_encoder, &ng__pfm_encoder
 
 const char *ng_file_formats(void) { return ".png, .pfm, .r16, .raw"; }
 
-enum { IDLE, WRITING };
+/* IDLE: nothing open; WRITING: tmp, lock_fd, im.fp, im.row live;
+ * PREPARED (deferred sinks): the temporary is complete and on disk, tmp and
+ * lock_fd live, waiting for ng_file_sink_commit. */
+enum { IDLE, WRITING, PREPARED };
 
 struct ng_file_sink {
     char *path;               /* owned copy of the target */
     const ng__encoder *enc;
-    int state;                /* IDLE: nothing open; WRITING: tmp, im.fp, im.row live */
+    int state;
     int failed;               /* a begun image was discarded by an error */
+    int deferred;             /* end() prepares; ng_file_sink_commit renames */
     char *tmp;                /* the temporary file's name, owned */
+    int lock_fd;              /* holds the temporary's flock; -1 when none */
+    int live;                 /* its slot in the registry, or -1 */
     int next_y;               /* the row rows() expects next */
+    uint64_t nan, inf;        /* samples the format changed (see ng_file_sink_changed) */
     ng__image im;
 };
+
+/* ---- the registry of live temporaries ------------------------------------------ */
+
+/* Fixed storage, so a signal handler reads no heap memory that another
+ * thread may be freeing. A slot is FREE, CLAIMED (its path being written:
+ * skipped) or LIVE. More live temporaries than slots are not registered:
+ * a signal leaves those for the next run's stale sweep. */
+enum { SLOT_FREE, SLOT_CLAIMED, SLOT_LIVE };
+#define LIVE_SLOTS 64
+#define LIVE_PATH 4352
+static struct {
+    atomic_int state;
+    char path[LIVE_PATH];
+} live[LIVE_SLOTS];
+
+static int live_add(const char *tmp)
+{
+    size_t n = strlen(tmp);
+    int i;
+    if (n >= LIVE_PATH) return -1;
+    for (i = 0; i < LIVE_SLOTS; i++) {
+        int expect = SLOT_FREE;
+        if (atomic_compare_exchange_strong(&live[i].state, &expect, SLOT_CLAIMED)) {
+            memcpy(live[i].path, tmp, n + 1);
+            atomic_store(&live[i].state, SLOT_LIVE);
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* After the file is renamed or unlinked: a handler running in between
+ * unlinks a name that is gone, which does nothing. */
+static void live_drop(int slot)
+{
+    if (slot >= 0) atomic_store(&live[slot].state, SLOT_FREE);
+}
+
+void ng_file_remove_temporaries(void)
+{
+    int i;
+    for (i = 0; i < LIVE_SLOTS; i++)
+        if (atomic_load(&live[i].state) == SLOT_LIVE) unlink(live[i].path);
+}
 
 /* ---- for encoders ------------------------------------------------------------ */
 
@@ -124,7 +185,11 @@ static void discard(ng_file_sink *f)
     if (f->enc->discard) f->enc->discard(&f->im);
     if (f->im.fp) fclose(f->im.fp); /* errors do not matter: the file goes */
     f->im.fp = NULL;
-    if (f->tmp) unlink(f->tmp);
+    if (f->tmp) unlink(f->tmp); /* before the lock goes: no sweep sees it unlocked */
+    live_drop(f->live);
+    f->live = -1;
+    if (f->lock_fd >= 0) close(f->lock_fd);
+    f->lock_fd = -1;
     free(f->tmp);
     f->tmp = NULL;
     free(f->im.row);
@@ -191,6 +256,92 @@ static char *temp_template(const char *path)
     return t;
 }
 
+/* name is ".<base>.tmp-" and six characters of mkstemp's alphabet. */
+static int is_temp_of(const char *name, const char *base)
+{
+    size_t n = strlen(base), i;
+    if (name[0] != '.' || strncmp(name + 1, base, n) != 0 || strncmp(name + 1 + n, ".tmp-", 5) != 0) return 0;
+    name += 1 + n + 5;
+    for (i = 0; i < 6; i++)
+        if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+              (name[i] >= '0' && name[i] <= '9')))
+            return 0;
+    return name[6] == '\0';
+}
+
+/* Removes temporaries of path left by a render that was killed (SIGKILL,
+ * a crash, power loss): those whose flock nobody holds. A render still
+ * running holds its lock, so its temporary stays. Best effort: a
+ * directory that cannot be read is left as it is. */
+static void remove_stale_temporaries(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : NULL;
+    int dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    struct dirent *e;
+    free(dir);
+    if (!d) {
+        if (dfd >= 0) close(dfd);
+        return;
+    }
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        int fd;
+        if (!is_temp_of(e->d_name, base)) continue;
+        fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) continue;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0)
+            unlinkat(dfd, e->d_name, 0);
+        close(fd);
+    }
+    closedir(d);
+}
+
+/* Creates, locks and registers the temporary file: f->tmp, f->lock_fd,
+ * f->live; returns its descriptor for writing, or -1 with errno set. A
+ * sweep of another render may remove the file between mkstemp and flock
+ * (it was not locked yet); then it has no name left and another is made.
+ * Where flock is not supported (some network file systems) the file goes
+ * unlocked: a sweep there cannot lock it either, so leaves it alone. */
+static int create_temp(ng_file_sink *f)
+{
+    int tries, fd;
+    for (tries = 0; tries < 8; tries++) {
+        struct stat st;
+        if (!(f->tmp = temp_template(f->path))) {
+            errno = ENOMEM;
+            return -1;
+        }
+        if ((fd = mkstemp(f->tmp)) < 0) {
+            int en = errno;
+            free(f->tmp); /* nothing was created */
+            f->tmp = NULL;
+            errno = en;
+            return -1;
+        }
+        if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0 || st.st_nlink > 0) {
+            /* the lock outlives fclose(im.fp) until the rename */
+            if ((f->lock_fd = dup(fd)) < 0) {
+                int en = errno;
+                unlink(f->tmp);
+                close(fd);
+                free(f->tmp);
+                f->tmp = NULL;
+                errno = en;
+                return -1;
+            }
+            f->live = live_add(f->tmp);
+            return fd;
+        }
+        close(fd); /* swept before we locked it: the name is gone already */
+        free(f->tmp);
+        f->tmp = NULL;
+    }
+    errno = EAGAIN;
+    return -1;
+}
+
 /* ---- the sink ------------------------------------------------------------------- */
 
 static int sink_begin(void *user, int width, int height, int channels, ng_error *err)
@@ -219,16 +370,11 @@ static int sink_begin(void *user, int width, int height, int channels, ng_error 
     f->im.errnum = 0;
     f->im.what[0] = '\0';
     f->next_y = 0;
+    f->nan = f->inf = 0;
 
-    f->tmp = temp_template(f->path);
-    if (!f->tmp) return fail(f, err, 0, "out of memory");
-    fd = mkstemp(f->tmp);
-    if (fd < 0) {
-        int en = errno;
-        free(f->tmp); /* mkstemp created nothing: nothing to unlink */
-        f->tmp = NULL;
-        return fail(f, err, en, "cannot create temporary file");
-    }
+    remove_stale_temporaries(f->path);
+    fd = create_temp(f);
+    if (fd < 0) return fail(f, err, errno, "cannot create temporary file");
     f->state = WRITING; /* from here on discard() removes the file */
     /* mkstemp makes 0600; a render should look like any file fopen makes. */
     if (fchmod(fd, 0666 & ~current_umask()) != 0) {
@@ -248,6 +394,30 @@ static int sink_begin(void *user, int width, int height, int channels, ng_error 
     return 0;
 }
 
+/* NaN and infinities, which an integer format cannot hold: NaN becomes 0,
+ * infinities the end they point to. Counted so the user hears of them. */
+static void count_changed(ng_file_sink *f, const float *v, size_t n)
+{
+    uint64_t nan = 0, inf = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        uint32_t b;
+        memcpy(&b, &v[i], 4);
+        if ((b & 0x7f800000u) == 0x7f800000u) { /* exponent all ones */
+            if (b & 0x007fffffu) nan++;
+            else inf++;
+        }
+    }
+    f->nan += nan;
+    f->inf += inf;
+}
+
+void ng_file_sink_changed(const ng_file_sink *f, uint64_t *nan, uint64_t *inf)
+{
+    *nan = f->nan;
+    *inf = f->inf;
+}
+
 static int sink_rows(void *user, int y, int nrows, const float *rows, ng_error *err)
 {
     ng_file_sink *f = user;
@@ -260,10 +430,13 @@ static int sink_rows(void *user, int y, int nrows, const float *rows, ng_error *
     if (nrows > f->im.height - y)
         return fail(f, err, 0, "rows %d..%lld given but the image has %d", y, (long long)y + nrows - 1,
                     f->im.height);
+    if (!f->enc->exact) count_changed(f, rows, (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels);
     if (f->enc->rows(&f->im, y, nrows, rows) != 0) return encoder_failed(f, err);
     f->next_y += nrows;
     return 0;
 }
+
+static int commit(ng_file_sink *f, ng_error *err);
 
 static int sink_end(void *user, int ok, ng_error *err)
 {
@@ -291,11 +464,31 @@ static int sink_end(void *user, int ok, ng_error *err)
         return fail(f, err, en, "cannot write");
     }
     if (fclose(fp) != 0) return fail(f, err, errno, "cannot write");
+    if (f->deferred) {
+        f->state = PREPARED;
+        return 0;
+    }
+    return commit(f, err);
+}
+
+/* The complete temporary replaces the target. */
+static int commit(ng_file_sink *f, ng_error *err)
+{
     if (rename(f->tmp, f->path) != 0) return fail(f, err, errno, "cannot replace the file");
     free(f->tmp); /* renamed: nothing left to unlink */
     f->tmp = NULL;
     discard(f);
     return 0;
+}
+
+void ng_file_sink_defer(ng_file_sink *f) { f->deferred = 1; }
+
+int ng_file_sink_commit(ng_file_sink *f, ng_error *err)
+{
+    if (f->state != PREPARED)
+        return ng_errorf(err, "%s: not written: %s", f->path,
+                         f->failed ? "an earlier error stopped it" : "the image is not complete");
+    return commit(f, err);
 }
 
 ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err)
@@ -304,6 +497,12 @@ ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err)
     ng_file_sink *f;
     size_t len;
     int use_bits;
+    struct stat st;
+    /* before the format: "dir" has no extension, and that is not the problem */
+    if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ng_errorf(err, "%s: is a directory", path);
+        return NULL;
+    }
     if (choose(path, bits, &enc, &use_bits, err) != 0) return NULL;
     len = strlen(path);
     f = calloc(1, sizeof *f);
@@ -314,6 +513,8 @@ ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err)
         return NULL;
     }
     memcpy(f->path, path, len + 1);
+    f->lock_fd = -1;
+    f->live = -1;
     f->enc = enc;
     f->im.bits = use_bits;
     f->state = IDLE;

@@ -38,6 +38,10 @@ typedef struct ng__encoder {
     /* Frees state. Runs after end() and after any failure, in any state,
      * possibly twice. NULL: the encoder keeps no state. */
     void (*discard)(ng__image *im);
+    /* 1: samples are stored as they are (floats), NaN and infinities
+     * included; 0: they are quantized and the file sink counts the NaN and
+     * infinities that quantizing changes. */
+    int exact;
 } ng__encoder;
 
 extern const ng__encoder ng__png_encoder, ng__pfm_encoder, ng__raw16_encoder;

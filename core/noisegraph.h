@@ -8,6 +8,7 @@
 #ifndef NOISEGRAPH_H
 #define NOISEGRAPH_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -199,6 +200,14 @@ const char *ng_node_where(const ng_node *n);
 
 /* ---- rendering -------------------------------------------------------- */
 
+/* What a render accepts: extents up to NG_MAX_EXTENT pixels, world
+ * coordinates (origin, z, time) within +-NG_MAX_COORD, pixel sizes from
+ * NG_MIN_PIXEL_SIZE to NG_MAX_PIXEL_SIZE world units. */
+#define NG_MAX_EXTENT 1048576
+#define NG_MAX_COORD 1e15
+#define NG_MIN_PIXEL_SIZE 1e-9
+#define NG_MAX_PIXEL_SIZE 1e12
+
 /* Receives finished rows, top to bottom, interleaved channels as floats. */
 typedef struct ng_sink {
     int (*begin)(void *user, int width, int height, int channels, ng_error *err);
@@ -223,12 +232,22 @@ typedef struct ng_render_opts {
      * should see, e.g. how a node adjusted itself to tile. May be NULL. */
     void (*note)(void *user, const char *msg);
     void *note_user;
+    /* Cancellation, checked inside evaluation (between node evaluations of
+     * a block, and so between the octaves of a fractal), on every thread:
+     * the render stops with an error, once, and its sinks end with ok = 0.
+     * time_limit: seconds of wall time from the start of ng_render, 0 for
+     * none. cancel: a flag the caller owns (another thread, a signal
+     * handler) and sets nonzero to stop the render; NULL for none. */
+    double time_limit;
+    const atomic_int *cancel;
 } ng_render_opts;
 
 void ng_render_defaults(ng_render_opts *o, int width, int height);
 
 /* Evaluates roots[k] over the window and streams it into sinks[k]. Output is
- * bit-identical for every thread count and tile size. */
+ * bit-identical for every thread count and tile size. Worker threads block
+ * every signal, so handlers run on the calling thread (or another of the
+ * caller's). */
 int ng_render(const ng_graph *g, const int *roots, int nroots,
               const ng_render_opts *o, ng_sink *sinks, ng_error *err);
 
@@ -268,9 +287,27 @@ int ng_simd_supported(const char *name);
 typedef struct ng_file_sink ng_file_sink;
 ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err);
 ng_sink ng_file_sink_as_sink(ng_file_sink *s);
+/* ng_file_sink_new refuses a path that is a directory. A sink freed before
+ * its image was committed removes its temporary. */
 void ng_file_sink_free(ng_file_sink *s);
-/* The checks of ng_file_sink_new, creating nothing: path names a format
- * and bits suits it. 0, or -1 with err filled. */
+/* Two-phase output, for several files that must change together: after
+ * ng_file_sink_defer, a successful end() leaves the finished temporary
+ * (complete and synced) in place, and ng_file_sink_commit renames it over
+ * the target; commit every sink only once every render and end succeeded.
+ * 0, or -1 with err filled (commit of a sink whose image is not complete). */
+void ng_file_sink_defer(ng_file_sink *s);
+int ng_file_sink_commit(ng_file_sink *s, ng_error *err);
+/* Samples of the last image the format could not hold: NaN (written as 0)
+ * and infinities (clamped to 0 or 1). Always 0 for PFM, which keeps them. */
+void ng_file_sink_changed(const ng_file_sink *s, uint64_t *nan, uint64_t *inf);
+/* Removes the temporary file of every sink of this process still writing
+ * or waiting for its commit; async-signal-safe, for a SIGINT / SIGTERM
+ * handler that then dies (the sinks are unusable after it). A process
+ * killed outright leaves its temporaries; the next ng_file_sink that
+ * begins writing the same target removes those no live process holds. */
+void ng_file_remove_temporaries(void);
+/* The checks of ng_file_sink_new but the target's own, creating nothing:
+ * path names a format and bits suits it. 0, or -1 with err filled. */
 int ng_file_check(const char *path, int bits, ng_error *err);
 /* The extensions understood, for messages: ".png, .pfm, .r16, .raw". */
 const char *ng_file_formats(void);

@@ -6,7 +6,9 @@
  */
 #include "inspect.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int is_constant(const ng_graph *g, int id)
@@ -31,6 +33,59 @@ static int folded(const ng_script *s, int id)
     return 1;
 }
 
+/* ---- cost estimate ---------------------------------------------------------- */
+
+/* Evaluations per pixel of a node and of everything below it: nodes run,
+ * and noise kernels among them. An upper bound from the descriptors alone:
+ * a node with an "octaves" option runs its pull inputs (or, without any,
+ * its own kernel) once per octave; other pull inputs run once; nothing is
+ * assumed shared, and octaves finer than a pixel, which fractals skip,
+ * are counted. Nesting multiplies, which is what the estimate is for. */
+typedef struct cost {
+    double nodes, kernels;
+} cost;
+
+static double octaves_of(const ng_node *n)
+{
+    int k = ng_param_index(ng_node_type_of(n), "octaves");
+    return k < 0 ? 1 : ceil(ng_node_param(n, k)->v[0]);
+}
+
+static cost node_cost(const ng_node *n, const cost *below)
+{
+    const ng_node_type *t = ng_node_type_of(n);
+    double oct = octaves_of(n);
+    cost c = {1, 0};
+    int k, pulls = 0;
+    for (k = 0; k < t->ninputs; k++) {
+        int src = ng_node_input(n, k);
+        double times = 1;
+        if (src < 0) continue;
+        if (t->inputs[k].flags & NG_INPUT_PULL) {
+            times = oct;
+            pulls = 1;
+        }
+        c.nodes += times * below[src].nodes;
+        c.kernels += times * below[src].kernels;
+    }
+    if (!strcmp(t->family, "noise") || (!pulls && oct > 1)) c.kernels += oct;
+    return c;
+}
+
+static void print_cost(const ng_script *s, FILE *f)
+{
+    const ng_graph *g = s->graph;
+    int n = ng_graph_count(g), i;
+    cost *c = malloc(((size_t)n + 1) * sizeof *c);
+    if (!c) return;
+    /* inputs always come before their consumers */
+    for (i = 0; i < n; i++) c[i] = node_cost(ng_graph_node(g, i), c);
+    for (i = 0; i < s->noutputs; i++)
+        fprintf(f, "cost %s: at most %.3g noise kernel and %.3g node evaluations per pixel\n",
+                s->output_name[i] ? s->output_name[i] : "(single)", c[s->output[i]].kernels, c[s->output[i]].nodes);
+    free(c);
+}
+
 void ng_print_info(const ng_script *s, const char *script, FILE *f)
 {
     const ng_graph *g = s->graph;
@@ -43,6 +98,7 @@ void ng_print_info(const ng_script *s, const char *script, FILE *f)
         fprintf(f, "output %s = #%d (%d channel%s)\n", s->output_name[i] ? s->output_name[i] : "(single)",
                 s->output[i], ng_node_channels(ng_graph_node(g, s->output[i])),
                 ng_node_channels(ng_graph_node(g, s->output[i])) == 1 ? "" : "s");
+    print_cost(s, f);
     fprintf(f, "nodes (* marks options that differ from their defaults)\n");
     for (i = 0; i < ng_graph_count(g); i++) {
         const ng_node *n = ng_graph_node(g, i);

@@ -18,6 +18,7 @@ static const struct {
     {"sandbox", suite_sandbox},
     {"image_input", suite_image_input},
     {"readme", suite_readme},
+    {"hostile_cli", suite_hostile_cli},
 };
 
 int main(int argc, char **argv)

@@ -15,5 +15,6 @@ void suite_nodes(void);
 void suite_sandbox(void);
 void suite_image_input(void);
 void suite_readme(void);
+void suite_hostile_cli(void);
 
 #endif
