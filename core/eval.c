@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct memo_ent {
     int node;
@@ -53,6 +54,7 @@ struct ng_ctx {
     float *zeros;
     int failed;
     int want;           /* channels the node being evaluated must write (0: all) */
+    const ng__stop *stop; /* NULL: runs to the end */
     ng_error err;
 };
 
@@ -237,6 +239,34 @@ void ng__ctx_free(ng_ctx *c)
     free(c);
 }
 
+/* ---- stopping early -------------------------------------------------------- */
+
+double ng__now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+void ng__ctx_set_stop(ng_ctx *c, const ng__stop *stop) { c->stop = stop; }
+
+/* Checked before every node evaluation: a clock read (vDSO, tens of ns)
+ * against work of a block of points, so one slow tile (nested fractals)
+ * still stops within a node's evaluation of the deadline. -1 with the
+ * context's error set when evaluation must stop. */
+static int stopped(ng_ctx *c)
+{
+    const ng__stop *s = c->stop;
+    if (s->abandon && atomic_load_explicit(s->abandon, memory_order_relaxed))
+        return ng_fail(c, "render: stopped by an error on another thread");
+    if (s->cancel && atomic_load_explicit(s->cancel, memory_order_relaxed))
+        return ng_fail(c, "render: cancelled");
+    if (s->deadline > 0 && ng__now() > s->deadline)
+        return ng_fail(c, "render: the render ran longer than its render time limit of %g s "
+                          "(raise it with --render-time-limit)", s->limit);
+    return 0;
+}
+
 /* ---- evaluation ----------------------------------------------------------- */
 
 static int push(ng_ctx *c, int node)
@@ -316,6 +346,7 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
             c->stack[top].expanded = 0;
             continue;
         }
+        if (c->stop && stopped(c)) goto fail;
         dst = (id == root && !shared(c, id)) ? out : ng_scratch(c, n->channels);
         if (!dst) goto fail;
         /* fewer channels only where the result goes straight to the caller:

@@ -27,6 +27,18 @@ uint32_t ng__ctx_tile(ng_ctx *c);
  * want > 0: only the first want channels are needed (see ng_pull_channels). */
 int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want);
 const ng_error *ng__ctx_error(const ng_ctx *c);
+
+/* When evaluation must stop early; shared read-only by a render's contexts. */
+typedef struct ng__stop {
+    double deadline;           /* monotonic seconds (ng__now), 0: none */
+    double limit;              /* the time limit it came from, for the message */
+    const atomic_int *cancel;  /* the caller's flag, or NULL */
+    const atomic_int *abandon; /* another thread failed: stop quietly; or NULL */
+} ng__stop;
+/* Seconds on the monotonic clock. */
+double ng__now(void);
+/* Evaluation in c checks stop (may be NULL) before each node it runs. */
+void ng__ctx_set_stop(ng_ctx *c, const ng__stop *stop);
 const float *ng__ctx_zeros(const ng_ctx *c);
 
 #endif

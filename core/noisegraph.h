@@ -8,6 +8,7 @@
 #ifndef NOISEGRAPH_H
 #define NOISEGRAPH_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -181,6 +182,14 @@ const char *ng_node_where(const ng_node *n);
 
 /* ---- rendering -------------------------------------------------------- */
 
+/* What a render accepts: extents up to NG_MAX_EXTENT pixels, world
+ * coordinates (origin, z, time) within +-NG_MAX_COORD, pixel sizes from
+ * NG_MIN_PIXEL_SIZE to NG_MAX_PIXEL_SIZE world units. */
+#define NG_MAX_EXTENT 1048576
+#define NG_MAX_COORD 1e15
+#define NG_MIN_PIXEL_SIZE 1e-9
+#define NG_MAX_PIXEL_SIZE 1e12
+
 /* Receives finished rows, top to bottom, interleaved channels as floats. */
 typedef struct ng_sink {
     int (*begin)(void *user, int width, int height, int channels, ng_error *err);
@@ -205,12 +214,22 @@ typedef struct ng_render_opts {
      * should see, e.g. how a node adjusted itself to tile. May be NULL. */
     void (*note)(void *user, const char *msg);
     void *note_user;
+    /* Cancellation, checked inside evaluation (between node evaluations of
+     * a block, and so between the octaves of a fractal), on every thread:
+     * the render stops with an error, once, and its sinks end with ok = 0.
+     * time_limit: seconds of wall time from the start of ng_render, 0 for
+     * none. cancel: a flag the caller owns (another thread, a signal
+     * handler) and sets nonzero to stop the render; NULL for none. */
+    double time_limit;
+    const atomic_int *cancel;
 } ng_render_opts;
 
 void ng_render_defaults(ng_render_opts *o, int width, int height);
 
 /* Evaluates roots[k] over the window and streams it into sinks[k]. Output is
- * bit-identical for every thread count and tile size. */
+ * bit-identical for every thread count and tile size. Worker threads block
+ * every signal, so handlers run on the calling thread (or another of the
+ * caller's). */
 int ng_render(const ng_graph *g, const int *roots, int nroots,
               const ng_render_opts *o, ng_sink *sinks, ng_error *err);
 

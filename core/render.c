@@ -13,6 +13,7 @@
 #include "ng_internal.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,18 +45,20 @@ typedef struct render {
     int *uses;
     int channels[64];
     int rx, ry, rw, rh;       /* the window, in full-image pixels */
-    int tile, ntx, nty, ntiles, ring;
+    int tile, ntx, nty, ring;
+    int64_t ntiles;           /* up to 2^34 (2^20 x 2^20 pixels in 8-pixel tiles) */
     int stream;               /* several workers: tiles go into bands with streaming stores */
     float **band;             /* band[slot * nroots + r]: rw * tile * channels */
     atomic_int *band_left;    /* tiles of the slot's band still running */
     /* the counters every tile writes, each on its own cache line so the
      * fields read per tile above stay shared clean between cores */
-    _Alignas(64) atomic_int next_tile;
+    _Alignas(64) atomic_llong next_tile;
     _Alignas(64) atomic_int next_write; /* the band the sinks get next */
     _Alignas(64) char line_end;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     atomic_int failed;        /* set under mu; read anywhere */
+    ng__stop stop;            /* deadline, the caller's cancel flag, failed */
     ng_error err;
 } render;
 
@@ -144,6 +147,7 @@ static int tiler_init(render *r, tiler *t, ng_error *err)
     int k;
     memset(t, 0, sizeof *t);
     if (!(t->c = ng__ctx_new(r->g, r->uses, r->tile * r->tile, err))) return -1;
+    ng__ctx_set_stop(t->c, &r->stop);
     t->px = ng_scratch(t->c, 1);
     t->py = ng_scratch(t->c, 1);
     for (k = 0; k < r->nroots; k++) t->out[k] = ng_scratch(t->c, r->channels[k]);
@@ -166,9 +170,9 @@ static void tiler_free(render *r, tiler *t)
 
 /* Evaluates tile number t into its place in its band; -1 on failure (the
  * error in the context). */
-static int run_tile(render *r, tiler *tl, int t)
+static int run_tile(render *r, tiler *tl, int64_t t)
 {
-    const int ty = t / r->ntx, tx = t % r->ntx, x0 = tx * r->tile, y0 = ty * r->tile;
+    const int ty = (int)(t / r->ntx), tx = (int)(t % r->ntx), x0 = tx * r->tile, y0 = ty * r->tile;
     const int w = r->rw - x0 < r->tile ? r->rw - x0 : r->tile, h = r->rh - y0 < r->tile ? r->rh - y0 : r->tile;
     const int slot = ty % r->ring;
     ng_block b;
@@ -208,9 +212,10 @@ static void *worker(void *arg)
         return NULL;
     }
     for (;;) {
-        int t = atomic_fetch_add(&r->next_tile, 1), ty;
+        int64_t t = atomic_fetch_add(&r->next_tile, 1);
+        int ty;
         if (t >= r->ntiles) break;
-        ty = t / r->ntx;
+        ty = (int)(t / r->ntx);
         /* The lock only to sleep or to wake: a tile whose band has a slot
          * and that does not finish a band takes none. Both waits re-check
          * under the lock, and the changes they wait for are made and
@@ -250,7 +255,8 @@ static int write_band(render *r, ng_sink *sinks, int i, ng_error *err)
 static int render_inline(render *r, ng_sink *sinks, ng_error *err)
 {
     tiler tl;
-    int t, rc = 0;
+    int64_t t;
+    int rc = 0;
     if (tiler_init(r, &tl, err)) {
         tiler_free(r, &tl);
         return -1;
@@ -260,18 +266,21 @@ static int render_inline(render *r, ng_sink *sinks, ng_error *err)
             *err = *ng__ctx_error(tl.c);
             rc = -1;
         } else if (t % r->ntx == r->ntx - 1) {
-            rc = write_band(r, sinks, t / r->ntx, err);
+            rc = write_band(r, sinks, (int)(t / r->ntx), err);
         }
     }
     tiler_free(r, &tl);
     return rc;
 }
 
+static int coord_ok(double v) { return v >= -NG_MAX_COORD && v <= NG_MAX_COORD; } /* NaN: no */
+
 static int check_opts(const ng_render_opts *o, ng_error *err)
 {
     const int *rg = o->region;
-    if (o->width < 1 || o->height < 1 || o->width > (1 << 20) || o->height > (1 << 20))
-        return ng_errorf(err, "--size: %dx%d is not a size from 1x1 to 1048576x1048576", o->width, o->height);
+    if (o->width < 1 || o->height < 1 || o->width > NG_MAX_EXTENT || o->height > NG_MAX_EXTENT)
+        return ng_errorf(err, "--size: %dx%d is not a size from 1x1 to %dx%d", o->width, o->height, NG_MAX_EXTENT,
+                         NG_MAX_EXTENT);
     if (rg[2] && (rg[0] < 0 || rg[1] < 0 || rg[2] < 1 || rg[3] < 1 || rg[0] > o->width - rg[2] ||
                   rg[1] > o->height - rg[3]))
         return ng_errorf(err, "--region: %d,%d,%d,%d does not fit in the %dx%d image", rg[0], rg[1], rg[2], rg[3],
@@ -280,8 +289,14 @@ static int check_opts(const ng_render_opts *o, ng_error *err)
         return ng_errorf(err, "--tile: %d is outside 8 to %d", o->tile, NG_MAX_TILE);
     if (o->threads < 0 || o->threads > NG_MAX_THREADS)
         return ng_errorf(err, "--threads: %d is outside 1 to %d", o->threads, NG_MAX_THREADS);
-    if (!(o->pixel_size > 0 && o->pixel_size < 1e12))
-        return ng_errorf(err, "--pixel-size: %g must be above 0", o->pixel_size);
+    if (!(o->pixel_size >= NG_MIN_PIXEL_SIZE && o->pixel_size <= NG_MAX_PIXEL_SIZE))
+        return ng_errorf(err, "--pixel-size: %g is outside %g to %g", o->pixel_size, NG_MIN_PIXEL_SIZE,
+                         NG_MAX_PIXEL_SIZE);
+    if (!coord_ok(o->origin[0]) || !coord_ok(o->origin[1]) || !coord_ok(o->z) || !coord_ok(o->time))
+        return ng_errorf(err, "render: origin %g,%g, z %g, time %g: each must be within -%g to %g", o->origin[0],
+                         o->origin[1], o->z, o->time, NG_MAX_COORD, NG_MAX_COORD);
+    if (!(o->time_limit >= 0 && o->time_limit <= 1e9))
+        return ng_errorf(err, "--render-time-limit: %g is outside 0 (none) to 1e9 seconds", o->time_limit);
     return 0;
 }
 
@@ -306,12 +321,69 @@ static int tile_check(const ng_graph *g, const int *roots, int nroots, const ng_
     return rc;
 }
 
+/* Bytes of the ring of row bands, or 0 when that does not fit size_t. */
+static size_t band_bytes(const render *r)
+{
+    size_t per_slot = 0, row = (size_t)r->rw * (size_t)r->tile * sizeof(float);
+    int k;
+    for (k = 0; k < r->nroots; k++) {
+        size_t one = row * (size_t)r->channels[k]; /* at most 2^20 * 2^10 * 4 * 4 */
+        if (per_slot > SIZE_MAX - one) return 0;
+        per_slot += one;
+    }
+    if (per_slot > SIZE_MAX / (size_t)r->ring) return 0;
+    return per_slot * (size_t)r->ring;
+}
+
+/* The row bands must fit this machine's memory: a wide image with big
+ * tiles and many threads can ask for terabytes, which is better refused up
+ * front, by size, than met by a failed allocation or the OOM killer. */
+static int check_band_memory(const render *r, int nthreads, ng_error *err)
+{
+    const double gib = 1024.0 * 1024 * 1024;
+    size_t need = band_bytes(r);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    double want = need ? (double)need
+                       : (double)r->ring * r->rw * r->tile * sizeof(float) * r->nroots * NG_MAX_CHANNELS;
+    if (need && (have <= 0 || want <= have)) return 0;
+    return ng_errorf(err,
+                     "render: a %d pixel wide window in %d-pixel tiles on %d thread%s needs %.1f GiB for its "
+                     "%d row bands, more than this machine's %.1f GiB (use a smaller --tile, fewer --threads "
+                     "or a narrower --region)",
+                     r->rw, r->tile, nthreads, nthreads == 1 ? "" : "s", want / gib, r->ring, have / gib);
+}
+
+/* Workers never run signal handlers: a handler (the CLI's, removing
+ * temporary files) then runs on the caller's thread, between the sink
+ * calls it could race with. */
+static int start_workers(render *r, pthread_t *th, int nthreads)
+{
+    pthread_attr_t attr;
+    sigset_t all, old;
+    int started;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, (size_t)16 << 20);
+    for (started = 0; started < nthreads; started++) {
+        if (pthread_create(&th[started], &attr, worker, r)) {
+            ng_error e;
+            ng_errorf(&e, "render: cannot start thread %d", started + 1);
+            fail(r, &e);
+            break;
+        }
+    }
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return started;
+}
+
 int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o,
               ng_sink *sinks, ng_error *err)
 {
     render r;
     pthread_t th[NG_MAX_THREADS];
-    pthread_attr_t attr;
     int nthreads, started = 0, begun = 0, i, k, ok = 0;
     if (check_opts(o, err) || ng__check_roots(g, roots, nroots, o->dims, err)) return -1;
     if (nroots < 1 || nroots > 64) return ng_errorf(err, "render: %d outputs; 1 to 64 are possible", nroots);
@@ -328,19 +400,24 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
     r.tile = o->tile;
     r.ntx = (r.rw + r.tile - 1) / r.tile;
     r.nty = (r.rh + r.tile - 1) / r.tile;
-    r.ntiles = r.ntx * r.nty;
+    r.ntiles = (int64_t)r.ntx * r.nty;
     if (o->tileable && tile_check(g, roots, nroots, o, err)) return -1;
     nthreads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (nthreads < 1) nthreads = 1;
-    if (nthreads > r.ntiles) nthreads = r.ntiles;
+    if (nthreads > r.ntiles) nthreads = (int)r.ntiles;
     if (nthreads > NG_MAX_THREADS) nthreads = NG_MAX_THREADS;
     r.ring = nthreads + 1 < r.nty ? nthreads + 1 : r.nty;
     r.stream = nthreads > 1;
+    if (check_band_memory(&r, nthreads, err)) return -1;
     atomic_init(&r.next_tile, 0);
     atomic_init(&r.next_write, 0);
     atomic_init(&r.failed, 0);
     pthread_mutex_init(&r.mu, NULL);
     pthread_cond_init(&r.cv, NULL);
+    r.stop.limit = o->time_limit;
+    r.stop.deadline = o->time_limit > 0 ? ng__now() + o->time_limit : 0;
+    r.stop.cancel = o->cancel;
+    r.stop.abandon = nthreads > 1 ? &r.failed : NULL;
     r.uses = ng__uses(g, roots, nroots);
     r.band = calloc((size_t)r.ring * (size_t)nroots, sizeof *r.band);
     r.band_left = calloc((size_t)r.ring, sizeof *r.band_left);
@@ -371,17 +448,7 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
         ok = render_inline(&r, sinks, err) == 0;
         goto finished;
     }
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, (size_t)16 << 20);
-    for (started = 0; started < nthreads; started++) {
-        if (pthread_create(&th[started], &attr, worker, &r)) {
-            ng_error e;
-            ng_errorf(&e, "render: cannot start thread %d", started + 1);
-            fail(&r, &e);
-            break;
-        }
-    }
-    pthread_attr_destroy(&attr);
+    started = start_workers(&r, th, nthreads);
 
     for (i = 0; i < r.nty; i++) {
         int slot = i % r.ring;
@@ -406,6 +473,7 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
 finished:
     if (o->progress) fputc('\n', stderr);
 done:
+    /* once one sink fails to finish, the others discard theirs too */
     for (k = 0; k < begun; k++) {
         ng_error e;
         if (sinks[k].end(sinks[k].user, ok, &e) && ok) {

@@ -1,0 +1,429 @@
+/*
+ * args.c — the command line of render, info and dot. One table lists every
+ * option once (names, value, accepted range, help, what it sets); the
+ * parser, the "takes a value" rule and the --help text all come from it.
+ *
+ * Values are read whole and strictly: decimal numbers only (no leading
+ * blanks, hex, inf or nan), every field of a list present, each value
+ * within its range. Nothing is copied into a fixed buffer, so nothing is
+ * ever cut short.
+ */
+#include "args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ng_cli_fail(int code, const char *fmt, ...)
+{
+    char msg[1024], *c;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (c = msg; *c; c++) /* one line, whatever the script's message held */
+        if (*c == '\n' || *c == '\r' || *c == '\t') *c = ' ';
+    fprintf(stderr, "noisegraph: %s\n", msg);
+    return code;
+}
+
+/* ---- reading values -------------------------------------------------------------- */
+
+/* How a value is read before the option stores it. */
+typedef enum kind {
+    FLAG,    /* no value */
+    INT,     /* a whole number in [lo, hi] */
+    REAL,    /* a finite number in [lo, hi] */
+    REALS,   /* count numbers "a,b", each in [lo, hi] */
+    INTS,    /* count whole numbers "a,b,c,d", each in [lo, hi] */
+    TEXT     /* any text up to NG_CLI_MAX_VALUE bytes */
+} kind;
+
+typedef struct value {
+    long i[4];
+    double d[4];
+    const char *text;
+} value;
+
+typedef struct option option;
+struct option {
+    const char *name, *alias; /* "--output", "-o" (or NULL) */
+    const char *arg;          /* the value in --help and messages; NULL for a flag */
+    kind kind;
+    int count;                /* fields of REALS / INTS */
+    double lo, hi;            /* accepted range of each number */
+    /* Stores the value read; 0, or an exit code after the message. */
+    int (*store)(ng_cli *c, const option *o, const value *v);
+    const char *help;         /* lines after the first are indented under it */
+};
+
+/* A whole number from [s, end): optional sign, digits only. Overflow past
+ * the range stops early, so any length of digits is safe. */
+static int read_int(const char *s, const char *end, double lo, double hi, long *out)
+{
+    int neg = 0;
+    double v = 0;
+    if (s < end && (*s == '-' || *s == '+')) neg = *s++ == '-';
+    if (s == end) return -1;
+    for (; s < end; s++) {
+        if (*s < '0' || *s > '9') return -1;
+        v = v * 10 + (*s - '0');
+        if (v > 1e15) return -1; /* beyond every range here, and exact so far */
+    }
+    if (neg) v = -v;
+    if (v < lo || v > hi) return -1;
+    *out = (long)v;
+    return 0;
+}
+
+/* Decimal syntax only: [+-]digits[.digits][e[+-]digits], at least one
+ * mantissa digit. strtod alone would also take blanks, hex, inf and nan. */
+static int decimal_syntax(const char *s, const char *end)
+{
+    int digits = 0;
+    if (s < end && (*s == '-' || *s == '+')) s++;
+    for (; s < end && *s >= '0' && *s <= '9'; s++) digits++;
+    if (s < end && *s == '.')
+        for (s++; s < end && *s >= '0' && *s <= '9'; s++) digits++;
+    if (!digits) return 0;
+    if (s < end && (*s == 'e' || *s == 'E')) {
+        s++;
+        if (s < end && (*s == '-' || *s == '+')) s++;
+        if (s == end || *s < '0' || *s > '9') return 0;
+        while (s < end && *s >= '0' && *s <= '9') s++;
+    }
+    return s == end;
+}
+
+static int read_real(const char *s, const char *end, double lo, double hi, double *out)
+{
+    char *stop;
+    double v;
+    if (!decimal_syntax(s, end)) return -1;
+    v = strtod(s, &stop); /* stops exactly at end: the syntax was checked */
+    if (stop != end || !isfinite(v) || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+/* count comma-separated fields, none empty, none extra. */
+static int read_list(const char *s, const option *o, value *v)
+{
+    int k;
+    for (k = 0; k < o->count; k++) {
+        const char *end = strchr(s, ',');
+        if (!end) end = s + strlen(s);
+        if ((k == o->count - 1) != (*end == '\0')) return -1; /* too few or too many */
+        if (o->kind == INTS ? read_int(s, end, o->lo, o->hi, &v->i[k])
+                            : read_real(s, end, o->lo, o->hi, &v->d[k]))
+            return -1;
+        s = end + 1;
+    }
+    return 0;
+}
+
+/* A value for messages: quoted, and only its start when it is long. */
+#define SHOWN 128
+static const char *shown(const char *v, char buf[SHOWN])
+{
+    size_t n = strlen(v);
+    if (n <= 64) snprintf(buf, SHOWN, "'%s'", v);
+    else snprintf(buf, SHOWN, "'%.48s...' (%zu bytes)", v, n);
+    return buf;
+}
+
+/* The accepted range, as messages say it. */
+static int bad_value(const option *o, const char *v)
+{
+    char q[SHOWN];
+    shown(v, q);
+    switch (o->kind) {
+    case INT: return ng_cli_fail(2, "%s: %s is not a whole number from %.0f to %.0f", o->name, q, o->lo, o->hi);
+    case REAL: return ng_cli_fail(2, "%s: %s is not a number from %.10g to %.10g", o->name, q, o->lo, o->hi);
+    case REALS:
+        return ng_cli_fail(2, "%s: %s is not %s (each a number from %.10g to %.10g)", o->name, q, o->arg, o->lo, o->hi);
+    case INTS:
+        return ng_cli_fail(2, "%s: %s is not %s (whole numbers from %.0f to %.0f)", o->name, q, o->arg, o->lo,
+                           o->hi);
+    default: return ng_cli_fail(2, "%s: %s is not %s", o->name, q, o->arg);
+    }
+}
+
+static int read_value(const option *o, const char *s, value *v)
+{
+    const char *end = s + strlen(s);
+    memset(v, 0, sizeof *v);
+    v->text = s;
+    switch (o->kind) {
+    case FLAG: return 0;
+    case INT: return read_int(s, end, o->lo, o->hi, &v->i[0]) ? bad_value(o, s) : 0;
+    case REAL: return read_real(s, end, o->lo, o->hi, &v->d[0]) ? bad_value(o, s) : 0;
+    case REALS:
+    case INTS: return read_list(s, o, v) ? bad_value(o, s) : 0;
+    case TEXT: return 0;
+    }
+    return 0;
+}
+
+/* ---- what each option sets ---------------------------------------------------------- */
+
+static int set_output(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->output = v->text;
+    return 0;
+}
+
+/* WxH or N: two whole numbers split at the x, neither copied anywhere. */
+static int set_size(ng_cli *c, const option *o, const value *v)
+{
+    const char *s = v->text, *x = strchr(s, 'x'), *end = s + strlen(s);
+    long w, h;
+    if (x ? read_int(s, x, o->lo, o->hi, &w) || read_int(x + 1, end, o->lo, o->hi, &h)
+          : read_int(s, end, o->lo, o->hi, &w)) {
+        char q[SHOWN];
+        return ng_cli_fail(2, "%s: %s is not WxH or N (1 to %.0f)", o->name, shown(s, q), o->hi);
+    }
+    c->r.width = (int)w;
+    c->r.height = (int)(x ? h : w);
+    return 0;
+}
+
+static int set_bits(ng_cli *c, const option *o, const value *v)
+{
+    const char *s = v->text;
+    long n;
+    if (read_int(s, s + strlen(s), o->lo, o->hi, &n) || (n != 8 && n != 16 && n != 32)) {
+        char q[SHOWN];
+        return ng_cli_fail(2, "%s: %s is not 8, 16 or 32", o->name, shown(s, q));
+    }
+    c->bits = (int)n;
+    return 0;
+}
+
+static int set_region(ng_cli *c, const option *o, const value *v)
+{
+    int k;
+    if (v->i[2] < 1 || v->i[3] < 1) {
+        char q[SHOWN];
+        return ng_cli_fail(2, "%s: %s: W and H must be at least 1", o->name, shown(v->text, q));
+    }
+    for (k = 0; k < 4; k++) c->r.region[k] = (int)v->i[k];
+    return 0;
+}
+
+static int set_threads(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->r.threads = (int)v->i[0];
+    return 0;
+}
+
+static int set_tile(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->r.tile = (int)v->i[0];
+    return 0;
+}
+
+static int set_origin(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->r.origin[0] = v->d[0];
+    c->r.origin[1] = v->d[1];
+    return 0;
+}
+
+static int set_pixel_size(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->r.pixel_size = v->d[0];
+    return 0;
+}
+
+static int set_z(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->r.z = v->d[0];
+    c->z_set = 1;
+    return 0;
+}
+
+static int set_time(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->r.time = v->d[0];
+    c->time_set = 1;
+    return 0;
+}
+
+static int set_param(ng_cli *c, const option *o, const value *v)
+{
+    const char *eq = strchr(v->text, '=');
+    char q[SHOWN];
+    if (!eq || eq == v->text) return ng_cli_fail(2, "%s: %s is not NAME=VALUE", o->name, shown(v->text, q));
+    if (c->h.nsets == NG_MAX_SETS) return ng_cli_fail(2, "%s: more than %d", o->name, NG_MAX_SETS);
+    if (!(c->h.set_name[c->h.nsets] = strndup(v->text, (size_t)(eq - v->text))))
+        return ng_cli_fail(2, "%s: out of memory", o->name);
+    c->h.set_value[c->h.nsets++] = eq + 1;
+    return 0;
+}
+
+static int set_unsafe(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->h.unsafe = 1;
+    return 0;
+}
+
+static int set_time_limit(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->h.time_limit = v->d[0];
+    return 0;
+}
+
+static int set_memory_limit(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->h.memory_limit = v->d[0] * 1024 * 1024;
+    return 0;
+}
+
+static int set_render_time_limit(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->r.time_limit = v->d[0];
+    return 0;
+}
+
+static int set_tileable(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->r.tileable = 1;
+    return 0;
+}
+
+static int set_quiet(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->quiet = 1;
+    return 0;
+}
+
+/* ---- the table -------------------------------------------------------------------- */
+
+static const option options[] = {
+    {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output,
+     "the image: .png, .pfm (float), .r16/.raw (16-bit heightmap);\n"
+     "several outputs: FILE with {name}, or FILE-name.png"},
+    {"--size", NULL, "WxH | N", TEXT, 0, 1, NG_MAX_EXTENT, set_size, "full image size in pixels (default 512x512)"},
+    {"--bits", NULL, "8|16|32", TEXT, 0, 8, 32, set_bits, "sample depth: PNG 8 (default) or 16, PFM 32, raw 16"},
+    {"--region", NULL, "X,Y,W,H", INTS, 4, 0, NG_MAX_EXTENT, set_region,
+     "render only this window of the full image (stitches exactly)"},
+    {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, "worker threads (default: one per CPU)"},
+    {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, "tile edge in pixels, 8 to 1024 (default 64)"},
+    {"--origin", NULL, "X,Y", REALS, 2, -NG_MAX_COORD, NG_MAX_COORD, set_origin,
+     "world position of the image's top-left corner (default 0,0)"},
+    {"--pixel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_pixel_size,
+     "world units per pixel (default 1)"},
+    {"--z", NULL, "Z", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_z, "sample the 3D plane z = Z"},
+    {"--time", NULL, "T", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_time,
+     "sample 4D noise at time T (implies 3D z = 0 unless --z)"},
+    {"--set", NULL, "NAME=VALUE", TEXT, 0, 0, 0, set_param, "set a parameter the script declares with ng.param"},
+    {"--unsafe", NULL, NULL, FLAG, 0, 0, 0, set_unsafe, "give the script the full Lua standard library"},
+    {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, "seconds the script may run (default 10)"},
+    {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit,
+     "memory the script may use (default 512)"},
+    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit,
+     "seconds the render may take, then it stops and writes nothing\n"
+     "(default: no limit)"},
+    {"--tileable", NULL, NULL, FLAG, 0, 0, 0, set_tileable,
+     "make the image wrap seamlessly in x and y (element sizes are\n"
+     "adjusted to whole cells per image; a note says so)"},
+    {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, "no progress or notes on stderr"},
+};
+
+#define NOPTIONS (sizeof options / sizeof options[0])
+
+static const option *find_option(const char *word)
+{
+    size_t i;
+    for (i = 0; i < NOPTIONS; i++)
+        if (!strcmp(word, options[i].name) || (options[i].alias && !strcmp(word, options[i].alias)))
+            return &options[i];
+    return NULL;
+}
+
+void ng_cli_usage(FILE *out)
+{
+    size_t i;
+    fputs("usage: noisegraph render SCRIPT -o FILE [options]   render a graph script to an image\n"
+          "       noisegraph nodes [TYPE]                      every node type, its options and docs\n"
+          "       noisegraph info SCRIPT [--set k=v]...        the graph a script builds, as text\n"
+          "       noisegraph dot SCRIPT [--set k=v]...         the same as a Graphviz graph\n"
+          "       noisegraph --help | --version\n"
+          "\n"
+          "render options:\n",
+          out);
+    for (i = 0; i < NOPTIONS; i++) {
+        const option *o = &options[i];
+        const char *h = o->help;
+        int col = fprintf(out, "  %s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
+                          o->arg ? " " : "", o->arg ? o->arg : "");
+        /* the help column starts at 24; a longer name pushes it to the next line */
+        while (*h) {
+            const char *nl = strchr(h, '\n');
+            int len = nl ? (int)(nl - h) : (int)strlen(h);
+            fprintf(out, "%*s%.*s\n", col < 23 ? 24 - col : 2, "", len, h);
+            col = 0;
+            h += len + (nl != NULL);
+        }
+    }
+    fputs("\n"
+          "environment: NG_SIMD=avx512|avx2|sse2|scalar forces a SIMD path (all give the same bits)\n",
+          out);
+}
+
+/* ---- parsing -------------------------------------------------------------------- */
+
+int ng_cli_parse(int argc, char **argv, ng_cli *c)
+{
+    int i, rc;
+    memset(c, 0, sizeof *c);
+    ng_render_defaults(&c->r, 512, 512);
+    ng_host_defaults(&c->h);
+    for (i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const option *o;
+        value v;
+        if (a[0] != '-' || !a[1]) {
+            if (c->script) return ng_cli_fail(2, "%s: unexpected argument (the script is %s)", a, c->script);
+            c->script = a;
+            continue;
+        }
+        if (!(o = find_option(a))) return ng_cli_fail(2, "%s: unknown option (see --help)", a);
+        if (o->kind != FLAG) {
+            if (i + 1 >= argc) return ng_cli_fail(2, "%s: needs a value (see --help)", a);
+            a = argv[++i];
+            if (strnlen(a, NG_CLI_MAX_VALUE + 1) > NG_CLI_MAX_VALUE)
+                return ng_cli_fail(2, "%s: the value is longer than %d bytes", o->name, NG_CLI_MAX_VALUE);
+        }
+        if ((rc = read_value(o, a, &v)) || (rc = o->store(c, o, &v))) return rc;
+    }
+    c->r.dims = c->time_set ? 4 : c->z_set ? 3 : 2;
+    if (c->r.region[2] && ((long)c->r.region[0] + c->r.region[2] > c->r.width ||
+                           (long)c->r.region[1] + c->r.region[3] > c->r.height))
+        return ng_cli_fail(2, "--region: %d,%d,%d,%d does not fit in the %dx%d image", c->r.region[0],
+                           c->r.region[1], c->r.region[2], c->r.region[3], c->r.width, c->r.height);
+    return 0;
+}
+
+void ng_cli_free(ng_cli *c)
+{
+    int i;
+    for (i = 0; i < c->h.nsets; i++) free((char *)c->h.set_name[i]);
+    c->h.nsets = 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * args.h — the options of `noisegraph render | info | dot`, read from one
+ * table (args.c) that also makes the --help text. Every value is checked
+ * whole: a number with anything after it, an empty list field, a value out
+ * of its range or too long is a usage error, never cut or rounded.
+ */
+#ifndef NG_ARGS_H
+#define NG_ARGS_H
+
+#include "host.h"
+
+#include <stdio.h>
+
+/* Longest value any option takes (a path: PATH_MAX), in bytes. */
+#define NG_CLI_MAX_VALUE 4096
+
+typedef struct ng_cli {
+    const char *script, *output; /* point into argv; NULL when not given */
+    int bits;                    /* 0: the format's default */
+    int quiet;
+    ng_render_opts r;
+    ng_host_opts h;              /* h.set_name[] is owned (ng_cli_free) */
+    int z_set, time_set;
+} ng_cli;
+
+/* Parses argv (the words after the subcommand). 0, or the exit code (2)
+ * after printing the one-line error "noisegraph: ..." on stderr. Allocates
+ * nothing that ng_cli_free does not free; call ng_cli_free either way. */
+int ng_cli_parse(int argc, char **argv, ng_cli *c);
+void ng_cli_free(ng_cli *c);
+/* The --help text, from the table. */
+void ng_cli_usage(FILE *out);
+/* Prints "noisegraph: MSG" as one line (newlines and tabs become spaces)
+ * and returns code. */
+int ng_cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
