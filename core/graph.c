@@ -15,6 +15,8 @@
 struct ng_graph {
     ng_node **nodes;
     int n, cap;
+    ng_budget *budget; /* see ng_graph_set_budget */
+    size_t charged;    /* bytes of nodes[] counted in budget */
 };
 
 int ng_errorf(ng_error *err, const char *fmt, ...)
@@ -44,10 +46,59 @@ ng_graph *ng_graph_new(void)
     return calloc(1, sizeof(ng_graph));
 }
 
+/* ---- budget ---------------------------------------------------------------- */
+
+int ng_budget_take(ng_budget *b, size_t bytes)
+{
+    if (!b) return 0;
+    if (bytes > b->limit || b->used > b->limit - bytes) {
+        b->exceeded = 1;
+        return -1;
+    }
+    b->used += bytes;
+    return 0;
+}
+
+void ng_budget_give(ng_budget *b, size_t bytes)
+{
+    if (b) b->used = bytes < b->used ? b->used - bytes : 0;
+}
+
+static int over_budget(const ng_node *n, size_t bytes, ng_error *err)
+{
+    return ng_errorf(err, "%s: %.1f MiB more would pass the memory budget of %.1f MiB",
+                     n->label ? n->label : n->type->name, (double)bytes / 1048576.0,
+                     (double)n->budget->limit / 1048576.0);
+}
+
+int ng_node_charge(ng_node *n, size_t bytes, ng_error *err)
+{
+    if (ng_budget_take(n->budget, bytes)) return over_budget(n, bytes, err);
+    n->charged += n->budget ? bytes : 0;
+    return 0;
+}
+
+size_t ng_node_budget_left(const ng_node *n)
+{
+    return n->budget ? n->budget->limit - n->budget->used : (size_t)-1;
+}
+
+void ng_graph_set_budget(ng_graph *g, ng_budget *b)
+{
+    int i;
+    g->budget = b;
+    g->charged = 0;
+    for (i = 0; i < g->n; i++) {
+        g->nodes[i]->budget = b;
+        g->nodes[i]->charged = 0;
+    }
+}
+
 static void node_free(ng_node *n)
 {
     int k;
     if (!n) return;
+    ng_budget_give(n->budget, n->charged);
     for (k = 0; k < n->type->nparams; k++) {
         free(n->param[k].s);
         free(n->param[k].list);
@@ -66,6 +117,7 @@ void ng_graph_free(ng_graph *g)
     int i;
     if (!g) return;
     for (i = 0; i < g->n; i++) node_free(g->nodes[i]);
+    ng_budget_give(g->budget, g->charged);
     free(g->nodes);
     free(g);
 }
@@ -170,6 +222,14 @@ ng_node *ng_node_begin(ng_graph *g, const ng_node_type *t, const char *label,
         return NULL;
     }
     n->type = t;
+    n->budget = g->budget;
+    if (ng_node_charge(n, sizeof *n + (size_t)(t->nparams ? t->nparams : 1) * sizeof(ng_value) +
+                              (label ? strlen(label) : strlen(t->name)) + (where ? strlen(where) : 0) + 2,
+                       err)) {
+        free(n->param);
+        free(n);
+        return NULL;
+    }
     n->id = -1;
     n->channels = 1;
     for (k = 0; k < NG_MAX_INPUTS; k++) n->input[k] = -1;
@@ -266,6 +326,7 @@ int ng_set_string(ng_node *n, int k, const char *s, ng_error *err)
 {
     char *d;
     if (check_kind(n, k, NG_PARAM_STRING, err)) return -1;
+    if (ng_node_charge(n, strlen(s) + 1, err)) return -1;
     if (!(d = dupstr(s))) return ng_errorf(err, "%s: out of memory", node_name(n));
     free(n->param[k].s);
     n->param[k].s = d;
@@ -287,6 +348,7 @@ int ng_set_list(ng_node *n, int k, const double *v, int count, ng_error *err)
                          count == 1 ? "" : "s");
     for (i = 0; i < count; i++)
         if (check_bounds(n, p, v[i], err)) return -1;
+    if (ng_node_charge(n, (size_t)(count ? count : 1) * sizeof *copy, err)) return -1;
     if (!(copy = malloc((size_t)(count ? count : 1) * sizeof *copy))) return ng_errorf(err, "%s: out of memory", node_name(n));
     memcpy(copy, v, (size_t)count * sizeof *copy);
     free(n->param[k].list);
@@ -384,11 +446,18 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
     if (t->setup && t->setup(n, chans, err)) goto fail;
     if (g->n == g->cap) {
         int cap = g->cap ? g->cap * 2 : 256;
-        ng_node **nodes = realloc(g->nodes, (size_t)cap * sizeof *nodes);
-        if (!nodes) {
+        size_t grow = (size_t)(cap - g->cap) * sizeof(ng_node *);
+        ng_node **nodes;
+        if (ng_budget_take(g->budget, grow)) {
+            over_budget(n, grow, err);
+            goto fail;
+        }
+        if (!(nodes = realloc(g->nodes, (size_t)cap * sizeof *nodes))) {
+            ng_budget_give(g->budget, grow);
             ng_errorf(err, "%s: out of memory", node_name(n));
             goto fail;
         }
+        if (g->budget) g->charged += grow;
         g->nodes = nodes;
         g->cap = cap;
     }

@@ -25,6 +25,8 @@ struct ng_node {
     char *label, *where;
     /* Type-owned precomputed state, freed with free() by the graph. */
     void *state;
+    ng_budget *budget;        /* the graph's, or NULL; see ng_node_charge */
+    size_t charged;           /* bytes this node holds in budget */
     double k[16];             /* small precomputed constants, no allocation */
 };
 
@@ -83,6 +85,13 @@ typedef struct ng_image {
 } ng_image;
 int ng_image_load(const char *path, ng_image *img, ng_error *err);
 void ng_image_free(ng_image *img);
+
+/* Counts bytes a setup is about to hold (or briefly need) against the
+ * graph's budget, until the node is freed. 0, or -1 with err saying the
+ * budget is exceeded. */
+int ng_node_charge(ng_node *n, size_t bytes, ng_error *err);
+/* Bytes the node may still charge (SIZE_MAX without a budget). */
+size_t ng_node_budget_left(const ng_node *n);
 
 /* Parameter access by index, for kernels. */
 static inline double ng_num(const ng_node *n, int k) { return n->param[k].v[0]; }

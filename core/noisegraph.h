@@ -136,8 +136,26 @@ const char *ng_closest_key(const ng_node_type *t, const char *key);
 
 typedef struct ng_graph ng_graph;
 
+/* A byte budget. What a graph allocates on its builder's behalf (nodes,
+ * their strings and lists, decoded images) is counted in `used` and refused
+ * once it would pass `limit`; a client counts its own allocations in the
+ * same budget (the Lua host counts the script's), so one limit bounds
+ * everything a script causes. Not thread-safe: graphs are built on one
+ * thread. */
+typedef struct ng_budget {
+    size_t limit, used;
+    int exceeded; /* a request was refused */
+} ng_budget;
+/* 0, or -1 (and exceeded set) when bytes do not fit. */
+int ng_budget_take(ng_budget *b, size_t bytes);
+void ng_budget_give(ng_budget *b, size_t bytes);
+
 ng_graph *ng_graph_new(void);
 void ng_graph_free(ng_graph *g);
+/* Counts the graph's allocations from now on against b (NULL: none). b must
+ * outlive the graph, or be detached (NULL) before it dies: detaching keeps
+ * what was counted in b and stops all counting and refunds. */
+void ng_graph_set_budget(ng_graph *g, ng_budget *b);
 int ng_graph_count(const ng_graph *g);
 const ng_node *ng_graph_node(const ng_graph *g, int id);
 

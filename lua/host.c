@@ -1,29 +1,38 @@
 /*
  * host.c — runs a graph script. The Lua state is sandboxed by default (no
  * io, os, debug, binary chunks; `require` only of .lua files in the
- * script's directory tree), its memory is capped by its allocator and its
- * run time by an instruction-count hook, so a runaway script ends with one
- * clear line instead of hanging or swapping.
+ * script's directory tree, symlinks resolved), and bounded: one byte budget
+ * counts everything the script causes to be allocated (its Lua state, the
+ * graph, decoded images, its parameters), and its wall time is bounded by
+ * an instruction-count hook backed by a watchdog thread for C code the hook
+ * cannot reach. A runaway script ends with one clear line instead of
+ * hanging or swapping.
  */
 #include "host.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <lauxlib.h>
+#include <limits.h>
 #include <lua.h>
 #include <lualib.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct hoststate {
     const ng_host_opts *o;
     ng_script *s;
-    size_t used;
-    int over_memory;
+    ng_budget budget; /* the script's memory: Lua's allocator and the graph */
     struct timespec start;
     int set_used[NG_MAX_SETS];
     char dir[4096];
+    char realdir[PATH_MAX]; /* dir with symlinks resolved: require stays inside it */
 } hoststate;
 
 void ng_host_defaults(ng_host_opts *o)
@@ -49,15 +58,15 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     void *p;
     if (nsize == 0) {
         free(ptr);
-        h->used -= old;
+        ng_budget_give(&h->budget, old);
         return NULL;
     }
-    if (nsize > old && (double)(h->used - old + nsize) > h->o->memory_limit) {
-        h->over_memory = 1;
+    if (nsize > old && ng_budget_take(&h->budget, nsize - old)) return NULL;
+    if (!(p = realloc(ptr, nsize))) {
+        if (nsize > old) ng_budget_give(&h->budget, nsize - old);
         return NULL;
     }
-    if (!(p = realloc(ptr, nsize))) return NULL;
-    h->used = h->used - old + nsize;
+    if (nsize < old) ng_budget_give(&h->budget, old - nsize);
     return p;
 }
 
@@ -82,16 +91,146 @@ static void time_hook(lua_State *L, lua_Debug *ar)
     luaL_error(L, "%s", msg);
 }
 
+/* The watchdog: the hook only runs between Lua instructions, and Lua turns
+ * hooks off inside finalizers, so C code that does not come back (a
+ * pattern match that backtracks for hours, table.move over 2^50 indices, a
+ * looping __gc, an open() that blocks) would outlive the limit. A thread
+ * waits until the limit plus a grace period; if the script's thread has
+ * not finished by then it is stuck where it cannot be stopped safely, and
+ * the process ends (opts->overrun). */
+typedef struct watchdog {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct timespec deadline; /* CLOCK_MONOTONIC */
+    int done, running;
+    void (*overrun)(const char *msg);
+    char msg[600];
+} watchdog;
+
+static void default_overrun(const char *msg)
+{
+    char line[700];
+    int n = snprintf(line, sizeof line, "noisegraph: %s\n", msg);
+    if (n > (int)sizeof line - 1) n = (int)sizeof line - 1;
+    if (write(2, line, (size_t)n) < 0) { /* nothing more to do */
+    }
+    _exit(1);
+}
+
+static void *watch(void *arg)
+{
+    watchdog *w = arg;
+    int rc = 0;
+    pthread_mutex_lock(&w->mu);
+    while (!w->done && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&w->cv, &w->mu, &w->deadline);
+    if (!w->done) w->overrun(w->msg); /* does not return */
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static int watchdog_start(watchdog *w, const char *path, const ng_host_opts *o, const struct timespec *start)
+{
+    pthread_condattr_t ca;
+    /* Long enough that the hook always wins for Lua code, short enough that
+     * a stuck script still ends close to its limit. */
+    double grace = fmin(0.5 + 0.1 * o->time_limit, 5.0), at = o->time_limit + grace, whole;
+    memset(w, 0, sizeof *w);
+    if (!(at < 1e9)) return 0; /* an unlimited script: no watchdog */
+    w->overrun = o->overrun ? o->overrun : default_overrun;
+    snprintf(w->msg, sizeof w->msg,
+             "%s: the script ran longer than its time limit of %g s, stuck in a library call or finalizer "
+             "(raise it with --time-limit)", path, o->time_limit);
+    whole = floor(at);
+    w->deadline = *start;
+    w->deadline.tv_sec += (time_t)whole;
+    w->deadline.tv_nsec += (long)((at - whole) * 1e9);
+    if (w->deadline.tv_nsec >= 1000000000L) {
+        w->deadline.tv_sec++;
+        w->deadline.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (pthread_create(&w->thread, NULL, watch, w)) {
+        pthread_cond_destroy(&w->cv);
+        pthread_mutex_destroy(&w->mu);
+        return -1;
+    }
+    w->running = 1;
+    return 0;
+}
+
+static void watchdog_stop(watchdog *w)
+{
+    if (!w->running) return;
+    pthread_mutex_lock(&w->mu);
+    w->done = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    w->running = 0;
+}
+
+/* ---- reading scripts ---------------------------------------------------------- */
+
+/* Loads the Lua source file at path as a text chunk (pushed on
+ * success; an error message otherwise, returning non-zero); messages name
+ * it `name`. Only regular
+ * files are read, opened without blocking (a FIFO or a device would hang
+ * the script where no hook runs), and the text lives in Lua memory, so it
+ * counts against the budget. A first line starting with '#' is skipped as
+ * Lua's loadfile does, keeping line numbers. */
+static int load_source(lua_State *L, const char *path, const char *name)
+{
+    struct stat st;
+    char *buf;
+    size_t len, got = 0, skip = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), status;
+    if (fd < 0) {
+        lua_pushstring(L, strerror(errno));
+        return LUA_ERRFILE;
+    }
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        lua_pushstring(L, S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+        return LUA_ERRFILE;
+    }
+    len = (size_t)st.st_size;
+    buf = lua_newuserdatauv(L, len ? len : 1, 0); /* may raise a memory error: fd first */
+    while (got < len) {
+        ssize_t r = read(fd, buf + got, len - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break; /* a file that shrank: read what is there */
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) skip = 3;
+    if (got > skip && buf[skip] == '#') { /* keep the newline: line numbers stay */
+        while (skip < got && buf[skip] != '\n') skip++;
+    }
+    lua_pushfstring(L, "@%s", name);
+    status = luaL_loadbufferx(L, buf + skip, got - skip, lua_tostring(L, -1), "t");
+    lua_replace(L, -3); /* the chunk or message replaces the buffer */
+    lua_pop(L, 1);      /* the name */
+    return status;
+}
+
 /* ---- sandbox ------------------------------------------------------------------ */
 
-/* require(name): name.lua (dots are directories) under the script's directory. */
+/* require(name): name.lua (dots are directories) under the script's
+ * directory; symlinks are resolved first and must not lead out of it. */
 static int l_require(lua_State *L)
 {
     hoststate *h = host(L);
     const char *name = luaL_checkstring(L, 1);
-    char path[4200];
-    size_t i, len = strlen(name);
-    int ok = len > 0 && name[0] != '.' && name[len - 1] != '.';
+    char path[4200], real[PATH_MAX];
+    size_t i, len = strlen(name), dl = strlen(h->realdir);
+    int ok = len > 0 && len < 256 && name[0] != '.' && name[len - 1] != '.';
     for (i = 0; ok && i < len; i++) {
         char c = name[i];
         ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -106,8 +245,14 @@ static int l_require(lua_State *L)
     snprintf(path, sizeof path, "%s/%s.lua", h->dir, name);
     for (i = strlen(h->dir) + 1; path[i]; i++)
         if (path[i] == '.' && strcmp(path + i, ".lua") != 0) path[i] = '/';
-    if (luaL_loadfilex(L, path, "t") != LUA_OK)
+    if (!realpath(path, real)) return luaL_error(L, "require '%s': %s: %s", name, path, strerror(errno));
+    if (strncmp(real, h->realdir, dl) != 0 || (real[dl] != '/' && strcmp(h->realdir, "/") != 0))
+        return luaL_error(L, "require '%s': %s leads outside the script's directory (--unsafe allows it)", name,
+                          path);
+    if ((i = (size_t)load_source(L, real, path)) != LUA_OK) {
+        if (i == LUA_ERRFILE) return luaL_error(L, "require '%s': %s: %s", name, path, lua_tostring(L, -1));
         return luaL_error(L, "require '%s': %s", name, lua_tostring(L, -1));
+    }
     lua_pushstring(L, name);
     lua_call(L, 1, 1);
     if (lua_isnil(L, -1)) {
@@ -170,12 +315,31 @@ static void open_unsafe(lua_State *L, const char *dir)
 
 /* ---- ng.param ----------------------------------------------------------------- */
 
-static char *dup(const char *s)
+static char *copy_string(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
     if (d) memcpy(d, s, n);
     return d;
+}
+
+/* A copy of str in C memory counted against the script's budget. NULL
+ * for a NULL str, or (setting *fail) when it does not fit; after a failure
+ * it copies nothing more, so the caller frees what it has and raises once. */
+static char *charged_dup(hoststate *h, const char *str, int *fail)
+{
+    char *d = NULL;
+    if (!str || *fail) return NULL;
+    if (ng_budget_take(&h->budget, strlen(str) + 1) == 0 && !(d = copy_string(str))) ng_budget_give(&h->budget, strlen(str) + 1);
+    if (!d) *fail = 1;
+    return d;
+}
+
+static void charged_free(hoststate *h, char *str)
+{
+    if (!str) return;
+    ng_budget_give(&h->budget, strlen(str) + 1);
+    free(str);
 }
 
 static double opt_number(lua_State *L, int t, const char *key, int *has)
@@ -192,41 +356,50 @@ static double opt_number(lua_State *L, int t, const char *key, int *has)
     return v;
 }
 
-/* ng.param(name, default, {min =, max =, doc =}) -> value */
-static int l_param(lua_State *L)
+/* Applies --set name=value to the default at index 2. */
+static void apply_sets(lua_State *L, hoststate *h, const char *name, int t)
 {
-    hoststate *h = host(L);
-    ng_script *s = h->s;
-    const char *name = luaL_checkstring(L, 1);
-    int t = lua_type(L, 2), i, has_min, has_max;
-    double mn, mx;
-    const char *doc = NULL;
-    ng_script_param *p;
-    if (t != LUA_TNUMBER && t != LUA_TSTRING && t != LUA_TBOOLEAN)
-        return luaL_error(L, "ng.param '%s': the default must be a number, string or boolean, got %s", name,
-                          luaL_typename(L, 2));
-    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
-    mn = opt_number(L, 3, "min", &has_min);
-    mx = opt_number(L, 3, "max", &has_max);
-    if (lua_type(L, 3) == LUA_TTABLE && lua_getfield(L, 3, "doc") == LUA_TSTRING) doc = lua_tostring(L, -1);
-    lua_settop(L, 3);
+    int i;
     for (i = 0; i < h->o->nsets; i++) {
         const char *v = h->o->set_value[i];
         if (strcmp(h->o->set_name[i], name) != 0) continue;
         h->set_used[i] = 1;
-        lua_settop(L, 3);
         if (t == LUA_TNUMBER) {
-            if (!lua_stringtonumber(L, v))
-                return luaL_error(L, "--set %s=%s: '%s' is a number parameter", name, v, name);
+            if (!lua_stringtonumber(L, v)) luaL_error(L, "--set %s=%s: '%s' is a number parameter", name, v, name);
         } else if (t == LUA_TBOOLEAN) {
             if (strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "1") && strcmp(v, "0"))
-                return luaL_error(L, "--set %s=%s: '%s' is a boolean parameter (true or false)", name, v, name);
+                luaL_error(L, "--set %s=%s: '%s' is a boolean parameter (true or false)", name, v, name);
             lua_pushboolean(L, !strcmp(v, "true") || !strcmp(v, "1"));
         } else {
             lua_pushstring(L, v);
         }
         lua_replace(L, 2);
     }
+}
+
+/* ng.param(name, default, {min =, max =, doc =}) -> value
+ * Everything that can run Lua code (metamethods of the options table, which
+ * may call ng.param again) happens before the C records are touched. */
+static int l_param(lua_State *L)
+{
+    hoststate *h = host(L);
+    ng_script *s = h->s;
+    const char *name = luaL_checkstring(L, 1), *doc, *text;
+    int t = lua_type(L, 2), i, has_min, has_max, fail = 0;
+    double mn, mx;
+    char *name_copy, *doc_copy, *value_copy;
+    ng_script_param *p;
+    if (t != LUA_TNUMBER && t != LUA_TSTRING && t != LUA_TBOOLEAN)
+        return luaL_error(L, "ng.param '%s': the default must be a number, string or boolean, got %s", name,
+                          luaL_typename(L, 2));
+    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+    lua_settop(L, 3);
+    mn = opt_number(L, 3, "min", &has_min);
+    mx = opt_number(L, 3, "max", &has_max);
+    if (lua_type(L, 3) != LUA_TTABLE) lua_pushnil(L);
+    else if (lua_getfield(L, 3, "doc") != LUA_TNIL && lua_type(L, 4) != LUA_TSTRING)
+        return luaL_error(L, "ng.param '%s': 'doc' must be a string, got %s", name, luaL_typename(L, 4));
+    apply_sets(L, h, name, t); /* index 4 (doc) stays referenced while its text is used */
     if (t == LUA_TNUMBER) {
         double v = lua_tonumber(L, 2);
         if ((has_min && v < mn) || (has_max && v > mx)) {
@@ -236,25 +409,45 @@ static int l_param(lua_State *L)
             return luaL_error(L, "%s", msg);
         }
     }
+    /* the value as text, without __tostring: number, boolean or string */
+    if (t == LUA_TBOOLEAN) lua_pushstring(L, lua_toboolean(L, 2) ? "true" : "false");
+    else lua_pushvalue(L, 2);
+    text = lua_tostring(L, 5);
+    doc = lua_tostring(L, 4);
+
     for (i = 0; i < s->nparams; i++)
         if (strcmp(s->params[i].name, name) == 0) break;
-    if (i == s->nparams) {
-        ng_script_param *ps = realloc(s->params, (size_t)(s->nparams + 1) * sizeof *ps);
-        if (!ps) return luaL_error(L, "ng.param: out of memory");
+    value_copy = charged_dup(h, text, &fail);
+    if (i < s->nparams) {
+        if (fail) return luaL_error(L, "not enough memory");
+        charged_free(h, s->params[i].value);
+        s->params[i].value = value_copy;
+    } else {
+        ng_script_param *ps = NULL;
+        name_copy = charged_dup(h, name, &fail);
+        doc_copy = charged_dup(h, doc, &fail);
+        if (!fail && ng_budget_take(&h->budget, sizeof *ps)) fail = 1;
+        else if (!fail && !(ps = realloc(s->params, (size_t)(s->nparams + 1) * sizeof *ps))) {
+            ng_budget_give(&h->budget, sizeof *ps);
+            fail = 1;
+        }
+        if (fail) {
+            charged_free(h, value_copy);
+            charged_free(h, name_copy);
+            charged_free(h, doc_copy);
+            return luaL_error(L, "not enough memory");
+        }
         s->params = ps;
         p = &s->params[s->nparams++];
         memset(p, 0, sizeof *p);
-        p->name = dup(name);
-        p->doc = doc ? dup(doc) : NULL;
+        p->name = name_copy;
+        p->doc = doc_copy;
+        p->value = value_copy;
         p->min = mn;
         p->max = mx;
         p->has_min = has_min;
         p->has_max = has_max;
     }
-    p = &s->params[i];
-    free(p->value);
-    p->value = dup(luaL_tolstring(L, 2, NULL));
-    lua_pop(L, 1);
     lua_pushvalue(L, 2);
     return 1;
 }
@@ -297,7 +490,7 @@ static int collect_outputs(lua_State *L, const char *path, ng_script *s, ng_erro
             return ng_errorf(err, "%s: output '%s' is a %s, not a node", path, lua_tostring(L, -2),
                              luaL_typename(L, -1));
         if (s->noutputs == NG_MAX_OUTPUTS) return ng_errorf(err, "%s: more than %d outputs", path, NG_MAX_OUTPUTS);
-        s->output_name[s->noutputs] = dup(lua_tostring(L, -2));
+        s->output_name[s->noutputs] = copy_string(lua_tostring(L, -2));
         s->output[s->noutputs++] = id;
         lua_pop(L, 1);
     }
@@ -314,7 +507,7 @@ static int collect_outputs(lua_State *L, const char *path, ng_script *s, ng_erro
 
 static int message(lua_State *L, hoststate *h, const char *path, int status, ng_error *err)
 {
-    if (status == LUA_ERRMEM || h->over_memory)
+    if (status == LUA_ERRMEM || h->budget.exceeded)
         return ng_errorf(err, "%s: the script used more than its memory limit of %g MiB (raise it with --memory-limit)",
                          path, h->o->memory_limit / (1024.0 * 1024.0));
     if (lua_type(L, -1) == LUA_TSTRING) {
@@ -326,22 +519,63 @@ static int message(lua_State *L, hoststate *h, const char *path, int status, ng_
     return ng_errorf(err, "%s: the script raised an error that is a %s, not a message", path, luaL_typename(L, -1));
 }
 
+/* Runs the loaded chunk on top of L's stack; the script's value on top. */
+static int run_chunk(lua_State *L, hoststate *h, const char *path, ng_error *err)
+{
+    int status = load_source(L, path, path);
+    if (status == LUA_ERRFILE)
+        return ng_errorf(err, "%s: cannot read the script (%s)", path, lua_tostring(L, -1));
+    if (status == LUA_OK) status = lua_pcall(L, 0, 1, 0);
+    if (status != LUA_OK) return message(L, h, path, status, err);
+    return 0;
+}
+
+static int check_sets(const char *path, const ng_host_opts *o, const hoststate *h, const ng_script *s,
+                      ng_error *err)
+{
+    int i;
+    for (i = 0; i < o->nsets; i++)
+        if (!h->set_used[i]) {
+            int len = 0, k;
+            char names[512];
+            names[0] = 0;
+            for (k = 0; k < s->nparams && len < (int)sizeof names - 64; k++)
+                len += snprintf(names + len, sizeof names - (size_t)len, "%s%s", k ? ", " : "", s->params[k].name);
+            return ng_errorf(err, "--set %s: %s declares no parameter '%s'%s%s%s", o->set_name[i], path,
+                             o->set_name[i], s->nparams ? " (it declares " : " (it declares none)", names,
+                             s->nparams ? ")" : "");
+        }
+    return 0;
+}
+
 int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_error *err)
 {
     hoststate h;
+    watchdog dog;
     lua_State *L;
     const char *slash;
-    int status, i, rc = -1;
+    int rc = -1;
     memset(s, 0, sizeof *s);
     memset(&h, 0, sizeof h);
     h.o = o;
     h.s = s;
+    h.budget.limit = o->memory_limit >= 1.8e19 ? (size_t)-1 : o->memory_limit > 0 ? (size_t)o->memory_limit : 0;
     slash = strrchr(path, '/');
     if (slash) snprintf(h.dir, sizeof h.dir, "%.*s", (int)(slash - path), path);
     else snprintf(h.dir, sizeof h.dir, ".");
     if (slash == path) snprintf(h.dir, sizeof h.dir, "/");
-    if (!(s->graph = ng_graph_new())) return ng_errorf(err, "%s: out of memory", path);
-    if (!(L = lua_newstate(limited_alloc, &h))) return ng_errorf(err, "%s: cannot create a Lua state", path);
+    if (!realpath(h.dir, h.realdir)) return ng_errorf(err, "%s: cannot read the script (%s)", path, strerror(errno));
+    clock_gettime(CLOCK_MONOTONIC, &h.start);
+    if (watchdog_start(&dog, path, o, &h.start)) return ng_errorf(err, "%s: cannot start the time-limit watchdog", path);
+    if (!(s->graph = ng_graph_new())) {
+        watchdog_stop(&dog);
+        return ng_errorf(err, "%s: out of memory", path);
+    }
+    ng_graph_set_budget(s->graph, &h.budget);
+    if (!(L = lua_newstate(limited_alloc, &h))) {
+        ng_errorf(err, "%s: cannot create a Lua state", path);
+        goto detach;
+    }
     if (o->unsafe) open_unsafe(L, h.dir);
     else open_sandbox(L);
     lua_newtable(L);
@@ -351,36 +585,14 @@ int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_erro
     lua_setfield(L, -2, "param");
     lua_setglobal(L, "ng");
 
-    clock_gettime(CLOCK_MONOTONIC, &h.start);
     lua_sethook(L, time_hook, LUA_MASKCOUNT, 1000);
-    status = luaL_loadfilex(L, path, "t");
-    if (status == LUA_OK) status = lua_pcall(L, 0, 1, 0);
-    lua_sethook(L, NULL, 0, 0);
-    if (status != LUA_OK) {
-        if (status == LUA_ERRFILE) { /* "cannot open PATH: REASON" */
-            const char *why = strrchr(lua_tostring(L, -1), ':');
-            ng_errorf(err, "%s: cannot read the script (%s)", path, why ? why + 2 : "unknown reason");
-        } else {
-            message(L, &h, path, status, err);
-        }
-        goto done;
-    }
-    if (collect_outputs(L, path, s, err)) goto done;
-    for (i = 0; i < o->nsets; i++)
-        if (!h.set_used[i]) {
-            int len = 0, k;
-            char names[512];
-            names[0] = 0;
-            for (k = 0; k < s->nparams && len < (int)sizeof names - 64; k++)
-                len += snprintf(names + len, sizeof names - (size_t)len, "%s%s", k ? ", " : "", s->params[k].name);
-            ng_errorf(err, "--set %s: %s declares no parameter '%s'%s%s%s", o->set_name[i], path, o->set_name[i],
-                      s->nparams ? " (it declares " : " (it declares none)", names, s->nparams ? ")" : "");
-            goto done;
-        }
-    rc = 0;
-done:
-    ng_lua_cleanup(L);
-    lua_close(L);
+    if (!run_chunk(L, &h, path, err) && !collect_outputs(L, path, s, err) && !check_sets(path, o, &h, s, err))
+        rc = 0;
+    ng_lua_close(L);
+    lua_close(L); /* finalizers run here, hooks off: the watchdog still watches */
+detach:
+    watchdog_stop(&dog);
+    ng_graph_set_budget(s->graph, NULL); /* the budget dies with this call */
     if (rc) {
         ng_script_free(s);
         memset(s, 0, sizeof *s);

@@ -13,8 +13,21 @@
 
 typedef struct ng_host_opts {
     int unsafe;            /* full standard library */
-    double time_limit;     /* seconds of script execution */
-    double memory_limit;   /* bytes the Lua state may hold */
+    /* Wall-clock seconds the script may take, from loading it to closing
+     * its state (finalizers included). Lua code is stopped by an
+     * instruction hook; C code that never returns to Lua (a backtracking
+     * string.find, a loop in a __gc finalizer, which runs without hooks)
+     * is ended by a watchdog thread a grace period later: see overrun. */
+    double time_limit;
+    /* Bytes the script may cause to be held: its Lua state, the graph it
+     * builds (nodes, strings, decoded images), its parameters. */
+    double memory_limit;
+    /* Called on the watchdog thread with one line "SCRIPT: WHAT" when the
+     * script is still running time_limit plus a grace period after it
+     * started. It must not return (the script's thread is stuck in C and
+     * cannot be stopped safely). NULL: print "noisegraph: LINE" on stderr
+     * and _exit(1). */
+    void (*overrun)(const char *msg);
     int nsets;
     const char *set_name[NG_MAX_SETS]; /* --set name=value, as given */
     const char *set_value[NG_MAX_SETS];
@@ -46,8 +59,9 @@ void ng_script_free(ng_script *s);
  * and, unless unsafe, must stay inside it. Used by the host only. */
 struct lua_State;
 void ng_lua_open(struct lua_State *L, ng_graph *g, const char *dir, int unsafe);
-/* Frees a node a failed constructor left half-built (after a Lua error). */
-void ng_lua_cleanup(struct lua_State *L);
+/* The script has ended: constructors refuse from now on (finalizers run by
+ * lua_close must not begin nodes). Call before lua_close. */
+void ng_lua_close(struct lua_State *L);
 /* The node id of the value at idx, or -1. */
 int ng_lua_node_id(struct lua_State *L, int idx);
 

@@ -6,6 +6,12 @@
  * A node is a userdata holding its id in the one graph of this state; the
  * graph is owned by the host and outlives the state, so nodes need no
  * reference counts. Every function gets the module state as upvalue 1.
+ *
+ * A node being built belongs to a "pending" userdata whose __gc discards
+ * it: building calls back into Lua (metamethods of option tables, nested
+ * constructors, garbage collection), and a Lua error may unwind at any of
+ * those points; the half-built node is then freed by the collector, never
+ * by a later constructor while its builder still uses it.
  */
 #include "host.h"
 
@@ -18,13 +24,26 @@
 #include <string.h>
 
 #define NODE_MT "noisegraph.node"
+#define PENDING_MT "noisegraph.pending"
 
 typedef struct modstate {
     ng_graph *g;
     char dir[4096]; /* the script's directory: file options resolve against it */
     int unsafe;
-    ng_node *pending; /* a node being built, freed if a Lua error cuts in */
+    int closed;     /* the script has ended: no more nodes (see ng_lua_close) */
 } modstate;
+
+typedef struct pending {
+    ng_node *n; /* owned until finished; NULL after */
+} pending;
+
+static int pending_gc(lua_State *L)
+{
+    pending *p = luaL_checkudata(L, 1, PENDING_MT);
+    ng_node_discard(p->n);
+    p->n = NULL;
+    return 0;
+}
 
 typedef struct lnode {
     int id;
@@ -56,13 +75,10 @@ static void where(lua_State *L, char *buf, size_t len)
     if (n >= 2 && buf[n - 2] == ':') buf[n - 2] = 0;
 }
 
-/* Raises err as a Lua error (luaL_error adds file:line). */
-static int raise(lua_State *L, modstate *m, const ng_error *err)
+/* Raises err as a Lua error (luaL_error adds file:line). A half-built
+ * node is left to its pending userdata's __gc. */
+static int raise(lua_State *L, const ng_error *err)
 {
-    if (m->pending) {
-        ng_node_discard(m->pending);
-        m->pending = NULL;
-    }
     return luaL_error(L, "%s", err->msg);
 }
 
@@ -250,15 +266,15 @@ static int build(lua_State *L, const ng_node_type *t, const ng_shorthand *sh, co
     char pos[256];
     ng_error err;
     ng_node *n;
+    pending *owner;
     int id;
+    if (m->closed) return luaL_error(L, "%s: the script has ended; nodes cannot be made now (in a finalizer?)", label);
     where(L, pos, sizeof pos);
-    if (m->pending) { /* left by an earlier Lua error */
-        ng_node_discard(m->pending);
-        m->pending = NULL;
-    }
-    if (!(n = ng_node_begin(m->g, t, label, pos, &err))) return raise(L, m, &err);
-    m->pending = n;
-    if (sh && ng_set_choice(n, ng_param_index(t, sh->param), sh->value, &err)) return raise(L, m, &err);
+    owner = lua_newuserdatauv(L, sizeof *owner, 0); /* before the node, so its __gc covers it */
+    owner->n = NULL;
+    luaL_setmetatable(L, PENDING_MT);
+    if (!(n = owner->n = ng_node_begin(m->g, t, label, pos, &err))) return raise(L, &err);
+    if (sh && ng_set_choice(n, ng_param_index(t, sh->param), sh->value, &err)) return raise(L, &err);
     if (first == last && lua_type(L, first) == LUA_TTABLE && !luaL_testudata(L, first, NODE_MT)) {
         lua_pushnil(L);
         while (lua_next(L, first)) {
@@ -269,21 +285,21 @@ static int build(lua_State *L, const ng_node_type *t, const ng_shorthand *sh, co
                     ng_errorf(&err, "%s: item %lld has no name to go to; name the options (key = value)%s%s%s", label,
                               (long long)lua_tointeger(L, -2), t->positional ? " (positional: " : "",
                               t->positional ? t->positional : "", t->positional ? ")" : "");
-                    return raise(L, m, &err);
+                    return raise(L, &err);
                 }
                 key = name;
             } else if (lua_type(L, -2) != LUA_TSTRING) {
                 ng_errorf(&err, "%s: options are named (key = value); got a %s key", label, luaL_typename(L, -2));
-                return raise(L, m, &err);
+                return raise(L, &err);
             } else {
                 key = lua_tostring(L, -2);
             }
             if (sh && strcmp(key, sh->param) == 0) {
                 ng_errorf(&err, "%s: '%s' is fixed to \"%s\" here; use ng.%s{%s = ...} to choose it", label, key,
                           sh->value, t->name, key);
-                return raise(L, m, &err);
+                return raise(L, &err);
             }
-            if (set_option(L, m, n, label, key, lua_gettop(L), &err)) return raise(L, m, &err);
+            if (set_option(L, m, n, label, key, lua_gettop(L), &err)) return raise(L, &err);
             lua_pop(L, 1);
         }
     } else if (last >= first) {
@@ -291,17 +307,17 @@ static int build(lua_State *L, const ng_node_type *t, const ng_shorthand *sh, co
         int a = first;
         if (!t->positional) {
             ng_errorf(&err, "%s: takes a table of options, like ng.%s{...}", label, label);
-            return raise(L, m, &err);
+            return raise(L, &err);
         }
         snprintf(names, sizeof names, "%s", t->positional);
         for (name = strtok_r(names, ",", &save); name && a <= last; name = strtok_r(NULL, ",", &save), a++)
-            if (set_option(L, m, n, label, name, a, &err)) return raise(L, m, &err);
+            if (set_option(L, m, n, label, name, a, &err)) return raise(L, &err);
         if (a <= last) {
             ng_errorf(&err, "%s: too many arguments (%d); it takes (%s)", label, last - first + 1, t->positional);
-            return raise(L, m, &err);
+            return raise(L, &err);
         }
     }
-    m->pending = NULL;
+    owner->n = NULL; /* finish takes it, and frees it on failure */
     if ((id = ng_node_finish(m->g, n, &err)) < 0) return luaL_error(L, "%s", err.msg);
     push_node(L, id);
     return 1;
@@ -361,13 +377,20 @@ void ng_lua_open(lua_State *L, ng_graph *g, const char *dir, int unsafe)
     int ntypes, i, s, st;
     modstate *m = lua_newuserdatauv(L, sizeof *m, 0);
     m->g = g;
-    m->pending = NULL;
+    m->closed = 0;
     snprintf(m->dir, sizeof m->dir, "%s", dir);
     m->unsafe = unsafe;
     st = lua_gettop(L);
     lua_pushvalue(L, st);
     lua_setfield(L, LUA_REGISTRYINDEX, "noisegraph.state");
     types = ng_types(&ntypes);
+
+    luaL_newmetatable(L, PENDING_MT);
+    lua_pushcfunction(L, pending_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushboolean(L, 0); /* getmetatable() on it cannot reach __gc */
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 1);
 
     luaL_newmetatable(L, NODE_MT);
     lua_newtable(L); /* methods */
@@ -419,16 +442,13 @@ void ng_lua_open(lua_State *L, ng_graph *g, const char *dir, int unsafe)
     lua_remove(L, st);
 }
 
-void ng_lua_cleanup(lua_State *L)
+void ng_lua_close(lua_State *L)
 {
     modstate *m;
     lua_getfield(L, LUA_REGISTRYINDEX, "noisegraph.state");
     m = lua_touserdata(L, -1);
     lua_pop(L, 1);
-    if (m && m->pending) {
-        ng_node_discard(m->pending);
-        m->pending = NULL;
-    }
+    if (m) m->closed = 1;
 }
 
 int ng_lua_node_id(lua_State *L, int idx) { return to_node(L, idx); }

@@ -15,6 +15,7 @@ static const struct {
     {"graphs", suite_graphs},
     {"fractal", suite_fractal},
     {"nodes", suite_nodes},
+    {"sandbox", suite_sandbox},
 };
 
 int main(int argc, char **argv)

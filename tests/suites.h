@@ -12,5 +12,6 @@ void suite_cli(void);
 void suite_graphs(void);
 void suite_fractal(void);
 void suite_nodes(void);
+void suite_sandbox(void);
 
 #endif

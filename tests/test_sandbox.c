@@ -1,0 +1,288 @@
+/*
+ * test_sandbox.c — hostile scripts against the script host, through the
+ * program as a user runs it: Lua callbacks while a node is half built,
+ * finalizers, code the instruction hook cannot reach, memory a script
+ * causes outside the Lua allocator, and require through symlinks. Every
+ * case must end with one error line (or a clean success), no crash, no
+ * leak (the sanitizer build checks both) and no hang past the time limit
+ * (a hang would end with the run's alarm: code -14).
+ */
+#include "cli_support.h"
+#include "suites.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Runs script text; expects success and an image, or the error needles. */
+static void render_ok(const char *name, const char *text)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    mkscript(s, name, text);
+    pathf(o, "%s/%s.png", tmpdir, name);
+    cli_t(&r, 120, "render", s, "-o", o, "--size", "16", NULL);
+    EXPECT_OK(&r);
+    CHECK(exists(o));
+    res_free(&r);
+}
+
+/* ---- 1, 2: Lua code while C holds a half-built node ----------------------------------------- */
+
+static void test_metamethods_build_nodes_midway(void)
+{
+    /* __index of a vector / range / list option builds nodes and collects
+     * garbage while the outer node is being built */
+    render_ok("reenter_vec.lua",
+              "local t = setmetatable({}, {__index = function(_, i)\n"
+              "  local x = ng.value{} + ng.perlin{}\n"
+              "  collectgarbage(); collectgarbage()\n"
+              "  return 1 end})\n"
+              "return ng.perlin{element_scale = t, offset = t}\n");
+    render_ok("reenter_range.lua",
+              "local r = setmetatable({}, {__index = function(_, i)\n"
+              "  ng.perlin{element_scale = setmetatable({}, {__index = function() collectgarbage() return 2 end})}\n"
+              "  collectgarbage()\n"
+              "  return i == 1 and -1 or 1 end})\n"
+              "return ng.perlin{range = r}\n");
+    /* a hole in the list: lua_geti meets __index there */
+    render_ok("reenter_list.lua",
+              "local l = setmetatable({{0, 0}, nil, {1, 1}}, {__index = function(_, i)\n"
+              "  ng.simplex{}; collectgarbage(); return {0.5, 0.25} end})\n"
+              "return ng.curve{ng.perlin{}, points = l}\n");
+}
+
+static void test_metamethod_errors_midway(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "midway_err.png");
+    mkscript(s, "midway_err.lua",
+             "local t = setmetatable({}, {__index = function()\n"
+             "  ng.value{}\n"
+             "  error('no component here')\n"
+             "end})\n"
+             "return ng.perlin{element_scale = t}\n");
+    cli_t(&r, 60, "render", s, "-o", o, "--size", "16", NULL);
+    EXPECT_ERR(&r, 1, at(s, 3), "no component here");
+    CHECK(!exists(o));
+    res_free(&r);
+
+    /* the error caught, the script goes on building */
+    render_ok("midway_pcall.lua",
+              "local t = setmetatable({}, {__index = function() ng.value{} error('x') end})\n"
+              "for i = 1, 50 do pcall(ng.perlin, {element_scale = t}) end\n"
+              "collectgarbage()\n"
+              "return ng.perlin{}\n");
+}
+
+static void test_param_callbacks(void)
+{
+    /* options-table metamethods call ng.param again (growing its records)
+     * and collect the doc string while ng.param is working */
+    render_ok("param_reenter.lua",
+              "local n = 0\n"
+              "local opts = setmetatable({}, {__index = function(_, k)\n"
+              "  n = n + 1\n"
+              "  if n < 40 then ng.param('p' .. n, n) end\n"
+              "  collectgarbage()\n"
+              "  if k == 'doc' then return string.rep('d', 100) .. n end\n"
+              "  return nil end})\n"
+              "local v = ng.param('main', 3, opts)\n"
+              "collectgarbage()\n"
+              "return ng.perlin{seed = v}\n");
+    /* __tostring on strings' metatable is not called for the value */
+    render_ok("param_tostring.lua",
+              "getmetatable('').__tostring = function() ng.param('x', 1) collectgarbage() return 'y' end\n"
+              "local v = ng.param('name', 'perlin')\n"
+              "for i = 1, 30 do ng.param('n' .. i, i) end\n"
+              "return ng.noise{type = v}\n");
+}
+
+static void test_finalizers_cannot_leak_nodes(void)
+{
+    /* constructors in finalizers: during the script they work or fail
+     * cleanly; at the close of the state they are refused; either way no
+     * half-built node is left behind (the sanitizer build checks leaks) */
+    render_ok("gc_build.lua",
+              "local bad = setmetatable({}, {__index = function() error('x') end})\n"
+              "for i = 1, 20 do setmetatable({}, {__gc = function() ng.perlin{element_scale = bad} end}) end\n"
+              "collectgarbage(); collectgarbage()\n"
+              "for i = 1, 20 do setmetatable({}, {__gc = function() ng.perlin{element_scale = bad} end}) end\n"
+              "for i = 1, 20 do setmetatable({}, {__gc = function() ng.value{} ng.param('late' .. i, 1) end}) end\n"
+              "return ng.perlin{}\n");
+}
+
+/* ---- 3: time ------------------------------------------------------------------------------- */
+
+static void expect_time_limit(const char *name, const char *text)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    mkscript(s, name, text);
+    pathf(o, "%s/%s.png", tmpdir, name);
+    cli_t(&r, 60, "render", s, "-o", o, "--size", "16", "--time-limit", "0.5", NULL);
+    EXPECT_ERR(&r, 1, s, "time limit", "--time-limit");
+    CHECK(!exists(o));
+    res_free(&r);
+}
+
+static void test_time_limit_in_finalizers(void)
+{
+    expect_time_limit("gc_loop_collect.lua",
+                      "setmetatable({}, {__gc = function() while true do end end})\n"
+                      "collectgarbage()\n"
+                      "return ng.perlin{}\n");
+    /* the loop runs when the state closes, after the script returned */
+    expect_time_limit("gc_loop_close.lua",
+                      "setmetatable({}, {__gc = function() while true do end end})\n"
+                      "return ng.perlin{}\n");
+    expect_time_limit("xpcall_handler.lua",
+                      "xpcall(function() error('x') end, function() while true do end end)\n"
+                      "return ng.perlin{}\n");
+}
+
+static void test_time_limit_in_long_c_calls(void)
+{
+    expect_time_limit("find_backtrack.lua",
+                      "local s = string.rep('a', 3000)\n"
+                      "string.find(s, string.rep('a-', 20) .. 'b')\n"
+                      "return ng.perlin{}\n");
+    expect_time_limit("table_move.lua",
+                      "table.move({}, 1, 1 << 50, 2)\n"
+                      "return ng.perlin{}\n");
+}
+
+static void test_fifos_are_not_read(void)
+{
+    char s[PATHLEN], f[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "fifo.png");
+    tpath(f, "fifo_mod.lua");
+    CHECK(mkfifo(f, 0600) == 0);
+    mkscript(s, "fifo_require.lua", "local m = require 'fifo_mod'\nreturn ng.perlin{}\n");
+    cli_t(&r, 60, "render", s, "-o", o, "--size", "16", NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "fifo_mod", "not a regular file");
+    res_free(&r);
+
+    /* the script itself */
+    cli_t(&r, 60, "render", f, "-o", o, "--size", "16", NULL);
+    EXPECT_ERR(&r, 1, f, "cannot read the script", "not a regular file");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+/* ---- 4: memory outside the Lua allocator ------------------------------------------------- */
+
+static void expect_memory_limit(const char *name, const char *text, const char *mib)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    mkscript(s, name, text);
+    pathf(o, "%s/%s.png", tmpdir, name);
+    cli_t(&r, 120, "render", s, "-o", o, "--size", "16", "--memory-limit", mib, "--time-limit", "60", NULL);
+    EXPECT_ERR(&r, 1, s, "memory limit", "--memory-limit");
+    CHECK(!exists(o));
+    res_free(&r);
+}
+
+static void test_memory_limit_counts_params(void)
+{
+    /* each name is 8 MiB: 40 of them are 320 MiB of copies */
+    expect_memory_limit("param_names.lua",
+                        "for i = 1, 40 do ng.param(string.rep('n', 8 << 20) .. i, 1) end\n"
+                        "return ng.perlin{}\n",
+                        "64");
+    expect_memory_limit("param_docs.lua",
+                        "local d = string.rep('d', 8 << 20)\n"
+                        "for i = 1, 40 do ng.param('p' .. i, 1, {doc = d}) end\n"
+                        "return ng.perlin{}\n",
+                        "64");
+}
+
+static void test_memory_limit_counts_nodes(void)
+{
+    expect_memory_limit("many_nodes.lua",
+                        "for i = 1, 1000000 do ng.perlin{} end\n"
+                        "return ng.perlin{}\n",
+                        "16");
+    /* long lists and strings held by nodes */
+    expect_memory_limit("node_lists.lua",
+                        "local pts = {}\n"
+                        "for i = 0, 255 do pts[#pts + 1] = {i / 255, i / 255} end\n"
+                        "for i = 1, 1000000 do ng.curve{ng.value{}, points = pts} end\n"
+                        "return ng.perlin{}\n",
+                        "16");
+}
+
+/* ---- 5: require stays in the script's tree ------------------------------------------------ */
+
+static void test_require_symlinks_out(void)
+{
+    char in[PATHLEN], out[PATHLEN], target[PATHLEN], link[PATHLEN], s[PATHLEN], o[PATHLEN];
+    res r;
+    pathf(in, "%s/inside", tmpdir);
+    pathf(out, "%s/outside", tmpdir);
+    CHECK(mkdir(in, 0700) == 0 && mkdir(out, 0700) == 0);
+    pathf(target, "%s/secret.lua", out);
+    put_file(target, "return 7\n");
+    pathf(link, "%s/link.lua", in);
+    CHECK(symlink("../outside/secret.lua", link) == 0);
+    pathf(link, "%s/sub", in);
+    CHECK(symlink("../outside", link) == 0);
+    tpath(o, "symlink.png");
+
+    pathf(s, "%s/file_link.lua", in);
+    put_file(s, "local v = require 'link'\nreturn ng.constant(v)\n");
+    cli_t(&r, 60, "render", s, "-o", o, "--size", "16", NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "link", "outside the script's directory");
+    res_free(&r);
+
+    pathf(s, "%s/dir_link.lua", in);
+    put_file(s, "local v = require 'sub.secret'\nreturn ng.constant(v)\n");
+    cli_t(&r, 60, "render", s, "-o", o, "--size", "16", NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "sub.secret", "outside the script's directory");
+    res_free(&r);
+    CHECK(!exists(o));
+
+    /* a symlink that stays inside is fine, and --unsafe lifts the rule */
+    pathf(target, "%s/real.lua", in);
+    put_file(target, "return 3\n");
+    pathf(link, "%s/alias.lua", in);
+    CHECK(symlink("real.lua", link) == 0);
+    pathf(s, "%s/inner_link.lua", in);
+    put_file(s, "return ng.constant(require 'alias')\n");
+    cli_t(&r, 60, "render", s, "-o", o, "--size", "16", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    pathf(s, "%s/unsafe_link.lua", in);
+    put_file(s, "return ng.constant((require 'link'))\n");
+    cli_t(&r, 60, "render", s, "-o", o, "--size", "16", "--unsafe", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+}
+
+static void test_sandbox_environment(void)
+{
+    ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must be set");
+}
+
+void suite_sandbox(void)
+{
+    if (cli_setup("ngsandbox")) {
+        RUN(test_sandbox_environment);
+        return;
+    }
+    RUN(test_metamethods_build_nodes_midway);
+    RUN(test_metamethod_errors_midway);
+    RUN(test_param_callbacks);
+    RUN(test_finalizers_cannot_leak_nodes);
+    RUN(test_time_limit_in_finalizers);
+    RUN(test_time_limit_in_long_c_calls);
+    RUN(test_fifos_are_not_read);
+    RUN(test_memory_limit_counts_params);
+    RUN(test_memory_limit_counts_nodes);
+    RUN(test_require_symlinks_out);
+    cli_teardown();
+}
