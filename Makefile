@@ -99,7 +99,15 @@ $(TESTBIN): $(TEST_OBJ) $(LIB)
 	@echo "  LD  $@"
 	@$(CC) $(LDSAN) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS)
 
-test: deps $(BIN) $(TESTBIN)
+# An embedder's program with its own stb_image must link with the library
+# (whose stb_image is static), and run.
+EMBED_BIN := $(BUILD)/own_stb
+$(EMBED_BIN): tests/embed/own_stb.c $(LIB)
+	@echo "  LD  $@"
+	@$(CC) $(CFLAGS) $(LDSAN) -o $@ $< $(LIB) $(LDLIBS)
+
+test: deps $(BIN) $(TESTBIN) $(EMBED_BIN)
+	$(EMBED_BIN)
 	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN)
 
 demo: all

@@ -1,16 +1,230 @@
 /*
  * image.c — reading images (PNG, JPEG, TGA, BMP, ..., 8 or 16 bit) with
  * stb_image into floats in [0, 1]. The one translation unit that holds
- * stb_image's implementation.
+ * stb_image's implementation, static (STB_IMAGE_STATIC) so that a program
+ * linking the library can carry its own stb_image.
+ *
+ * The file is a hostile input: it is opened once without blocking and must
+ * be a regular file of sane size; its header's dimensions are checked
+ * against the pixel limit and the caller's memory allowance before anything
+ * is decoded; and every allocation stb_image makes is counted against that
+ * allowance too, since a lying header or stb's working buffers could
+ * otherwise take more than the header promised.
  */
 #include "ng_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#define STB_IMAGE_IMPLEMENTATION
-#define STBI_NO_STDIO_LARGE_FILES
+/* The allowance of the load running on this thread: stb_image allocates
+ * through counted_* below, which refuse what would go past it. */
+typedef struct allowance {
+    size_t limit, used;
+} allowance;
+
+static _Thread_local allowance *current;
+
+/* Each block stb allocates carries its size in front, so that a free or a
+ * realloc gives back exactly what it took. */
+typedef union block_head {
+    size_t size;
+    max_align_t align;
+} block_head;
+
+static void *counted_realloc(void *p, size_t n)
+{
+    block_head *h = p ? (block_head *)p - 1 : NULL;
+    const size_t old = h ? h->size : 0;
+    allowance *a = current;
+    /* a growing realloc that moves holds both blocks for a moment: charge n
+     * whole beside the old one */
+    if (n > SIZE_MAX - sizeof *h || (a && n > old && n > a->limit - a->used)) return NULL;
+    if (!(h = realloc(h, sizeof *h + n))) return NULL;
+    h->size = n;
+    if (a) a->used = a->used - old + n;
+    return h + 1;
+}
+
+static void *counted_malloc(size_t n) { return counted_realloc(NULL, n); }
+
+static void counted_free(void *p)
+{
+    block_head *h;
+    if (!p) return;
+    h = (block_head *)p - 1;
+    if (current) current->used -= h->size;
+    free(h);
+}
+
+/* Declarations here, the implementation at the end of the file. */
+#define STB_IMAGE_STATIC
 #define STBI_FAILURE_USERMSG
-#pragma GCC diagnostic push
+#define STBI_MALLOC(n) counted_malloc(n)
+#define STBI_REALLOC(p, n) counted_realloc(p, n)
+#define STBI_FREE(p) counted_free(p)
+#pragma GCC diagnostic push /* clang reports the undefined static (below) here */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include <stb_image.h>
+#pragma GCC diagnostic pop
+
+#define MAX_PIXELS (1u << 28)
+/* The largest image accepted, stored uncompressed (4 channels of 16 bits)
+ * with room for its headers: no image file worth reading is bigger. */
+#define MAX_FILE_BYTES ((uint64_t)MAX_PIXELS * 8 + ((uint64_t)1 << 20))
+
+/* Bytes in MiB for a message: the need rounded up, the allowance down, so
+ * that "needs 5 MiB, more than the 5 MiB allowed" cannot be printed. */
+static unsigned long long mib(uint64_t bytes, int up)
+{
+    const uint64_t m = (uint64_t)1 << 20;
+    return (unsigned long long)(bytes / m + (up && bytes % m ? 1 : 0));
+}
+
+static int too_big(const char *path, int w, int h, uint64_t need, size_t max_bytes, ng_error *err)
+{
+    return ng_errorf(err, "%s: a %dx%d image needs %llu MiB, more than the %llu MiB allowed (raise --memory-limit)",
+                     path, w, h, mib(need, 1), mib(max_bytes, 0));
+}
+
+/* stb_image's working state beside its buffers: a JPEG or GIF decoder's
+ * tables, PNG's first IDAT block, the inflater. */
+#define STB_STATE_BYTES ((uint64_t)64 << 10)
+
+/* The peak of a load: stb's decoded buffer (1 or 2 bytes a sample) and the
+ * float copy, held together while converting, plus what stb may hold
+ * besides: its state, and the compressed data (PNG keeps its IDAT chunks
+ * while inflating; no format keeps more than the file). Every earlier
+ * stage of every format stb reads takes less (inflating a PNG: at most
+ * twice the IDAT bytes plus the raw rows). UINT64_MAX beyond the pixel
+ * limit or for a channel count stb never gives. */
+static uint64_t load_bytes(int w, int h, int ch, int wide, uint64_t file_bytes)
+{
+    const uint64_t px = (uint64_t)w * (uint64_t)h; /* w, h < 2^31: no overflow */
+    if (w < 1 || h < 1 || px > MAX_PIXELS || ch < 1 || ch > 4) return UINT64_MAX;
+    return px * (uint64_t)ch * (uint64_t)((wide ? 2 : 1) + sizeof(float)) + file_bytes + STB_STATE_BYTES;
+}
+
+/* The header's dimensions, refused before anything is decoded. */
+static int check_header(FILE *f, const char *path, uint64_t file_bytes, size_t max_bytes, int *wide, ng_error *err)
+{
+    int w, h, ch;
+    uint64_t need;
+    if (!stbi_info_from_file(f, &w, &h, &ch))
+        return ng_errorf(err, "%s: cannot read the image (%s)", path, stbi_failure_reason());
+    *wide = stbi_is_16_bit_from_file(f);
+    if ((uint64_t)w * (uint64_t)h > MAX_PIXELS)
+        return ng_errorf(err, "%s: %dx%d is larger than the %u pixels an image input may have", path, w, h,
+                         MAX_PIXELS);
+    if ((need = load_bytes(w, h, ch, *wide, file_bytes)) == UINT64_MAX)
+        return ng_errorf(err, "%s: cannot read the image (its header says %dx%d with %d channels)", path, w, h, ch);
+    if (need > max_bytes) return too_big(path, w, h, need, max_bytes, err);
+    return 0;
+}
+
+/* stb's samples into floats in [0, 1], a block the allowance must hold
+ * beside stb's buffer. */
+static int to_floats(const char *path, const void *data, int w, int h, int ch, int wide, ng_image *img, ng_error *err)
+{
+    const uint64_t need = load_bytes(w, h, ch, wide, 0);
+    const allowance *a = current;
+    size_t i, count;
+    if (need == UINT64_MAX) /* the decoder went beyond what the header said */
+        return ng_errorf(err, "%s: cannot read the image (it decodes to %dx%d with %d channels)", path, w, h, ch);
+    count = (size_t)w * (size_t)h * (size_t)ch; /* at most 2^30 */
+    if ((uint64_t)count * sizeof(float) > a->limit - a->used) return too_big(path, w, h, need, a->limit, err);
+    if (!(img->px = malloc(count * sizeof(float))))
+        return ng_errorf(err, "%s: out of memory for a %dx%d image", path, w, h);
+    for (i = 0; i < count; i++)
+        img->px[i] = wide ? ((const unsigned short *)data)[i] / 65535.0f : ((const unsigned char *)data)[i] / 255.0f;
+    img->width = w;
+    img->height = h;
+    img->channels = ch;
+    return 0;
+}
+
+static int decode(FILE *f, const char *path, uint64_t file_bytes, ng_image *img, size_t max_bytes, ng_error *err)
+{
+    int w, h, ch, wide = 0, rc;
+    void *data;
+    if (check_header(f, path, file_bytes, max_bytes, &wide, err)) return -1;
+    data = wide ? (void *)stbi_load_from_file_16(f, &w, &h, &ch, 0) : (void *)stbi_load_from_file(f, &w, &h, &ch, 0);
+    if (!data) {
+        const char *why = stbi_failure_reason();
+        if (max_bytes != SIZE_MAX && why && strcmp(why, "Out of memory") == 0)
+            return ng_errorf(err, "%s: decoding the image needs more than the %llu MiB allowed (raise --memory-limit)",
+                             path, mib(max_bytes, 0));
+        return ng_errorf(err, "%s: cannot read the image (%s)", path, why ? why : "unknown reason");
+    }
+    rc = to_floats(path, data, w, h, ch, wide, img, err);
+    stbi_image_free(data);
+    return rc;
+}
+
+/* Opens path without blocking (a FIFO must not wait for a writer) and
+ * checks what it is on the open descriptor, so nothing can be swapped in
+ * between the check and the read. */
+static FILE *open_image(const char *path, uint64_t *file_bytes, ng_error *err)
+{
+    struct stat st;
+    FILE *f;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        ng_errorf(err, "%s: cannot open the image (%s)", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0) {
+        ng_errorf(err, "%s: cannot open the image (%s)", path, strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+        ng_errorf(err, "%s: is a directory, not an image file", path);
+    } else if (!S_ISREG(st.st_mode)) {
+        ng_errorf(err, "%s: is not a regular file (a FIFO, device or socket), not an image file", path);
+    } else if ((uint64_t)st.st_size > MAX_FILE_BYTES) {
+        ng_errorf(err, "%s: a %llu-byte file is larger than any image input can be (%llu MiB at most)", path,
+                  (unsigned long long)st.st_size, mib(MAX_FILE_BYTES, 0));
+    } else if (!(f = fdopen(fd, "rb"))) {
+        ng_errorf(err, "%s: cannot open the image (%s)", path, strerror(errno));
+    } else {
+        *file_bytes = (uint64_t)st.st_size;
+        return f; /* O_NONBLOCK does not change reads of a regular file */
+    }
+    close(fd);
+    return NULL;
+}
+
+int ng_image_load(const char *path, ng_image *img, size_t max_bytes, ng_error *err)
+{
+    allowance a = {max_bytes, 0};
+    uint64_t file_bytes = 0;
+    FILE *f;
+    int rc;
+    img->px = NULL;
+    img->width = img->height = img->channels = 0;
+    if (!(f = open_image(path, &file_bytes, err))) return -1;
+    current = &a;
+    rc = decode(f, path, file_bytes, img, max_bytes, err);
+    current = NULL;
+    fclose(f);
+    return rc;
+}
+
+void ng_image_free(ng_image *img)
+{
+    free(img->px);
+    img->px = NULL;
+}
+
+/* stb_image's implementation, private to this file. The warnings it would
+ * raise stay off to the end of the file: stb 2.27 declares
+ * stbi_set_unpremultiply_on_load_thread without defining it, which for a
+ * static function gcc reports when the file ends. */
+#define STB_IMAGE_IMPLEMENTATION
 #pragma GCC diagnostic ignored "-Wshadow"
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -20,39 +234,3 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wunused-but-set-variable"
 #include <stb_image.h>
-#pragma GCC diagnostic pop
-
-#define MAX_PIXELS (1u << 28)
-
-int ng_image_load(const char *path, ng_image *img, ng_error *err)
-{
-    int w, h, ch, wide;
-    void *data;
-    size_t i, count;
-    img->px = NULL;
-    wide = stbi_is_16_bit(path);
-    data = wide ? (void *)stbi_load_16(path, &w, &h, &ch, 0) : (void *)stbi_load(path, &w, &h, &ch, 0);
-    if (!data) return ng_errorf(err, "%s: cannot read the image (%s)", path, stbi_failure_reason());
-    if ((size_t)w * (size_t)h > MAX_PIXELS) {
-        stbi_image_free(data);
-        return ng_errorf(err, "%s: %dx%d is larger than the %u pixels an image input may have", path, w, h, MAX_PIXELS);
-    }
-    count = (size_t)w * (size_t)h * (size_t)ch;
-    if (!(img->px = malloc(count * sizeof(float)))) {
-        stbi_image_free(data);
-        return ng_errorf(err, "%s: out of memory for a %dx%d image", path, w, h);
-    }
-    for (i = 0; i < count; i++)
-        img->px[i] = wide ? ((const unsigned short *)data)[i] / 65535.0f : ((const unsigned char *)data)[i] / 255.0f;
-    stbi_image_free(data);
-    img->width = w;
-    img->height = h;
-    img->channels = ch;
-    return 0;
-}
-
-void ng_image_free(ng_image *img)
-{
-    free(img->px);
-    img->px = NULL;
-}

@@ -81,9 +81,28 @@ int ng_fail(ng_ctx *ctx, const char *fmt, ...)
  * + alpha, 3 RGB, 4 RGBA), rows top to bottom. */
 typedef struct ng_image {
     int width, height, channels;
-    float *px;
+    float *px; /* width * height * channels floats, malloc'd */
 } ng_image;
-int ng_image_load(const char *path, ng_image *img, ng_error *err);
+/*
+ * Reads the image file at path (PNG, JPEG, TGA, BMP, ... through stb_image;
+ * 16-bit PNG/PSD samples keep their 16 bits). The file is the untrusted
+ * input; any bytes in it give either 0 with img filled or -1 with a one-line
+ * reason "PATH: ..." in err and img->px NULL, never more memory than
+ * max_bytes:
+ * - path must open without blocking and be a regular file of at most
+ *   2 GiB + 1 MiB (a FIFO, device or directory is refused unread); it is
+ *   opened once, and what was checked is what is read;
+ * - the header's size is refused before decoding when over 2^28 pixels, or
+ *   when the load's peak, (1 or 2 bytes + 4) * width * height * channels
+ *   + the file's size + 64 KiB (stb's samples, the floats, what stb holds
+ *   besides), is over max_bytes ("PATH: a WxH image needs N MiB, more than
+ *   the M MiB allowed (raise --memory-limit)");
+ * - every allocation of the decoder counts against max_bytes too; SIZE_MAX
+ *   means no limit but the pixel count.
+ * On success the caller owns img->px (ng_image_free), which keeps
+ * 4 * width * height * channels bytes of the peak. Thread-safe.
+ */
+int ng_image_load(const char *path, ng_image *img, size_t max_bytes, ng_error *err);
 void ng_image_free(ng_image *img);
 
 /* Counts bytes a setup is about to hold (or briefly need) against the

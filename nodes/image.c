@@ -8,6 +8,7 @@
 #include "types.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,92 +30,133 @@ static const ng_param_desc image_params[NPARAMS] = {
     {"pixel_size", NG_PARAM_NUMBER, {1}, 1e-9, 1e12, NULL, "world units per image pixel"},
 };
 
-typedef struct picture {
-    int width, height;
-    float px[]; /* width * height * 4: RGBA, grey and alpha filled in */
-} picture;
+enum { W_REPEAT, W_CLAMP, W_MIRROR };
+
+/* The image's pixels stay as ng_image_load gave them (width * height *
+ * channels floats, the node's state), no wider copy; its size sits here. */
+enum { K_WIDTH, K_HEIGHT, K_CHANNELS };
 
 static int image_setup(ng_node *n, const int *ch, ng_error *err)
 {
     const char *path = n->param[P_PATH].s;
     ng_image img;
-    picture *pic;
-    size_t i, count;
     (void)ch;
     if (!path || !*path) return ng_errorf(err, "%s: needs a path", n->label);
-    if (ng_image_load(path, &img, err)) {
+    /* TODO(lead): the script's memory allowance instead of SIZE_MAX */
+    if (ng_image_load(path, &img, SIZE_MAX, err)) {
         ng_error e = *err;
         return ng_errorf(err, "%s: %s", n->label, e.msg);
     }
-    count = (size_t)img.width * (size_t)img.height;
-    if (!(pic = malloc(sizeof *pic + count * 4 * sizeof(float)))) {
-        ng_image_free(&img);
-        return ng_errorf(err, "%s: out of memory", path);
-    }
-    pic->width = img.width;
-    pic->height = img.height;
-    for (i = 0; i < count; i++) { /* to RGBA: grey spreads over RGB, missing alpha is 1 */
-        const float *s = img.px + i * (size_t)img.channels;
-        float *d = pic->px + i * 4;
-        int c = img.channels;
-        d[0] = s[0];
-        d[1] = c >= 3 ? s[1] : s[0];
-        d[2] = c >= 3 ? s[2] : s[0];
-        d[3] = c == 2 ? s[1] : c == 4 ? s[3] : 1.0f;
-    }
-    ng_image_free(&img);
-    n->state = pic;
+    n->state = img.px;
+    n->k[K_WIDTH] = img.width;
+    n->k[K_HEIGHT] = img.height;
+    n->k[K_CHANNELS] = img.channels;
     n->channels = ng_int(n, P_CHANNEL) == C_RGB ? 3 : 1;
     n->detail = ng_num(n, P_PIXEL);
     return 0;
 }
 
-static int wrap_index(int i, int size, int mode)
+/* Pixel f (a whole number, |f| < 2^53) of an axis of `size` pixels, taken
+ * into [0, size) by the wrap mode. In double: fmod is exact, and no int
+ * conversion happens before the index is in range. */
+static size_t wrap_index(double f, int size, int mode)
 {
-    if (mode == 1) return i < 0 ? 0 : i >= size ? size - 1 : i;
-    if (mode == 0) {
-        i %= size;
-        return i < 0 ? i + size : i;
+    const double s = size;
+    double r;
+    if (mode == W_CLAMP) return f < 0 ? 0 : f >= s ? (size_t)size - 1 : (size_t)f;
+    if (mode == W_REPEAT) {
+        r = fmod(f, s);
+        return (size_t)(r < 0 ? r + s : r);
     }
-    i %= 2 * size; /* mirror: 0 1 .. s-1 s-1 .. 1 0 0 1 .. */
-    if (i < 0) i += 2 * size;
-    return i < size ? i : 2 * size - 1 - i;
+    r = fmod(f, 2 * s); /* mirror: 0 1 .. s-1 s-1 .. 1 0 0 1 .. */
+    if (r < 0) r += 2 * s;
+    return (size_t)(r < s ? r : 2 * s - 1 - r);
 }
 
-/* The picked channel of pixel (x, y), already wrapped. */
-static float texel(const picture *p, int x, int y, int c)
+/* From 2^52 pixels out a double has no fraction bits left: the place
+ * inside a pixel is lost, and repeat or mirror cannot tell which pixel of
+ * its period a position is. Clamp can: everything out there is the edge. */
+#define FAR_PIXELS 4503599627370496.0 /* 2^52 */
+
+/* Where image coordinate u (pixel centres at i + 0.5) falls along one axis:
+ * the pixel i0 (nearest), or the pixels i0, i1 bilinear filtering blends
+ * with weight t on i1. -1 when u is too far out to place exactly. */
+typedef struct axis {
+    size_t i0, i1;
+    float t;
+} axis;
+
+static int locate(double u, int size, int mode, int nearest, axis *a)
 {
-    const float *t = p->px + ((size_t)y * (size_t)p->width + (size_t)x) * 4;
-    if (c == C_GRAY) /* a grey pixel is its own luminance, exactly */
-        return t[0] == t[1] && t[1] == t[2] ? t[0] : 0.2126f * t[0] + 0.7152f * t[1] + 0.0722f * t[2];
-    return t[c - 1];
+    double f;
+    if (mode == W_CLAMP) /* past a pixel beyond the edge all is the edge: keep u small */
+        u = u < -1 ? -1 : u > size + 1.0 ? size + 1.0 : u;
+    else if (!(fabs(u) < FAR_PIXELS))
+        return -1;
+    if (nearest) {
+        a->i0 = a->i1 = wrap_index(floor(u), size, mode);
+        a->t = 0;
+        return 0;
+    }
+    u -= 0.5;
+    f = floor(u);
+    a->t = (float)(u - f);
+    a->i0 = wrap_index(f, size, mode);
+    a->i1 = wrap_index(f + 1, size, mode);
+    return 0;
+}
+
+/* The picked channel of the pixel at index idx (y * width + x). */
+static float texel(const float *px, int ch, size_t idx, int pick)
+{
+    const float *t = px + idx * (size_t)ch;
+    const float r = t[0], g = ch >= 3 ? t[1] : r, b = ch >= 3 ? t[2] : r;
+    switch (pick) {
+    case C_R: return r;
+    case C_G: return g;
+    case C_B: return b;
+    case C_A: return ch == 2 ? t[1] : ch == 4 ? t[3] : 1.0f; /* no alpha: opaque */
+    default: /* gray: a grey pixel is its own luminance, exactly */
+        return r == g && g == b ? r : 0.2126f * r + 0.7152f * g + 0.0722f * b;
+    }
 }
 
 static int image_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const picture *p = n->state;
+    const float *px = n->state;
+    const int w = (int)n->k[K_WIDTH], h = (int)n->k[K_HEIGHT], ch = (int)n->k[K_CHANNELS];
     const int wrap = ng_int(n, P_WRAP), nearest = ng_int(n, P_FILTER) == 1, pick = ng_int(n, P_CHANNEL);
-    const double inv = 1.0 / ng_num(n, P_PIXEL), *org = n->param[P_ORIGIN].v;
+    const double size = ng_num(n, P_PIXEL), *org = n->param[P_ORIGIN].v;
+    /* the anchor's offset from the image's origin first: exact when both are
+     * far out and close to each other */
+    const double ox = b->anchor[0] - org[0], oy = b->anchor[1] - org[1];
     int i, c;
-    (void)ctx;
     (void)in;
     for (i = 0; i < b->n; i++) {
-        /* image coordinates, pixel centres at i + 0.5, in double: exact far out */
-        double u = (b->anchor[0] + (double)b->p[0][i] - org[0]) * inv;
-        double v = (b->anchor[1] + (double)b->p[1][i] - org[1]) * inv;
+        /* image coordinates, pixel centres at i + 0.5, in double */
+        const double u = (ox + (double)b->p[0][i]) / size, v = (oy + (double)b->p[1][i]) / size;
+        axis ax, ay;
+        if (u != u || v != v) { /* a position that is not a number samples nothing */
+            for (c = 0; c < n->channels; c++) out[(size_t)c * (size_t)b->n + i] = NAN;
+            continue;
+        }
+        if (locate(u, w, wrap, nearest, &ax) || locate(v, h, wrap, nearest, &ay))
+            return ng_fail(ctx,
+                           "%s: sampled at (%.17g, %.17g), 2^52 or more image pixels from its origin: too far for "
+                           "wrap = \"%s\" to tell which pixel (use wrap = \"clamp\", or an origin nearer the render)",
+                           n->label, b->anchor[0] + (double)b->p[0][i], b->anchor[1] + (double)b->p[1][i],
+                           wrap_choices[wrap]);
         for (c = 0; c < n->channels; c++) {
-            int ch = pick == C_RGB ? C_R + c : pick;
+            const int p = pick == C_RGB ? C_R + c : pick;
+            const size_t r0 = ay.i0 * (size_t)w, r1 = ay.i1 * (size_t)w;
             float *o = out + (size_t)c * (size_t)b->n + i;
             if (nearest) {
-                *o = texel(p, wrap_index((int)floor(u), p->width, wrap), wrap_index((int)floor(v), p->height, wrap), ch);
+                *o = texel(px, ch, r0 + ax.i0, p);
             } else {
-                double fu = u - 0.5, fv = v - 0.5, iu = floor(fu), iv = floor(fv);
-                float tx = (float)(fu - iu), ty = (float)(fv - iv);
-                int x0 = wrap_index((int)iu, p->width, wrap), x1 = wrap_index((int)iu + 1, p->width, wrap);
-                int y0 = wrap_index((int)iv, p->height, wrap), y1 = wrap_index((int)iv + 1, p->height, wrap);
-                float top = texel(p, x0, y0, ch) + (texel(p, x1, y0, ch) - texel(p, x0, y0, ch)) * tx;
-                float bot = texel(p, x0, y1, ch) + (texel(p, x1, y1, ch) - texel(p, x0, y1, ch)) * tx;
-                *o = top + (bot - top) * ty;
+                const float t00 = texel(px, ch, r0 + ax.i0, p), t10 = texel(px, ch, r0 + ax.i1, p);
+                const float t01 = texel(px, ch, r1 + ax.i0, p), t11 = texel(px, ch, r1 + ax.i1, p);
+                const float top = t00 + (t10 - t00) * ax.t, bot = t01 + (t11 - t01) * ax.t;
+                *o = top + (bot - top) * ay.t;
             }
         }
     }

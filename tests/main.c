@@ -16,6 +16,7 @@ static const struct {
     {"fractal", suite_fractal},
     {"nodes", suite_nodes},
     {"sandbox", suite_sandbox},
+    {"image_input", suite_image_input},
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,719 @@
+/*
+ * test_image_input.c — the image input as a hostile file and far from the
+ * origin: dimensions refused from the header before anything is decoded,
+ * the decoder held to the caller's memory allowance, files that are not
+ * regular refused unread, and sampling that stays exact (or says it
+ * cannot) at any position.
+ */
+#include "build.h"
+#include "cli_support.h"
+#include "harness.h"
+#include "ng_node.h"
+#include "suites.h"
+
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define T_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define T_ASAN 1
+#endif
+#ifdef T_ASAN
+/* From compiler-rt's sanitizer/allocator_interface.h (gcc 12 does not ship it). */
+size_t __sanitizer_get_allocated_size(const volatile void *p);
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
+#endif
+
+#define MIB ((size_t)1 << 20)
+
+/* ---- files made at run time ------------------------------------------------------------------------ */
+
+static uint32_t crc_table[256];
+
+static uint32_t crc32_of(const unsigned char *p, size_t n, uint32_t crc)
+{
+    size_t i;
+    if (!crc_table[1]) {
+        uint32_t k, c;
+        int j;
+        for (k = 0; k < 256; k++) {
+            for (c = k, j = 0; j < 8; j++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            crc_table[k] = c;
+        }
+    }
+    crc = ~crc;
+    for (i = 0; i < n; i++) crc = crc_table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+    return ~crc;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16), p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static int chunk(FILE *f, const char *type, const unsigned char *data, size_t n)
+{
+    unsigned char head[8], tail[4];
+    put32(head, (uint32_t)n);
+    memcpy(head + 4, type, 4);
+    put32(tail, crc32_of(data, n, crc32_of(head + 4, 4, 0)));
+    return fwrite(head, 1, 8, f) == 8 && (n == 0 || fwrite(data, 1, n, f) == n) && fwrite(tail, 1, 4, f) == 4;
+}
+
+/* A PNG made by hand: the IHDR as given, then idat as its one IDAT chunk,
+ * whatever it holds (the header may promise more than the data has). */
+static void craft_png(const char *path, uint32_t w, uint32_t h, int depth, int ctype, const unsigned char *idat,
+                      size_t n)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    unsigned char ihdr[13] = {0};
+    FILE *f = fopen(path, "wb");
+    int ok;
+    put32(ihdr, w);
+    put32(ihdr + 4, h);
+    ihdr[8] = (unsigned char)depth;
+    ihdr[9] = (unsigned char)ctype;
+    ok = f && fwrite(sig, 1, 8, f) == 8 && chunk(f, "IHDR", ihdr, 13) && chunk(f, "IDAT", idat, n) &&
+         chunk(f, "IEND", NULL, 0);
+    if (!f || fclose(f) != 0 || !ok) ng_t_fail(__FILE__, __LINE__, "cannot write %s", path);
+}
+
+/* An empty zlib stream: the data of an image that promises pixels it does not have. */
+static const unsigned char EMPTY_ZLIB[] = {0x78, 0x01, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01};
+
+/* Deflate bits, least significant first; Huffman codes go most significant first. */
+typedef struct bits {
+    unsigned char *p;
+    size_t n;
+    unsigned acc, nacc;
+} bits;
+
+static void put_bits(bits *b, unsigned v, unsigned n)
+{
+    b->acc |= v << b->nacc;
+    b->nacc += n;
+    while (b->nacc >= 8) {
+        b->p[b->n++] = (unsigned char)b->acc;
+        b->acc >>= 8;
+        b->nacc -= 8;
+    }
+}
+
+static void put_code(bits *b, unsigned code, unsigned n)
+{
+    unsigned r = 0, i;
+    for (i = 0; i < n; i++) r |= ((code >> i) & 1u) << (n - 1 - i);
+    put_bits(b, r, n);
+}
+
+/* A zlib stream of 1 + 258 * runs zero bytes in a few bytes per run (one
+ * fixed-Huffman block: a literal 0, then length-258 copies at distance 1).
+ * Returns the malloc'd stream and its length in *len. */
+static unsigned char *zero_bomb(size_t runs, size_t *len)
+{
+    bits b = {malloc(16 + runs * 2), 2, 0, 0};
+    const uint32_t total = (uint32_t)(1 + 258 * runs);
+    size_t i;
+    if (!b.p) return NULL;
+    b.p[0] = 0x78, b.p[1] = 0x01;
+    put_bits(&b, 1, 1);          /* final block */
+    put_bits(&b, 1, 2);          /* fixed Huffman codes */
+    put_code(&b, 0x30, 8);       /* literal 0 */
+    for (i = 0; i < runs; i++) { /* length 258 (code 285), distance 1 (code 0) */
+        put_code(&b, 0xC5, 8);
+        put_code(&b, 0, 5);
+    }
+    put_code(&b, 0, 7); /* end of block */
+    if (b.nacc) put_bits(&b, 0, 8 - b.nacc);
+    /* Adler-32 of zeros: a = 1, b = the count */
+    put32(b.p + b.n, ((total % 65521u) << 16) | 1u);
+    *len = b.n + 4;
+    return b.p;
+}
+
+/* A PNG through libpng's writer, samples as given (16-bit ones as values). */
+static void write_png(const char *path, int w, int h, int depth, int ctype, int nch, const void *samples)
+{
+    FILE *f = fopen(path, "wb");
+    png_structp png = NULL;
+    png_infop info = NULL;
+    unsigned char *row = malloc((size_t)w * (size_t)nch * 2);
+    int ok = 0, i, j;
+    if (!f || !row) goto done;
+    if (!(png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL))) goto done;
+    if (!(info = png_create_info_struct(png))) goto done;
+    if (setjmp(png_jmpbuf(png))) goto done;
+    png_init_io(png, f);
+    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, depth, ctype, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (j = 0; j < h; j++) {
+        for (i = 0; i < w * nch; i++) {
+            if (depth == 16) {
+                unsigned v = ((const unsigned short *)samples)[j * w * nch + i];
+                row[2 * i] = (unsigned char)(v >> 8), row[2 * i + 1] = (unsigned char)(v & 0xff);
+            } else {
+                row[i] = ((const unsigned char *)samples)[j * w * nch + i];
+            }
+        }
+        png_write_row(png, row);
+    }
+    png_write_end(png, NULL);
+    ok = 1;
+done:
+    if (png) png_destroy_write_struct(&png, info ? &info : NULL);
+    if (f) ok &= fclose(f) == 0;
+    free(row);
+    if (!ok) ng_t_fail(__FILE__, __LINE__, "cannot write the fixture %s", path);
+}
+
+/* The 4x3 grey image the sampling tests read: every pixel different. */
+static const unsigned char G8[3][4] = {{0, 40, 80, 120}, {160, 200, 240, 255}, {10, 20, 30, 50}};
+static char fix_g8[PATHLEN];
+
+/* ---- loads with their peak memory measured ----------------------------------------------------------- */
+
+typedef struct load_result {
+    int rc;
+    int width, height, channels;
+    float first;        /* the first sample, when loaded */
+    size_t peak;        /* bytes allocated at most at once during the load (ASan only) */
+    char msg[512];
+} load_result;
+
+static void load_now(const char *path, size_t max_bytes, load_result *out)
+{
+    ng_image img;
+    ng_error err = {{0}};
+    out->rc = ng_image_load(path, &img, max_bytes, &err);
+    snprintf(out->msg, sizeof out->msg, "%s", out->rc ? err.msg : "");
+    if (out->rc == 0) {
+        out->width = img.width, out->height = img.height, out->channels = img.channels;
+        out->first = img.px[0];
+        ng_image_free(&img);
+    } else if (img.px) {
+        out->rc = -2; /* a refusal must leave nothing behind */
+    }
+}
+
+#ifdef T_ASAN
+/* Under AddressSanitizer the address space is reserved wholesale, so an
+ * address-space limit cannot bound a load: count its allocations instead. */
+static size_t live, peak;
+static int hooks_on;
+
+static void on_malloc(const volatile void *p, size_t n)
+{
+    (void)p;
+    live += n;
+    if (live > peak) peak = live;
+}
+
+static void on_free(const volatile void *p)
+{
+    if (p) live -= __sanitizer_get_allocated_size(p);
+}
+
+/* Loads path in this process; 0 unless it allocated more than `bound` at once. */
+static int load_bounded(const char *path, size_t max_bytes, size_t bound, load_result *out)
+{
+    if (!hooks_on) hooks_on = __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free) != 0;
+    live = peak = 0;
+    load_now(path, max_bytes, out);
+    out->peak = peak;
+    if (!hooks_on) {
+        ng_t_fail(__FILE__, __LINE__, "cannot install the allocation hooks");
+        return -1;
+    }
+    return peak > bound ? -1 : 0;
+}
+#else
+/* The address space this process maps now, in bytes. */
+static size_t mapped_now(void)
+{
+    unsigned long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%lu", &pages) != 1) pages = 0;
+        fclose(f);
+    }
+    return pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Loads path in a child whose address space may grow by `bound` bytes at
+ * most: a load that tried to take more fails there (or the child dies).
+ * 0 when the child reported back. */
+static int load_bounded(const char *path, size_t max_bytes, size_t bound, load_result *out)
+{
+    int fds[2], status = 0;
+    pid_t pid;
+    ssize_t got;
+    memset(out, 0, sizeof *out);
+    if (pipe(fds) != 0) return -1;
+    if ((pid = fork()) == 0) {
+        struct rlimit rl;
+        size_t base = mapped_now();
+        close(fds[0]);
+        rl.rlim_cur = rl.rlim_max = base + bound;
+        if (base == 0 || setrlimit(RLIMIT_AS, &rl) != 0) _exit(3);
+        load_now(path, max_bytes, out);
+        _exit(write(fds[1], out, sizeof *out) == (ssize_t)sizeof *out ? 0 : 4);
+    }
+    close(fds[1]);
+    got = pid > 0 ? read(fds[0], out, sizeof *out) : -1;
+    close(fds[0]);
+    if (pid > 0) waitpid(pid, &status, 0);
+    if (got != (ssize_t)sizeof *out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        ng_t_fail(__FILE__, __LINE__, "the load of %s in a child with %zu MiB to spare did not report back (status %d)",
+                  path, bound / MIB, status);
+        return -1;
+    }
+    return 0;
+}
+#endif
+
+/* ---- refused before decoding ------------------------------------------------------------------------- */
+
+/* A 20000x20000 header over an empty IDAT is refused for its pixel count,
+ * by the header alone: decoding would fail with stb's own reason instead,
+ * after allocating the image (hundreds of MB). */
+static void test_header_over_pixel_limit(void)
+{
+    char path[PATHLEN];
+    load_result r;
+    tpath(path, "huge.png");
+    craft_png(path, 20000, 20000, 8, 0, EMPTY_ZLIB, sizeof EMPTY_ZLIB);
+    CHECKF(load_bounded(path, SIZE_MAX, 32 * MIB, &r) == 0, "the refused load took %zu bytes", r.peak);
+    CHECK_INT(r.rc, -1);
+    CHECK_CONTAINS(r.msg, path);
+    CHECK_CONTAINS(r.msg, "20000x20000 is larger than the 268435456 pixels");
+}
+
+/* Through the node (what ng.image runs) the same refusal, labelled. */
+static void test_node_refuses_header(void)
+{
+    char path[PATHLEN];
+    ng_graph *g = ng_graph_new();
+    ng_node *n = t_begin(g, "image");
+    ng_error err = {{0}};
+    tpath(path, "huge-node.png");
+    craft_png(path, 17000, 16000, 8, 4, EMPTY_ZLIB, sizeof EMPTY_ZLIB);
+    CHECK(ng_set_string(n, ng_param_index(ng_node_type_of(n), "path"), path, &err) == 0);
+    CHECK(ng_node_finish(g, n, &err) < 0);
+    CHECK_CONTAINS(err.msg, "image: ");
+    CHECK_CONTAINS(err.msg, "17000x16000 is larger than");
+    CHECK_INT(ng_graph_count(g), 0);
+    ng_graph_free(g);
+}
+
+/* Under the pixel limit but over the allowance: refused from the header
+ * with the figure, still without decoding (the IDAT is empty). 1000x1000
+ * RGBA 16-bit: (2 + 4) bytes * 4 channels = 22.9 MiB. */
+static void test_header_over_allowance(void)
+{
+    char path[PATHLEN], want[PATHLEN];
+    load_result r;
+    tpath(path, "big16.png");
+    craft_png(path, 1000, 1000, 16, 6, EMPTY_ZLIB, sizeof EMPTY_ZLIB);
+    CHECKF(load_bounded(path, 16 * MIB, 8 * MIB, &r) == 0, "the refused load took %zu bytes", r.peak);
+    CHECK_INT(r.rc, -1);
+    pathf(want, "%s: a 1000x1000 image needs 23 MiB, more than the 16 MiB allowed (raise --memory-limit)", path);
+    CHECK_STR(r.msg, want);
+    /* an 8-bit grey one of the same size needs (1 + 4) bytes a pixel */
+    craft_png(path, 1000, 1000, 8, 0, EMPTY_ZLIB, sizeof EMPTY_ZLIB);
+    load_now(path, 4 * MIB, &r);
+    CHECK_CONTAINS(r.msg, "a 1000x1000 image needs 5 MiB, more than the 4 MiB allowed (raise --memory-limit)");
+}
+
+/* The figure is the load's peak bound: stb's samples, the floats, the
+ * file, stb's state; a load given exactly that much succeeds. */
+static size_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (size_t)st.st_size : 0;
+}
+
+static void test_allowance_figure(void)
+{
+    static unsigned short rgb16[6 * 5 * 3];
+    static unsigned char rgb8[6 * 5 * 3];
+    char p8[PATHLEN], p16[PATHLEN];
+    size_t need8, need16;
+    load_result r;
+    int i;
+    for (i = 0; i < 6 * 5 * 3; i++) rgb8[i] = (unsigned char)(i * 3 + 7), rgb16[i] = (unsigned short)(i * 999 + 1);
+    tpath(p8, "rgb8.png");
+    tpath(p16, "rgb16.png");
+    write_png(p8, 6, 5, 8, PNG_COLOR_TYPE_RGB, 3, rgb8);
+    write_png(p16, 6, 5, 16, PNG_COLOR_TYPE_RGB, 3, rgb16);
+    need8 = 6 * 5 * 3 * (1 + 4) + file_size(p8) + 65536;
+    need16 = 6 * 5 * 3 * (2 + 4) + file_size(p16) + 65536;
+    load_now(p8, need8, &r);
+    CHECK_INT(r.rc, 0);
+    CHECK_INT(r.width, 6);
+    CHECK_INT(r.height, 5);
+    CHECK_INT(r.channels, 3);
+    CHECK_NEAR(r.first, 7 / 255.0f, 0);
+    load_now(p8, need8 - 1, &r);
+    CHECK_INT(r.rc, -1);
+    CHECK_CONTAINS(r.msg, "a 6x5 image needs 1 MiB, more than the 0 MiB allowed");
+    load_now(p16, need16, &r);
+    CHECK_INT(r.rc, 0);
+    CHECK_NEAR(r.first, 1 / 65535.0f, 0);
+    load_now(p16, need16 - 1, &r);
+    CHECK_INT(r.rc, -1);
+}
+
+/* A 16x16 header over an IDAT that inflates to 16 MiB of zeros (a 30 KB
+ * file): the header passes, the decoder's own buffers are what is counted
+ * against the allowance, and the load stops there. */
+static void test_decoder_held_to_allowance(void)
+{
+    char path[PATHLEN];
+    size_t n;
+    unsigned char *z = zero_bomb(16 * MIB / 258, &n);
+    load_result r;
+    tpath(path, "bomb.png");
+    if (!z) {
+        ng_t_fail(__FILE__, __LINE__, "out of memory");
+        return;
+    }
+    craft_png(path, 16, 16, 8, 0, z, n);
+    free(z);
+    CHECKF(load_bounded(path, MIB, 8 * MIB, &r) == 0, "the refused load took %zu bytes", r.peak);
+    CHECK_INT(r.rc, -1);
+    CHECK_CONTAINS(r.msg, path);
+    CHECK_CONTAINS(r.msg, "decoding the image needs more than the 1 MiB allowed (raise --memory-limit)");
+    /* with room for it, the same file decodes (stb ignores the extra data) */
+    load_now(path, 64 * MIB, &r);
+    CHECK_INT(r.rc, 0);
+    CHECK_INT(r.width, 16);
+}
+
+/* ---- what is not a regular file is not read ----------------------------------------------------------- */
+
+/* A FIFO with no writer: ng.image used to block in fopen for ever. */
+static void test_fifo_refused(void)
+{
+    char dir[PATHLEN], fifo[PATHLEN], s[PATHLEN], out[PATHLEN];
+    res r;
+    mksub(dir, "fifo");
+    pathf(fifo, "%s/pipe.png", dir);
+    if (mkfifo(fifo, 0600) != 0) {
+        ng_t_fail(__FILE__, __LINE__, "mkfifo: %s", strerror(errno));
+        return;
+    }
+    pathf(s, "%s/fifo.lua", dir);
+    put_file(s, "return ng.image{path = \"pipe.png\"}\n");
+    tpath(out, "fifo.png");
+    cli_t(&r, DEFAULT_TIMEOUT, "render", s, "-o", out, "--size", "4", NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "pipe.png", "is not a regular file");
+    res_free(&r);
+    CHECK(!exists(out));
+}
+
+/* A directory and a device: refused by what they are, not by what reading
+ * them gave. */
+static void test_directory_and_device_refused(void)
+{
+    char dir[PATHLEN];
+    load_result r;
+    mksub(dir, "adir.png");
+    load_now(dir, SIZE_MAX, &r);
+    CHECK_INT(r.rc, -1);
+    CHECK_CONTAINS(r.msg, "adir.png: is a directory");
+    load_now("/dev/zero", SIZE_MAX, &r);
+    CHECK_INT(r.rc, -1);
+    CHECK_CONTAINS(r.msg, "/dev/zero: is not a regular file");
+}
+
+/* A file larger than any image input (a sparse 2.1 GB one) is refused by
+ * its size, before a byte is read. */
+static void test_file_size_cap(void)
+{
+    char path[PATHLEN];
+    load_result r;
+    tpath(path, "vast.png");
+    craft_png(path, 16, 16, 8, 0, EMPTY_ZLIB, sizeof EMPTY_ZLIB);
+    if (truncate(path, (off_t)2150 * (off_t)MIB) != 0) {
+        ng_t_fail(__FILE__, __LINE__, "truncate: %s", strerror(errno));
+        return;
+    }
+    load_now(path, SIZE_MAX, &r);
+    CHECK_INT(r.rc, -1);
+    CHECK_CONTAINS(r.msg, "vast.png: a 2254438400-byte file is larger than any image input can be");
+    remove(path);
+}
+
+/* ---- sampling anywhere ------------------------------------------------------------------------------- */
+
+static int image_node(ng_graph *g, const char *path, const char *wrap, const char *filter, const char *channel)
+{
+    ng_node *n = t_begin(g, "image");
+    const ng_node_type *t = ng_node_type_of(n);
+    ng_error err;
+    if (ng_set_string(n, ng_param_index(t, "path"), path, &err) ||
+        ng_set_choice(n, ng_param_index(t, "wrap"), wrap, &err) ||
+        ng_set_choice(n, ng_param_index(t, "filter"), filter, &err) ||
+        (channel && ng_set_choice(n, ng_param_index(t, "channel"), channel, &err)))
+        ng_t_fail(__FILE__, __LINE__, "image option refused: %s", err.msg);
+    return t_finish(g, n);
+}
+
+/* w x h pixels of root rendered with the top-left corner at (x, y). */
+static float *render_at(const ng_graph *g, int root, int w, int h, double x, double y, ng_error *err)
+{
+    ng_render_opts o;
+    float *buf = malloc((size_t)w * (size_t)h * NG_MAX_CHANNELS * sizeof(float));
+    t_opts(&o, w, h);
+    o.origin[0] = x;
+    o.origin[1] = y;
+    o.tile = 8; /* several tiles, each with its own anchor */
+    if (buf && ng_render_buffer(g, root, &o, buf, err) == 0) return buf;
+    free(buf);
+    return NULL;
+}
+
+/* x mod m in [0, m) for a whole-number double */
+static double modp(double x, double m)
+{
+    double r = fmod(x, m);
+    return r < 0 ? r + m : r;
+}
+
+/* Repeat and mirror, nearest and bilinear: at an origin far out, the same
+ * bits as at the origin it is congruent to near 0 (modulo 8 x 6, a period
+ * of both modes on the 4x3 image). */
+static void test_far_origin_repeats_exactly(void)
+{
+    static const double origins[][2] = {
+        {2147483647, 0},  {2147483645, 2147483646}, {-2147483649.0, -2147483650.0}, {4294967296.0 + 3, 5},
+        {1e15, 999999999999996.0}, {-1e15, -999999999999996.0}, {4503599627370496.0 - 64, -4503599627370496.0 + 64},
+    };
+    static const char *const wraps[] = {"repeat", "mirror"}, *const filters[] = {"nearest", "bilinear"};
+    const int W = 20, H = 13;
+    ng_graph *g = ng_graph_new();
+    int m, f, k;
+    for (m = 0; m < 2; m++)
+        for (f = 0; f < 2; f++) {
+            int img = image_node(g, fix_g8, wraps[m], filters[f], "r");
+            for (k = 0; k < (int)(sizeof origins / sizeof origins[0]); k++) {
+                const double x = origins[k][0], y = origins[k][1];
+                ng_error e1 = {{0}}, e2 = {{0}};
+                float *far = render_at(g, img, W, H, x, y, &e1), *near = render_at(g, img, W, H, modp(x, 8), modp(y, 6), &e2);
+                if (!far || !near)
+                    ng_t_fail(__FILE__, __LINE__, "%s %s at (%.17g, %.17g): %s%s", wraps[m], filters[f], x, y, e1.msg,
+                              e2.msg);
+                else if (memcmp(far, near, (size_t)W * H * sizeof(float)) != 0)
+                    ng_t_fail(__FILE__, __LINE__, "%s %s at (%.17g, %.17g) differs from (%g, %g)", wraps[m], filters[f],
+                              x, y, modp(x, 8), modp(y, 6));
+                free(far);
+                free(near);
+            }
+        }
+    ng_graph_free(g);
+}
+
+/* Clamp far out is the edge: the right column at x = 1e15, the corner
+ * beyond both edges, and no limit on how far (2^60 pixels out). */
+static void test_far_origin_clamps_to_edge(void)
+{
+    ng_graph *g = ng_graph_new();
+    int near = image_node(g, fix_g8, "clamp", "nearest", "r"), bil = image_node(g, fix_g8, "clamp", "bilinear", "r");
+    int i, j, k;
+    for (k = 0; k < 2; k++) {
+        const int img = k ? bil : near;
+        ng_error err = {{0}};
+        float *right = render_at(g, img, 5, 3, 1e15, 0, &err);
+        float *low = render_at(g, img, 5, 3, -1e15, 1e15, &err);
+        float *far = render_at(g, img, 5, 3, 1152921504606846976.0, 1152921504606846976.0, &err);
+        if (!right || !low || !far) {
+            ng_t_fail(__FILE__, __LINE__, "clamp render failed: %s", err.msg);
+        } else {
+            for (j = 0; j < 3; j++) /* pixel centres: bilinear is exact there too */
+                for (i = 0; i < 5; i++) {
+                    CHECK_NEAR(right[j * 5 + i], G8[j][3] / 255.0f, 0);
+                    CHECK_NEAR(low[j * 5 + i], G8[2][0] / 255.0f, 0);
+                    CHECK_NEAR(far[j * 5 + i], G8[2][3] / 255.0f, 0);
+                }
+        }
+        free(right);
+        free(low);
+        free(far);
+    }
+    ng_graph_free(g);
+}
+
+/* Beyond 2^52 pixels repeat cannot tell which pixel: an error naming the
+ * node, the position and the way out, not wrong pixels. */
+static void test_too_far_is_an_error(void)
+{
+    ng_graph *g = ng_graph_new();
+    int rep = image_node(g, fix_g8, "repeat", "nearest", "r"), mir = image_node(g, fix_g8, "mirror", "bilinear", "r");
+    ng_error err = {{0}};
+    float *v = render_at(g, rep, 4, 4, 9007199254740992.0, 0, &err);
+    CHECK(v == NULL);
+    CHECK_CONTAINS(err.msg, "image: sampled at (9007199254740992, 0.5)");
+    CHECK_CONTAINS(err.msg, "too far for wrap = \"repeat\"");
+    CHECK_CONTAINS(err.msg, "wrap = \"clamp\"");
+    free(v);
+    v = render_at(g, mir, 4, 4, 0, -1e300, &err);
+    CHECK(v == NULL);
+    CHECK_CONTAINS(err.msg, "too far for wrap = \"mirror\"");
+    free(v);
+    ng_graph_free(g);
+}
+
+/* A position that is not a number (a warp by a 0/0) samples nothing: NaN
+ * out, in every mode, and no undefined conversion on the way. */
+static void test_nan_position(void)
+{
+    static const char *const wraps[] = {"repeat", "clamp", "mirror"}, *const filters[] = {"nearest", "bilinear"};
+    ng_graph *g = ng_graph_new();
+    const double x[2] = {NAN, 1.5}, y[2] = {0.5, NAN};
+    const double *xs[2] = {x, y};
+    int m, f;
+    for (m = 0; m < 3; m++)
+        for (f = 0; f < 2; f++) {
+            int img = image_node(g, fix_g8, wraps[m], filters[f], "rgb");
+            float out[6];
+            ng_error err = {{0}};
+            int i;
+            if (ng_eval_points(g, img, 2, xs, 2, out, &err)) {
+                ng_t_fail(__FILE__, __LINE__, "%s %s: %s", wraps[m], filters[f], err.msg);
+                continue;
+            }
+            for (i = 0; i < 6; i++) CHECKF(out[i] != out[i], "%s %s: value %d is %g", wraps[m], filters[f], i, out[i]);
+        }
+    ng_graph_free(g);
+}
+
+/* value of root at world (x, y) */
+static float at_point(const ng_graph *g, int root, double x, double y, int ch)
+{
+    const double *xs[2] = {&x, &y};
+    float out[NG_MAX_CHANNELS] = {0};
+    ng_error err;
+    if (ng_eval_points(g, root, 2, xs, 1, out, &err)) ng_t_fail(__FILE__, __LINE__, "eval: %s", err.msg);
+    return out[ch];
+}
+
+/* Small and unusual images: 1x1 everywhere in every mode, grey + alpha,
+ * 16-bit RGBA; mirror across negative coordinates. */
+static void test_odd_images(void)
+{
+    static const unsigned char one[1] = {77}, ga[2 * 1 * 2] = {10, 250, 20, 128};
+    static const unsigned short rgba16[1 * 2 * 4] = {65535, 0, 1, 32768, 0, 65535, 2, 3};
+    static const double pos[] = {-1e15, -2147483649.0, -3.5, -0.5, 0.25, 0.5, 0.99, 1.5, 7.75, 2147483648.5, 1e15};
+    static const char *const wraps[] = {"repeat", "clamp", "mirror"}, *const filters[] = {"nearest", "bilinear"};
+    char p1[PATHLEN], pga[PATHLEN], p16[PATHLEN];
+    ng_graph *g = ng_graph_new();
+    int m, f, a, b;
+    tpath(p1, "one.png");
+    tpath(pga, "ga.png");
+    tpath(p16, "rgba16.png");
+    write_png(p1, 1, 1, 8, PNG_COLOR_TYPE_GRAY, 1, one);
+    write_png(pga, 2, 1, 8, PNG_COLOR_TYPE_GRAY_ALPHA, 2, ga);
+    write_png(p16, 1, 2, 16, PNG_COLOR_TYPE_RGBA, 4, rgba16);
+    for (m = 0; m < 3; m++)
+        for (f = 0; f < 2; f++) {
+            int img = image_node(g, p1, wraps[m], filters[f], NULL);
+            for (a = 0; a < (int)(sizeof pos / sizeof pos[0]); a++)
+                for (b = 0; b < (int)(sizeof pos / sizeof pos[0]); b++) {
+                    float v = at_point(g, img, pos[a], pos[b], 0);
+                    if (v != 77 / 255.0f)
+                        ng_t_fail(__FILE__, __LINE__, "1x1 %s %s at (%g, %g): %.9g", wraps[m], filters[f], pos[a],
+                                  pos[b], v);
+                }
+        }
+    {
+        int gr = image_node(g, pga, "mirror", "nearest", "g"), al = image_node(g, pga, "mirror", "nearest", "a");
+        int gray = image_node(g, pga, "repeat", "nearest", NULL);
+        CHECK_NEAR(at_point(g, gr, 0.5, 0.5, 0), 10 / 255.0f, 0);
+        CHECK_NEAR(at_point(g, gr, -0.5, 0.5, 0), 10 / 255.0f, 0);  /* mirror: -1 -> 0 */
+        CHECK_NEAR(at_point(g, gr, -1.5, 0.5, 0), 20 / 255.0f, 0);  /* -2 -> 1 */
+        CHECK_NEAR(at_point(g, gr, -2.5, -7.5, 0), 20 / 255.0f, 0); /* -3 -> 1 */
+        CHECK_NEAR(at_point(g, gr, -4.5, 0.5, 0), 10 / 255.0f, 0);  /* -5 -> 0 */
+        CHECK_NEAR(at_point(g, al, 1.5, 0.5, 0), 128 / 255.0f, 0);
+        CHECK_NEAR(at_point(g, al, 2.5, 0.5, 0), 128 / 255.0f, 0);
+        CHECK_NEAR(at_point(g, gray, -0.5, 9.5, 0), 20 / 255.0f, 0);
+    }
+    {
+        int rgb = image_node(g, p16, "clamp", "nearest", "rgb"), al = image_node(g, p16, "clamp", "nearest", "a");
+        CHECK_NEAR(at_point(g, rgb, 0.5, 0.5, 0), 1, 0);
+        CHECK_NEAR(at_point(g, rgb, 0.5, 0.5, 1), 0, 0);
+        CHECK_NEAR(at_point(g, rgb, 0.5, 0.5, 2), 1 / 65535.0f, 0);
+        CHECK_NEAR(at_point(g, al, 0.5, 0.5, 0), 32768 / 65535.0f, 0);
+        CHECK_NEAR(at_point(g, rgb, -9, 1e15, 1), 1, 0);
+        CHECK_NEAR(at_point(g, al, -9, 1e15, 0), 3 / 65535.0f, 0);
+    }
+    ng_graph_free(g);
+}
+
+/* The issue's case through the program: --origin 2147483647,0 renders the
+ * same pixels as the origin congruent to it. */
+static void test_cli_far_origin(void)
+{
+    char dir[PATHLEN], img[PATHLEN], s[PATHLEN], far[PATHLEN], near[PATHLEN];
+    res r;
+    mksub(dir, "farimg");
+    pathf(img, "%s/g.png", dir);
+    write_png(img, 4, 3, 8, PNG_COLOR_TYPE_GRAY, 1, G8);
+    pathf(s, "%s/far.lua", dir);
+    put_file(s, "return ng.image{path = \"g.png\", wrap = \"mirror\"}\n");
+    tpath(far, "far.pfm");
+    tpath(near, "near.pfm");
+    cli(&r, "render", s, "-o", far, "--size", "16x8", "--origin", "2147483647,0", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", s, "-o", near, "--size", "16x8", "--origin", "7,0", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(far, near));
+}
+
+static void test_image_input_environment(void)
+{
+    ng_t_fail(__FILE__, __LINE__, "NG_BIN (an executable noisegraph) and NG_ROOT must be set: NG_BIN=%s NG_ROOT=%s",
+              ng_bin ? ng_bin : "(unset)", ng_root ? ng_root : "(unset)");
+}
+
+void suite_image_input(void)
+{
+    if (cli_setup("ngimage") != 0) {
+        RUN(test_image_input_environment);
+        return;
+    }
+    tpath(fix_g8, "g8.png");
+    write_png(fix_g8, 4, 3, 8, PNG_COLOR_TYPE_GRAY, 1, G8);
+    RUN(test_header_over_pixel_limit);
+    RUN(test_node_refuses_header);
+    RUN(test_header_over_allowance);
+    RUN(test_allowance_figure);
+    RUN(test_decoder_held_to_allowance);
+    RUN(test_fifo_refused);
+    RUN(test_directory_and_device_refused);
+    RUN(test_file_size_cap);
+    RUN(test_far_origin_repeats_exactly);
+    RUN(test_far_origin_clamps_to_edge);
+    RUN(test_too_far_is_an_error);
+    RUN(test_nan_position);
+    RUN(test_odd_images);
+    RUN(test_cli_far_origin);
+    cli_teardown();
+}
