@@ -168,12 +168,15 @@ FUZZ_BUILD   := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined,float-cast-overflow \
                 -fno-sanitize-recover=undefined,float-cast-overflow
 FUZZ_CFLAGS  := $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
-FUZZ_TARGETS := script image
-# what each target reads, and the longest input worth trying
+FUZZ_TARGETS := script image args
+# what each target links besides the library, and the longest input worth
+# trying (args: past the 4096-byte value limit)
 FUZZ_OBJ_script := lua/host.o lua/ngmodule.o
 FUZZ_OBJ_image  :=
+FUZZ_OBJ_args   := lua/args.o lua/host.o lua/ngmodule.o
 FUZZ_LEN_script := 8192
 FUZZ_LEN_image  := 65536
+FUZZ_LEN_args   := 8192
 FUZZ_LIB     := $(FUZZ_BUILD)/libnoisegraph.a
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
@@ -202,6 +205,7 @@ FUZZ_O0 := $(wildcard nodes/simd/*.c) nodes/noise_kernels.c nodes/cell_kernels.c
 $(FUZZ_O0:%.c=$(FUZZ_BUILD)/%.o): FUZZ_CFLAGS += -O0
 # the script target copies graphs/lib/sheet.lua beside its inputs for require
 $(FUZZ_BUILD)/tests/fuzz/script.o: FUZZ_CFLAGS += -Ilua -DNG_FUZZ_ROOT='"$(CURDIR)"'
+$(FUZZ_BUILD)/tests/fuzz/args.o: FUZZ_CFLAGS += -Ilua
 
 $(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 	@echo "  AR  $@"
@@ -227,9 +231,9 @@ define fuzz_run
 	@mkdir -p $(FUZZ_BUILD)/corpus/$(1) $(FUZZ_BUILD)/artifacts/$(1)
 	@cp -n tests/fuzz/corpus/$(1)/* $(FUZZ_BUILD)/corpus/$(1)/
 	@echo "== fuzz $(1) for $(FUZZ_TIME) s"
-	@if ! $(FUZZ_BUILD)/fuzz_$(1) -max_total_time=$(FUZZ_TIME) -timeout=$(FUZZ_TIMEOUT) \
+	@if ! UBSAN_OPTIONS=print_stacktrace=1 $(FUZZ_BUILD)/fuzz_$(1) -max_total_time=$(FUZZ_TIME) -timeout=$(FUZZ_TIMEOUT) \
 	     -max_len=$(FUZZ_LEN_$(1)) $(if $(wildcard tests/fuzz/$(1).dict),-dict=tests/fuzz/$(1).dict) \
-	     -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$(1)/ \
+	     -close_fd_mask=3 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$(1)/ \
 	     $(FUZZ_BUILD)/corpus/$(1) >$(FUZZ_BUILD)/$(1).log 2>&1; then \
 	  tail -n 60 $(FUZZ_BUILD)/$(1).log >&2; \
 	  echo "fuzz $(1): FAILED (log $(FUZZ_BUILD)/$(1).log, input in $(FUZZ_BUILD)/artifacts/$(1)/)" >&2; \
