@@ -17,6 +17,7 @@ static const struct {
     {"nodes", suite_nodes},
     {"sandbox", suite_sandbox},
     {"image_input", suite_image_input},
+    {"fuzz_regress", suite_fuzz_regress},
 };
 
 int main(int argc, char **argv)

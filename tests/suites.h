@@ -14,5 +14,6 @@ void suite_fractal(void);
 void suite_nodes(void);
 void suite_sandbox(void);
 void suite_image_input(void);
+void suite_fuzz_regress(void);
 
 #endif
