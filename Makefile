@@ -225,21 +225,27 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/%.o $(FUZZ_BUILD)/tests/fuzz/fuzz
 
 fuzz-build: deps fuzz-deps $(FUZZ_BINS)
 
-# One target after the other (a fuzzer keeps one core busy); "Done N runs"
-# is libFuzzer's count of executions.
+# One target after the other (a fuzzer keeps one core busy), each run to
+# its end even when an earlier one failed, so one finding does not hide
+# another; the rule fails at the end if any did. Per target it prints
+# libFuzzer's count of executions (stat::number_of_executed_units, the N of
+# its final "Done N runs" line when the time ran out).
 define fuzz_run
 	@mkdir -p $(FUZZ_BUILD)/corpus/$(1) $(FUZZ_BUILD)/artifacts/$(1)
 	@cp -n tests/fuzz/corpus/$(1)/* $(FUZZ_BUILD)/corpus/$(1)/
 	@echo "== fuzz $(1) for $(FUZZ_TIME) s"
-	@if ! UBSAN_OPTIONS=print_stacktrace=1 $(FUZZ_BUILD)/fuzz_$(1) -max_total_time=$(FUZZ_TIME) -timeout=$(FUZZ_TIMEOUT) \
-	     -max_len=$(FUZZ_LEN_$(1)) $(if $(wildcard tests/fuzz/$(1).dict),-dict=tests/fuzz/$(1).dict) \
+	@if UBSAN_OPTIONS=print_stacktrace=1 $(FUZZ_BUILD)/fuzz_$(1) -max_total_time=$(FUZZ_TIME) \
+	     -timeout=$(FUZZ_TIMEOUT) -max_len=$(FUZZ_LEN_$(1)) \
+	     $(if $(wildcard tests/fuzz/$(1).dict),-dict=tests/fuzz/$(1).dict) \
 	     -close_fd_mask=3 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$(1)/ \
 	     $(FUZZ_BUILD)/corpus/$(1) >$(FUZZ_BUILD)/$(1).log 2>&1; then \
-	  tail -n 60 $(FUZZ_BUILD)/$(1).log >&2; \
-	  echo "fuzz $(1): FAILED (log $(FUZZ_BUILD)/$(1).log, input in $(FUZZ_BUILD)/artifacts/$(1)/)" >&2; \
-	  exit 1; \
+	  echo "fuzz $(1): $$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) .*/\1 runs in \2 s/p' $(FUZZ_BUILD)/$(1).log), no finding"; \
+	else \
+	  grep -m1 -A24 '^==[0-9]*==ERROR\|runtime error\|^==[0-9]*== ERROR\|fuzz: the host' $(FUZZ_BUILD)/$(1).log >&2; \
+	  echo "fuzz $(1): FAILED after $$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_BUILD)/$(1).log) runs" \
+	       "(log $(FUZZ_BUILD)/$(1).log; input: $$(sed -n 's/.*Test unit written to //p' $(FUZZ_BUILD)/$(1).log))" >&2; \
+	  echo $(1) >>$(FUZZ_BUILD)/failed; \
 	fi
-	@echo "fuzz $(1): $$(grep '^Done' $(FUZZ_BUILD)/$(1).log)"
 endef
 
 define newline
@@ -248,7 +254,9 @@ define newline
 endef
 
 fuzz: fuzz-build
+	@rm -f $(FUZZ_BUILD)/failed
 	$(foreach t,$(FUZZ_TARGETS),$(call fuzz_run,$(t))$(newline))
+	@if [ -s $(FUZZ_BUILD)/failed ]; then echo "fuzz: findings in:" $$(cat $(FUZZ_BUILD)/failed) >&2; exit 1; fi
 
 clean:
 	rm -rf build
