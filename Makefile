@@ -3,6 +3,7 @@
 #   make test     build and run every test (SAN=1: under ASan + UBSan)
 #   make demo     render graphs/terrain.lua to terrain.png
 #   make bench    optimised single-thread benchmark
+#   make fuzz     every libFuzzer target for FUZZ_TIME seconds (clang 14)
 # Missing Debian packages are installed with apt-get when run as root.
 
 CC      ?= gcc
@@ -46,7 +47,7 @@ LIB     := $(BUILD)/libnoisegraph.a
 BIN     := $(BUILD)/noisegraph
 TESTBIN := $(BUILD)/run_tests
 
-.PHONY: all deps test demo bench clean
+.PHONY: all deps test demo bench fuzz fuzz-deps fuzz-build clean
 
 all: deps $(BIN) $(LIB) build/noisegraph
 
@@ -149,6 +150,113 @@ else
 bench:
 	@echo "bench: SAN=$(SAN) builds are not benchmarked; run 'make bench'" >&2; exit 2
 endif
+
+# ---- fuzzing: libFuzzer targets in tests/fuzz/ (clang 14) -------------------
+# The library is compiled again by clang into build/fuzz with coverage
+# instrumentation and the sanitizers, which abort on the first report so
+# libFuzzer sees every finding as a crash. Each target runs FUZZ_TIME seconds
+# on its corpus (the seeds in tests/fuzz/corpus/T, copied to build/fuzz/corpus/T
+# where the fuzzer adds what it finds); any crash, leak, timeout (FUZZ_TIMEOUT
+# seconds for one input) or memory blow-up fails the rule, leaving the input
+# in build/fuzz/artifacts/T/.
+FUZZ_TIME    ?= 300
+FUZZ_TIMEOUT ?= 25
+FUZZ_CC      := clang-14
+FUZZ_PKGS    := clang-14 libclang-rt-14-dev
+FUZZ_FILES   := /usr/bin/clang-14 /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a
+FUZZ_BUILD   := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined,float-cast-overflow \
+                -fno-sanitize-recover=undefined,float-cast-overflow
+FUZZ_CFLAGS  := $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+FUZZ_TARGETS := script image args
+# what each target links besides the library, and the longest input worth
+# trying (args: past the 4096-byte value limit)
+FUZZ_OBJ_script := lua/host.o lua/ngmodule.o
+FUZZ_OBJ_image  :=
+FUZZ_OBJ_args   := lua/args.o lua/host.o lua/ngmodule.o
+FUZZ_LEN_script := 8192
+FUZZ_LEN_image  := 65536
+FUZZ_LEN_args   := 8192
+FUZZ_LIB     := $(FUZZ_BUILD)/libnoisegraph.a
+FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+fuzz-deps:
+	@missing=""; \
+	ls $(FUZZ_FILES) >/dev/null 2>&1 || missing="$(FUZZ_PKGS)"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >&2 || exit 1; \
+	  else \
+	    echo "noisegraph: missing Debian packages for fuzzing:$$missing (run 'sudo apt-get install $$missing' or 'make fuzz' as root)" >&2; exit 1; \
+	  fi; \
+	fi
+
+$(FUZZ_BUILD)/%.o: %.c | deps fuzz-deps
+	@mkdir -p $(dir $@)
+	@echo "  CC  $< (fuzz)"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+# The kernels (nodes/simd/ and the sources they include) are forced-inline,
+# fully unrolled bodies: UBSan's checks on them at -O1 take clang minutes per
+# unit (noise_avx2.c: 91 s, 7 s without UBSan); at -O0 with every check
+# 7 s. Vectorising is of no use to the fuzzer, so they are built -O0.
+FUZZ_O0 := $(wildcard nodes/simd/*.c) nodes/noise_kernels.c nodes/cell_kernels.c nodes/loops.c
+$(FUZZ_O0:%.c=$(FUZZ_BUILD)/%.o): FUZZ_CFLAGS += -O0
+# the script target copies graphs/lib/sheet.lua beside its inputs for require
+$(FUZZ_BUILD)/tests/fuzz/script.o: FUZZ_CFLAGS += -Ilua -DNG_FUZZ_ROOT='"$(CURDIR)"'
+$(FUZZ_BUILD)/tests/fuzz/args.o: FUZZ_CFLAGS += -Ilua
+
+$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
+	@echo "  AR  $@"
+	@ar rcs $@ $^
+
+.SECONDEXPANSION:
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/%.o $(FUZZ_BUILD)/tests/fuzz/fuzz_util.o \
+                     $$(addprefix $(FUZZ_BUILD)/,$$(FUZZ_OBJ_$$*)) $(FUZZ_LIB)
+	@echo "  LD  $@"
+	@$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+
+-include $(wildcard $(FUZZ_BUILD)/*/*.d $(FUZZ_BUILD)/*/*/*.d $(FUZZ_BUILD)/*/*/*/*.d)
+
+# objects of the targets are kept (not intermediate), so relinking is cheap
+.SECONDARY: $(foreach t,$(FUZZ_TARGETS),$(FUZZ_BUILD)/tests/fuzz/$(t).o $(FUZZ_OBJ_$(t):%=$(FUZZ_BUILD)/%)) \
+            $(FUZZ_BUILD)/tests/fuzz/fuzz_util.o
+
+fuzz-build: deps fuzz-deps $(FUZZ_BINS)
+
+# One target after the other (a fuzzer keeps one core busy), each run to
+# its end even when an earlier one failed, so one finding does not hide
+# another; the rule fails at the end if any did. Per target it prints
+# libFuzzer's count of executions (stat::number_of_executed_units, the N of
+# its final "Done N runs" line when the time ran out).
+define fuzz_run
+	@mkdir -p $(FUZZ_BUILD)/corpus/$(1) $(FUZZ_BUILD)/artifacts/$(1)
+	@cp -n tests/fuzz/corpus/$(1)/* $(FUZZ_BUILD)/corpus/$(1)/
+	@echo "== fuzz $(1) for $(FUZZ_TIME) s"
+	@if UBSAN_OPTIONS=print_stacktrace=1 $(FUZZ_BUILD)/fuzz_$(1) -max_total_time=$(FUZZ_TIME) \
+	     -timeout=$(FUZZ_TIMEOUT) -max_len=$(FUZZ_LEN_$(1)) \
+	     $(if $(wildcard tests/fuzz/$(1).dict),-dict=tests/fuzz/$(1).dict) \
+	     -close_fd_mask=3 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$(1)/ \
+	     $(FUZZ_BUILD)/corpus/$(1) >$(FUZZ_BUILD)/$(1).log 2>&1; then \
+	  echo "fuzz $(1): $$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) .*/\1 runs in \2 s/p' $(FUZZ_BUILD)/$(1).log), no finding"; \
+	else \
+	  grep -m1 -A24 '^==[0-9]*==ERROR\|runtime error\|^==[0-9]*== ERROR\|fuzz: the host' $(FUZZ_BUILD)/$(1).log >&2; \
+	  echo "fuzz $(1): FAILED after $$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_BUILD)/$(1).log) runs" \
+	       "(log $(FUZZ_BUILD)/$(1).log; input: $$(sed -n 's/.*Test unit written to //p' $(FUZZ_BUILD)/$(1).log))" >&2; \
+	  echo $(1) >>$(FUZZ_BUILD)/failed; \
+	fi
+endef
+
+define newline
+
+
+endef
+
+fuzz: fuzz-build
+	@rm -f $(FUZZ_BUILD)/failed
+	$(foreach t,$(FUZZ_TARGETS),$(call fuzz_run,$(t))$(newline))
+	@if [ -s $(FUZZ_BUILD)/failed ]; then echo "fuzz: findings in:" $$(cat $(FUZZ_BUILD)/failed) >&2; exit 1; fi
 
 clean:
 	rm -rf build

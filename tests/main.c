@@ -19,6 +19,7 @@ static const struct {
     {"image_input", suite_image_input},
     {"readme", suite_readme},
     {"hostile_cli", suite_hostile_cli},
+    {"fuzz_regress", suite_fuzz_regress},
 };
 
 int main(int argc, char **argv)

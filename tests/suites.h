@@ -16,5 +16,6 @@ void suite_sandbox(void);
 void suite_image_input(void);
 void suite_readme(void);
 void suite_hostile_cli(void);
+void suite_fuzz_regress(void);
 
 #endif

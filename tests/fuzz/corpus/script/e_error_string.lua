@@ -1,0 +1,1 @@
+error("boom\nsecond line", 2)

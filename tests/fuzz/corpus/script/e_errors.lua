@@ -1,0 +1,8 @@
+local ok, e = pcall(ng.perlin, {elment_size = 3})
+local ok2, e2 = pcall(ng.perlin, {element_size = -1})
+local ok3 = pcall(ng.warp, {source = 1, by = ng.perlin{}})
+local ok4 = pcall(function() return ng.perlin{} + {} end)
+local ok5 = pcall(ng.noise, {type = "nope"})
+local ok6 = pcall(ng.image, {"/etc/passwd"})
+local ok7 = pcall(ng.image, {"nonexistent.png"})
+error({code = 1})

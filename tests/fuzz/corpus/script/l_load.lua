@@ -1,0 +1,5 @@
+local f = load("return ng.perlin{element_size = 5}")
+local g, err = load("\27Lua")
+local h = load(function() return nil end)
+local env = load("return x", "chunk", "t", {x = 3})
+return f() * env()

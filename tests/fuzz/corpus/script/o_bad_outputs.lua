@@ -1,0 +1,1 @@
+return {[1] = ng.perlin{}, ["../x"] = ng.x()}
