@@ -1,5 +1,5 @@
 /*
- * image.c — reading images (PNG, JPEG, TGA, BMP, ..., 8 or 16 bit) with
+ * image.c — reading images (PNG, JPEG, TGA or BMP; 8 or 16 bit) with
  * stb_image into floats in [0, 1]. The one translation unit that holds
  * stb_image's implementation, static (STB_IMAGE_STATIC) so that a program
  * linking the library can carry its own stb_image.
@@ -69,6 +69,14 @@ static void counted_free(void *p)
 #define STBI_MALLOC(n) counted_malloc(n)
 #define STBI_REALLOC(p, n) counted_realloc(p, n)
 #define STBI_FREE(p) counted_free(p)
+/* The formats the image node promises, and no others: stb 2.27's PSD
+ * loader converts out-of-range floats to bytes (undefined behaviour, found
+ * by tests/fuzz), and its GIF, PIC, PNM and HDR loaders are code a hostile
+ * file could reach for no gain. */
+#define STBI_ONLY_PNG
+#define STBI_ONLY_JPEG
+#define STBI_ONLY_TGA
+#define STBI_ONLY_BMP
 #pragma GCC diagnostic push /* clang reports the undefined static (below) here */
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include <stb_image.h>
@@ -109,6 +117,50 @@ static uint64_t load_bytes(int w, int h, int ch, int wide, uint64_t file_bytes)
     const uint64_t px = (uint64_t)w * (uint64_t)h; /* w, h < 2^31: no overflow */
     if (w < 1 || h < 1 || px > MAX_PIXELS || ch < 1 || ch > 4) return UINT64_MAX;
     return px * (uint64_t)ch * (uint64_t)((wide ? 2 : 1) + sizeof(float)) + file_bytes + STB_STATE_BYTES;
+}
+
+/* stb 2.27 builds a JPEG Huffman table from the 16 code counts of a DHT
+ * segment without checking that they sum to at most 256: past that it
+ * writes beyond its arrays (heap corruption from a 9-byte file, found by
+ * tests/fuzz). The segments are walked here first, scans included
+ * (progressive files define tables between scans), and such a table is
+ * refused. Anything else malformed is left for stb to reject. 0: fine. */
+static int jpeg_bad_table(FILE *f)
+{
+    int c, m, in_scan = 0, bad = 0;
+    if (getc(f) != 0xFF || getc(f) != 0xD8) goto done;
+    while ((c = getc(f)) != EOF) {
+        long len, i;
+        if (c != 0xFF) {
+            if (in_scan) continue;
+            break;
+        }
+        while ((m = getc(f)) == 0xFF) {
+        }
+        if (m == EOF || m == 0xD9) break;
+        if (m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) continue; /* stuffing, TEM, RSTn */
+        in_scan = 0;
+        if ((c = getc(f)) == EOF || (len = (long)c << 8 | getc(f)) < 2) break;
+        len -= 2;
+        if (m == 0xC4) { /* DHT: [class/id, 16 counts, symbols] repeated */
+            while (len >= 17) {
+                long sum = 0;
+                (void)getc(f);
+                for (i = 0; i < 16; i++) sum += getc(f) & 0xFF;
+                if (sum > 256) {
+                    bad = 1;
+                    goto done;
+                }
+                len -= 17 + sum;
+                if (len < 0 || fseek(f, sum, SEEK_CUR)) goto done;
+            }
+        }
+        if (len > 0 && fseek(f, len, SEEK_CUR)) break;
+        if (m == 0xDA) in_scan = 1;
+    }
+done:
+    rewind(f);
+    return bad;
 }
 
 /* The header's dimensions, refused before anything is decoded. */
@@ -154,6 +206,7 @@ static int decode(FILE *f, const char *path, uint64_t file_bytes, ng_image *img,
     int w, h, ch, wide = 0, rc;
     void *data;
     if (check_header(f, path, file_bytes, max_bytes, &wide, err)) return -1;
+    if (jpeg_bad_table(f)) return ng_errorf(err, "%s: cannot read the image (a JPEG Huffman table is corrupt)", path);
     data = wide ? (void *)stbi_load_from_file_16(f, &w, &h, &ch, 0) : (void *)stbi_load_from_file(f, &w, &h, &ch, 0);
     if (!data) {
         const char *why = stbi_failure_reason();

@@ -84,7 +84,7 @@ typedef struct ng_image {
     float *px; /* width * height * channels floats, malloc'd */
 } ng_image;
 /*
- * Reads the image file at path (PNG, JPEG, TGA, BMP, ... through stb_image;
+ * Reads the image file at path (PNG, JPEG, TGA or BMP through stb_image;
  * 16-bit PNG/PSD samples keep their 16 bits). The file is the untrusted
  * input; any bytes in it give either 0 with img filled or -1 with a one-line
  * reason "PATH: ..." in err and img->px NULL, never more memory than

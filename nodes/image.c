@@ -21,7 +21,7 @@ enum { C_GRAY, C_R, C_G, C_B, C_A, C_RGB };
 
 static const ng_param_desc image_params[NPARAMS] = {
     {"path", NG_PARAM_PATH, {0}, 0, 0, NULL,
-     "the image file (PNG, JPEG, TGA, BMP, ...; 8 or 16 bit), relative to the script"},
+     "the image file (PNG, JPEG, TGA or BMP; 8 or 16 bit), relative to the script"},
     {"wrap", NG_PARAM_ENUM, {0}, 0, 0, wrap_choices, "beyond the edges: repeat the image, clamp to its edge, or mirror it"},
     {"filter", NG_PARAM_ENUM, {0}, 0, 0, filter_choices, "bilinear (smooth) or nearest (blocky) between pixels"},
     {"channel", NG_PARAM_ENUM, {0}, 0, 0, channel_choices,
