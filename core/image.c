@@ -205,8 +205,9 @@ static int decode(FILE *f, const char *path, uint64_t file_bytes, ng_image *img,
 {
     int w, h, ch, wide = 0, rc;
     void *data;
-    if (check_header(f, path, file_bytes, max_bytes, &wide, err)) return -1;
+    /* before stb reads anything: its header reader builds the tables too */
     if (jpeg_bad_table(f)) return ng_errorf(err, "%s: cannot read the image (a JPEG Huffman table is corrupt)", path);
+    if (check_header(f, path, file_bytes, max_bytes, &wide, err)) return -1;
     data = wide ? (void *)stbi_load_from_file_16(f, &w, &h, &ch, 0) : (void *)stbi_load_from_file(f, &w, &h, &ch, 0);
     if (!data) {
         const char *why = stbi_failure_reason();

@@ -331,7 +331,7 @@ static void test_failed_output_keeps_the_others(void)
     /* a constant 32x32 PNG is about 100 bytes, white noise about 2 KiB */
     CHECK_INT(reap(spawn(args, log, 600)), 1);
     err = (char *)slurp(log, &n);
-    CHECK(err && count_lines(err) == 1);
+    CHECKF(err && count_lines(err) == 1, "one line expected on stderr, got \"%s\"", err ? err : "(none)");
     CHECK_CONTAINS(err, "noisegraph: ");
     CHECK_CONTAINS(err, b);
     free(err);

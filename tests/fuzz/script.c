@@ -32,13 +32,14 @@ static int verbose; /* NG_FUZZ_VERBOSE=1: say what became of each input, on stde
  * returning to the VM, where the host's instruction hook cannot stop them:
  * string patterns that backtrack (find, match, gmatch, gsub), table.move
  * over 2^50 indices, and table.insert/table.remove on a table whose __len
- * says 2^50. The host's wall-clock watchdog ends such a process with
+ * says 2^50, and __gc finalizers (Lua runs them with hooks off, so a
+ * loop in one is the watchdog's too). The host's wall-clock watchdog ends such a process with
  * _exit(1), which would end the fuzzing run; the host's own tests cover
  * them. math.random is seeded from the clock, so a script using it would
  * not be deterministic. Inputs naming any of these (as a whole identifier,
  * or in a string) are skipped. */
-static const char *const skipped[] = {"find", "match", "gmatch", "gsub", "move", "__len", "random", "randomseed",
-                                      NULL};
+static const char *const skipped[] = {"find", "match", "gmatch", "gsub", "move", "__len", "__gc", "random",
+                                      "randomseed", NULL};
 
 static int ident_char(uint8_t c) { return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z'); }
 
