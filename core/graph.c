@@ -500,8 +500,6 @@ const ng_node *ng__find_dims_conflict(const ng_graph *g, const int *roots, int n
     return bad;
 }
 
-int ng__dims_text(unsigned dims, char *buf, size_t len) { return dims_text(dims, buf, len); }
-
 int ng__check_roots(const ng_graph *g, const int *roots, int nroots, int dims, ng_error *err)
 {
     const ng_node *bad;

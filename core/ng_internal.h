@@ -10,7 +10,6 @@
 /* Marks (1) every node the roots depend on; caller frees. NULL: no memory. */
 unsigned char *ng__reachable(const ng_graph *g, const int *roots, int nroots);
 const ng_node *ng__find_dims_conflict(const ng_graph *g, const int *roots, int nroots, int dims);
-int ng__dims_text(unsigned dims, char *buf, size_t len);
 /* Checks a render's roots: valid ids, dimensions supported everywhere. */
 int ng__check_roots(const ng_graph *g, const int *roots, int nroots, int dims, ng_error *err);
 

@@ -93,6 +93,10 @@ int ng_node_charge(ng_node *n, size_t bytes, ng_error *err);
 /* Bytes the node may still charge (SIZE_MAX without a budget). */
 size_t ng_node_budget_left(const ng_node *n);
 
+/* The constant node (core/constant.c): what numbers become, so core owns
+ * it; the node library lists it with the others. */
+extern const ng_node_type ng_type_constant;
+
 /* Parameter access by index, for kernels. */
 static inline double ng_num(const ng_node *n, int k) { return n->param[k].v[0]; }
 static inline int ng_int(const ng_node *n, int k) { return n->param[k].i; }

@@ -120,11 +120,8 @@ typedef struct ng_node_type {
                 const float *const *in, float *out);
 } ng_node_type;
 
-/* Every node type, in documentation order. */
-const ng_node_type *const *ng_types(int *count);
-const ng_node_type *ng_type_find(const char *name);
-/* A descriptor and the shorthand that names it (NULL for a plain name). */
-const ng_node_type *ng_type_lookup(const char *name, const ng_shorthand **shorthand);
+/* The list of node types (ng_types, ng_type_find) is the node library's:
+ * nodes/types.h. These look inside one descriptor. */
 int ng_param_index(const ng_node_type *t, const char *name);
 int ng_input_index(const ng_node_type *t, const char *name);
 int ng_enum_index(const ng_param_desc *p, const char *choice);

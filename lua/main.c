@@ -4,6 +4,7 @@
  */
 #include "host.h"
 #include "inspect.h"
+#include "types.h"
 
 #include <errno.h>
 #include <stdarg.h>

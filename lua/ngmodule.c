@@ -14,6 +14,7 @@
  * by a later constructor while its builder still uses it.
  */
 #include "host.h"
+#include "types.h"
 
 #include <errno.h>
 #include <lauxlib.h>

@@ -32,26 +32,6 @@ static const float *plane(const ng_ctx *ctx, const ng_node *n, const float *cons
     return ng_input_channels(ctx, n, k) == 1 ? in[k] : in[k] + (size_t)c * (size_t)len;
 }
 
-/* ---- constant ------------------------------------------------------------ */
-
-static const ng_param_desc constant_params[] = {
-    {"value", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "the value everywhere"},
-};
-
-static int constant_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
-{
-    (void)ctx;
-    (void)in;
-    ng__loops()->fill(out, (float)ng_num(n, 0), b->n);
-    return 0;
-}
-
-const ng_node_type ng_type_constant = {
-    .name = "constant", .family = "math", .doc = "A number, the same at every point. Numbers in scripts become constants.",
-    .params = constant_params, .nparams = 1, .dims = ALL_DIMS, .positional = "value",
-    .eval = constant_eval,
-};
-
 /* ---- binary operators ------------------------------------------------------ */
 
 static const ng_input_desc ab_inputs[] = {
