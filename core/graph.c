@@ -83,6 +83,19 @@ size_t ng_node_budget_left(const ng_node *n)
     return n->budget ? n->budget->limit - n->budget->used : (size_t)-1;
 }
 
+void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err)
+{
+    void *s;
+    if (ng_node_charge(n, size, err)) return NULL;
+    if (!(s = calloc(1, size ? size : 1))) {
+        ng_errorf(err, "%s: out of memory", n->label ? n->label : n->type->name);
+        return NULL;
+    }
+    free(n->state);
+    n->state = s;
+    return s;
+}
+
 void ng_graph_set_budget(ng_graph *g, ng_budget *b)
 {
     int i;

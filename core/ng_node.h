@@ -23,11 +23,14 @@ struct ng_node {
      * element size). Fractals stop adding octaves below a pixel with it. */
     double detail;
     char *label, *where;
-    /* Type-owned precomputed state, freed with free() by the graph. */
+    /* Precomputed state: a struct the type declares, made by setup with
+     * ng_node_state_alloc and freed by the graph. NULL for types without. */
     void *state;
     ng_budget *budget;        /* the graph's, or NULL; see ng_node_charge */
     size_t charged;           /* bytes this node holds in budget */
-    double k[16];             /* small precomputed constants, no allocation */
+    /* Deprecated: numbered constants, kept only until nodes/noise.c and
+     * nodes/cloud.c declare their state structs like the other types. */
+    double k[16];
 };
 
 /*
@@ -92,6 +95,10 @@ void ng_image_free(ng_image *img);
 int ng_node_charge(ng_node *n, size_t bytes, ng_error *err);
 /* Bytes the node may still charge (SIZE_MAX without a budget). */
 size_t ng_node_budget_left(const ng_node *n);
+/* For setup: `size` zeroed bytes for the type's state struct, kept in
+ * n->state, charged to the budget and freed with the node (also when setup
+ * then fails). NULL with err filled when memory or the budget runs out. */
+void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
 
 /* The constant node (core/constant.c): what numbers become, so core owns
  * it; the node library lists it with the others. */
