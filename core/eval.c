@@ -52,7 +52,6 @@ struct ng_ctx {
     uint32_t next_pos_id;
     float *zeros;
     int failed;
-    int want;           /* channels the node being evaluated must write (0: all) */
     ng_error err;
 };
 
@@ -295,6 +294,7 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
         int top = c->sp - 1, id = c->stack[top].node, k, missing = 0;
         const ng_node *n = ng_graph_node(g, id);
         const float *in[NG_MAX_INPUTS] = {0};
+        ng_block nb;
         float *dst;
         if (!c->stack[top].expanded) {
             if (id != root && shared(c, id) && memo_get(c, id, b)) {
@@ -320,8 +320,9 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
         if (!dst) goto fail;
         /* fewer channels only where the result goes straight to the caller:
          * a memoised result serves every reader */
-        c->want = dst == out ? want : 0;
-        if (n->type->eval(c, n, b, in, dst)) {
+        nb = *b;
+        nb.channels = dst == out && want > 0 && want < n->channels ? want : n->channels;
+        if (n->type->eval(c, n, &nb, in, dst)) {
             if (dst != out) ng_scratch_free(c, dst, n->channels);
             goto fail;
         }
@@ -357,11 +358,6 @@ int ng_pull(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float *out
 int ng_pull_channels(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float *out, int channels)
 {
     return ng__eval(c, node->input[k], b, out, channels);
-}
-
-int ng_channels_needed(const ng_ctx *c, const ng_node *node)
-{
-    return c->want > 0 && c->want < node->channels ? c->want : node->channels;
 }
 
 int ng_input_channels(const ng_ctx *c, const ng_node *node, int k)

@@ -25,7 +25,8 @@ int *ng__uses(const ng_graph *g, const int *roots, int nroots);
 /* Start a tile: forget the memo, return the base positions' identity. */
 uint32_t ng__ctx_tile(ng_ctx *c);
 /* Evaluate root at b into out (channels * b->n floats, channel-major);
- * want > 0: only the first want channels are needed (see ng_pull_channels). */
+ * want > 0: only the first want channels are needed (see ng_pull_channels).
+ * b->channels is not read: each node evaluated gets its own. */
 int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want);
 const ng_error *ng__ctx_error(const ng_ctx *c);
 const float *ng__ctx_zeros(const ng_ctx *c);

@@ -45,7 +45,6 @@ static int warp_setup(ng_node *n, const int *ch, ng_error *err)
 
 static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const int need = ng_channels_needed(ctx, n); /* before any pull */
     const int progressive = ng_int(n, P_MODE) == 0;
     const int vec = ng_input_channels(ctx, n, I_BY);
     const int moved = b->dims < vec ? b->dims : vec;
@@ -71,7 +70,7 @@ static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
     }
     for (d = 0; d < b->dims; d++) wb.p[d] = pos + (size_t)d * b->n;
     wb.pos_id = ng_new_pos_id(ctx);
-    rc = ng_pull_channels(ctx, n, I_SOURCE, &wb, out, need);
+    rc = ng_pull_channels(ctx, n, I_SOURCE, &wb, out, b->channels);
 done:
     ng_scratch_free(ctx, pos, b->dims);
     ng_scratch_free(ctx, query, b->dims);
