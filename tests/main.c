@@ -16,6 +16,7 @@ static const struct {
     {"fractal", suite_fractal},
     {"nodes", suite_nodes},
     {"sandbox", suite_sandbox},
+    {"descriptors", suite_descriptors},
 };
 
 int main(int argc, char **argv)

@@ -13,5 +13,6 @@ void suite_graphs(void);
 void suite_fractal(void);
 void suite_nodes(void);
 void suite_sandbox(void);
+void suite_descriptors(void);
 
 #endif
