@@ -473,9 +473,8 @@ fail:
     return -1;
 }
 
-/* The first node reachable from the roots that cannot evaluate in `dims`
- * dimensions, or NULL. Inputs always have lower ids, so one descending
- * sweep marks everything reachable. */
+/* Inputs always have lower ids, so one descending sweep marks everything
+ * reachable. */
 unsigned char *ng__reachable(const ng_graph *g, const int *roots, int nroots)
 {
     unsigned char *mark = calloc((size_t)g->n + 1, 1);
@@ -490,7 +489,9 @@ unsigned char *ng__reachable(const ng_graph *g, const int *roots, int nroots)
     return mark;
 }
 
-const ng_node *ng__find_dims_conflict(const ng_graph *g, const int *roots, int nroots, int dims)
+/* The first node reachable from the roots that cannot evaluate in `dims`
+ * dimensions, or NULL. */
+static const ng_node *find_dims_conflict(const ng_graph *g, const int *roots, int nroots, int dims)
 {
     unsigned char *mark = ng__reachable(g, roots, nroots);
     const ng_node *bad = NULL;
@@ -510,7 +511,7 @@ int ng__check_roots(const ng_graph *g, const int *roots, int nroots, int dims, n
     for (i = 0; i < nroots; i++)
         if (roots[i] < 0 || roots[i] >= g->n)
             return ng_errorf(err, "render: output %d refers to node %d, which does not exist", i, roots[i]);
-    if ((bad = ng__find_dims_conflict(g, roots, nroots, dims))) {
+    if ((bad = find_dims_conflict(g, roots, nroots, dims))) {
         char a[64];
         dims_text(bad->dims, a, sizeof a);
         return ng_errorf(err, "%s%s%s: evaluates in %s, but the render is %dD", bad->where ? bad->where : "",

@@ -9,7 +9,6 @@
 
 /* Marks (1) every node the roots depend on; caller frees. NULL: no memory. */
 unsigned char *ng__reachable(const ng_graph *g, const int *roots, int nroots);
-const ng_node *ng__find_dims_conflict(const ng_graph *g, const int *roots, int nroots, int dims);
 /* A parameter's default value, as its descriptor gives it. */
 void ng__param_default(const ng_param_desc *p, ng_value *v);
 /* Checks a render's roots: valid ids, dimensions supported everywhere. */

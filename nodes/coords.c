@@ -73,7 +73,7 @@ static int distance_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const
     L->fill(out, 0.0f, b->n);
     for (d = 0; d < dims; d++) L->acc_distance(out, b->p[d], b->anchor[d] - c[d], metric, b->n);
     if (metric != 0) L->scale(out, out, inv, b->n);
-    else /* sqrtf stays here: under -fmath-errno it does not vectorise (see math.c) */
+    else /* euclidean: the root of the summed squares */
         for (i = 0; i < b->n; i++) out[i] = sqrtf(out[i]) * inv;
     return 0;
 }
