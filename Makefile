@@ -22,8 +22,13 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werr
 # Bit-identical kernels everywhere: no contraction into FMA, no fast-math;
 # no errno from libm, so sqrtf (exact in IEEE) vectorises.
 FPFLAGS := -ffp-contract=off -fno-fast-math -fno-math-errno
-CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(FPFLAGS) $(WARN) -Icore -Inodes \
-               -I/usr/include/lua5.4 -I/usr/include/stb
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(FPFLAGS) $(WARN)
+# Layers (DESIGN.md section 2): each directory sees only the headers of the
+# layers below it, so core/ cannot include nodes/ or Lua, nor nodes/ Lua.
+INC_core  := -Icore -I/usr/include/stb
+INC_nodes := -Icore -Inodes
+INC_lua   := -Icore -Inodes -I/usr/include/lua5.4
+INC_tests := -Icore -Inodes -I/usr/include/lua5.4
 ifeq ($(SAN),1)
   BUILD  := build/san$(COMPILER)
   CFLAGS := $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer \
@@ -37,9 +42,13 @@ else
 endif
 LDLIBS  := -llua5.4 -lpng16 -lm -lpthread
 
-LIB_SRC := $(wildcard core/*.c) $(wildcard nodes/*.c) $(wildcard nodes/simd/*.c)
+CORE_SRC := $(wildcard core/*.c)
+NODES_SRC := $(wildcard nodes/*.c) $(wildcard nodes/simd/*.c)
+LIB_SRC := $(CORE_SRC) $(NODES_SRC)
 CLI_SRC := $(wildcard lua/*.c)
 TEST_SRC := $(wildcard tests/*.c)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+NODES_OBJ := $(NODES_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
@@ -75,6 +84,11 @@ $(BUILD)/%.o: %.c | deps
 	@echo "  CC  $<"
 	@$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+$(BUILD)/core/%.o: CFLAGS += $(INC_core)
+$(BUILD)/nodes/%.o: CFLAGS += $(INC_nodes)
+$(BUILD)/lua/%.o: CFLAGS += $(INC_lua)
+$(BUILD)/tests/%.o: CFLAGS += $(INC_tests)
+
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tests/bench/bench.d
 
 # SIMD paths (nodes/simd/): the scalar one must not vectorise; clang takes
@@ -87,9 +101,20 @@ $(BUILD)/nodes/simd/%_scalar.o: CFLAGS += -fno-vectorize -fno-slp-vectorize
 $(BUILD)/nodes/simd/%_avx512.o: CFLAGS += -mprefer-vector-width=512
 endif
 
-$(LIB): $(LIB_OBJ)
+# The same layering at link level: no core/ object may need a symbol that
+# nodes/ defines (a declaration copied by hand would pass the include paths).
+$(BUILD)/layers.ok: $(LIB_OBJ)
+	@nm -u $(CORE_OBJ) | awk 'NF == 2 {print $$2}' | sort -u > $@.undef
+	@nm -g --defined-only $(NODES_OBJ) | awk 'NF == 3 {print $$3}' | sort -u > $@.def
+	@if comm -12 $@.undef $@.def | grep .; then \
+	  echo "noisegraph: core/ uses the symbols above from nodes/; core must not depend on nodes" >&2; \
+	  rm -f $@.undef $@.def; exit 1; fi
+	@rm -f $@.undef $@.def
+	@touch $@
+
+$(LIB): $(LIB_OBJ) $(BUILD)/layers.ok
 	@echo "  AR  $@"
-	@ar rcs $@ $^
+	@ar rcs $@ $(LIB_OBJ)
 
 $(BIN): $(CLI_OBJ) $(LIB)
 	@echo "  LD  $@"

@@ -53,7 +53,6 @@ struct ng_ctx {
     uint32_t next_pos_id;
     float *zeros;
     int failed;
-    int want;           /* channels the node being evaluated must write (0: all) */
     const ng__stop *stop; /* NULL: runs to the end */
     ng_error err;
 };
@@ -325,6 +324,7 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
         int top = c->sp - 1, id = c->stack[top].node, k, missing = 0;
         const ng_node *n = ng_graph_node(g, id);
         const float *in[NG_MAX_INPUTS] = {0};
+        ng_block nb;
         float *dst;
         if (!c->stack[top].expanded) {
             if (id != root && shared(c, id) && memo_get(c, id, b)) {
@@ -351,8 +351,9 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
         if (!dst) goto fail;
         /* fewer channels only where the result goes straight to the caller:
          * a memoised result serves every reader */
-        c->want = dst == out ? want : 0;
-        if (n->type->eval(c, n, b, in, dst)) {
+        nb = *b;
+        nb.channels = dst == out && want > 0 && want < n->channels ? want : n->channels;
+        if (n->type->eval(c, n, &nb, in, dst)) {
             if (dst != out) ng_scratch_free(c, dst, n->channels);
             goto fail;
         }
@@ -388,11 +389,6 @@ int ng_pull(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float *out
 int ng_pull_channels(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float *out, int channels)
 {
     return ng__eval(c, node->input[k], b, out, channels);
-}
-
-int ng_channels_needed(const ng_ctx *c, const ng_node *node)
-{
-    return c->want > 0 && c->want < node->channels ? c->want : node->channels;
 }
 
 int ng_input_channels(const ng_ctx *c, const ng_node *node, int k)

@@ -83,6 +83,19 @@ size_t ng_node_budget_left(const ng_node *n)
     return n->budget ? n->budget->limit - n->budget->used : (size_t)-1;
 }
 
+void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err)
+{
+    void *s;
+    if (ng_node_charge(n, size, err)) return NULL;
+    if (!(s = calloc(1, size ? size : 1))) {
+        ng_errorf(err, "%s: out of memory", n->label ? n->label : n->type->name);
+        return NULL;
+    }
+    free(n->state);
+    n->state = s;
+    return s;
+}
+
 void ng_graph_set_budget(ng_graph *g, ng_budget *b)
 {
     int i;
@@ -233,15 +246,7 @@ ng_node *ng_node_begin(ng_graph *g, const ng_node_type *t, const char *label,
     n->id = -1;
     n->channels = 1;
     for (k = 0; k < NG_MAX_INPUTS; k++) n->input[k] = -1;
-    for (k = 0; k < t->nparams; k++) {
-        const ng_param_desc *p = &t->params[k];
-        memcpy(n->param[k].v, p->def, sizeof p->def);
-        n->param[k].i = (int)p->def[0];
-        if (p->kind == NG_PARAM_RANGE) {
-            n->param[k].v[0] = p->def[1];
-            n->param[k].v[1] = p->def[2];
-        }
-    }
+    for (k = 0; k < t->nparams; k++) ng__param_default(&t->params[k], &n->param[k]);
     n->label = dupstr(label ? label : t->name);
     n->where = dupstr(where);
     return n;
@@ -249,16 +254,13 @@ ng_node *ng_node_begin(ng_graph *g, const ng_node_type *t, const char *label,
 
 static int check_kind(ng_node *n, int k, ng_param_kind want, ng_error *err)
 {
-    static const char *const kinds[] = {"a number", "an integer", "a boolean", "one of a set of names",
-                                        "a vector {x, y, z}", "a range", "a string", "a list of numbers",
-                                        "a file path"};
     if (k < 0 || k >= n->type->nparams)
         return ng_errorf(err, "%s: no parameter #%d", node_name(n), k);
     if (n->type->params[k].kind != want &&
         !(want == NG_PARAM_NUMBER && n->type->params[k].kind == NG_PARAM_INT) &&
         !(want == NG_PARAM_STRING && n->type->params[k].kind == NG_PARAM_PATH))
         return ng_errorf(err, "%s: option '%s' must be %s", node_name(n), n->type->params[k].name,
-                         kinds[n->type->params[k].kind]);
+                         ng_param_kind_must_be(n->type->params[k].kind));
     return 0;
 }
 
@@ -471,9 +473,8 @@ fail:
     return -1;
 }
 
-/* The first node reachable from the roots that cannot evaluate in `dims`
- * dimensions, or NULL. Inputs always have lower ids, so one descending
- * sweep marks everything reachable. */
+/* Inputs always have lower ids, so one descending sweep marks everything
+ * reachable. */
 unsigned char *ng__reachable(const ng_graph *g, const int *roots, int nroots)
 {
     unsigned char *mark = calloc((size_t)g->n + 1, 1);
@@ -488,7 +489,9 @@ unsigned char *ng__reachable(const ng_graph *g, const int *roots, int nroots)
     return mark;
 }
 
-const ng_node *ng__find_dims_conflict(const ng_graph *g, const int *roots, int nroots, int dims)
+/* The first node reachable from the roots that cannot evaluate in `dims`
+ * dimensions, or NULL. */
+static const ng_node *find_dims_conflict(const ng_graph *g, const int *roots, int nroots, int dims)
 {
     unsigned char *mark = ng__reachable(g, roots, nroots);
     const ng_node *bad = NULL;
@@ -500,8 +503,6 @@ const ng_node *ng__find_dims_conflict(const ng_graph *g, const int *roots, int n
     return bad;
 }
 
-int ng__dims_text(unsigned dims, char *buf, size_t len) { return dims_text(dims, buf, len); }
-
 int ng__check_roots(const ng_graph *g, const int *roots, int nroots, int dims, ng_error *err)
 {
     const ng_node *bad;
@@ -510,55 +511,11 @@ int ng__check_roots(const ng_graph *g, const int *roots, int nroots, int dims, n
     for (i = 0; i < nroots; i++)
         if (roots[i] < 0 || roots[i] >= g->n)
             return ng_errorf(err, "render: output %d refers to node %d, which does not exist", i, roots[i]);
-    if ((bad = ng__find_dims_conflict(g, roots, nroots, dims))) {
+    if ((bad = find_dims_conflict(g, roots, nroots, dims))) {
         char a[64];
         dims_text(bad->dims, a, sizeof a);
         return ng_errorf(err, "%s%s%s: evaluates in %s, but the render is %dD", bad->where ? bad->where : "",
                          bad->where ? ": " : "", node_name(bad), a, dims);
     }
     return 0;
-}
-
-int ng_param_format(const ng_node *n, int k, char *buf, size_t len)
-{
-    const ng_param_desc *p = &n->type->params[k];
-    const ng_value *v = &n->param[k];
-    static const char *const modes[] = {"natural", "unit", "signed"};
-    switch (p->kind) {
-    case NG_PARAM_NUMBER:
-    case NG_PARAM_INT: return snprintf(buf, len, "%g", v->v[0]);
-    case NG_PARAM_BOOL: return snprintf(buf, len, "%s", v->i ? "true" : "false");
-    case NG_PARAM_ENUM: return snprintf(buf, len, "\"%s\"", p->choices[v->i]);
-    case NG_PARAM_VEC3: return snprintf(buf, len, "{%g, %g, %g}", v->v[0], v->v[1], v->v[2]);
-    case NG_PARAM_RANGE:
-        if (v->i == NG_RANGE_CUSTOM) return snprintf(buf, len, "{%g, %g}", v->v[0], v->v[1]);
-        return snprintf(buf, len, "\"%s\"", modes[v->i]);
-    case NG_PARAM_STRING:
-    case NG_PARAM_PATH: return snprintf(buf, len, "\"%s\"", v->s ? v->s : "");
-    case NG_PARAM_LIST: {
-        int i, used = snprintf(buf, len, "{");
-        for (i = 0; i < v->count && used < (int)len - 24; i++)
-            used += snprintf(buf + used, len - (size_t)used, "%s%g", i ? ", " : "", v->list[i]);
-        return used + snprintf(buf + used, len - (size_t)used, "%s}", i < v->count ? ", ..." : "");
-    }
-    }
-    return 0;
-}
-
-int ng_param_is_default(const ng_node *n, int k)
-{
-    const ng_param_desc *p = &n->type->params[k];
-    const ng_value *v = &n->param[k];
-    switch (p->kind) {
-    case NG_PARAM_NUMBER:
-    case NG_PARAM_INT: return v->v[0] == p->def[0];
-    case NG_PARAM_BOOL:
-    case NG_PARAM_ENUM: return v->i == (int)p->def[0];
-    case NG_PARAM_VEC3: return v->v[0] == p->def[0] && v->v[1] == p->def[1] && v->v[2] == p->def[2];
-    case NG_PARAM_RANGE: return v->i == (int)p->def[0] && (v->i != NG_RANGE_CUSTOM);
-    case NG_PARAM_STRING:
-    case NG_PARAM_PATH: return !v->s || !*v->s;
-    case NG_PARAM_LIST: return v->count == 0;
-    }
-    return 1;
 }

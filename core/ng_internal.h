@@ -9,8 +9,8 @@
 
 /* Marks (1) every node the roots depend on; caller frees. NULL: no memory. */
 unsigned char *ng__reachable(const ng_graph *g, const int *roots, int nroots);
-const ng_node *ng__find_dims_conflict(const ng_graph *g, const int *roots, int nroots, int dims);
-int ng__dims_text(unsigned dims, char *buf, size_t len);
+/* A parameter's default value, as its descriptor gives it. */
+void ng__param_default(const ng_param_desc *p, ng_value *v);
 /* Checks a render's roots: valid ids, dimensions supported everywhere. */
 int ng__check_roots(const ng_graph *g, const int *roots, int nroots, int dims, ng_error *err);
 
@@ -24,7 +24,8 @@ int *ng__uses(const ng_graph *g, const int *roots, int nroots);
 /* Start a tile: forget the memo, return the base positions' identity. */
 uint32_t ng__ctx_tile(ng_ctx *c);
 /* Evaluate root at b into out (channels * b->n floats, channel-major);
- * want > 0: only the first want channels are needed (see ng_pull_channels). */
+ * want > 0: only the first want channels are needed (see ng_pull_channels).
+ * b->channels is not read: each node evaluated gets its own. */
 int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want);
 const ng_error *ng__ctx_error(const ng_ctx *c);
 

@@ -23,11 +23,14 @@ struct ng_node {
      * element size). Fractals stop adding octaves below a pixel with it. */
     double detail;
     char *label, *where;
-    /* Type-owned precomputed state, freed with free() by the graph. */
+    /* Precomputed state: a struct the type declares, made by setup with
+     * ng_node_state_alloc and freed by the graph. NULL for types without. */
     void *state;
     ng_budget *budget;        /* the graph's, or NULL; see ng_node_charge */
     size_t charged;           /* bytes this node holds in budget */
-    double k[16];             /* small precomputed constants, no allocation */
+    /* Deprecated: numbered constants, kept only until nodes/noise.c and
+     * nodes/cloud.c declare their state structs like the other types. */
+    double k[16];
 };
 
 /*
@@ -47,6 +50,12 @@ struct ng_block {
     double period[4];
     uint32_t seed;     /* seed offset travelling with the call (fractal octaves) */
     uint32_t pos_id;   /* identity of these positions within the tile, for the memo */
+    /* The leading channels of out the consumer reads, 1 to the node's
+     * channels: the node may leave the others unwritten (a vector noise
+     * under a 2D warp computes 2 of its 3). The evaluator sets it for each
+     * node it calls; in a block a node makes for a pull it means nothing
+     * (ng_pull asks for every channel, ng_pull_channels for some). */
+    int channels;
 };
 
 /* A scratch buffer of channels * tile-area floats from the thread's pool.
@@ -59,13 +68,10 @@ uint32_t ng_new_pos_id(ng_ctx *ctx);
 /* Evaluate input k of node at block b into out (source channels * b->n). */
 int ng_pull(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b, float *out);
 /* The same when the consumer reads only the first `channels` channels: a
- * source that is read by this consumer alone may leave the others
- * unwritten (a vector noise under a 2D warp computes 2 of its 3). */
+ * source that is read by this consumer alone sees them in its block's
+ * `channels` and may leave the others unwritten; a memoised source, read
+ * by several, computes them all. */
 int ng_pull_channels(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b, float *out, int channels);
-/* How many leading channels of node's output the evaluation now asked for
- * must be written: node->channels unless the consumer pulled fewer through
- * ng_pull_channels. Read it in eval before pulling anything. */
-int ng_channels_needed(const ng_ctx *ctx, const ng_node *node);
 /* Value and gradient of input k's source (1 channel) at block b: out gets
  * b->n values, grad b->dims planes of b->n partial derivatives along the
  * world axes. Analytic when the source provides it, central differences of
@@ -111,6 +117,14 @@ void ng_image_free(ng_image *img);
 int ng_node_charge(ng_node *n, size_t bytes, ng_error *err);
 /* Bytes the node may still charge (SIZE_MAX without a budget). */
 size_t ng_node_budget_left(const ng_node *n);
+/* For setup: `size` zeroed bytes for the type's state struct, kept in
+ * n->state, charged to the budget and freed with the node (also when setup
+ * then fails). NULL with err filled when memory or the budget runs out. */
+void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
+
+/* The constant node (core/constant.c): what numbers become, so core owns
+ * it; the node library lists it with the others. */
+extern const ng_node_type ng_type_constant;
 
 /* Parameter access by index, for kernels. */
 static inline double ng_num(const ng_node *n, int k) { return n->param[k].v[0]; }

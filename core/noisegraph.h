@@ -31,17 +31,32 @@ int ng_errorf(ng_error *err, const char *fmt, ...) __attribute__((format(printf,
 
 /* ---- descriptors ------------------------------------------------------ */
 
+/* ORDER: one row per parameter kind: its id (NG_PARAM_<id>), the word
+ * `noisegraph nodes` shows, what a value given for it must be (error
+ * messages), and its printer (format_<printer> in core/params.c). Which
+ * ng_value fields hold the value is in the comment ending each row. */
+#define NG_PARAM_KINDS(X)                                                                 \
+    X(NUMBER, "number", "a number", number)                        /* v[0] */             \
+    X(INT, "integer", "an integer", number)                        /* v[0], integral */   \
+    X(BOOL, "boolean", "a boolean", bool)                          /* i */                \
+    X(ENUM, "choice", "a string", choice)                          /* i: choices index */ \
+    X(VEC3, "vector", "{x, y, z} or a number", vec3)               /* v[0..2] */          \
+    /* i: NG_RANGE_*, v[0] = lo, v[1] = hi */                                             \
+    X(RANGE, "range", "\"natural\", \"unit\", \"signed\" or {lo, hi}", range)                 \
+    X(STRING, "string", "a string", string)                        /* s */                \
+    /* list[count]: numbers, in tuples of def[0] (1 or 2); def[1]..def[2] tuples */       \
+    X(LIST, "list", "a table of numbers", list)                                           \
+    /* s: a file path; the Lua host resolves it against the script's directory */        \
+    X(PATH, "path", "a file name (string)", string)
+
 typedef enum ng_param_kind {
-    NG_PARAM_NUMBER, /* v[0] */
-    NG_PARAM_INT,    /* v[0], integral */
-    NG_PARAM_BOOL,   /* i */
-    NG_PARAM_ENUM,   /* i: index into choices */
-    NG_PARAM_VEC3,   /* v[0..2] */
-    NG_PARAM_RANGE,  /* i: NG_RANGE_*, v[0] = lo, v[1] = hi */
-    NG_PARAM_STRING, /* s */
-    NG_PARAM_LIST,   /* list[count]: numbers, in tuples of def[0] (1 or 2); def[1]..def[2] tuples */
-    NG_PARAM_PATH    /* s: a file path; the Lua host resolves it against the script's directory */
+#define NG_PARAM_KIND_ENUM(id, word, must_be, printer) NG_PARAM_##id,
+    NG_PARAM_KINDS(NG_PARAM_KIND_ENUM)
+#undef NG_PARAM_KIND_ENUM
 } ng_param_kind;
+#define NG_PARAM_KIND_ONE(id, word, must_be, printer) +1
+enum { NG_PARAM_KIND_COUNT = 0 NG_PARAM_KINDS(NG_PARAM_KIND_ONE) };
+#undef NG_PARAM_KIND_ONE
 
 enum { NG_RANGE_NATURAL, NG_RANGE_UNIT, NG_RANGE_SIGNED, NG_RANGE_CUSTOM };
 
@@ -121,11 +136,15 @@ typedef struct ng_node_type {
                 const float *const *in, float *out);
 } ng_node_type;
 
-/* Every node type, in documentation order. */
-const ng_node_type *const *ng_types(int *count);
-const ng_node_type *ng_type_find(const char *name);
-/* A descriptor and the shorthand that names it (NULL for a plain name). */
-const ng_node_type *ng_type_lookup(const char *name, const ng_shorthand **shorthand);
+/* The list of node types (ng_types, ng_type_find) is the node library's:
+ * nodes/types.h. These look inside one descriptor. */
+/* What `noisegraph nodes` calls a kind ("number", "choice", ...), and what
+ * a value of it must be, for messages ("a number", "{x, y, z} or a
+ * number"). NULL for a kind that does not exist. */
+const char *ng_param_kind_word(ng_param_kind kind);
+const char *ng_param_kind_must_be(ng_param_kind kind);
+/* A descriptor's default as a script would write it ("0.5", "\"perlin\""). */
+int ng_param_format_default(const ng_param_desc *p, char *buf, size_t len);
 int ng_param_index(const ng_node_type *t, const char *name);
 int ng_input_index(const ng_node_type *t, const char *name);
 int ng_enum_index(const ng_param_desc *p, const char *choice);

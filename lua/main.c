@@ -5,6 +5,7 @@
 #include "args.h"
 #include "host.h"
 #include "inspect.h"
+#include "types.h"
 
 #include <signal.h>
 #include <stdint.h>
@@ -180,23 +181,13 @@ out:
 
 static void print_default(const ng_param_desc *p)
 {
-    switch (p->kind) {
-    case NG_PARAM_NUMBER:
-    case NG_PARAM_INT: printf("%g", p->def[0]); break;
-    case NG_PARAM_BOOL: printf("%s", p->def[0] ? "true" : "false"); break;
-    case NG_PARAM_ENUM: printf("\"%s\"", p->choices[(int)p->def[0]]); break;
-    case NG_PARAM_VEC3: printf("{%g, %g, %g}", p->def[0], p->def[1], p->def[2]); break;
-    case NG_PARAM_RANGE: printf("\"natural\""); break;
-    case NG_PARAM_STRING:
-    case NG_PARAM_PATH: printf("\"\""); break;
-    case NG_PARAM_LIST: printf("{}"); break;
-    }
+    char buf[256];
+    ng_param_format_default(p, buf, sizeof buf);
+    fputs(buf, stdout);
 }
 
 static void print_type(const ng_node_type *t)
 {
-    static const char *const kinds[] = {"number", "integer", "boolean", "choice", "vector", "range", "string",
-                                        "list", "path"};
     int k, d;
     printf("%s", t->name);
     for (k = 0; k < t->nshorthands; k++)
@@ -220,7 +211,7 @@ static void print_type(const ng_node_type *t)
     }
     for (k = 0; k < t->nparams; k++) {
         const ng_param_desc *p = &t->params[k];
-        printf("  option %-14s %s = ", p->name, kinds[p->kind]);
+        printf("  option %-14s %s = ", p->name, ng_param_kind_word(p->kind));
         print_default(p);
         if (p->kind == NG_PARAM_INT) printf(", %.0f to %.0f", p->min, p->max);
         if (p->kind == NG_PARAM_NUMBER || p->kind == NG_PARAM_VEC3) printf(", %g to %g", p->min, p->max);

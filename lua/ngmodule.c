@@ -14,6 +14,7 @@
  * by a later constructor while its builder still uses it.
  */
 #include "host.h"
+#include "types.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -206,13 +207,8 @@ static int set_param(lua_State *L, modstate *m, ng_node *n, const char *label, i
         if (t == LUA_TSTRING) return set_path(m, n, label, k, lua_tostring(L, idx), err);
         break;
     }
-    {
-        static const char *const want[] = {"a number", "an integer", "a boolean", "a string", "{x, y, z} or a number",
-                                           "\"natural\", \"unit\", \"signed\" or {lo, hi}", "a string",
-                                           "a table of numbers", "a file name (string)"};
-        return ng_errorf(err, "%s: option '%s' must be %s, got %s", label, p->name, want[p->kind],
-                         type_word(L, idx));
-    }
+    return ng_errorf(err, "%s: option '%s' must be %s, got %s", label, p->name, ng_param_kind_must_be(p->kind),
+                     type_word(L, idx));
 }
 
 static int set_input(lua_State *L, modstate *m, ng_node *n, const char *label, int k, int idx, ng_error *err)

@@ -10,63 +10,62 @@
 
 #define ALL_DIMS 0x1Eu
 
-/* The world coordinate along the axis in k[0], computed in double so an
- * offset origin does not cost precision before the final rounding. */
-static int coord_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+/* The world coordinate along one axis, computed in double so an offset
+ * origin does not cost precision before the final rounding. */
+static void coord(const ng_block *b, int axis, float *out)
 {
-    const int d = (int)n->k[0];
-    (void)ctx;
-    (void)in;
-    ng__loops()->offset(out, b->p[d], b->anchor[d], b->n);
-    return 0;
+    ng__loops()->offset(out, b->p[axis], b->anchor[axis], b->n);
 }
 
-#define COORD_SETUP(fname, axis)                                        \
-    static int fname(ng_node *n, const int *ch, ng_error *err)          \
-    {                                                                   \
-        (void)ch;                                                       \
-        (void)err;                                                      \
-        n->k[0] = axis;                                                 \
-        return 0;                                                       \
+#define COORD_EVAL(fname, axis)                                                                           \
+    static int fname(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out) \
+    {                                                                                                     \
+        (void)ctx;                                                                                        \
+        (void)n;                                                                                          \
+        (void)in;                                                                                         \
+        coord(b, axis, out);                                                                              \
+        return 0;                                                                                         \
     }
 
-COORD_SETUP(x_setup, 0)
-COORD_SETUP(y_setup, 1)
-COORD_SETUP(z_setup, 2)
-COORD_SETUP(time_setup, 3)
+COORD_EVAL(x_eval, 0)
+COORD_EVAL(y_eval, 1)
+COORD_EVAL(z_eval, 2)
+COORD_EVAL(time_eval, 3)
 
 const ng_node_type ng_type_x = {
     .name = "x", .family = "source", .doc = "the world x coordinate (pixels by default)", .dims = 0x1Eu,
-    .setup = x_setup, .eval = coord_eval,
+    .eval = x_eval,
 };
 const ng_node_type ng_type_y = {
     .name = "y", .family = "source", .doc = "the world y coordinate (pixels, growing downwards)", .dims = 0x1Cu,
-    .setup = y_setup, .eval = coord_eval,
+    .eval = y_eval,
 };
 const ng_node_type ng_type_z = {
     .name = "z", .family = "source", .doc = "the world z coordinate (the plane a 3D render samples)", .dims = 0x18u,
-    .setup = z_setup, .eval = coord_eval,
+    .eval = z_eval,
 };
 const ng_node_type ng_type_time = {
     .name = "time", .family = "source", .doc = "the fourth coordinate, time (--time)", .dims = 0x10u,
-    .setup = time_setup, .eval = coord_eval,
+    .eval = time_eval,
 };
 
 /* ---- distance ------------------------------------------------------------- */
 
 static const char *const metric_choices[] = {"euclidean", "manhattan", "chebyshev", NULL};
 
-static const ng_param_desc distance_params[] = {
-    {"center", NG_PARAM_VEC3, {0, 0, 0}, -1e15, 1e15, NULL, "the point distances are measured from, world units"},
-    {"radius", NG_PARAM_NUMBER, {1}, 1e-9, 1e15, NULL, "distance that gives 1 (output = distance / radius)"},
-    {"metric", NG_PARAM_ENUM, {0}, 0, 0, metric_choices, "how distance is measured"},
+enum { P_CENTER, P_RADIUS, P_METRIC, DISTANCE_NPARAMS };
+
+static const ng_param_desc distance_params[DISTANCE_NPARAMS] = {
+    [P_CENTER] = {"center", NG_PARAM_VEC3, {0, 0, 0}, -1e15, 1e15, NULL, "the point distances are measured from, world units"},
+    [P_RADIUS] = {"radius", NG_PARAM_NUMBER, {1}, 1e-9, 1e15, NULL, "distance that gives 1 (output = distance / radius)"},
+    [P_METRIC] = {"metric", NG_PARAM_ENUM, {0}, 0, 0, metric_choices, "how distance is measured"},
 };
 
 static int distance_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const double *c = n->param[0].v;
-    const float inv = (float)(1.0 / ng_num(n, 1));
-    const int metric = ng_int(n, 2), dims = b->dims < 3 ? b->dims : 3;
+    const double *c = n->param[P_CENTER].v;
+    const float inv = (float)(1.0 / ng_num(n, P_RADIUS));
+    const int metric = ng_int(n, P_METRIC), dims = b->dims < 3 ? b->dims : 3;
     const ng_loops *L = ng__loops();
     int i, d;
     (void)ctx;
@@ -74,7 +73,7 @@ static int distance_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const
     L->fill(out, 0.0f, b->n);
     for (d = 0; d < dims; d++) L->acc_distance(out, b->p[d], b->anchor[d] - c[d], metric, b->n);
     if (metric != 0) L->scale(out, out, inv, b->n);
-    else /* sqrtf stays here: under -fmath-errno it does not vectorise (see math.c) */
+    else /* euclidean: the root of the summed squares */
         for (i = 0; i < b->n; i++) out[i] = sqrtf(out[i]) * inv;
     return 0;
 }
@@ -82,5 +81,5 @@ static int distance_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const
 const ng_node_type ng_type_distance = {
     .name = "distance", .family = "source",
     .doc = "distance from `center` divided by `radius`: 0 at the centre, 1 at the radius (island masks)",
-    .params = distance_params, .nparams = 3, .dims = ALL_DIMS, .eval = distance_eval,
+    .params = distance_params, .nparams = DISTANCE_NPARAMS, .dims = ALL_DIMS, .eval = distance_eval,
 };

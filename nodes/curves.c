@@ -12,8 +12,10 @@
 
 #define ALL_DIMS 0x1Eu
 
-static const ng_input_desc source_input[] = {
-    {"source", 0, 1, NG_MAX_CHANNELS, 0, "the value remapped"},
+enum { I_SOURCE, NINPUTS };
+
+static const ng_input_desc source_input[NINPUTS] = {
+    [I_SOURCE] = {"source", 0, 1, NG_MAX_CHANNELS, 0, "the value remapped"},
 };
 
 /* Index of the segment [x[i], x[i+1]] holding v (points sorted, n >= 2). */
@@ -30,50 +32,60 @@ static int segment(const float *x, int n, float v)
 
 /* ---- terrace ----------------------------------------------------------- */
 
-static const ng_param_desc terrace_params[] = {
-    {"steps", NG_PARAM_INT, {0}, 0, 1000, NULL, "that many even terraces between lo and hi (or give points)"},
-    {"points", NG_PARAM_LIST, {1, 2, 256}, -1e30, 1e30, NULL, "terrace levels, increasing (instead of steps)"},
-    {"lo", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "lowest level, with steps"},
-    {"hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "highest level, with steps"},
-    {"invert", NG_PARAM_BOOL, {0}, 0, 1, NULL, "ease the risers the other way (sharp lips instead of sharp feet)"},
-    {"sharpness", NG_PARAM_NUMBER, {2}, 1, 64, NULL,
-     "riser easing exponent: 1 is no terracing, 2 libnoise's, higher makes flatter terraces and steeper risers"},
+enum { P_STEPS, P_POINTS, P_LO, P_HI, P_INVERT, P_SHARPNESS, TERRACE_NPARAMS };
+
+static const ng_param_desc terrace_params[TERRACE_NPARAMS] = {
+    [P_STEPS] = {"steps", NG_PARAM_INT, {0}, 0, 1000, NULL, "that many even terraces between lo and hi (or give points)"},
+    [P_POINTS] = {"points", NG_PARAM_LIST, {1, 2, 256}, -1e30, 1e30, NULL,
+                  "terrace levels, increasing (instead of steps)"},
+    [P_LO] = {"lo", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "lowest level, with steps"},
+    [P_HI] = {"hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "highest level, with steps"},
+    [P_INVERT] = {"invert", NG_PARAM_BOOL, {0}, 0, 1, NULL,
+                  "ease the risers the other way (sharp lips instead of sharp feet)"},
+    [P_SHARPNESS] = {"sharpness", NG_PARAM_NUMBER, {2}, 1, 64, NULL,
+                     "riser easing exponent: 1 is no terracing, 2 libnoise's, higher makes flatter terraces and "
+                     "steeper risers"},
 };
 
-/* state: float levels[count] */
+typedef struct terrace_state {
+    int count;      /* levels, at least 2 */
+    float level[];  /* increasing */
+} terrace_state;
+
 static int terrace_setup(ng_node *n, const int *ch, ng_error *err)
 {
-    const ng_value *pts = &n->param[1];
-    int steps = ng_int(n, 0), count = steps ? steps + 1 : pts->count, i;
+    const ng_value *pts = &n->param[P_POINTS];
+    const int steps = ng_int(n, P_STEPS), count = steps ? steps + 1 : pts->count;
+    const double lo = ng_num(n, P_LO), hi = ng_num(n, P_HI);
+    terrace_state *s;
     float *lv;
+    int i;
     if (steps && pts->count)
         return ng_errorf(err, "%s: give steps or points, not both", n->label);
     if (count < 2) return ng_errorf(err, "%s: needs steps >= 1 or at least 2 points", n->label);
-    if (!(lv = malloc((size_t)count * sizeof *lv))) return ng_errorf(err, "%s: out of memory", n->label);
+    if (!(s = ng_node_state_alloc(n, sizeof *s + (size_t)count * sizeof s->level[0], err))) return -1;
+    s->count = count;
+    lv = s->level;
     for (i = 0; i < count; i++) {
-        lv[i] = steps ? (float)(ng_num(n, 2) + (ng_num(n, 3) - ng_num(n, 2)) * i / steps) : (float)pts->list[i];
-        if (i && !(lv[i] > lv[i - 1])) {
-            double cur = lv[i], prev = lv[i - 1];
-            free(lv);
+        lv[i] = steps ? (float)(lo + (hi - lo) * i / steps) : (float)pts->list[i];
+        if (i && !(lv[i] > lv[i - 1]))
             return ng_errorf(err, "%s: terrace levels must increase (level %d is %g after %g)", n->label, i + 1,
-                             cur, prev);
-        }
+                             (double)lv[i], (double)lv[i - 1]);
     }
-    n->state = lv;
-    n->k[0] = count;
-    n->channels = ch[0];
+    n->channels = ch[I_SOURCE];
     return 0;
 }
 
 static int terrace_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const float *lv = n->state;
-    const int count = (int)n->k[0], inv = ng_int(n, 4), len = b->n * n->channels;
-    const float e = (float)ng_num(n, 5);
+    const terrace_state *st = n->state;
+    const float *lv = st->level;
+    const int count = st->count, inv = ng_int(n, P_INVERT), len = b->n * n->channels;
+    const float e = (float)ng_num(n, P_SHARPNESS);
     int i;
     (void)ctx;
     for (i = 0; i < len; i++) {
-        float v = in[0][i], a, c, t;
+        float v = in[I_SOURCE][i], a, c, t;
         int s;
         if (!(v > lv[0])) { out[i] = lv[0]; continue; } /* also NaN */
         if (v >= lv[count - 1]) { out[i] = lv[count - 1]; continue; }
@@ -90,42 +102,46 @@ const ng_node_type ng_type_terrace = {
     .name = "terrace", .family = "math",
     .doc = "flat terraces at the given levels joined by eased risers (libnoise's Terrace): stepped mesas and "
            "rice-field hills from any height",
-    .params = terrace_params, .nparams = 6, .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS,
+    .params = terrace_params, .nparams = TERRACE_NPARAMS, .inputs = source_input, .ninputs = NINPUTS, .dims = ALL_DIMS,
     .method = "terrace", .positional = "source,steps", .setup = terrace_setup, .eval = terrace_eval,
 };
 
 /* ---- curve -------------------------------------------------------------------- */
 
-static const ng_param_desc curve_params[] = {
-    {"points", NG_PARAM_LIST, {2, 2, 256}, -1e30, 1e30, NULL,
-     "control points {{x, y}, ...} with increasing x; the curve passes through each"},
+enum { P_CURVE_POINTS, CURVE_NPARAMS };
+
+static const ng_param_desc curve_params[CURVE_NPARAMS] = {
+    [P_CURVE_POINTS] = {"points", NG_PARAM_LIST, {2, 2, 256}, -1e30, 1e30, NULL,
+                        "control points {{x, y}, ...} with increasing x; the curve passes through each"},
 };
 
-/* state: x[n], y[n], m[n] (tangents) */
+typedef struct curve_state {
+    int np;       /* control points, at least 2 */
+    float xym[];  /* x[np] (increasing), y[np], m[np]: the tangents */
+} curve_state;
+
 static int curve_setup(ng_node *n, const int *ch, ng_error *err)
 {
-    const ng_value *pts = &n->param[0];
+    const ng_value *pts = &n->param[P_CURVE_POINTS];
     const int np = pts->count / 2;
+    curve_state *st;
     float *x, *y, *m;
     double *delta;
     int i;
     if (np < 2) return ng_errorf(err, "%s: needs at least 2 points {{x, y}, {x, y}}", n->label);
-    if (!(x = malloc((size_t)np * 3 * sizeof *x)) || !(delta = malloc((size_t)np * sizeof *delta))) {
-        free(x);
-        return ng_errorf(err, "%s: out of memory", n->label);
-    }
+    if (!(st = ng_node_state_alloc(n, sizeof *st + (size_t)np * 3 * sizeof st->xym[0], err))) return -1;
+    st->np = np;
+    x = st->xym;
     y = x + np;
     m = y + np;
     for (i = 0; i < np; i++) {
         x[i] = (float)pts->list[2 * i];
         y[i] = (float)pts->list[2 * i + 1];
-        if (i && !(x[i] > x[i - 1])) {
-            double cur = x[i], prev = x[i - 1];
-            free(x);
-            free(delta);
-            return ng_errorf(err, "%s: point %d has x = %g, not above the previous %g", n->label, i + 1, cur, prev);
-        }
+        if (i && !(x[i] > x[i - 1]))
+            return ng_errorf(err, "%s: point %d has x = %g, not above the previous %g", n->label, i + 1,
+                             (double)x[i], (double)x[i - 1]);
     }
+    if (!(delta = malloc((size_t)np * sizeof *delta))) return ng_errorf(err, "%s: out of memory", n->label);
     /* Fritsch-Carlson: secant slopes, averaged at interior points, zero at
      * extrema, limited so each segment stays monotone */
     for (i = 0; i < np - 1; i++) delta[i] = ((double)y[i + 1] - y[i]) / ((double)x[i + 1] - x[i]);
@@ -148,20 +164,19 @@ static int curve_setup(ng_node *n, const int *ch, ng_error *err)
         }
     }
     free(delta);
-    n->state = x;
-    n->k[0] = np;
-    n->channels = ch[0];
+    n->channels = ch[I_SOURCE];
     return 0;
 }
 
 static int curve_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const int np = (int)n->k[0], len = b->n * n->channels;
-    const float *x = n->state, *y = x + np, *m = y + np;
+    const curve_state *st = n->state;
+    const int np = st->np, len = b->n * n->channels;
+    const float *x = st->xym, *y = x + np, *m = y + np;
     int i;
     (void)ctx;
     for (i = 0; i < len; i++) {
-        float v = in[0][i], h, t, t2, t3;
+        float v = in[I_SOURCE][i], h, t, t2, t3;
         int s;
         if (!(v > x[0])) { out[i] = y[0]; continue; }
         if (v >= x[np - 1]) { out[i] = y[np - 1]; continue; }
@@ -179,6 +194,6 @@ const ng_node_type ng_type_curve = {
     .name = "curve", .family = "math",
     .doc = "remaps through a smooth monotone cubic (Fritsch-Carlson) that passes through every control point and "
            "never overshoots between them; flat beyond the first and last points",
-    .params = curve_params, .nparams = 1, .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS,
+    .params = curve_params, .nparams = CURVE_NPARAMS, .inputs = source_input, .ninputs = NINPUTS, .dims = ALL_DIMS,
     .method = "curve", .positional = "source,points", .setup = curve_setup, .eval = curve_eval,
 };

@@ -40,8 +40,10 @@ static const ng_param_desc fractal_params[NPARAMS] = {
     {"antialias", NG_PARAM_BOOL, {1}, 0, 1, NULL, "skip octaves whose features are under two pixels (they would alias)"},
 };
 
-static const ng_input_desc fractal_inputs[] = {
-    {"source", NG_INPUT_PULL, 1, NG_MAX_CHANNELS, 0, "the node summed at every octave"},
+enum { I_SOURCE, NINPUTS };
+
+static const ng_input_desc fractal_inputs[NINPUTS] = {
+    [I_SOURCE] = {"source", NG_INPUT_PULL, 1, NG_MAX_CHANNELS, 0, "the node summed at every octave"},
 };
 
 static const ng_shorthand fractal_shorthands[] = {
@@ -49,12 +51,17 @@ static const ng_shorthand fractal_shorthands[] = {
     {"ridged", "type", "ridged"}, {"billow", "type", "billow"},
 };
 
+typedef struct fractal_state {
+    double source_detail; /* the source's finest features, for the cut-off */
+} fractal_state;
+
 static int fractal_setup(ng_node *n, const int *ch, ng_error *err)
 {
     const double oct = ng_num(n, P_OCTAVES), lac = ng_num(n, P_LACUNARITY);
-    (void)err;
-    n->channels = ch[0];
-    n->k[0] = n->detail; /* the source's finest features, for the cut-off */
+    fractal_state *s;
+    if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
+    n->channels = ch[I_SOURCE];
+    s->source_detail = n->detail;
     /* the finest octave's features, for a fractal of fractals */
     n->detail /= pow(lac, oct > 1 ? ceil(oct) - 1 : 0);
     return 0;
@@ -62,6 +69,7 @@ static int fractal_setup(ng_node *n, const int *ch, ng_error *err)
 
 static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
+    const fractal_state *s = n->state;
     const int type = ng_int(n, P_TYPE), len = b->n * n->channels, aa = ng_int(n, P_ANTIALIAS);
     const ng_loops *L = ng__loops();
     float *pos = ng_scratch(ctx, b->dims), *oct = ng_scratch(ctx, n->channels);
@@ -74,12 +82,12 @@ static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
     ng__octaves_init(&o, ng_num(n, P_OCTAVES), ng_num(n, P_LACUNARITY), ng_num(n, P_ROUGHNESS));
     for (i = 0; i < len; i++) out[i] = 0;
     for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
-        const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(n->k[0], b, scale, k, aa);
+        const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(s->source_detail, b, scale, k, aa);
         const float fw = (float)(w * a);
         ng_block ob;
         if (a <= 0) break; /* finer octaves are finer still */
         ng__octave_block(ctx, b, k, scale, NULL, pos, &ob);
-        if (ng_pull(ctx, n, 0, &ob, oct)) goto done;
+        if (ng_pull(ctx, n, I_SOURCE, &ob, oct)) goto done;
         switch (type) {
         case T_STANDARD: L->axpy(out, oct, fw, len); break;
         case T_BILLOW: L->acc_billow(out, oct, fw, len); break;
@@ -107,7 +115,7 @@ const ng_node_type ng_type_fractal = {
     .params = fractal_params,
     .nparams = NPARAMS,
     .inputs = fractal_inputs,
-    .ninputs = 1,
+    .ninputs = NINPUTS,
     .dims = 0x1Eu,
     .positional = "source",
     .shorthands = fractal_shorthands,

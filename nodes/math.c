@@ -32,31 +32,13 @@ static const float *plane(const ng_ctx *ctx, const ng_node *n, const float *cons
     return ng_input_channels(ctx, n, k) == 1 ? in[k] : in[k] + (size_t)c * (size_t)len;
 }
 
-/* ---- constant ------------------------------------------------------------ */
-
-static const ng_param_desc constant_params[] = {
-    {"value", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "the value everywhere"},
-};
-
-static int constant_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
-{
-    (void)ctx;
-    (void)in;
-    ng__loops()->fill(out, (float)ng_num(n, 0), b->n);
-    return 0;
-}
-
-const ng_node_type ng_type_constant = {
-    .name = "constant", .family = "math", .doc = "A number, the same at every point. Numbers in scripts become constants.",
-    .params = constant_params, .nparams = 1, .dims = ALL_DIMS, .positional = "value",
-    .eval = constant_eval,
-};
-
 /* ---- binary operators ------------------------------------------------------ */
 
-static const ng_input_desc ab_inputs[] = {
-    {"a", NG_INPUT_HYBRID, ANY_CH, 0, "first operand"},
-    {"b", NG_INPUT_HYBRID, ANY_CH, 0, "second operand"},
+enum { I_A, I_B, AB_NINPUTS };
+
+static const ng_input_desc ab_inputs[AB_NINPUTS] = {
+    [I_A] = {"a", NG_INPUT_HYBRID, ANY_CH, 0, "first operand"},
+    [I_B] = {"b", NG_INPUT_HYBRID, ANY_CH, 0, "second operand"},
 };
 
 /* One loop per operator so each vectorises; the switch stays outside. */
@@ -66,7 +48,7 @@ static const ng_input_desc ab_inputs[] = {
     {                                                                                            \
         int c, i, len = b->n;                                                                    \
         for (c = 0; c < n->channels; c++) {                                                      \
-            const float *x = plane(ctx, n, in, 0, c, len), *y = plane(ctx, n, in, 1, c, len);    \
+            const float *x = plane(ctx, n, in, I_A, c, len), *y = plane(ctx, n, in, I_B, c, len); \
             float *o = out + (size_t)c * (size_t)len;                                            \
             for (i = 0; i < len; i++) o[i] = (expr);                                             \
         }                                                                                        \
@@ -81,7 +63,7 @@ static const ng_input_desc ab_inputs[] = {
         const ng_loop2 loop = ng__loops()->op;                                                   \
         int c, len = b->n;                                                                       \
         for (c = 0; c < n->channels; c++)                                                        \
-            loop(out + (size_t)c * (size_t)len, plane(ctx, n, in, 0, c, len), plane(ctx, n, in, 1, c, len), len); \
+            loop(out + (size_t)c * (size_t)len, plane(ctx, n, in, I_A, c, len), plane(ctx, n, in, I_B, c, len), len); \
         return 0;                                                                                \
     }
 
@@ -95,7 +77,7 @@ BINARY_LOOP(max_eval, max)
 
 #define BINARY_TYPE(var, nm, opname, meth, docs, fn)                                       \
     const ng_node_type var = {                                                             \
-        .name = nm, .family = "math", .doc = docs, .inputs = ab_inputs, .ninputs = 2,      \
+        .name = nm, .family = "math", .doc = docs, .inputs = ab_inputs, .ninputs = AB_NINPUTS, \
         .dims = ALL_DIMS, .op = opname, .method = meth, .positional = "a,b",               \
         .setup = broadcast_setup, .eval = fn,                                              \
     };
@@ -110,14 +92,16 @@ BINARY_TYPE(ng_type_max, "max", NULL, "max", "the larger of a and b", max_eval)
 
 /* ---- unary operators ---------------------------------------------------------- */
 
-static const ng_input_desc source_input[] = {
-    {"source", 0, ANY_CH, 0, "the node to transform"},
+enum { I_SOURCE, SOURCE_NINPUTS };
+
+static const ng_input_desc source_input[SOURCE_NINPUTS] = {
+    [I_SOURCE] = {"source", 0, ANY_CH, 0, "the node to transform"},
 };
 
 static int same_channels_setup(ng_node *n, const int *ch, ng_error *err)
 {
     (void)err;
-    n->channels = ch[0];
+    n->channels = ch[I_SOURCE];
     return 0;
 }
 
@@ -127,7 +111,7 @@ static int same_channels_setup(ng_node *n, const int *ch, ng_error *err)
                      float *out)                                                                 \
     {                                                                                            \
         (void)ctx;                                                                               \
-        ng__loops()->op(out, in[0], b->n * n->channels);                                         \
+        ng__loops()->op(out, in[I_SOURCE], b->n * n->channels);                                  \
         return 0;                                                                                \
     }
 
@@ -135,101 +119,105 @@ UNARY_LOOP(neg_eval, neg)
 UNARY_LOOP(abs_eval, abs)
 
 const ng_node_type ng_type_neg = {
-    .name = "neg", .family = "math", .doc = "-source", .inputs = source_input, .ninputs = 1,
+    .name = "neg", .family = "math", .doc = "-source", .inputs = source_input, .ninputs = SOURCE_NINPUTS,
     .dims = ALL_DIMS, .op = "__unm", .positional = "source", .setup = same_channels_setup, .eval = neg_eval,
 };
 
 const ng_node_type ng_type_abs = {
     .name = "abs", .family = "math", .doc = "|source|: folds a signed noise into creases (billow-like)",
-    .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS, .method = "abs", .positional = "source",
+    .inputs = source_input, .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS, .method = "abs", .positional = "source",
     .setup = same_channels_setup, .eval = abs_eval,
 };
 
 /* ---- clamp ------------------------------------------------------------------------ */
 
-static const ng_param_desc clamp_params[] = {
-    {"lo", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "lower bound"},
-    {"hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "upper bound"},
+enum { P_CLAMP_LO, P_CLAMP_HI, CLAMP_NPARAMS };
+
+static const ng_param_desc clamp_params[CLAMP_NPARAMS] = {
+    [P_CLAMP_LO] = {"lo", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "lower bound"},
+    [P_CLAMP_HI] = {"hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "upper bound"},
 };
 
 static int clamp_setup(ng_node *n, const int *ch, ng_error *err)
 {
-    if (ng_num(n, 0) > ng_num(n, 1))
-        return ng_errorf(err, "%s: lo = %g is above hi = %g", n->label, ng_num(n, 0), ng_num(n, 1));
-    n->k[0] = (float)ng_num(n, 0);
-    n->k[1] = (float)ng_num(n, 1);
+    const double lo = ng_num(n, P_CLAMP_LO), hi = ng_num(n, P_CLAMP_HI);
+    if (lo > hi) return ng_errorf(err, "%s: lo = %g is above hi = %g", n->label, lo, hi);
     return same_channels_setup(n, ch, err);
 }
 
 static int clamp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     (void)ctx;
-    ng__loops()->clamp(out, in[0], (float)n->k[0], (float)n->k[1], b->n * n->channels);
+    ng__loops()->clamp(out, in[I_SOURCE], (float)ng_num(n, P_CLAMP_LO), (float)ng_num(n, P_CLAMP_HI),
+                       b->n * n->channels);
     return 0;
 }
 
 const ng_node_type ng_type_clamp = {
     .name = "clamp", .family = "math", .doc = "source limited to [lo, hi]", .params = clamp_params,
-    .nparams = 2, .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS, .method = "clamp",
-    .positional = "source,lo,hi", .setup = clamp_setup, .eval = clamp_eval,
+    .nparams = CLAMP_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS,
+    .method = "clamp", .positional = "source,lo,hi", .setup = clamp_setup, .eval = clamp_eval,
 };
 
 /* ---- fit ------------------------------------------------------------------------------ */
 
-static const ng_param_desc fit_params[] = {
-    {"from_lo", NG_PARAM_NUMBER, {-1}, -1e30, 1e30, NULL, "source value mapped to to_lo"},
-    {"from_hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "source value mapped to to_hi"},
-    {"to_lo", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "output at from_lo"},
-    {"to_hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "output at from_hi"},
-    {"clamp", NG_PARAM_BOOL, {0}, 0, 1, NULL, "limit the output to [to_lo, to_hi]"},
+enum { P_FIT_FROM_LO, P_FIT_FROM_HI, P_FIT_TO_LO, P_FIT_TO_HI, P_FIT_CLAMP, FIT_NPARAMS };
+
+static const ng_param_desc fit_params[FIT_NPARAMS] = {
+    [P_FIT_FROM_LO] = {"from_lo", NG_PARAM_NUMBER, {-1}, -1e30, 1e30, NULL, "source value mapped to to_lo"},
+    [P_FIT_FROM_HI] = {"from_hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "source value mapped to to_hi"},
+    [P_FIT_TO_LO] = {"to_lo", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "output at from_lo"},
+    [P_FIT_TO_HI] = {"to_hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "output at from_hi"},
+    [P_FIT_CLAMP] = {"clamp", NG_PARAM_BOOL, {0}, 0, 1, NULL, "limit the output to [to_lo, to_hi]"},
 };
+
+/* out = x * scale + bias, computed in float the same way everywhere, then
+ * (with clamp) limited to [lo, hi], the output bounds in increasing order */
+typedef struct fit_state {
+    float scale, bias, lo, hi;
+} fit_state;
 
 static int fit_setup(ng_node *n, const int *ch, ng_error *err)
 {
-    double span = ng_num(n, 1) - ng_num(n, 0), lo = ng_num(n, 2), hi = ng_num(n, 3);
+    const double from_lo = ng_num(n, P_FIT_FROM_LO), span = ng_num(n, P_FIT_FROM_HI) - from_lo;
+    const double lo = ng_num(n, P_FIT_TO_LO), hi = ng_num(n, P_FIT_TO_HI);
+    fit_state *s;
     if (span == 0)
-        return ng_errorf(err, "%s: from_lo and from_hi are both %g; the mapping needs a span", n->label, ng_num(n, 0));
-    /* out = x * scale + bias, computed in float the same way everywhere */
-    n->k[0] = (float)((hi - lo) / span);
-    n->k[1] = (float)(lo - ng_num(n, 0) * (hi - lo) / span);
-    n->k[2] = (float)(lo < hi ? lo : hi);
-    n->k[3] = (float)(lo < hi ? hi : lo);
+        return ng_errorf(err, "%s: from_lo and from_hi are both %g; the mapping needs a span", n->label, from_lo);
+    if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
+    s->scale = (float)((hi - lo) / span);
+    s->bias = (float)(lo - from_lo * (hi - lo) / span);
+    s->lo = (float)(lo < hi ? lo : hi);
+    s->hi = (float)(lo < hi ? hi : lo);
     return same_channels_setup(n, ch, err);
 }
 
 static int fit_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
+    const fit_state *s = n->state;
+    const int len = b->n * n->channels;
     (void)ctx;
-    ng__loops()->scale_bias(out, in[0], (float)n->k[0], (float)n->k[1], b->n * n->channels);
+    ng__loops()->scale_bias(out, in[I_SOURCE], s->scale, s->bias, len);
+    if (ng_int(n, P_FIT_CLAMP)) ng__loops()->clamp(out, out, s->lo, s->hi, len);
     return 0;
-}
-
-static int fit_clamp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
-{
-    fit_eval(ctx, n, b, in, out);
-    ng__loops()->clamp(out, out, (float)n->k[2], (float)n->k[3], b->n * n->channels);
-    return 0;
-}
-
-static int fit_any_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
-{
-    return ng_int(n, 4) ? fit_clamp_eval(ctx, n, b, in, out) : fit_eval(ctx, n, b, in, out);
 }
 
 const ng_node_type ng_type_fit = {
     .name = "fit", .family = "math",
     .doc = "maps [from_lo, from_hi] linearly onto [to_lo, to_hi] (Houdini's fit; libnoise's ScaleBias)",
-    .params = fit_params, .nparams = 5, .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS,
-    .method = "fit", .positional = "source,from_lo,from_hi,to_lo,to_hi,clamp", .setup = fit_setup,
-    .eval = fit_any_eval,
+    .params = fit_params, .nparams = FIT_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
+    .dims = ALL_DIMS, .method = "fit", .positional = "source,from_lo,from_hi,to_lo,to_hi,clamp",
+    .setup = fit_setup, .eval = fit_eval,
 };
 
 /* ---- mix ----------------------------------------------------------------------------------- */
 
-static const ng_input_desc mix_inputs[] = {
-    {"a", NG_INPUT_HYBRID, ANY_CH, 0, "value where t = 0"},
-    {"b", NG_INPUT_HYBRID, ANY_CH, 1, "value where t = 1"},
-    {"t", NG_INPUT_HYBRID, ANY_CH, 0.5, "blend factor (not clamped)"},
+enum { I_MIX_A, I_MIX_B, I_MIX_T, MIX_NINPUTS };
+
+static const ng_input_desc mix_inputs[MIX_NINPUTS] = {
+    [I_MIX_A] = {"a", NG_INPUT_HYBRID, ANY_CH, 0, "value where t = 0"},
+    [I_MIX_B] = {"b", NG_INPUT_HYBRID, ANY_CH, 1, "value where t = 1"},
+    [I_MIX_T] = {"t", NG_INPUT_HYBRID, ANY_CH, 0.5, "blend factor (not clamped)"},
 };
 
 static int mix_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
@@ -237,14 +225,14 @@ static int mix_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const floa
     const ng_loops *L = ng__loops();
     int c, len = b->n;
     for (c = 0; c < n->channels; c++)
-        L->mix(out + (size_t)c * (size_t)len, plane(ctx, n, in, 0, c, len), plane(ctx, n, in, 1, c, len),
-               plane(ctx, n, in, 2, c, len), len);
+        L->mix(out + (size_t)c * (size_t)len, plane(ctx, n, in, I_MIX_A, c, len), plane(ctx, n, in, I_MIX_B, c, len),
+               plane(ctx, n, in, I_MIX_T, c, len), len);
     return 0;
 }
 
 const ng_node_type ng_type_mix = {
     .name = "mix", .family = "math", .doc = "a + (b - a) * t: linear blend, t is a number or a mask node",
-    .inputs = mix_inputs, .ninputs = 3, .dims = ALL_DIMS, .method = "mix", .positional = "a,b,t",
+    .inputs = mix_inputs, .ninputs = MIX_NINPUTS, .dims = ALL_DIMS, .method = "mix", .positional = "a,b,t",
     .setup = broadcast_setup, .eval = mix_eval,
 };
 
@@ -255,84 +243,101 @@ UNARY_LOOP(invert_eval, invert)
 
 const ng_node_type ng_type_sqrt = {
     .name = "sqrt", .family = "math", .doc = "square root; negative values give 0", .inputs = source_input,
-    .ninputs = 1, .dims = ALL_DIMS, .method = "sqrt", .positional = "source", .setup = same_channels_setup,
+    .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS, .method = "sqrt", .positional = "source", .setup = same_channels_setup,
     .eval = sqrt_eval,
 };
 
 const ng_node_type ng_type_invert = {
     .name = "invert", .family = "math", .doc = "1 - source: flips a [0, 1] mask or height", .inputs = source_input,
-    .ninputs = 1, .dims = ALL_DIMS, .method = "invert", .positional = "source", .setup = same_channels_setup,
+    .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS, .method = "invert", .positional = "source", .setup = same_channels_setup,
     .eval = invert_eval,
 };
 
-static const ng_param_desc step_params[] = {
-    {"edge", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "below it 0, from it on 1"},
-};
+enum { P_STEP_EDGE, STEP_NPARAMS };
 
-static int step_setup(ng_node *n, const int *ch, ng_error *err)
-{
-    n->k[0] = (float)ng_num(n, 0);
-    return same_channels_setup(n, ch, err);
-}
+static const ng_param_desc step_params[STEP_NPARAMS] = {
+    [P_STEP_EDGE] = {"edge", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "below it 0, from it on 1"},
+};
 
 static int step_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     (void)ctx;
-    ng__loops()->step(out, in[0], (float)n->k[0], b->n * n->channels);
+    ng__loops()->step(out, in[I_SOURCE], (float)ng_num(n, P_STEP_EDGE), b->n * n->channels);
     return 0;
 }
 
 const ng_node_type ng_type_step = {
     .name = "step", .family = "math", .doc = "0 below edge, 1 from edge on (a hard mask)", .params = step_params,
-    .nparams = 1, .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS, .method = "step",
-    .positional = "source,edge", .setup = step_setup, .eval = step_eval,
+    .nparams = STEP_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS,
+    .method = "step", .positional = "source,edge", .setup = same_channels_setup, .eval = step_eval,
 };
 
-static const ng_param_desc smoothstep_params[] = {
-    {"lo", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "where the ramp starts (output 0)"},
-    {"hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "where the ramp ends (output 1)"},
+enum { P_SMOOTH_LO, P_SMOOTH_HI, SMOOTH_NPARAMS };
+
+static const ng_param_desc smoothstep_params[SMOOTH_NPARAMS] = {
+    [P_SMOOTH_LO] = {"lo", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "where the ramp starts (output 0)"},
+    [P_SMOOTH_HI] = {"hi", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "where the ramp ends (output 1)"},
 };
+
+/* the ramp's start and the inverse of its width, as the loop takes them */
+typedef struct ramp_state {
+    float lo, inv;
+} ramp_state;
 
 static int smoothstep_setup(ng_node *n, const int *ch, ng_error *err)
 {
-    if (!(ng_num(n, 0) < ng_num(n, 1)))
-        return ng_errorf(err, "%s: lo = %g must be below hi = %g", n->label, ng_num(n, 0), ng_num(n, 1));
-    n->k[0] = (float)ng_num(n, 0);
-    n->k[1] = (float)(1.0 / (ng_num(n, 1) - ng_num(n, 0)));
+    const double lo = ng_num(n, P_SMOOTH_LO), hi = ng_num(n, P_SMOOTH_HI);
+    ramp_state *s;
+    if (!(lo < hi)) return ng_errorf(err, "%s: lo = %g must be below hi = %g", n->label, lo, hi);
+    if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
+    s->lo = (float)lo;
+    s->inv = (float)(1.0 / (hi - lo));
     return same_channels_setup(n, ch, err);
 }
 
 static int smoothstep_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
+    const ramp_state *s = n->state;
     (void)ctx;
-    ng__loops()->smoothstep(out, in[0], (float)n->k[0], (float)n->k[1], b->n * n->channels);
+    ng__loops()->smoothstep(out, in[I_SOURCE], s->lo, s->inv, b->n * n->channels);
     return 0;
 }
 
 const ng_node_type ng_type_smoothstep = {
     .name = "smoothstep", .family = "math", .doc = "0 below lo, 1 above hi, a smooth cubic ramp between",
-    .params = smoothstep_params, .nparams = 2, .inputs = source_input, .ninputs = 1, .dims = ALL_DIMS,
-    .method = "smoothstep", .positional = "source,lo,hi", .setup = smoothstep_setup, .eval = smoothstep_eval,
+    .params = smoothstep_params, .nparams = SMOOTH_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
+    .dims = ALL_DIMS, .method = "smoothstep", .positional = "source,lo,hi", .setup = smoothstep_setup,
+    .eval = smoothstep_eval,
 };
 
 /* ---- select ------------------------------------------------------------------------------------- */
 
-static const ng_input_desc select_inputs[] = {
-    {"a", NG_INPUT_HYBRID, ANY_CH, 0, "output where control is below the threshold"},
-    {"b", NG_INPUT_HYBRID, ANY_CH, 1, "output where control is above the threshold"},
-    {"control", NG_INPUT_HYBRID, 1, 1, 0, "the value compared with the threshold (a mask)"},
+enum { I_SEL_A, I_SEL_B, I_SEL_CONTROL, SEL_NINPUTS };
+
+static const ng_input_desc select_inputs[SEL_NINPUTS] = {
+    [I_SEL_A] = {"a", NG_INPUT_HYBRID, ANY_CH, 0, "output where control is below the threshold"},
+    [I_SEL_B] = {"b", NG_INPUT_HYBRID, ANY_CH, 1, "output where control is above the threshold"},
+    [I_SEL_CONTROL] = {"control", NG_INPUT_HYBRID, 1, 1, 0, "the value compared with the threshold (a mask)"},
 };
 
-static const ng_param_desc select_params[] = {
-    {"threshold", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL, "control value where the output switches from a to b"},
-    {"falloff", NG_PARAM_NUMBER, {0}, 0, 1e30, NULL,
-     "half-width of the soft edge: a blends into b over threshold +- falloff (smoothstep)"},
+enum { P_SEL_THRESHOLD, P_SEL_FALLOFF, SEL_NPARAMS };
+
+static const ng_param_desc select_params[SEL_NPARAMS] = {
+    [P_SEL_THRESHOLD] = {"threshold", NG_PARAM_NUMBER, {0}, -1e30, 1e30, NULL,
+                         "control value where the output switches from a to b"},
+    [P_SEL_FALLOFF] = {"falloff", NG_PARAM_NUMBER, {0}, 0, 1e30, NULL,
+                       "half-width of the soft edge: a blends into b over threshold +- falloff (smoothstep)"},
 };
 
+/* The soft edge as a smoothstep ramp from threshold - falloff over twice
+ * the falloff; inv = 0: a hard edge. */
 static int select_setup(ng_node *n, const int *ch, ng_error *err)
 {
-    n->k[0] = (float)(ng_num(n, 0) - ng_num(n, 1));
-    n->k[1] = ng_num(n, 1) > 0 ? (float)(1.0 / (2.0 * ng_num(n, 1))) : 0;
+    const double threshold = ng_num(n, P_SEL_THRESHOLD), falloff = ng_num(n, P_SEL_FALLOFF);
+    ramp_state *s;
+    if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
+    s->lo = (float)(threshold - falloff);
+    s->inv = falloff > 0 ? (float)(1.0 / (2.0 * falloff)) : 0;
     return broadcast_setup(n, ch, err);
 }
 
@@ -340,19 +345,20 @@ static int select_setup(ng_node *n, const int *ch, ng_error *err)
  * per channel. */
 static int select_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const float lo = (float)n->k[0], inv = (float)n->k[1], edge = (float)ng_num(n, 0);
+    const ramp_state *r = n->state;
+    const float edge = (float)ng_num(n, P_SEL_THRESHOLD);
     const ng_loops *L = ng__loops();
     float *s = NULL;
     int c, len = b->n;
-    if (inv != 0.0f) {
+    if (r->inv != 0.0f) {
         if (!(s = ng_scratch(ctx, 1))) return -1;
-        L->smoothstep(s, in[2], lo, inv, len);
+        L->smoothstep(s, in[I_SEL_CONTROL], r->lo, r->inv, len);
     }
     for (c = 0; c < n->channels; c++) {
-        const float *x = plane(ctx, n, in, 0, c, len), *y = plane(ctx, n, in, 1, c, len);
+        const float *x = plane(ctx, n, in, I_SEL_A, c, len), *y = plane(ctx, n, in, I_SEL_B, c, len);
         float *o = out + (size_t)c * (size_t)len;
         if (s) L->mix(o, x, y, s, len);
-        else L->select(o, x, y, in[2], edge, len); /* hard edge */
+        else L->select(o, x, y, in[I_SEL_CONTROL], edge, len); /* hard edge */
     }
     ng_scratch_free(ctx, s, 1);
     return 0;
@@ -361,6 +367,6 @@ static int select_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const f
 const ng_node_type ng_type_select = {
     .name = "select", .family = "math",
     .doc = "a where control < threshold, b above it, blended smoothly over threshold +- falloff (libnoise's Select)",
-    .params = select_params, .nparams = 2, .inputs = select_inputs, .ninputs = 3, .dims = ALL_DIMS,
-    .positional = "a,b,control,threshold,falloff", .setup = select_setup, .eval = select_eval,
+    .params = select_params, .nparams = SEL_NPARAMS, .inputs = select_inputs, .ninputs = SEL_NINPUTS,
+    .dims = ALL_DIMS, .positional = "a,b,control,threshold,falloff", .setup = select_setup, .eval = select_eval,
 };

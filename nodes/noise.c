@@ -251,7 +251,7 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
 static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const float scale = (float)n->k[4], bias = (float)n->k[5];
-    const int channels = ng_channels_needed(ctx, n);
+    const int channels = b->channels;
     int c;
     (void)in;
     for (c = 0; c < channels; c++) {

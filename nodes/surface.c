@@ -14,30 +14,39 @@ enum { M_NORMAL, M_SLOPE, M_LIGHT };
 enum { P_MODE, P_HEIGHT, P_LIGHT, P_STEP, NPARAMS };
 
 static const ng_param_desc surface_params[NPARAMS] = {
-    {"mode", NG_PARAM_ENUM, {0}, 0, 0, mode_choices,
+    [P_MODE] = {"mode", NG_PARAM_ENUM, {0}, 0, 0, mode_choices,
      "normal: the unit normal (3 channels, [-1, 1]); slope: the angle from horizontal / 90 degrees ([0, 1]); "
      "light: Lambert shading max(0, normal . light) ([0, 1])"},
-    {"height", NG_PARAM_NUMBER, {100}, -1e12, 1e12, NULL, "world units of height per unit of the source's value"},
-    {"light", NG_PARAM_VEC3, {-1, -1, 1}, -1e6, 1e6, NULL, "direction towards the light (normalised), for mode light"},
-    {"step", NG_PARAM_NUMBER, {0}, 0, 1e12, NULL,
+    [P_HEIGHT] = {"height", NG_PARAM_NUMBER, {100}, -1e12, 1e12, NULL, "world units of height per unit of the source's value"},
+    [P_LIGHT] = {"light", NG_PARAM_VEC3, {-1, -1, 1}, -1e6, 1e6, NULL, "direction towards the light (normalised), for mode light"},
+    [P_STEP] = {"step", NG_PARAM_NUMBER, {0}, 0, 1e12, NULL,
      "finite-difference step in world units when the source has no analytic gradient (0: automatic)"},
 };
 
-static const ng_input_desc surface_inputs[] = {
-    {"source", NG_INPUT_PULL, 1, 1, 0, "the height field"},
+enum { I_SOURCE, NINPUTS };
+
+static const ng_input_desc surface_inputs[NINPUTS] = {
+    [I_SOURCE] = {"source", NG_INPUT_PULL, 1, 1, 0, "the height field"},
 };
 
 static const ng_shorthand surface_shorthands[] = {
     {"normal", "mode", "normal"}, {"slope", "mode", "slope"}, {"light", "mode", "light"},
 };
 
+typedef struct surface_state {
+    float light[3]; /* unit vector towards the light (zero if `light` is) */
+} surface_state;
+
 static int surface_setup(ng_node *n, const int *ch, ng_error *err)
 {
     const double *l = n->param[P_LIGHT].v;
     double len = sqrt(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]);
+    surface_state *s;
+    int d;
     (void)ch;
     if (ng_int(n, P_MODE) == M_LIGHT && !(len > 0)) return ng_errorf(err, "%s: the light direction is zero", n->label);
-    if (len > 0) n->k[0] = l[0] / len, n->k[1] = l[1] / len, n->k[2] = l[2] / len;
+    if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
+    for (d = 0; d < 3 && len > 0; d++) s->light[d] = (float)(l[d] / len);
     n->channels = ng_int(n, P_MODE) == M_NORMAL ? 3 : 1;
     n->dims &= 0x1Cu; /* a height field needs x and y */
     return 0;
@@ -46,11 +55,12 @@ static int surface_setup(ng_node *n, const int *ch, ng_error *err)
 static int surface_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const int mode = ng_int(n, P_MODE), len = b->n;
-    const float hs = (float)ng_num(n, P_HEIGHT), lx = (float)n->k[0], ly = (float)n->k[1], lz = (float)n->k[2];
+    const surface_state *s = n->state;
+    const float hs = (float)ng_num(n, P_HEIGHT), lx = s->light[0], ly = s->light[1], lz = s->light[2];
     float *val = ng_scratch(ctx, 1), *grad = ng_scratch(ctx, b->dims);
     int i, rc = -1;
     (void)in;
-    if (!val || !grad || ng_pull_grad(ctx, n, 0, b, val, grad, ng_num(n, P_STEP))) goto done;
+    if (!val || !grad || ng_pull_grad(ctx, n, I_SOURCE, b, val, grad, ng_num(n, P_STEP))) goto done;
     for (i = 0; i < len; i++) {
         /* z = hs * h: the normal is (-hs h_x, -hs h_y, 1) / length */
         float gx = hs * grad[i], gy = hs * grad[len + i], slope2 = gx * gx + gy * gy;
@@ -79,11 +89,11 @@ const ng_node_type ng_type_surface = {
     .params = surface_params,
     .nparams = NPARAMS,
     .inputs = surface_inputs,
-    .ninputs = 1,
+    .ninputs = NINPUTS,
     .dims = 0x1Cu,
     .positional = "source",
     .shorthands = surface_shorthands,
-    .nshorthands = 3,
+    .nshorthands = (int)(sizeof surface_shorthands / sizeof surface_shorthands[0]),
     .setup = surface_setup,
     .eval = surface_eval,
 };

@@ -1,20 +1,57 @@
 /*
- * types.h — every node descriptor, one per type, defined in its family's
- * file. The list in types.c is the only other place a new type is named.
+ * types.h — the node library's list of types. Adding a type is its
+ * descriptor, ng_type_NAME in its family's file, and one line here.
+ * ORDER: documentation order (`noisegraph nodes`, the README's tables).
  */
 #ifndef NG_TYPES_H
 #define NG_TYPES_H
 
 #include "noisegraph.h"
 
-extern const ng_node_type ng_type_constant, ng_type_add, ng_type_sub, ng_type_mul, ng_type_div,
-    ng_type_pow, ng_type_min, ng_type_max, ng_type_neg, ng_type_abs, ng_type_clamp, ng_type_fit,
-    ng_type_mix, ng_type_sqrt, ng_type_invert, ng_type_step, ng_type_smoothstep, ng_type_select;
-extern const ng_node_type ng_type_terrace, ng_type_curve;
-extern const ng_node_type ng_type_image, ng_type_surface;
-extern const ng_node_type ng_type_x, ng_type_y, ng_type_z, ng_type_time, ng_type_distance;
-extern const ng_node_type ng_type_noise;
-extern const ng_node_type ng_type_fractal, ng_type_cloud;
-extern const ng_node_type ng_type_warp, ng_type_vector, ng_type_channel, ng_type_curl;
+#define NG_NODE_TYPES(X) \
+    X(noise)             \
+    X(fractal)           \
+    X(cloud)             \
+    X(warp)              \
+    X(vector)            \
+    X(channel)           \
+    X(curl)              \
+    X(surface)           \
+    X(constant)          \
+    X(add)               \
+    X(sub)               \
+    X(mul)               \
+    X(div)               \
+    X(pow)               \
+    X(neg)               \
+    X(abs)               \
+    X(min)               \
+    X(max)               \
+    X(clamp)             \
+    X(fit)               \
+    X(mix)               \
+    X(sqrt)              \
+    X(invert)            \
+    X(step)              \
+    X(smoothstep)        \
+    X(select)            \
+    X(terrace)           \
+    X(curve)             \
+    X(image)             \
+    X(x)                 \
+    X(y)                 \
+    X(z)                 \
+    X(time)              \
+    X(distance)
+
+#define NG_DECLARE_TYPE(name) extern const ng_node_type ng_type_##name;
+NG_NODE_TYPES(NG_DECLARE_TYPE)
+#undef NG_DECLARE_TYPE
+
+/* Every node type, in documentation order. */
+const ng_node_type *const *ng_types(int *count);
+const ng_node_type *ng_type_find(const char *name);
+/* A descriptor and the shorthand that names it (NULL for a plain name). */
+const ng_node_type *ng_type_lookup(const char *name, const ng_shorthand **shorthand);
 
 #endif

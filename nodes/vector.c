@@ -12,18 +12,20 @@
 
 #define ALL_DIMS 0x1Eu
 
-/* ---- vector ---------------------------------------------------------------- */
+/* ---- vector: channel c is input c ---------------------------------------------------------------- */
 
-static const ng_input_desc vector_inputs[] = {
-    {"x", NG_INPUT_HYBRID, 1, 1, 0, "first channel"},
-    {"y", NG_INPUT_HYBRID, 1, 1, 0, "second channel"},
-    {"z", NG_INPUT_HYBRID | NG_INPUT_OPTIONAL, 1, 1, 0, "third channel (leave out for a 2-channel vector)"},
+enum { I_X, I_Y, I_Z, VECTOR_NINPUTS };
+
+static const ng_input_desc vector_inputs[VECTOR_NINPUTS] = {
+    [I_X] = {"x", NG_INPUT_HYBRID, 1, 1, 0, "first channel"},
+    [I_Y] = {"y", NG_INPUT_HYBRID, 1, 1, 0, "second channel"},
+    [I_Z] = {"z", NG_INPUT_HYBRID | NG_INPUT_OPTIONAL, 1, 1, 0, "third channel (leave out for a 2-channel vector)"},
 };
 
 static int vector_setup(ng_node *n, const int *ch, ng_error *err)
 {
     (void)err;
-    n->channels = ch[2] ? 3 : 2;
+    n->channels = ch[I_Z] ? 3 : 2;
     return 0;
 }
 
@@ -37,59 +39,75 @@ static int vector_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const f
 
 const ng_node_type ng_type_vector = {
     .name = "vector", .family = "warp", .doc = "a 2- or 3-channel vector from scalar nodes or numbers (for warp)",
-    .inputs = vector_inputs, .ninputs = 3, .dims = ALL_DIMS, .positional = "x,y,z",
+    .inputs = vector_inputs, .ninputs = VECTOR_NINPUTS, .dims = ALL_DIMS, .positional = "x,y,z",
     .setup = vector_setup, .eval = vector_eval,
 };
 
 /* ---- channel ------------------------------------------------------------------ */
 
-static const ng_input_desc channel_inputs[] = {
-    {"source", 0, 1, NG_MAX_CHANNELS, 0, "a vector node"},
+enum { I_CHANNEL_SOURCE, CHANNEL_NINPUTS };
+
+static const ng_input_desc channel_inputs[CHANNEL_NINPUTS] = {
+    [I_CHANNEL_SOURCE] = {"source", 0, 1, NG_MAX_CHANNELS, 0, "a vector node"},
 };
 
-static const ng_param_desc channel_params[] = {
-    {"index", NG_PARAM_INT, {1}, 1, NG_MAX_CHANNELS, NULL, "which channel, from 1 (x)"},
+enum { P_INDEX, CHANNEL_NPARAMS };
+
+static const ng_param_desc channel_params[CHANNEL_NPARAMS] = {
+    [P_INDEX] = {"index", NG_PARAM_INT, {1}, 1, NG_MAX_CHANNELS, NULL, "which channel, from 1 (x)"},
 };
 
 static int channel_setup(ng_node *n, const int *ch, ng_error *err)
 {
-    if (ng_int(n, 0) > ch[0])
-        return ng_errorf(err, "%s: index %d, but the source has %d channel%s", n->label, ng_int(n, 0), ch[0],
-                         ch[0] == 1 ? "" : "s");
+    const int index = ng_int(n, P_INDEX), have = ch[I_CHANNEL_SOURCE];
+    if (index > have)
+        return ng_errorf(err, "%s: index %d, but the source has %d channel%s", n->label, index, have,
+                         have == 1 ? "" : "s");
     return 0;
 }
 
 static int channel_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     (void)ctx;
-    memcpy(out, in[0] + (size_t)(ng_int(n, 0) - 1) * (size_t)b->n, (size_t)b->n * sizeof(float));
+    memcpy(out, in[I_CHANNEL_SOURCE] + (size_t)(ng_int(n, P_INDEX) - 1) * (size_t)b->n,
+           (size_t)b->n * sizeof(float));
     return 0;
 }
 
 const ng_node_type ng_type_channel = {
     .name = "channel", .family = "warp", .doc = "one channel of a vector node, counting from 1",
-    .params = channel_params, .nparams = 1, .inputs = channel_inputs, .ninputs = 1, .dims = ALL_DIMS,
+    .params = channel_params, .nparams = CHANNEL_NPARAMS, .inputs = channel_inputs, .ninputs = CHANNEL_NINPUTS, .dims = ALL_DIMS,
     .method = "channel", .positional = "source,index", .setup = channel_setup, .eval = channel_eval,
 };
 
 /* ---- curl ---------------------------------------------------------------------- */
 
-static const ng_input_desc curl_inputs[] = {
-    {"source", NG_INPUT_PULL, 1, 3, 0,
-     "the potential: a scalar (2D: the stream function) or a 3-channel vector potential (3D)"},
+enum { I_POTENTIAL, CURL_NINPUTS };
+
+static const ng_input_desc curl_inputs[CURL_NINPUTS] = {
+    [I_POTENTIAL] = {"source", NG_INPUT_PULL, 1, 3, 0,
+                     "the potential: a scalar (2D: the stream function) or a 3-channel vector potential (3D)"},
 };
 
-static const ng_param_desc curl_params[] = {
-    {"step", NG_PARAM_NUMBER, {0}, 0, 1e12, NULL,
-     "finite-difference step in world units (0: a thousandth of the source's finest detail)"},
+enum { P_STEP, CURL_NPARAMS };
+
+static const ng_param_desc curl_params[CURL_NPARAMS] = {
+    [P_STEP] = {"step", NG_PARAM_NUMBER, {0}, 0, 1e12, NULL,
+                "finite-difference step in world units (0: a thousandth of the source's finest detail)"},
 };
+
+typedef struct curl_state {
+    double h; /* the finite-difference step in use, world units */
+} curl_state;
 
 static int curl_setup(ng_node *n, const int *ch, ng_error *err)
 {
-    double h = ng_num(n, 0);
+    double h = ng_num(n, P_STEP);
+    curl_state *s;
     if (h == 0) h = n->detail < HUGE_VAL ? n->detail * 1e-3 : 1e-2;
     if (!(h > 0)) return ng_errorf(err, "%s: the source has no finite detail size; give a step", n->label);
-    n->k[0] = h;
+    if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
+    s->h = h;
     n->channels = 3;
     n->dims &= 0x0Cu; /* 2D and 3D */
     (void)ch;
@@ -103,21 +121,21 @@ static int difference(ng_ctx *ctx, const ng_node *n, const ng_block *b, int d, f
                       int ch)
 {
     ng_block s = *b;
-    const double h = n->k[0];
+    const double h = ((const curl_state *)n->state)->h;
     const float inv = (float)(0.5 / h);
     s.anchor[d] = b->anchor[d] + h;
     s.pos_id = ng_new_pos_id(ctx);
-    if (ng_pull(ctx, n, 0, &s, hi)) return -1;
+    if (ng_pull(ctx, n, I_POTENTIAL, &s, hi)) return -1;
     s.anchor[d] = b->anchor[d] - h;
     s.pos_id = ng_new_pos_id(ctx);
-    if (ng_pull(ctx, n, 0, &s, lo)) return -1;
+    if (ng_pull(ctx, n, I_POTENTIAL, &s, lo)) return -1;
     ng__loops()->sub_scale(out, hi, lo, inv, b->n * ch);
     return 0;
 }
 
 static int curl_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const int ch = ng_input_channels(ctx, n, 0), len = b->n;
+    const int ch = ng_input_channels(ctx, n, I_POTENTIAL), len = b->n;
     float *lo = ng_scratch(ctx, ch), *hi = ng_scratch(ctx, ch);
     const ng_loops *L = ng__loops();
     float *dx = NULL, *dy = NULL, *dz = NULL;
@@ -154,6 +172,6 @@ const ng_node_type ng_type_curl = {
     .name = "curl", .family = "warp",
     .doc = "the curl of a potential: a divergence-free 3-channel vector field (2D: (dpsi/dy, -dpsi/dx, 0)); "
            "warping by it swirls without clumping. Central differences of the source.",
-    .params = curl_params, .nparams = 1, .inputs = curl_inputs, .ninputs = 1, .dims = 0x0Cu,
+    .params = curl_params, .nparams = CURL_NPARAMS, .inputs = curl_inputs, .ninputs = CURL_NINPUTS, .dims = 0x0Cu,
     .positional = "source", .setup = curl_setup, .eval = curl_eval,
 };

@@ -15,10 +15,13 @@
 #include <math.h>
 #include <string.h>
 
-static const ng_input_desc warp_inputs[] = {
-    {"source", NG_INPUT_PULL, 1, NG_MAX_CHANNELS, 0, "the node evaluated at the displaced positions"},
-    {"by", NG_INPUT_PULL, 2, 3, 0, "vector field (2 or 3 channels) giving the displacement direction"},
-    {"amount", NG_INPUT_HYBRID, 1, 1, 1, "displacement in world units per unit of `by`: a number or a mask node"},
+enum { I_SOURCE, I_BY, I_AMOUNT, NINPUTS };
+
+static const ng_input_desc warp_inputs[NINPUTS] = {
+    [I_SOURCE] = {"source", NG_INPUT_PULL, 1, NG_MAX_CHANNELS, 0, "the node evaluated at the displaced positions"},
+    [I_BY] = {"by", NG_INPUT_PULL, 2, 3, 0, "vector field (2 or 3 channels) giving the displacement direction"},
+    [I_AMOUNT] = {"amount", NG_INPUT_HYBRID, 1, 1, 1,
+                  "displacement in world units per unit of `by`: a number or a mask node"},
 };
 
 static const char *const mode_choices[] = {"progressive", "independent", NULL};
@@ -36,17 +39,16 @@ static const ng_param_desc warp_params[NPARAMS] = {
 static int warp_setup(ng_node *n, const int *ch, ng_error *err)
 {
     (void)err;
-    n->channels = ch[0];
+    n->channels = ch[I_SOURCE];
     return 0;
 }
 
 static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const int need = ng_channels_needed(ctx, n); /* before any pull */
     const int progressive = ng_int(n, P_MODE) == 0;
-    const int vec = ng_input_channels(ctx, n, 1);
+    const int vec = ng_input_channels(ctx, n, I_BY);
     const int moved = b->dims < vec ? b->dims : vec;
-    const float *amount = in[2];
+    const float *amount = in[I_AMOUNT];
     float *pos = ng_scratch(ctx, b->dims), *field = ng_scratch(ctx, vec), *query = NULL;
     double scale = 1;
     ng_block wb = *b;
@@ -62,13 +64,13 @@ static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
         /* the field at lacunarity^k, sampled where this mode says */
         if (k == 0) fb = *b;
         else ng__octave_block(ctx, b, k, scale, progressive ? pos : NULL, query, &fb);
-        if (ng_pull_channels(ctx, n, 1, &fb, field, moved)) goto done;
+        if (ng_pull_channels(ctx, n, I_BY, &fb, field, moved)) goto done;
         for (d = 0; d < moved; d++)
             ng__loops()->axpy_masked(pos + (size_t)d * b->n, amount, w, field + (size_t)d * b->n, b->n);
     }
     for (d = 0; d < b->dims; d++) wb.p[d] = pos + (size_t)d * b->n;
     wb.pos_id = ng_new_pos_id(ctx);
-    rc = ng_pull_channels(ctx, n, 0, &wb, out, need);
+    rc = ng_pull_channels(ctx, n, I_SOURCE, &wb, out, b->channels);
 done:
     ng_scratch_free(ctx, pos, b->dims);
     ng_scratch_free(ctx, query, b->dims);
@@ -85,7 +87,7 @@ const ng_node_type ng_type_warp = {
     .params = warp_params,
     .nparams = NPARAMS,
     .inputs = warp_inputs,
-    .ninputs = 3,
+    .ninputs = NINPUTS,
     .dims = 0x1Eu,
     .positional = "source,by,amount",
     .setup = warp_setup,

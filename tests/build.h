@@ -8,6 +8,7 @@
 #define NG_TEST_BUILD_H
 
 #include "noisegraph.h"
+#include "types.h"
 
 /* noise of a shorthand type ("perlin", ...) with element_size and seed */
 int t_noise(ng_graph *g, const char *type, double size, int seed);

@@ -20,6 +20,7 @@ static const struct {
     {"readme", suite_readme},
     {"hostile_cli", suite_hostile_cli},
     {"fuzz_regress", suite_fuzz_regress},
+    {"descriptors", suite_descriptors},
 };
 
 int main(int argc, char **argv)

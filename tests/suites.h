@@ -17,5 +17,6 @@ void suite_image_input(void);
 void suite_readme(void);
 void suite_hostile_cli(void);
 void suite_fuzz_regress(void);
+void suite_descriptors(void);
 
 #endif

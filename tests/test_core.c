@@ -2,16 +2,22 @@
  * test_core.c — the engine's contracts seen from the C API: graphs are
  * acyclic and validated at construction, shared nodes are evaluated once
  * per tile, graphs of any depth render without touching the C stack, and
- * the math nodes compute what their docs say.
+ * the math nodes compute what their docs say. A result freed before its
+ * last reader is computed again, and a node failing mid-render on several
+ * threads is one error and no file.
  */
 #include "build.h"
 #include "harness.h"
 #include "ng_node.h"
 #include "suites.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* ---- an embedder's own node type that counts its evaluations ------------ */
 
@@ -98,7 +104,9 @@ static int vfield_setup(ng_node *n, const int *ch, ng_error *err)
 
 static int vfield_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    int need = ng_channels_needed(ctx, n), c, i;
+    int need = b->channels, c, i;
+    (void)ctx;
+    (void)n;
     (void)in;
     if (need < atomic_load(&needed_min)) atomic_store(&needed_min, need);
     if (need > atomic_load(&needed_max)) atomic_store(&needed_max, need);
@@ -329,6 +337,181 @@ static void test_broadcast_over_vectors(void)
     ng_graph_free(g);
 }
 
+/* ---- a node that reads its source twice at the same positions ----------- */
+
+static int twice_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    float *again = ng_scratch(ctx, 1);
+    int i, rc = -1;
+    (void)in;
+    if (again && !ng_pull(ctx, n, 0, b, out) && !ng_pull(ctx, n, 0, b, again)) {
+        for (i = 0; i < b->n; i++) out[i] += again[i];
+        rc = 0;
+    }
+    ng_scratch_free(ctx, again, 1);
+    return rc;
+}
+
+static const ng_input_desc twice_inputs[] = {
+    {"source", NG_INPUT_PULL, 1, 1, 0, "read twice"},
+};
+
+static const ng_node_type twice_type = {
+    .name = "twice", .family = "test", .doc = "source + source, pulled twice at the same positions",
+    .inputs = twice_inputs, .ninputs = 1, .dims = 0x1Eu, .eval = twice_eval,
+};
+
+/* The memo frees a shared result after as many reads as it has consumers.
+ * A consumer evaluated twice at the same positions (under a node that
+ * pulls twice) reads it once too often: the second time the result is
+ * still there when its consumer starts, but a sibling takes the last read
+ * before the consumer runs, so the evaluator computes it again (the
+ * recompute fallback in ng__eval). The output is the same as without. */
+static void test_memo_recomputes_a_result_read_once_too_often(void)
+{
+    ng_graph *g = ng_graph_new(), *ref = ng_graph_new();
+    ng_error err;
+    ng_render_opts o;
+    float *got, *want;
+    int s = counter(g), u, root, rs, ru, rroot;
+    ng_node *t;
+    /* u = s + 2s; an unrendered consumer of s keeps one read of it pending */
+    u = t_bin(g, "add", s, t_bin(g, "mul", s, t_const(g, 2)));
+    t_bin(g, "sub", s, t_const(g, 1));
+    t = ng_node_begin(g, &twice_type, NULL, NULL, &err);
+    CHECK(t && ng_set_input(g, t, 0, u, &err) == 0);
+    root = ng_node_finish(g, t, &err);
+    CHECK(root >= 0);
+    /* the same sum without the double read: 2 * (s + 2s) */
+    rs = counter(ref);
+    ru = t_bin(ref, "add", rs, t_bin(ref, "mul", rs, t_const(ref, 2)));
+    rroot = t_bin(ref, "mul", ru, t_const(ref, 2));
+    t_opts(&o, 64, 64);
+    o.tile = 64;
+    atomic_store(&evals, 0);
+    got = t_render(g, root, &o);
+    /* once for the first read of u, once more when the second read finds
+     * it consumed */
+    CHECK_INT(atomic_load(&evals), 2);
+    want = t_render(ref, rroot, &o);
+    CHECK(got && want);
+    if (got && want) CHECK(memcmp(got, want, 64 * 64 * sizeof(float)) == 0);
+    free(got);
+    free(want);
+    ng_graph_free(g);
+    ng_graph_free(ref);
+}
+
+/* ---- a node that fails in the last rows of the image -------------------- */
+
+#define FAIL_FROM_ROW 240
+static atomic_int failures;
+
+static int failing_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    int i;
+    (void)n;
+    (void)in;
+    for (i = 0; i < b->n; i++) {
+        if (b->anchor[1] + b->p[1][i] >= FAIL_FROM_ROW) {
+            atomic_fetch_add(&failures, 1);
+            return ng_fail(ctx, "failing: gave up in the last rows");
+        }
+        out[i] = 0.5f;
+    }
+    return 0;
+}
+
+static const ng_node_type failing_type = {
+    .name = "failing", .family = "test", .doc = "fails below a row", .dims = 0x1Eu, .eval = failing_eval,
+};
+
+/* A sink that counts what reaches the file sink it wraps. */
+typedef struct counting_sink {
+    ng_sink inner;
+    int rows, ends, end_ok;
+} counting_sink;
+
+static int cs_begin(void *u, int w, int h, int ch, ng_error *err)
+{
+    counting_sink *c = u;
+    return c->inner.begin(c->inner.user, w, h, ch, err);
+}
+
+static int cs_rows(void *u, int y, int nrows, const float *rows, ng_error *err)
+{
+    counting_sink *c = u;
+    c->rows += nrows;
+    return c->inner.rows(c->inner.user, y, nrows, rows, err);
+}
+
+static int cs_end(void *u, int ok, ng_error *err)
+{
+    counting_sink *c = u;
+    c->ends++;
+    c->end_ok = ok;
+    return c->inner.end(c->inner.user, ok, err);
+}
+
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int count = 0;
+    if (!d) return -1;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) count++;
+    closedir(d);
+    return count;
+}
+
+/* Four workers; every tile of the last band fails. The workers run at most
+ * a ring of threads + 1 bands ahead of the writer, so the bands before it
+ * are in the temporary file when the failure comes. The render returns the
+ * node's one error (not a mixture, not "evaluation failed"), the sink is
+ * ended once as failed, and the directory holds neither the image nor a
+ * temporary file. */
+static void test_failure_mid_render_on_several_threads(void)
+{
+    char dir[] = "/tmp/ng-core-XXXXXX", path[64];
+    ng_graph *g = ng_graph_new();
+    ng_error err = {{0}};
+    ng_node *n = ng_node_begin(g, &failing_type, NULL, NULL, &err);
+    int root = ng_node_finish(g, n, &err), rc;
+    ng_file_sink *fs;
+    counting_sink cs;
+    ng_sink sink;
+    ng_render_opts o;
+    CHECK(root >= 0);
+    if (!mkdtemp(dir)) {
+        CHECKF(0, "mkdtemp: cannot make a scratch directory");
+        ng_graph_free(g);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/out.png", dir);
+    fs = ng_file_sink_new(path, 8, &err);
+    CHECK(fs != NULL);
+    memset(&cs, 0, sizeof cs);
+    cs.inner = ng_file_sink_as_sink(fs);
+    sink.begin = cs_begin, sink.rows = cs_rows, sink.end = cs_end, sink.user = &cs;
+    t_opts(&o, 64, 256);
+    o.tile = 16;
+    o.threads = 4;
+    atomic_store(&failures, 0);
+    rc = ng_render(g, &root, 1, &o, &sink, &err);
+    CHECK_INT(rc, -1);
+    CHECK_STR(err.msg, "failing: gave up in the last rows");
+    CHECK(atomic_load(&failures) >= 1);
+    CHECK(cs.rows >= FAIL_FROM_ROW - 4 * 16); /* the bands the workers could not outrun */
+    CHECK(cs.rows <= FAIL_FROM_ROW);
+    CHECK_INT(cs.ends, 1);
+    CHECK_INT(cs.end_ok, 0);
+    ng_file_sink_free(fs);
+    CHECK_INT(entries(dir), 0);
+    CHECK_INT(rmdir(dir), 0);
+    ng_graph_free(g);
+}
+
 void suite_core(void)
 {
     RUN(test_shared_node_evaluated_once_per_tile);
@@ -341,4 +524,6 @@ void suite_core(void)
     RUN(test_dimension_mismatch_named);
     RUN(test_math_nodes_compute_their_docs);
     RUN(test_broadcast_over_vectors);
+    RUN(test_memo_recomputes_a_result_read_once_too_often);
+    RUN(test_failure_mid_render_on_several_threads);
 }

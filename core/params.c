@@ -1,0 +1,116 @@
+/*
+ * params.c — parameter kinds (the NG_PARAM_KINDS list in noisegraph.h):
+ * their words, what their values must be, and how a value is written back
+ * as a script would write it.
+ */
+#include "ng_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef int (*printer)(const ng_param_desc *p, const ng_value *v, char *buf, size_t len);
+
+static int format_number(const ng_param_desc *p, const ng_value *v, char *buf, size_t len)
+{
+    (void)p;
+    return snprintf(buf, len, "%g", v->v[0]);
+}
+
+static int format_bool(const ng_param_desc *p, const ng_value *v, char *buf, size_t len)
+{
+    (void)p;
+    return snprintf(buf, len, "%s", v->i ? "true" : "false");
+}
+
+static int format_choice(const ng_param_desc *p, const ng_value *v, char *buf, size_t len)
+{
+    return snprintf(buf, len, "\"%s\"", p->choices[v->i]);
+}
+
+static int format_vec3(const ng_param_desc *p, const ng_value *v, char *buf, size_t len)
+{
+    (void)p;
+    return snprintf(buf, len, "{%g, %g, %g}", v->v[0], v->v[1], v->v[2]);
+}
+
+static int format_range(const ng_param_desc *p, const ng_value *v, char *buf, size_t len)
+{
+    static const char *const modes[] = {"natural", "unit", "signed"};
+    (void)p;
+    if (v->i == NG_RANGE_CUSTOM) return snprintf(buf, len, "{%g, %g}", v->v[0], v->v[1]);
+    return snprintf(buf, len, "\"%s\"", modes[v->i]);
+}
+
+static int format_string(const ng_param_desc *p, const ng_value *v, char *buf, size_t len)
+{
+    (void)p;
+    return snprintf(buf, len, "\"%s\"", v->s ? v->s : "");
+}
+
+static int format_list(const ng_param_desc *p, const ng_value *v, char *buf, size_t len)
+{
+    int i, used = snprintf(buf, len, "{");
+    (void)p;
+    for (i = 0; i < v->count && used < (int)len - 24; i++)
+        used += snprintf(buf + used, len - (size_t)used, "%s%g", i ? ", " : "", v->list[i]);
+    return used + snprintf(buf + used, len - (size_t)used, "%s}", i < v->count ? ", ..." : "");
+}
+
+static const struct kind_row {
+    const char *word, *must_be;
+    printer format;
+} kinds[NG_PARAM_KIND_COUNT] = {
+#define NG_PARAM_KIND_ROW(id, word, must_be, printer) [NG_PARAM_##id] = {word, must_be, format_##printer},
+    NG_PARAM_KINDS(NG_PARAM_KIND_ROW)
+#undef NG_PARAM_KIND_ROW
+};
+
+static const struct kind_row *row(ng_param_kind kind)
+{
+    return (unsigned)kind < NG_PARAM_KIND_COUNT ? &kinds[kind] : NULL;
+}
+
+const char *ng_param_kind_word(ng_param_kind kind) { return row(kind) ? row(kind)->word : NULL; }
+const char *ng_param_kind_must_be(ng_param_kind kind) { return row(kind) ? row(kind)->must_be : NULL; }
+
+void ng__param_default(const ng_param_desc *p, ng_value *v)
+{
+    memcpy(v->v, p->def, sizeof p->def);
+    v->i = (int)p->def[0];
+    if (p->kind == NG_PARAM_RANGE) {
+        v->v[0] = p->def[1];
+        v->v[1] = p->def[2];
+    }
+}
+
+int ng_param_format(const ng_node *n, int k, char *buf, size_t len)
+{
+    const ng_param_desc *p = &n->type->params[k];
+    return row(p->kind) ? row(p->kind)->format(p, &n->param[k], buf, len) : snprintf(buf, len, "?");
+}
+
+int ng_param_format_default(const ng_param_desc *p, char *buf, size_t len)
+{
+    ng_value v;
+    memset(&v, 0, sizeof v);
+    ng__param_default(p, &v);
+    return row(p->kind) ? row(p->kind)->format(p, &v, buf, len) : snprintf(buf, len, "?");
+}
+
+int ng_param_is_default(const ng_node *n, int k)
+{
+    const ng_param_desc *p = &n->type->params[k];
+    const ng_value *v = &n->param[k];
+    switch (p->kind) {
+    case NG_PARAM_NUMBER:
+    case NG_PARAM_INT: return v->v[0] == p->def[0];
+    case NG_PARAM_BOOL:
+    case NG_PARAM_ENUM: return v->i == (int)p->def[0];
+    case NG_PARAM_VEC3: return v->v[0] == p->def[0] && v->v[1] == p->def[1] && v->v[2] == p->def[2];
+    case NG_PARAM_RANGE: return v->i == (int)p->def[0] && (v->i != NG_RANGE_CUSTOM);
+    case NG_PARAM_STRING:
+    case NG_PARAM_PATH: return !v->s || !*v->s;
+    case NG_PARAM_LIST: return v->count == 0;
+    }
+    return 1;
+}
