@@ -18,6 +18,7 @@
 #include <lualib.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +122,10 @@ static void default_overrun(const char *msg)
 static void *watch(void *arg)
 {
     watchdog *w = arg;
+    sigset_t all;
     int rc = 0;
+    sigfillset(&all); /* signals belong to the program's thread (its handlers remove temporaries) */
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
     pthread_mutex_lock(&w->mu);
     while (!w->done && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&w->cv, &w->mu, &w->deadline);
     if (!w->done) w->overrun(w->msg); /* does not return */
@@ -561,6 +565,8 @@ int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_erro
     h.s = s;
     h.budget.limit = o->memory_limit >= 1.8e19 ? (size_t)-1 : o->memory_limit > 0 ? (size_t)o->memory_limit : 0;
     slash = strrchr(path, '/');
+    if (slash && (size_t)(slash - path) >= sizeof h.dir)
+        return ng_errorf(err, "%.200s...: the script's directory name is longer than %zu bytes", path, sizeof h.dir - 1);
     if (slash) snprintf(h.dir, sizeof h.dir, "%.*s", (int)(slash - path), path);
     else snprintf(h.dir, sizeof h.dir, ".");
     if (slash == path) snprintf(h.dir, sizeof h.dir, "/");
