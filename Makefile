@@ -129,7 +129,7 @@ $(TESTBIN): $(TEST_OBJ) $(LIB)
 EMBED_BIN := $(BUILD)/own_stb
 $(EMBED_BIN): tests/embed/own_stb.c $(LIB)
 	@echo "  LD  $@"
-	@$(CC) $(CFLAGS) $(LDSAN) -o $@ $< $(LIB) $(LDLIBS)
+	@$(CC) $(CFLAGS) $(INC_tests) -I/usr/include/stb $(LDSAN) -o $@ $< $(LIB) $(LDLIBS)
 
 test: deps $(BIN) $(TESTBIN) $(EMBED_BIN)
 	$(EMBED_BIN)
