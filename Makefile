@@ -217,6 +217,10 @@ fuzz-deps:
 	  fi; \
 	fi
 
+$(FUZZ_BUILD)/core/%.o: FUZZ_CFLAGS += $(INC_core)
+$(FUZZ_BUILD)/nodes/%.o: FUZZ_CFLAGS += $(INC_nodes)
+$(FUZZ_BUILD)/lua/%.o: FUZZ_CFLAGS += $(INC_lua)
+$(FUZZ_BUILD)/tests/%.o: FUZZ_CFLAGS += $(INC_tests)
 $(FUZZ_BUILD)/%.o: %.c | deps fuzz-deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $< (fuzz)"

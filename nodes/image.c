@@ -32,29 +32,37 @@ static const ng_param_desc image_params[NPARAMS] = {
 
 enum { W_REPEAT, W_CLAMP, W_MIRROR };
 
-/* The image's pixels stay as ng_image_load gave them (width * height *
- * channels floats, the node's state), no wider copy; its size sits here. */
-enum { K_WIDTH, K_HEIGHT, K_CHANNELS };
+/* The node's state: the pixels as ng_image_load gave them (width * height
+ * * channels floats, no wider RGBA copy), in one block the graph frees. */
+typedef struct picture {
+    int width, height, channels;
+    float px[];
+} picture;
 
 static int image_setup(ng_node *n, const int *ch, ng_error *err)
 {
     const char *path = n->param[P_PATH].s;
     ng_image img;
+    picture *pic;
+    size_t count;
     (void)ch;
     if (!path || !*path) return ng_errorf(err, "%s: needs a path", n->label);
-    /* the decode may take what the graph's budget has left; what stays is charged */
+    /* the decode may take what the graph's budget has left; what stays is
+     * charged through the state */
     if (ng_image_load(path, &img, ng_node_budget_left(n), err)) {
         ng_error e = *err;
         return ng_errorf(err, "%s: %s", n->label, e.msg);
     }
-    if (ng_node_charge(n, (size_t)img.width * (size_t)img.height * (size_t)img.channels * sizeof(float), err)) {
+    count = (size_t)img.width * (size_t)img.height * (size_t)img.channels;
+    if (!(pic = ng_node_state_alloc(n, sizeof *pic + count * sizeof(float), err))) {
         ng_image_free(&img);
         return -1;
     }
-    n->state = img.px;
-    n->k[K_WIDTH] = img.width;
-    n->k[K_HEIGHT] = img.height;
-    n->k[K_CHANNELS] = img.channels;
+    pic->width = img.width;
+    pic->height = img.height;
+    pic->channels = img.channels;
+    memcpy(pic->px, img.px, count * sizeof(float));
+    ng_image_free(&img);
     n->channels = ng_int(n, P_CHANNEL) == C_RGB ? 3 : 1;
     n->detail = ng_num(n, P_PIXEL);
     return 0;
@@ -127,8 +135,9 @@ static float texel(const float *px, int ch, size_t idx, int pick)
 
 static int image_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const float *px = n->state;
-    const int w = (int)n->k[K_WIDTH], h = (int)n->k[K_HEIGHT], ch = (int)n->k[K_CHANNELS];
+    const picture *pic = n->state;
+    const float *px = pic->px;
+    const int w = pic->width, h = pic->height, ch = pic->channels;
     const int wrap = ng_int(n, P_WRAP), nearest = ng_int(n, P_FILTER) == 1, pick = ng_int(n, P_CHANNEL);
     const double size = ng_num(n, P_PIXEL), *org = n->param[P_ORIGIN].v;
     /* the anchor's offset from the image's origin first: exact when both are
