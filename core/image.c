@@ -127,36 +127,35 @@ static uint64_t load_bytes(int w, int h, int ch, int wide, uint64_t file_bytes)
  * refused. Anything else malformed is left for stb to reject. 0: fine. */
 static int jpeg_bad_table(FILE *f)
 {
-    int c, m, in_scan = 0, bad = 0;
+    int c, m, bad = 0;
     if (getc(f) != 0xFF || getc(f) != 0xD8) goto done;
+    /* as stb reads it: bytes that are not a marker are passed over one by
+     * one (in a scan, entropy-coded data; outside, stb skips them too) */
     while ((c = getc(f)) != EOF) {
         long len, i;
-        if (c != 0xFF) {
-            if (in_scan) continue;
-            break;
-        }
+        if (c != 0xFF) continue;
         while ((m = getc(f)) == 0xFF) {
         }
         if (m == EOF || m == 0xD9) break;
         if (m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) continue; /* stuffing, TEM, RSTn */
-        in_scan = 0;
         if ((c = getc(f)) == EOF || (len = (long)c << 8 | getc(f)) < 2) break;
         len -= 2;
-        if (m == 0xC4) { /* DHT: [class/id, 16 counts, symbols] repeated */
-            while (len >= 17) {
+        if (m == 0xC4) { /* DHT: [class/id, 16 counts, symbols] while stb sees bytes left */
+            while (len > 0) {
                 long sum = 0;
-                (void)getc(f);
-                for (i = 0; i < 16; i++) sum += getc(f) & 0xFF;
+                if (getc(f) == EOF) goto done;
+                for (i = 0; i < 16; i++) sum += getc(f) & 0xFF; /* past the end too, as stb */
                 if (sum > 256) {
                     bad = 1;
                     goto done;
                 }
                 len -= 17 + sum;
-                if (len < 0 || fseek(f, sum, SEEK_CUR)) goto done;
+                if (fseek(f, sum, SEEK_CUR)) goto done;
             }
+            if (len < 0) break; /* stb stops here: "bad DHT header" */
+            continue;
         }
-        if (len > 0 && fseek(f, len, SEEK_CUR)) break;
-        if (m == 0xDA) in_scan = 1;
+        if (fseek(f, len, SEEK_CUR)) break;
     }
 done:
     rewind(f);
