@@ -57,5 +57,9 @@ int same_bytes(const char *a, const char *b);
 int ihdr(const char *path, unsigned *w, unsigned *h, int *depth, int *ctype);
 void *decode(const char *path, png_uint_32 format, int *w, int *h);
 int count_entries(const char *dir, const char *part);
+/* A PNG through libpng's low-level writer: every sample as given (bytes, or
+ * 16-bit values when depth is 16), height rows of width * nch samples. A
+ * failure is a test failure; returns whether it worked. */
+int write_png(const char *path, int w, int h, int depth, int ctype, int nch, const void *samples);
 
 #endif

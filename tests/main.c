@@ -1,4 +1,5 @@
-/* main.c — runs every test suite; the last line is "N passed, N failed". */
+/* main.c — runs every test suite (or those named as arguments); the last
+ * line is "N passed, N failed". */
 #include "suites.h"
 
 #include <stdio.h>
@@ -23,12 +24,19 @@ static const struct {
     {"descriptors", suite_descriptors},
 };
 
+/* Whether suite `name` was asked for: no arguments ask for all. */
+static int wanted(int argc, char **argv, const char *name)
+{
+    int a;
+    for (a = 1; a < argc; a++)
+        if (strcmp(argv[a], name) == 0) return 1;
+    return argc < 2;
+}
+
 int main(int argc, char **argv)
 {
     size_t i;
-    for (i = 0; i < sizeof suites / sizeof suites[0]; i++) {
-        if (argc > 1 && strcmp(argv[1], suites[i].name) != 0) continue;
-        suites[i].fn();
-    }
+    for (i = 0; i < sizeof suites / sizeof suites[0]; i++)
+        if (wanted(argc, argv, suites[i].name)) suites[i].fn();
     return ng_t_summary();
 }

@@ -49,12 +49,11 @@ static pid_t spawn(const char *const *args, const char *errfile, long fsize)
     pid = fork();
     if (pid == 0) {
         int fd = open(errfile ? errfile : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int out = open("/dev/null", O_WRONLY);
         sigset_t none;
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
+        if (fd < 0 || out < 0 || dup2(out, 1) < 0 || dup2(fd, 2) < 0) _exit(126);
+        if (fd > 2) close(fd);
+        if (out > 2) close(out);
         /* a test runner started in the background may ignore SIGINT */
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);

@@ -146,41 +146,6 @@ static unsigned char *zero_bomb(size_t runs, size_t *len)
     return b.p;
 }
 
-/* A PNG through libpng's writer, samples as given (16-bit ones as values). */
-static void write_png(const char *path, int w, int h, int depth, int ctype, int nch, const void *samples)
-{
-    FILE *f = fopen(path, "wb");
-    png_structp png = NULL;
-    png_infop info = NULL;
-    unsigned char *row = malloc((size_t)w * (size_t)nch * 2);
-    int ok = 0, i, j;
-    if (!f || !row) goto done;
-    if (!(png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL))) goto done;
-    if (!(info = png_create_info_struct(png))) goto done;
-    if (setjmp(png_jmpbuf(png))) goto done;
-    png_init_io(png, f);
-    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, depth, ctype, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (j = 0; j < h; j++) {
-        for (i = 0; i < w * nch; i++) {
-            if (depth == 16) {
-                unsigned v = ((const unsigned short *)samples)[j * w * nch + i];
-                row[2 * i] = (unsigned char)(v >> 8), row[2 * i + 1] = (unsigned char)(v & 0xff);
-            } else {
-                row[i] = ((const unsigned char *)samples)[j * w * nch + i];
-            }
-        }
-        png_write_row(png, row);
-    }
-    png_write_end(png, NULL);
-    ok = 1;
-done:
-    if (png) png_destroy_write_struct(&png, info ? &info : NULL);
-    if (f) ok &= fclose(f) == 0;
-    free(row);
-    if (!ok) ng_t_fail(__FILE__, __LINE__, "cannot write the fixture %s", path);
-}
 
 /* The 4x3 grey image the sampling tests read: every pixel different. */
 static const unsigned char G8[3][4] = {{0, 40, 80, 120}, {160, 200, 240, 255}, {10, 20, 30, 50}};
