@@ -36,10 +36,17 @@ else
 endif
 LDLIBS  := -llua5.4 -lpng16 -lm -lpthread
 
-LIB_SRC := $(wildcard core/*.c) $(wildcard nodes/*.c) $(wildcard nodes/simd/*.c)
+# The kernel sources (nodes/<family>_kernels.c) and loops.c are compiled
+# once per SIMD path below, never alone.
+KERNEL_SRC := $(wildcard nodes/*_kernels.c)
+LIB_SRC := $(wildcard core/*.c) $(filter-out $(KERNEL_SRC) nodes/loops.c,$(wildcard nodes/*.c)) \
+           $(wildcard nodes/simd/*.c)
+# the SIMD paths, narrowest first (NG_PATHS in nodes/kernels.h)
+PATHS   := scalar sse2 avx2 avx512
+KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/%_kernels.c=$(BUILD)/nodes/simd/$(p)/%.o))
 CLI_SRC := $(wildcard lua/*.c)
 TEST_SRC := $(wildcard tests/*.c)
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(KERNEL_OBJ)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 LIB     := $(BUILD)/libnoisegraph.a
@@ -67,8 +74,7 @@ deps:
 	  fi; \
 	fi
 
-# -MMD: each object also depends on what it includes (the SIMD units
-# include nodes/noise_kernels.c, cell_kernels.c, loops.c), from the .d files.
+# -MMD: each object also depends on what it includes, from the .d files.
 $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
@@ -76,19 +82,39 @@ $(BUILD)/%.o: %.c | deps
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tests/bench/bench.d
 
-# SIMD paths (nodes/simd/): the scalar one must not vectorise; clang takes
-# the AVX-512 vector width from a flag (gcc from the target pragma).
+# SIMD paths (kernels.h): each is nodes/simd/<path>.c (its loops and table)
+# and one unit per kernel family, nodes/<family>_kernels.c, compiled with
+# PATH_FLAGS_<path>, the one place its target is defined (kernels.c checks
+# the CPU for the same features). The same list is NG_PATHS in kernels.h.
+# The scalar path must not vectorise.
 IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -c clang)
 ifeq ($(IS_CLANG),0)
-$(BUILD)/nodes/simd/%_scalar.o: CFLAGS += -fno-tree-vectorize
+PATH_FLAGS_scalar := -fno-tree-vectorize
 else
-$(BUILD)/nodes/simd/%_scalar.o: CFLAGS += -fno-vectorize -fno-slp-vectorize
-$(BUILD)/nodes/simd/%_avx512.o: CFLAGS += -mprefer-vector-width=512
+PATH_FLAGS_scalar := -fno-vectorize -fno-slp-vectorize
 endif
+PATH_FLAGS_sse2   :=
+PATH_FLAGS_avx2   := -mavx2 -mbmi -mbmi2 -mpopcnt
+PATH_FLAGS_avx512 := $(PATH_FLAGS_avx2) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mprefer-vector-width=512
+# Tracking variable locations through the kernels' deep inlining is more
+# than half of their compile time (gcc); the code is the same without it
+# and line tables stay, for profiles and backtraces.
+ifeq ($(IS_CLANG),0)
+KERNEL_DEBUG := -fno-var-tracking-assignments
+endif
+
+define PATH_RULES
+$(BUILD)/nodes/simd/$(1).o: CFLAGS += $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG)
+$(BUILD)/nodes/simd/$(1)/%.o: nodes/%_kernels.c | deps
+	@mkdir -p $$(dir $$@)
+	@echo "  CC  $$< ($(1))"
+	@$$(CC) $$(CFLAGS) $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG) -DNG_PATH=$(1) -MMD -MP -c $$< -o $$@
+endef
+$(foreach p,$(PATHS),$(eval $(call PATH_RULES,$(p))))
 
 $(LIB): $(LIB_OBJ)
 	@echo "  AR  $@"
-	@ar rcs $@ $^
+	@rm -f $@ && ar rcs $@ $^  # afresh: no member of a deleted source lingers
 
 $(BIN): $(CLI_OBJ) $(LIB)
 	@echo "  LD  $@"
