@@ -1026,8 +1026,24 @@ static void test_normaliser_continuous(void)
     CHECK_INT(bad, 0);
 }
 
+/* The families tested here (bases.h) hold exactly the bases this suite
+ * knows (WORLEY, SPARSE, ALLIGATOR), so a basis added to them fails here
+ * until it is tested. */
+static void test_every_basis_known(void)
+{
+#define BASIS_ID(F, ID, ...) NG_BASIS_##ID,
+    static const int listed[] = {NG_BASES_WORLEY(BASIS_ID, ~) NG_BASES_IMPULSE(BASIS_ID, ~)};
+#undef BASIS_ID
+    size_t k;
+    CHECK_INT(sizeof listed / sizeof listed[0], 3);
+    for (k = 0; k < sizeof listed / sizeof listed[0]; k++)
+        CHECKF(listed[k] == NG_BASIS_WORLEY || listed[k] == NG_BASIS_SPARSE || listed[k] == NG_BASIS_ALLIGATOR,
+               "basis %d has no tests in test_cell_kernels.c", listed[k]);
+}
+
 static void cell_tests(void)
 {
+    T_RUN(test_every_basis_known);
     T_RUN(test_range);
     T_RUN(test_worley_exact);
     T_RUN(test_worley_widening);

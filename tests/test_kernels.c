@@ -6,7 +6,8 @@
  * flow that loops and moves smoothly, white noise that is flat and
  * uncorrelated, tileable lattices that repeat exactly, and the _d forms'
  * gradients (the plain value bit for bit, the derivative of what the kernel
- * computes, within the bound, periodic). Points are built by hand.
+ * computes, within the bound, periodic). Points are built by hand. Every
+ * case runs on every SIMD path this CPU runs (sample.h).
  */
 #include "harness.h"
 #include "sample.h"
@@ -44,7 +45,7 @@ static void simplex_tiled2(const ng_noise_pts *p, float *out)
 /*
  * Gradient bounds |d/dx| per dims (1D to 4D), along any axis: the true
  * suprema from a search over all gradient configurations (see
- * noise_kernels.c), after each basis's range scale:
+ * lattice_kernels.c, simplex_kernels.c), after each basis's range scale:
  *   value    3.75 (2 x max fade' 15/8, exact, every dims)
  *   perlin   2.6940 (1D), 2.8320 (2D), 3.6181 (3D), 5.1137 (4D)
  *   fast     2.8281, 2.3748, 2.8708, 4.1667
@@ -1386,8 +1387,86 @@ static void test_offset_scale_is_a_multiply(void)
     }
 }
 
+/* Every loop of the path's table (loops.h) gives the scalar path's bits,
+ * on values with NaN, infinities, zeros of both signs and an odd count. */
+static void test_loops_same_bits_as_scalar(void)
+{
+    enum { N = 1003 };
+    static float x[N], y[N], t[N], init[N], o1[N], o2[N], s1[N], s2[N];
+    const ng_loops *ref = &ng__path_at(0, NULL)->loops;
+    int i;
+    t_rng_seed(77);
+    for (i = 0; i < N; i++) {
+        x[i] = (float)t_rng_range(-2, 2), y[i] = (float)t_rng_range(-2, 2);
+        t[i] = (float)t_rng_range(-0.5, 1.5), init[i] = (float)t_rng_range(0, 1);
+    }
+    x[0] = NAN, x[1] = INFINITY, x[2] = -INFINITY, x[3] = -0.0f, x[4] = 0.0f, y[5] = 0.0f, y[6] = NAN;
+#define BOTH(call)                                                                                            \
+    do {                                                                                                      \
+        const ng_loops *P = &t_path->loops;                                                                  \
+        float *o = o1, *st = s1;                                                                              \
+        memcpy(o1, init, sizeof o1), memcpy(s1, init, sizeof s1);                                             \
+        call;                                                                                                 \
+        P = ref, o = o2, st = s2;                                                                             \
+        memcpy(o2, init, sizeof o2), memcpy(s2, init, sizeof s2);                                             \
+        call;                                                                                                 \
+        (void)st;                                                                                             \
+        CHECKF(!memcmp(o1, o2, sizeof o1) && !memcmp(s1, s2, sizeof s1), "%s", #call);                       \
+    } while (0)
+    BOTH(P->add(o, x, y, N));
+    BOTH(P->sub(o, x, y, N));
+    BOTH(P->mul(o, x, y, N));
+    BOTH(P->div(o, x, y, N));
+    BOTH(P->min(o, x, y, N));
+    BOTH(P->max(o, x, y, N));
+    BOTH(P->neg(o, x, N));
+    BOTH(P->abs(o, x, N));
+    BOTH(P->invert(o, x, N));
+    BOTH(P->sqrt0(o, x, N));
+    BOTH(P->fill(o, 0.3f, N));
+    BOTH(P->clamp(o, x, -0.5f, 0.7f, N));
+    BOTH(P->step(o, x, 0.1f, N));
+    BOTH(P->smoothstep(o, x, -0.5f, 0.8f, N));
+    BOTH(P->mix(o, x, y, t, N));
+    BOTH(P->select(o, x, y, t, 0.4f, N));
+    BOTH(P->sub_scale(o, x, y, 0.7f, N));
+    BOTH(P->offset(o, x, 1e9 + 0.25, N));
+    BOTH(P->axpy(o, x, 0.6f, N));
+    BOTH(P->axpy_masked(o, t, 0.6f, x, N));
+    BOTH(P->scale(o, x, 1.7f, N));
+    BOTH(P->scale_bias(o, x, 1.7f, -0.2f, N));
+    BOTH(P->acc_billow(o, x, 0.5f, N));
+    for (i = 0; i < 2; i++) {
+        BOTH(P->acc_terrain(o, x, 0.5f, 0.25f, i, N));
+        BOTH(P->acc_hybrid(o, st, x, 0.5f, i, N));
+        BOTH(P->acc_ridged(o, st, x, 0.5f, i, N));
+    }
+    BOTH(P->displace(o, x, y, 0.3f, t, -0.2f, N));
+    BOTH(P->puff(o, t, 0.4f, 0.9f, N));
+    for (i = 0; i < 3; i++) BOTH(P->acc_distance(o, x, -3.5, i, N));
+#undef BOTH
+}
+
+/* Every basis of the families tested here (bases.h) has its row of data
+ * above, so a basis added to the list is tested or this fails. */
+static void test_every_basis_has_data(void)
+{
+#define BASIS_NAME(F, ID, id, name, ...) name,
+    static const char *const listed[] = {NG_BASES_LATTICE(BASIS_NAME, ~) NG_BASES_SIMPLEX(BASIS_NAME, ~)
+                                             NG_BASES_WHITE(BASIS_NAME, ~)};
+#undef BASIS_NAME
+    size_t k;
+    int b, found;
+    for (k = 0; k < sizeof listed / sizeof listed[0]; k++) {
+        for (found = 0, b = 0; b < NBASES; b++) found |= strcmp(bases[b].name, listed[k]) == 0;
+        CHECKF(found, "basis %s has no test data in test_kernels.c", listed[k]);
+    }
+    CHECK_INT(NBASES, (int)(sizeof listed / sizeof listed[0]));
+}
+
 static void kernel_tests(void)
 {
+    T_RUN(test_every_basis_has_data);
     T_RUN(test_range);
     T_RUN(test_perlin_zero_on_lattice);
     T_RUN(test_continuity);
@@ -1409,6 +1488,7 @@ static void kernel_tests(void)
     T_RUN(test_grad_periodic);
     T_RUN(test_lattice_choices);
     T_RUN(test_offset_scale_is_a_multiply);
+    T_RUN(test_loops_same_bits_as_scalar);
 }
 
 void suite_kernels(void) { t_on_every_path("kernels", kernel_tests); }
