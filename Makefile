@@ -46,14 +46,20 @@ else
 endif
 LDLIBS  := -llua5.4 -lpng16 -lm -lpthread
 
+# The kernel sources (nodes/<family>_kernels.c) and loops.c are compiled
+# once per SIMD path below, never alone.
+KERNEL_SRC := $(wildcard nodes/*_kernels.c)
 CORE_SRC := $(wildcard core/*.c)
-NODES_SRC := $(wildcard nodes/*.c) $(wildcard nodes/simd/*.c)
+NODES_SRC := $(filter-out $(KERNEL_SRC) nodes/loops.c,$(wildcard nodes/*.c)) $(wildcard nodes/simd/*.c)
 LIB_SRC := $(CORE_SRC) $(NODES_SRC)
+# the SIMD paths, narrowest first (NG_PATHS in nodes/kernels.h)
+PATHS   := scalar sse2 avx2 avx512
+KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/%_kernels.c=$(BUILD)/nodes/simd/$(p)/%.o))
 CLI_SRC := $(wildcard lua/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
-NODES_OBJ := $(NODES_SRC:%.c=$(BUILD)/%.o)
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+NODES_OBJ = $(NODES_SRC:%.c=$(BUILD)/%.o) $(KERNEL_OBJ)
+LIB_OBJ = $(CORE_OBJ) $(NODES_OBJ)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 LIB     := $(BUILD)/libnoisegraph.a
@@ -81,8 +87,7 @@ deps:
 	  fi; \
 	fi
 
-# -MMD: each object also depends on what it includes (the SIMD units
-# include nodes/noise_kernels.c, cell_kernels.c, loops.c), from the .d files.
+# -MMD: each object also depends on what it includes, from the .d files.
 $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
@@ -98,15 +103,35 @@ $(BUILD)/tests/%.o: CFLAGS += $(INC_tests)
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tests/bench/bench.d
 
-# SIMD paths (nodes/simd/): the scalar one must not vectorise; clang takes
-# the AVX-512 vector width from a flag (gcc from the target pragma).
+# SIMD paths (kernels.h): each is nodes/simd/<path>.c (its loops and table)
+# and one unit per kernel family, nodes/<family>_kernels.c, compiled with
+# PATH_FLAGS_<path>, the one place its target is defined (kernels.c checks
+# the CPU for the same features). The same list is NG_PATHS in kernels.h.
+# The scalar path must not vectorise.
 IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -c clang)
 ifeq ($(IS_CLANG),0)
-$(BUILD)/nodes/simd/%_scalar.o: CFLAGS += -fno-tree-vectorize
+PATH_FLAGS_scalar := -fno-tree-vectorize
 else
-$(BUILD)/nodes/simd/%_scalar.o: CFLAGS += -fno-vectorize -fno-slp-vectorize
-$(BUILD)/nodes/simd/%_avx512.o: CFLAGS += -mprefer-vector-width=512
+PATH_FLAGS_scalar := -fno-vectorize -fno-slp-vectorize
 endif
+PATH_FLAGS_sse2   :=
+PATH_FLAGS_avx2   := -mavx2 -mbmi -mbmi2 -mpopcnt
+PATH_FLAGS_avx512 := $(PATH_FLAGS_avx2) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mprefer-vector-width=512
+# Tracking variable locations through the kernels' deep inlining is more
+# than half of their compile time (gcc); the code is the same without it
+# and line tables stay, for profiles and backtraces.
+ifeq ($(IS_CLANG),0)
+KERNEL_DEBUG := -fno-var-tracking-assignments
+endif
+
+define PATH_RULES
+$(BUILD)/nodes/simd/$(1).o: CFLAGS += $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG)
+$(BUILD)/nodes/simd/$(1)/%.o: nodes/%_kernels.c | deps
+	@mkdir -p $$(dir $$@)
+	@echo "  CC  $$< ($(1))"
+	@$$(CC) $$(CFLAGS) $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG) -DNG_PATH=$(1) -MMD -MP -c $$< -o $$@
+endef
+$(foreach p,$(PATHS),$(eval $(call PATH_RULES,$(p))))
 
 # The same layering at link level: no core/ object may need a symbol that
 # nodes/ defines (a declaration copied by hand would pass the include paths).
@@ -121,7 +146,7 @@ $(BUILD)/layers.ok: $(LIB_OBJ)
 
 $(LIB): $(LIB_OBJ) $(BUILD)/layers.ok
 	@echo "  AR  $@"
-	@ar rcs $@ $(LIB_OBJ)
+	@rm -f $@ && ar rcs $@ $(LIB_OBJ)  # afresh: no member of a deleted source lingers
 
 $(BIN): $(CLI_OBJ) $(LIB)
 	@echo "  LD  $@"
@@ -240,15 +265,24 @@ $(FUZZ_BUILD)/%.o: %.c | deps fuzz-deps
 # fully unrolled bodies: UBSan's checks on them at -O1 take clang minutes per
 # unit (noise_avx2.c: 91 s, 7 s without UBSan); at -O0 with every check
 # 7 s. Vectorising is of no use to the fuzzer, so they are built -O0.
-FUZZ_O0 := $(wildcard nodes/simd/*.c) nodes/noise_kernels.c nodes/cell_kernels.c nodes/loops.c
+FUZZ_O0 := $(wildcard nodes/simd/*.c)
 $(FUZZ_O0:%.c=$(FUZZ_BUILD)/%.o): FUZZ_CFLAGS += -O0
+define FUZZ_PATH_RULES
+$(FUZZ_BUILD)/nodes/simd/$(1).o: FUZZ_CFLAGS += $(PATH_FLAGS_$(1))
+$(FUZZ_BUILD)/nodes/simd/$(1)/%.o: nodes/%_kernels.c | deps fuzz-deps
+	@mkdir -p $$(dir $$@)
+	@echo "  CC  $$< ($(1), fuzz)"
+	@$$(FUZZ_CC) $$(FUZZ_CFLAGS) -O0 $(PATH_FLAGS_$(1)) -DNG_PATH=$(1) -MMD -MP -c $$< -o $$@
+endef
+$(foreach p,$(PATHS),$(eval $(call FUZZ_PATH_RULES,$(p))))
+FUZZ_KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/%_kernels.c=$(FUZZ_BUILD)/nodes/simd/$(p)/%.o))
 # the script target copies graphs/lib/sheet.lua beside its inputs for require
 $(FUZZ_BUILD)/tests/fuzz/script.o: FUZZ_CFLAGS += -Ilua -DNG_FUZZ_ROOT='"$(CURDIR)"'
 $(FUZZ_BUILD)/tests/fuzz/args.o: FUZZ_CFLAGS += -Ilua
 
-$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
+$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(FUZZ_KERNEL_OBJ)
 	@echo "  AR  $@"
-	@ar rcs $@ $^
+	@rm -f $@ && ar rcs $@ $^
 
 .SECONDEXPANSION:
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/%.o $(FUZZ_BUILD)/tests/fuzz/fuzz_util.o \

@@ -1,6 +1,6 @@
 /*
  * bits.h — float selects on bit patterns, for the sources compiled once per
- * SIMD path (noise_kernels.c, cell_kernels.c, loops.c). Under the default
+ * SIMD path (nodes/<family>_kernels.c, loops.c). Under the default
  * -ftrapping-math GCC will not if-convert a float select (it sinks
  * arithmetic into the arm that uses it, then may not speculate it), so a
  * loop would not vectorise, and scalar code would branch on random hash

@@ -1,6 +1,8 @@
 /*
- * cell_kernels.h — the cellular (Worley) and kernel-noise (sparse
- * convolution, alligator) bases over a batch of points.
+ * cell_kernels.h — the contract of the cellular (Worley:
+ * worley_kernels.c) and kernel-noise (sparse convolution, alligator:
+ * impulse_kernels.c) bases over a batch of points; the kernels are static
+ * in each SIMD path's units (kernels.h).
  *
  * Same batch, precision and hashing contract as noise_kernels.h: a double
  * anchor split once per call into an integer cell and a float fraction,
@@ -43,7 +45,7 @@ static inline uint32_t ng_cell_word(uint32_t h, int k)
 }
 
 /*
- * Worley cellular noise: one feature point per cell at
+ * worley_noise: one feature point per cell at
  * cell + 0.5 + jitter * (u - 0.5) per axis (jitter clamped to [0, 1]; 0 is
  * the regular grid). p->metric picks euclidean, manhattan or chebyshev
  * distance, p->feature the output:
@@ -55,9 +57,8 @@ static inline uint32_t ng_cell_word(uint32_t h, int k)
  * F1 and F2 are exact (the search widens where a nearer feature could lie
  * outside the 3^d neighbourhood). Distances are divided by a normaliser per
  * (feature, metric, dims, jitter), continuous in jitter, and clamped at 1;
- * fewer than 1e-4 of samples clamp (see cell_kernels.c).
+ * fewer than 1e-4 of samples clamp (see worley_norm.c).
  */
-void ng_worley_noise(const ng_noise_pts *p, float *out);
 
 /* The raw distance (F1, F2, F2-F1; in cells of the metric) that Worley maps to
  * 1, for jitter clamped to [0, 1]: a distance in world units is output *
@@ -65,21 +66,19 @@ void ng_worley_noise(const ng_noise_pts *p, float *out);
 float ng_worley_normaliser(int feature, int metric, int dims, float jitter);
 
 /*
- * Sparse convolution noise (Lewis 1989): 2 to 4 impulses per cell at random
+ * sparse_noise, sparse convolution (Lewis 1989): 2 to 4 impulses per cell at random
  * positions with random weights in [-1, 1], each convolved with the kernel
  * (1 - r^2)^3 of radius one cell. Symmetric range [-1, 1], clamped at +-1
  * in fewer than 1e-4 of samples; C2-smooth elsewhere. Ignores
  * jitter/feature/metric.
  */
-void ng_sparse_noise(const ng_noise_pts *p, float *out);
 
 /*
- * Alligator: the maximum over cells of bumps h * (1 - (r / 1 cell)^2)^2
+ * alligator_noise: the maximum over cells of bumps h * (1 - (r / 1 cell)^2)^2
  * centred on fully jittered feature points, h uniform in [0, 1). Scaly
  * plates with creases where two bumps meet. Range [0, 1], 0 where no bump
  * reaches, never above 1 (no clamp). Continuous. Ignores
  * jitter/feature/metric.
  */
-void ng_alligator_noise(const ng_noise_pts *p, float *out);
 
 #endif

@@ -1,27 +1,85 @@
 /*
- * kernels.h — the noise kernels as compiled for each SIMD path, and the
- * table of the path chosen at start-up (nodes/ only). Every path is the same
- * C source compiled with other target attributes (nodes/simd/), so every
- * path computes the same bits; only the speed differs.
+ * kernels.h — the SIMD paths (nodes/ only). A path is the kernel sources
+ * compiled with its target flags (PATH_FLAGS_<path> in the Makefile, the
+ * one place a target is defined): one unit per basis family,
+ * nodes/<family>_kernels.c, exporting its family's table
+ * ng__<family>_<path>, and nodes/simd/<path>.c with the loops, exporting
+ * the path's table ng__path_<path>. Kernels and loops are static. Every
+ * path is the same C, so every path computes the same bits; only the speed
+ * differs.
  */
 #ifndef NG_KERNELS_H
 #define NG_KERNELS_H
 
-#include "noise.h"
+#include "bases.h"
+#include "loops.h"
 #include "noise_kernels.h"
+
+#include <stddef.h>
 
 typedef void (*ng_basis_fn)(const ng_noise_pts *p, float *out);
 typedef void (*ng_basis_d_fn)(const ng_noise_pts *p, float *out, float *grad);
 
+/* A family unit's kernels, by NG_BASIS_*; NULL for other families' bases. */
 typedef struct ng_kernels {
-    const char *name;
-    ng_basis_fn basis[NG_BASIS_ALLIGATOR + 1]; /* by NG_BASIS_* */
-    ng_basis_d_fn grad[NG_BASIS_ALLIGATOR + 1]; /* NULL: no analytic gradient */
-    unsigned grad_dims;                         /* bit d: the gradients cover d dimensions */
-    ng_basis_fn simplex_tiled2;
+    ng_basis_fn basis[NG_NBASES];
+    ng_basis_fn tiled[NG_NBASES];  /* the kernel of a tiled render; NULL: does not tile */
+    ng_basis_d_fn grad[NG_NBASES]; /* value and gradient (see noise_kernels.h); NULL: none */
 } ng_kernels;
 
-/* The table of the selected path (NG_SIMD, or the best the CPU runs). */
-const ng_kernels *ng__kernels(void);
+typedef struct ng_path {
+    const char *name;
+    const ng_kernels *family[NG_NFAMILIES]; /* by NG_FAMILY_* */
+    ng_loops loops;
+} ng_path;
+
+/* The compiled paths, narrowest first (the Makefile builds the same list). */
+#define NG_PATHS(X) X(scalar) X(sse2) X(avx2) X(avx512)
+
+#define NG__DECLARE_UNIT(FAMILY, family, list, path) extern const ng_kernels ng__##family##_##path;
+#define NG__DECLARE_PATH(path) extern const ng_path ng__path_##path; NG_FAMILIES(NG__DECLARE_UNIT, path)
+NG_PATHS(NG__DECLARE_PATH)
+
+/* The selected path: NG_SIMD, or the widest this CPU runs. */
+const ng_path *ng__path(void);
+
+/* Path i of NG_PATHS (NULL past the last); *runs: this CPU can run it. */
+const ng_path *ng__path_at(int i, int *runs);
+
+/* The family of each basis, by NG_BASIS_*. */
+extern const unsigned char ng__basis_family[NG_NBASES];
+
+/* A basis's kernels on path p. */
+static inline ng_basis_fn ng__kernel(const ng_path *p, int basis)
+{
+    return p->family[ng__basis_family[basis]]->basis[basis];
+}
+
+static inline ng_basis_fn ng__kernel_tiled(const ng_path *p, int basis)
+{
+    return p->family[ng__basis_family[basis]]->tiled[basis];
+}
+
+static inline ng_basis_d_fn ng__kernel_grad(const ng_path *p, int basis)
+{
+    return p->family[ng__basis_family[basis]]->grad[basis];
+}
+
+/* ---- in the units of a path (NG_PATH defined by the Makefile) ---------- */
+
+#define NG__CAT2(a, b) a##b
+#define NG__CAT(a, b) NG__CAT2(a, b)
+
+/* The last line of nodes/<family>_kernels.c: its table, from its list in
+ * bases.h (whose kernel names are the unit's static functions). */
+#define NG__KERNEL_ROW(F, ID, id, name, freq, lo, hi, dims, tiling, kfn, ktiled, kgrad, doc)                   \
+    .basis[NG_BASIS_##ID] = kfn, .tiled[NG_BASIS_##ID] = ktiled, .grad[NG_BASIS_##ID] = kgrad,
+#define NG_FAMILY_TABLE(family, list)                                                                          \
+    const ng_kernels NG__CAT(ng__##family##_, NG_PATH) = {list(NG__KERNEL_ROW, ~)}
+
+/* The last line of nodes/simd/<path>.c: the path's table. */
+#define NG__UNIT_REF(FAMILY, family, list, path) [NG_FAMILY_##FAMILY] = &ng__##family##_##path,
+#define NG_PATH_TABLE(path)                                                                                    \
+    const ng_path ng__path_##path = {#path, {NG_FAMILIES(NG__UNIT_REF, path)}, NG_LOOP_TABLE}
 
 #endif

@@ -1,59 +1,59 @@
-/* loops.c — element-wise loops, one source for every SIMD path (loops.h). */
+/* loops.c — the element-wise loops of loops.h, static, and the table of
+ * them; included by every SIMD path's unit (nodes/simd/<path>.c), never
+ * compiled alone. */
 #include "loops.h"
 #include "bits.h"
 
 #include <math.h>
 
-NG_LOOP_DECLS()
-
 #define LOOP2(name, expr)                                                                                     \
-    void name(float *restrict out, const float *restrict x, const float *restrict y, int n)                  \
+    static void name(float *restrict out, const float *restrict x, const float *restrict y, int n)           \
     {                                                                                                         \
         int i;                                                                                                \
         for (i = 0; i < n; i++) out[i] = (expr);                                                              \
     }
 
-LOOP2(ng__loop_add, x[i] + y[i])
-LOOP2(ng__loop_sub, x[i] - y[i])
-LOOP2(ng__loop_mul, x[i] * y[i])
-LOOP2(ng__loop_div, x[i] / y[i])
-LOOP2(ng__loop_min, x[i] < y[i] ? x[i] : y[i])
-LOOP2(ng__loop_max, x[i] > y[i] ? x[i] : y[i])
+LOOP2(loop_add, x[i] + y[i])
+LOOP2(loop_sub, x[i] - y[i])
+LOOP2(loop_mul, x[i] * y[i])
+LOOP2(loop_div, x[i] / y[i])
+LOOP2(loop_min, x[i] < y[i] ? x[i] : y[i])
+LOOP2(loop_max, x[i] > y[i] ? x[i] : y[i])
 
 #define LOOP1(name, expr)                                                                                     \
-    void name(float *restrict out, const float *restrict x, int n)                                            \
+    static void name(float *restrict out, const float *restrict x, int n)                                     \
     {                                                                                                         \
         int i;                                                                                                \
         for (i = 0; i < n; i++) out[i] = (expr);                                                              \
     }
 
-LOOP1(ng__loop_neg, -x[i])
-LOOP1(ng__loop_abs, fabsf(x[i]))
-LOOP1(ng__loop_invert, 1.0f - x[i])
+LOOP1(loop_neg, -x[i])
+LOOP1(loop_abs, fabsf(x[i]))
+LOOP1(loop_invert, 1.0f - x[i])
 /* sqrt, negative (and NaN) to 0: a bit-pattern select, then the exact sqrt */
-LOOP1(ng__loop_sqrt0, sqrtf(select_f(x[i] > 0.0f, x[i], 0.0f)))
+LOOP1(loop_sqrt0, sqrtf(select_f(x[i] > 0.0f, x[i], 0.0f)))
 
-void ng__loop_fill(float *out, float v, int n)
+static void loop_fill(float *out, float v, int n)
 {
     int i;
     for (i = 0; i < n; i++) out[i] = v;
 }
 
 /* NaN fails both compares and stays NaN */
-void ng__loop_clamp(float *out, const float *x, float lo, float hi, int n)
+static void loop_clamp(float *out, const float *x, float lo, float hi, int n)
 {
     int i;
     for (i = 0; i < n; i++) out[i] = x[i] < lo ? lo : x[i] > hi ? hi : x[i];
 }
 
-void ng__loop_step(float *restrict out, const float *restrict x, float edge, int n)
+static void loop_step(float *restrict out, const float *restrict x, float edge, int n)
 {
     int i;
     for (i = 0; i < n; i++) out[i] = x[i] < edge ? 0.0f : 1.0f;
 }
 
 /* t = (x - lo) * inv clamped to [0, 1] (NaN stays NaN), then t^2 (3 - 2t) */
-void ng__loop_smoothstep(float *restrict out, const float *restrict x, float lo, float inv, int n)
+static void loop_smoothstep(float *restrict out, const float *restrict x, float lo, float inv, int n)
 {
     int i;
     for (i = 0; i < n; i++) {
@@ -63,51 +63,51 @@ void ng__loop_smoothstep(float *restrict out, const float *restrict x, float lo,
     }
 }
 
-void ng__loop_mix(float *restrict out, const float *restrict x, const float *restrict y, const float *restrict t, int n)
+static void loop_mix(float *restrict out, const float *restrict x, const float *restrict y, const float *restrict t, int n)
 {
     int i;
     for (i = 0; i < n; i++) out[i] = x[i] + (y[i] - x[i]) * t[i];
 }
 
-void ng__loop_select(float *restrict out, const float *restrict x, const float *restrict y, const float *restrict t,
+static void loop_select(float *restrict out, const float *restrict x, const float *restrict y, const float *restrict t,
                      float edge, int n)
 {
     int i;
     for (i = 0; i < n; i++) out[i] = select_f(t[i] < edge, x[i], y[i]);
 }
 
-void ng__loop_sub_scale(float *restrict out, const float *restrict x, const float *restrict y, float s, int n)
+static void loop_sub_scale(float *restrict out, const float *restrict x, const float *restrict y, float s, int n)
 {
     int i;
     for (i = 0; i < n; i++) out[i] = (x[i] - y[i]) * s;
 }
 
 /* the sum in double, so a far anchor costs no precision before the rounding */
-void ng__loop_offset(float *restrict out, const float *restrict x, double a, int n)
+static void loop_offset(float *restrict out, const float *restrict x, double a, int n)
 {
     int i;
     for (i = 0; i < n; i++) out[i] = (float)(a + (double)x[i]);
 }
 
-void ng__loop_axpy(float *restrict out, const float *restrict x, float w, int n)
+static void loop_axpy(float *restrict out, const float *restrict x, float w, int n)
 {
     int i;
     for (i = 0; i < n; i++) out[i] += x[i] * w;
 }
 
-void ng__loop_axpy_masked(float *restrict out, const float *restrict a, float w, const float *restrict x, int n)
+static void loop_axpy_masked(float *restrict out, const float *restrict a, float w, const float *restrict x, int n)
 {
     int i;
     for (i = 0; i < n; i++) out[i] += a[i] * w * x[i];
 }
 
-void ng__loop_scale(float *out, const float *x, float s, int n)
+static void loop_scale(float *out, const float *x, float s, int n)
 {
     int i;
     for (i = 0; i < n; i++) out[i] = x[i] * s;
 }
 
-void ng__loop_scale_bias(float *out, const float *x, float s, float b, int n)
+static void loop_scale_bias(float *out, const float *x, float s, float b, int n)
 {
     int i;
     for (i = 0; i < n; i++) out[i] = x[i] * s + b;
@@ -115,14 +115,14 @@ void ng__loop_scale_bias(float *out, const float *x, float s, float b, int n)
 
 /* ---- fractal octave accumulation (see fractal.c for the bounds) ---------- */
 
-void ng__loop_acc_billow(float *restrict out, const float *restrict x, float w, int n)
+static void loop_acc_billow(float *restrict out, const float *restrict x, float w, int n)
 {
     int i;
     for (i = 0; i < n; i++) out[i] += (2.0f * fabsf(x[i]) - 1.0f) * w;
 }
 
 /* |sum| <= partial weight, so (sum * inv + 0.5), inv = 0.5 / partial, is in [0, 1] */
-void ng__loop_acc_terrain(float *restrict out, const float *restrict x, float w, float inv, int first, int n)
+static void loop_acc_terrain(float *restrict out, const float *restrict x, float w, float inv, int first, int n)
 {
     int i;
     if (first)
@@ -132,7 +132,7 @@ void ng__loop_acc_terrain(float *restrict out, const float *restrict x, float w,
 }
 
 /* state: the running weight, in [0, 1] */
-void ng__loop_acc_hybrid(float *restrict out, float *restrict state, const float *restrict x, float w, int first, int n)
+static void loop_acc_hybrid(float *restrict out, float *restrict state, const float *restrict x, float w, int first, int n)
 {
     int i;
     if (first)
@@ -147,7 +147,7 @@ void ng__loop_acc_hybrid(float *restrict out, float *restrict state, const float
 
 /* signal (1 - |n|)^2 in [0, 1], weighted by the previous signal times 2,
  * clamped to [0, 1] (Musgrave's gain) */
-void ng__loop_acc_ridged(float *restrict out, float *restrict state, const float *restrict x, float w, int first, int n)
+static void loop_acc_ridged(float *restrict out, float *restrict state, const float *restrict x, float w, int first, int n)
 {
     int i;
     for (i = 0; i < n; i++) {
@@ -161,7 +161,7 @@ void ng__loop_acc_ridged(float *restrict out, float *restrict state, const float
 /* ---- cloud (see cloud.c) ------------------------------------------------- */
 
 /* the next octave's position: p + gradient so far * dg + value so far * dv */
-void ng__loop_displace(float *restrict out, const float *restrict p, const float *restrict g, float dg,
+static void loop_displace(float *restrict out, const float *restrict p, const float *restrict g, float dg,
                        const float *restrict v, float dv, int n)
 {
     int i;
@@ -169,7 +169,7 @@ void ng__loop_displace(float *restrict out, const float *restrict p, const float
 }
 
 /* Worley puffs 1 - 2 F1 blended in with weight w, renormalised by s */
-void ng__loop_puff(float *restrict out, const float *restrict x, float w, float s, int n)
+static void loop_puff(float *restrict out, const float *restrict x, float w, float s, int n)
 {
     int i;
     for (i = 0; i < n; i++) out[i] = (out[i] + w * (1.0f - 2.0f * x[i])) * s;
@@ -179,7 +179,7 @@ void ng__loop_puff(float *restrict out, const float *restrict x, float w, float 
 
 /* one axis of a distance: v = |a + p| (the sum in double), then out + v v
  * (euclidean, 0), out + v (manhattan, 1) or the larger of v and out (chebyshev) */
-void ng__loop_acc_distance(float *restrict out, const float *restrict p, double a, int metric, int n)
+static void loop_acc_distance(float *restrict out, const float *restrict p, double a, int metric, int n)
 {
     int i;
     if (metric == 0)
@@ -195,3 +195,7 @@ void ng__loop_acc_distance(float *restrict out, const float *restrict p, double 
             out[i] = v > out[i] ? v : out[i];
         }
 }
+
+/* nodes/simd/<path>.c puts it in the path's table. */
+#define NG__LOOP_REF(name, params) .name = loop_##name,
+#define NG_LOOP_TABLE {NG_LOOPS(NG__LOOP_REF)}

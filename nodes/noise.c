@@ -3,7 +3,8 @@
  * Houdini's Unified Noise controls. This file turns world positions into
  * noise space (frequency, per-axis scale, offset, seed, tiling period) and
  * maps each basis's natural range onto the asked-for output range; the
- * bases themselves are batch kernels in noise_kernels.c and cell_kernels.c.
+ * bases are declared in bases.h; their batch kernels are reached through
+ * the SIMD path's table (kernels.h).
  */
 #include "noise.h"
 
@@ -20,28 +21,18 @@ typedef struct basis {
     double freq_mult; /* Houdini's frequency multiplier for the basis */
     float lo, hi;     /* natural range, never exceeded */
     unsigned dims;
-    int tileable;     /* 1: periodic lattice; 2: 2D only, through the 4D torus */
+    int tiling;       /* NG_TILE_* */
 } basis;
 
-#define D1234 0x1Eu
-#define D23 0x0Cu
+/* From the one list (bases.h), by NG_BASIS_*. */
+#define BASIS_ROW(F, ID, id, name, freq, lo, hi, dims, tiling, ...) [NG_BASIS_##ID] = {name, freq, lo, hi, dims, tiling},
+#define CHOICE(F, ID, id, name, ...) [NG_BASIS_##ID] = name,
+#define SHORTHAND(F, ID, id, name, ...) [NG_BASIS_##ID] = {name, "type", name},
+#define DOC(F, ID, id, name, freq, lo, hi, dims, tiling, kernel, tiled, grad, doc) " " name ": " doc " [" #lo "," #hi "]."
+static const basis bases[NG_NBASES] = {NG_BASES(BASIS_ROW)};
+static const char *const type_choices[NG_NBASES + 1] = {NG_BASES(CHOICE)}; /* NULL-terminated */
+static const ng_shorthand noise_shorthands[NG_NBASES] = {NG_BASES(SHORTHAND)};
 
-/* Same order as type_choices and NG_BASIS_*. */
-enum { B_VALUE, B_PERLIN, B_FAST, B_SIMPLEX, B_FLOW, B_WHITE, B_WORLEY, B_SPARSE, B_ALLIGATOR };
-static const basis bases[] = {
-    {"value", 1.0, -1.0f, 1.0f, D1234, 1},
-    {"perlin", 1.0, -1.0f, 1.0f, D1234, 1},
-    {"fast", 1.25, -1.0f, 1.0f, D1234, 1},
-    {"simplex", 1.0, -1.0f, 1.0f, D1234, 2},
-    {"flow", 1.0, -1.0f, 1.0f, D23, 1},
-    {"white", 1.0, -1.0f, 1.0f, D1234, 0},
-    {"worley", 1.0, 0.0f, 1.0f, D1234, 1},
-    {"sparse", 1.25, -1.0f, 1.0f, D1234, 1},
-    {"alligator", 1.64, 0.0f, 1.0f, D1234, 1},
-};
-
-static const char *const type_choices[] = {"value", "perlin", "fast", "simplex", "flow",
-                                           "white", "worley", "sparse", "alligator", NULL};
 static const char *const output_choices[] = {"float", "vector", NULL};
 static const char *const feature_choices[] = {"f1", "f2", "f2-f1", "cell", NULL};
 static const char *const metric_choices[] = {"euclidean", "manhattan", "chebyshev", NULL};
@@ -52,7 +43,7 @@ enum {
 };
 
 static const ng_param_desc noise_params[NPARAMS] = {
-    NG_UNIFIED_PARAMS(type_choices, B_PERLIN, "the noise basis"),
+    NG_UNIFIED_PARAMS(type_choices, NG_BASIS_PERLIN, "the noise basis"),
     {"output", NG_PARAM_ENUM, {0}, 0, 0, output_choices,
      "\"float\", or \"vector\": three decorrelated channels (for warp)"},
     {"feature", NG_PARAM_ENUM, {0}, 0, 0, feature_choices,
@@ -70,16 +61,10 @@ static const struct {
     unsigned bases;
     const char *who;
 } specific[] = {
-    {P_FEATURE, 1u << B_WORLEY, "worley"},
-    {P_METRIC, 1u << B_WORLEY, "worley"},
-    {P_JITTER, 1u << B_WORLEY, "worley"},
-    {P_FLOW, 1u << B_FLOW, "flow"},
-};
-
-static const ng_shorthand noise_shorthands[] = {
-    {"value", "type", "value"},   {"perlin", "type", "perlin"}, {"fast", "type", "fast"},
-    {"simplex", "type", "simplex"}, {"flow", "type", "flow"},     {"white", "type", "white"},
-    {"worley", "type", "worley"}, {"sparse", "type", "sparse"}, {"alligator", "type", "alligator"},
+    {P_FEATURE, 1u << NG_BASIS_WORLEY, "worley"},
+    {P_METRIC, 1u << NG_BASIS_WORLEY, "worley"},
+    {P_JITTER, 1u << NG_BASIS_WORLEY, "worley"},
+    {P_FLOW, 1u << NG_BASIS_FLOW, "flow"},
 };
 
 void ng__noise_prepare(ng_node *n, int type)
@@ -101,7 +86,7 @@ void ng__noise_prepare(ng_node *n, int type)
     n->k[5] = amp * (tlo - lo * (thi - tlo) / (hi - lo));
     n->k[6] = (double)(uint32_t)(int32_t)n->param[P_SEED].v[0];
     n->dims &= bs->dims;
-    n->detail = type == B_WHITE ? 0 : size * fmin(scale[0], fmin(scale[1], scale[2])) / bs->freq_mult;
+    n->detail = type == NG_BASIS_WHITE ? 0 : size * fmin(scale[0], fmin(scale[1], scale[2])) / bs->freq_mult;
 }
 
 static int noise_setup(ng_node *n, const int *ch, ng_error *err)
@@ -131,11 +116,11 @@ static int noise_tile_check(const ng_node *n, const double period[4], int dims, 
     const char *at = n->where ? n->where : "", *sep = n->where ? ": " : "";
     double adjusted[2];
     int d, changed = 0;
-    if (!bs->tileable) {
+    if (bs->tiling == NG_TILE_NONE) {
         snprintf(buf, len, "note: %s%s%s: white noise has no lattice and does not tile", at, sep, n->label);
         return 1;
     }
-    if (bs->tileable == 2 && dims != 2) {
+    if (bs->tiling == NG_TILE_TORUS && dims != 2) {
         snprintf(buf, len, "%s%s%s: tileable simplex is 2D only (this render is %dD); use perlin or fast", at, sep,
                  n->label, dims);
         return -1;
@@ -182,10 +167,10 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
     const double *offset = n->param[P_OFFSET].v;
     const int own = n->type == &ng_type_noise; /* basis-specific options exist */
     float *f = NULL, *tmp = NULL; /* f: scaled positions, only for a zero frequency */
-    const ng_kernels *kern = ng__kernels();
-    const ng_loops *loops = ng__loops();
-    ng_basis_fn fn = kern->basis[type];
-    ng_basis_d_fn fd_grad = kern->grad[type];
+    const ng_path *path = ng__path();
+    const ng_loops *loops = &path->loops;
+    ng_basis_fn fn = ng__kernel(path, type);
+    ng_basis_d_fn fd_grad = ng__kernel_grad(path, type);
     double freq[4];
     ng_noise_pts pts;
     int d;
@@ -198,12 +183,14 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
     pts.metric = own ? ng_int(n, P_METRIC) : NG_METRIC_EUCLIDEAN;
     for (d = 0; d < b->dims; d++) {
         freq[d] = n->k[d] * freq_scale;
-        if (b->period[d] > 0 && bs->tileable) { /* a whole number of cells per period */
+        if (b->period[d] > 0 && bs->tiling != NG_TILE_NONE) { /* a whole number of cells per period */
             pts.period[d] = period_cells(b->period[d], freq[d]);
             freq[d] = pts.period[d] / b->period[d];
         }
     }
-    if (bs->tileable == 2 && pts.period[0] && pts.period[1]) fn = kern->simplex_tiled2, fd_grad = NULL;
+    /* a torus-tiled basis tiles through another kernel, without an analytic gradient */
+    if (bs->tiling == NG_TILE_TORUS && pts.period[0] && pts.period[1])
+        fn = ng__kernel_tiled(path, type), fd_grad = NULL;
     for (d = 0; d < b->dims; d++) { /* positions -> noise space: the kernel multiplies */
         float fr = (float)freq[d];
         if (fr != 0.0f) {
@@ -223,7 +210,7 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
         pts.anchor[d] = (b->anchor[d] + (d < 3 ? offset[d] : 0)) * freq[d] + shift;
     }
     pts.seed = mix_seed(mix_seed((uint32_t)n->k[6], b->seed), channel);
-    if (grad && fd_grad && (kern->grad_dims & (1u << b->dims))) {
+    if (grad && fd_grad) {
         fd_grad(&pts, out, grad); /* value bit-identical to fn's, gradient analytic */
         for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
             float *g = grad + (size_t)d * (size_t)b->n;
@@ -277,15 +264,10 @@ static int noise_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, flo
 const ng_node_type ng_type_noise = {
     .name = "noise",
     .family = "noise",
-    .doc = "Unified noise: every basis with the same controls and a documented natural range. "
-           "value: smooth random lattice values [-1,1]; perlin: improved gradient noise, 0 on the lattice [-1,1]; "
-           "fast: cheaper Perlin-like gradient noise, x1.25 frequency [-1,1]; simplex: gradient noise on a "
-           "simplex grid [-1,1]; flow: Perlin flow noise, gradients rotated by `flow` [-1,1]; white: "
-           "independent per-sample values [-1,1]; worley: cellular distances f1, f2, f2-f1 or a per-cell "
-           "value [0,1]; sparse: sparse convolution, x1.25 [-1,1]; alligator: max of random bumps, x1.64 [0,1].",
+    .doc = "Unified noise: every basis with the same controls and a documented natural range." NG_BASES(DOC),
     .params = noise_params,
     .nparams = NPARAMS,
-    .dims = D1234,
+    .dims = NG_DIMS_1234,
     .shorthands = noise_shorthands,
     .nshorthands = (int)(sizeof noise_shorthands / sizeof noise_shorthands[0]),
     .setup = noise_setup,

@@ -8,13 +8,8 @@
 #ifndef NG_NOISE_H
 #define NG_NOISE_H
 
+#include "bases.h"
 #include "ng_node.h"
-
-/* Bases, in the order of the noise node's `type` choices. */
-enum {
-    NG_BASIS_VALUE, NG_BASIS_PERLIN, NG_BASIS_FAST, NG_BASIS_SIMPLEX, NG_BASIS_FLOW, NG_BASIS_WHITE,
-    NG_BASIS_WORLEY, NG_BASIS_SPARSE, NG_BASIS_ALLIGATOR
-};
 
 /* The unified controls, options 0 to 6 of every noise-based node (the
  * evaluator reads them by these indices). */

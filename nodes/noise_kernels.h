@@ -1,7 +1,11 @@
 /*
- * noise_kernels.h — the lattice noise bases (value, improved Perlin, fast,
- * flow, simplex, white) evaluated over a batch of points, 1D to 4D, and the
- * integer hash every procedural node shares (white noise, cellular, ...).
+ * noise_kernels.h — the batch every noise kernel takes (ng_noise_pts), the
+ * contract of the lattice bases (value, improved Perlin, fast, flow,
+ * simplex, white: nodes/lattice_kernels.c, simplex_kernels.c,
+ * white_kernels.c; the cellular ones are in cell_kernels.h), and the
+ * integer hashes every procedural node shares. The kernels themselves are
+ * static in each SIMD path's units and reached through its table
+ * (kernels.h).
  *
  * Precision: a batch is a double anchor plus small float offsets. Kernels
  * split the anchor once into a 32-bit lattice cell (added inside the hash)
@@ -35,7 +39,8 @@ typedef struct ng_noise_pts {
 } ng_noise_pts;
 
 /*
- * The bases. Each writes out[0..n-1]; dims a basis does not support write
+ * The bases' kernels (the kernel column of bases.h: value_noise, ...).
+ * Each writes out[0..n-1]; dims a basis does not support write
  * zeros. Non-finite or enormous positions give finite output inside the
  * range. Every range is symmetric about 0 and never exceeded; "max" is the
  * true maximum of |v| over every gradient configuration (numerical search,
@@ -43,28 +48,28 @@ typedef struct ng_noise_pts {
  * scaling, "|d/dx|" the bound on the derivative along any axis after
  * scaling (tests/test_kernels.c checks all three).
  *
- *   function           dims  range        max (unscaled)          reached  |d/dx|
- *   ng_value_noise     1-4   [-1, 1]      1 - 2^-20 (lattice)     0.998+   3.75
- *   ng_perlin_noise    1     [-1, 1]      0.5                     0.991    2.6940
+ *   kernel             dims  range        max (unscaled)          reached  |d/dx|
+ *   value_noise        1-4   [-1, 1]      1 - 2^-20 (lattice)     0.998+   3.75
+ *   perlin_noise       1     [-1, 1]      0.5                     0.991    2.6940
  *                      2                  0.70710678              0.9994   2.8320
  *                      3                  1.0363538               0.949    3.6181
  *                      4     soft limit   1.5365823 -> 0.983      0.952    5.1137
- *   ng_fast_noise      1     [-1, 1]      0.5                     0.995    2.8281
+ *   fast_noise         1     [-1, 1]      0.5                     0.995    2.8281
  *                      2                  0.70710678              0.9998   2.3748
  *                      3                  1.0449052               0.955    2.8708
  *                      4     soft limit   1.5451999 -> 0.984      0.939    4.1667
- *   ng_flow_noise      2     [-1, 1]      0.70710678              0.997    2.9231
+ *   flow_noise         2     [-1, 1]      0.70710678              0.997    2.9231
  *                      3     soft limit   1.1641266 -> 0.975      0.954    4.0310
- *   ng_simplex_noise   1     [-1, 1]      0.31640625              0.996    3.3330
+ *   simplex_noise      1     [-1, 1]      0.31640625              0.996    3.3330
  *                      2                  0.0100802047            0.9999   7.0424
  *                      3                  0.0130071572            0.9997   6.8315
  *                      4                  0.0159292215            0.998    5.9278
- *   ng_simplex_tiled2  2     [-1, 1]      (4D simplex)            0.996    8.383
- *   ng_white_noise     1-4   (-1, 1)      uniform                 1.0      none
+ *   simplex_tiled2     2     [-1, 1]      (4D simplex)            0.996    8.383
+ *   white_noise        1-4   (-1, 1)      uniform                 1.0      none
  *
  * "soft limit": scaled by the value 1 sample in 10^6 exceeds, then
  * compressed smoothly above 0.9 so that even the true maximum stays below
- * 1 (it lands at the value after the arrow); see noise_kernels.c.
+ * 1 (it lands at the value after the arrow); see lattice_kernels.c.
  *
  * value: lattice values blended with the quintic fade.
  * perlin: improved Perlin, quintic fade; 1D gradients uniform in [-1, 1],
@@ -76,19 +81,19 @@ typedef struct ng_noise_pts {
  * flow: Perlin flow noise (Perlin & Neyret 2001): perlin's gradients
  *   rotated by 2 pi flow (p->flow, in turns: flow and flow + 1 are the same
  *   bits). 2D turns every gradient in the plane, so at integer flow it is
- *   ng_perlin_noise bit for bit; 3D turns each about one of the 8 cube
+ *   perlin_noise    bit for bit; 3D turns each about one of the 8 cube
  *   diagonals chosen per lattice point. |d/dflow| <= 6.2826 (2D), 7.580
  *   (3D) per turn.
  * simplex: Perlin's simplex noise with falloff (0.5 - r^2)^4, continuous in
  *   2D to 4D (the classic 0.6 is not); 1D is gradient noise with falloff
  *   (1 - x^2)^4 over each cell's two ends. Ignores p->period: its skewed
- *   lattice has no axis-aligned period; use ng_simplex_tiled2.
+ *   lattice has no axis-aligned period; use simplex_tiled2.
  * simplex_tiled2: for dims 2 with period[0] and period[1] > 0, 4D simplex
  *   on the flat torus (x, y) -> (Rx cos 2 pi x/Px, Rx sin 2 pi x/Px, Ry cos
  *   2 pi y/Py, Ry sin 2 pi y/Py), R = P / 2 pi: periodic in x and y with
  *   the look of a 2D slice of 4D simplex (rounder, sparser features than 2D
  *   simplex). Scalar, ~15x the cost of 2D simplex. Other inputs: exactly
- *   ng_simplex_noise.
+ *   simplex_noise   .
  * white: a hash per sample. The absolute position (anchor cell + fraction)
  *   is rounded per axis to the nearest 1/65536 cell, halves up, carrying
  *   into the next cell; the (cell, sub-cell) pairs are hashed. Same world
@@ -99,15 +104,9 @@ typedef struct ng_noise_pts {
  * anchor and negative cells), so f(x + k period[d]) == f(x); an axis with
  * period 0 is not wrapped. Periods are whole cells: the node converts.
  */
-void ng_value_noise(const ng_noise_pts *p, float *out);
-void ng_perlin_noise(const ng_noise_pts *p, float *out);
-void ng_simplex_noise(const ng_noise_pts *p, float *out);
-void ng_fast_noise(const ng_noise_pts *p, float *out);
-void ng_flow_noise(const ng_noise_pts *p, float *out);
-void ng_white_noise(const ng_noise_pts *p, float *out);
-void ng_simplex_tiled2(const ng_noise_pts *p, float *out);
 
 /*
+ * The gradient kernels (value_noise_d, ...: the grad column of bases.h).
  * Value and gradient in one pass: out[i] as the plain kernel (bit-identical
  * to it), grad[d * n + i] = d out / d (noise-space axis d) for d < dims;
  * grad holds dims planes of n. Every dims the plain kernel has (value,
@@ -123,11 +122,6 @@ void ng_simplex_tiled2(const ng_noise_pts *p, float *out);
  * soft-limited one is C1 at the knee. out, grad and the offsets must not
  * overlap. Cost against the plain kernel: 1.05x (value) to 1.7x (fast 4D).
  */
-void ng_value_noise_d(const ng_noise_pts *p, float *out, float *grad);
-void ng_perlin_noise_d(const ng_noise_pts *p, float *out, float *grad);
-void ng_simplex_noise_d(const ng_noise_pts *p, float *out, float *grad);
-void ng_fast_noise_d(const ng_noise_pts *p, float *out, float *grad);
-void ng_flow_noise_d(const ng_noise_pts *p, float *out, float *grad);
 
 /* The offset scale of axis d (see ng_noise_pts.scale). */
 static inline float ng_pts_scale(const ng_noise_pts *p, int d)
@@ -136,13 +130,9 @@ static inline float ng_pts_scale(const ng_noise_pts *p, int d)
 }
 
 /* ---- hashing ------------------------------------------------------------
- * Coordinates are chained through a bijective 32-bit finaliser, one step per
- * axis, like Perlin's permutation chain P[P[P[x]+y]+z] but without a table
- * and without a period of 256. Because ng_hashN is a chain of ng_hash_step,
- * a kernel can hash a shared prefix (seed, x) once for several corners.
- * Seeds differing in any bit give unrelated fields (the seed is mixed before
- * the first coordinate and coordinates are multiplied before being folded in,
- * so a new seed is not a translate of the old field).
+ * Seeds differing in any bit give unrelated fields: the seed is mixed
+ * before the first coordinate, and coordinates are multiplied before being
+ * folded in, so a new seed is not a translate of the old field.
  */
 
 /* Chris Wellons' "lowbias32" finaliser: a bijection with near-ideal
@@ -167,27 +157,6 @@ static inline uint32_t ng_hash_step(uint32_t h, uint32_t coord)
     return ng_hash_mix(h ^ (coord * 0x9e3779b1U));
 }
 
-static inline uint32_t ng_hash1(uint32_t x, uint32_t seed)
-{
-    return ng_hash_step(ng_hash_seed(seed), x);
-}
-
-static inline uint32_t ng_hash2(uint32_t x, uint32_t y, uint32_t seed)
-{
-    return ng_hash_step(ng_hash1(x, seed), y);
-}
-
-static inline uint32_t ng_hash3(uint32_t x, uint32_t y, uint32_t z, uint32_t seed)
-{
-    return ng_hash_step(ng_hash2(x, y, seed), z);
-}
-
-static inline uint32_t ng_hash4(uint32_t x, uint32_t y, uint32_t z, uint32_t w,
-                                uint32_t seed)
-{
-    return ng_hash_step(ng_hash3(x, y, z, seed), w);
-}
-
 /* ---- lattice hash -----------------------------------------------------------
  * The lattice bases (value, perlin, fast, flow, simplex) hash a lattice
  * point with one multiply: the cell coordinates times per-axis odd
@@ -195,8 +164,8 @@ static inline uint32_t ng_hash4(uint32_t x, uint32_t y, uint32_t z, uint32_t w,
  * (v ^= v >> 16, so high input bits reach the low ones) and multiplied by
  * an odd constant. A kernel multiplies a point's cell by the prime once per
  * axis and steps to the neighbouring cell by adding the prime, so 3D costs
- * 3 + 8 multiplies per sample where the chain above costs 3 per axis and
- * corner. Its output bits are not all equal: the top ones depend on every
+ * 3 + 8 multiplies per sample where chaining ng_hash_step over the axes
+ * would cost 3 per axis and corner. Its output bits are not all equal: the top ones depend on every
  * input bit, bit b only on the folded word's bits 0 to b, and the low bits
  * are weak (bit 0 is the parity of the coordinates' low bits). Users take
  * bits 16 and up (the gradient choices, ng_hash_signed's top 24); the

@@ -1,7 +1,27 @@
-/* sample.c — the shared sampling helpers of sample.h. */
+/* sample.c — the kernel suites' shared helpers of sample.h. */
 #include "sample.h"
+#include "harness.h"
 
 #include <math.h>
+
+const ng_path *t_path;
+
+void t_on_every_path(const char *suite, void (*tests)(void))
+{
+    int i, runs;
+    for (i = 0; (t_path = ng__path_at(i, &runs)); i++) {
+        if (runs) tests();
+        else printf("  (%s: SIMD path %s not supported by this CPU, skipped)\n", suite, t_path->name);
+    }
+    t_path = NULL;
+}
+
+void t_run_on_path(const char *name, void (*fn)(void))
+{
+    static char label[160]; /* the harness keeps the pointer for this run only */
+    snprintf(label, sizeof label, "%s [%s]", name, t_path->name);
+    ng_t_run(label, fn);
+}
 
 static uint64_t rng_state;
 

@@ -1,11 +1,22 @@
 /*
- * sample.h — what the kernel suites share for sampling: a fixed xorshift64
- * stream (every run tests the same points) and Pearson correlation.
+ * sample.h — what the kernel suites share: the SIMD path under test (they
+ * run on every path this CPU runs), a fixed xorshift64 stream (every run
+ * tests the same points) and Pearson correlation.
  */
 #ifndef NG_TEST_SAMPLE_H
 #define NG_TEST_SAMPLE_H
 
+#include "kernels.h"
+
 #include <stdint.h>
+
+/* The SIMD path under test. t_on_every_path calls tests(), which runs a
+ * suite's cases with T_RUN, once per compiled path this CPU runs, and names
+ * the others as skipped. A failure names the case and the path. */
+extern const ng_path *t_path;
+void t_on_every_path(const char *suite, void (*tests)(void));
+void t_run_on_path(const char *name, void (*fn)(void));
+#define T_RUN(fn) t_run_on_path(#fn, fn)
 
 void t_rng_seed(uint64_t s);
 uint64_t t_rng_next(void);

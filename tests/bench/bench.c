@@ -345,7 +345,7 @@ static void *ceiling_work(void *arg)
     p.f[0] = f[0], p.f[1] = f[1], p.f[2] = f[2];
     for (it = 0; it < 6000; it++) {
         p.anchor[0] = it;
-        ng__kernels()->basis[NG_BASIS_PERLIN](&p, out);
+        ng__kernel(ng__path(), NG_BASIS_PERLIN)(&p, out);
     }
     return NULL;
 }
@@ -534,19 +534,15 @@ static void print_machine(void)
 static void bench_kernels(void)
 {
     enum { N = 4096, CALLS = 50 };
-    static const struct {
-        const char *name;
-        int basis;
-    } bases[] = {{"value", NG_BASIS_VALUE},     {"perlin", NG_BASIS_PERLIN}, {"fast", NG_BASIS_FAST},
-                 {"simplex", NG_BASIS_SIMPLEX}, {"flow", NG_BASIS_FLOW},     {"worley", NG_BASIS_WORLEY}};
+#define BASIS_NAME(F, ID, id, name, ...) [NG_BASIS_##ID] = name,
+    static const char *const names[NG_NBASES] = {NG_BASES(BASIS_NAME)};
     static float f[3][N], out[N];
     float *fp[3] = {f[0], f[1], f[2]};
-    const ng_kernels *k = ng__kernels();
-    size_t b;
-    int dims;
+    const ng_path *path = ng__path();
+    int b, dims;
     kernel_grid(fp, N);
-    printf("kernels alone, %s path, ns/sample (best of 7 x %d calls of %d points):\n", k->name, CALLS, N);
-    for (b = 0; b < sizeof bases / sizeof bases[0]; b++)
+    printf("kernels alone, %s path, ns/sample (best of 7 x %d calls of %d points):\n", path->name, CALLS, N);
+    for (b = 0; b < NG_NBASES; b++)
         for (dims = 2; dims <= 3; dims++) {
             ng_noise_pts p;
             double best = HUGE_VAL;
@@ -562,11 +558,11 @@ static void bench_kernels(void)
             p.jitter = 1;
             for (r = 0; r < 7; r++) {
                 double t = now();
-                for (c = 0; c < CALLS; c++) k->basis[bases[b].basis](&p, out);
+                for (c = 0; c < CALLS; c++) ng__kernel(path, b)(&p, out);
                 t = now() - t;
                 if (t < best) best = t;
             }
-            printf("  %-8s %dD %7.3f\n", bases[b].name, dims, best / ((double)CALLS * N) * 1e9);
+            printf("  %-9s %dD %7.3f\n", names[b], dims, best / ((double)CALLS * N) * 1e9);
         }
 }
 

@@ -1,0 +1,375 @@
+/*
+ * lattice_kernels.c — the lattice family (bases.h) over a batch of points:
+ * value, improved Perlin (Perlin 2002, quintic fade), fast (our cheaper
+ * gradient noise) and Perlin flow noise (Perlin & Neyret 2001), 1D to 4D
+ * where the basis allows, tileable, with their analytic gradients (the _d
+ * forms: one body per basis computes both, the value the same bits either
+ * way). Written from the published algorithms. Compiled once per SIMD path
+ * (Makefile); its kernels are static, its one export the family table.
+ *
+ * Ranges: each basis's true maximum over all gradient configurations was
+ * found numerically (dense grid over one cell, then pattern-search ascent
+ * from the best 200 grid points and 200 random starts; for flow noise also
+ * over the rotation angle). For a fixed point every corner's term depends
+ * only on that corner's gradient and is weighted by a non-negative falloff,
+ * so the maximum over all configurations is the sum of per-corner maxima;
+ * the search runs over position only. The same holds for d/dx, which gives
+ * the gradient bounds quoted per basis (after scaling; the gradient sets
+ * are symmetric under axis swaps, so every axis has the same bound). Scales
+ * are 1 / (max * 1.0001): the 1e-4 margin absorbs float rounding, far above
+ * its size (~1e-6), and keeps coverage. Where the true maximum needs a
+ * gradient configuration too rare to be met (see SOFT LIMIT below) the
+ * scale is statistical and a soft limiter keeps the bound.
+ */
+#include "lattice_parts.h"
+
+/* ---- the lattice bases ------------------------------------------------------
+ * Value, Perlin, fast and flow share one body per dims: hash the corners,
+ * take each corner's value or gradient term, blend with the faded fraction.
+ * kind and tiled are constants in every instantiation.
+ */
+enum { K_VALUE, K_PERLIN, K_FAST, K_FLOW };
+
+/* Flow rotation, shared by every gradient of a call: cos and sin of
+ * 2 pi frac(flow), computed once in double so flow and flow + 1 are the
+ * same bits. s3 and c3 fold Rodrigues' constants for the 3D axes. */
+typedef struct rotation {
+    float c, s, s3, c3;
+} rotation;
+
+static rotation flow_rotation(float flow)
+{
+    rotation r;
+    double t = (double)flow, a;
+    if (!isfinite(t)) t = 0.0;
+    t -= floor(t);
+    a = 6.283185307179586 * t;
+    r.c = (float)cos(a);
+    r.s = (float)sin(a);
+    r.s3 = (float)(sin(a) / sqrt(3.0));
+    r.c3 = (float)((1.0 - cos(a)) / 3.0);
+    return r;
+}
+
+/*
+ * 3D flow gradient: edge gradient g rotated about axis a = sigma / sqrt(3),
+ * sigma one of the 8 cube diagonals (+-1, +-1, +-1) picked by three hash
+ * bits, by Rodrigues' formula
+ *   R g . d = cos (g . d) + sin (a . (g x d)) + (1 - cos) (a . g) (a . d).
+ * Opposite axes turn the gradient opposite ways, so neighbouring gradients
+ * swirl in different directions as flow advances.
+ */
+LOOP_INLINE float flow_grad3(uint32_t h, float x, float y, float z, const rotation *r)
+{
+    /* g = grad12's edge: u picks x unless yz, v picks y if xy else z */
+    uint32_t xy = h < EDGE_XY, notyz = h < EDGE_XZ;
+    float one0 = flip_bit(1.0f, h, 20), one1 = flip_bit(1.0f, h, 21);
+    float gx = select_f(notyz, one0, 0.0f);
+    float gy = select_f(notyz, select_f(xy, one1, 0.0f), one0);
+    float gz = select_f(xy, 0.0f, one1);
+    /* the rotation axis's signs: bits 17 to 19 */
+    float gd = gx * x + gy * y + gz * z;
+    float ag = flip_bit(gx, h, 17) + flip_bit(gy, h, 18) + flip_bit(gz, h, 19);
+    float ad = flip_bit(x, h, 17) + flip_bit(y, h, 18) + flip_bit(z, h, 19);
+    float cx = gy * z - gz * y, cy = gz * x - gx * z, cz = gx * y - gy * x;
+    float acx = flip_bit(cx, h, 17) + flip_bit(cy, h, 18) + flip_bit(cz, h, 19);
+    return r->c * gd + r->s3 * acx + r->c3 * ag * ad;
+}
+
+/* Lattice values uniform in [-(1 - 2^-20), 1 - 2^-20]: the shrink covers the
+ * few ulps of rounding in the nested lerps. */
+#define VALUE_SHRINK 0.99999904632568359375f /* 1 - 2^-20 */
+
+static inline float lattice_value(uint32_t h)
+{
+    return ng_hash_signed(h) * VALUE_SHRINK;
+}
+
+/* One corner's term: d[] is the point minus the corner. */
+LOOP_INLINE float corner_term(int dims, int kind, uint32_t h, const float *d, const rotation *r)
+{
+    if (kind == K_VALUE) return lattice_value(h);
+    switch (dims) {
+    case 1: return ng_hash_signed(h) * d[0];
+    case 2:
+        if (kind == K_FLOW) return grad8(h, r->c * d[0] + r->s * d[1], r->c * d[1] - r->s * d[0]);
+        return grad8(h, d[0], d[1]);
+    case 3:
+        if (kind == K_FLOW) return flow_grad3(h, d[0], d[1], d[2], r);
+        return grad12(h, d[0], d[1], d[2]);
+    default: return grad32(h, d[0], d[1], d[2], d[3]);
+    }
+}
+
+/* d(corner term)/d(d[e]) for a gradient kind: the term is linear in d, so
+ * this is the term at the unit vector along e (the float expressions give
+ * the components exactly: +-1, 0, +-0.70710678f or the rotated ones). */
+LOOP_INLINE float corner_slope(int dims, int kind, uint32_t h, int e, const rotation *r)
+{
+    float u[4];
+    int d;
+    UNROLL
+    for (d = 0; d < 4; d++) u[d] = d == e ? 1.0f : 0.0f;
+    return corner_term(dims, kind, h, u, r);
+}
+
+/*
+ * SOFT LIMIT. In 4D (16 corners) and for 3D flow (96 rotated gradients per
+ * corner) the true maximum needs nearly every corner's gradient to point at
+ * the sample, which random samples never see: over 2^25 of them the largest
+ * values reached 0.80 (perlin 4D), 0.77 (fast 4D) and 0.90 (flow 3D) of the
+ * true maximum, so scaled by it these fields would use about 75% of
+ * [-1, 1]. They are instead scaled by the value that 1 sample in 10^6
+ * exceeds (1.10, 1.08, 0.965 unscaled) and pass through
+ *   y = x                               for |x| <= 0.9,
+ *   y = sign(x) (0.9 + 0.1 s / (1 + s)) for s = (|x| - 0.9) / 0.1 > 0,
+ * which is odd, monotone, C1 with slope <= 1 (gradient bounds carry over)
+ * and below 1 for every input, so the range holds for any configuration:
+ * the true maxima land at 0.983, 0.984 and 0.975. 2e-5 to 4e-5 of
+ * samples are above the knee.
+ */
+#define SOFT_KNEE 0.9f
+
+/* The limiter and its slope dy/dx = 1 / (1 + s)^2: the cut 0.1 s^2 / (1 + s)
+ * has d/d|x| = 10 * 0.1 (2 s + s^2) / (1 + s)^2 = 1 - 1 / (1 + s)^2. */
+static inline float soft_limit(float x, float *slope)
+{
+    float ax = u2f(f2u(x) & 0x7fffffffu);
+    uint32_t e = f2u(ax - SOFT_KNEE);
+    float s = u2f(e & ((e >> 31) - 1u)) * 10.0f; /* max(|x| - knee, 0) / (1 - knee) */
+    float cut = (1.0f - SOFT_KNEE) * s * s / (1.0f + s);
+    float s1 = 1.0f + s;
+    *slope = 1.0f / (s1 * s1);
+    return x - u2f(f2u(cut) | (f2u(x) & 0x80000000u));
+}
+
+/*
+ * Scales per dims (index dims - 1); 0 = no such kernel. Maxima unscaled,
+ * gradient bounds |d/dx| after scaling (tabled in noise_kernels.h):
+ * perlin 1D: gradients uniform in [-1, 1]: max 0.5 at t = 0.5 (g = 1, -1),
+ *            d/dx 1.3471506 unscaled at t = 0.7887.
+ * perlin 2D, 8 unit gradients: max 0.70710678 = sqrt(2)/2 at the cell
+ *            centre (exact); d/dx 2.0027450 unscaled.
+ * perlin 3D, 12 edge gradients: max 1.0363538 at (0.5, 0.6447, 0.4815) and
+ *            its mirror images; d/dx 3.75 unscaled (at the centre).
+ * perlin 4D, 32 edge gradients: max 1.5365823 near (0.48, 0.49, 0.5,
+ *            0.36); d/dx 5.625 unscaled (centre). Soft-limited.
+ * fast (smoothstep fade, same gradient sets):
+ *   1D max 0.5, d/dx sqrt(2) unscaled; 2D max 0.70710678, d/dx 1.6793786;
+ *   3D max 1.0449052, d/dx 3.0; 4D max 1.5451999, d/dx 4.5. 4D soft-limited.
+ * flow 2D: max over all angles 0.70710678, at multiples of 45 degrees
+ *            where the gradient set is Perlin's (0.6608 at 22.5 degrees);
+ *            d/dx 2.0671221 unscaled at 22.5 degrees.
+ * flow 3D: max over angles 1.1641266 near 2.6455 rad; d/dx 3.8898485 near
+ *            1.3225 rad. Soft-limited.
+ */
+static const float perlin_scale[4] = {
+    1.99980002f, /* 1 / (0.5 * 1.0001) */
+    1.4140722f,  /* 1 / (0.70710678 * 1.0001) */
+    0.96482495f, /* 1 / (1.0363538 * 1.0001) */
+    0.90909091f, /* soft-limited: 1 / 1.10 */
+};
+static const float fast_scale[4] = {
+    1.99980002f, /* 1 / (0.5 * 1.0001) */
+    1.4140722f,  /* 1 / (0.70710678 * 1.0001) */
+    0.95692893f, /* 1 / (1.0449052 * 1.0001) */
+    0.92592593f, /* soft-limited: 1 / 1.08 */
+};
+static const float flow_scale[4] = {
+    0.0f,
+    1.4140722f, /* 1 / (0.70710678 * 1.0001) */
+    1.0362694f, /* soft-limited: 1 / 0.965 */
+    0.0f,
+};
+
+/* Which (kind, dims) pass through soft_limit. */
+static inline int soft_limited(int kind, int dims)
+{
+    return (dims == 4 && kind != K_VALUE) || (dims == 3 && kind == K_FLOW);
+}
+
+/*
+ * One body for the plain kernels and their _d forms: deriv is a constant in
+ * every instantiation, so the plain ones compile to the value path alone.
+ * The value expressions are the same in both, hence the same bits.
+ *
+ * Derivatives: the blend along axis d is lerp(a, b, w(t_d)), a and b the
+ * blends of the two faces, so its partial along e is lerp(a_e, b_e, w) plus,
+ * for e = d, w'(t_d) (b - a); the corners' partials (a_e at the start) are
+ * the gradient components, zero for value noise (there a partial along e
+ * only appears at blend level e). The point's fraction moves with the
+ * noise-space position (dt/dx = 1); the range scale and the limiter's slope
+ * multiply at the end.
+ */
+LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
+                         float *gw, int dims, int kind, int tiled, int deriv)
+{
+    const int nc = 1 << dims, n = p->n;
+    const uint32_t s = ng_hash_seed(p->seed);
+    const rotation rot =
+        kind == K_FLOW ? flow_rotation(p->flow) : (rotation){1.0f, 0.0f, 0.0f, 0.0f};
+    const float scale = kind == K_PERLIN ? perlin_scale[dims - 1]
+                        : kind == K_FAST ? fast_scale[dims - 1]
+                        : kind == K_FLOW ? flow_scale[dims - 1]
+                                         : 1.0f;
+    const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
+    const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
+    axis a[4];
+    int i, d, k, e;
+    for (d = 0; d < dims; d++) a[d] = split_axis(p->anchor[d], tiled ? p->period[d] : 0u);
+    for (i = 0; i < n; i++) {
+        uint32_t lo[4], hi[4], h[16];
+        float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], dw[4], c[16], g[4][16];
+        float gscale = scale;
+        UNROLL
+        for (d = 0; d < dims; d++) {
+            t[d] = lattice_cell(&a[d], f[d][i] * fsc[d], tiled, &lo[d], &hi[d]);
+            lo[d] *= lattice_prime[d];
+            /* untiled, hi = lo + 1; tiled it may have wrapped to 0 */
+            hi[d] = tiled ? hi[d] * lattice_prime[d] : lo[d] + lattice_prime[d];
+            t1[d] = t[d] - 1.0f;
+            w[d] = kind == K_FAST ? smooth(t[d]) : fade(t[d]);
+            if (deriv) dw[d] = kind == K_FAST ? smooth_slope(t[d], t1[d]) : fade_slope(t[d], t1[d]);
+        }
+        lattice_corners(dims, s, lo, hi, h);
+        UNROLL
+        for (k = 0; k < 16; k++)
+            if (k < nc) {
+                float dk[4];
+                UNROLL
+                for (d = 0; d < 4; d++) dk[d] = (k >> d) & 1 ? t1[d] : t[d];
+                c[k] = corner_term(dims, kind, h[k], dk, &rot);
+                if (deriv && kind != K_VALUE)
+                    UNROLL
+                    for (e = 0; e < dims; e++) g[e][k] = corner_slope(dims, kind, h[k], e, &rot);
+            }
+        /* multilinear blend, axis 0 first: the pairs (c[2j], c[2j + 1]) */
+        UNROLL
+        for (d = 0; d < dims; d++)
+            UNROLL
+            for (k = 0; k < 8; k++)
+                if (k < nc >> (d + 1)) {
+                    if (deriv) {
+                        float jump = dw[d] * (c[2 * k + 1] - c[2 * k]);
+                        UNROLL
+                        for (e = 0; e < dims; e++)
+                            if (kind == K_VALUE && e == d)
+                                g[e][k] = jump;
+                            else if (e == d)
+                                g[e][k] = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]) + jump;
+                            else if (kind != K_VALUE || e < d) /* value: x_e not yet in it */
+                                g[e][k] = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]);
+                    }
+                    c[k] = lerp(c[2 * k], c[2 * k + 1], w[d]);
+                }
+        if (kind == K_VALUE) {
+            out[i] = c[0];
+        } else if (soft_limited(kind, dims)) {
+            float slope;
+            out[i] = soft_limit(c[0] * scale, &slope);
+            gscale = scale * slope;
+        } else {
+            out[i] = c[0] * scale;
+        }
+        if (deriv)
+            UNROLL
+            for (e = 0; e < dims; e++) {
+                float *ge = e == 0 ? gx : e == 1 ? gy : e == 2 ? gz : gw;
+                ge[i] = g[e][0] * gscale;
+            }
+    }
+}
+
+#define LATTICE_SET(name, dims, kind)                                                   \
+    static void name(const ng_noise_pts *p, float *out)                                 \
+    {                                                                                   \
+        lattice(p, out, NULL, NULL, NULL, NULL, dims, kind, 0, 0);                      \
+    }                                                                                   \
+    static void name##_tiled(const ng_noise_pts *p, float *out)                          \
+    {                                                                                   \
+        lattice(p, out, NULL, NULL, NULL, NULL, dims, kind, 1, 0);                      \
+    }                                                                                   \
+    static void name##_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,  \
+                         float *restrict gy, float *restrict gz, float *restrict gw)    \
+    {                                                                                   \
+        lattice(p, out, gx, gy, gz, gw, dims, kind, 0, 1);                              \
+    }                                                                                   \
+    static void name##_d_tiled(const ng_noise_pts *p, float *restrict out,              \
+                               float *restrict gx, float *restrict gy, float *restrict gz, \
+                               float *restrict gw)                                      \
+    {                                                                                   \
+        lattice(p, out, gx, gy, gz, gw, dims, kind, 1, 1);                              \
+    }
+
+LATTICE_SET(value1, 1, K_VALUE)
+LATTICE_SET(value2, 2, K_VALUE)
+LATTICE_SET(value3, 3, K_VALUE)
+LATTICE_SET(value4, 4, K_VALUE)
+LATTICE_SET(perlin1, 1, K_PERLIN)
+LATTICE_SET(perlin2, 2, K_PERLIN)
+LATTICE_SET(perlin3, 3, K_PERLIN)
+LATTICE_SET(perlin4, 4, K_PERLIN)
+LATTICE_SET(fast1, 1, K_FAST)
+LATTICE_SET(fast2, 2, K_FAST)
+LATTICE_SET(fast3, 3, K_FAST)
+LATTICE_SET(fast4, 4, K_FAST)
+LATTICE_SET(flow2, 2, K_FLOW)
+LATTICE_SET(flow3, 3, K_FLOW)
+
+static void value_noise(const ng_noise_pts *p, float *out)
+{
+    static const kernel fn[4][2] = {{value1, value1_tiled}, {value2, value2_tiled},
+                                    {value3, value3_tiled}, {value4, value4_tiled}};
+    dispatch(p, out, fn);
+}
+
+static void perlin_noise(const ng_noise_pts *p, float *out)
+{
+    static const kernel fn[4][2] = {{perlin1, perlin1_tiled}, {perlin2, perlin2_tiled},
+                                    {perlin3, perlin3_tiled}, {perlin4, perlin4_tiled}};
+    dispatch(p, out, fn);
+}
+
+static void fast_noise(const ng_noise_pts *p, float *out)
+{
+    static const kernel fn[4][2] = {{fast1, fast1_tiled}, {fast2, fast2_tiled},
+                                    {fast3, fast3_tiled}, {fast4, fast4_tiled}};
+    dispatch(p, out, fn);
+}
+
+static void flow_noise(const ng_noise_pts *p, float *out)
+{
+    static const kernel fn[4][2] = {
+        {NULL, NULL}, {flow2, flow2_tiled}, {flow3, flow3_tiled}, {NULL, NULL}};
+    dispatch(p, out, fn);
+}
+
+static void value_noise_d(const ng_noise_pts *p, float *out, float *grad)
+{
+    static const kernel_d fn[4][2] = {{value1_d, value1_d_tiled}, {value2_d, value2_d_tiled},
+                                      {value3_d, value3_d_tiled}, {value4_d, value4_d_tiled}};
+    dispatch_d(p, out, grad, fn);
+}
+
+static void perlin_noise_d(const ng_noise_pts *p, float *out, float *grad)
+{
+    static const kernel_d fn[4][2] = {{perlin1_d, perlin1_d_tiled}, {perlin2_d, perlin2_d_tiled},
+                                      {perlin3_d, perlin3_d_tiled}, {perlin4_d, perlin4_d_tiled}};
+    dispatch_d(p, out, grad, fn);
+}
+
+static void fast_noise_d(const ng_noise_pts *p, float *out, float *grad)
+{
+    static const kernel_d fn[4][2] = {{fast1_d, fast1_d_tiled}, {fast2_d, fast2_d_tiled},
+                                      {fast3_d, fast3_d_tiled}, {fast4_d, fast4_d_tiled}};
+    dispatch_d(p, out, grad, fn);
+}
+
+static void flow_noise_d(const ng_noise_pts *p, float *out, float *grad)
+{
+    static const kernel_d fn[4][2] = {
+        {NULL, NULL}, {flow2_d, flow2_d_tiled}, {flow3_d, flow3_d_tiled}, {NULL, NULL}};
+    dispatch_d(p, out, grad, fn);
+}
+
+NG_FAMILY_TABLE(lattice, NG_BASES_LATTICE);

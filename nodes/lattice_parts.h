@@ -1,0 +1,311 @@
+/*
+ * lattice_parts.h — what the lattice, simplex and white kernel units
+ * share (nodes/<family>_kernels.c, compiled once per SIMD path): the
+ * anchor split, cells and fractions, fades, corner hashes,
+ * gradient sets and the dispatch by dims and tiling. Everything here is
+ * static inline, so each unit keeps what it uses.
+ *
+ * Every kernel is one straight loop over the arrays with no per-point calls
+ * or branches beyond selects, so the compiler can if-convert and vectorise
+ * it. All per-point arithmetic is float; double work is splitting the
+ * anchor once per call (and the scalar torus mapping of tiled simplex).
+ * Build with -ffp-contract=off: the same bits on every machine and SIMD
+ * width.
+ */
+#ifndef NG_LATTICE_PARTS_H
+#define NG_LATTICE_PARTS_H
+
+#include "bits.h"
+#include "kernels.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Helpers called inside the loops must be inlined or the loop cannot
+ * vectorise; the bigger ones are marked so clang does not decline. The
+ * kernel bodies are marked too: each is instantiated with constant dims,
+ * kind and tiling, and inlining is what folds those away. */
+#define LOOP_INLINE static inline __attribute__((always_inline))
+
+/* Loops over axes and corners have constant trip counts in every
+ * instantiation: unrolled first, so the vectoriser works on the loop over
+ * points rather than on them. */
+#if defined(__clang__)
+#define UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define UNROLL _Pragma("GCC unroll 16")
+#endif
+
+/* ---- positions ------------------------------------------------------------
+ * Per-point positions are clamped to |x| <= 2^30 so the float -> int32 cell
+ * conversion is defined for any input; NaN and infinities map to +-2^30.
+ * Nothing is lost: floats there are 128 lattice units apart. */
+#define POS_LIMIT_BITS 0x4e800000u /* 2^30 as a float */
+
+/*
+ * One axis of the anchor, split once per call. Untiled, the lattice wraps
+ * mod 2^32 and a point's cell is cell + i. Tiled, cell is floor(anchor) mod
+ * period and a point's cell is (cell + i) mod period, computed in double
+ * with a reciprocal (no division, and vectorisable). An axis without a
+ * period in a tiled call uses period 2^32, which is exactly the untiled
+ * lattice.
+ */
+typedef struct axis {
+    uint32_t cell; /* floor(anchor) mod 2^32, or mod period when tiled */
+    float frac;    /* anchor - floor(anchor), in [0, 1] */
+    /* tiled only */
+    double bias;   /* cell + a multiple of period >= 2^30: cell + i + ... >= 0 */
+    double period; /* period, or 2^32 */
+    double inv;    /* 1 / period */
+    uint32_t end;  /* period mod 2^32: the cell after period - 1 is 0 */
+} axis;
+
+static inline axis split_axis(double a, uint32_t period)
+{
+    axis r;
+    double c, m, pd = period ? (double)period : 4294967296.0;
+    if (!isfinite(a)) a = 0.0; /* defined garbage rather than undefined behaviour */
+    c = floor(a);
+    r.frac = (float)(a - c);
+    /* fmod is exact; an integral double mod pd lies in (-pd, pd), so the
+     * conversion below is defined. */
+    m = fmod(c, pd);
+    if (m < 0.0) m += pd;
+    r.cell = (uint32_t)(int64_t)m;
+    r.period = pd;
+    r.inv = 1.0 / pd;
+    r.bias = m + ceil(1073741824.0 / pd) * pd;
+    r.end = (uint32_t)(int64_t)fmod(pd, 4294967296.0);
+    return r;
+}
+
+static inline float pos(float frac, float off)
+{
+    uint32_t u = f2u(frac + off), mag = u & 0x7fffffffu;
+    mag = mag < POS_LIMIT_BITS ? mag : POS_LIMIT_BITS; /* magnitudes order as integers */
+    return u2f((u & 0x80000000u) | mag);
+}
+
+/* floor for |x| <= 2^30 without libm, so the loop stays vectorisable. */
+static inline int32_t floor_i32(float x)
+{
+    int32_t i = (int32_t)x;
+    return i - (int32_t)(x < (float)i);
+}
+
+/*
+ * (cell + i) mod period for |i| <= 2^30. x = cell + i + k period is a
+ * non-negative integer below 2^35, so every double here is an exact integer
+ * except x / period, whose rounding (2^-17 at most) cannot move the nearest
+ * integer q by more than one: r = x - q period is exact and within half a
+ * period of 0, and one correction brings it into [0, period). Adding and
+ * subtracting 2^52 rounds to an integer without libm (the rounding mode is
+ * the default, nearest).
+ */
+static inline uint32_t wrap_cell(const axis *a, int32_t i)
+{
+    const double round = 4503599627370496.0; /* 2^52 */
+    double x = (double)i + a->bias;
+    double q = (x * a->inv + round) - round;
+    double r = x - q * a->period;
+    r += r < 0.0 ? a->period : 0.0;
+    /* r < 2^32: shift into the int32 range for the conversion */
+    return (uint32_t)(int32_t)(r - 2147483648.0) + 0x80000000u;
+}
+
+/* The per-point half of the anchor split: the fraction within the cell,
+ * the cell's lattice coordinate and the next one along the axis. */
+LOOP_INLINE float lattice_cell(const axis *a, float off, int tiled, uint32_t *c0, uint32_t *c1)
+{
+    float x = pos(a->frac, off);
+    int32_t i = floor_i32(x);
+    if (tiled) {
+        uint32_t n;
+        *c0 = wrap_cell(a, i);
+        n = *c0 + 1u;
+        *c1 = n & (0u - (uint32_t)(n != a->end));
+    } else {
+        *c0 = a->cell + (uint32_t)i;
+        *c1 = *c0 + 1u;
+    }
+    return x - (float)i;
+}
+
+/* Untiled cell only (simplex, white). */
+static inline float cell_of(const axis *a, float off, uint32_t *cell)
+{
+    uint32_t next;
+    return lattice_cell(a, off, 0, cell, &next);
+}
+
+/* 6t^5 - 15t^4 + 10t^3: C2 at cell borders; fade(0) = 0 and fade(1) = 1
+ * exactly, which keeps Perlin exactly 0 on the lattice. */
+static inline float fade(float t)
+{
+    return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f);
+}
+
+/* 3t^2 - 2t^3: C1, two multiplies cheaper; 0 and 1 exactly at the ends. */
+static inline float smooth(float t)
+{
+    return t * t * (3.0f - 2.0f * t);
+}
+
+/* Their derivatives, from t and t1 = t - 1: fade' = 30 t^2 (t - 1)^2 (0 at
+ * both ends, hence C1 with zero slope across cell borders), smooth' =
+ * 6 t (1 - t). */
+static inline float fade_slope(float t, float t1)
+{
+    float u = t * t1;
+    return 30.0f * u * u;
+}
+
+static inline float smooth_slope(float t, float t1)
+{
+    return -6.0f * t * t1;
+}
+
+static inline float lerp(float a, float b, float t)
+{
+    return a + t * (b - a);
+}
+
+/* ---- corner hashes ----------------------------------------------------------
+ * h[k] for the 2^dims corners of a cell, bit d of k = the +1 corner on axis
+ * d, by ng_lattice_hash; lo[d] and hi[d] are the two cells' coordinates
+ * already multiplied by the axis prime. The choices made from its bits are
+ * uniform and independent between neighbours (test_lattice_choices in
+ * tests/test_kernels.c, which fails by a factor 200 if, say, grad12 took its
+ * signs from bits 0 and 1).
+ */
+static const uint32_t lattice_prime[4] = {NG_LATTICE_PRIME_X, NG_LATTICE_PRIME_Y,
+                                          NG_LATTICE_PRIME_Z, NG_LATTICE_PRIME_W};
+
+LOOP_INLINE void lattice_corners(int dims, uint32_t s, const uint32_t *lo, const uint32_t *hi,
+                                 uint32_t *h)
+{
+    int d, k;
+    UNROLL
+    for (k = 0; k < 16; k++) /* constant trip counts unroll in every compiler */
+        if (k < 1 << dims) {
+            uint32_t v = s;
+            UNROLL
+            for (d = 0; d < 4; d++)
+                if (d < dims) v ^= (k >> d) & 1 ? hi[d] : lo[d];
+            h[k] = ng_lattice_hash(v);
+        }
+}
+
+/* ---- gradients ----------------------------------------------------------------
+ * Blends rather than tables, which would need a gather. Hash bits from 16
+ * up (see ng_lattice_hash). */
+
+/* bit b of h set ? -x : x: the bit shifted to the sign and xor-ed in (a
+ * shift and one ternary-logic instruction on AVX-512). */
+static inline float flip_bit(float x, uint32_t h, int b)
+{
+    return u2f(f2u(x) ^ ((h << (31 - b)) & 0x80000000u));
+}
+
+/* 8 unit gradients in 2D: the 4 axis and the 4 diagonal directions. The top
+ * three hash bits pick one. */
+static inline float grad8(uint32_t h, float x, float y)
+{
+    uint32_t b0 = (h >> 29) & 1u, b2 = h >> 31;
+    float along = flip_bit(select_f(b0, y, x), h, 30);
+    float diag = (flip_bit(x, h, 29) + flip_bit(y, h, 30)) * 0.70710678f;
+    return select_f(b2, diag, along);
+}
+
+/* Perlin's 12 cube-edge gradients, chosen uniformly (not Perlin's h & 15
+ * with four repeats, which over-weights four directions): the hash's thirds
+ * pick the pair of axes (xy, xz, yz; two compares, uniform within 2^-32),
+ * bits 20 and 21 the two signs. EDGE_XY and EDGE_XZ end the first two
+ * thirds. Used as u = x unless yz, v = y if xy else z. */
+#define EDGE_XY 0x55555556u
+#define EDGE_XZ 0xaaaaaaabu
+
+static inline float grad12(uint32_t h, float x, float y, float z)
+{
+    float u = select_f(h < EDGE_XZ, x, y);
+    float v = select_f(h < EDGE_XY, y, z);
+    return flip_bit(u, h, 20) + flip_bit(v, h, 21);
+}
+
+/* The 32 edge midpoints of the 4D hypercube: three components +-1, one 0.
+ * Top five hash bits: two choose the zero axis, three the signs. */
+static inline float grad32(uint32_t h, float x, float y, float z, float w)
+{
+    uint32_t zero = h >> 30;
+    float a = select_f(zero == 0u, y, x);
+    float b = select_f(zero <= 1u, z, y);
+    float c = select_f(zero == 3u, z, w);
+    return flip_bit(a, h, 27) + flip_bit(b, h, 28) + flip_bit(c, h, 29);
+}
+
+/* ---- dispatch ---------------------------------------------------------------- */
+
+static inline void unsupported(const ng_noise_pts *p, float *out)
+{
+    if (p->n > 0) memset(out, 0, (size_t)p->n * sizeof *out);
+}
+
+/* Zeros in out and in grad's dims planes (none for dims below 1). */
+static inline void unsupported_d(const ng_noise_pts *p, float *out, float *grad)
+{
+    unsupported(p, out);
+    if (p->n > 0 && p->dims > 0) memset(grad, 0, (size_t)p->dims * (size_t)p->n * sizeof *grad);
+}
+
+typedef void (*kernel)(const ng_noise_pts *p, float *out);
+
+/* With gradient: out and the gradient's planes (up to dims), restrict so
+ * that the loop needs no run-time overlap check per pair of outputs and
+ * inputs; with 3D's and 4D's count the compilers would not vectorise it. */
+typedef void (*kernel_d)(const ng_noise_pts *p, float *restrict out, float *restrict gx,
+                         float *restrict gy, float *restrict gz, float *restrict gw);
+
+/* The one branch on tiling, per call: any axis with a period. */
+static inline int tiled_call(const ng_noise_pts *p)
+{
+    int d, tiled = 0;
+    for (d = 0; d < p->dims; d++) tiled |= p->period[d] != 0;
+    return tiled;
+}
+
+static inline void dispatch(const ng_noise_pts *p, float *out, const kernel fn[4][2])
+{
+    if (p->dims < 1 || p->dims > 4 || !fn[p->dims - 1][0])
+        unsupported(p, out);
+    else
+        fn[p->dims - 1][tiled_call(p)](p, out);
+}
+
+/* The same for bases without a tiled form (simplex, white). */
+static inline void by_dims(const ng_noise_pts *p, float *out, const kernel fn[4])
+{
+    if (p->dims < 1 || p->dims > 4)
+        unsupported(p, out);
+    else
+        fn[p->dims - 1](p, out);
+}
+
+/* Calls fn with grad's dims planes of n, none formed past the last. */
+static inline void call_d(kernel_d fn, const ng_noise_pts *p, float *out, float *grad)
+{
+    size_t n = (size_t)p->n;
+    int dims = p->dims;
+    fn(p, out, grad, dims > 1 ? grad + n : NULL, dims > 2 ? grad + 2 * n : NULL,
+       dims > 3 ? grad + 3 * n : NULL);
+}
+
+static inline void dispatch_d(const ng_noise_pts *p, float *out, float *grad, const kernel_d fn[4][2])
+{
+    if (p->n <= 0) return;
+    if (p->dims < 1 || p->dims > 4 || !fn[p->dims - 1][0])
+        unsupported_d(p, out, grad);
+    else
+        call_d(fn[p->dims - 1][tiled_call(p)], p, out, grad);
+}
+
+#endif

@@ -1,0 +1,386 @@
+/*
+ * simplex_kernels.c — the simplex family (bases.h) over a batch of points:
+ * Perlin's simplex noise (Perlin 2001, as explained by Gustavson) 1D to
+ * 4D with its analytic gradient, and tileable 2D simplex on a 4D torus.
+ * Written from the published algorithms. Compiled once per SIMD path
+ * (Makefile); its kernels are static, its one export the family table.
+ * Ranges were found as for the lattice family (see lattice_kernels.c).
+ */
+#include "lattice_parts.h"
+
+/* ---- simplex --------------------------------------------------------------
+ * Corner falloff (0.5 - r^2)^4 in 2D to 4D: every lattice vertex outside
+ * the simplex holding a point is at least sqrt(0.5) away from it (checked
+ * numerically: min r^2 0.500005 in 2D, 0.50011 in 3D, 0.50039 in 4D over
+ * 2e6 points each), so contributions reach zero before their vertex drops
+ * out and the field is continuous. The classic 0.6 in 3D and 4D is not.
+ * 1D has no skew: a segment's two ends with falloff (1 - x^2)^4, which
+ * reaches zero exactly at the other end.
+ *
+ * Precision: the anchor is skewed in double and split in skewed space; the
+ * float offsets are skewed separately, and corner distance vectors come from
+ * unskewing the small skewed fraction (X' - I') only.
+ *
+ * Maxima unscaled, gradient bounds |d/dx| unscaled and scaled:
+ * 1D, gradients in [-1, 1]: max 0.31640625 = (3/4)^4 at t = 0.5 (exact);
+ *     d/dx 1.0546875 (t = 0.5), 3.3330 scaled.
+ * 2D, 8 unit gradients: max 0.0100802047 at the midpoint of the cell
+ *     diagonal; d/dx 0.070996000, 7.0424 scaled.
+ * 3D, 12 edge gradients: max 0.0130071572 near skewed fraction (0, 0.1669,
+ *     0.8331) and its images; d/dx 0.088866778, 6.8315 scaled.
+ * 4D, 32 edge gradients: max 0.0159292215 near skewed fraction (0.7378,
+ *     0.7378, 0.8738, 0.7378); d/dx 0.094434205, 5.9278 scaled.
+ */
+#define SIMPLEX1_SCALE 3.1601778f /* 1 / (0.31640625 * 1.0001) */
+#define SIMPLEX2_SCALE 99.194415f /* 1 / (0.0100802047 * 1.0001) */
+#define SIMPLEX3_SCALE 76.873063f /* 1 / (0.0130071572 * 1.0001) */
+#define SIMPLEX4_SCALE 62.77143f /* 1 / (0.0159292215 * 1.0001) */
+
+#define F2 0.36602540378443865 /* (sqrt(3) - 1) / 2: skew */
+#define G2 0.21132486540518712 /* (3 - sqrt(3)) / 6: unskew */
+#define F3 (1.0 / 3.0)
+#define G3 (1.0 / 6.0)
+#define F4 0.30901699437494742 /* (sqrt(5) - 1) / 4 */
+#define G4 0.13819660112501051 /* (5 - sqrt(5)) / 20 */
+
+/* (0.5 - d2)_+^4, and t3 = (0.5 - d2)_+^3 for its derivative: along the
+ * corner offset d, d/dd_e falloff = -8 d_e t3 (C3 where it reaches 0). */
+static inline float falloff(float d2, float *t3)
+{
+    uint32_t u = f2u(0.5f - d2);
+    float t = u2f(u & ((u >> 31) - 1u)); /* max(t, 0): negative -> +0 */
+    float tt = t * t;
+    *t3 = tt * t;
+    return tt * tt;
+}
+
+/*
+ * Derivatives: corner offsets are unskewed (the skew's inverse), so each
+ * moves one for one with the noise-space position and a corner's term
+ * falloff(|d|^2) (g . d) has partials falloff g_e - 8 t3 (g . d) d_e. The
+ * walk (which corners) is piecewise constant and the field continuous
+ * across its switches, so it adds nothing. Sums and scales as the value.
+ */
+LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deriv)
+{
+    const axis ax = split_axis(p->anchor[0], 0u);
+    const uint32_t s = ng_hash_seed(p->seed);
+    const float *fx = p->f[0], sx = ng_pts_scale(p, 0);
+    int i;
+    for (i = 0; i < p->n; i++) {
+        uint32_t X;
+        float t = cell_of(&ax, fx[i] * sx, &X), t1 = t - 1.0f;
+        float a = 1.0f - t * t, b = 1.0f - t1 * t1; /* both in [0, 1] */
+        float a2 = a * a, b2 = b * b;
+        uint32_t xp = X * NG_LATTICE_PRIME_X;
+        float g0 = ng_hash_signed(ng_lattice_hash(s ^ xp));
+        float g1 = ng_hash_signed(ng_lattice_hash(s ^ (xp + NG_LATTICE_PRIME_X)));
+        float n0 = a2 * a2 * g0 * t, n1 = b2 * b2 * g1 * t1;
+        out[i] = (n0 + n1) * SIMPLEX1_SCALE;
+        /* d/dt (1 - t^2)^4 g t = g (1 - t^2)^3 (1 - t^2 - 8 t^2) */
+        if (deriv)
+            gx[i] = (g0 * (a2 * a) * (a - 8.0f * t * t) + g1 * (b2 * b) * (b - 8.0f * t1 * t1)) *
+                    SIMPLEX1_SCALE;
+    }
+}
+
+/* The gradient set of dims: 8 unit vectors (2D), 12 or 32 edges (3D, 4D). */
+LOOP_INLINE float simplex_grad(int dims, uint32_t h, const float *d)
+{
+    if (dims == 2) return grad8(h, d[0], d[1]);
+    if (dims == 3) return grad12(h, d[0], d[1], d[2]);
+    return grad32(h, d[0], d[1], d[2], d[3]);
+}
+
+/* One corner of 2D to 4D simplex, d the point minus the corner: the term,
+ * and with deriv its partials added to acc[]. */
+LOOP_INLINE float simplex_corner(int dims, int deriv, uint32_t h, const float *d, float *acc)
+{
+    float r2 = 0.0f, t3, fo, gd;
+    int e, a;
+    UNROLL
+    for (e = 0; e < dims; e++) r2 += d[e] * d[e];
+    fo = falloff(r2, &t3);
+    gd = simplex_grad(dims, h, d);
+    if (deriv) {
+        float m = -8.0f * t3 * gd;
+        UNROLL
+        for (e = 0; e < dims; e++) {
+            float u[4];
+            UNROLL
+            for (a = 0; a < 4; a++) u[a] = a == e ? 1.0f : 0.0f;
+            acc[e] += fo * simplex_grad(dims, h, u) + m * d[e];
+        }
+    }
+    return fo * gd;
+}
+
+LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *gy, int deriv)
+{
+    const double sk = (p->anchor[0] + p->anchor[1]) * F2;
+    const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u);
+    const uint32_t s = ng_hash_seed(p->seed);
+    const float *fx = p->f[0], *fy = p->f[1], sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1);
+    const float f2 = (float)F2, g2 = (float)G2, g2x2m1 = (float)(2.0 * G2 - 1.0);
+    const int n = p->n;
+    int i;
+    for (i = 0; i < n; i++) {
+        uint32_t X, Y;
+        const float x = fx[i] * sx, y = fy[i] * sy;
+        float fs = (x + y) * f2;
+        float rx = cell_of(&ax, x + fs, &X), ry = cell_of(&ay, y + fs, &Y); /* skewed */
+        float t = (rx + ry) * g2;
+        float x0 = rx - t, y0 = ry - t; /* unskewed, from corner 0 */
+        /* lower triangle (rx >= ry) steps along x first */
+        uint32_t lower = rx >= ry ? 1u : 0u;
+        float ox = (float)(int32_t)lower, oy = 1.0f - ox;
+        float d0[2] = {x0, y0}, d1[2] = {x0 - ox + g2, y0 - oy + g2},
+              d2[2] = {x0 + g2x2m1, y0 + g2x2m1}, acc[2] = {0.0f, 0.0f};
+        uint32_t xp = s ^ (X * NG_LATTICE_PRIME_X), yp = Y * NG_LATTICE_PRIME_Y;
+        uint32_t xp1 = s ^ (X * NG_LATTICE_PRIME_X + NG_LATTICE_PRIME_X), yp1 = yp + NG_LATTICE_PRIME_Y;
+        uint32_t h0 = ng_lattice_hash(xp ^ yp);
+        uint32_t h1 = ng_lattice_hash(lower ? xp1 ^ yp : xp ^ yp1);
+        uint32_t h2 = ng_lattice_hash(xp1 ^ yp1);
+        float n0 = simplex_corner(2, deriv, h0, d0, acc);
+        float n1 = simplex_corner(2, deriv, h1, d1, acc);
+        float n2 = simplex_corner(2, deriv, h2, d2, acc);
+        out[i] = (n0 + n1 + n2) * SIMPLEX2_SCALE;
+        if (deriv) {
+            gx[i] = acc[0] * SIMPLEX2_SCALE;
+            gy[i] = acc[1] * SIMPLEX2_SCALE;
+        }
+    }
+}
+
+LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
+                          int deriv)
+{
+    const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2]) * F3;
+    const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u),
+               az = split_axis(p->anchor[2] + sk, 0u);
+    const uint32_t s = ng_hash_seed(p->seed);
+    const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
+    const float sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1), sz = ng_pts_scale(p, 2);
+    const float f3 = (float)F3, g3 = (float)G3, g3x2 = (float)(2.0 * G3),
+                g3x3m1 = (float)(3.0 * G3 - 1.0);
+    const int n = p->n;
+    int i;
+    for (i = 0; i < n; i++) {
+        uint32_t X, Y, Z;
+        const float x = fx[i] * sx, y = fy[i] * sy, z = fz[i] * sz;
+        float fs = (x + y + z) * f3;
+        float rx = cell_of(&ax, x + fs, &X), ry = cell_of(&ay, y + fs, &Y),
+              rz = cell_of(&az, z + fs, &Z); /* skewed fraction */
+        float t = (rx + ry + rz) * g3;
+        float x0 = rx - t, y0 = ry - t, z0 = rz - t;
+        /* The simplex walks the axes in decreasing order of the fraction:
+         * corner 1 adds the largest axis, corner 2 the two largest. Ties
+         * pick consistently, and either choice is continuous there. */
+        uint32_t xy = rx >= ry ? 1u : 0u, yz = ry >= rz ? 1u : 0u, xz = rx >= rz ? 1u : 0u;
+        uint32_t o1x = xy & xz, o1y = (xy ^ 1u) & yz, o1z = (xz | yz) ^ 1u;
+        uint32_t o2x = xy | xz, o2y = (xy ^ 1u) | yz, o2z = (xz & yz) ^ 1u;
+        float d0[3] = {x0, y0, z0};
+        float d1[3] = {x0 - (float)(int32_t)o1x + g3, y0 - (float)(int32_t)o1y + g3,
+                       z0 - (float)(int32_t)o1z + g3};
+        float d2[3] = {x0 - (float)(int32_t)o2x + g3x2, y0 - (float)(int32_t)o2y + g3x2,
+                       z0 - (float)(int32_t)o2z + g3x2};
+        float d3[3] = {x0 + g3x3m1, y0 + g3x3m1, z0 + g3x3m1}, acc[3] = {0.0f, 0.0f, 0.0f};
+        const uint32_t px = NG_LATTICE_PRIME_X, py = NG_LATTICE_PRIME_Y, pz = NG_LATTICE_PRIME_Z;
+        uint32_t xp = X * px, yp = Y * py, zp = Z * pz;
+        uint32_t h0 = ng_lattice_hash(s ^ xp ^ yp ^ zp);
+        uint32_t h1 = ng_lattice_hash(s ^ (xp + (px & (0u - o1x))) ^ (yp + (py & (0u - o1y))) ^
+                                      (zp + (pz & (0u - o1z))));
+        uint32_t h2 = ng_lattice_hash(s ^ (xp + (px & (0u - o2x))) ^ (yp + (py & (0u - o2y))) ^
+                                      (zp + (pz & (0u - o2z))));
+        uint32_t h3 = ng_lattice_hash(s ^ (xp + px) ^ (yp + py) ^ (zp + pz));
+        float n0 = simplex_corner(3, deriv, h0, d0, acc);
+        float n1 = simplex_corner(3, deriv, h1, d1, acc);
+        float n2 = simplex_corner(3, deriv, h2, d2, acc);
+        float n3 = simplex_corner(3, deriv, h3, d3, acc);
+        out[i] = (n0 + n1 + n2 + n3) * SIMPLEX3_SCALE;
+        if (deriv) {
+            gx[i] = acc[0] * SIMPLEX3_SCALE;
+            gy[i] = acc[1] * SIMPLEX3_SCALE;
+            gz[i] = acc[2] * SIMPLEX3_SCALE;
+        }
+    }
+}
+
+/* One 4D simplex corner: offset o (0 or 1 per axis) from the cell, k
+ * corners along the walk (distance correction k * G4). */
+LOOP_INLINE float simplex4_corner(uint32_t s, const uint32_t *cp, const uint32_t *o,
+                                  const float *x0, float kg4, int deriv, float *acc)
+{
+    float d[4];
+    uint32_t v = s;
+    int a;
+    UNROLL
+    for (a = 0; a < 4; a++) {
+        d[a] = x0[a] - (float)(int32_t)o[a] + kg4;
+        v ^= cp[a] + (lattice_prime[a] & (0u - o[a]));
+    }
+    return simplex_corner(4, deriv, ng_lattice_hash(v), d, acc);
+}
+
+/* 4D simplex from the skewed cell and the skewed fraction r, unscaled (and
+ * with deriv its unscaled gradient in acc[4]). The walk adds axes in
+ * decreasing order of r: an axis's rank (how many others it beats, ties to
+ * the lower axis) says after which corner it is set. */
+LOOP_INLINE float simplex4_at(uint32_t s, const uint32_t *cell, const float *r, int deriv,
+                              float *acc)
+{
+    const float g4 = (float)G4;
+    float t = (r[0] + r[1] + r[2] + r[3]) * g4, x0[4], sum;
+    uint32_t rank[4] = {0, 0, 0, 0}, o[4], cp[4];
+    int a, b, k;
+    UNROLL
+    for (a = 0; a < 4; a++) cp[a] = cell[a] * lattice_prime[a];
+    UNROLL
+    for (a = 0; a < 4; a++) {
+        x0[a] = r[a] - t;
+        UNROLL
+        for (b = 0; b < 4; b++) {
+            if (b <= a) continue;
+            uint32_t ge = r[a] >= r[b] ? 1u : 0u;
+            rank[a] += ge;
+            rank[b] += ge ^ 1u;
+        }
+    }
+    UNROLL
+    for (a = 0; a < 4; a++) o[a] = 0u;
+    sum = simplex4_corner(s, cp, o, x0, 0.0f, deriv, acc);
+    UNROLL
+    for (k = 1; k <= 4; k++) {
+        UNROLL
+        for (a = 0; a < 4; a++) o[a] = rank[a] >= (uint32_t)(4 - k) ? 1u : 0u;
+        sum += simplex4_corner(s, cp, o, x0, (float)(k * G4), deriv, acc);
+    }
+    return sum;
+}
+
+LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *gx, float *gy,
+                          float *gz, float *gw, int deriv)
+{
+    const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2] + p->anchor[3]) * F4;
+    const uint32_t s = ng_hash_seed(p->seed);
+    const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
+    const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
+    const float f4 = (float)F4;
+    const int n = p->n;
+    axis a[4];
+    int i, d;
+    for (d = 0; d < 4; d++) a[d] = split_axis(p->anchor[d] + sk, 0u);
+    for (i = 0; i < n; i++) {
+        uint32_t cell[4];
+        float r[4], x[4], acc[4] = {0.0f, 0.0f, 0.0f, 0.0f}, fs;
+        UNROLL
+        for (d = 0; d < 4; d++) x[d] = f[d][i] * fsc[d];
+        fs = (x[0] + x[1] + x[2] + x[3]) * f4;
+        UNROLL
+        for (d = 0; d < 4; d++) r[d] = cell_of(&a[d], x[d] + fs, &cell[d]);
+        out[i] = simplex4_at(s, cell, r, deriv, acc) * SIMPLEX4_SCALE;
+        if (deriv) {
+            gx[i] = acc[0] * SIMPLEX4_SCALE;
+            gy[i] = acc[1] * SIMPLEX4_SCALE;
+            gz[i] = acc[2] * SIMPLEX4_SCALE;
+            gw[i] = acc[3] * SIMPLEX4_SCALE;
+        }
+    }
+}
+
+static void simplex1_v(const ng_noise_pts *p, float *out) { simplex1(p, out, NULL, 0); }
+static void simplex2_v(const ng_noise_pts *p, float *out) { simplex2(p, out, NULL, NULL, 0); }
+static void simplex3_v(const ng_noise_pts *p, float *out) { simplex3(p, out, NULL, NULL, NULL, 0); }
+static void simplex4_v(const ng_noise_pts *p, float *out)
+{
+    simplex4(p, out, NULL, NULL, NULL, NULL, 0);
+}
+
+static void simplex1_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,
+                       float *restrict gy, float *restrict gz, float *restrict gw)
+{
+    (void)gy, (void)gz, (void)gw;
+    simplex1(p, out, gx, 1);
+}
+
+static void simplex2_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,
+                       float *restrict gy, float *restrict gz, float *restrict gw)
+{
+    (void)gz, (void)gw;
+    simplex2(p, out, gx, gy, 1);
+}
+
+static void simplex3_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,
+                       float *restrict gy, float *restrict gz, float *restrict gw)
+{
+    (void)gw;
+    simplex3(p, out, gx, gy, gz, 1);
+}
+
+static void simplex4_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,
+                       float *restrict gy, float *restrict gz, float *restrict gw)
+{
+    simplex4(p, out, gx, gy, gz, gw, 1);
+}
+
+static void simplex_noise(const ng_noise_pts *p, float *out)
+{
+    static const kernel fn[4] = {simplex1_v, simplex2_v, simplex3_v, simplex4_v};
+    by_dims(p, out, fn);
+}
+
+static void simplex_noise_d(const ng_noise_pts *p, float *out, float *grad)
+{
+    static const kernel_d fn[4] = {simplex1_d, simplex2_d, simplex3_d, simplex4_d};
+    if (p->n <= 0) return;
+    if (p->dims < 1 || p->dims > 4)
+        unsupported_d(p, out, grad);
+    else
+        call_d(fn[p->dims - 1], p, out, grad);
+}
+
+/*
+ * Tileable 2D simplex: (x, y) goes onto the flat torus in 4D,
+ *   (Rx cos(2 pi x / Px), Rx sin(2 pi x / Px), Ry cos(2 pi y / Py), Ry sin(...)),
+ * R = P / (2 pi), so a period is one turn and local distances are kept
+ * (the torus is flat; chords match arcs to second order). The angle comes
+ * from the wrapped cell plus the float fraction, in double, so x and x + P
+ * give the same bits. Scalar: libm per point, tileable renders only.
+ */
+static void simplex_tiled2(const ng_noise_pts *p, float *out)
+{
+    const double two_pi = 6.283185307179586;
+    const uint32_t s = ng_hash_seed(p->seed);
+    axis a[2];
+    double radius[2];
+    int i, d;
+    if (p->dims != 2 || p->period[0] == 0 || p->period[1] == 0) {
+        simplex_noise(p, out);
+        return;
+    }
+    for (d = 0; d < 2; d++) {
+        a[d] = split_axis(p->anchor[d], p->period[d]);
+        radius[d] = (double)p->period[d] / two_pi;
+    }
+    for (i = 0; i < p->n; i++) {
+        double q[4], sk;
+        uint32_t cell[4];
+        float r[4];
+        for (d = 0; d < 2; d++) {
+            uint32_t c0, c1;
+            float t = lattice_cell(&a[d], p->f[d][i] * ng_pts_scale(p, d), 1, &c0, &c1);
+            double ang = two_pi * (((double)c0 + t) / (double)p->period[d]);
+            q[2 * d] = radius[d] * cos(ang);
+            q[2 * d + 1] = radius[d] * sin(ang);
+        }
+        sk = (q[0] + q[1] + q[2] + q[3]) * F4;
+        for (d = 0; d < 4; d++) {
+            double v = q[d] + sk, c = floor(v);
+            cell[d] = (uint32_t)(int64_t)c;
+            r[d] = (float)(v - c);
+        }
+        out[i] = simplex4_at(s, cell, r, 0, NULL) * SIMPLEX4_SCALE;
+    }
+}
+
+NG_FAMILY_TABLE(simplex, NG_BASES_SIMPLEX);
