@@ -28,9 +28,6 @@ struct ng_node {
     void *state;
     ng_budget *budget;        /* the graph's, or NULL; see ng_node_charge */
     size_t charged;           /* bytes this node holds in budget */
-    /* Deprecated: numbered constants, kept only until nodes/noise.c and
-     * nodes/cloud.c declare their state structs like the other types. */
-    double k[16];
 };
 
 /*

@@ -29,8 +29,9 @@ static const int cloud_basis[] = {NG_BASIS_PERLIN, NG_BASIS_SIMPLEX, NG_BASIS_SI
 enum { C_FAST_SIMPLEX = 2 };
 
 enum {
-    P_TYPE, P_SIZE, P_SCALE, P_OFFSET, P_AMP, P_SEED, P_RANGE,
-    P_OCTAVES, P_LACUNARITY, P_ROUGHNESS, P_DISTORTION, P_STRETCH, P_DROOP, P_WORLEY, P_WORLEY_SIZE, P_ANTIALIAS,
+    P_TYPE = NG_U_TYPE, P_SIZE = NG_U_SIZE, P_SCALE = NG_U_SCALE, P_OFFSET = NG_U_OFFSET, P_AMP = NG_U_AMP,
+    P_SEED = NG_U_SEED, P_RANGE = NG_U_RANGE,
+    P_OCTAVES = NG_U_COUNT, P_LACUNARITY, P_ROUGHNESS, P_DISTORTION, P_STRETCH, P_DROOP, P_WORLEY, P_WORLEY_SIZE, P_ANTIALIAS,
     NPARAMS
 };
 
@@ -58,20 +59,26 @@ static const ng_shorthand cloud_shorthands[] = {
     {"fast_simplex_cloud", "type", "fast_simplex"},
 };
 
-/* k[0..6] as the noise node; k[7]: the first octave's detail size. */
+typedef struct cloud_state {
+    ng_unified u;
+    double first_detail; /* the first octave's feature size */
+} cloud_state;
+
 static int cloud_setup(ng_node *n, const int *ch, ng_error *err)
 {
     const double oct = ng_num(n, P_OCTAVES);
+    cloud_state *st;
     (void)ch;
-    (void)err;
-    ng__noise_prepare(n, cloud_basis[ng_int(n, P_TYPE)]);
-    n->k[7] = n->detail;
+    if (!(st = ng_node_state_alloc(n, sizeof *st, err))) return -1;
+    ng__noise_prepare(n, cloud_basis[ng_int(n, P_TYPE)], &st->u);
+    st->first_detail = n->detail;
     n->detail /= pow(ng_num(n, P_LACUNARITY), ceil(oct) - 1);
     return 0;
 }
 
 static int cloud_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
+    const cloud_state *st = n->state;
     const int type = ng_int(n, P_TYPE), basis = cloud_basis[type], dims = b->dims, len = b->n;
     const double distortion = ng_num(n, P_DISTORTION), cell = ng_num(n, P_SIZE), wmix = ng_num(n, P_WORLEY);
     const double *stretch = n->param[P_STRETCH].v, *droop = n->param[P_DROOP].v;
@@ -93,13 +100,13 @@ static int cloud_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
         for (d = 0; d < dims; d++) memcpy(moved + (size_t)d * len, b->p[d], (size_t)len * sizeof(float));
     }
     for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
-        const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(n->k[7], b, scale, k, ng_int(n, P_ANTIALIAS));
+        const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(st->first_detail, b, scale, k, ng_int(n, P_ANTIALIAS));
         const float fw = (float)(w * a);
         const int want_grad = distortion != 0 && k + 1 < o.count && (type != C_FAST_SIMPLEX || k == 0);
         ng_block ob;
         if (a <= 0) break;
         ng__octave_block(ctx, b, k, scale, moving && k > 0 ? moved : NULL, pos, &ob);
-        if (ng__noise_basis(ctx, n, basis, 0, 1.0, &ob, oct, want_grad ? grad : NULL)) goto done;
+        if (ng__noise_basis(ctx, n, &st->u, basis, 0, 1.0, &ob, oct, want_grad ? grad : NULL)) goto done;
         L->axpy(out, oct, fw, len);
         partial += w;
         if (!moving || k + 1 == o.count) continue;
@@ -122,10 +129,10 @@ static int cloud_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
         if (moving)
             for (d = 0; d < dims; d++) wb.p[d] = moved + (size_t)d * len;
         wb.pos_id = ng_new_pos_id(ctx);
-        if (ng__noise_basis(ctx, n, NG_BASIS_WORLEY, 7, 1.0 / ng_num(n, P_WORLEY_SIZE), &wb, oct, NULL)) goto done;
+        if (ng__noise_basis(ctx, n, &st->u, NG_BASIS_WORLEY, 7, 1.0 / ng_num(n, P_WORLEY_SIZE), &wb, oct, NULL)) goto done;
         L->puff(out, oct, wm, norm, len);
     }
-    L->scale_bias(out, out, (float)n->k[4], (float)n->k[5], len);
+    L->scale_bias(out, out, (float)st->u.scale, (float)st->u.bias, len);
     rc = 0;
 done:
     ng_scratch_free(ctx, pos, dims);

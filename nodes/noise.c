@@ -38,7 +38,8 @@ static const char *const feature_choices[] = {"f1", "f2", "f2-f1", "cell", NULL}
 static const char *const metric_choices[] = {"euclidean", "manhattan", "chebyshev", NULL};
 
 enum {
-    P_TYPE, P_SIZE, P_SCALE, P_OFFSET, P_AMP, P_SEED, P_RANGE, P_OUTPUT,
+    P_TYPE = NG_U_TYPE, P_SIZE = NG_U_SIZE, P_SCALE = NG_U_SCALE, P_OFFSET = NG_U_OFFSET, P_AMP = NG_U_AMP,
+    P_SEED = NG_U_SEED, P_RANGE = NG_U_RANGE, P_OUTPUT = NG_U_COUNT,
     P_FEATURE, P_METRIC, P_JITTER, P_FLOW, NPARAMS
 };
 
@@ -67,24 +68,24 @@ static const struct {
     {P_FLOW, 1u << NG_BASIS_FLOW, "flow"},
 };
 
-void ng__noise_prepare(ng_node *n, int type)
+void ng__noise_prepare(ng_node *n, int type, ng_unified *u)
 {
     const basis *bs = &bases[type];
     const double *scale = n->param[P_SCALE].v;
     double size = ng_num(n, P_SIZE), amp = ng_num(n, P_AMP);
     double lo = bs->lo, hi = bs->hi, tlo = lo, thi = hi;
     int d;
-    for (d = 0; d < 3; d++) n->k[d] = bs->freq_mult / (size * scale[d]);
-    n->k[3] = bs->freq_mult / size;
+    for (d = 0; d < 3; d++) u->freq[d] = bs->freq_mult / (size * scale[d]);
+    u->freq_w = bs->freq_mult / size;
     switch (n->param[P_RANGE].i) {
     case NG_RANGE_UNIT: tlo = 0, thi = 1; break;
     case NG_RANGE_SIGNED: tlo = -1, thi = 1; break;
     case NG_RANGE_CUSTOM: tlo = n->param[P_RANGE].v[0], thi = n->param[P_RANGE].v[1]; break;
     default: break;
     }
-    n->k[4] = amp * (thi - tlo) / (hi - lo);
-    n->k[5] = amp * (tlo - lo * (thi - tlo) / (hi - lo));
-    n->k[6] = (double)(uint32_t)(int32_t)n->param[P_SEED].v[0];
+    u->scale = amp * (thi - tlo) / (hi - lo);
+    u->bias = amp * (tlo - lo * (thi - tlo) / (hi - lo));
+    u->seed = (uint32_t)(int32_t)n->param[P_SEED].v[0];
     n->dims &= bs->dims;
     n->detail = type == NG_BASIS_WHITE ? 0 : size * fmin(scale[0], fmin(scale[1], scale[2])) / bs->freq_mult;
 }
@@ -92,13 +93,15 @@ void ng__noise_prepare(ng_node *n, int type)
 static int noise_setup(ng_node *n, const int *ch, ng_error *err)
 {
     const int type = ng_int(n, P_TYPE);
+    ng_unified *u;
     size_t s;
     (void)ch;
     for (s = 0; s < sizeof specific / sizeof specific[0]; s++)
         if (ng_node_param_set(n, specific[s].param) && !(specific[s].bases & (1u << type)))
             return ng_errorf(err, "%s: option '%s' applies to %s noise only, not %s", n->label,
                              noise_params[specific[s].param].name, specific[s].who, bases[type].name);
-    ng__noise_prepare(n, type);
+    if (!(u = ng_node_state_alloc(n, sizeof *u, err))) return -1;
+    ng__noise_prepare(n, type, u);
     n->channels = ng_int(n, P_OUTPUT) == 1 ? 3 : 1;
     return 0;
 }
@@ -113,6 +116,7 @@ static uint32_t period_cells(double world, double f)
 static int noise_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len)
 {
     const basis *bs = &bases[ng_int(n, P_TYPE)];
+    const ng_unified *u = n->state;
     const char *at = n->where ? n->where : "", *sep = n->where ? ": " : "";
     double adjusted[2];
     int d, changed = 0;
@@ -126,9 +130,9 @@ static int noise_tile_check(const ng_node *n, const double period[4], int dims, 
         return -1;
     }
     for (d = 0; d < 2; d++) {
-        uint32_t cells = period_cells(period[d], n->k[d]);
+        uint32_t cells = period_cells(period[d], u->freq[d]);
         adjusted[d] = bs->freq_mult * period[d] / cells / n->param[P_SCALE].v[d];
-        changed |= fabs(period[d] * n->k[d] - cells) > 1e-9;
+        changed |= fabs(period[d] * u->freq[d] - cells) > 1e-9;
     }
     if (!changed) return 0;
     snprintf(buf, len, "note: %s%s%s: element_size %g becomes %g along x and %g along y, so whole cells tile the image",
@@ -160,8 +164,8 @@ static void kernel_gradient(ng_basis_fn fn, ng_noise_pts *pts, float *tmp, float
     }
 }
 
-int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, double freq_scale, const ng_block *b,
-                    float *out, float *grad)
+int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, int type, uint32_t channel,
+                    double freq_scale, const ng_block *b, float *out, float *grad)
 {
     const basis *bs = &bases[type];
     const double *offset = n->param[P_OFFSET].v;
@@ -182,7 +186,7 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
     pts.feature = own ? ng_int(n, P_FEATURE) : NG_WORLEY_F1;
     pts.metric = own ? ng_int(n, P_METRIC) : NG_METRIC_EUCLIDEAN;
     for (d = 0; d < b->dims; d++) {
-        freq[d] = n->k[d] * freq_scale;
+        freq[d] = (d < 3 ? u->freq[d] : u->freq_w) * freq_scale;
         if (b->period[d] > 0 && bs->tiling != NG_TILE_NONE) { /* a whole number of cells per period */
             pts.period[d] = period_cells(b->period[d], freq[d]);
             freq[d] = pts.period[d] / b->period[d];
@@ -209,7 +213,7 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
         double shift = pts.period[d] ? 0 : channel * (0.3819660113 + 0.1 * d);
         pts.anchor[d] = (b->anchor[d] + (d < 3 ? offset[d] : 0)) * freq[d] + shift;
     }
-    pts.seed = mix_seed(mix_seed((uint32_t)n->k[6], b->seed), channel);
+    pts.seed = mix_seed(mix_seed(u->seed, b->seed), channel);
     if (grad && fd_grad) {
         fd_grad(&pts, out, grad); /* value bit-identical to fn's, gradient analytic */
         for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
@@ -237,13 +241,14 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, int type, uint32_t channel, d
 
 static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const float scale = (float)n->k[4], bias = (float)n->k[5];
+    const ng_unified *u = n->state;
+    const float scale = (float)u->scale, bias = (float)u->bias;
     const int channels = b->channels;
     int c;
     (void)in;
     for (c = 0; c < channels; c++) {
         float *o = out + (size_t)c * (size_t)b->n;
-        if (ng__noise_basis(ctx, n, ng_int(n, P_TYPE), (uint32_t)c, 1.0, b, o, NULL)) return -1;
+        if (ng__noise_basis(ctx, n, u, ng_int(n, P_TYPE), (uint32_t)c, 1.0, b, o, NULL)) return -1;
         if (scale != 1.0f || bias != 0.0f) /* the natural range needs no pass */
             ng__loops()->scale_bias(o, o, scale, bias, b->n);
     }
@@ -253,9 +258,10 @@ static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
 /* Value and world-space gradient, with the output mapping applied to both. */
 static int noise_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out, float *grad)
 {
-    const float scale = (float)n->k[4], bias = (float)n->k[5];
+    const ng_unified *u = n->state;
+    const float scale = (float)u->scale, bias = (float)u->bias;
     int i;
-    if (ng__noise_basis(ctx, n, ng_int(n, P_TYPE), 0, 1.0, b, out, grad)) return -1;
+    if (ng__noise_basis(ctx, n, u, ng_int(n, P_TYPE), 0, 1.0, b, out, grad)) return -1;
     for (i = 0; i < b->n; i++) out[i] = out[i] * scale + bias;
     for (i = 0; i < b->n * b->dims; i++) grad[i] *= scale;
     return 0;
