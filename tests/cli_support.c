@@ -251,6 +251,15 @@ unsigned char *slurp(const char *path, size_t *len)
         n += got;
     }
     fclose(f);
+    if (buf && n == cap) { /* room for the terminator */
+        unsigned char *b = realloc(buf, n + 1);
+        if (!b) {
+            free(buf);
+            return NULL;
+        }
+        buf = b;
+    }
+    if (buf) buf[n] = 0; /* text files read back are strings */
     *len = n;
     return buf;
 }

@@ -51,6 +51,7 @@ void put_file(const char *path, const char *text);
 void mkscript(char *buf, const char *name, const char *text);
 void mksub(char *buf, const char *name);
 const char *at(const char *path, int line);
+/* The whole file, NUL-terminated (not counted in len); NULL if unreadable. */
 unsigned char *slurp(const char *path, size_t *len);
 int exists(const char *path);
 int same_bytes(const char *a, const char *b);
