@@ -40,7 +40,7 @@ int ng_errorf(ng_error *err, const char *fmt, ...) __attribute__((format(printf,
     X(INT, "integer", "an integer", number)                        /* v[0], integral */   \
     X(BOOL, "boolean", "a boolean", bool)                          /* i */                \
     X(ENUM, "choice", "a string", choice)                          /* i: choices index */ \
-    X(VEC3, "vector", "{x, y, z} or a number", vec3)               /* v[0..2] */          \
+    X(VEC3, "vector", "a number, {x, y} or {x, y, z}", vec3) /* v[0..2] */          \
     /* i: NG_RANGE_*, v[0] = lo, v[1] = hi */                                             \
     X(RANGE, "range", "\"natural\", \"unit\", \"signed\" or {lo, hi}", range)                 \
     X(STRING, "string", "a string", string)                        /* s */                \
@@ -59,6 +59,10 @@ enum { NG_PARAM_KIND_COUNT = 0 NG_PARAM_KINDS(NG_PARAM_KIND_ONE) };
 #undef NG_PARAM_KIND_ONE
 
 enum { NG_RANGE_NATURAL, NG_RANGE_UNIT, NG_RANGE_SIGNED, NG_RANGE_CUSTOM };
+/* The named range modes ("natural", "unit", "signed"): a name's mode, or -1;
+ * a mode's name, or NULL (NG_RANGE_CUSTOM has none: it is {lo, hi}). */
+int ng_range_mode(const char *name);
+const char *ng_range_mode_name(int mode);
 
 typedef struct ng_value {
     double v[3];

@@ -33,12 +33,27 @@ static int format_vec3(const ng_param_desc *p, const ng_value *v, char *buf, siz
     return snprintf(buf, len, "{%g, %g, %g}", v->v[0], v->v[1], v->v[2]);
 }
 
+static const char *const range_modes[] = {[NG_RANGE_NATURAL] = "natural", [NG_RANGE_UNIT] = "unit",
+                                           [NG_RANGE_SIGNED] = "signed"};
+
+int ng_range_mode(const char *name)
+{
+    int m;
+    for (m = 0; m < (int)(sizeof range_modes / sizeof range_modes[0]); m++)
+        if (strcmp(name, range_modes[m]) == 0) return m;
+    return -1;
+}
+
+const char *ng_range_mode_name(int mode)
+{
+    return mode >= 0 && mode < (int)(sizeof range_modes / sizeof range_modes[0]) ? range_modes[mode] : NULL;
+}
+
 static int format_range(const ng_param_desc *p, const ng_value *v, char *buf, size_t len)
 {
-    static const char *const modes[] = {"natural", "unit", "signed"};
     (void)p;
     if (v->i == NG_RANGE_CUSTOM) return snprintf(buf, len, "{%g, %g}", v->v[0], v->v[1]);
-    return snprintf(buf, len, "\"%s\"", modes[v->i]);
+    return snprintf(buf, len, "\"%s\"", ng_range_mode_name(v->i));
 }
 
 static int format_string(const ng_param_desc *p, const ng_value *v, char *buf, size_t len)

@@ -167,24 +167,21 @@ static int set_param(lua_State *L, modstate *m, ng_node *n, const char *label, i
             return ng_set_vec3(n, k, v, err);
         }
         if (t != LUA_TTABLE) break;
-        for (d = 0; d < 3; d++) {
-            int ok;
-            lua_geti(L, idx, d + 1);
-            v[d] = lua_tonumberx(L, -1, &ok);
+        for (d = 0; d < 3; d++) { /* {x, y} in a 2D script: z keeps its default */
+            int ok, missing_z = lua_geti(L, idx, d + 1) == LUA_TNIL && d == 2;
+            v[d] = missing_z ? p->def[2] : lua_tonumberx(L, -1, &ok);
             lua_pop(L, 1);
-            if (!ok)
-                return ng_errorf(err, "%s: option '%s' must be a number or {x, y, z}; item %d is not a number",
+            if (!missing_z && !ok)
+                return ng_errorf(err, "%s: option '%s' must be a number, {x, y} or {x, y, z}; item %d is not a number",
                                  label, p->name, d + 1);
         }
         return ng_set_vec3(n, k, v, err);
     }
     case NG_PARAM_RANGE:
         if (t == LUA_TSTRING) {
-            static const char *const modes[] = {"natural", "unit", "signed"};
             const char *s = lua_tostring(L, idx);
-            int mode;
-            for (mode = 0; mode < 3; mode++)
-                if (strcmp(s, modes[mode]) == 0) return ng_set_range(n, k, mode, 0, 0, err);
+            int mode = ng_range_mode(s);
+            if (mode >= 0) return ng_set_range(n, k, mode, 0, 0, err);
             return ng_errorf(err, "%s: option '%s' = \"%s\" is not \"natural\", \"unit\", \"signed\" or {lo, hi}",
                              label, p->name, s);
         }

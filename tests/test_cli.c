@@ -185,6 +185,28 @@ static void test_operators(void)
     free(a), free(b), free(c), free(d), free(e), free(f);
 }
 
+/* A vector option takes {x, y} in a 2D script: z keeps its default. */
+static void test_vector_two_items(void)
+{
+    char s2[PATHLEN], s3[PATHLEN], o2[PATHLEN], o3[PATHLEN];
+    res r;
+    mkscript(s2, "vec2.lua", "return ng.perlin{offset = {3.5, 7}, element_scale = {2, 0.5}}\n");
+    mkscript(s3, "vec3.lua", "return ng.perlin{offset = {3.5, 7, 0}, element_scale = {2, 0.5, 1}}\n");
+    tpath(o2, "vec2.pfm");
+    tpath(o3, "vec3.pfm");
+    cli(&r, "render", s2, "-o", o2, "--size", "16", "--z", "2.5", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", s3, "-o", o3, "--size", "16", "--z", "2.5", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(o2, o3));
+    mkscript(s2, "vec1.lua", "return ng.perlin{offset = {3.5}}\n");
+    cli(&r, "render", s2, "-o", o2, "--size", "16", NULL);
+    EXPECT_ERR(&r, 1, at(s2, 1), "'offset'", "{x, y}", "item 2");
+    res_free(&r);
+}
+
 static void test_unknown_method(void)
 {
     char s[PATHLEN], o[PATHLEN];
@@ -1038,6 +1060,7 @@ void suite_cli(void)
     RUN(test_missing_input);
     RUN(test_channel_count);
     RUN(test_operators);
+    RUN(test_vector_two_items);
     RUN(test_unknown_method);
     RUN(test_script_errors);
     RUN(test_return_not_node);
