@@ -128,7 +128,10 @@ static uint64_t load_bytes(int w, int h, int ch, int wide, uint64_t file_bytes)
 static int jpeg_bad_table(FILE *f)
 {
     int c, m, bad = 0;
-    if (getc(f) != 0xFF || getc(f) != 0xD8) goto done;
+    if (getc(f) != 0xFF) goto done;
+    while ((m = getc(f)) == 0xFF) { /* stb takes fill bytes before SOI too */
+    }
+    if (m != 0xD8) goto done;
     /* as stb reads it: bytes that are not a marker are passed over one by
      * one (in a scan, entropy-coded data; outside, stb skips them too) */
     while ((c = getc(f)) != EOF) {
