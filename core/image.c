@@ -147,7 +147,9 @@ static int jpeg_bad_table(FILE *f)
             while (len > 0) {
                 long sum = 0;
                 if (getc(f) == EOF) goto done;
-                for (i = 0; i < 16; i++) sum += getc(f) & 0xFF; /* past the end too, as stb */
+                for (i = 0; i < 16; i++) { /* past the segment too, and 0 past the file, as stb */
+                    if ((c = getc(f)) != EOF) sum += c;
+                }
                 if (sum > 256) {
                     bad = 1;
                     goto done;
