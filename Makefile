@@ -14,9 +14,9 @@ MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 endif
 # objects of another compiler go to their own tree: make CC=clang test
 COMPILER := $(if $(filter cc gcc,$(notdir $(CC))),,-$(notdir $(CC)))
-PKGS    := liblua5.4-dev libpng-dev libstb-dev
+PKGS    := liblua5.4-dev libpng-dev libstb-dev libjpeg-dev
 # header that proves each package is present
-PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_image.h
+PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_image.h /usr/include/jpeglib.h
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 # Bit-identical kernels everywhere: no contraction into FMA, no fast-math;
@@ -45,7 +45,7 @@ else
   CFLAGS := $(CFLAGS_BASE) -O3
   LDSAN  :=
 endif
-LDLIBS  := -llua5.4 -lpng16 -lm -lpthread
+LDLIBS  := -llua5.4 -lpng16 -ljpeg -lm -lpthread
 
 # The kernel sources (nodes/<family>_kernels.c) and loops.c are compiled
 # once per SIMD path below, never alone.

@@ -23,6 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jpeglib.h> /* after stdio.h: it uses FILE */
+#include <setjmp.h>
+
 /* The allowance of the load running on this thread: stb_image allocates
  * through counted_* below, which refuse what would go past it. */
 typedef struct allowance {
@@ -72,9 +75,8 @@ static void counted_free(void *p)
 /* The formats the image node promises, and no others: stb 2.27's PSD
  * loader converts out-of-range floats to bytes (undefined behaviour, found
  * by tests/fuzz), and its GIF, PIC, PNM and HDR loaders are code a hostile
- * file could reach for no gain. */
+ * file could reach for no gain. JPEG goes to libjpeg-turbo (below). */
 #define STBI_ONLY_PNG
-#define STBI_ONLY_JPEG
 #define STBI_ONLY_TGA
 #define STBI_ONLY_BMP
 #pragma GCC diagnostic push /* clang reports the undefined static (below) here */
@@ -119,54 +121,6 @@ static uint64_t load_bytes(int w, int h, int ch, int wide, uint64_t file_bytes)
     return px * (uint64_t)ch * (uint64_t)((wide ? 2 : 1) + sizeof(float)) + file_bytes + STB_STATE_BYTES;
 }
 
-/* stb 2.27 builds a JPEG Huffman table from the 16 code counts of a DHT
- * segment without checking that they sum to at most 256: past that it
- * writes beyond its arrays (heap corruption from a 9-byte file, found by
- * tests/fuzz). The segments are walked here first, scans included
- * (progressive files define tables between scans), and such a table is
- * refused. Anything else malformed is left for stb to reject. 0: fine. */
-static int jpeg_bad_table(FILE *f)
-{
-    int c, m, bad = 0;
-    if (getc(f) != 0xFF) goto done;
-    while ((m = getc(f)) == 0xFF) { /* stb takes fill bytes before SOI too */
-    }
-    if (m != 0xD8) goto done;
-    /* as stb reads it: bytes that are not a marker are passed over one by
-     * one (in a scan, entropy-coded data; outside, stb skips them too) */
-    while ((c = getc(f)) != EOF) {
-        long len, i;
-        if (c != 0xFF) continue;
-        while ((m = getc(f)) == 0xFF) {
-        }
-        if (m == EOF || m == 0xD9) break;
-        if (m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) continue; /* stuffing, TEM, RSTn */
-        if ((c = getc(f)) == EOF || (len = (long)c << 8 | getc(f)) < 2) break;
-        len -= 2;
-        if (m == 0xC4) { /* DHT: [class/id, 16 counts, symbols] while stb sees bytes left */
-            while (len > 0) {
-                long sum = 0;
-                if (getc(f) == EOF) goto done;
-                for (i = 0; i < 16; i++) { /* past the segment too, and 0 past the file, as stb */
-                    if ((c = getc(f)) != EOF) sum += c;
-                }
-                if (sum > 256) {
-                    bad = 1;
-                    goto done;
-                }
-                len -= 17 + sum;
-                if (fseek(f, sum, SEEK_CUR)) goto done;
-            }
-            if (len < 0) break; /* stb stops here: "bad DHT header" */
-            continue;
-        }
-        if (fseek(f, len, SEEK_CUR)) break;
-    }
-done:
-    rewind(f);
-    return bad;
-}
-
 /* The header's dimensions, refused before anything is decoded. */
 static int check_header(FILE *f, const char *path, uint64_t file_bytes, size_t max_bytes, int *wide, ng_error *err)
 {
@@ -205,12 +159,111 @@ static int to_floats(const char *path, const void *data, int w, int h, int ch, i
     return 0;
 }
 
+/* ---- JPEG: libjpeg-turbo ------------------------------------------------ */
+
+/* JPEG is read by libjpeg-turbo, not stb: fuzzing this reader found stb
+ * 2.27's JPEG decoder writing past its Huffman tables (counts over 256) and
+ * reading far outside them (scans naming undefined tables), bugs fixed only
+ * in later stb releases. libjpeg-turbo is the reference decoder, fuzzed
+ * upstream, and reports every error through error_exit. */
+typedef struct jpeg_fail {
+    struct jpeg_error_mgr mgr;
+    jmp_buf jump;
+    char msg[JMSG_LENGTH_MAX];
+} jpeg_fail;
+
+static void jpeg_error_exit(j_common_ptr ci)
+{
+    jpeg_fail *f = (jpeg_fail *)ci->err;
+    ci->err->format_message(ci, f->msg);
+    longjmp(f->jump, 1);
+}
+
+static void jpeg_quiet(j_common_ptr ci, int level)
+{
+    (void)ci; /* warnings (a truncated file, extra bytes) are not errors: the decoder recovers */
+    (void)level;
+}
+
+static int is_jpeg(FILE *f)
+{
+    int a = getc(f), b = getc(f);
+    rewind(f);
+    return a == 0xFF && b == 0xD8;
+}
+
+/* Grey stays grey, colour becomes RGB; the header's size is checked against
+ * the pixel limit and the allowance before any pixel is decoded, counting
+ * the coefficient store a progressive file needs (2 bytes a coefficient). */
+static int decode_jpeg(FILE *f, const char *path, uint64_t file_bytes, ng_image *img, size_t max_bytes,
+                       ng_error *err)
+{
+    struct jpeg_decompress_struct ci;
+    jpeg_fail fail;
+    unsigned char *volatile data = NULL;
+    volatile int created = 0, rc = -1;
+    int w, h, ch;
+    uint64_t need;
+    memset(&ci, 0, sizeof ci);
+    ci.err = jpeg_std_error(&fail.mgr);
+    fail.mgr.error_exit = jpeg_error_exit;
+    fail.mgr.emit_message = jpeg_quiet;
+    fail.msg[0] = 0;
+    if (setjmp(fail.jump)) {
+        ng_errorf(err, "%s: cannot read the image (%s)", path, fail.msg);
+        goto done;
+    }
+    jpeg_create_decompress(&ci);
+    created = 1;
+    jpeg_stdio_src(&ci, f);
+    jpeg_read_header(&ci, TRUE);
+    if (ci.jpeg_color_space == JCS_CMYK || ci.jpeg_color_space == JCS_YCCK) {
+        ng_errorf(err, "%s: cannot read the image (CMYK JPEG; save it as RGB)", path);
+        goto done;
+    }
+    ci.out_color_space = ci.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    if (ci.image_width > 0x7fffffff || ci.image_height > 0x7fffffff ||
+        (uint64_t)ci.image_width * ci.image_height > MAX_PIXELS) {
+        ng_errorf(err, "%s: %ux%u is larger than the %u pixels an image input may have", path, ci.image_width,
+                  ci.image_height, MAX_PIXELS);
+        goto done;
+    }
+    w = (int)ci.image_width;
+    h = (int)ci.image_height;
+    ch = ci.num_components == 1 ? 1 : 3;
+    need = load_bytes(w, h, ch, 0, file_bytes);
+    if (need != UINT64_MAX && jpeg_has_multiple_scans(&ci))
+        need += (uint64_t)w * (uint64_t)h * (uint64_t)ci.num_components * 2;
+    if (need == UINT64_MAX || need > max_bytes) {
+        too_big(path, w, h, need, max_bytes, err);
+        goto done;
+    }
+    jpeg_start_decompress(&ci);
+    if ((int)ci.output_components != ch) {
+        ng_errorf(err, "%s: cannot read the image (%d colour components)", path, ci.output_components);
+        goto done;
+    }
+    if (!(data = counted_malloc((size_t)w * (size_t)h * (size_t)ch))) {
+        ng_errorf(err, "%s: out of memory for a %dx%d image", path, w, h);
+        goto done;
+    }
+    while (ci.output_scanline < ci.output_height) {
+        JSAMPROW row = data + (size_t)ci.output_scanline * (size_t)w * (size_t)ch;
+        jpeg_read_scanlines(&ci, &row, 1);
+    }
+    jpeg_finish_decompress(&ci);
+    rc = to_floats(path, data, w, h, ch, 0, img, err);
+done:
+    if (created) jpeg_destroy_decompress(&ci);
+    counted_free(data);
+    return rc;
+}
+
 static int decode(FILE *f, const char *path, uint64_t file_bytes, ng_image *img, size_t max_bytes, ng_error *err)
 {
     int w, h, ch, wide = 0, rc;
     void *data;
-    /* before stb reads anything: its header reader builds the tables too */
-    if (jpeg_bad_table(f)) return ng_errorf(err, "%s: cannot read the image (a JPEG Huffman table is corrupt)", path);
+    if (is_jpeg(f)) return decode_jpeg(f, path, file_bytes, img, max_bytes, err);
     if (check_header(f, path, file_bytes, max_bytes, &wide, err)) return -1;
     data = wide ? (void *)stbi_load_from_file_16(f, &w, &h, &ch, 0) : (void *)stbi_load_from_file(f, &w, &h, &ch, 0);
     if (!data) {

@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jpeglib.h> /* after stdio.h */
+
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define T_ASAN 1
@@ -609,6 +611,93 @@ static float at_point(const ng_graph *g, int root, double x, double y, int ch)
     return out[ch];
 }
 
+/* A w x h JPEG (grey when nch is 1, else RGB) at quality 100 through
+ * libjpeg's encoder. */
+static int write_jpeg(const char *path, int w, int h, int nch, const unsigned char *samples, int progressive)
+{
+    struct jpeg_compress_struct ci;
+    struct jpeg_error_mgr jerr;
+    FILE *f = fopen(path, "wb");
+    int y;
+    if (!f) return 0;
+    ci.err = jpeg_std_error(&jerr);
+    jpeg_create_compress(&ci);
+    jpeg_stdio_dest(&ci, f);
+    ci.image_width = (JDIMENSION)w;
+    ci.image_height = (JDIMENSION)h;
+    ci.input_components = nch;
+    ci.in_color_space = nch == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&ci);
+    jpeg_set_quality(&ci, 100, TRUE);
+    if (progressive) jpeg_simple_progression(&ci);
+    jpeg_start_compress(&ci, TRUE);
+    for (y = 0; y < h; y++) {
+        JSAMPROW row = (JSAMPROW)(samples + (size_t)y * (size_t)w * (size_t)nch);
+        jpeg_write_scanlines(&ci, &row, 1);
+    }
+    jpeg_finish_compress(&ci);
+    jpeg_destroy_compress(&ci);
+    return fclose(f) == 0;
+}
+
+/* JPEG (read by libjpeg-turbo): grey and colour, baseline and progressive,
+ * come back close to what was written (quality 100, smooth content); a
+ * truncated or corrupt one is one clear error; the header's size is checked
+ * against the allowance before decoding. */
+static void test_jpeg(void)
+{
+    enum { W = 24, H = 16 };
+    unsigned char grey[W * H], rgb[W * H * 3];
+    char p[PATHLEN];
+    ng_image img;
+    ng_error err;
+    int x, y, c, prog;
+    size_t n;
+    unsigned char *bytes;
+    for (y = 0; y < H; y++)
+        for (x = 0; x < W; x++) {
+            grey[y * W + x] = (unsigned char)(40 + 5 * x + 3 * y);
+            for (c = 0; c < 3; c++) rgb[(y * W + x) * 3 + c] = (unsigned char)(c == 0 ? 200 - 4 * x : c == 1 ? 30 + 6 * y : 128);
+        }
+    for (prog = 0; prog < 2; prog++) {
+        double worst = 0;
+        tpath(p, "grey.jpg");
+        CHECK(write_jpeg(p, W, H, 1, grey, prog));
+        CHECK(ng_image_load(p, &img, SIZE_MAX, &err) == 0);
+        CHECK_INT(img.width, W);
+        CHECK_INT(img.height, H);
+        CHECK_INT(img.channels, 1);
+        for (x = 0; img.px && x < W * H; x++) worst = fmax(worst, fabs(img.px[x] - grey[x] / 255.0));
+        CHECKF(worst < 3.0 / 255, "grey JPEG (progressive %d) off by %g", prog, worst);
+        ng_image_free(&img);
+        worst = 0;
+        tpath(p, "rgb.jpg");
+        CHECK(write_jpeg(p, W, H, 3, rgb, prog));
+        CHECK(ng_image_load(p, &img, SIZE_MAX, &err) == 0);
+        CHECK_INT(img.channels, 3);
+        for (x = 0; img.px && x < W * H * 3; x++) worst = fmax(worst, fabs(img.px[x] - rgb[x] / 255.0));
+        CHECKF(worst < 8.0 / 255, "RGB JPEG (progressive %d) off by %g", prog, worst);
+        ng_image_free(&img);
+    }
+    /* the allowance is checked from the header */
+    CHECK(ng_image_load(p, &img, 1000, &err) == -1);
+    CHECK_CONTAINS(err.msg, "more than the 0 MiB allowed");
+    /* cut in the middle of the header: an error naming the file, no image */
+    bytes = slurp(p, &n);
+    CHECK(bytes != NULL && n > 40);
+    if (bytes) {
+        FILE *f;
+        tpath(p, "cut.jpg");
+        f = fopen(p, "wb");
+        CHECK(f && fwrite(bytes, 1, 30, f) == 30);
+        if (f) fclose(f);
+        free(bytes);
+        CHECK(ng_image_load(p, &img, SIZE_MAX, &err) == -1);
+        CHECK_CONTAINS(err.msg, "cut.jpg: cannot read the image");
+        CHECK(img.px == NULL);
+    }
+}
+
 /* Small and unusual images: 1x1 everywhere in every mode, grey + alpha,
  * 16-bit RGBA; mirror across negative coordinates. */
 static void test_odd_images(void)
@@ -710,6 +799,7 @@ void suite_image_input(void)
     RUN(test_too_far_is_an_error);
     RUN(test_nan_position);
     RUN(test_odd_images);
+    RUN(test_jpeg);
     RUN(test_cli_far_origin);
     cli_teardown();
 }
