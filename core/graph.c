@@ -83,6 +83,13 @@ size_t ng_node_budget_left(const ng_node *n)
     return n->budget ? n->budget->limit - n->budget->used : (size_t)-1;
 }
 
+static void drop_state(ng_node *n)
+{
+    if (n->state && n->type->free_state) n->type->free_state(n->state);
+    free(n->state);
+    n->state = NULL;
+}
+
 void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err)
 {
     void *s;
@@ -91,7 +98,7 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err)
         ng_errorf(err, "%s: out of memory", n->label ? n->label : n->type->name);
         return NULL;
     }
-    free(n->state);
+    drop_state(n);
     n->state = s;
     return s;
 }
@@ -119,7 +126,7 @@ static void node_free(ng_node *n)
     free(n->param);
     free(n->label);
     free(n->where);
-    free(n->state);
+    drop_state(n);
     free(n);
 }
 

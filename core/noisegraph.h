@@ -138,6 +138,9 @@ typedef struct ng_node_type {
      * unconnected optional inputs). 0, or -1 with the context's error set. */
     int (*eval)(ng_ctx *ctx, const ng_node *node, const ng_block *b,
                 const float *const *in, float *out);
+    /* Optional: frees what the node's state owns besides itself (a buffer
+     * it took over); the graph then frees the state with free(). */
+    void (*free_state)(void *state);
 } ng_node_type;
 
 /* The list of node types (ng_types, ng_type_find) is the node library's:

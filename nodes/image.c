@@ -33,36 +33,38 @@ static const ng_param_desc image_params[NPARAMS] = {
 enum { W_REPEAT, W_CLAMP, W_MIRROR };
 
 /* The node's state: the pixels as ng_image_load gave them (width * height
- * * channels floats, no wider RGBA copy), in one block the graph frees. */
+ * * channels floats, no wider RGBA copy, not copied again) and its size. */
 typedef struct picture {
     int width, height, channels;
-    float px[];
+    float *px; /* taken over from ng_image_load, freed by free_picture */
 } picture;
+
+static void free_picture(void *state)
+{
+    picture *pic = state;
+    free(pic->px);
+}
 
 static int image_setup(ng_node *n, const int *ch, ng_error *err)
 {
     const char *path = n->param[P_PATH].s;
     ng_image img;
     picture *pic;
-    size_t count;
     (void)ch;
     if (!path || !*path) return ng_errorf(err, "%s: needs a path", n->label);
-    /* the decode may take what the graph's budget has left; what stays is
-     * charged through the state */
+    if (!(pic = ng_node_state_alloc(n, sizeof *pic, err))) return -1;
+    /* the decode may take what the graph's budget has left; the floats it
+     * returns are kept as they are (no copy) and charged */
     if (ng_image_load(path, &img, ng_node_budget_left(n), err)) {
         ng_error e = *err;
         return ng_errorf(err, "%s: %s", n->label, e.msg);
     }
-    count = (size_t)img.width * (size_t)img.height * (size_t)img.channels;
-    if (!(pic = ng_node_state_alloc(n, sizeof *pic + count * sizeof(float), err))) {
-        ng_image_free(&img);
-        return -1;
-    }
+    pic->px = img.px;
     pic->width = img.width;
     pic->height = img.height;
     pic->channels = img.channels;
-    memcpy(pic->px, img.px, count * sizeof(float));
-    ng_image_free(&img);
+    if (ng_node_charge(n, (size_t)img.width * (size_t)img.height * (size_t)img.channels * sizeof(float), err))
+        return -1; /* the state, pixels and all, goes with the node */
     n->channels = ng_int(n, P_CHANNEL) == C_RGB ? 3 : 1;
     n->detail = ng_num(n, P_PIXEL);
     return 0;
@@ -187,4 +189,5 @@ const ng_node_type ng_type_image = {
     .positional = "path",
     .setup = image_setup,
     .eval = image_eval,
+    .free_state = free_picture,
 };
