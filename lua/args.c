@@ -78,30 +78,11 @@ static int read_int(const char *s, const char *end, double lo, double hi, long *
     return 0;
 }
 
-/* Decimal syntax only: [+-]digits[.digits][e[+-]digits], at least one
- * mantissa digit. strtod alone would also take blanks, hex, inf and nan. */
-static int decimal_syntax(const char *s, const char *end)
-{
-    int digits = 0;
-    if (s < end && (*s == '-' || *s == '+')) s++;
-    for (; s < end && *s >= '0' && *s <= '9'; s++) digits++;
-    if (s < end && *s == '.')
-        for (s++; s < end && *s >= '0' && *s <= '9'; s++) digits++;
-    if (!digits) return 0;
-    if (s < end && (*s == 'e' || *s == 'E')) {
-        s++;
-        if (s < end && (*s == '-' || *s == '+')) s++;
-        if (s == end || *s < '0' || *s > '9') return 0;
-        while (s < end && *s >= '0' && *s <= '9') s++;
-    }
-    return s == end;
-}
-
 static int read_real(const char *s, const char *end, double lo, double hi, double *out)
 {
     char *stop;
     double v;
-    if (!decimal_syntax(s, end)) return -1;
+    if (!ng_decimal_syntax(s, end)) return -1;
     v = strtod(s, &stop); /* stops exactly at end: the syntax was checked */
     if (stop != end || !isfinite(v) || v < lo || v > hi) return -1;
     *out = v;
@@ -391,6 +372,7 @@ void ng_cli_usage(FILE *out)
 
 int ng_cli_parse(int argc, char **argv, ng_cli *c)
 {
+    unsigned long long given = 0; /* value options seen, by table index */
     int i, rc;
     memset(c, 0, sizeof *c);
     ng_render_defaults(&c->r, 512, 512);
@@ -405,6 +387,11 @@ int ng_cli_parse(int argc, char **argv, ng_cli *c)
             continue;
         }
         if (!(o = find_option(a))) return ng_cli_fail(2, "%s: unknown option (see --help)", a);
+        if (o->kind != FLAG && o->store != set_param) { /* one value each: a second is a mistake, not an override */
+            unsigned long long bit = 1ull << (o - options);
+            if (given & bit) return ng_cli_fail(2, "%s: given twice", o->name);
+            given |= bit;
+        }
         if (o->kind != FLAG) {
             if (i + 1 >= argc) return ng_cli_fail(2, "%s: needs a value (see --help)", a);
             a = argv[++i];

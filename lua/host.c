@@ -317,6 +317,25 @@ static void open_unsafe(lua_State *L, const char *dir)
     lua_pop(L, 1);
 }
 
+/* Decimal syntax only: [+-]digits[.digits][e[+-]digits], at least one
+ * mantissa digit. strtod alone would also take blanks, hex, inf and nan. */
+int ng_decimal_syntax(const char *s, const char *end)
+{
+    int digits = 0;
+    if (s < end && (*s == '-' || *s == '+')) s++;
+    for (; s < end && *s >= '0' && *s <= '9'; s++) digits++;
+    if (s < end && *s == '.')
+        for (s++; s < end && *s >= '0' && *s <= '9'; s++) digits++;
+    if (!digits) return 0;
+    if (s < end && (*s == 'e' || *s == 'E')) {
+        s++;
+        if (s < end && (*s == '-' || *s == '+')) s++;
+        if (s == end || *s < '0' || *s > '9') return 0;
+        while (s < end && *s >= '0' && *s <= '9') s++;
+    }
+    return s == end;
+}
+
 /* ---- ng.param ----------------------------------------------------------------- */
 
 static char *copy_string(const char *s)
@@ -369,7 +388,8 @@ static void apply_sets(lua_State *L, hoststate *h, const char *name, int t)
         if (strcmp(h->o->set_name[i], name) != 0) continue;
         h->set_used[i] = 1;
         if (t == LUA_TNUMBER) {
-            if (!lua_stringtonumber(L, v)) luaL_error(L, "--set %s=%s: '%s' is a number parameter", name, v, name);
+            if (!ng_decimal_syntax(v, v + strlen(v)) || !lua_stringtonumber(L, v) || !isfinite(lua_tonumber(L, -1)))
+                luaL_error(L, "--set %s=%s: '%s' is a number parameter (a finite decimal number)", name, v, name);
         } else if (t == LUA_TBOOLEAN) {
             if (strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "1") && strcmp(v, "0"))
                 luaL_error(L, "--set %s=%s: '%s' is a boolean parameter (true or false)", name, v, name);

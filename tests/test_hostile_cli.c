@@ -108,11 +108,44 @@ static void expect_usage(const char *opt, const char *value, const char *needle)
     res r;
     mkscript(s, "usage.lua", "return ng.perlin{}\n");
     tpath(o, "usage.png");
-    cli(&r, "render", s, "-o", o, "--size", "16", opt, value, NULL);
+    if (strcmp(opt, "--size") == 0) /* an option is given once */
+        cli(&r, "render", s, "-o", o, opt, value, NULL);
+    else
+        cli(&r, "render", s, "-o", o, "--size", "16", opt, value, NULL);
     CHECKF(r.code == 2, "%s '%s': exit %d, expected 2 (stderr: %s)", opt, value, r.code, r.err);
     EXPECT_ERR(&r, 2, opt, needle);
     res_free(&r);
     CHECKF(!exists(o), "%s '%s' wrote an image", opt, value);
+}
+
+/* A value option given twice is a usage error, not a silent override;
+ * --set takes decimal numbers only, as the options do. */
+static void test_repeated_options_and_set_numbers(void)
+{
+    char s[PATHLEN], o[PATHLEN], o2[PATHLEN];
+    res r;
+    static const char *const bad[] = {"0x10", " 5", "1e999", "inf", "nan", "0x1p4", "5 "};
+    size_t k;
+    mkscript(s, "twice.lua", "local v = ng.param('v', 1, {min = 0})\nreturn ng.perlin{seed = v}\n");
+    tpath(o, "twice.png");
+    tpath(o2, "twice2.png");
+    cli(&r, "render", s, "-o", o, "-o", o2, NULL);
+    EXPECT_ERR(&r, 2, "-o", "given twice");
+    res_free(&r);
+    cli(&r, "render", s, "-o", o, "--size", "16", "--size", "32", NULL);
+    EXPECT_ERR(&r, 2, "--size", "given twice");
+    res_free(&r);
+    CHECK(!exists(o) && !exists(o2));
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char set[64];
+        snprintf(set, sizeof set, "v=%s", bad[k]);
+        cli(&r, "render", s, "-o", o, "--size", "16", "--set", set, NULL);
+        EXPECT_ERR(&r, 1, "--set", "number parameter");
+        res_free(&r);
+    }
+    cli(&r, "render", s, "-o", o, "--size", "16", "--set", "v=+12", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
 }
 
 static void test_value_with_trailing_text(void)
@@ -561,6 +594,7 @@ void suite_hostile_cli(void)
         RUN(test_environment);
         return;
     }
+    RUN(test_repeated_options_and_set_numbers);
     RUN(test_value_with_trailing_text);
     RUN(test_empty_list_fields);
     RUN(test_infinities_refused);
