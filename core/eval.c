@@ -76,10 +76,22 @@ const float *ng__ctx_zeros(const ng_ctx *c) { return c->zeros; }
 float *ng_scratch(ng_ctx *c, int channels)
 {
     pool *p = &c->pools[channels];
+    const size_t bytes = (size_t)channels * (size_t)c->cap * sizeof(float);
     float *b;
     if (p->n) return p->free[--p->n];
-    b = aligned_alloc(64, (size_t)channels * (size_t)c->cap * sizeof(float));
-    if (!b) ng_fail(c, "out of memory for scratch buffers");
+    if (c->stop && c->stop->memory_limit &&
+        atomic_fetch_add(c->stop->memory_used, bytes) + bytes > c->stop->memory_limit) {
+        atomic_fetch_sub(c->stop->memory_used, bytes);
+        ng_fail(c, "render: the graph's intermediate results need more than the %.0f MiB its memory limit leaves them "
+                   "(raise --memory-limit, or use fewer --threads or a smaller --tile)",
+                c->stop->memory_limit / 1048576.0);
+        return NULL;
+    }
+    b = aligned_alloc(64, bytes);
+    if (!b) {
+        if (c->stop && c->stop->memory_limit) atomic_fetch_sub(c->stop->memory_used, bytes);
+        ng_fail(c, "out of memory for scratch buffers");
+    }
     return b;
 }
 

@@ -7,6 +7,8 @@
 
 #include "ng_node.h"
 
+#include <stdatomic.h>
+
 /* Marks (1) every node the roots depend on; caller frees. NULL: no memory. */
 unsigned char *ng__reachable(const ng_graph *g, const int *roots, int nroots);
 /* A parameter's default value, as its descriptor gives it. */
@@ -35,6 +37,8 @@ typedef struct ng__stop {
     double limit;              /* the time limit it came from, for the message */
     const atomic_int *cancel;  /* the caller's flag, or NULL */
     const atomic_int *abandon; /* another thread failed: stop quietly; or NULL */
+    size_t memory_limit;       /* bytes of scratch over all contexts, 0: none */
+    atomic_size_t *memory_used;
 } ng__stop;
 /* Seconds on the monotonic clock. */
 double ng__now(void);

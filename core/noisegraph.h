@@ -266,6 +266,10 @@ typedef struct ng_render_opts {
      * handler) and sets nonzero to stop the render; NULL for none. */
     double time_limit;
     const atomic_int *cancel;
+    /* Bytes the render's intermediate results (the tile buffers of every
+     * node, shared results kept for their readers) may take over all
+     * threads; 0: no limit. Past it the render stops with an error. */
+    double memory_limit;
 } ng_render_opts;
 
 void ng_render_defaults(ng_render_opts *o, int width, int height);

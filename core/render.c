@@ -58,6 +58,7 @@ typedef struct render {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     atomic_int failed;        /* set under mu; read anywhere */
+    atomic_size_t memory_used; /* scratch bytes over all contexts (stop.memory_limit) */
     ng__stop stop;            /* deadline, the caller's cancel flag, failed */
     ng_error err;
 } render;
@@ -418,6 +419,8 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
     r.stop.deadline = o->time_limit > 0 ? ng__now() + o->time_limit : 0;
     r.stop.cancel = o->cancel;
     r.stop.abandon = nthreads > 1 ? &r.failed : NULL;
+    r.stop.memory_limit = o->memory_limit >= 1.8e19 ? (size_t)-1 : o->memory_limit > 0 ? (size_t)o->memory_limit : 0;
+    r.stop.memory_used = &r.memory_used;
     r.uses = ng__uses(g, roots, nroots);
     r.band = calloc((size_t)r.ring * (size_t)nroots, sizeof *r.band);
     r.band_left = calloc((size_t)r.ring, sizeof *r.band_left);

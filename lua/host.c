@@ -618,6 +618,7 @@ int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_erro
     lua_close(L); /* finalizers run here, hooks off: the watchdog still watches */
 detach:
     watchdog_stop(&dog);
+    s->memory_held = h.budget.used; /* the Lua state is gone: the graph and the parameters */
     ng_graph_set_budget(s->graph, NULL); /* the budget dies with this call */
     if (rc) {
         ng_script_free(s);

@@ -46,6 +46,9 @@ typedef struct ng_script {
     int output[NG_MAX_OUTPUTS];
     int nparams;
     ng_script_param *params;
+    /* Bytes of the memory limit the script's graph and parameters still
+     * hold: what is left of the limit is the render's (ng_render_opts). */
+    size_t memory_held;
 } ng_script;
 
 void ng_host_defaults(ng_host_opts *o);

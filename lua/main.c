@@ -170,6 +170,8 @@ static int cmd_render(int argc, char **argv)
     catch_signals();
     rc = 1;
     if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }
+    /* the render's intermediate results take what the graph left of the limit */
+    c.r.memory_limit = c.h.memory_limit > (double)s.memory_held ? c.h.memory_limit - (double)s.memory_held : 1;
     rc = render_outputs(&c, &s);
     ng_script_free(&s);
 out:

@@ -259,6 +259,32 @@ static void test_memory_limit_counts_images(void)
                         "40");
 }
 
+/* A graph whose shared results must all be kept while a tile is worked
+ * (each read by two long chains) needs memory in proportion to its size at
+ * render time: that counts against --memory-limit too. */
+static void test_memory_limit_counts_render_results(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    mkscript(s, "live.lua",
+             "local x = ng.perlin{}\n"
+             "local ns = {}\n"
+             "for i = 1, 4000 do ns[i] = x + i end\n"
+             "local a, b = ns[1], ns[4000]\n"
+             "for i = 2, 4000 do a = a + ns[i] end\n"
+             "for i = 3999, 1, -1 do b = b + ns[i] end\n"
+             "return a + b\n");
+    tpath(o, "live.png");
+    cli_t(&r, 120, "render", s, "-o", o, "--size", "64", "--threads", "2", "--memory-limit", "16", NULL);
+    EXPECT_ERR(&r, 1, "intermediate results", "--memory-limit");
+    res_free(&r);
+    CHECK(!exists(o));
+    cli_t(&r, 120, "render", s, "-o", o, "--size", "64", "--threads", "2", "--memory-limit", "256", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(o));
+}
+
 /* ---- 5: require stays in the script's tree ------------------------------------------------ */
 
 static void test_require_symlinks_out(void)
@@ -327,6 +353,7 @@ void suite_sandbox(void)
     RUN(test_memory_limit_counts_params);
     RUN(test_memory_limit_counts_nodes);
     RUN(test_memory_limit_counts_images);
+    RUN(test_memory_limit_counts_render_results);
     RUN(test_require_symlinks_out);
     cli_teardown();
 }
