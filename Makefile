@@ -76,17 +76,22 @@ build/noisegraph: $(BIN)
 	@mkdir -p build
 	@if [ "$(SAN)" = 0 ] && [ -z "$(COMPILER)" ]; then ln -sf opt/noisegraph build/noisegraph; fi
 
-deps:
-	@missing=""; set -- $(PKG_HDRS); for p in $(PKGS); do \
-	  [ -f "$$1" ] || missing="$$missing $$p"; shift; done; \
-	if [ -n "$$missing" ]; then \
+# Shell text: apt-get the Debian packages named in $$missing when root,
+# otherwise name them and fail. $(1): what they are for; $(2): the make
+# target that installs them.
+install_missing = if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing:$$missing"; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >&2 || exit 1; \
 	  else \
-	    echo "noisegraph: missing Debian packages:$$missing (run 'sudo apt-get install$$missing' or 'make deps' as root)" >&2; exit 1; \
+	    echo "noisegraph: missing Debian packages$(1):$$missing (run 'sudo apt-get install$$missing' or 'make $(2)' as root)" >&2; exit 1; \
 	  fi; \
 	fi
+
+deps:
+	@missing=""; set -- $(PKG_HDRS); for p in $(PKGS); do \
+	  [ -f "$$1" ] || missing="$$missing $$p"; shift; done; \
+	$(call install_missing,,deps)
 
 # -MMD: each object also depends on what it includes, from the .d files.
 $(BUILD)/%.o: %.c | deps
@@ -247,15 +252,8 @@ FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 fuzz-deps:
 	@missing=""; \
-	ls $(FUZZ_FILES) >/dev/null 2>&1 || missing="$(FUZZ_PKGS)"; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing:$$missing"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >&2 || exit 1; \
-	  else \
-	    echo "noisegraph: missing Debian packages for fuzzing:$$missing (run 'sudo apt-get install $$missing' or 'make fuzz' as root)" >&2; exit 1; \
-	  fi; \
-	fi
+	ls $(FUZZ_FILES) >/dev/null 2>&1 || missing=" $(FUZZ_PKGS)"; \
+	$(call install_missing, for fuzzing,fuzz)
 
 $(FUZZ_BUILD)/core/image.o: FUZZ_CFLAGS += $(STB_UNIT_SAN)
 $(FUZZ_BUILD)/core/%.o: FUZZ_CFLAGS += $(INC_core)

@@ -1,6 +1,6 @@
 /*
- * image.c — reading images (PNG, JPEG, TGA or BMP; 8 or 16 bit) with
- * stb_image into floats in [0, 1]. The one translation unit that holds
+ * image.c — reading images into floats in [0, 1]: PNG, TGA or BMP (8 or
+ * 16 bit) with stb_image, JPEG with libjpeg-turbo. The one translation unit that holds
  * stb_image's implementation, static (STB_IMAGE_STATIC) so that a program
  * linking the library can carry its own stb_image.
  *
@@ -103,8 +103,8 @@ static int too_big(const char *path, int w, int h, uint64_t need, size_t max_byt
                      path, w, h, mib(need, 1), mib(max_bytes, 0));
 }
 
-/* stb_image's working state beside its buffers: a JPEG or GIF decoder's
- * tables, PNG's first IDAT block, the inflater. */
+/* A decoder's working state beside its buffers: JPEG's Huffman and
+ * quantisation tables, PNG's first IDAT block, the inflater. */
 #define STB_STATE_BYTES ((uint64_t)64 << 10)
 
 /* The peak of a load: stb's decoded buffer (1 or 2 bytes a sample) and the
