@@ -20,6 +20,10 @@ typedef struct ng__image {
     int bits;            /* per sample: one of the encoder's bits[] */
     unsigned char *row;  /* scratch: width * channels * bits / 8 bytes */
     void *state;         /* the encoder's own, freed by its discard */
+    int depth;           /* 0: an image; >= 1: a volume (see vol) */
+    ng_volume_info vol;  /* a volume's window and placement */
+    const char *grid;    /* a volume's grid name ("density" unless set) */
+    double background;   /* a volume's background value (0 unless set) */
     int errnum;          /* why the last encoder call failed: errno, or 0 */
     char what[300];      /* what failed; empty while nothing has */
 } ng__image;
@@ -42,7 +46,14 @@ typedef struct ng__encoder {
      * included; 0: they are quantized and the file sink counts the NaN and
      * infinities that quantizing changes. */
     int exact;
+    /* What it holds: NG__IMAGES, NG__VOLUMES, or both (or'd). */
+    int holds;
+    /* Volumes: slabs as ng_sink.slab gives them (z-major, rows in order
+     * within a slab), after begin with im->depth >= 1. NULL for an
+     * encoder of images only. */
+    int (*slab)(ng__image *im, int z, int nslices, int y, int nrows, const float *data);
 } ng__encoder;
+enum { NG__IMAGES = 1, NG__VOLUMES = 2 };
 
 extern const ng__encoder ng__png_encoder, ng__pfm_encoder, ng__raw16_encoder;
 

@@ -46,4 +46,23 @@ double ng__now(void);
 void ng__ctx_set_stop(ng_ctx *c, const ng__stop *stop);
 const float *ng__ctx_zeros(const ng_ctx *c);
 
+/* A render whose tiles are computed by `run` instead of by evaluating the
+ * roots on the tile's pixel grid: views (core/view.c) that ask the engine
+ * for samples of their own (rays through a volume, say) and stream an
+ * image through the same tile scheduler, band ring and sinks as any
+ * render. run fills out[k] (channels[k] planes of w * h floats,
+ * channel-major) for pixels x0 .. x0 + w - 1, y0 .. y0 + h - 1 of the full
+ * image (region offsets included). It may evaluate the roots with
+ * ng__eval on c for blocks it builds itself of up to o->tile^2 points
+ * (scratch: ng_scratch), and must make every pixel depend on its index
+ * alone, never on the tile, so the picture is the same for any thread
+ * count or tile size. 0, or -1 with the context's error set (ng_fail). */
+typedef struct ng__tile_job {
+    int (*run)(void *user, ng_ctx *c, int x0, int y0, int w, int h, float *const *out);
+    void *user;
+    const int *channels; /* per output: its channels (1 to 4) */
+} ng__tile_job;
+int ng__render_job(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o,
+                   const ng__tile_job *job, ng_sink *sinks, ng_error *err);
+
 #endif

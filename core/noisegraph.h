@@ -234,6 +234,18 @@ const char *ng_node_where(const ng_node *n);
 #define NG_MIN_PIXEL_SIZE 1e-9
 #define NG_MAX_PIXEL_SIZE 1e12
 
+/* Where a volume window lies: what a volume sink needs to place its
+ * voxels in the world (a .vdb transform, an NRRD space origin) so that
+ * windows of one volume stitch. */
+typedef struct ng_volume_info {
+    int width, height, depth, channels; /* the window's voxels */
+    int offset[3];       /* its first voxel's index in the full volume */
+    int full[3];         /* the full volume's extents */
+    double origin[3];    /* world position of the full volume's corner */
+    double voxel_size;   /* voxel (i, j, k) of the full volume has its
+                          * centre at origin + (ijk + 0.5) * voxel_size */
+} ng_volume_info;
+
 /* Receives finished rows, top to bottom, interleaved channels as floats. */
 typedef struct ng_sink {
     int (*begin)(void *user, int width, int height, int channels, ng_error *err);
@@ -241,6 +253,15 @@ typedef struct ng_sink {
     /* ok = 0: the render failed; discard. Called once for every begun sink. */
     int (*end)(void *user, int ok, ng_error *err);
     void *user;
+    /* Volumes (a render with depth > 0) call these instead of begin and
+     * rows; a sink that leaves them NULL takes images only (the render then
+     * fails before any voxel is evaluated). Slabs come z-major: for slices
+     * z .. z + nslices - 1, rows 0 .. height - 1 in order (nrows at a time),
+     * then the next slices. data holds nslices * nrows * width * channels
+     * floats: data[((s * nrows + j) * width + i) * channels + c] is voxel
+     * (i, y + j, z + s), channel c. */
+    int (*begin_volume)(void *user, const struct ng_volume_info *v, ng_error *err);
+    int (*slab)(void *user, int z, int nslices, int y, int nrows, const float *data, ng_error *err);
 } ng_sink;
 
 typedef struct ng_render_opts {
@@ -270,6 +291,17 @@ typedef struct ng_render_opts {
      * node, shared results kept for their readers) may take over all
      * threads; 0: no limit. Past it the render stops with an error. */
     double memory_limit;
+    /* Volumes: depth 0 renders an image; depth >= 1 a volume of width x
+     * height x depth voxels, cubes of edge pixel_size, evaluated in bricks
+     * of brick^3 voxels (8 to 64; default 16) with dims 3 (4 with time).
+     * Voxel (i, j, k) samples the world point at its centre: origin[0] +
+     * (i + 0.5) * pixel_size, origin[1] + (j + 0.5) * pixel_size, z + (k +
+     * 0.5) * pixel_size (so z is the volume's lower corner, where an image
+     * samples the plane z). zregion: the slices of the window, first and
+     * count (count 0: all); region gives its x and y as for images. */
+    int depth;
+    int zregion[2];
+    int brick;
 } ng_render_opts;
 
 void ng_render_defaults(ng_render_opts *o, int width, int height);
@@ -339,6 +371,14 @@ void ng_file_remove_temporaries(void);
 /* The checks of ng_file_sink_new but the target's own, creating nothing:
  * path names a format and bits suits it. 0, or -1 with err filled. */
 int ng_file_check(const char *path, int bits, ng_error *err);
+/* The same for a render of depth slices (0: an image): the format must
+ * hold what the render makes (a .vdb needs a volume, a .png an image unless
+ * path is a slice pattern with {z}). */
+int ng_file_check_depth(const char *path, int bits, int depth, ng_error *err);
+/* Volume files (.vdb): the grid's name (NULL: "density"; copied) and the
+ * background: voxels at or below it are left inactive (and read as it).
+ * Before the render begins. 0, or -1 with err filled (an empty name). */
+int ng_file_sink_set_grid(ng_file_sink *s, const char *name, double background, ng_error *err);
 /* The extensions understood, for messages: ".png, .pfm, .r16, .raw". */
 const char *ng_file_formats(void);
 
