@@ -53,7 +53,10 @@ struct ng_file_sink {
     char *tmp;                /* the temporary file's name, owned */
     int lock_fd;              /* holds the temporary's flock; -1 when none */
     int live;                 /* its slot in the registry, or -1 */
-    int next_y;               /* the row rows() expects next */
+    int next_y;               /* the row rows() expects next (of the current slab, for volumes) */
+    int next_z, slab_slices;  /* volumes: the current slab's first slice and its count */
+    char *grid;               /* a volume's grid name, owned; NULL: "density" */
+    double background;
     uint64_t nan, inf;        /* samples the format changed (see ng_file_sink_changed) */
     ng__image im;
 };
@@ -174,6 +177,26 @@ int ng_file_check(const char *path, int bits, ng_error *err)
     const ng__encoder *enc;
     int use_bits;
     return choose(path, bits, &enc, &use_bits, err);
+}
+
+/* Whether the format holds what the render makes; -1 with why. */
+static int holds(const char *path, const ng__encoder *e, int depth, ng_error *err)
+{
+    if (depth > 0 && !(e->holds & NG__VOLUMES))
+        return ng_errorf(err,
+                         "%s: a %s file holds an image, not a volume: write a volume to .vdb or .nrrd, "
+                         "or to one image per slice with {z} in the name (cloud_{z}.png)",
+                         path, e->name);
+    if (depth == 0 && !(e->holds & NG__IMAGES))
+        return ng_errorf(err, "%s: a %s file holds a volume: render one with --size WxHxD", path, e->name);
+    return 0;
+}
+
+int ng_file_check_depth(const char *path, int bits, int depth, ng_error *err)
+{
+    const ng__encoder *enc;
+    int use_bits;
+    return choose(path, bits, &enc, &use_bits, err) || holds(path, enc, depth, err) ? -1 : 0;
 }
 
 /* ---- state ---------------------------------------------------------------------- */
@@ -344,15 +367,19 @@ static int create_temp(ng_file_sink *f)
 
 /* ---- the sink ------------------------------------------------------------------- */
 
-static int sink_begin(void *user, int width, int height, int channels, ng_error *err)
+/* begin and begin_volume: depth 0 for an image. */
+static int begin_file(ng_file_sink *f, int width, int height, int depth, int channels, ng_error *err)
 {
-    ng_file_sink *f = user;
     const ng__encoder *e = f->enc;
     size_t bytes = (size_t)f->im.bits / 8;
     int fd;
 
     if (f->state != IDLE) return ng_errorf(err, "%s: output begun twice", f->path);
     f->failed = 0;
+    if (holds(f->path, e, depth, err)) {
+        f->failed = 1;
+        return -1;
+    }
     if (e->grey_only && channels != 1)
         return fail(f, err, 0, "%s, not %d channels", e->grey_only, channels);
     if (channels != 1 && channels != 3)
@@ -366,10 +393,14 @@ static int sink_begin(void *user, int width, int height, int channels, ng_error 
         return fail(f, err, 0, "a %d pixel wide row does not fit in memory", width);
     f->im.width = width;
     f->im.height = height;
+    f->im.depth = depth;
     f->im.channels = channels;
+    f->im.grid = f->grid ? f->grid : "density";
+    f->im.background = f->background;
     f->im.errnum = 0;
     f->im.what[0] = '\0';
     f->next_y = 0;
+    f->next_z = f->slab_slices = 0;
     f->nan = f->inf = 0;
 
     remove_stale_temporaries(f->path);
@@ -392,6 +423,21 @@ static int sink_begin(void *user, int width, int height, int channels, ng_error 
     if (!f->im.row) return fail(f, err, 0, "out of memory for a row");
     if (e->begin && e->begin(&f->im) != 0) return encoder_failed(f, err);
     return 0;
+}
+
+static int sink_begin(void *user, int width, int height, int channels, ng_error *err)
+{
+    ng_file_sink *f = user;
+    memset(&f->im.vol, 0, sizeof f->im.vol);
+    return begin_file(f, width, height, 0, channels, err);
+}
+
+static int sink_begin_volume(void *user, const ng_volume_info *v, ng_error *err)
+{
+    ng_file_sink *f = user;
+    if (v->depth < 1) return ng_errorf(err, "%s: a volume of depth %d", f->path, v->depth);
+    f->im.vol = *v;
+    return begin_file(f, v->width, v->height, v->depth, v->channels, err);
 }
 
 /* NaN and infinities, which an integer format cannot hold: NaN becomes 0,
@@ -424,6 +470,7 @@ static int sink_rows(void *user, int y, int nrows, const float *rows, ng_error *
     if (f->state != WRITING)
         return ng_errorf(err, "%s: %s", f->path,
                          f->failed ? "not written: an earlier error stopped it" : "rows given before begin");
+    if (f->im.depth > 0) return fail(f, err, 0, "rows given to a volume (slabs expected)");
     if (y != f->next_y || nrows < 0)
         return fail(f, err, 0, "rows from %d given where row %d of %d was expected", y, f->next_y,
                     f->im.height);
@@ -433,6 +480,35 @@ static int sink_rows(void *user, int y, int nrows, const float *rows, ng_error *
     if (!f->enc->exact) count_changed(f, rows, (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels);
     if (f->enc->rows(&f->im, y, nrows, rows) != 0) return encoder_failed(f, err);
     f->next_y += nrows;
+    return 0;
+}
+
+/* Slabs in the order ng_sink.slab promises: z-major, rows in order. */
+static int sink_slab(void *user, int z, int nslices, int y, int nrows, const float *data, ng_error *err)
+{
+    ng_file_sink *f = user;
+    if (f->state != WRITING || f->im.depth < 1)
+        return ng_errorf(err, "%s: %s", f->path,
+                         f->failed ? "not written: an earlier error stopped it" : "slab given before begin_volume");
+    if (y == 0 && f->next_y == 0) { /* a new slab */
+        if (z != f->next_z || nslices < 1 || nslices > f->im.depth - z)
+            return fail(f, err, 0, "slices %d..%lld given where slice %d of %d was expected", z,
+                        (long long)z + nslices - 1, f->next_z, f->im.depth);
+        f->slab_slices = nslices;
+    } else if (z != f->next_z || nslices != f->slab_slices || y != f->next_y) {
+        return fail(f, err, 0, "slab %d+%d, rows from %d given where rows from %d of slab %d+%d were expected", z,
+                    nslices, y, f->next_y, f->next_z, f->slab_slices);
+    }
+    if (nrows < 0 || nrows > f->im.height - y)
+        return fail(f, err, 0, "rows %d..%lld given but the volume has %d", y, (long long)y + nrows - 1,
+                    f->im.height);
+    if (!f->enc->exact)
+        count_changed(f, data, (size_t)nslices * (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels);
+    if (f->enc->slab(&f->im, z, nslices, y, nrows, data) != 0) return encoder_failed(f, err);
+    if ((f->next_y += nrows) == f->im.height) {
+        f->next_y = 0;
+        f->next_z += nslices;
+    }
     return 0;
 }
 
@@ -451,7 +527,9 @@ static int sink_end(void *user, int ok, ng_error *err)
     if (f->state != WRITING)
         return ng_errorf(err, "%s: %s", f->path,
                          f->failed ? "not written: an earlier error stopped it" : "end without begin");
-    if (f->next_y != f->im.height)
+    if (f->im.depth > 0 && (f->next_z != f->im.depth || f->next_y != 0))
+        return fail(f, err, 0, "not written: only %d of %d slices written", f->next_z, f->im.depth);
+    if (f->im.depth == 0 && f->next_y != f->im.height)
         return fail(f, err, 0, "not written: only %d of %d rows written", f->next_y, f->im.height);
     if (f->enc->end && f->enc->end(&f->im) != 0) return encoder_failed(f, err);
     /* The data must be on disk before the rename makes it the target, or a
@@ -523,8 +601,23 @@ ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err)
 
 ng_sink ng_file_sink_as_sink(ng_file_sink *f)
 {
-    ng_sink s = {sink_begin, sink_rows, sink_end, f};
+    ng_sink s = {sink_begin, sink_rows, sink_end, f, NULL, NULL};
+    if (f->enc->holds & NG__VOLUMES) {
+        s.begin_volume = sink_begin_volume;
+        s.slab = sink_slab;
+    }
     return s;
+}
+
+int ng_file_sink_set_grid(ng_file_sink *f, const char *name, double background, ng_error *err)
+{
+    char *copy = NULL;
+    if (name && !*name) return ng_errorf(err, "%s: an empty grid name", f->path);
+    if (name && !(copy = strdup(name))) return ng_errorf(err, "%s: out of memory", f->path);
+    free(f->grid);
+    f->grid = copy;
+    f->background = background;
+    return 0;
 }
 
 /* A sink freed while still writing discards its image, as end(ok = 0). */
@@ -532,6 +625,7 @@ void ng_file_sink_free(ng_file_sink *f)
 {
     if (!f) return;
     discard(f);
+    free(f->grid);
     free(f->path);
     free(f);
 }

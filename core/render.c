@@ -6,6 +6,11 @@
  * With one thread the caller does both in turn and starts no thread, which
  * keeps small renders (an embedder's slices) free of thread start-up.
  *
+ * A volume is the same walk in three dimensions: its tiles are bricks of
+ * brick^3 voxels, in z-major order, and a band is one row of bricks (every
+ * brick of the same y and z), handed to the sinks as a slab. An image is
+ * the case of one slice and bricks one voxel deep.
+ *
  * Every pixel's sample position depends only on its index in the full image
  * (never on the tile or the region), so the output is bit-identical for any
  * thread count, tile size or region split.
@@ -25,6 +30,7 @@
 #endif
 
 #define NG_MAX_TILE 1024
+#define NG_MAX_BRICK 64
 #define NG_MAX_THREADS 256
 
 void ng_render_defaults(ng_render_opts *o, int width, int height)
@@ -35,6 +41,7 @@ void ng_render_defaults(ng_render_opts *o, int width, int height)
     o->pixel_size = 1.0;
     o->dims = 2;
     o->tile = 64;
+    o->brick = 16;
 }
 
 typedef struct render {
@@ -44,16 +51,20 @@ typedef struct render {
     const ng_render_opts *o;
     int *uses;
     int channels[64];
-    int rx, ry, rw, rh;       /* the window, in full-image pixels */
-    int tile, ntx, nty, ring;
-    int64_t ntiles;           /* up to 2^34 (2^20 x 2^20 pixels in 8-pixel tiles) */
+    int rx, ry, rz, rw, rh, rd; /* the window, in full-image pixels (rd = 1, rz = 0: an image) */
+    int volume;               /* a volume: slabs to the sinks, positions in z */
+    int tile, tz;             /* tile edge in x and y; in z (1 for images) */
+    int ntx, nty, ntz, ring;
+    int64_t nbands;           /* rows of tiles: nty * ntz */
+    int64_t ntiles;           /* up to 2^51 (2^20-voxel edges in 8-voxel bricks) */
+    const ng__tile_job *job;  /* a view's own tiles, or NULL */
     int stream;               /* several workers: tiles go into bands with streaming stores */
     float **band;             /* band[slot * nroots + r]: rw * tile * channels */
     atomic_int *band_left;    /* tiles of the slot's band still running */
     /* the counters every tile writes, each on its own cache line so the
      * fields read per tile above stay shared clean between cores */
     _Alignas(64) atomic_llong next_tile;
-    _Alignas(64) atomic_int next_write; /* the band the sinks get next */
+    _Alignas(64) atomic_llong next_write; /* the band the sinks get next */
     _Alignas(64) char line_end;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -79,18 +90,29 @@ static void fail(render *r, const ng_error *e)
     pthread_mutex_unlock(&r->mu);
 }
 
-/* Pixel-centre positions of a tile: each depends on the pixel's index in
- * the full image only. Every row has the same x values. */
-static void tile_positions(const render *r, int x0, int y0, int w, int h, float *px, float *py)
+/* Pixel- (voxel-) centre positions of a tile, slice by slice: each depends
+ * on the voxel's index in the full image only. Every row has the same x
+ * values and every slice the same y values. pz is NULL for an image. */
+static void tile_positions(const render *r, int x0, int y0, int z0, int w, int h, int d, float *px, float *py,
+                           float *pz)
 {
     const double ps = r->o->pixel_size;
-    int i, j;
+    const size_t plane = (size_t)w * h;
+    int i, j, k;
     for (i = 0; i < w; i++) px[i] = (float)(((double)(r->rx + x0 + i) + 0.5) * ps);
     for (j = 1; j < h; j++) memcpy(px + (size_t)j * w, px, (size_t)w * sizeof(float));
     for (j = 0; j < h; j++) {
         const float yv = (float)(((double)(r->ry + y0 + j) + 0.5) * ps);
         float *row = py + (size_t)j * w;
         for (i = 0; i < w; i++) row[i] = yv;
+    }
+    for (k = 1; k < d; k++) {
+        memcpy(px + k * plane, px, plane * sizeof(float));
+        memcpy(py + k * plane, py, plane * sizeof(float));
+    }
+    for (k = 0; pz && k < d; k++) {
+        const float zv = (float)(((double)(r->rz + z0 + k) + 0.5) * ps);
+        for (i = 0; i < (int)plane; i++) pz[k * plane + i] = zv;
     }
 }
 
@@ -120,39 +142,43 @@ static void band_row(float *dst, const float *src, int w, int stream)
     memcpy(dst, src, (size_t)w * sizeof(float));
 }
 
-static void to_band(float *band, int rw, int x0, const float *out, int w, int h, int nch, int stream)
+/* A tile of d slices of h rows: row j of slice s goes to band row s * h + j
+ * (the band's layout is the slab's, rows of its slices one after another). */
+static void to_band(float *band, int rw, int x0, const float *out, int w, int h, int d, int nch, int stream)
 {
-    const int n = w * h;
+    const size_t n = (size_t)w * h * d;
+    const int rows = h * d;
     int i, j, ch;
     if (nch == 1) {
-        for (j = 0; j < h; j++) band_row(band + (size_t)j * rw + x0, out + (size_t)j * w, w, stream);
+        for (j = 0; j < rows; j++) band_row(band + (size_t)j * rw + x0, out + (size_t)j * w, w, stream);
 #if defined(__x86_64__)
         if (stream) _mm_sfence(); /* the streamed rows are visible before the band counts the tile done */
 #endif
         return;
     }
-    for (j = 0; j < h; j++)
+    for (j = 0; j < rows; j++)
         for (i = 0; i < w; i++)
             for (ch = 0; ch < nch; ch++)
-                band[((size_t)j * rw + (size_t)(x0 + i)) * nch + ch] = out[ch * n + j * w + i];
+                band[((size_t)j * rw + (size_t)(x0 + i)) * nch + ch] = out[ch * n + (size_t)j * w + i];
 }
 
 /* A thread's evaluation context and its tile buffers. */
 typedef struct tiler {
     ng_ctx *c;
-    float *px, *py, *out[64];
+    float *px, *py, *pz, *out[64];
 } tiler;
 
 static int tiler_init(render *r, tiler *t, ng_error *err)
 {
     int k;
     memset(t, 0, sizeof *t);
-    if (!(t->c = ng__ctx_new(r->g, r->uses, r->tile * r->tile, err))) return -1;
+    if (!(t->c = ng__ctx_new(r->g, r->uses, r->tile * r->tile * r->tz, err))) return -1;
     ng__ctx_set_stop(t->c, &r->stop);
     t->px = ng_scratch(t->c, 1);
     t->py = ng_scratch(t->c, 1);
+    if (r->volume) t->pz = ng_scratch(t->c, 1);
     for (k = 0; k < r->nroots; k++) t->out[k] = ng_scratch(t->c, r->channels[k]);
-    if (!t->px || !t->py || (r->nroots && !t->out[r->nroots - 1])) {
+    if (!t->px || !t->py || (r->volume && !t->pz) || (r->nroots && !t->out[r->nroots - 1])) {
         *err = *ng__ctx_error(t->c);
         return -1;
     }
@@ -165,6 +191,7 @@ static void tiler_free(render *r, tiler *t)
     if (!t->c) return;
     ng_scratch_free(t->c, t->px, 1);
     ng_scratch_free(t->c, t->py, 1);
+    if (t->pz) ng_scratch_free(t->c, t->pz, 1);
     for (k = 0; k < r->nroots; k++) ng_scratch_free(t->c, t->out[k], r->channels[k]);
     ng__ctx_free(t->c);
 }
@@ -173,14 +200,23 @@ static void tiler_free(render *r, tiler *t)
  * error in the context). */
 static int run_tile(render *r, tiler *tl, int64_t t)
 {
-    const int ty = (int)(t / r->ntx), tx = (int)(t % r->ntx), x0 = tx * r->tile, y0 = ty * r->tile;
+    const int64_t band = t / r->ntx;
+    const int ty = (int)(band % r->nty), tz = (int)(band / r->nty), tx = (int)(t % r->ntx);
+    const int x0 = tx * r->tile, y0 = ty * r->tile, z0 = tz * r->tz;
     const int w = r->rw - x0 < r->tile ? r->rw - x0 : r->tile, h = r->rh - y0 < r->tile ? r->rh - y0 : r->tile;
-    const int slot = ty % r->ring;
+    const int d = r->rd - z0 < r->tz ? r->rd - z0 : r->tz;
+    const int slot = (int)(band % r->ring);
     ng_block b;
     int k;
-    tile_positions(r, x0, y0, w, h, tl->px, tl->py);
+    if (r->job) {
+        if (r->job->run(r->job->user, tl->c, r->rx + x0, r->ry + y0, w, h, tl->out)) return -1;
+        for (k = 0; k < r->nroots; k++)
+            to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, 1, r->channels[k], r->stream);
+        return 0;
+    }
+    tile_positions(r, x0, y0, z0, w, h, d, tl->px, tl->py, tl->pz);
     memset(&b, 0, sizeof b);
-    b.n = w * h;
+    b.n = w * h * d;
     b.dims = r->o->dims;
     b.anchor[0] = r->o->origin[0];
     b.anchor[1] = r->o->origin[1];
@@ -189,6 +225,7 @@ static int run_tile(render *r, tiler *tl, int64_t t)
     b.p[0] = tl->px;
     b.p[1] = tl->py;
     b.p[2] = b.p[3] = ng__ctx_zeros(tl->c);
+    if (tl->pz) b.p[2] = tl->pz;
     b.footprint = (float)r->o->pixel_size;
     if (r->o->tileable) {
         b.period[0] = r->o->width * r->o->pixel_size;
@@ -197,7 +234,7 @@ static int run_tile(render *r, tiler *tl, int64_t t)
     b.pos_id = ng__ctx_tile(tl->c);
     for (k = 0; k < r->nroots; k++) {
         if (ng__eval(tl->c, r->roots[k], &b, tl->out[k], 0)) return -1;
-        to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, r->channels[k], r->stream);
+        to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, d, r->channels[k], r->stream);
     }
     return 0;
 }
@@ -213,10 +250,9 @@ static void *worker(void *arg)
         return NULL;
     }
     for (;;) {
-        int64_t t = atomic_fetch_add(&r->next_tile, 1);
-        int ty;
+        int64_t t = atomic_fetch_add(&r->next_tile, 1), ty;
         if (t >= r->ntiles) break;
-        ty = (int)(t / r->ntx);
+        ty = t / r->ntx; /* its band */
         /* The lock only to sleep or to wake: a tile whose band has a slot
          * and that does not finish a band takes none. Both waits re-check
          * under the lock, and the changes they wait for are made and
@@ -241,13 +277,21 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Hands band i (tile row i) to the sinks. */
-static int write_band(render *r, ng_sink *sinks, int i, ng_error *err)
+/* Hands band i (tile row i; of a volume, the row of bricks at y = i % nty,
+ * z = i / nty) to the sinks. */
+static int write_band(render *r, ng_sink *sinks, int64_t i, ng_error *err)
 {
-    int slot = i % r->ring, rows = r->rh - i * r->tile < r->tile ? r->rh - i * r->tile : r->tile, k;
-    for (k = 0; k < r->nroots; k++)
-        if (sinks[k].rows(sinks[k].user, i * r->tile, rows, r->band[slot * r->nroots + k], err)) return -1;
-    if (r->o->progress) fprintf(stderr, "\rnoisegraph: rendering %3d%%", (int)(100.0 * (i + 1) / r->nty));
+    const int y = (int)(i % r->nty) * r->tile, z = (int)(i / r->nty) * r->tz;
+    const int rows = r->rh - y < r->tile ? r->rh - y : r->tile, slices = r->rd - z < r->tz ? r->rd - z : r->tz;
+    const int slot = (int)(i % r->ring);
+    int k;
+    for (k = 0; k < r->nroots; k++) {
+        const float *band = r->band[slot * r->nroots + k];
+        if (r->volume ? sinks[k].slab(sinks[k].user, z, slices, y, rows, band, err)
+                      : sinks[k].rows(sinks[k].user, y, rows, band, err))
+            return -1;
+    }
+    if (r->o->progress) fprintf(stderr, "\rnoisegraph: rendering %3d%%", (int)(100.0 * (double)(i + 1) / r->nbands));
     return 0;
 }
 
@@ -267,7 +311,7 @@ static int render_inline(render *r, ng_sink *sinks, ng_error *err)
             *err = *ng__ctx_error(tl.c);
             rc = -1;
         } else if (t % r->ntx == r->ntx - 1) {
-            rc = write_band(r, sinks, (int)(t / r->ntx), err);
+            rc = write_band(r, sinks, t / r->ntx, err);
         }
     }
     tiler_free(r, &tl);
@@ -286,6 +330,22 @@ static int check_opts(const ng_render_opts *o, ng_error *err)
                   rg[1] > o->height - rg[3]))
         return ng_errorf(err, "--region: %d,%d,%d,%d does not fit in the %dx%d image", rg[0], rg[1], rg[2], rg[3],
                          o->width, o->height);
+    if (o->depth < 0 || o->depth > NG_MAX_EXTENT)
+        return ng_errorf(err, "--size: a depth of %d is not from 1 to %d", o->depth, NG_MAX_EXTENT);
+    if (o->depth > 0) {
+        const int *zr = o->zregion;
+        if (o->dims < 3)
+            return ng_errorf(err, "render: a volume is sampled in 3D or 4D, not in %d dimensions", o->dims);
+        if (o->brick < 8 || o->brick > NG_MAX_BRICK)
+            return ng_errorf(err, "--brick: %d is outside 8 to %d", o->brick, NG_MAX_BRICK);
+        if (zr[1] && (zr[0] < 0 || zr[1] < 1 || zr[0] > o->depth - zr[1]))
+            return ng_errorf(err, "--region: slices %d to %lld do not fit in the %d slices of the volume", zr[0],
+                             (long long)zr[0] + zr[1] - 1, o->depth);
+        if (!rg[2] && zr[1])
+            return ng_errorf(err, "--region: a window in z (zregion) needs one in x and y too");
+    } else if (o->zregion[1]) {
+        return ng_errorf(err, "--region: a window in z for an image (depth 0)");
+    }
     if (o->tile < 8 || o->tile > NG_MAX_TILE)
         return ng_errorf(err, "--tile: %d is outside 8 to %d", o->tile, NG_MAX_TILE);
     if (o->threads < 0 || o->threads > NG_MAX_THREADS)
@@ -325,7 +385,7 @@ static int tile_check(const ng_graph *g, const int *roots, int nroots, const ng_
 /* Bytes of the ring of row bands, or 0 when that does not fit size_t. */
 static size_t band_bytes(const render *r)
 {
-    size_t per_slot = 0, row = (size_t)r->rw * (size_t)r->tile * sizeof(float);
+    size_t per_slot = 0, row = (size_t)r->rw * (size_t)r->tile * (size_t)r->tz * sizeof(float);
     int k;
     for (k = 0; k < r->nroots; k++) {
         size_t one = row * (size_t)r->channels[k]; /* at most 2^20 * 2^10 * 4 * 4 */
@@ -346,7 +406,7 @@ static int check_band_memory(const render *r, int nthreads, ng_error *err)
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
     double want = need ? (double)need
-                       : (double)r->ring * r->rw * r->tile * sizeof(float) * r->nroots * NG_MAX_CHANNELS;
+                       : (double)r->ring * r->rw * r->tile * r->tz * sizeof(float) * r->nroots * NG_MAX_CHANNELS;
     if (need && (have <= 0 || want <= have)) return 0;
     return ng_errorf(err,
                      "render: a %d pixel wide window in %d-pixel tiles on %d thread%s needs %.1f GiB for its "
@@ -380,34 +440,56 @@ static int start_workers(render *r, pthread_t *th, int nthreads)
     return started;
 }
 
-int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o,
-              ng_sink *sinks, ng_error *err)
+/* Every output of a volume render must take volumes; said before any
+ * sink begins or any voxel is evaluated. */
+static int check_volume_sinks(const ng_sink *sinks, int nroots, ng_error *err)
+{
+    int k;
+    for (k = 0; k < nroots; k++)
+        if (!sinks[k].begin_volume || !sinks[k].slab)
+            return ng_errorf(err, "render: output %d cannot hold a volume (its sink takes images only)", k + 1);
+    return 0;
+}
+
+static int render_with(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o,
+                       const ng__tile_job *job, ng_sink *sinks, ng_error *err)
 {
     render r;
     pthread_t th[NG_MAX_THREADS];
     int nthreads, started = 0, begun = 0, i, k, ok = 0;
+    int64_t band;
     if (check_opts(o, err) || ng__check_roots(g, roots, nroots, o->dims, err)) return -1;
     if (nroots < 1 || nroots > 64) return ng_errorf(err, "render: %d outputs; 1 to 64 are possible", nroots);
+    if (job && o->depth) return ng_errorf(err, "render: a view renders an image, not a volume");
+    if (o->depth && check_volume_sinks(sinks, nroots, err)) return -1;
     memset(&r, 0, sizeof r);
     r.g = g;
     r.roots = roots;
     r.nroots = nroots;
     r.o = o;
-    for (k = 0; k < nroots; k++) r.channels[k] = ng_node_channels(ng_graph_node(g, roots[k]));
+    r.job = job;
+    for (k = 0; k < nroots; k++)
+        r.channels[k] = job ? job->channels[k] : ng_node_channels(ng_graph_node(g, roots[k]));
+    r.volume = o->depth > 0;
     r.rx = o->region[2] ? o->region[0] : 0;
     r.ry = o->region[2] ? o->region[1] : 0;
+    r.rz = o->zregion[1] ? o->zregion[0] : 0;
     r.rw = o->region[2] ? o->region[2] : o->width;
     r.rh = o->region[2] ? o->region[3] : o->height;
-    r.tile = o->tile;
+    r.rd = !r.volume ? 1 : o->zregion[1] ? o->zregion[1] : o->depth;
+    r.tile = r.volume ? o->brick : o->tile;
+    r.tz = r.volume ? o->brick : 1;
     r.ntx = (r.rw + r.tile - 1) / r.tile;
     r.nty = (r.rh + r.tile - 1) / r.tile;
-    r.ntiles = (int64_t)r.ntx * r.nty;
+    r.ntz = (r.rd + r.tz - 1) / r.tz;
+    r.nbands = (int64_t)r.nty * r.ntz;
+    r.ntiles = r.nbands * r.ntx;
     if (o->tileable && tile_check(g, roots, nroots, o, err)) return -1;
     nthreads = o->threads ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (nthreads < 1) nthreads = 1;
     if (nthreads > r.ntiles) nthreads = (int)r.ntiles;
     if (nthreads > NG_MAX_THREADS) nthreads = NG_MAX_THREADS;
-    r.ring = nthreads + 1 < r.nty ? nthreads + 1 : r.nty;
+    r.ring = nthreads + 1 < r.nbands ? nthreads + 1 : (int)r.nbands;
     r.stream = nthreads > 1;
     if (check_band_memory(&r, nthreads, err)) return -1;
     atomic_init(&r.next_tile, 0);
@@ -431,7 +513,7 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
     for (i = 0; i < r.ring; i++) {
         atomic_init(&r.band_left[i], r.ntx);
         for (k = 0; k < nroots; k++) {
-            size_t len = (size_t)r.rw * (size_t)r.tile * (size_t)r.channels[k];
+            size_t len = (size_t)r.rw * (size_t)r.tile * (size_t)r.tz * (size_t)r.channels[k];
             /* cache-line aligned: when the tile and the width are
              * multiples of 16 pixels (the default tile is 64) the tiles of
              * a band meet on line boundaries, so two threads writing
@@ -439,13 +521,22 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
             void *mem = NULL;
             if (posix_memalign(&mem, 64, len * sizeof(float))) mem = NULL;
             if (!(r.band[i * nroots + k] = mem)) {
-                ng_errorf(err, "render: out of memory for a %dx%d row band", r.rw, r.tile);
+                ng_errorf(err, "render: out of memory for a %dx%dx%d band", r.rw, r.tile, r.tz);
                 goto done;
             }
         }
     }
-    for (begun = 0; begun < nroots; begun++)
-        if (sinks[begun].begin(sinks[begun].user, r.rw, r.rh, r.channels[begun], err)) goto done;
+    for (begun = 0; begun < nroots; begun++) {
+        ng_sink *sk = &sinks[begun];
+        if (r.volume) {
+            ng_volume_info v = {r.rw, r.rh, r.rd, r.channels[begun], {r.rx, r.ry, r.rz},
+                                {o->width, o->height, o->depth}, {o->origin[0], o->origin[1], o->z},
+                                o->pixel_size};
+            if (sk->begin_volume(sk->user, &v, err)) goto done;
+        } else if (sk->begin(sk->user, r.rw, r.rh, r.channels[begun], err)) {
+            goto done;
+        }
+    }
 
     if (nthreads == 1) {
         ok = render_inline(&r, sinks, err) == 0;
@@ -453,20 +544,20 @@ int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_o
     }
     started = start_workers(&r, th, nthreads);
 
-    for (i = 0; i < r.nty; i++) {
-        int slot = i % r.ring;
+    for (band = 0; band < r.nbands; band++) {
+        int slot = (int)(band % r.ring);
         ng_error e;
         pthread_mutex_lock(&r.mu);
         while (!r.failed && atomic_load(&r.band_left[slot]) > 0) pthread_cond_wait(&r.cv, &r.mu);
         pthread_mutex_unlock(&r.mu);
         if (r.failed) break;
-        if (write_band(&r, sinks, i, &e)) {
+        if (write_band(&r, sinks, band, &e)) {
             fail(&r, &e);
             break;
         }
         pthread_mutex_lock(&r.mu);
-        atomic_store(&r.band_left[slot], i + r.ring < r.nty ? r.ntx : 0);
-        atomic_store(&r.next_write, i + 1);
+        atomic_store(&r.band_left[slot], band + r.ring < r.nbands ? r.ntx : 0);
+        atomic_store(&r.next_write, band + 1);
         pthread_cond_broadcast(&r.cv);
         pthread_mutex_unlock(&r.mu);
     }
@@ -491,6 +582,18 @@ done:
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.cv);
     return ok ? 0 : -1;
+}
+
+int ng_render(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o, ng_sink *sinks,
+              ng_error *err)
+{
+    return render_with(g, roots, nroots, o, NULL, sinks, err);
+}
+
+int ng__render_job(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o,
+                   const ng__tile_job *job, ng_sink *sinks, ng_error *err)
+{
+    return render_with(g, roots, nroots, o, job, sinks, err);
 }
 
 /* ---- in-memory output --------------------------------------------------- */
@@ -530,7 +633,7 @@ static int mem_end(void *u, int ok, ng_error *err)
 int ng_render_buffer(const ng_graph *g, int root, const ng_render_opts *o, float *out, ng_error *err)
 {
     membuf m = {out, 0, 0};
-    ng_sink s = {mem_begin, mem_rows, mem_end, &m};
+    ng_sink s = {mem_begin, mem_rows, mem_end, &m, NULL, NULL};
     return ng_render(g, &root, 1, o, &s, err);
 }
 

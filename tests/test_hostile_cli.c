@@ -560,7 +560,7 @@ static void test_cancel_flag(void)
     ng_error err;
     for (t = 1; t <= 2; t++) {
         count_sink c = {0, 0, 0, 0};
-        ng_sink sink = {cs_begin, cs_rows, cs_end, &c};
+        ng_sink sink = {cs_begin, cs_rows, cs_end, &c, NULL, NULL};
         atomic_init(&cancel, 1);
         t_opts(&o, 64, 64);
         o.threads = t;

@@ -147,7 +147,7 @@ typedef struct job {
 /* One full grid: returns its wall time in seconds, or -1 with err set. */
 static double run_job(const job *j, ng_error *err)
 {
-    ng_sink sink = {null_begin, null_rows, null_end, NULL};
+    ng_sink sink = {null_begin, null_rows, null_end, NULL, NULL, NULL};
     ng_render_opts o;
     double t0;
     int k, planes = j->dims == 3 ? j->size : 1;
