@@ -448,6 +448,15 @@ static void test_coverage_formula(void)
     }
 }
 
+/* The graph of test_coverage_bit_identical, new for each render so that
+ * nothing one render measured is reused by the next. */
+static ng_graph *identity_graph(int *root)
+{
+    ng_graph *g = ng_graph_new();
+    *root = coverage(g, fbm_source(g, 12, 5), 0.45, 0.2);
+    return g;
+}
+
 /* The threshold is one number for the whole render: the same bits for any
  * thread count and brick size, and a region of an image is the same
  * pixels as in the whole image (a threshold taken from the first block
@@ -455,10 +464,11 @@ static void test_coverage_formula(void)
 static void test_coverage_bit_identical(void)
 {
     enum { W = 48, H = 40, D = 24, S = 160 };
-    ng_graph *g = ng_graph_new();
-    int root = coverage(g, fbm_source(g, 12, 5), 0.45, 0.2);
-    float *one = render_volume(g, root, W, H, D, 3, 1, 8);
-    float *many = render_volume(g, root, W, H, D, 3, 4, 16);
+    int root;
+    ng_graph *g1 = identity_graph(&root), *g2 = identity_graph(&root), *g3 = identity_graph(&root),
+             *g4 = identity_graph(&root);
+    float *one = render_volume(g1, root, W, H, D, 3, 1, 8);
+    float *many = render_volume(g2, root, W, H, D, 3, 4, 16);
     float *img, *part;
     ng_render_opts o;
     int j;
@@ -468,16 +478,16 @@ static void test_coverage_bit_identical(void)
     o.dims = 3;
     o.threads = 3;
     o.tile = 16;
-    img = t_render(g, root, &o);
+    img = t_render(g3, root, &o);
     o.threads = 1;
     o.tile = 64;
     o.region[0] = 70, o.region[1] = 90, o.region[2] = 50, o.region[3] = 30;
-    part = t_render(g, root, &o);
+    part = t_render(g4, root, &o);
     CHECK(img && part);
     for (j = 0; img && part && j < 30; j++)
         CHECKF(memcmp(part + j * 50, img + (size_t)(90 + j) * S + 70, 50 * sizeof(float)) == 0, "region row %d differs", j);
     free(img), free(part);
-    ng_graph_free(g);
+    ng_graph_free(g1), ng_graph_free(g2), ng_graph_free(g3), ng_graph_free(g4);
 }
 
 /* ---- erode ----------------------------------------------------------------------------------- */
@@ -518,6 +528,31 @@ static void test_erode_only_removes(void)
     CHECKF(eroded > S * S / 20, "only %d pixels lost density", eroded);
     free(src), free(det), free(out), free(out2);
     ng_graph_free(g);
+}
+
+/* The documented formula at constant inputs: with a = amount * detail
+ * (detail and a clamped to [0, 1]), (source - a) / (1 - a) above a, else 0;
+ * sources at or above 1 pass unchanged. */
+static void test_erode_formula(void)
+{
+    static const double cases[][4] = {
+        /* source, detail, amount, documented */
+        {0.8, 0.5, 0.4, 0.75},   {0.3, 0.5, 0.4, 0.125}, {0.2, 0.5, 0.4, 0},   {0.1, 0.5, 0.4, 0},
+        {0.9, 0, 0.7, 0.9},      {0.9, -0.5, 0.7, 0.9},  {0.6, 2, 0.5, 0.2},   {0.99, 0.5, 3, 0},
+        {1.3, 1, 1, 1.3},        {-0.2, 0, 0.5, 0},      {0.5, 1, -2, 0.5},    {1, 0.9, 1, 1},
+    };
+    const double zero = 0, *pts[1] = {&zero};
+    size_t k;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        ng_graph *g = ng_graph_new();
+        int root = erode(g, t_const(g, cases[k][0]), t_const(g, cases[k][1]), t_const(g, cases[k][2]));
+        float out = -1;
+        ng_error err;
+        CHECK(ng_eval_points(g, root, 1, pts, 1, &out, &err) == 0);
+        CHECKF(fabs(out - cases[k][3]) <= 1e-6, "source %g, detail %g, amount %g: %.9g, documented %g", cases[k][0],
+               cases[k][1], cases[k][2], out, cases[k][3]);
+        ng_graph_free(g);
+    }
 }
 
 /* ---- the command line -------------------------------------------------------------------------- */
@@ -594,6 +629,7 @@ void suite_cloudshape(void)
     RUN(test_coverage_formula);
     RUN(test_coverage_bit_identical);
     RUN(test_erode_only_removes);
+    RUN(test_erode_formula);
     if (cli_setup("ngcloud")) {
         RUN(test_cloudshape_environment);
         return;
