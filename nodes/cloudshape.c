@@ -356,8 +356,11 @@ static int coverage_levels(ng_ctx *ctx, const ng_node *n, const ng_block *b, flo
         at = (1 - ng_num(n, P_COVERAGE)) * (NSAMPLES - 1);
         k = (int)at;
         frac = at - k;
-        e->q = k + 1 < NSAMPLES ? (float)(s->sample[k] + (s->sample[k + 1] - (double)s->sample[k]) * frac)
-                                : s->sample[k];
+        e->q = s->sample[k];
+        if (frac > 0 && k + 1 < NSAMPLES) { /* between two samples; infinite ones stay as they are */
+            const double between = s->sample[k] + (s->sample[k + 1] - (double)s->sample[k]) * frac;
+            if (isfinite(between)) e->q = (float)between;
+        }
         e->hi = s->sample[NSAMPLES - 1];
         e->key = key;
         e->used = 1;
