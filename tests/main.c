@@ -23,6 +23,7 @@ static const struct {
     {"fuzz_regress", suite_fuzz_regress},
     {"descriptors", suite_descriptors},
     {"volume", suite_volume},
+    {"cloudshape", suite_cloudshape},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

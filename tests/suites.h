@@ -19,5 +19,6 @@ void suite_hostile_cli(void);
 void suite_fuzz_regress(void);
 void suite_descriptors(void);
 void suite_volume(void);
+void suite_cloudshape(void);
 
 #endif
