@@ -11,7 +11,8 @@
 #include "ng_internal.h"
 
 /* Samples along one direction from a point, nearest first: a shadow ray
- * toward the sun, or the short look upward that estimates sky occlusion. */
+ * toward the sun, or the short looks up and down that estimate how much
+ * of the sky (and of the light the ground sends back) reaches a point. */
 enum { NG_VIEW_MAX_PROBES = 12 };
 typedef struct ng__probe {
     double dir[3];                      /* unit */
@@ -33,7 +34,7 @@ typedef struct ng__view {
     double vs, ds;         /* voxel edge, march step, world units */
     float kstep;           /* optical depth of one step per unit of density */
     double cam[3], fwd[3], right[3], up[3], tan_x, tan_y;
-    ng__probe shadow, skyward;
+    ng__probe shadow, skyward, groundward;
     /* terrain */
     double height_scale;
 } ng__view;

@@ -42,6 +42,7 @@ static const float HORIZON_RGB[3] = {0.50f, 0.66f, 0.88f};
 static const float GROUND_RGB[3] = {0.26f, 0.36f, 0.56f}; /* haze below the horizon */
 static const float EXPOSURE = 1.2f;
 static const float G_FORWARD = 0.75f, G_BACK = -0.25f, BACK_WEIGHT = 0.3f;
+static const float BOUNCE_RGB[3] = {0.12f, 0.12f, 0.11f}; /* light the ground sends back up */
 static const float SKY_EXTINCTION = 0.5f; /* ambient light goes further into a cloud than the sun's */
 
 /* ---- setup ------------------------------------------------------------------ */
@@ -118,7 +119,7 @@ static void probe_init(ng__probe *p, const double dir[3], double first, double r
 int ng__view_volume_setup(ng__view *w, ng_error *err)
 {
     const ng_view_opts *v = w->v;
-    static const double up_z[3] = {0, 0, 1};
+    static const double up_z[3] = {0, 0, 1}, down_z[3] = {0, 0, -1};
     double centre[3], target[3], reach;
     int d;
     w->vs = v->voxel_size;
@@ -140,7 +141,8 @@ int ng__view_volume_setup(ng__view *w, ng_error *err)
     camera_axes(w);
     reach = sqrt((double)v->box[0] * v->box[0] + (double)v->box[1] * v->box[1] + (double)v->box[2] * v->box[2]);
     probe_init(&w->shadow, w->sun, v->step > 1 ? v->step : 1, reach, w->vs, NG_VIEW_MAX_PROBES);
-    probe_init(&w->skyward, up_z, 2, 12, w->vs, 2);
+    probe_init(&w->skyward, up_z, 2, 30, w->vs, 4);
+    probe_init(&w->groundward, down_z, 2, 6, w->vs, 2);
     return 0;
 }
 
@@ -152,7 +154,8 @@ typedef struct march {
     double *dir[3], *tin;         /* direction (unit) and where the box begins */
     int *k, *kend, *fine, *zrun;  /* next fine step; steps in the box; stepping finely; empty fine steps in a row */
     float *T, *L[3];              /* transmittance, light gathered */
-    float *tau_sun, *tau_sky, *dens; /* optical depth (in voxels x density) toward sun and sky; density here */
+    float *tau_sun, *tau_sky, *tau_ground; /* optical depth (voxels x density) toward the sun, up, down */
+    float *dens;                  /* density at the sample */
     int *active, *lit, *map;      /* rays marching; rays whose sample holds density; a block's rays */
     float *p[3], *out;            /* a block's positions and the graph's values there */
     float *buf[7];                /* what was taken from the scratch pool */
@@ -190,7 +193,8 @@ static int march_alloc(ng_ctx *c, int cap, march *m)
     for (i = 0; i < 3; i++) m->L[i] = m->buf[4] + (size_t)(i + 1) * cap;
     m->tau_sun = m->buf[5];
     m->tau_sky = m->buf[5] + cap;
-    m->dens = m->buf[5] + 2 * (size_t)cap;
+    m->tau_ground = m->buf[5] + 2 * (size_t)cap;
+    m->dens = m->buf[5] + 3 * (size_t)cap;
     for (i = 0; i < 3; i++) m->p[i] = m->buf[6] + (size_t)i * cap;
     m->out = m->buf[6] + 3 * (size_t)cap;
     return 0;
@@ -333,19 +337,20 @@ static float phase(float g_scale, float cosv)
 
 /* Light scattered toward the camera at ray r's sample, per unit of
  * scattering: the sun through tau_sun (three octaves, each with half the
- * extinction, half the weight and half the anisotropy of the last), plus
- * the sky through tau_sky. height: 0 at the box's floor, 1 at its top. */
-static void in_scatter(const ng__view *w, const march *m, int r, float height, float rgb[3])
+ * extinction, half the weight and half the anisotropy of the last), the
+ * sky through tau_sky and the ground's light through tau_ground. */
+static void in_scatter(const ng__view *w, const march *m, int r, float rgb[3])
 {
     const float K = (float)w->v->density_scale;
     const float cosv = (float)(m->dir[0][r] * w->sun[0] + m->dir[1][r] * w->sun[1] + m->dir[2][r] * w->sun[2]);
-    float sun = 0, weight = 1, ext = 1, gs = 1, sky;
+    float sun = 0, weight = 1, ext = 1, gs = 1, sky, ground;
     int o, a;
     for (o = 0; o < 3; o++, weight *= 0.5f, ext *= 0.5f, gs *= 0.5f)
         sun += weight * phase(gs, cosv) * expf(-ext * K * m->tau_sun[r]);
     sun *= SUN_POWER * (w->sun[2] > 0 ? 1.0f : 0.1f); /* a sun below the horizon lights little */
-    sky = expf(-SKY_EXTINCTION * K * m->tau_sky[r]) * (0.55f + 0.45f * height);
-    for (a = 0; a < 3; a++) rgb[a] = SUN_RGB[a] * sun + AMBIENT_RGB[a] * sky;
+    sky = expf(-SKY_EXTINCTION * K * m->tau_sky[r]);
+    ground = expf(-SKY_EXTINCTION * K * m->tau_ground[r]);
+    for (a = 0; a < 3; a++) rgb[a] = SUN_RGB[a] * sun + AMBIENT_RGB[a] * sky + BOUNCE_RGB[a] * ground;
 }
 
 /* Lit rays: gather the light of their step, then lose what it absorbs. */
@@ -355,10 +360,8 @@ static void shade(const ng__view *w, march *m, int nlit)
     for (i = 0; i < nlit; i++) {
         const int r = m->lit[i];
         const float through = expf(-m->dens[r] * w->kstep), taken = m->T[r] * (1 - through);
-        double q[3];
         float rgb[3];
-        ray_point(w, m, r, m->k[r] - 1, q);
-        in_scatter(w, m, r, (float)(q[2] / w->size[2]), rgb);
+        in_scatter(w, m, r, rgb);
         for (a = 0; a < 3; a++) m->L[a][r] += taken * rgb[a];
         m->T[r] *= through;
     }
@@ -460,7 +463,7 @@ int ng__view_volume_run(void *user, ng_ctx *c, int x0, int y0, int tw, int th, f
     start_rays(w, &m, x0, y0, tw, &nactive);
     while (nactive > 0) {
         if ((nlit = step_rays(w, c, &m, nactive)) < 0 || probe(w, c, &m, nlit, &w->shadow, m.tau_sun) ||
-            probe(w, c, &m, nlit, &w->skyward, m.tau_sky)) {
+            probe(w, c, &m, nlit, &w->skyward, m.tau_sky) || probe(w, c, &m, nlit, &w->groundward, m.tau_ground)) {
             rc = -1;
             break;
         }
