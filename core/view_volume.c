@@ -35,8 +35,8 @@ enum { COARSE = 4 };        /* fine steps crossed at once through empty space */
 /* Light, in units of the sky's brightness; chosen by eye for a picture an
  * artist reads as a cumulus in daylight. */
 static const float SUN_RGB[3] = {1.00f, 0.95f, 0.86f};
-static const float SUN_POWER = 16.0f;      /* sun light relative to the sky */
-static const float AMBIENT_RGB[3] = {0.26f, 0.34f, 0.50f};
+static const float SUN_POWER = 11.0f;      /* sun light relative to the sky */
+static const float AMBIENT_RGB[3] = {0.18f, 0.25f, 0.40f};
 static const float ZENITH_RGB[3] = {0.10f, 0.26f, 0.70f};
 static const float HORIZON_RGB[3] = {0.50f, 0.66f, 0.88f};
 static const float GROUND_RGB[3] = {0.26f, 0.36f, 0.56f}; /* haze below the horizon */
@@ -345,7 +345,7 @@ static void in_scatter(const ng__view *w, const march *m, int r, float rgb[3])
     const float cosv = (float)(m->dir[0][r] * w->sun[0] + m->dir[1][r] * w->sun[1] + m->dir[2][r] * w->sun[2]);
     float sun = 0, weight = 1, ext = 1, gs = 1, sky, ground;
     int o, a;
-    for (o = 0; o < 3; o++, weight *= 0.5f, ext *= 0.5f, gs *= 0.5f)
+    for (o = 0; o < 3; o++, weight *= 0.45f, ext *= 0.35f, gs *= 0.5f)
         sun += weight * phase(gs, cosv) * expf(-ext * K * m->tau_sun[r]);
     sun *= SUN_POWER * (w->sun[2] > 0 ? 1.0f : 0.1f); /* a sun below the horizon lights little */
     sky = expf(-SKY_EXTINCTION * K * m->tau_sky[r]);
