@@ -9,9 +9,10 @@
  * function (a strong forward lobe: the silver lining; a weak backward
  * one); the multiple scattering that makes real clouds bright inside is
  * approximated by two more, softer octaves of the same term (Wrenninge's
- * approximation: less extinction, a flatter phase); ambient sky light
- * dimmed by the density just above the point. Behind the box: a sky with
- * the sun. Then a filmic tone map to [0, 1] and sRGB-like gamma.
+ * approximation: less extinction, a flatter phase); ambient light, the
+ * sky's from above and the ground's from below, each dimmed by the density
+ * a few samples up or down (a cheap occlusion estimate). Behind the box: a
+ * sky with the sun. Then a filmic tone map to [0, 1] and gamma 1/2.2.
  *
  * Every sample position is a function of the pixel's index (its ray) and
  * the step's index alone, relative to a fixed anchor (the box's corner)

@@ -213,7 +213,8 @@ static int cmd_preview(int argc, char **argv)
     volume = vc.v.kind == NG_VIEW_VOLUME;
     if (!c.script) { ng_cli_fail(2, "preview: no SCRIPT given (see preview --help)"); goto out; }
     if (!c.output) { ng_cli_fail(2, "preview: no output file given (-o FILE)"); goto out; }
-    if (volume && c.z_set) { ng_cli_fail(2, "--z: a volume view samples its box (--volume, --origin X,Y,Z)"); goto out; }
+    if (volume && c.z_set) { ng_cli_fail(2, "--z: a volume view samples its box (--volume, --origin)"); goto out; }
+    if (volume && c.r.pixel_size != 1) { ng_cli_fail(2, "--pixel-size: a volume's is --voxel-size"); goto out; }
     if (c.r.tileable) { ng_cli_fail(2, "--tileable: a view is a picture; it does not tile"); goto out; }
     if (is_script(c.output, c.script)) { refuse_script_output(c.output, c.script); goto out; }
     if (is_directory(c.output)) { rc = ng_cli_fail(1, "%s: is a directory", c.output); goto out; }

@@ -38,7 +38,10 @@ static void set_volume(ng_view_cli *vc, const double *x, int n, const char *t)
     (void)n, (void)t;
     vc->v.box[0] = (int)x[0], vc->v.box[1] = (int)x[1], vc->v.box[2] = (int)x[2];
 }
-static void set_voxel(ng_view_cli *vc, const double *x, int n, const char *t) { (void)n, (void)t, vc->v.voxel_size = x[0]; }
+static void set_voxel(ng_view_cli *vc, const double *x, int n, const char *t)
+{
+    (void)n, (void)t, vc->v.voxel_size = x[0];
+}
 static void set_origin(ng_view_cli *vc, const double *x, int n, const char *t)
 {
     (void)t;
