@@ -24,6 +24,7 @@ static const struct {
     {"descriptors", suite_descriptors},
     {"volume", suite_volume},
     {"cloudshape", suite_cloudshape},
+    {"preview", suite_preview},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

@@ -20,5 +20,6 @@ void suite_fuzz_regress(void);
 void suite_descriptors(void);
 void suite_volume(void);
 void suite_cloudshape(void);
+void suite_preview(void);
 
 #endif
