@@ -1,0 +1,588 @@
+/*
+ * test_vdb.c — .vdb output read back with OpenVDB's own tools (Debian's
+ * pyopenvdb, vdb_print), not ours: the grid's name, class, type and
+ * transform, every active voxel's world position and value against
+ * ng_eval_points at the voxel centres, the inactive voxels exactly those at
+ * or below the background, half-float storage, windows landing at their
+ * offset in one index space, vector grids; and what is refused (a 2D
+ * render, 2 channels, a background or voxel size OpenVDB cannot hold) or
+ * fails (cancelled, a full disk) leaving no file and no temporary.
+ */
+#include "build.h"
+#include "cli_support.h"
+#include "noisegraph.h"
+#include "suites.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+/* The full volume of every test: odd extents, an origin off the grid, a
+ * voxel size that is no power of 2. */
+enum { W = 21, H = 18, D = 13, NVOX = W * H * D };
+static const double ORIGIN[3] = {-3.25, 1.5, 0.75};
+static const double VOXEL = 0.37;
+
+static const char precious[] = "precious\n";
+
+/* A 3D fbm around 0: about half the voxels above a background of 0.
+ * channels 3: the same from a vector noise. Its finest octave spans more
+ * than two voxels, so the render evaluates every octave, as
+ * ng_eval_points (no footprint) does. */
+static int cloud(ng_graph *g, int channels)
+{
+    int base = channels == 3 ? t_vnoise(g, "simplex", 4, 5) : t_noise(g, "perlin", 4, 7);
+    return t_fbm(g, base, 3, 2.0, 0.5);
+}
+
+static void volume_opts(ng_render_opts *o)
+{
+    t_opts(o, W, H);
+    o->depth = D;
+    o->dims = 3;
+    o->brick = 8;
+    o->threads = 2; /* slabs handed over while others are evaluated */
+    o->origin[0] = ORIGIN[0];
+    o->origin[1] = ORIGIN[1];
+    o->z = ORIGIN[2];
+    o->pixel_size = VOXEL;
+}
+
+/* The world position of a voxel centre of the full volume, axis a. */
+static double centre(int a, int ijk) { return ORIGIN[a] + (ijk + 0.5) * VOXEL; }
+
+/* ng_eval_points at every voxel centre of the full volume: NVOX * channels
+ * floats, index ((k * H + j) * W + i) * channels + c. */
+static float *expected(const ng_graph *g, int root, int channels)
+{
+    double *xs[3];
+    float *out = malloc((size_t)NVOX * channels * sizeof *out);
+    ng_error err = {{0}};
+    int a, i, j, k, n = 0;
+    for (a = 0; a < 3; a++) xs[a] = malloc(NVOX * sizeof(double));
+    if (!out || !xs[0] || !xs[1] || !xs[2]) abort();
+    for (k = 0; k < D; k++)
+        for (j = 0; j < H; j++)
+            for (i = 0; i < W; i++, n++) {
+                xs[0][n] = centre(0, i);
+                xs[1][n] = centre(1, j);
+                xs[2][n] = centre(2, k);
+            }
+    if (ng_eval_points(g, root, 3, (const double *const *)xs, NVOX, out, &err)) {
+        fprintf(stderr, "test fixture failed: ng_eval_points: %s\n", err.msg);
+        exit(3);
+    }
+    for (a = 0; a < 3; a++) free(xs[a]);
+    return out;
+}
+
+/* Renders root (with o) to path through a file sink with this grid name
+ * (NULL: the default) and background. 0, or -1 with err filled. */
+static int render_vdb(const char *path, const ng_graph *g, int root, const ng_render_opts *o, int bits,
+                      const char *grid, double background, ng_error *err)
+{
+    ng_file_sink *f = ng_file_sink_new(path, bits, err);
+    ng_sink s;
+    int rc;
+    if (!f) return -1;
+    if (ng_file_sink_set_grid(f, grid, background, err)) {
+        ng_file_sink_free(f);
+        return -1;
+    }
+    s = ng_file_sink_as_sink(f);
+    rc = ng_render(g, &root, 1, o, &s, err);
+    ng_file_sink_free(f);
+    return rc;
+}
+
+/* ---- reading back with pyopenvdb ---------------------------------------------- */
+
+/* Prints the file's grids, its creator, then the first grid's properties
+ * and one line per active voxel (tiles expanded): index, world position,
+ * value(s), as Python's shortest round-trip text. */
+static const char reader_py[] =
+    "import sys\n"
+    "import pyopenvdb as vdb\n"
+    "grids, meta = vdb.readAll(sys.argv[1])\n"
+    "print('grids', len(grids))\n"
+    "print('filecreator', meta.get('creator', '-'))\n"
+    "g = grids[0]\n"
+    "print('name', g.name)\n"
+    "print('class', g.gridClass.replace(' ', '_'))\n"
+    "print('type', g.valueTypeName)\n"
+    "print('creator', g.creator.replace(' ', '_'))\n"
+    "print('half', int(g.saveFloatAsHalf))\n"
+    "print('voxel', *map(repr, g.transform.voxelSize()))\n"
+    "bg = g.background\n"
+    "print('background', *map(repr, bg if isinstance(bg, tuple) else (bg,)))\n"
+    "for it in g.citerOnValues():\n"
+    "    lo, hi = it.min, it.max\n"
+    "    v = it.value if isinstance(it.value, tuple) else (it.value,)\n"
+    "    for k in range(lo[2], hi[2] + 1):\n"
+    "        for j in range(lo[1], hi[1] + 1):\n"
+    "            for i in range(lo[0], hi[0] + 1):\n"
+    "                w = g.transform.indexToWorld((i, j, k))\n"
+    "                print('v', i, j, k, *map(repr, w), *map(repr, v))\n"
+    "print('end')\n";
+
+typedef struct readback {
+    int ok;                  /* the reader ran and printed 'end' */
+    int grids, half;
+    char filecreator[64], name[64], gclass[64], type[64], creator[64];
+    double voxel[3], background[3];
+    int nactive;             /* voxels listed */
+    int outside;             /* listed voxels outside the full volume */
+    int dup;                 /* listed twice */
+    unsigned char *active;   /* NVOX: listed */
+    float *value;            /* NVOX * 3: their values */
+    double worst_world;      /* largest error of a world position */
+} readback;
+
+static void readback_free(readback *rb)
+{
+    free(rb->active);
+    free(rb->value);
+}
+
+/* Reads the first two words of line into key and rest. */
+static void parse_line(readback *rb, const char *line)
+{
+    char key[32];
+    int n = 0;
+    if (sscanf(line, "%31s %n", key, &n) != 1) return;
+    line += n;
+    if (!strcmp(key, "grids")) sscanf(line, "%d", &rb->grids);
+    else if (!strcmp(key, "filecreator")) sscanf(line, "%63[^\n]", rb->filecreator);
+    else if (!strcmp(key, "name")) sscanf(line, "%63s", rb->name);
+    else if (!strcmp(key, "class")) sscanf(line, "%63s", rb->gclass);
+    else if (!strcmp(key, "type")) sscanf(line, "%63s", rb->type);
+    else if (!strcmp(key, "creator")) sscanf(line, "%63s", rb->creator);
+    else if (!strcmp(key, "half")) sscanf(line, "%d", &rb->half);
+    else if (!strcmp(key, "voxel")) sscanf(line, "%lf %lf %lf", &rb->voxel[0], &rb->voxel[1], &rb->voxel[2]);
+    else if (!strcmp(key, "background"))
+        sscanf(line, "%lf %lf %lf", &rb->background[0], &rb->background[1], &rb->background[2]);
+    else if (!strcmp(key, "end")) rb->ok = 1;
+    else if (!strcmp(key, "v")) {
+        int ijk[3], a, idx;
+        double w[3], v[3] = {0, 0, 0};
+        if (sscanf(line, "%d %d %d %lf %lf %lf %lf %lf %lf", &ijk[0], &ijk[1], &ijk[2], &w[0], &w[1], &w[2], &v[0],
+                   &v[1], &v[2]) < 7)
+            return;
+        if (ijk[0] < 0 || ijk[0] >= W || ijk[1] < 0 || ijk[1] >= H || ijk[2] < 0 || ijk[2] >= D) {
+            rb->outside++;
+            return;
+        }
+        idx = (ijk[2] * H + ijk[1]) * W + ijk[0];
+        if (rb->active[idx]) rb->dup++;
+        rb->active[idx] = 1;
+        rb->nactive++;
+        for (a = 0; a < 3; a++) {
+            double e = fabs(w[a] - centre(a, ijk[a]));
+            if (e > rb->worst_world) rb->worst_world = e;
+            rb->value[idx * 3 + a] = (float)v[a];
+        }
+    }
+}
+
+/* Runs the reader on path; rb->ok says whether it worked. */
+static void read_vdb(const char *path, readback *rb)
+{
+    char script[PATHLEN], errs[PATHLEN], cmd[4 * PATHLEN], line[512];
+    size_t nwhy;
+    unsigned char *why;
+    FILE *p;
+    memset(rb, 0, sizeof *rb);
+    rb->active = calloc(NVOX, 1);
+    rb->value = calloc((size_t)NVOX * 3, sizeof *rb->value);
+    if (!rb->active || !rb->value) abort();
+    tpath(script, "reader.py");
+    tpath(errs, "reader.err");
+    put_file(script, reader_py);
+    /* Debian's Python, where python3-openvdb installs the module; the
+     * timeout is a hang guard only */
+    snprintf(cmd, sizeof cmd, "timeout 600 /usr/bin/python3 '%s' '%s' 2>'%s'", script, path, errs);
+    p = popen(cmd, "r");
+    if (!p) return;
+    while (fgets(line, sizeof line, p)) parse_line(rb, line);
+    if (pclose(p) != 0) rb->ok = 0;
+    why = slurp(errs, &nwhy);
+    CHECKF(rb->ok, "pyopenvdb could not read %s: %.400s", path, why ? (char *)why : "");
+    free(why);
+    unlink(errs);
+}
+
+/* Every voxel of the window [x0, x0+w) x [y0, y0+h) x [z0, z0+d) is
+ * active exactly when want is above bg (and not NaN), with want's value
+ * within tol (relative tol for halves: rel); none outside it is. */
+static void check_voxels(const readback *rb, const float *want, int channels, float bg, int x0, int y0, int z0,
+                         int w, int h, int d, double tol, int rel)
+{
+    int i, j, k, c, wrong_active = 0, wrong_value = 0, above = 0;
+    double worst = 0;
+    for (k = 0; k < D; k++)
+        for (j = 0; j < H; j++)
+            for (i = 0; i < W; i++) {
+                int idx = (k * H + j) * W + i, inside = i >= x0 && i < x0 + w && j >= y0 && j < y0 + h &&
+                                                      k >= z0 && k < z0 + d;
+                int nan = 0, up = 0;
+                for (c = 0; c < channels; c++) {
+                    float v = want[idx * channels + c];
+                    nan |= v != v;
+                    up |= v > bg;
+                }
+                up = inside && up && !nan;
+                above += up;
+                if (rb->active[idx] != up) wrong_active++;
+                if (!up || !rb->active[idx]) continue;
+                for (c = 0; c < channels; c++) {
+                    double e = want[idx * channels + c], got = rb->value[idx * 3 + c];
+                    double err = fabs(got - e) / (rel ? fabs(e) + 1e-4 : 1.0);
+                    if (err > worst) worst = err;
+                    if (err > tol) wrong_value++;
+                }
+            }
+    CHECKF(above > w * h * d / 5 && above < w * h * d * 4 / 5, "%d of %d voxels above %g: not a useful test", above,
+           w * h * d, bg);
+    CHECK_INT(rb->nactive, above);
+    CHECK_INT(wrong_active, 0);
+    CHECK_INT(rb->outside, 0);
+    CHECK_INT(rb->dup, 0);
+    CHECKF(wrong_value == 0, "%d values off by more than %g (worst %g)", wrong_value, tol, worst);
+    CHECK_LE(rb->worst_world, 1e-9);
+}
+
+/* ---- the grid as written ----------------------------------------------------------- */
+
+/* The default grid: "density", a float fog volume, 32-bit, background 0,
+ * the transform placing each voxel at its centre. */
+static void test_vdb_reads_back(void)
+{
+    char path[PATHLEN];
+    ng_graph *g = ng_graph_new();
+    int root = cloud(g, 1);
+    ng_render_opts o;
+    ng_error err = {{0}};
+    float *want = expected(g, root, 1);
+    readback rb;
+    volume_opts(&o);
+    tpath(path, "cloud.vdb");
+    CHECKF(render_vdb(path, g, root, &o, 0, NULL, 0, &err) == 0, "%s", err.msg);
+    read_vdb(path, &rb);
+    CHECK_INT(rb.grids, 1);
+    CHECK_STR(rb.name, "density");
+    CHECK_STR(rb.gclass, "fog_volume");
+    CHECK_STR(rb.type, "float");
+    CHECK_STR(rb.filecreator, "noisegraph " NG_VERSION);
+    CHECK_STR(rb.creator, "noisegraph_" NG_VERSION);
+    CHECK_INT(rb.half, 0);
+    for (int a = 0; a < 3; a++) CHECK_NEAR(rb.voxel[a], VOXEL, 1e-12);
+    CHECK_NEAR(rb.background[0], 0, 0);
+    check_voxels(&rb, want, 1, 0.0f, 0, 0, 0, W, H, D, 1e-5, 0);
+    CHECK_INT(count_entries(tmpdir, ".tmp-"), 0);
+    readback_free(&rb);
+    free(want);
+    ng_graph_free(g);
+}
+
+/* A grid name and a background of one's own: exactly the voxels at or
+ * below it inactive, and it is the grid's background. */
+static void test_vdb_name_and_background(void)
+{
+    char path[PATHLEN];
+    ng_graph *g = ng_graph_new();
+    int root = cloud(g, 1);
+    ng_render_opts o;
+    ng_error err = {{0}};
+    float *want = expected(g, root, 1);
+    readback rb;
+    volume_opts(&o);
+    tpath(path, "named.vdb");
+    CHECKF(render_vdb(path, g, root, &o, 0, "cloud_base", 0.125, &err) == 0, "%s", err.msg);
+    read_vdb(path, &rb);
+    CHECK_STR(rb.name, "cloud_base");
+    CHECK_NEAR(rb.background[0], 0.125, 0);
+    check_voxels(&rb, want, 1, 0.125f, 0, 0, 0, W, H, D, 1e-5, 0);
+    readback_free(&rb);
+    free(want);
+    ng_graph_free(g);
+}
+
+/* --bits 16: stored as halves, read back within half precision. */
+static void test_vdb_half(void)
+{
+    char path[PATHLEN];
+    ng_graph *g = ng_graph_new();
+    int root = cloud(g, 1);
+    ng_render_opts o;
+    ng_error err = {{0}};
+    float *want = expected(g, root, 1);
+    readback rb;
+    volume_opts(&o);
+    tpath(path, "half.vdb");
+    CHECKF(render_vdb(path, g, root, &o, 16, NULL, 0, &err) == 0, "%s", err.msg);
+    read_vdb(path, &rb);
+    CHECK_INT(rb.half, 1);
+    check_voxels(&rb, want, 1, 0.0f, 0, 0, 0, W, H, D, 1e-3, 1);
+    readback_free(&rb);
+    free(want);
+    ng_graph_free(g);
+}
+
+/* A window (region and zregion) keeps the full volume's indices and
+ * transform: its voxels land where the full render puts them. */
+static void test_vdb_window_at_offset(void)
+{
+    char path[PATHLEN];
+    ng_graph *g = ng_graph_new();
+    int root = cloud(g, 1);
+    ng_render_opts o;
+    ng_error err = {{0}};
+    float *want = expected(g, root, 1);
+    readback rb;
+    volume_opts(&o);
+    o.region[0] = 5, o.region[1] = 3, o.region[2] = 11, o.region[3] = 9;
+    o.zregion[0] = 4, o.zregion[1] = 7;
+    tpath(path, "window.vdb");
+    CHECKF(render_vdb(path, g, root, &o, 0, NULL, 0, &err) == 0, "%s", err.msg);
+    read_vdb(path, &rb);
+    check_voxels(&rb, want, 1, 0.0f, 5, 3, 4, 11, 9, 7, 1e-5, 0);
+    readback_free(&rb);
+    free(want);
+    ng_graph_free(g);
+}
+
+/* Three channels: a vector grid, active where a component is above the
+ * background. */
+static void test_vdb_vector_grid(void)
+{
+    char path[PATHLEN];
+    ng_graph *g = ng_graph_new();
+    int root = cloud(g, 3);
+    ng_render_opts o;
+    ng_error err = {{0}};
+    float *want = expected(g, root, 3);
+    readback rb;
+    volume_opts(&o);
+    tpath(path, "vec.vdb");
+    CHECK_INT(ng_node_channels(ng_graph_node(g, root)), 3);
+    /* not 0: some component is above 0 almost everywhere */
+    CHECKF(render_vdb(path, g, root, &o, 0, "flow", 0.25, &err) == 0, "%s", err.msg);
+    read_vdb(path, &rb);
+    CHECK_STR(rb.type, "vec3s");
+    CHECK_STR(rb.name, "flow");
+    for (int a = 0; a < 3; a++) CHECK_NEAR(rb.background[a], 0.25, 0);
+    check_voxels(&rb, want, 3, 0.25f, 0, 0, 0, W, H, D, 1e-5, 0);
+    readback_free(&rb);
+    free(want);
+    ng_graph_free(g);
+}
+
+/* OpenVDB's own printer takes the file and lists the grid. */
+static void test_vdb_print_lists_grid(void)
+{
+    char path[PATHLEN], cmd[2 * PATHLEN], out[4096] = "";
+    ng_graph *g = ng_graph_new();
+    int root = cloud(g, 1);
+    ng_render_opts o;
+    ng_error err = {{0}};
+    size_t n;
+    FILE *p;
+    volume_opts(&o);
+    tpath(path, "printed.vdb");
+    CHECKF(render_vdb(path, g, root, &o, 0, "smoke", 0, &err) == 0, "%s", err.msg);
+    snprintf(cmd, sizeof cmd, "timeout 600 vdb_print -l '%s' 2>&1", path);
+    p = popen(cmd, "r");
+    CHECK(p != NULL);
+    if (p) {
+        n = fread(out, 1, sizeof out - 1, p);
+        out[n] = '\0';
+        CHECK_INT(pclose(p), 0);
+    }
+    CHECK_CONTAINS(out, "smoke");
+    CHECK_CONTAINS(out, "float");
+    CHECK_CONTAINS(out, "fog volume");
+    ng_graph_free(g);
+}
+
+/* ---- what is refused, what fails ------------------------------------------------- */
+
+/* Nothing was written: the target holds `precious`, no temporary is left. */
+static void check_kept(const char *path)
+{
+    size_t n;
+    unsigned char *d = slurp(path, &n);
+    CHECKF(d && n == sizeof precious - 1 && memcmp(d, precious, n) == 0, "%s was changed", path);
+    CHECK_INT(count_entries(tmpdir, ".tmp-"), 0);
+    free(d);
+}
+
+/* A 2D render to .vdb: refused by the check and by the sink, in one line,
+ * creating nothing. */
+static void test_vdb_refuses_images(void)
+{
+    char path[PATHLEN];
+    ng_graph *g = ng_graph_new();
+    int root = cloud(g, 1);
+    ng_render_opts o;
+    ng_error err = {{0}};
+    tpath(path, "flat.vdb");
+    CHECK_INT(ng_file_check_depth(path, 0, 0, &err), -1);
+    CHECK_CONTAINS(err.msg, path);
+    CHECK_CONTAINS(err.msg, "a VDB file holds a volume");
+    CHECK_INT(ng_file_check_depth(path, 0, D, &err), 0);
+    CHECK_INT(ng_file_check_depth(path, 16, D, &err), 0);
+    CHECK_INT(ng_file_check_depth(path, 8, D, &err), -1);
+    CHECK_CONTAINS(err.msg, "VDB bits must be 32 or 16, not 8");
+
+    t_opts(&o, W, H);
+    o.dims = 3;
+    CHECK_INT(render_vdb(path, g, root, &o, 0, NULL, 0, &err), -1);
+    CHECK_CONTAINS(err.msg, path);
+    CHECK_CONTAINS(err.msg, "a VDB file holds a volume");
+    CHECK(!strchr(err.msg, '\n'));
+    CHECK(!exists(path));
+    CHECK_INT(count_entries(tmpdir, "flat.vdb"), 0);
+    ng_graph_free(g);
+}
+
+/* Volumes OpenVDB cannot hold as asked, refused at begin in one line:
+ * 2 channels, a background that is no 32-bit float, a voxel size below
+ * what its transforms take. The target stays as it was. */
+static void test_vdb_refuses_at_begin(void)
+{
+    static const struct {
+        int channels;
+        double background, voxel;
+        const char *msg;
+    } cases[] = {
+        {2, 0, 1, "VDB output takes 1 (grey) or 3 (RGB) channels, not 2"},
+        {4, 0, 1, "not 4 (no alpha channel)"},
+        {1, 1e300, 1, "the background 1e+300 is not a 32-bit float"},
+        {1, 0, 1e-6, "a voxel size of 1e-06 is below OpenVDB's smallest"},
+    };
+    char path[PATHLEN];
+    tpath(path, "keep.vdb");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ng_error err = {{0}};
+        ng_volume_info v = {4, 4, 4, cases[i].channels, {0, 0, 0}, {4, 4, 4}, {0, 0, 0}, cases[i].voxel};
+        ng_file_sink *f = ng_file_sink_new(path, 0, &err);
+        ng_sink s;
+        put_file(path, precious);
+        CHECK(f != NULL);
+        if (!f) continue;
+        CHECK_INT(ng_file_sink_set_grid(f, NULL, cases[i].background, &err), 0);
+        s = ng_file_sink_as_sink(f);
+        CHECK_INT(s.begin_volume(s.user, &v, &err), -1);
+        CHECK_CONTAINS(err.msg, path);
+        CHECK_CONTAINS(err.msg, cases[i].msg);
+        CHECK(!strchr(err.msg, '\n'));
+        CHECK_INT(s.end(s.user, 0, &err), 0);
+        CHECK_INT(s.end(s.user, 0, &err), 0); /* discard twice */
+        ng_file_sink_free(f);
+        check_kept(path);
+    }
+    unlink(path);
+}
+
+/* Cancelled before it ends: the grid begun is freed (twice over, end(0)
+ * and free), the target untouched, no temporary left. */
+static void test_vdb_cancelled_render_leaves_nothing(void)
+{
+    char path[PATHLEN];
+    ng_graph *g = ng_graph_new();
+    int root = cloud(g, 1);
+    ng_render_opts o;
+    ng_error err = {{0}};
+    atomic_int cancel;
+    atomic_init(&cancel, 1);
+    volume_opts(&o);
+    o.cancel = &cancel;
+    tpath(path, "cancelled.vdb");
+    put_file(path, precious);
+    CHECK_INT(render_vdb(path, g, root, &o, 0, NULL, 0, &err), -1);
+    check_kept(path);
+    unlink(path);
+
+    /* a sink that got slabs and then end(0) */
+    {
+        ng_volume_info v = {4, 4, 2, 1, {0, 0, 0}, {4, 4, 2}, {0, 0, 0}, 1};
+        static const float ones[4 * 4 * 2] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                              1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+        ng_file_sink *f = ng_file_sink_new(path, 0, &err);
+        ng_sink s = ng_file_sink_as_sink(f);
+        put_file(path, precious);
+        CHECK_INT(s.begin_volume(s.user, &v, &err), 0);
+        CHECK_INT(s.slab(s.user, 0, 2, 0, 4, ones, &err), 0);
+        CHECK_INT(count_entries(tmpdir, ".tmp-"), 1);
+        CHECK_INT(s.end(s.user, 0, &err), 0);
+        CHECK_INT(s.end(s.user, 0, &err), 0);
+        ng_file_sink_free(f);
+        check_kept(path);
+        unlink(path);
+    }
+    ng_graph_free(g);
+}
+
+/* A full disk while the grid is written (a file size limit far below the
+ * file): the sink's one-line error with the errno, nothing left. */
+static void test_vdb_write_failure_leaves_nothing(void)
+{
+    char path[PATHLEN];
+    ng_graph *g = ng_graph_new();
+    int root = cloud(g, 1);
+    ng_render_opts o;
+    ng_error err = {{0}};
+    struct rlimit old, lim;
+    void (*old_handler)(int);
+    int rc;
+    volume_opts(&o);
+    tpath(path, "full.vdb");
+    put_file(path, precious);
+    if (getrlimit(RLIMIT_FSIZE, &old) != 0) {
+        CHECK(!"getrlimit");
+        ng_graph_free(g);
+        return;
+    }
+    lim = old;
+    lim.rlim_cur = 4096; /* the grid's ~2400 active floats need well over it, compressed or not */
+    old_handler = signal(SIGXFSZ, SIG_IGN);
+    CHECK_INT(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    rc = render_vdb(path, g, root, &o, 0, NULL, 0, &err);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, old_handler);
+    CHECK_INT(rc, -1);
+    CHECK_CONTAINS(err.msg, path);
+    CHECK_CONTAINS(err.msg, "cannot write");
+    CHECK_CONTAINS(err.msg, strerror(EFBIG));
+    CHECK(!strchr(err.msg, '\n'));
+    check_kept(path);
+    unlink(path);
+    ng_graph_free(g);
+}
+
+void suite_vdb(void)
+{
+    int have_cli = cli_setup("ng-vdb") == 0;
+    if (!have_cli) { /* suite_cli reports the missing program; the sink tests still run */
+        pathf(tmpdir, "/tmp/ng-vdb-XXXXXX");
+        if (!mkdtemp(tmpdir)) {
+            perror("suite_vdb: mkdtemp");
+            return;
+        }
+    }
+    RUN(test_vdb_reads_back);
+    RUN(test_vdb_name_and_background);
+    RUN(test_vdb_half);
+    RUN(test_vdb_window_at_offset);
+    RUN(test_vdb_vector_grid);
+    RUN(test_vdb_print_lists_grid);
+    RUN(test_vdb_refuses_images);
+    RUN(test_vdb_refuses_at_begin);
+    RUN(test_vdb_cancelled_render_leaves_nothing);
+    RUN(test_vdb_write_failure_leaves_nothing);
+    cli_teardown();
+}
