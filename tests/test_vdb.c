@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,6 +382,65 @@ static void test_vdb_vector_grid(void)
     ng_graph_free(g);
 }
 
+/* A hash, so neighbouring voxels differ. */
+static uint32_t hash(uint32_t k)
+{
+    k *= 0x9E3779B1u;
+    k ^= k >> 15;
+    k *= 0x85EBCA77u;
+    k ^= k >> 13;
+    return k;
+}
+
+/* Voxels given straight to the sink, in unequal slabs of unequal row
+ * bands: NaN stays inactive, a value equal to the background too (at or
+ * below), infinities are kept as they are. */
+static void test_vdb_nan_and_edges(void)
+{
+    static const int slices[] = {5, 1, 7}, bands[] = {7, 0, 11}; /* sum D, sum H */
+    const float bg = 0.25f;
+    char path[PATHLEN];
+    ng_volume_info v = {W, H, D, 1, {0, 0, 0}, {W, H, D}, {ORIGIN[0], ORIGIN[1], ORIGIN[2]}, VOXEL};
+    float *vox = malloc(NVOX * sizeof *vox), *slab = malloc(NVOX * sizeof *slab);
+    ng_error err = {{0}};
+    ng_file_sink *f;
+    ng_sink s;
+    readback rb;
+    int z = 0, i, rc = 0, ninf = 0;
+    if (!vox || !slab) abort();
+    for (i = 0; i < NVOX; i++)
+        vox[i] = i % 7 == 0 ? NAN : i % 11 == 0 ? INFINITY : i % 13 == 0 ? bg
+               : (float)(hash((uint32_t)i) % 2001u) / 1000.0f - 1.0f;
+    tpath(path, "edges.vdb");
+    f = ng_file_sink_new(path, 0, &err);
+    CHECK(f != NULL);
+    if (!f) return;
+    CHECK_INT(ng_file_sink_set_grid(f, NULL, bg, &err), 0);
+    s = ng_file_sink_as_sink(f);
+    rc = s.begin_volume(s.user, &v, &err);
+    for (int a = 0; rc == 0 && a < 3; z += slices[a++]) {
+        int y = 0;
+        for (int b = 0; rc == 0 && b < 3; y += bands[b++]) {
+            /* slab layout: slice-major, then rows, then voxels */
+            for (int sl = 0; sl < slices[a]; sl++)
+                memcpy(slab + (size_t)sl * bands[b] * W, vox + ((size_t)(z + sl) * H + y) * W,
+                       (size_t)bands[b] * W * sizeof *slab);
+            rc = s.slab(s.user, z, slices[a], y, bands[b], slab, &err);
+        }
+    }
+    CHECKF(rc == 0, "%s", err.msg);
+    CHECKF(s.end(s.user, rc == 0, &err) == 0, "%s", err.msg);
+    ng_file_sink_free(f);
+    read_vdb(path, &rb);
+    check_voxels(&rb, vox, 1, bg, 0, 0, 0, W, H, D, 0, 0);
+    for (i = 0; i < NVOX; i++)
+        if (rb.active[i] && isinf(rb.value[i * 3]) && rb.value[i * 3] > 0) ninf++;
+    CHECK_INT(ninf, (NVOX - 1) / 11 + 1 - ((NVOX - 1) / 77 + 1)); /* multiples of 11, not of 7 */
+    readback_free(&rb);
+    free(vox);
+    free(slab);
+}
+
 /* OpenVDB's own printer takes the file and lists the grid. */
 static void test_vdb_print_lists_grid(void)
 {
@@ -579,6 +639,7 @@ void suite_vdb(void)
     RUN(test_vdb_half);
     RUN(test_vdb_window_at_offset);
     RUN(test_vdb_vector_grid);
+    RUN(test_vdb_nan_and_edges);
     RUN(test_vdb_print_lists_grid);
     RUN(test_vdb_refuses_images);
     RUN(test_vdb_refuses_at_begin);
