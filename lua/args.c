@@ -36,14 +36,15 @@ typedef enum kind {
     FLAG,    /* no value */
     INT,     /* a whole number in [lo, hi] */
     REAL,    /* a finite number in [lo, hi] */
-    REALS,   /* count numbers "a,b", each in [lo, hi] */
-    INTS,    /* count whole numbers "a,b,c,d", each in [lo, hi] */
+    REALS,   /* numbers "a,b", each in [lo, hi], as many as `fields` allows */
+    INTS,    /* whole numbers "a,b,c,d", each in [lo, hi], likewise */
     TEXT     /* any text up to NG_CLI_MAX_VALUE bytes */
 } kind;
 
 typedef struct value {
-    long i[4];
-    double d[4];
+    long i[6];
+    double d[6];
+    int n;            /* fields read (REALS, INTS) */
     const char *text;
 } value;
 
@@ -52,12 +53,13 @@ struct option {
     const char *name, *alias; /* "--output", "-o" (or NULL) */
     const char *arg;          /* the value in --help and messages; NULL for a flag */
     kind kind;
-    int count;                /* fields of REALS / INTS */
+    unsigned fields;          /* REALS / INTS: bit n set: n comma-separated fields accepted (FIELDS) */
     double lo, hi;            /* accepted range of each number */
     /* Stores the value read; 0, or an exit code after the message. */
     int (*store)(ng_cli *c, const option *o, const value *v);
     const char *help;         /* lines after the first are indented under it */
 };
+#define FIELDS(n) (1u << (n))
 
 /* A whole number from [s, end): optional sign, digits only. Overflow past
  * the range stops early, so any length of digits is safe. */
@@ -89,14 +91,17 @@ static int read_real(const char *s, const char *end, double lo, double hi, doubl
     return 0;
 }
 
-/* count comma-separated fields, none empty, none extra. */
+/* A number of comma-separated fields the option accepts, none empty. */
 static int read_list(const char *s, const option *o, value *v)
 {
-    int k;
-    for (k = 0; k < o->count; k++) {
+    const char *c;
+    int k, fields = 1;
+    for (c = s; *c; c++) fields += *c == ',';
+    if (fields > 6 || !(o->fields & FIELDS(fields))) return -1;
+    v->n = fields;
+    for (k = 0; k < fields; k++) {
         const char *end = strchr(s, ',');
         if (!end) end = s + strlen(s);
-        if ((k == o->count - 1) != (*end == '\0')) return -1; /* too few or too many */
         if (o->kind == INTS ? read_int(s, end, o->lo, o->hi, &v->i[k])
                             : read_real(s, end, o->lo, o->hi, &v->d[k]))
             return -1;
@@ -157,18 +162,27 @@ static int set_output(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
-/* WxH or N: two whole numbers split at the x, neither copied anywhere. */
+/* WxH, WxHxD (a volume) or N: whole numbers split at each x, none copied
+ * anywhere. */
 static int set_size(ng_cli *c, const option *o, const value *v)
 {
-    const char *s = v->text, *x = strchr(s, 'x'), *end = s + strlen(s);
-    long w, h;
-    if (x ? read_int(s, x, o->lo, o->hi, &w) || read_int(x + 1, end, o->lo, o->hi, &h)
-          : read_int(s, end, o->lo, o->hi, &w)) {
-        char q[SHOWN];
-        return ng_cli_fail(2, "%s: %s is not WxH or N (1 to %.0f)", o->name, shown(s, q), o->hi);
+    const char *s = v->text, *end = s + strlen(s), *from = s;
+    long n[3] = {0, 0, 0};
+    int k = 0;
+    for (;;) {
+        const char *x = strchr(from, 'x');
+        const char *stop = x ? x : end;
+        if (k == 3 || read_int(from, stop, o->lo, o->hi, &n[k++])) {
+            char q[SHOWN];
+            return ng_cli_fail(2, "%s: %s is not WxH, WxHxD (a volume) or N, each 1 to %.0f", o->name, shown(s, q),
+                               o->hi);
+        }
+        if (!x) break;
+        from = x + 1;
     }
-    c->r.width = (int)w;
-    c->r.height = (int)(x ? h : w);
+    c->r.width = (int)n[0];
+    c->r.height = (int)(k > 1 ? n[1] : n[0]);
+    c->r.depth = k == 3 ? (int)n[2] : 0;
     return 0;
 }
 
@@ -184,14 +198,22 @@ static int set_bits(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+/* X,Y,W,H of an image or X,Y,Z,W,H,D of a volume. */
 static int set_region(ng_cli *c, const option *o, const value *v)
 {
-    int k;
-    if (v->i[2] < 1 || v->i[3] < 1) {
-        char q[SHOWN];
-        return ng_cli_fail(2, "%s: %s: W and H must be at least 1", o->name, shown(v->text, q));
+    const int vol = v->n == 6, w = vol ? 3 : 2;
+    char q[SHOWN];
+    if (v->i[w] < 1 || v->i[w + 1] < 1 || (vol && v->i[w + 2] < 1))
+        return ng_cli_fail(2, "%s: %s: %s must be at least 1", o->name, shown(v->text, q), vol ? "W, H and D" : "W and H");
+    c->r.region[0] = (int)v->i[0];
+    c->r.region[1] = (int)v->i[1];
+    c->r.region[2] = (int)v->i[w];
+    c->r.region[3] = (int)v->i[w + 1];
+    if (vol) {
+        c->r.zregion[0] = (int)v->i[2];
+        c->r.zregion[1] = (int)v->i[5];
     }
-    for (k = 0; k < 4; k++) c->r.region[k] = (int)v->i[k];
+    c->region_fields = v->n;
     return 0;
 }
 
@@ -206,6 +228,7 @@ static int set_tile(ng_cli *c, const option *o, const value *v)
 {
     (void)o;
     c->r.tile = (int)v->i[0];
+    c->tile_set = 1;
     return 0;
 }
 
@@ -214,6 +237,8 @@ static int set_origin(ng_cli *c, const option *o, const value *v)
     (void)o;
     c->r.origin[0] = v->d[0];
     c->r.origin[1] = v->d[1];
+    if (v->n == 3) c->r.z = v->d[2];
+    c->origin_fields = v->n;
     return 0;
 }
 
@@ -221,6 +246,31 @@ static int set_pixel_size(ng_cli *c, const option *o, const value *v)
 {
     (void)o;
     c->r.pixel_size = v->d[0];
+    c->pixel_set = 1;
+    return 0;
+}
+
+static int set_voxel_size(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->r.pixel_size = v->d[0];
+    c->voxel_set = 1;
+    return 0;
+}
+
+static int set_brick(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->r.brick = (int)v->i[0];
+    c->brick_set = 1;
+    return 0;
+}
+
+static int set_vdb_background(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->vdb_background = v->d[0];
+    c->vdb_background_set = 1;
     return 0;
 }
 
@@ -299,17 +349,27 @@ static int set_quiet(ng_cli *c, const option *o, const value *v)
 static const option options[] = {
     {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output,
      "the image: .png, .pfm (float), .r16/.raw (16-bit heightmap);\n"
+     "a volume: .vdb (OpenVDB), .nrrd, or slices 'dir/name_{z}.png';\n"
      "several outputs: FILE with {name}, or FILE-name.png"},
-    {"--size", NULL, "WxH | N", TEXT, 0, 1, NG_MAX_EXTENT, set_size, "full image size in pixels (default 512x512)"},
+    {"--size", NULL, "WxH | WxHxD | N", TEXT, 0, 1, NG_MAX_EXTENT, set_size,
+     "full image size in pixels (default 512x512); WxHxD: a volume\n"
+     "of D slices, sampled in 3D"},
     {"--bits", NULL, "8|16|32", TEXT, 0, 8, 32, set_bits, "sample depth: PNG 8 (default) or 16, PFM 32, raw 16"},
-    {"--region", NULL, "X,Y,W,H", INTS, 4, 0, NG_MAX_EXTENT, set_region,
-     "render only this window of the full image (stitches exactly)"},
+    {"--region", NULL, "X,Y,W,H | X,Y,Z,W,H,D", INTS, FIELDS(4) | FIELDS(6), 0, NG_MAX_EXTENT, set_region,
+     "render only this window of the full image or volume\n"
+     "(stitches exactly)"},
     {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, "worker threads (default: one per CPU)"},
     {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, "tile edge in pixels, 8 to 1024 (default 64)"},
-    {"--origin", NULL, "X,Y", REALS, 2, -NG_MAX_COORD, NG_MAX_COORD, set_origin,
-     "world position of the image's top-left corner (default 0,0)"},
+    {"--origin", NULL, "X,Y | X,Y,Z", REALS, FIELDS(2) | FIELDS(3), -NG_MAX_COORD, NG_MAX_COORD, set_origin,
+     "world position of the image's top-left corner (default 0,0);\n"
+     "X,Y,Z: a volume's lowest corner"},
     {"--pixel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_pixel_size,
      "world units per pixel (default 1)"},
+    {"--voxel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_voxel_size,
+     "a volume's world units per voxel (default 1)"},
+    {"--brick", NULL, "N", INT, 0, 8, 64, set_brick, "a volume's brick edge in voxels, 8 to 64 (default 16)"},
+    {"--vdb-background", NULL, "B", REAL, 0, -1e30, 1e30, set_vdb_background,
+     "voxels at or below B stay inactive in a .vdb (default 0)"},
     {"--z", NULL, "Z", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_z, "sample the 3D plane z = Z"},
     {"--time", NULL, "T", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_time,
      "sample 4D noise at time T (implies 3D z = 0 unless --z)"},
@@ -370,6 +430,38 @@ void ng_cli_usage(FILE *out)
 
 /* ---- parsing -------------------------------------------------------------------- */
 
+/* The options that belong to volumes, given for an image. */
+static int check_image(ng_cli *c)
+{
+    if (c->region_fields == 6)
+        return ng_cli_fail(2, "--region: X,Y,Z,W,H,D is for volumes (--size WxHxD); an image takes X,Y,W,H");
+    if (c->origin_fields == 3)
+        return ng_cli_fail(2, "--origin: X,Y,Z is for volumes (--size WxHxD); an image samples the plane --z Z");
+    if (c->voxel_set) return ng_cli_fail(2, "--voxel-size: is for volumes (--size WxHxD); an image takes --pixel-size");
+    if (c->brick_set) return ng_cli_fail(2, "--brick: is for volumes (--size WxHxD); an image takes --tile");
+    if (c->r.region[2] && ((long)c->r.region[0] + c->r.region[2] > c->r.width ||
+                           (long)c->r.region[1] + c->r.region[3] > c->r.height))
+        return ng_cli_fail(2, "--region: %d,%d,%d,%d does not fit in the %dx%d image", c->r.region[0],
+                           c->r.region[1], c->r.region[2], c->r.region[3], c->r.width, c->r.height);
+    return 0;
+}
+
+/* A volume's options agree: its z and its voxel size are said one way. */
+static int check_volume(ng_cli *c)
+{
+    const int *rg = c->r.region, *zr = c->r.zregion;
+    if (c->z_set) return ng_cli_fail(2, "--z: a volume's lowest z is the third value of --origin X,Y,Z");
+    if (c->pixel_set && c->voxel_set) return ng_cli_fail(2, "--pixel-size and --voxel-size: give one (a volume: --voxel-size)");
+    if (c->tile_set) return ng_cli_fail(2, "--tile: a volume is cut into bricks: --brick N");
+    if (c->region_fields == 4)
+        return ng_cli_fail(2, "--region: a volume takes X,Y,Z,W,H,D, not X,Y,W,H");
+    if (c->region_fields == 6 && ((long)rg[0] + rg[2] > c->r.width || (long)rg[1] + rg[3] > c->r.height ||
+                                  (long)zr[0] + zr[1] > c->r.depth))
+        return ng_cli_fail(2, "--region: %d,%d,%d,%d,%d,%d does not fit in the %dx%dx%d volume", rg[0], rg[1], zr[0],
+                           rg[2], rg[3], zr[1], c->r.width, c->r.height, c->r.depth);
+    return 0;
+}
+
 int ng_cli_parse(int argc, char **argv, ng_cli *c)
 {
     unsigned long long given = 0; /* value options seen, by table index */
@@ -400,11 +492,12 @@ int ng_cli_parse(int argc, char **argv, ng_cli *c)
         }
         if ((rc = read_value(o, a, &v)) || (rc = o->store(c, o, &v))) return rc;
     }
-    c->r.dims = c->time_set ? 4 : c->z_set ? 3 : 2;
-    if (c->r.region[2] && ((long)c->r.region[0] + c->r.region[2] > c->r.width ||
-                           (long)c->r.region[1] + c->r.region[3] > c->r.height))
-        return ng_cli_fail(2, "--region: %d,%d,%d,%d does not fit in the %dx%d image", c->r.region[0],
-                           c->r.region[1], c->r.region[2], c->r.region[3], c->r.width, c->r.height);
+    if (c->r.depth) {
+        if ((rc = check_volume(c))) return rc;
+    } else if ((rc = check_image(c))) {
+        return rc;
+    }
+    c->r.dims = c->time_set ? 4 : c->z_set || c->r.depth ? 3 : 2;
     return 0;
 }
 

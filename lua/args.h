@@ -21,6 +21,11 @@ typedef struct ng_cli {
     ng_render_opts r;
     ng_host_opts h;              /* h.set_name[] is owned (ng_cli_free) */
     int z_set, time_set;
+    /* what was given, for the rules between options (args.c) */
+    int pixel_set, voxel_set, tile_set, brick_set;
+    int region_fields, origin_fields; /* 0: not given */
+    double vdb_background;
+    int vdb_background_set;
 } ng_cli;
 
 /* Parses argv (the words after the subcommand). 0, or the exit code (2)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,6 +48,12 @@ static int is_directory(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_vdb(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 && strcasecmp(path + n - 4, ".vdb") == 0;
 }
 
 static int refuse_script_output(const char *path, const char *script)
@@ -124,7 +131,8 @@ static int render_outputs(ng_cli *c, ng_script *s)
                 ng_cli_fail(1, "%s: two outputs would write %s", c->script, paths[i]);
                 goto done;
             }
-        if (!(files[i] = ng_file_sink_new(paths[i], c->bits, &err))) {
+        if (!(files[i] = ng_file_sink_new(paths[i], c->bits, &err)) ||
+            ng_file_sink_set_grid(files[i], s->output_name[i], c->vdb_background, &err)) {
             ng_cli_fail(1, "%s", err.msg);
             goto done;
         }
@@ -166,7 +174,11 @@ static int cmd_render(int argc, char **argv)
     /* The target, format and --bits are checked before the script runs. */
     if (is_script(c.output, c.script)) { refuse_script_output(c.output, c.script); goto out; }
     if (is_directory(c.output)) { rc = ng_cli_fail(1, "%s: is a directory", c.output); goto out; }
-    if (ng_file_check(c.output, c.bits, &err)) { ng_cli_fail(2, "%s", err.msg); goto out; }
+    if (ng_file_check_depth(c.output, c.bits, c.r.depth, &err)) { ng_cli_fail(2, "%s", err.msg); goto out; }
+    if (c.vdb_background_set && !is_vdb(c.output)) {
+        ng_cli_fail(2, "--vdb-background: %s is not a .vdb file", c.output);
+        goto out;
+    }
     catch_signals();
     rc = 1;
     if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }

@@ -22,6 +22,7 @@ static const struct {
     {"hostile_cli", suite_hostile_cli},
     {"fuzz_regress", suite_fuzz_regress},
     {"descriptors", suite_descriptors},
+    {"volume", suite_volume},
     {"vdb", suite_vdb},
 };
 

@@ -18,6 +18,7 @@ void suite_readme(void);
 void suite_hostile_cli(void);
 void suite_fuzz_regress(void);
 void suite_descriptors(void);
+void suite_volume(void);
 void suite_vdb(void);
 
 #endif
