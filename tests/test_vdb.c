@@ -22,11 +22,18 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-/* The full volume of every test: odd extents, an origin off the grid, a
- * voxel size that is no power of 2. */
+/* The full volume of the tests through the C API: odd extents, an origin
+ * off the grid, a voxel size that is no power of 2. */
 enum { W = 21, H = 18, D = 13, NVOX = W * H * D };
-static const double ORIGIN[3] = {-3.25, 1.5, 0.75};
-static const double VOXEL = 0.37;
+
+/* A full volume: its extents and placement. */
+typedef struct geom {
+    int n[3];
+    double origin[3], voxel;
+} geom;
+static const geom VOL = {{W, H, D}, {-3.25, 1.5, 0.75}, 0.37};
+
+static int nvox(const geom *v) { return v->n[0] * v->n[1] * v->n[2]; }
 
 static const char precious[] = "precious\n";
 
@@ -47,33 +54,33 @@ static void volume_opts(ng_render_opts *o)
     o->dims = 3;
     o->brick = 8;
     o->threads = 2; /* slabs handed over while others are evaluated */
-    o->origin[0] = ORIGIN[0];
-    o->origin[1] = ORIGIN[1];
-    o->z = ORIGIN[2];
-    o->pixel_size = VOXEL;
+    o->origin[0] = VOL.origin[0];
+    o->origin[1] = VOL.origin[1];
+    o->z = VOL.origin[2];
+    o->pixel_size = VOL.voxel;
 }
 
-/* The world position of a voxel centre of the full volume, axis a. */
-static double centre(int a, int ijk) { return ORIGIN[a] + (ijk + 0.5) * VOXEL; }
+/* The world position of a voxel centre of volume v, axis a. */
+static double centre(const geom *v, int a, int ijk) { return v->origin[a] + (ijk + 0.5) * v->voxel; }
 
-/* ng_eval_points at every voxel centre of the full volume: NVOX * channels
+/* ng_eval_points at every voxel centre of volume v: nvox * channels
  * floats, index ((k * H + j) * W + i) * channels + c. */
-static float *expected(const ng_graph *g, int root, int channels)
+static float *expected(const ng_graph *g, int root, int channels, const geom *v)
 {
     double *xs[3];
-    float *out = malloc((size_t)NVOX * channels * sizeof *out);
+    float *out = malloc((size_t)nvox(v) * channels * sizeof *out);
     ng_error err = {{0}};
     int a, i, j, k, n = 0;
-    for (a = 0; a < 3; a++) xs[a] = malloc(NVOX * sizeof(double));
+    for (a = 0; a < 3; a++) xs[a] = malloc((size_t)nvox(v) * sizeof(double));
     if (!out || !xs[0] || !xs[1] || !xs[2]) abort();
-    for (k = 0; k < D; k++)
-        for (j = 0; j < H; j++)
-            for (i = 0; i < W; i++, n++) {
-                xs[0][n] = centre(0, i);
-                xs[1][n] = centre(1, j);
-                xs[2][n] = centre(2, k);
+    for (k = 0; k < v->n[2]; k++)
+        for (j = 0; j < v->n[1]; j++)
+            for (i = 0; i < v->n[0]; i++, n++) {
+                xs[0][n] = centre(v, 0, i);
+                xs[1][n] = centre(v, 1, j);
+                xs[2][n] = centre(v, 2, k);
             }
-    if (ng_eval_points(g, root, 3, (const double *const *)xs, NVOX, out, &err)) {
+    if (ng_eval_points(g, root, 3, (const double *const *)xs, nvox(v), out, &err)) {
         fprintf(stderr, "test fixture failed: ng_eval_points: %s\n", err.msg);
         exit(3);
     }
@@ -131,6 +138,7 @@ static const char reader_py[] =
     "print('end')\n";
 
 typedef struct readback {
+    geom vol;                /* the volume expected */
     int ok;                  /* the reader ran and printed 'end' */
     int grids, half;
     char filecreator[64], name[64], gclass[64], type[64], creator[64];
@@ -138,8 +146,8 @@ typedef struct readback {
     int nactive;             /* voxels listed */
     int outside;             /* listed voxels outside the full volume */
     int dup;                 /* listed twice */
-    unsigned char *active;   /* NVOX: listed */
-    float *value;            /* NVOX * 3: their values */
+    unsigned char *active;   /* nvox: listed */
+    float *value;            /* nvox * 3: their values */
     double worst_world;      /* largest error of a world position */
 } readback;
 
@@ -168,37 +176,40 @@ static void parse_line(readback *rb, const char *line)
         sscanf(line, "%lf %lf %lf", &rb->background[0], &rb->background[1], &rb->background[2]);
     else if (!strcmp(key, "end")) rb->ok = 1;
     else if (!strcmp(key, "v")) {
+        const int *n3 = rb->vol.n;
         int ijk[3], a, idx;
         double w[3], v[3] = {0, 0, 0};
         if (sscanf(line, "%d %d %d %lf %lf %lf %lf %lf %lf", &ijk[0], &ijk[1], &ijk[2], &w[0], &w[1], &w[2], &v[0],
                    &v[1], &v[2]) < 7)
             return;
-        if (ijk[0] < 0 || ijk[0] >= W || ijk[1] < 0 || ijk[1] >= H || ijk[2] < 0 || ijk[2] >= D) {
+        if (ijk[0] < 0 || ijk[0] >= n3[0] || ijk[1] < 0 || ijk[1] >= n3[1] || ijk[2] < 0 || ijk[2] >= n3[2]) {
             rb->outside++;
             return;
         }
-        idx = (ijk[2] * H + ijk[1]) * W + ijk[0];
+        idx = (ijk[2] * n3[1] + ijk[1]) * n3[0] + ijk[0];
         if (rb->active[idx]) rb->dup++;
         rb->active[idx] = 1;
         rb->nactive++;
         for (a = 0; a < 3; a++) {
-            double e = fabs(w[a] - centre(a, ijk[a]));
+            double e = fabs(w[a] - centre(&rb->vol, a, ijk[a]));
             if (e > rb->worst_world) rb->worst_world = e;
             rb->value[idx * 3 + a] = (float)v[a];
         }
     }
 }
 
-/* Runs the reader on path; rb->ok says whether it worked. */
-static void read_vdb(const char *path, readback *rb)
+/* Runs the reader on path, a file of volume v; rb->ok says whether it
+ * worked. */
+static void read_vdb(const char *path, const geom *v, readback *rb)
 {
     char script[PATHLEN], errs[PATHLEN], cmd[4 * PATHLEN], line[512];
     size_t nwhy;
     unsigned char *why;
     FILE *p;
     memset(rb, 0, sizeof *rb);
-    rb->active = calloc(NVOX, 1);
-    rb->value = calloc((size_t)NVOX * 3, sizeof *rb->value);
+    rb->vol = *v;
+    rb->active = calloc((size_t)nvox(v), 1);
+    rb->value = calloc((size_t)nvox(v) * 3, sizeof *rb->value);
     if (!rb->active || !rb->value) abort();
     tpath(script, "reader.py");
     tpath(errs, "reader.err");
@@ -222,12 +233,13 @@ static void read_vdb(const char *path, readback *rb)
 static void check_voxels(const readback *rb, const float *want, int channels, float bg, int x0, int y0, int z0,
                          int w, int h, int d, double tol, int rel)
 {
+    const int *n3 = rb->vol.n;
     int i, j, k, c, wrong_active = 0, wrong_value = 0, above = 0;
     double worst = 0;
-    for (k = 0; k < D; k++)
-        for (j = 0; j < H; j++)
-            for (i = 0; i < W; i++) {
-                int idx = (k * H + j) * W + i, inside = i >= x0 && i < x0 + w && j >= y0 && j < y0 + h &&
+    for (k = 0; k < n3[2]; k++)
+        for (j = 0; j < n3[1]; j++)
+            for (i = 0; i < n3[0]; i++) {
+                int idx = (k * n3[1] + j) * n3[0] + i, inside = i >= x0 && i < x0 + w && j >= y0 && j < y0 + h &&
                                                       k >= z0 && k < z0 + d;
                 int nan = 0, up = 0;
                 for (c = 0; c < channels; c++) {
@@ -267,12 +279,12 @@ static void test_vdb_reads_back(void)
     int root = cloud(g, 1);
     ng_render_opts o;
     ng_error err = {{0}};
-    float *want = expected(g, root, 1);
+    float *want = expected(g, root, 1, &VOL);
     readback rb;
     volume_opts(&o);
     tpath(path, "cloud.vdb");
     CHECKF(render_vdb(path, g, root, &o, 0, NULL, 0, &err) == 0, "%s", err.msg);
-    read_vdb(path, &rb);
+    read_vdb(path, &VOL, &rb);
     CHECK_INT(rb.grids, 1);
     CHECK_STR(rb.name, "density");
     CHECK_STR(rb.gclass, "fog_volume");
@@ -280,7 +292,7 @@ static void test_vdb_reads_back(void)
     CHECK_STR(rb.filecreator, "noisegraph " NG_VERSION);
     CHECK_STR(rb.creator, "noisegraph_" NG_VERSION);
     CHECK_INT(rb.half, 0);
-    for (int a = 0; a < 3; a++) CHECK_NEAR(rb.voxel[a], VOXEL, 1e-12);
+    for (int a = 0; a < 3; a++) CHECK_NEAR(rb.voxel[a], VOL.voxel, 1e-12);
     CHECK_NEAR(rb.background[0], 0, 0);
     check_voxels(&rb, want, 1, 0.0f, 0, 0, 0, W, H, D, 1e-5, 0);
     CHECK_INT(count_entries(tmpdir, ".tmp-"), 0);
@@ -298,12 +310,12 @@ static void test_vdb_name_and_background(void)
     int root = cloud(g, 1);
     ng_render_opts o;
     ng_error err = {{0}};
-    float *want = expected(g, root, 1);
+    float *want = expected(g, root, 1, &VOL);
     readback rb;
     volume_opts(&o);
     tpath(path, "named.vdb");
     CHECKF(render_vdb(path, g, root, &o, 0, "cloud_base", 0.125, &err) == 0, "%s", err.msg);
-    read_vdb(path, &rb);
+    read_vdb(path, &VOL, &rb);
     CHECK_STR(rb.name, "cloud_base");
     CHECK_NEAR(rb.background[0], 0.125, 0);
     check_voxels(&rb, want, 1, 0.125f, 0, 0, 0, W, H, D, 1e-5, 0);
@@ -320,12 +332,12 @@ static void test_vdb_half(void)
     int root = cloud(g, 1);
     ng_render_opts o;
     ng_error err = {{0}};
-    float *want = expected(g, root, 1);
+    float *want = expected(g, root, 1, &VOL);
     readback rb;
     volume_opts(&o);
     tpath(path, "half.vdb");
     CHECKF(render_vdb(path, g, root, &o, 16, NULL, 0, &err) == 0, "%s", err.msg);
-    read_vdb(path, &rb);
+    read_vdb(path, &VOL, &rb);
     CHECK_INT(rb.half, 1);
     check_voxels(&rb, want, 1, 0.0f, 0, 0, 0, W, H, D, 1e-3, 1);
     readback_free(&rb);
@@ -342,14 +354,14 @@ static void test_vdb_window_at_offset(void)
     int root = cloud(g, 1);
     ng_render_opts o;
     ng_error err = {{0}};
-    float *want = expected(g, root, 1);
+    float *want = expected(g, root, 1, &VOL);
     readback rb;
     volume_opts(&o);
     o.region[0] = 5, o.region[1] = 3, o.region[2] = 11, o.region[3] = 9;
     o.zregion[0] = 4, o.zregion[1] = 7;
     tpath(path, "window.vdb");
     CHECKF(render_vdb(path, g, root, &o, 0, NULL, 0, &err) == 0, "%s", err.msg);
-    read_vdb(path, &rb);
+    read_vdb(path, &VOL, &rb);
     check_voxels(&rb, want, 1, 0.0f, 5, 3, 4, 11, 9, 7, 1e-5, 0);
     readback_free(&rb);
     free(want);
@@ -365,14 +377,14 @@ static void test_vdb_vector_grid(void)
     int root = cloud(g, 3);
     ng_render_opts o;
     ng_error err = {{0}};
-    float *want = expected(g, root, 3);
+    float *want = expected(g, root, 3, &VOL);
     readback rb;
     volume_opts(&o);
     tpath(path, "vec.vdb");
     CHECK_INT(ng_node_channels(ng_graph_node(g, root)), 3);
     /* not 0: some component is above 0 almost everywhere */
     CHECKF(render_vdb(path, g, root, &o, 0, "flow", 0.25, &err) == 0, "%s", err.msg);
-    read_vdb(path, &rb);
+    read_vdb(path, &VOL, &rb);
     CHECK_STR(rb.type, "vec3s");
     CHECK_STR(rb.name, "flow");
     for (int a = 0; a < 3; a++) CHECK_NEAR(rb.background[a], 0.25, 0);
@@ -400,7 +412,7 @@ static void test_vdb_nan_and_edges(void)
     static const int slices[] = {5, 1, 7}, bands[] = {7, 0, 11}; /* sum D, sum H */
     const float bg = 0.25f;
     char path[PATHLEN];
-    ng_volume_info v = {W, H, D, 1, {0, 0, 0}, {W, H, D}, {ORIGIN[0], ORIGIN[1], ORIGIN[2]}, VOXEL};
+    ng_volume_info v = {W, H, D, 1, {0, 0, 0}, {W, H, D}, {VOL.origin[0], VOL.origin[1], VOL.origin[2]}, VOL.voxel};
     float *vox = malloc(NVOX * sizeof *vox), *slab = malloc(NVOX * sizeof *slab);
     ng_error err = {{0}};
     ng_file_sink *f;
@@ -431,7 +443,7 @@ static void test_vdb_nan_and_edges(void)
     CHECKF(rc == 0, "%s", err.msg);
     CHECKF(s.end(s.user, rc == 0, &err) == 0, "%s", err.msg);
     ng_file_sink_free(f);
-    read_vdb(path, &rb);
+    read_vdb(path, &VOL, &rb);
     check_voxels(&rb, vox, 1, bg, 0, 0, 0, W, H, D, 0, 0);
     for (i = 0; i < NVOX; i++)
         if (rb.active[i] && isinf(rb.value[i * 3]) && rb.value[i * 3] > 0) ninf++;
@@ -624,6 +636,87 @@ static void test_vdb_write_failure_leaves_nothing(void)
     ng_graph_free(g);
 }
 
+/* ---- the program -------------------------------------------------------------------- */
+
+/* The CLI's cloud: the graph of cli_cloud_lua, built through the C API for
+ * ng_eval_points. Element size 6 at voxel size 0.5: every octave over two
+ * voxels. */
+static const char cli_cloud_lua[] =
+    "local c = ng.fbm{source = ng.perlin{element_size = 6, seed = 7}, octaves = 3, lacunarity = 2, roughness = 0.5}\n";
+
+static int cli_cloud(ng_graph *g) { return t_fbm(g, t_noise(g, "perlin", 6, 7), 3, 2.0, 0.5); }
+
+/* render -o c.vdb --size 32x32x32 --voxel-size 0.5 --origin 1,2,3: the
+ * default grid where the options put it, read back. */
+static void test_cli_vdb(void)
+{
+    static const geom v = {{32, 32, 32}, {1, 2, 3}, 0.5};
+    char script[PATHLEN], out[PATHLEN], text[512];
+    ng_graph *g = ng_graph_new();
+    float *want = expected(g, cli_cloud(g), 1, &v);
+    readback rb;
+    res r;
+    snprintf(text, sizeof text, "%sreturn c\n", cli_cloud_lua);
+    mkscript(script, "c.lua", text);
+    tpath(out, "c.vdb");
+    cli(&r, "render", script, "-o", out, "--size", "32x32x32", "--voxel-size", "0.5", "--origin", "1,2,3", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    read_vdb(out, &v, &rb);
+    CHECK_STR(rb.name, "density");
+    CHECK_STR(rb.gclass, "fog_volume");
+    CHECK_INT(rb.half, 0);
+    for (int a = 0; a < 3; a++) CHECK_NEAR(rb.voxel[a], 0.5, 0);
+    check_voxels(&rb, want, 1, 0.0f, 0, 0, 0, 32, 32, 32, 1e-5, 0);
+    CHECK_INT(count_entries(tmpdir, ".tmp-"), 0);
+    readback_free(&rb);
+    free(want);
+    ng_graph_free(g);
+}
+
+/* A named output (its grid takes the name), --vdb-background, --bits 16
+ * and a --region window, together. */
+static void test_cli_vdb_options(void)
+{
+    static const geom v = {{24, 20, 16}, {-2, 0.5, 7}, 0.5};
+    char script[PATHLEN], out[PATHLEN], named[PATHLEN], text[512];
+    ng_graph *g = ng_graph_new();
+    float *want = expected(g, cli_cloud(g), 1, &v);
+    readback rb;
+    res r;
+    snprintf(text, sizeof text, "%sreturn {cloud = c}\n", cli_cloud_lua);
+    mkscript(script, "named.lua", text);
+    tpath(out, "n.vdb");
+    tpath(named, "n-cloud.vdb");
+    cli(&r, "render", script, "-o", out, "--size", "24x20x16", "--voxel-size", "0.5", "--origin", "-2,0.5,7",
+        "--vdb-background", "-0.0625", "--bits", "16", "--region", "3,2,5,15,12,9", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    read_vdb(named, &v, &rb);
+    CHECK_STR(rb.name, "cloud");
+    CHECK_INT(rb.half, 1);
+    CHECK_NEAR(rb.background[0], -0.0625, 0);
+    check_voxels(&rb, want, 1, -0.0625f, 3, 2, 5, 15, 12, 9, 1e-3, 1);
+    readback_free(&rb);
+    free(want);
+    ng_graph_free(g);
+}
+
+/* What OpenVDB cannot hold fails in one line (exit 1), leaving no file. */
+static void test_cli_vdb_refused(void)
+{
+    char script[PATHLEN], out[PATHLEN], text[512];
+    res r;
+    snprintf(text, sizeof text, "%sreturn c\n", cli_cloud_lua);
+    mkscript(script, "tiny.lua", text);
+    tpath(out, "tiny.vdb");
+    cli(&r, "render", script, "-o", out, "--size", "8x8x8", "--voxel-size", "1e-6", NULL);
+    EXPECT_ERR(&r, 1, out, "voxel size of 1e-06 is below OpenVDB's smallest");
+    res_free(&r);
+    CHECK(!exists(out));
+    CHECK_INT(count_entries(tmpdir, "tiny.vdb"), 0);
+}
+
 void suite_vdb(void)
 {
     int have_cli = cli_setup("ng-vdb") == 0;
@@ -645,5 +738,10 @@ void suite_vdb(void)
     RUN(test_vdb_refuses_at_begin);
     RUN(test_vdb_cancelled_render_leaves_nothing);
     RUN(test_vdb_write_failure_leaves_nothing);
+    if (have_cli) {
+        RUN(test_cli_vdb);
+        RUN(test_cli_vdb_options);
+        RUN(test_cli_vdb_refused);
+    }
     cli_teardown();
 }
