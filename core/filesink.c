@@ -1,9 +1,10 @@
 /*
- * filesink.c — the file sink: picks an encoder (png.c, pfm.c, raw16.c, vdb.c) by
- * the file name's extension and gives every format the same promise. The
- * image goes to a temporary file beside the target, renamed over it only
- * when every row arrived and reached the disk; a failed or cancelled render
- * leaves whatever was at the target untouched and no temporary file behind.
+ * filesink.c — the file sink: picks an encoder (png.c, pfm.c, raw16.c,
+ * vdb.c) by the file name's extension and gives every format the same
+ * promise. The image goes to a temporary file beside the target, renamed
+ * over it only when every row arrived and reached the disk; a failed or
+ * cancelled render leaves whatever was at the target untouched and no
+ * temporary file behind.
  *
  * Memory is one encoded row plus what the encoder keeps (O(width) for the
  * image formats, whatever the height; the active voxels for .vdb).
