@@ -14,9 +14,16 @@ MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 endif
 # objects of another compiler go to their own tree: make CC=clang test
 COMPILER := $(if $(filter cc gcc,$(notdir $(CC))),,-$(notdir $(CC)))
-PKGS    := liblua5.4-dev libpng-dev libstb-dev libjpeg-dev
-# header that proves each package is present
-PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_image.h /usr/include/jpeglib.h
+# OpenVDB (.vdb): libopenvdb-dev brings TBB, Imath and Blosc but not the
+# Boost headers its own headers include (Debian 12), hence libboost-dev;
+# python3-openvdb and libopenvdb-tools read .vdb files back in the tests.
+PKGS    := liblua5.4-dev libpng-dev libstb-dev libjpeg-dev \
+           libopenvdb-dev libboost-dev python3-openvdb libopenvdb-tools
+# a file that proves each package is present (the pyopenvdb module's name
+# carries the Python version: a pattern matching the one there is)
+PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_image.h /usr/include/jpeglib.h \
+            /usr/include/openvdb/openvdb.h /usr/include/boost/numeric/conversion/conversion_traits.hpp \
+            /usr/lib/python3/dist-packages/pyopenvdb.cpython-*.so /usr/bin/vdb_print
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 # Bit-identical kernels everywhere: no contraction into FMA, no fast-math;
@@ -34,23 +41,34 @@ INC_core  := -Icore -I/usr/include/stb
 INC_nodes := -Icore -Inodes
 INC_lua   := -Icore -Inodes -I/usr/include/lua5.4
 INC_tests := -Icore -Inodes -I/usr/include/lua5.4
+# The one C++ unit (core/vdbgrid.cc, behind a C interface): OpenVDB's
+# headers are C++17; the same warnings (those C++ has), the same
+# sanitizers, -O2 (its compile time is the OpenVDB templates').
+CXXFLAGS_BASE := -std=c++17 -g $(FPFLAGS) -Wall -Wextra -Wshadow -Wmissing-declarations -Werror
 ifeq ($(SAN),1)
   BUILD  := build/san$(COMPILER)
-  CFLAGS := $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer \
+  SANFLAGS := -O1 -fno-omit-frame-pointer \
             -fsanitize=address,undefined,float-cast-overflow \
             -fno-sanitize-recover=undefined,float-cast-overflow
+  CFLAGS := $(CFLAGS_BASE) $(SANFLAGS)
+  CXXFLAGS := $(CXXFLAGS_BASE) $(SANFLAGS)
   LDSAN  := -fsanitize=address,undefined,float-cast-overflow
 else
   BUILD  := build/opt$(COMPILER)
   CFLAGS := $(CFLAGS_BASE) -O3
+  CXXFLAGS := $(CXXFLAGS_BASE) -O2
   LDSAN  :=
 endif
-LDLIBS  := -llua5.4 -lpng16 -ljpeg -lm -lpthread
+# OpenVDB and what its headers' inline code calls (TBB, Imath's half
+# tables), and the C++ runtime: programs are linked by the C compiler.
+VDB_LIBS := -lopenvdb -ltbb -lImath -lstdc++
+LDLIBS  := -llua5.4 -lpng16 -ljpeg $(VDB_LIBS) -lm -lpthread
 
 # The kernel sources (nodes/<family>_kernels.c) and loops.c are compiled
 # once per SIMD path below, never alone.
 KERNEL_SRC := $(wildcard nodes/*_kernels.c)
 CORE_SRC := $(wildcard core/*.c)
+CORE_CXX_SRC := $(wildcard core/*.cc)
 NODES_SRC := $(filter-out $(KERNEL_SRC) nodes/loops.c,$(wildcard nodes/*.c)) $(wildcard nodes/simd/*.c)
 LIB_SRC := $(CORE_SRC) $(NODES_SRC)
 # the SIMD paths, narrowest first (NG_PATHS in nodes/kernels.h)
@@ -58,7 +76,7 @@ PATHS   := scalar sse2 avx2 avx512
 KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/%_kernels.c=$(BUILD)/nodes/simd/$(p)/%.o))
 CLI_SRC := $(wildcard lua/*.c)
 TEST_SRC := $(wildcard tests/*.c)
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CORE_CXX_SRC:%.cc=$(BUILD)/%.o)
 NODES_OBJ = $(NODES_SRC:%.c=$(BUILD)/%.o) $(KERNEL_OBJ)
 LIB_OBJ = $(CORE_OBJ) $(NODES_OBJ)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -98,6 +116,13 @@ $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	@$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The C++ compiler of the C compiler's family: one sanitizer runtime.
+CXX_OF_CC = $(if $(filter 0,$(IS_CLANG)),g++,$(subst clang,clang++,$(CC)))
+$(BUILD)/%.o: %.cc | deps
+	@mkdir -p $(dir $@)
+	@echo "  CXX $<"
+	@$(CXX_OF_CC) $(CXXFLAGS) $(INC_core) -MMD -MP -c $< -o $@
 
 $(BUILD)/core/%.o: CFLAGS += $(INC_core)
 ifeq ($(SAN),1)
@@ -236,6 +261,8 @@ FUZZ_BUILD   := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined,float-cast-overflow \
                 -fno-sanitize-recover=undefined,float-cast-overflow
 FUZZ_CFLAGS  := $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+FUZZ_CXX     := clang++-14
+FUZZ_CXXFLAGS := $(CXXFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_TARGETS := script image args
 # what each target links besides the library, and the longest input worth
 # trying (args: past the 4096-byte value limit)
@@ -264,6 +291,10 @@ $(FUZZ_BUILD)/%.o: %.c | deps fuzz-deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $< (fuzz)"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+$(FUZZ_BUILD)/%.o: %.cc | deps fuzz-deps
+	@mkdir -p $(dir $@)
+	@echo "  CXX $< (fuzz)"
+	@$(FUZZ_CXX) $(FUZZ_CXXFLAGS) $(INC_core) -MMD -MP -c $< -o $@
 
 # The kernels (nodes/simd/ and the sources they include) are forced-inline,
 # fully unrolled bodies: UBSan's checks on them at -O1 take clang minutes per
@@ -284,7 +315,7 @@ FUZZ_KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/%_kernels.c=$(FUZZ_BUI
 $(FUZZ_BUILD)/tests/fuzz/script.o: FUZZ_CFLAGS += -Ilua -DNG_FUZZ_ROOT='"$(CURDIR)"'
 $(FUZZ_BUILD)/tests/fuzz/args.o: FUZZ_CFLAGS += -Ilua
 
-$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(FUZZ_KERNEL_OBJ)
+$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(CORE_CXX_SRC:%.cc=$(FUZZ_BUILD)/%.o) $(FUZZ_KERNEL_OBJ)
 	@echo "  AR  $@"
 	@rm -f $@ && ar rcs $@ $^
 

@@ -1,12 +1,13 @@
 /*
- * filesink.c — the file sink: picks an encoder (png.c, pfm.c, raw16.c) by
- * the file name's extension and gives every format the same promise. The
- * image goes to a temporary file beside the target, renamed over it only
- * when every row arrived and reached the disk; a failed or cancelled render
- * leaves whatever was at the target untouched and no temporary file behind.
+ * filesink.c — the file sink: picks an encoder (png.c, pfm.c, raw16.c,
+ * vdb.c) by the file name's extension and gives every format the same
+ * promise. The image goes to a temporary file beside the target, renamed
+ * over it only when every row arrived and reached the disk; a failed or
+ * cancelled render leaves whatever was at the target untouched and no
+ * temporary file behind.
  *
- * Memory is one encoded row plus what the encoder keeps (O(width) for all
- * of them), whatever the height.
+ * Memory is one encoded row plus what the encoder keeps (O(width) for the
+ * image formats, whatever the height; the active voxels for .vdb).
  *
  * Temporaries that outlive their render: a live one is in a fixed registry
  * that a signal handler can empty (ng_file_remove_temporaries); one whose
@@ -35,9 +36,10 @@
 #include <unistd.h>
 
 /* Every format, looked up by extension. ng_file_formats() lists them. */
-static const ng__encoder *const encoders[] = {&ng__png_encoder, &ng__pfm_encoder, &ng__raw16_encoder};
+static const ng__encoder *const encoders[] = {&ng__png_encoder, &ng__pfm_encoder, &ng__raw16_encoder,
+                                              &ng__vdb_encoder};
 
-const char *ng_file_formats(void) { return ".png, .pfm, .r16, .raw"; }
+const char *ng_file_formats(void) { return ".png, .pfm, .r16, .raw, .vdb"; }
 
 /* IDLE: nothing open; WRITING: tmp, lock_fd, im.fp, im.row live;
  * PREPARED (deferred sinks): the temporary is complete and on disk, tmp and

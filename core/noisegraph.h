@@ -399,6 +399,10 @@ int ng_simd_supported(const char *name);
  *               they are (not clamped; NaN and infinities kept);
  *   .r16, .raw  headerless 16-bit little-endian grey heightmap (Unity,
  *               Unreal), values clamped to [0,1].
+ *   .vdb        OpenVDB, volumes only: one grid, float (1 channel, a fog
+ *               volume) or vector (3); voxels at or below the background
+ *               (ng_file_sink_set_grid), and NaN, left inactive; 32-bit
+ *               floats, or halves for 16 bits.
  * bits is the sample depth, or 0 for the format's default (PNG: 8); a
  * depth the format does not have is an error. Error messages start with
  * the path. */
@@ -435,7 +439,7 @@ int ng_file_check_depth(const char *path, int bits, int depth, ng_error *err);
  * background: voxels at or below it are left inactive (and read as it).
  * Before the render begins. 0, or -1 with err filled (an empty name). */
 int ng_file_sink_set_grid(ng_file_sink *s, const char *name, double background, ng_error *err);
-/* The extensions understood, for messages: ".png, .pfm, .r16, .raw". */
+/* The extensions understood, for messages: ".png, .pfm, .r16, .raw, .vdb". */
 const char *ng_file_formats(void);
 
 #endif

@@ -25,6 +25,7 @@ static const struct {
     {"volume", suite_volume},
     {"cloudshape", suite_cloudshape},
     {"preview", suite_preview},
+    {"vdb", suite_vdb},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

@@ -21,5 +21,6 @@ void suite_descriptors(void);
 void suite_volume(void);
 void suite_cloudshape(void);
 void suite_preview(void);
+void suite_vdb(void);
 
 #endif

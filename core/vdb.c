@@ -1,0 +1,75 @@
+/*
+ * vdb.c — the OpenVDB encoder of the file sink (filesink.c): a volume
+ * becomes one grid in a .vdb file, the format Houdini, Blender and every
+ * DCC read. One channel is a float fog volume, three a vector grid
+ * (Vec3s); the grid is built through the OpenVDB library (vdbgrid.cc).
+ *
+ * Sparse, as VDB is meant to be: a voxel at or below the background (0
+ * unless set), or NaN (a vector with a NaN component), is left inactive
+ * and reads back as the background, so empty sky costs nothing. Slabs go
+ * into the grid's tree as they arrive, so memory is the active voxels, not
+ * the dense volume; the file is written at end(), into the sink's
+ * temporary file. 16 bits stores the floats as halves.
+ *
+ * Voxel indices are those of the full volume (the window's offset added)
+ * and the transform maps index (i, j, k) to the voxel's centre, origin +
+ * (ijk + 0.5) * voxel size: windows of one volume share one index space
+ * and stitch.
+ */
+#include "filesink.h"
+#include "vdbgrid.h"
+
+#include <float.h>
+#include <math.h>
+
+static int encode_begin(ng__image *im)
+{
+    ng__vdbgrid_spec spec;
+    char msg[sizeof im->what];
+    if (!(fabs(im->background) <= FLT_MAX))
+        return ng__image_fail(im, 0, "the background %g is not a 32-bit float", im->background);
+    if (!(im->vol.voxel_size >= NG__VDB_MIN_VOXEL_SIZE))
+        return ng__image_fail(im, 0, "a voxel size of %g is below OpenVDB's smallest (%g)", im->vol.voxel_size,
+                              NG__VDB_MIN_VOXEL_SIZE);
+    spec.name = im->grid;
+    spec.channels = im->channels;
+    spec.background = (float)im->background;
+    spec.voxel_size = im->vol.voxel_size;
+    spec.origin[0] = im->vol.origin[0];
+    spec.origin[1] = im->vol.origin[1];
+    spec.origin[2] = im->vol.origin[2];
+    spec.half = im->bits == 16;
+    if (!(im->state = ng__vdbgrid_new(&spec, msg, sizeof msg))) return ng__image_fail(im, 0, "%s", msg);
+    return 0;
+}
+
+static int encode_slab(ng__image *im, int z, int nslices, int y, int nrows, const float *data)
+{
+    char msg[sizeof im->what];
+    const int *at = im->vol.offset;
+    if (ng__vdbgrid_add(im->state, at[0], at[1] + y, at[2] + z, im->width, nrows, nslices, data, msg, sizeof msg))
+        return ng__image_fail(im, 0, "%s", msg);
+    return 0;
+}
+
+static int encode_end(ng__image *im)
+{
+    char msg[sizeof im->what];
+    int errnum;
+    if (ng__vdbgrid_write(im->state, im->fp, "noisegraph " NG_VERSION, &errnum, msg, sizeof msg))
+        return ng__image_fail(im, errnum, "%s", msg);
+    return 0;
+}
+
+static void encode_discard(ng__image *im)
+{
+    ng__vdbgrid_free(im->state);
+    im->state = NULL;
+}
+
+/* exact: floats are stored as they are (NaN as an inactive voxel, said
+ * above), so the sink counts no changed samples. */
+const ng__encoder ng__vdb_encoder = {
+    "VDB", {".vdb", NULL}, {32, 16, 0}, NULL, encode_begin, NULL, encode_end, encode_discard, 1, NG__VOLUMES,
+    encode_slab,
+};
