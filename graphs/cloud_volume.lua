@@ -4,10 +4,10 @@
 -- towers, then eroded at the edges by a finer Worley detail. z is up.
 --   noisegraph render graphs/cloud_volume.lua -o cloud.vdb --size 256x256x64 --voxel-size 4
 --   noisegraph preview graphs/cloud_volume.lua -o cloud.png --volume 256x256x64 --voxel-size 4
-local cover = ng.param("cover", 0.5, {min = 0, max = 1, doc = "fraction of the sky that is cloud"})
+local cover = ng.param("cover", 0.6, {min = 0, max = 1, doc = "fraction of the sky that is cloud"})
 local base = ng.param("base", 24, {doc = "height of the cloud base, world units"})
-local height = ng.param("height", 200, {min = 1, doc = "thickness of the cloud layer, world units"})
-local erosion = ng.param("erosion", 0.45, {min = 0, max = 1, doc = "how much the detail noise eats the edges"})
+local height = ng.param("height", 230, {min = 1, doc = "thickness of the cloud layer, world units"})
+local erosion = ng.param("erosion", 0.3, {min = 0, max = 1, doc = "how much the detail noise eats the edges"})
 local seed = ng.param("seed", 3)
 
 -- large billowy shapes, squashed in z so towers are wider than tall
