@@ -59,6 +59,7 @@ struct ng_file_sink {
     int next_z, slab_slices;  /* volumes: the current slab's first slice and its count */
     char *grid;               /* a volume's grid name, owned; NULL: "density" */
     double background;
+    double memory_limit;      /* what an encoder may hold (a VDB tree); 0: no limit */
     uint64_t nan, inf;        /* samples the format changed (see ng_file_sink_changed) */
     ng__image im;
 };
@@ -399,6 +400,7 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     f->im.channels = channels;
     f->im.grid = f->grid ? f->grid : "density";
     f->im.background = f->background;
+    f->im.memory_limit = f->memory_limit;
     f->im.errnum = 0;
     f->im.what[0] = '\0';
     f->next_y = 0;
@@ -610,6 +612,8 @@ ng_sink ng_file_sink_as_sink(ng_file_sink *f)
     }
     return s;
 }
+
+void ng_file_sink_set_memory_limit(ng_file_sink *f, double bytes) { f->memory_limit = bytes > 0 ? bytes : 0; }
 
 int ng_file_sink_set_grid(ng_file_sink *f, const char *name, double background, ng_error *err)
 {

@@ -24,6 +24,7 @@ typedef struct ng__image {
     ng_volume_info vol;  /* a volume's window and placement */
     const char *grid;    /* a volume's grid name ("density" unless set) */
     double background;   /* a volume's background value (0 unless set) */
+    double memory_limit; /* bytes an encoder may hold besides its row (a VDB tree); 0: none */
     int errnum;          /* why the last encoder call failed: errno, or 0 */
     char what[300];      /* what failed; empty while nothing has */
 } ng__image;

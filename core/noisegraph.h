@@ -439,6 +439,10 @@ int ng_file_check_depth(const char *path, int bits, int depth, ng_error *err);
  * background: voxels at or below it are left inactive (and read as it).
  * Before the render begins. 0, or -1 with err filled (an empty name). */
 int ng_file_sink_set_grid(ng_file_sink *s, const char *name, double background, ng_error *err);
+/* Bytes an encoder may keep besides its row buffer (a .vdb holds the tree
+ * of active voxels until the end); past it the render stops with an
+ * error. 0: no limit. Before the render begins. */
+void ng_file_sink_set_memory_limit(ng_file_sink *s, double bytes);
 /* The extensions understood, for messages: ".png, .pfm, .r16, .raw, .vdb". */
 const char *ng_file_formats(void);
 

@@ -8,7 +8,7 @@
  * unless set), or NaN (a vector with a NaN component), is left inactive
  * and reads back as the background, so empty sky costs nothing. Slabs go
  * into the grid's tree as they arrive, so memory is the active voxels, not
- * the dense volume; the file is written at end(), into the sink's
+ * the dense volume (bounded by the sink's memory limit); the file is written at end(), into the sink's
  * temporary file. 16 bits stores the floats as halves.
  *
  * Voxel indices are those of the full volume (the window's offset added)
@@ -49,6 +49,11 @@ static int encode_slab(ng__image *im, int z, int nslices, int y, int nrows, cons
     const int *at = im->vol.offset;
     if (ng__vdbgrid_add(im->state, at[0], at[1] + y, at[2] + z, im->width, nrows, nslices, data, msg, sizeof msg))
         return ng__image_fail(im, 0, "%s", msg);
+    if (im->memory_limit > 0 && (double)ng__vdbgrid_bytes(im->state) > im->memory_limit)
+        return ng__image_fail(im, 0,
+                              "the VDB tree of the active voxels needs more than the %.0f MiB the memory limit "
+                              "leaves it (raise --memory-limit or --vdb-background, or render a --region)",
+                              im->memory_limit / 1048576.0);
     return 0;
 }
 

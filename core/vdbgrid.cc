@@ -240,6 +240,25 @@ extern "C" int ng__vdbgrid_write(ng__vdbgrid *g, FILE *fp, const char *creator, 
     }
 }
 
+/* Leaves hold the voxels; each internal node is a table of its children
+ * (32^3 or 16^3 slots). Counting them walks the internal nodes only. */
+extern "C" size_t ng__vdbgrid_bytes(const ng__vdbgrid *g)
+{
+    using FloatTree = openvdb::FloatTree;
+    using VecTree = openvdb::Vec3STree;
+    try {
+        const openvdb::TreeBase &t = g->grid->baseTree();
+        /* a leaf's values live in a buffer of their own, outside the node */
+        const size_t leaf = g->facc ? sizeof(FloatTree::LeafNodeType) + FloatTree::LeafNodeType::SIZE * sizeof(float)
+                                    : sizeof(VecTree::LeafNodeType) + VecTree::LeafNodeType::SIZE * sizeof(openvdb::Vec3s);
+        const size_t inner = g->facc ? sizeof(FloatTree::RootNodeType::ChildNodeType::ChildNodeType)
+                                     : sizeof(VecTree::RootNodeType::ChildNodeType::ChildNodeType);
+        return static_cast<size_t>(t.leafCount()) * leaf + static_cast<size_t>(t.nonLeafCount()) * inner;
+    } catch (...) {
+        return 0;
+    }
+}
+
 extern "C" void ng__vdbgrid_free(ng__vdbgrid *g)
 {
     delete g;

@@ -51,6 +51,10 @@ int ng__vdbgrid_add(ng__vdbgrid *g, int x0, int y0, int z0, int width, int nrows
  * failures). */
 int ng__vdbgrid_write(ng__vdbgrid *g, FILE *fp, const char *creator, int *errnum, char *msg, size_t msglen);
 
+/* Bytes the grid's tree holds, estimated from its node counts (cheap:
+ * the leaves are counted, not visited). */
+size_t ng__vdbgrid_bytes(const ng__vdbgrid *g);
+
 /* Frees g (NULL: nothing). */
 void ng__vdbgrid_free(ng__vdbgrid *g);
 

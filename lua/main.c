@@ -137,6 +137,7 @@ static int render_outputs(ng_cli *c, ng_script *s)
             ng_cli_fail(1, "%s", err.msg);
             goto done;
         }
+        ng_file_sink_set_memory_limit(files[i], c->r.memory_limit);
         ng_file_sink_defer(files[i]);
         sinks[i] = ng_file_sink_as_sink(files[i]);
     }

@@ -717,6 +717,34 @@ static void test_cli_vdb_refused(void)
     CHECK_INT(count_entries(tmpdir, "tiny.vdb"), 0);
 }
 
+/* The tree of active voxels counts against --memory-limit: a volume whose
+ * tree outgrows it stops with one line and leaves no file; the same
+ * render with room writes it. */
+static void test_cli_vdb_tree_within_memory_limit(void)
+{
+    char script[PATHLEN], out[PATHLEN];
+    res r;
+    /* every voxel active: 96^3 voxels need about 3.6 MiB of leaves */
+    mkscript(script, "dense.lua", "return ng.constant(0.5)\n");
+    tpath(out, "dense.vdb");
+    cli(&r, "render", script, "-o", out, "--size", "96x96x96", "--memory-limit", "3", NULL);
+    EXPECT_ERR(&r, 1, out, "VDB tree", "--memory-limit");
+    res_free(&r);
+    CHECK(!exists(out));
+    CHECK_INT(count_entries(tmpdir, "dense.vdb"), 0);
+    cli(&r, "render", script, "-o", out, "--size", "96x96x96", "--memory-limit", "16", NULL);
+    CHECK_INT(r.code, 0);
+    res_free(&r);
+    CHECK(exists(out));
+    /* inactive voxels cost nothing: the same volume below the background fits */
+    unlink(out);
+    cli(&r, "render", script, "-o", out, "--size", "96x96x96", "--memory-limit", "3", "--vdb-background", "0.5",
+        NULL);
+    CHECK_INT(r.code, 0);
+    res_free(&r);
+    CHECK(exists(out));
+}
+
 void suite_vdb(void)
 {
     int have_cli = cli_setup("ng-vdb") == 0;
@@ -742,6 +770,7 @@ void suite_vdb(void)
         RUN(test_cli_vdb);
         RUN(test_cli_vdb_options);
         RUN(test_cli_vdb_refused);
+        RUN(test_cli_vdb_tree_within_memory_limit);
     }
     cli_teardown();
 }
