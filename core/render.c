@@ -69,7 +69,7 @@ typedef struct render {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     atomic_int failed;        /* set under mu; read anywhere */
-    atomic_size_t memory_used; /* scratch bytes over all contexts (stop.memory_limit) */
+    atomic_size_t memory_used; /* bands + scratch bytes over all contexts (stop.memory_limit) */
     ng__stop stop;            /* deadline, the caller's cancel flag, failed */
     ng_error err;
 } render;
@@ -407,6 +407,14 @@ static int check_band_memory(const render *r, int nthreads, ng_error *err)
     double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
     double want = need ? (double)need
                        : (double)r->ring * r->rw * r->tile * r->tz * sizeof(float) * r->nroots * NG_MAX_CHANNELS;
+    if (need && r->stop.memory_limit && need > r->stop.memory_limit)
+        return ng_errorf(err,
+                         "render: a %d %s wide window in %d-%s %s on %d thread%s needs %.1f MiB for its %d bands, "
+                         "more than the %.1f MiB the memory limit leaves (raise --memory-limit, or use a smaller "
+                         "%s or a narrower --region)",
+                         r->rw, r->volume ? "voxel" : "pixel", r->tile, r->volume ? "voxel" : "pixel",
+                         r->volume ? "bricks" : "tiles", nthreads, nthreads == 1 ? "" : "s", need / 1048576.0, r->ring,
+                         r->stop.memory_limit / 1048576.0, r->volume ? "--brick" : "--tile");
     if (need && (have <= 0 || want <= have)) return 0;
     return ng_errorf(err,
                      "render: a %d pixel wide window in %d-pixel tiles on %d thread%s needs %.1f GiB for its "
@@ -491,6 +499,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
     if (nthreads > NG_MAX_THREADS) nthreads = NG_MAX_THREADS;
     r.ring = nthreads + 1 < r.nbands ? nthreads + 1 : (int)r.nbands;
     r.stream = nthreads > 1;
+    r.stop.memory_limit = o->memory_limit >= 1.8e19 ? (size_t)-1 : o->memory_limit > 0 ? (size_t)o->memory_limit : 0;
     if (check_band_memory(&r, nthreads, err)) return -1;
     atomic_init(&r.next_tile, 0);
     atomic_init(&r.next_write, 0);
@@ -501,7 +510,8 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
     r.stop.deadline = o->time_limit > 0 ? ng__now() + o->time_limit : 0;
     r.stop.cancel = o->cancel;
     r.stop.abandon = nthreads > 1 ? &r.failed : NULL;
-    r.stop.memory_limit = o->memory_limit >= 1.8e19 ? (size_t)-1 : o->memory_limit > 0 ? (size_t)o->memory_limit : 0;
+    /* the bands come first out of the limit; the scratch gets the rest */
+    atomic_init(&r.memory_used, r.stop.memory_limit ? band_bytes(&r) : 0);
     r.stop.memory_used = &r.memory_used;
     r.uses = ng__uses(g, roots, nroots);
     r.band = calloc((size_t)r.ring * (size_t)nroots, sizeof *r.band);

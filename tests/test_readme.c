@@ -11,10 +11,13 @@
  *   line before the block names the script, so a ```sh block can use it;
  *   `<!-- fragment -->` marks a block that is not a whole script: it is only
  *   compiled (by Lua's `load` inside a render), so its syntax is checked.
+ *   `<!-- volume -->` (on either of the two lines before the block) marks a
+ *   3D script: it renders as a 16x16x16 volume to .vdb instead.
  * - In a ```sh block, a line whose first word is noisegraph, build/noisegraph
  *   or build/opt/noisegraph runs NG_BIN in the directory that holds the Lua
  *   blocks' scripts. To keep it cheap, the value after `--size` becomes 64x64
- *   and a render without --size gets `--size 64x64`. It must exit 0 with a
+ *   (16x16x16 for a volume's WxHxD, as after `--volume`) and a render or
+ *   preview without --size gets `--size 64x64`. It must exit 0 with a
  *   silent stderr; a render must write its -o file, other commands print
  *   something. Such a line may not use pipes, redirections or variables.
  *   Other lines (make ...) are not run.
@@ -45,6 +48,7 @@
 #define MAX_TYPES 96
 #define MAX_ENTRIES 32
 #define RENDER_SIZE "64x64"
+#define VOLUME_SIZE "16x16x16"
 #define EM_DASH " \xe2\x80\x94 " /* "name spec — doc" in `noisegraph nodes` */
 
 /* ---- README.md as lines and blocks -------------------------------------------------- */
@@ -60,6 +64,7 @@ typedef struct block {
     char lang[16];   /* the fence's info string */
     char file[64];   /* from <!-- file: NAME -->, else readme-LINE.lua */
     int fragment;    /* <!-- fragment --> */
+    int volume;      /* <!-- volume --> (on one of the two lines before): a 3D script */
     int first, last; /* content: lines[first .. last - 1] */
 } block;
 
@@ -115,6 +120,7 @@ static void test_code_blocks_are_fenced(void)
         snprintf(b->lang, sizeof b->lang, "%s", lines[i] + 3);
         if (!marker(i - 1, "file:", b->file, sizeof b->file)) snprintf(b->file, sizeof b->file, "readme-%d.lua", i + 1);
         b->fragment = marker(i - 1, "fragment", dummy, sizeof dummy);
+        b->volume = marker(i - 1, "volume", dummy, sizeof dummy) || (i > 1 && marker(i - 2, "volume", dummy, sizeof dummy));
         b->first = i + 1;
         for (i++; i < nlines && strncmp(lines[i], "```", 3) != 0; i++) {}
         b->last = i;
@@ -660,8 +666,8 @@ static void test_lua_blocks_render(void)
         snprintf(sub, sizeof sub, "readme/out-%d", b->line);
         mksub(dir, sub);
         pathf(script, "%s/%s", scripts, b->file);
-        pathf(out, "%s/out.png", dir);
-        cli(&r, "render", script, "-o", out, "--size", RENDER_SIZE, NULL);
+        pathf(out, "%s/out.%s", dir, b->volume ? "vdb" : "png");
+        cli(&r, "render", script, "-o", out, "--size", b->volume ? VOLUME_SIZE : RENDER_SIZE, NULL);
         if (r.code != 0 || r.nerr)
             ng_t_fail(__FILE__, __LINE__, "README.md:%d: the Lua block fails: exit %d; stderr: %s", b->line, r.code,
                       r.err);
@@ -712,10 +718,14 @@ static void run_command(int line, char *text)
         return;
     }
     if (n == 0 || !runs_program(words[0])) return;
-    render = n > 1 && strcmp(words[1], "render") == 0;
+    render = n > 1 && (strcmp(words[1], "render") == 0 || strcmp(words[1], "preview") == 0);
     for (i = 1; i < n; i++) {
         args[i - 1] = words[i];
-        if (strcmp(words[i], "--size") == 0 && i + 1 < n) words[i + 1] = RENDER_SIZE, sized = 1;
+        if ((strcmp(words[i], "--size") == 0 || strcmp(words[i], "--volume") == 0) && i + 1 < n) {
+            const char *x = strchr(words[i + 1], 'x');
+            words[i + 1] = x && strchr(x + 1, 'x') ? VOLUME_SIZE : RENDER_SIZE;
+            sized |= strcmp(words[i], "--size") == 0;
+        }
         if ((strcmp(words[i], "-o") == 0 || strcmp(words[i], "--output") == 0) && i + 1 < n) output = words[i + 1];
     }
     n--;

@@ -799,6 +799,35 @@ static void test_bad_volume_options(void)
     ng_graph_free(g);
 }
 
+/* The bands of a volume (one row of bricks each, width x brick^2 voxels)
+ * count against the render's memory limit: a window whose bands alone
+ * pass it is refused before any sink is called, naming the limit; with
+ * room, or narrower, it renders. */
+static void test_bands_within_memory_limit(void)
+{
+    ng_graph *g = ng_graph_new();
+    int root = t_noise(g, "perlin", 12, 3);
+    ng_render_opts o;
+    ng_error err;
+    vrec v;
+    vopts(&o, 4096, 20, 20);
+    o.brick = 16;
+    o.threads = 1; /* 2 bands of 4096 x 16 x 16 floats: 8 MiB */
+    o.memory_limit = 4 * 1048576.0;
+    CHECK_INT(vrender(g, &root, 1, &o, &v, &err), -1);
+    CHECKF(strstr(err.msg, "--memory-limit") && strstr(err.msg, "bands"), "the message: %s", err.msg);
+    CHECK_INT(v.begins + v.rows + v.vbegins + v.slabs + v.ends, 0);
+    rec_free(&v);
+    o.region[2] = 1024, o.region[3] = 20; /* a quarter as wide: 2 MiB of bands */
+    CHECK_INT(vrender(g, &root, 1, &o, &v, &err), 0);
+    rec_free(&v);
+    o.region[2] = 0;
+    o.memory_limit = 64 * 1048576.0;
+    CHECK_INT(vrender(g, &root, 1, &o, &v, &err), 0);
+    rec_free(&v);
+    ng_graph_free(g);
+}
+
 /* A cancel flag set before the render, or a time limit far too short,
  * stops a volume render: -1 with the reason, every sink begun once and
  * ended with ok = 0 (as images do), no slab at all for the flag. */
@@ -987,6 +1016,7 @@ void suite_volume(void)
     RUN(test_far_origin_keeps_detail);
     RUN(test_image_sink_refused);
     RUN(test_bad_volume_options);
+    RUN(test_bands_within_memory_limit);
     RUN(test_cancel_and_time_limit);
     RUN(test_multiple_roots_own_slabs);
     if (cli_setup("ngvx")) {
