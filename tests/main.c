@@ -22,6 +22,7 @@ static const struct {
     {"hostile_cli", suite_hostile_cli},
     {"fuzz_regress", suite_fuzz_regress},
     {"descriptors", suite_descriptors},
+    {"volfiles", suite_volfiles},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

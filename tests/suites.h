@@ -18,5 +18,6 @@ void suite_readme(void);
 void suite_hostile_cli(void);
 void suite_fuzz_regress(void);
 void suite_descriptors(void);
+void suite_volfiles(void);
 
 #endif

@@ -359,7 +359,7 @@ static void test_unknown_extension(void)
     char want[128];
     ng_error err = {{0}};
     snprintf(want, sizeof want, "unknown image format (noisegraph writes %s)", ng_file_formats());
-    CHECK_STR(ng_file_formats(), ".png, .pfm, .r16, .raw");
+    CHECK_STR(ng_file_formats(), ".png, .pfm, .r16, .raw, .nrrd");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[PATHLEN];
         tpath(path, names[i]);
@@ -388,7 +388,7 @@ static void test_formats_listed_are_written(void)
         pathf(path, "%s/x%s", tmpdir, ext);
         CHECKF(ng_file_check(path, 0, &err) == 0, "%s: %s", ext, err.msg);
     }
-    CHECK_INT(n, 4);
+    CHECK_INT(n, 5);
 }
 
 /* 0 is each format's default; any other depth must be one it has. */
