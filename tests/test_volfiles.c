@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -595,6 +596,41 @@ static void test_slices_signal_handler_removes_all(void)
     ng_graph_free(g);
 }
 
+/* A sequence killed outright leaves its folder; the next render of the
+ * same pattern removes it (its lock is free), never one a live render
+ * holds, nor that of another pattern. */
+static void test_slices_stale_folder_swept(void)
+{
+    char dir[PATHLEN], pat[PATHLEN], stale[PATHLEN], held[PATHLEN], other[PATHLEN], file[PATHLEN];
+    const char *paths[] = {pat};
+    ng_graph *g = ng_graph_new();
+    int root = t_noise(g, "perlin", 4, 1), fd;
+    ng_render_opts o;
+    ng_error err = {{0}};
+    mksub(dir, "stale");
+    pathf(pat, "%s/c_{z}.png", dir);
+    pathf(stale, "%s/.c_{z}.png.tmp-abc123", dir);
+    pathf(held, "%s/.c_{z}.png.tmp-def456", dir);
+    pathf(other, "%s/.d_{z}.png.tmp-abc123", dir);
+    CHECK_INT(mkdir(stale, 0700), 0);
+    CHECK_INT(mkdir(held, 0700), 0);
+    CHECK_INT(mkdir(other, 0700), 0);
+    pathf(file, "%s/c_07.png", stale);
+    put_file(file, "half\n");
+    fd = open(held, O_RDONLY | O_DIRECTORY);
+    CHECK(fd >= 0 && flock(fd, LOCK_EX) == 0);
+    volume_opts(&o, 2, 2, 3);
+    CHECKF(render_files(g, root, &o, paths, 1, &err) == 0, "%s", err.msg);
+    CHECK(!exists(stale));
+    CHECK(exists(held));
+    CHECK(exists(other));
+    CHECK_INT(count_entries(dir, "c_"), 3 + 1); /* the slices, and the held folder */
+    close(fd);
+    rmdir(held);
+    rmdir(other);
+    ng_graph_free(g);
+}
+
 /* {z} only for volumes, once, in the file name. */
 static void test_slices_refused(void)
 {
@@ -818,6 +854,7 @@ void suite_volfiles(void)
     RUN(test_slices_failure_leaves_nothing);
     RUN(test_slices_deferred);
     RUN(test_slices_signal_handler_removes_all);
+    RUN(test_slices_stale_folder_swept);
     RUN(test_slices_refused);
     if (have_cli) {
         RUN(test_cli_volume_files);
