@@ -718,7 +718,7 @@ static pid_t spawn(const char *const *args)
 static void test_cli_sigint_mid_sequence(void)
 {
     char dir[PATHLEN], s[PATHLEN], pat[PATHLEN];
-    const char *args[] = {"render", s, "-o", pat, "--size", "32x32x512", "--brick", "8", "--threads", "1", NULL};
+    const char *args[] = {"render", s, "-o", pat, "--size", "16x16x512", "--brick", "8", "--threads", "1", NULL};
     long waited;
     int st = 0, seen = -1;
     pid_t pid;
