@@ -322,6 +322,62 @@ int ng_render_buffer(const ng_graph *g, int root, const ng_render_opts *o,
 int ng_eval_points(const ng_graph *g, int root, int dims, const double *const *xs,
                    int n, float *out, ng_error *err);
 
+/* ---- views -------------------------------------------------------------- */
+
+/* A view is a picture of one 1-channel output, drawn by a renderer on top
+ * of the engine (it asks the engine for samples; it is no node): RGB in
+ * [0, 1], streamed through the tile engine like any render. */
+typedef enum ng_view_kind {
+    NG_VIEW_VOLUME,  /* the output is a density: ray-marched as a cloud */
+    NG_VIEW_TERRAIN  /* the output is a height: hillshade and colour ramp */
+} ng_view_kind;
+
+/* Where a volume view's camera stands when none is given: outside the box,
+ * looking at its centre, far enough for the box to fill the frame (z is
+ * up). */
+typedef enum ng_view_preset {
+    NG_VIEW_THREE_QUARTER, /* from above and aside */
+    NG_VIEW_SIDE,          /* level with the box's middle */
+    NG_VIEW_TOP            /* straight down z */
+} ng_view_preset;
+
+typedef struct ng_view_opts {
+    ng_view_kind kind;
+    double sun[3];          /* direction toward the sun, world axes, any length */
+    /* Volume: the density lives in the box of box[0] x box[1] x box[2]
+     * voxels of edge voxel_size with its lowest corner at box_origin (it is
+     * 0 outside). */
+    int box[3];
+    double voxel_size;
+    double box_origin[3];
+    ng_view_preset preset;
+    int has_camera, has_look_at; /* 0: the preset's camera; the box's centre */
+    double camera[3], look_at[3];
+    double fov;             /* vertical field of view, degrees */
+    double density_scale;   /* extinction per voxel length per unit of density */
+    double step;            /* march step, voxels */
+    /* Terrain: the output over the render's pixels (origin, pixel_size, z
+     * as for an image) is a height, mostly within [0, 1] (the colour ramp's
+     * range); height_scale is world units of height per unit of value (0:
+     * a fifth of the image's width in world units). */
+    double height_scale;
+} ng_view_opts;
+
+/* A 128^3 box of unit voxels at the origin, the three-quarter camera, a
+ * 40 degree field of view, the sun high in the top left. */
+void ng_view_defaults(ng_view_opts *v, ng_view_kind kind);
+/* Sets sun from an azimuth (degrees clockwise from -y, the top of an image,
+ * toward +x) and an elevation (degrees above the horizon). */
+void ng_view_sun(ng_view_opts *v, double azimuth, double elevation);
+/* Renders the view of root into sink, 3 channels. o gives the picture's
+ * size and region, threads, tile, progress, limits and cancellation; a
+ * terrain view also the world the pixels sample (origin, pixel_size, z,
+ * time, dims); a volume view samples in 3D (4D at o->time when o->dims is
+ * 4). Every pixel depends on its index alone: the same bits for any thread
+ * count, tile size or region split. 0, or -1 with err filled. */
+int ng_view_render(const ng_graph *g, int root, const ng_view_opts *v, const ng_render_opts *o, ng_sink *sink,
+                   ng_error *err);
+
 /* ---- SIMD paths ------------------------------------------------------- */
 
 /* The kernels run on one SIMD path, chosen once: NG_SIMD=avx512|avx2|sse2|

@@ -6,6 +6,7 @@
 #include "host.h"
 #include "inspect.h"
 #include "types.h"
+#include "view_args.h"
 
 #include <signal.h>
 #include <stdint.h>
@@ -241,6 +242,65 @@ out:
     return rc;
 }
 
+/* ---- preview ---------------------------------------------------------------------- */
+
+/* The output a view draws: the script's first with one channel. */
+static int view_output(const ng_script *s, const char *script)
+{
+    int i;
+    for (i = 0; i < s->noutputs; i++)
+        if (ng_node_channels(ng_graph_node(s->graph, s->output[i])) == 1) return s->output[i];
+    ng_cli_fail(1, "%s: no 1-channel output to view (a density or a height)", script);
+    return -1;
+}
+
+/* A picture of the script's output drawn by a view (core/view.c) into
+ * one image file, through the same temporary-and-rename path as render. */
+static int cmd_preview(int argc, char **argv)
+{
+    ng_view_cli vc;
+    ng_cli c;
+    ng_script s;
+    ng_file_sink *file = NULL;
+    ng_sink sink;
+    ng_error err;
+    int rc, root, volume;
+    memset(&c, 0, sizeof c);
+    if (argc == 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
+        ng_view_cli_usage(stdout);
+        return 0;
+    }
+    if ((rc = ng_view_cli_parse(&argc, argv, &vc)) || (rc = ng_cli_parse(argc, argv, &c))) goto out;
+    rc = 2;
+    volume = vc.v.kind == NG_VIEW_VOLUME;
+    if (!c.script) { ng_cli_fail(2, "preview: no SCRIPT given (see preview --help)"); goto out; }
+    if (!c.output) { ng_cli_fail(2, "preview: no output file given (-o FILE)"); goto out; }
+    if (volume && c.z_set) { ng_cli_fail(2, "--z: a volume view samples its box (--volume, --origin)"); goto out; }
+    if (volume && c.r.pixel_size != 1) { ng_cli_fail(2, "--pixel-size: a volume's is --voxel-size"); goto out; }
+    if (c.r.tileable) { ng_cli_fail(2, "--tileable: a view is a picture; it does not tile"); goto out; }
+    if (is_script(c.output, c.script)) { refuse_script_output(c.output, c.script); goto out; }
+    if (is_directory(c.output)) { rc = ng_cli_fail(1, "%s: is a directory", c.output); goto out; }
+    if (ng_file_check(c.output, c.bits, &err)) { ng_cli_fail(2, "%s", err.msg); goto out; }
+    if (vc.norigin) memcpy(volume ? vc.v.box_origin : c.r.origin, vc.origin, (size_t)vc.norigin * sizeof(double));
+    catch_signals();
+    rc = 1;
+    if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }
+    c.r.memory_limit = c.h.memory_limit > (double)s.memory_held ? c.h.memory_limit - (double)s.memory_held : 1;
+    c.r.progress = !c.quiet && isatty(2);
+    if ((root = view_output(&s, c.script)) < 0) goto done;
+    if (!(file = ng_file_sink_new(c.output, c.bits, &err))) { ng_cli_fail(1, "%s", err.msg); goto done; }
+    sink = ng_file_sink_as_sink(file);
+    if (ng_view_render(s.graph, root, &vc.v, &c.r, &sink, &err)) { ng_cli_fail(1, "%s", err.msg); goto done; }
+    if (!c.quiet) note_changed(file, c.output);
+    rc = 0;
+done:
+    ng_file_sink_free(file);
+    ng_script_free(&s);
+out:
+    ng_cli_free(&c);
+    return rc;
+}
+
 /* ---- nodes ------------------------------------------------------------------ */
 
 static void print_default(const ng_param_desc *p)
@@ -341,6 +401,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "preview")) return cmd_preview(argc - 2, argv + 2);
     if (!strcmp(argv[1], "nodes")) return cmd_nodes(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return cmd_inspect(argc - 2, argv + 2, "info", ng_print_info);
     if (!strcmp(argv[1], "dot")) return cmd_inspect(argc - 2, argv + 2, "dot", ng_print_dot);

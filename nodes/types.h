@@ -12,6 +12,9 @@
     X(noise)             \
     X(fractal)           \
     X(cloud)             \
+    X(height_profile)    \
+    X(coverage)          \
+    X(erode)             \
     X(warp)              \
     X(vector)            \
     X(channel)           \

@@ -22,6 +22,9 @@ static const struct {
     {"hostile_cli", suite_hostile_cli},
     {"fuzz_regress", suite_fuzz_regress},
     {"descriptors", suite_descriptors},
+    {"volume", suite_volume},
+    {"cloudshape", suite_cloudshape},
+    {"preview", suite_preview},
     {"volfiles", suite_volfiles},
 };
 

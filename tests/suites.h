@@ -18,6 +18,9 @@ void suite_readme(void);
 void suite_hostile_cli(void);
 void suite_fuzz_regress(void);
 void suite_descriptors(void);
+void suite_volume(void);
+void suite_cloudshape(void);
+void suite_preview(void);
 void suite_volfiles(void);
 
 #endif

@@ -5,7 +5,7 @@
  * (libnoise_peer) and FastNoise2 figures quoted from the issue; then the
  * speed-up of 2 threads over 1 and the peak memory of a huge PNG render.
  *
- *   bench [--quick] [--scripts DIR] [ROW|threads|memory|kernels]...
+ *   bench [--quick] [--scripts DIR] [ROW|threads|memory|volume|kernels]...
  *
  * Grids: 2D rows render a 2048x2048 image; 3D rows a 128^3 volume as 128
  * renders of a 128x128 image at z = 0.5 .. 127.5. Every script uses a
@@ -19,6 +19,12 @@
  * that cost is measured once on a graph of one constant node (128 renders
  * of 128x128, same median scheme) and subtracted from every 3D run; the
  * figure is printed. 2D rows are one render each and keep everything.
+ *
+ * `volume` compares the two ways to render a 3D grid: GRID3 renders of
+ * a GRID3 x GRID3 image at successive --z, and one GRID3^3 volume in
+ * 16^3 bricks, both whole (nothing subtracted), single thread; and
+ * renders a VOL_BIG^3 .vdb of a cloud density through the CLI for its peak
+ * memory.
  *
  * `kernels` times the noise kernels alone (no graph, no tiles) on the SIMD
  * path in use: NG_SIMD=scalar|sse2|avx2|avx512 compares paths.
@@ -48,6 +54,7 @@
 #define THREADS_GRID 4096
 #define MEM_SIZE 32768
 #define MEM_LIMIT_MIB 256.0
+#define VOL_BIG 512
 #define MAX_RUNS 31
 #define ROW_BUDGET 1.0 /* seconds of timed runs after which a row stops adding runs */
 
@@ -130,6 +137,18 @@ static int null_rows(void *u, int y, int n, const float *r, ng_error *err)
     return 0;
 }
 
+static int null_begin_volume(void *u, const ng_volume_info *v, ng_error *err)
+{
+    (void)u, (void)v, (void)err;
+    return 0;
+}
+
+static int null_slab(void *u, int z, int ns, int y, int n, const float *d, ng_error *err)
+{
+    (void)u, (void)z, (void)ns, (void)y, (void)n, (void)d, (void)err;
+    return 0;
+}
+
 static int null_end(void *u, int ok, ng_error *err)
 {
     (void)u, (void)ok, (void)err;
@@ -142,19 +161,25 @@ typedef struct job {
     int dims;
     int size;    /* image edge; 3D: also the number of planes */
     int threads;
+    int volume;  /* 3D: one volume render instead of size planes */
 } job;
 
 /* One full grid: returns its wall time in seconds, or -1 with err set. */
 static double run_job(const job *j, ng_error *err)
 {
-    ng_sink sink = {null_begin, null_rows, null_end, NULL, NULL, NULL};
+    ng_sink sink = {null_begin, null_rows, null_end, NULL, null_begin_volume, null_slab};
     ng_render_opts o;
     double t0;
-    int k, planes = j->dims == 3 ? j->size : 1;
+    int k, planes = j->dims == 3 && !j->volume ? j->size : 1;
     ng_render_defaults(&o, j->size, j->size);
     o.dims = j->dims;
     o.threads = j->threads;
     o.tile = 64;
+    if (j->volume) {
+        o.depth = j->size;
+        t0 = now();
+        return ng_render(j->g, &j->root, 1, &o, &sink, err) ? -1 : now() - t0;
+    }
     t0 = now();
     for (k = 0; k < planes; k++) {
         o.z = k + 0.5;
@@ -259,7 +284,7 @@ static double peer_ns(const peer_result *res, int n, const char *name)
 static int plane_overhead(const config *c, timing *t, ng_error *err)
 {
     ng_graph *g = ng_graph_new();
-    job j = {NULL, 0, 3, GRID3, 1};
+    job j = {NULL, 0, 3, GRID3, 1, 0};
     int rc;
     if (!g) return ng_errorf(err, "out of memory");
     if ((j.root = ng_constant(g, 0.5, err)) < 0) {
@@ -298,6 +323,7 @@ static void bench_row(const config *c, const row *r, double overhead, const peer
     j.dims = r->dims;
     j.size = r->dims == 3 ? GRID3 : GRID2;
     j.threads = 1;
+    j.volume = 0;
     if (time_job(&j, c->min_runs, ROW_BUDGET, &t, &err)) {
         printf("  error: %s\n", err.msg);
         ng_script_free(&s);
@@ -509,6 +535,100 @@ static void bench_memory(const config *c)
     rmdir(dir);
 }
 
+/* ---- volumes ------------------------------------------------------------------------ */
+
+/* ns per voxel of one GRID3^3 grid rendered as planes and as a volume. */
+static void volume_row(const config *c, const char *file)
+{
+    ng_script s;
+    ng_error err;
+    timing planes, vol;
+    job j;
+    const double voxels = (double)GRID3 * GRID3 * GRID3;
+    printf("  %-22s", file);
+    fflush(stdout);
+    if (load(c, file, &s, &err)) {
+        printf("error: %s\n", err.msg);
+        return;
+    }
+    j.g = s.graph;
+    j.root = s.output[0];
+    j.dims = 3;
+    j.size = GRID3;
+    j.threads = 1;
+    j.volume = 0;
+    if (time_job(&j, c->min_runs, ROW_BUDGET, &planes, &err) == 0 &&
+        (j.volume = 1, time_job(&j, c->min_runs, ROW_BUDGET, &vol, &err) == 0))
+        printf(" %10.3f %10.3f %10.2f\n", planes.median * 1e9 / voxels, vol.median * 1e9 / voxels,
+               planes.median / vol.median);
+    else
+        printf("error: %s\n", err.msg);
+    ng_script_free(&s);
+}
+
+/* Peak RSS and wall time of the CLI rendering a VOL_BIG^3 .vdb. */
+static void volume_memory(const config *c)
+{
+    char dir[] = "/tmp/ngbench.XXXXXX", out[64], ngbin[PATH_MAX + 32], script[PATH_MAX + 32], size[32], log[65536];
+    char *argv[20], *p;
+    struct stat st;
+    long kib = -1;
+    double t0, secs;
+    int status, i = 0;
+    snprintf(ngbin, sizeof ngbin, "%s/noisegraph", c->bindir);
+    snprintf(script, sizeof script, "%s/cloud_volume.lua", c->scripts);
+    snprintf(size, sizeof size, "%dx%dx%d", VOL_BIG, VOL_BIG, VOL_BIG);
+    printf("volume memory: %s of cloud_volume.lua to .vdb, threads = one per CPU, peak RSS: ", size);
+    fflush(stdout);
+    if (access("/usr/bin/time", X_OK) || access(ngbin, X_OK) || !mkdtemp(dir)) {
+        printf("skipped (needs /usr/bin/time, %s and a temporary directory)\n", ngbin);
+        return;
+    }
+    snprintf(out, sizeof out, "%s/cloud.vdb", dir);
+    argv[i++] = "/usr/bin/time";
+    argv[i++] = "-v";
+    argv[i++] = ngbin;
+    argv[i++] = "render";
+    argv[i++] = script;
+    argv[i++] = "-o";
+    argv[i++] = out;
+    argv[i++] = "--size";
+    argv[i++] = size;
+    argv[i++] = "--quiet";
+    argv[i] = NULL;
+    t0 = now();
+    status = run_capture(argv, log, sizeof log);
+    secs = now() - t0;
+    if ((p = strstr(log, "Maximum resident set size (kbytes):"))) kib = strtol(strchr(p, ':') + 1, NULL, 10);
+    if (status != 0 || kib < 0) {
+        char *nl;
+        p = strstr(log, "noisegraph:");
+        if (!p) p = log;
+        if ((nl = strchr(p, '\n'))) *nl = 0;
+        printf("failed (status %d): %s\n", status, p);
+    } else {
+        printf("%.1f MiB (the dense grid would be %.0f MiB; %.0f s", kib / 1024.0,
+               (double)VOL_BIG * VOL_BIG * VOL_BIG * 4 / 1048576.0, secs);
+        if (!stat(out, &st)) printf(", .vdb %.0f MiB, deleted", st.st_size / 1048576.0);
+        printf(")\n");
+    }
+    unlink(out);
+    rmdir(dir);
+}
+
+static void bench_volume(const config *c)
+{
+    static const char *const files[] = {"perlin.lua", "fbm6.lua", "perlin_cloud.lua"};
+    size_t k;
+    printf("volumes, single thread, %d^3 voxels, whole cost: %d renders of %dx%d at --z, against one\n"
+           "volume render (16^3 bricks); ns/voxel\n"
+           "  %-22s %10s %10s %10s\n",
+           GRID3, GRID3, GRID3, GRID3, "script", "planes", "volume", "planes/vol");
+    for (k = 0; k < sizeof files / sizeof files[0]; k++) volume_row(c, files[k]);
+    if (!c->quick) volume_memory(c);
+    printf("\n");
+}
+
 /* ---- main ----------------------------------------------------------------------------- */
 
 static void print_machine(void)
@@ -569,7 +689,7 @@ static void bench_kernels(void)
 static int usage(void)
 {
     int i;
-    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|threads|memory|kernels]...\nrows:");
+    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|threads|memory|volume|kernels]...\nrows:");
     for (i = 0; i < NROWS; i++) fprintf(stderr, " %s", rows[i].name);
     fprintf(stderr, "\n");
     return 2;
@@ -595,7 +715,7 @@ static void locate(config *c)
 int main(int argc, char **argv)
 {
     static config c;
-    int selected[NROWS] = {0}, any = 0, threads = 0, memory = 0, kernels = 0, i, k, n3 = 0;
+    int selected[NROWS] = {0}, any = 0, threads = 0, memory = 0, kernels = 0, volume = 0, i, k, n3 = 0;
     static peer_result peers[64];
     int npeers = 0;
     double overhead = 0;
@@ -605,6 +725,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "threads")) threads = any = 1;
         else if (!strcmp(argv[i], "memory")) memory = any = 1;
         else if (!strcmp(argv[i], "kernels")) kernels = any = 1;
+        else if (!strcmp(argv[i], "volume")) volume = any = 1;
         else {
             for (k = 0; k < NROWS && strcmp(argv[i], rows[k].name); k++) continue;
             if (k == NROWS) {
@@ -616,7 +737,7 @@ int main(int argc, char **argv)
     }
     if (!any) {
         for (k = 0; k < NROWS; k++) selected[k] = 1;
-        threads = kernels = 1;
+        threads = kernels = volume = 1;
         memory = !c.quick;
     }
     c.min_runs = c.quick ? 3 : 5;
@@ -651,6 +772,7 @@ int main(int argc, char **argv)
         printf("\n");
     }
     if (threads) bench_threads(&c);
+    if (volume) bench_volume(&c);
     if (kernels) bench_kernels();
     if (memory) bench_memory(&c);
     else if (c.quick && !any) printf("memory: skipped (--quick)\n");
