@@ -281,6 +281,8 @@ static int cmd_preview(int argc, char **argv)
     if (is_script(c.output, c.script)) { refuse_script_output(c.output, c.script); goto out; }
     if (is_directory(c.output)) { rc = ng_cli_fail(1, "%s: is a directory", c.output); goto out; }
     if (ng_file_check(c.output, c.bits, &err)) { ng_cli_fail(2, "%s", err.msg); goto out; }
+    if ((rc = walk_folders(c.output, 0)) != 0) goto out; /* one picture: -o is never a pattern here */
+    rc = 2;
     if (vc.norigin) memcpy(volume ? vc.v.box_origin : c.r.origin, vc.origin, (size_t)vc.norigin * sizeof(double));
     catch_signals();
     rc = 1;

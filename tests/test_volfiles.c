@@ -806,6 +806,9 @@ static void test_cli_output_folders(void)
     EXPECT_ERR(&r, 1, want);
     res_free(&r);
     CHECK_INT(count_entries(tmpdir, "missing"), 0);
+    cli(&r, "preview", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, want);
+    res_free(&r);
 
     /* a file where a folder should be: plain and patterned */
     tpath(file, "plainfile");
