@@ -14,6 +14,14 @@
  * process was killed outright is found by name on the next render of the
  * same target. Every writer holds flock(LOCK_EX) on its temporary until it
  * is renamed or removed, so a temporary whose lock can be taken is stale.
+ *
+ * Slice sequences: a name with {z} in its file name ("slices/cloud_{z}.png")
+ * takes a volume and writes one image per slice with any encoder of images.
+ * The slices are written, under their final names, into one temporary
+ * folder beside the target (".cloud_{z}.png.tmp-XXXXXX", locked and
+ * registered like a temporary file, whatever the number of slices) and
+ * moved out of it at commit, once the whole volume succeeded. Only the
+ * current slab's slices are open at once.
  */
 #ifndef _GNU_SOURCE
 #define _XOPEN_SOURCE 700 /* mkstemp, fchmod, fsync, fseeko */
@@ -37,9 +45,13 @@
 
 /* Every format, looked up by extension. ng_file_formats() lists them. */
 static const ng__encoder *const encoders[] = {&ng__png_encoder, &ng__pfm_encoder, &ng__raw16_encoder,
-                                              &ng__vdb_encoder};
+                                              &ng__vdb_encoder, &ng__nrrd_encoder};
 
-const char *ng_file_formats(void) { return ".png, .pfm, .r16, .raw, .vdb"; }
+const char *ng_file_formats(void) { return ".png, .pfm, .r16, .raw, .vdb, .nrrd"; }
+
+/* Formats whose samples may be vectors of 1 to 4 channels; the others take
+ * grey or RGB (or grey only). */
+static const ng__encoder *const vector_encoders[] = {&ng__nrrd_encoder};
 
 /* IDLE: nothing open; WRITING: tmp, lock_fd, im.fp, im.row live;
  * PREPARED (deferred sinks): the temporary is complete and on disk, tmp and
@@ -58,6 +70,16 @@ struct ng_file_sink {
     int next_y;               /* the row rows() expects next (of the current slab, for volumes) */
     int next_z, slab_slices;  /* volumes: the current slab's first slice and its count */
     char *grid;               /* a volume's grid name, owned; NULL: "density" */
+    /* A slice sequence: zat is where {z} is in the file name (-1: not a
+     * sequence). tmp is the temporary folder, lock_fd its descriptor;
+     * slices first + 0 .. first + made - 1 have files in it, the last
+     * nslice of them open in slice[] while their slab arrives. */
+    int zat;
+    size_t dirlen;            /* the length of path's folder part, '/' included */
+    int digits, first, made;
+    ng__image *slice;         /* owned */
+    int nslice;
+    char *name;               /* scratch for a slice's file name, owned */
     double background;
     double memory_limit;      /* what an encoder may hold (a VDB tree); 0: no limit */
     uint64_t nan, inf;        /* samples the format changed (see ng_file_sink_changed) */
@@ -69,29 +91,46 @@ struct ng_file_sink {
 /* Fixed storage, so a signal handler reads no heap memory that another
  * thread may be freeing. A slot is FREE, CLAIMED (its path being written:
  * skipped) or LIVE. More live temporaries than slots are not registered:
- * a signal leaves those for the next run's stale sweep. */
+ * a signal leaves those for the next run's stale sweep. A slice sequence,
+ * however many slices it has, takes one slot: its temporary folder and
+ * what names the files in it. */
 enum { SLOT_FREE, SLOT_CLAIMED, SLOT_LIVE };
 #define LIVE_SLOTS 64
 #define LIVE_PATH 4352
+#define LIVE_NAME 256 /* a file name and its NUL: NAME_MAX + 1 */
 static struct {
     atomic_int state;
-    char path[LIVE_PATH];
+    char path[LIVE_PATH]; /* a temporary file, or a sequence's temporary folder */
+    int dirfd;            /* a sequence: the folder, open; -1 for a file */
+    char name[LIVE_NAME]; /* a sequence: the slices' file name pattern */
+    int zat, digits, first;
+    atomic_int made;      /* slices first .. first + made - 1 may exist */
 } live[LIVE_SLOTS];
 
-static int live_add(const char *tmp)
+/* A slot with path in it, CLAIMED for the caller to finish and publish;
+ * -1 when none is free. */
+static int live_claim(const char *path)
 {
-    size_t n = strlen(tmp);
+    size_t n = strlen(path);
     int i;
     if (n >= LIVE_PATH) return -1;
     for (i = 0; i < LIVE_SLOTS; i++) {
         int expect = SLOT_FREE;
         if (atomic_compare_exchange_strong(&live[i].state, &expect, SLOT_CLAIMED)) {
-            memcpy(live[i].path, tmp, n + 1);
-            atomic_store(&live[i].state, SLOT_LIVE);
+            memcpy(live[i].path, path, n + 1);
+            live[i].dirfd = -1;
+            atomic_store(&live[i].made, 0);
             return i;
         }
     }
     return -1;
+}
+
+static int live_add(const char *tmp)
+{
+    int i = live_claim(tmp);
+    if (i >= 0) atomic_store(&live[i].state, SLOT_LIVE);
+    return i;
 }
 
 /* After the file is renamed or unlinked: a handler running in between
@@ -101,11 +140,42 @@ static void live_drop(int slot)
     if (slot >= 0) atomic_store(&live[slot].state, SLOT_FREE);
 }
 
+/* The file name of slice `index` in buf (LIVE_NAME + 16 bytes at least,
+ * name being shorter than LIVE_NAME): name with its {z} at zat replaced by
+ * index, zero-padded to digits. Without stdio: the signal handler uses it. */
+static void slice_name(char *buf, const char *name, int zat, int digits, int index)
+{
+    char num[16];
+    int n = 0;
+    size_t i = 0, k;
+    do {
+        num[n++] = (char)('0' + index % 10);
+        index /= 10;
+    } while (index > 0 && n < 15);
+    while (n < digits && n < 15) num[n++] = '0';
+    for (k = 0; k < (size_t)zat; k++) buf[i++] = name[k];
+    while (n > 0) buf[i++] = num[--n];
+    for (k = (size_t)zat + 3; name[k]; k++) buf[i++] = name[k];
+    buf[i] = '\0';
+}
+
 void ng_file_remove_temporaries(void)
 {
-    int i;
-    for (i = 0; i < LIVE_SLOTS; i++)
-        if (atomic_load(&live[i].state) == SLOT_LIVE) unlink(live[i].path);
+    char name[LIVE_NAME + 16];
+    int i, k, made;
+    for (i = 0; i < LIVE_SLOTS; i++) {
+        if (atomic_load(&live[i].state) != SLOT_LIVE) continue;
+        if (live[i].dirfd < 0) {
+            unlink(live[i].path);
+            continue;
+        }
+        made = atomic_load(&live[i].made);
+        for (k = 0; k < made; k++) {
+            slice_name(name, live[i].name, live[i].zat, live[i].digits, live[i].first + k);
+            unlinkat(live[i].dirfd, name, 0);
+        }
+        rmdir(live[i].path);
+    }
 }
 
 /* ---- for encoders ------------------------------------------------------------ */
@@ -152,6 +222,18 @@ static const ng__encoder *find_encoder(const char *path)
     return NULL;
 }
 
+/* A {z} names slices of one folder, each by one index. */
+static int check_pattern(const char *path, ng_error *err)
+{
+    const char *z = strstr(path, "{z}"), *slash = strrchr(path, '/');
+    if (!z) return 0;
+    if (slash && z < slash)
+        return ng_errorf(err, "%s: {z} must be in the file name, not in a folder name (the slices go into one folder)",
+                         path);
+    if (strstr(z + 3, "{z}")) return ng_errorf(err, "%s: {z} may appear only once", path);
+    return 0;
+}
+
 /* The encoder for path and the sample depth to use: bits, or the format's
  * default for 0. 0, or -1 with err filled. */
 static int choose(const char *path, int bits, const ng__encoder **enc, int *use_bits, ng_error *err)
@@ -160,6 +242,7 @@ static int choose(const char *path, int bits, const ng__encoder **enc, int *use_
     char allowed[32] = "";
     int k;
     if (!path || !*path) return ng_errorf(err, "output: empty file name");
+    if (check_pattern(path, err)) return -1;
     e = find_encoder(path);
     if (!e)
         return ng_errorf(err, "%s: unknown image format (noisegraph writes %s)", path, ng_file_formats());
@@ -182,9 +265,16 @@ int ng_file_check(const char *path, int bits, ng_error *err)
     return choose(path, bits, &enc, &use_bits, err);
 }
 
-/* Whether the format holds what the render makes; -1 with why. */
+/* Whether the format holds what the render makes; -1 with why. A {z}
+ * sequence holds a volume as images of the format. */
 static int holds(const char *path, const ng__encoder *e, int depth, ng_error *err)
 {
+    if (strstr(path, "{z}")) {
+        if (depth == 0) return ng_errorf(err, "%s: {z} needs a volume (--size WxHxD): it names one image per slice", path);
+        if (!(e->holds & NG__IMAGES))
+            return ng_errorf(err, "%s: {z} writes one image per slice, and a %s file holds a volume", path, e->name);
+        return 0;
+    }
     if (depth > 0 && !(e->holds & NG__VOLUMES))
         return ng_errorf(err,
                          "%s: a %s file holds an image, not a volume: write a volume to .vdb or .nrrd, "
@@ -204,6 +294,8 @@ int ng_file_check_depth(const char *path, int bits, int depth, ng_error *err)
 
 /* ---- state ---------------------------------------------------------------------- */
 
+static void drop_slices(ng_file_sink *f);
+
 /* Drops everything a begun image holds; the temporary file is removed, the
  * target never touched. Safe in any state, any number of times. */
 static void discard(ng_file_sink *f)
@@ -211,7 +303,9 @@ static void discard(ng_file_sink *f)
     if (f->enc->discard) f->enc->discard(&f->im);
     if (f->im.fp) fclose(f->im.fp); /* errors do not matter: the file goes */
     f->im.fp = NULL;
-    if (f->tmp) unlink(f->tmp); /* before the lock goes: no sweep sees it unlocked */
+    /* before the lock goes: no sweep sees it unlocked */
+    if (f->zat >= 0) drop_slices(f);
+    else if (f->tmp) unlink(f->tmp);
     live_drop(f->live);
     f->live = -1;
     if (f->lock_fd >= 0) close(f->lock_fd);
@@ -295,12 +389,32 @@ static int is_temp_of(const char *name, const char *base)
     return name[6] == '\0';
 }
 
+/* Empties and removes the temporary folder `name` in dfd (fd: the folder,
+ * open). Only what a sequence puts there (files) goes; a folder holding
+ * anything else stays. */
+static void remove_temp_folder(int dfd, const char *name, int fd)
+{
+    int dup_fd = dup(fd);
+    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    struct dirent *e;
+    if (!d) {
+        if (dup_fd >= 0) close(dup_fd);
+        return;
+    }
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlinkat(fd, e->d_name, 0);
+    closedir(d);
+    unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
 /* Removes temporaries of path left by a render that was killed (SIGKILL,
  * a crash, power loss): those whose flock nobody holds. A render still
  * running holds its lock, so its temporary stays. Best effort: a
- * directory that cannot be read is left as it is. */
+ * directory that cannot be read is left as it is. The temporaries of a
+ * {z} pattern are folders. */
 static void remove_stale_temporaries(const char *path)
 {
+    const int folders = strstr(path, "{z}") != NULL;
     const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
     char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : NULL;
     int dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -317,8 +431,11 @@ static void remove_stale_temporaries(const char *path)
         if (!is_temp_of(e->d_name, base)) continue;
         fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0) continue;
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0)
-            unlinkat(dfd, e->d_name, 0);
+        if (fstat(fd, &st) == 0 && (folders ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)) &&
+            flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            if (folders) remove_temp_folder(dfd, e->d_name, fd);
+            else unlinkat(dfd, e->d_name, 0);
+        }
         close(fd);
     }
     closedir(d);
@@ -368,7 +485,223 @@ static int create_temp(ng_file_sink *f)
     return -1;
 }
 
+/* ---- slice sequences ---------------------------------------------------------------- */
+
+static const char *base_name(const ng_file_sink *f) { return f->path + f->dirlen; }
+
+/* f->name: the file name of slice k of the window (index first + k). */
+static void name_slice(ng_file_sink *f, int k)
+{
+    slice_name(f->name, base_name(f), f->zat, f->digits, f->first + k);
+}
+
+/* Like create_temp, a folder: f->tmp, f->lock_fd (the folder, open and
+ * locked) and one registry slot for all its slices. 0, or -1 with errno. */
+static int create_temp_folder(ng_file_sink *f)
+{
+    int tries, fd;
+    for (tries = 0; tries < 8; tries++) {
+        struct stat st;
+        if (!(f->tmp = temp_template(f->path))) {
+            errno = ENOMEM;
+            return -1;
+        }
+        if (!mkdtemp(f->tmp)) {
+            int en = errno;
+            free(f->tmp);
+            f->tmp = NULL;
+            errno = en;
+            return -1;
+        }
+        fd = open(f->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            int en = errno;
+            rmdir(f->tmp);
+            free(f->tmp);
+            f->tmp = NULL;
+            errno = en;
+            return -1;
+        }
+        if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0 || st.st_nlink > 0) {
+            f->lock_fd = fd;
+            if (strlen(base_name(f)) < LIVE_NAME && (f->live = live_claim(f->tmp)) >= 0) {
+                memcpy(live[f->live].name, base_name(f), strlen(base_name(f)) + 1);
+                live[f->live].zat = f->zat;
+                live[f->live].digits = f->digits;
+                live[f->live].first = f->first;
+                live[f->live].dirfd = fd;
+                atomic_store(&live[f->live].state, SLOT_LIVE);
+            }
+            return 0;
+        }
+        close(fd); /* swept before we locked it: the name is gone already */
+        free(f->tmp);
+        f->tmp = NULL;
+    }
+    errno = EAGAIN;
+    return -1;
+}
+
+/* The digits of the largest index, so names sort in slice order. */
+static int digits_of(int n)
+{
+    int d = 1;
+    while (n >= 10) {
+        n /= 10;
+        d++;
+    }
+    return d;
+}
+
+static int begin_slices(ng_file_sink *f, ng_error *err)
+{
+    f->digits = digits_of(f->im.vol.full[2] - 1);
+    f->first = f->im.vol.offset[2];
+    f->made = 0;
+    if (!(f->name = malloc(strlen(base_name(f)) + 16))) return fail(f, err, 0, "out of memory");
+    remove_stale_temporaries(f->path);
+    if (create_temp_folder(f) != 0) return fail(f, err, errno, "cannot create temporary folder");
+    f->state = WRITING; /* from here on discard() removes the folder */
+    return 0;
+}
+
+/* An encoder failure of slice k, as the sink's own. */
+static int slice_failed(ng_file_sink *f, const ng__image *im, int k)
+{
+    name_slice(f, k);
+    return ng__image_fail(&f->im, im->errnum, "%s: %s", f->name, im->what[0] ? im->what : "encoder failed");
+}
+
+/* The slab's nslices images begin: each a new file in the folder. */
+static int open_slices(ng_file_sink *f, int nslices)
+{
+    const size_t row = (size_t)f->im.width * (size_t)f->im.channels * (size_t)f->im.bits / 8;
+    int s;
+    if (!(f->slice = calloc((size_t)nslices, sizeof *f->slice)))
+        return ng__image_fail(&f->im, 0, "out of memory for %d slices", nslices);
+    for (s = 0; s < nslices; s++) {
+        ng__image *im = &f->slice[s];
+        int fd, k = f->made;
+        *im = f->im;
+        im->fp = NULL;
+        im->row = NULL;
+        im->state = NULL;
+        im->depth = 0; /* each slice is an image of the format */
+        memset(&im->vol, 0, sizeof im->vol);
+        f->nslice = s + 1;
+        /* counted before it exists, so a signal never misses it */
+        f->made++;
+        if (f->live >= 0) atomic_store(&live[f->live].made, f->made);
+        name_slice(f, k);
+        fd = openat(f->lock_fd, f->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0) return ng__image_fail(&f->im, errno, "%s: cannot create", f->name);
+        if (!(im->fp = fdopen(fd, "wb"))) {
+            int en = errno;
+            close(fd);
+            return ng__image_fail(&f->im, en, "%s: cannot open", f->name);
+        }
+        if (!(im->row = malloc(row))) return ng__image_fail(&f->im, 0, "out of memory for a row");
+        if (f->enc->begin && f->enc->begin(im) != 0) return slice_failed(f, im, k);
+    }
+    return 0;
+}
+
+/* The slab's images are complete: each ends and reaches the disk. */
+static int close_slices(ng_file_sink *f)
+{
+    const int k0 = f->made - f->nslice;
+    int s;
+    for (s = 0; s < f->nslice; s++) {
+        ng__image *im = &f->slice[s];
+        FILE *fp = im->fp;
+        if (f->enc->end && f->enc->end(im) != 0) return slice_failed(f, im, k0 + s);
+        if (f->enc->discard) f->enc->discard(im);
+        free(im->row);
+        im->row = NULL;
+        im->fp = NULL;
+        errno = 0;
+        if (fflush(fp) != 0 || fsync(fileno(fp)) != 0) {
+            int en = errno ? errno : EIO;
+            fclose(fp);
+            name_slice(f, k0 + s);
+            return ng__image_fail(&f->im, en, "%s: cannot write", f->name);
+        }
+        if (fclose(fp) != 0) {
+            name_slice(f, k0 + s);
+            return ng__image_fail(&f->im, errno ? errno : EIO, "%s: cannot write", f->name);
+        }
+    }
+    free(f->slice);
+    f->slice = NULL;
+    f->nslice = 0;
+    return 0;
+}
+
+/* One band of a slab: rows y .. y + nrows - 1 of its slices z .. z +
+ * nslices - 1 (window indices), after sink_slab checked the order. */
+static int slices_slab(ng_file_sink *f, int nslices, int y, int nrows, const float *data)
+{
+    const size_t slice = (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels;
+    int s;
+    if (!f->slice && open_slices(f, nslices) != 0) return -1;
+    for (s = 0; s < nslices; s++)
+        if (f->enc->rows(&f->slice[s], y, nrows, data + (size_t)s * slice) != 0)
+            return slice_failed(f, &f->slice[s], f->made - f->nslice + s);
+    return y + nrows == f->im.height ? close_slices(f) : 0;
+}
+
+/* discard() of a sequence: open slices close, every file made goes, then
+ * the folder (the lock is still held). */
+static void drop_slices(ng_file_sink *f)
+{
+    int s;
+    for (s = 0; s < f->nslice; s++) {
+        ng__image *im = &f->slice[s];
+        if (f->enc->discard) f->enc->discard(im);
+        if (im->fp) fclose(im->fp);
+        free(im->row);
+    }
+    free(f->slice);
+    f->slice = NULL;
+    f->nslice = 0;
+    if (f->tmp) {
+        for (s = 0; s < f->made; s++) {
+            name_slice(f, s);
+            unlinkat(f->lock_fd, f->name, 0);
+        }
+        rmdir(f->tmp);
+    }
+    f->made = 0;
+    free(f->name);
+    f->name = NULL;
+}
+
+/* The slices move out of the folder, each replacing its target. A failure
+ * half way leaves the slices moved so far and removes the others. */
+static int commit_slices(ng_file_sink *f, ng_error *err)
+{
+    char *to = malloc(strlen(f->path) + 16);
+    int k, rc = 0;
+    if (!to) return fail(f, err, 0, "out of memory");
+    for (k = 0; k < f->made && rc == 0; k++) {
+        name_slice(f, k);
+        snprintf(to, strlen(f->path) + 16, "%.*s%s", (int)f->dirlen, f->path, f->name);
+        if (renameat(f->lock_fd, f->name, AT_FDCWD, to) != 0) rc = fail(f, err, errno, "cannot replace %s", to);
+    }
+    free(to);
+    if (rc == 0) discard(f); /* the folder is empty */
+    return rc;
+}
+
 /* ---- the sink ------------------------------------------------------------------- */
+
+static int takes_vectors(const ng__encoder *e)
+{
+    size_t i;
+    for (i = 0; i < sizeof vector_encoders / sizeof vector_encoders[0]; i++)
+        if (vector_encoders[i] == e) return 1;
+    return 0;
+}
 
 /* begin and begin_volume: depth 0 for an image. */
 static int begin_file(ng_file_sink *f, int width, int height, int depth, int channels, ng_error *err)
@@ -385,7 +718,9 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     }
     if (e->grey_only && channels != 1)
         return fail(f, err, 0, "%s, not %d channels", e->grey_only, channels);
-    if (channels != 1 && channels != 3)
+    if (takes_vectors(e) && (channels < 1 || channels > 4))
+        return fail(f, err, 0, "%s output takes 1 to 4 channels, not %d", e->name, channels);
+    if (!takes_vectors(e) && channels != 1 && channels != 3)
         return fail(f, err, 0, "%s output takes 1 (grey) or 3 (RGB) channels, not %d%s", e->name,
                     channels, channels == 2 || channels == 4 ? " (no alpha channel)" : "");
     if (width < 1 || height < 1)
@@ -406,6 +741,7 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     f->next_y = 0;
     f->next_z = f->slab_slices = 0;
     f->nan = f->inf = 0;
+    if (f->zat >= 0) return begin_slices(f, err);
 
     remove_stale_temporaries(f->path);
     fd = create_temp(f);
@@ -508,7 +844,8 @@ static int sink_slab(void *user, int z, int nslices, int y, int nrows, const flo
                     f->im.height);
     if (!f->enc->exact)
         count_changed(f, data, (size_t)nslices * (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels);
-    if (f->enc->slab(&f->im, z, nslices, y, nrows, data) != 0) return encoder_failed(f, err);
+    if ((f->zat >= 0 ? slices_slab(f, nslices, y, nrows, data) : f->enc->slab(&f->im, z, nslices, y, nrows, data)) != 0)
+        return encoder_failed(f, err);
     if ((f->next_y += nrows) == f->im.height) {
         f->next_y = 0;
         f->next_z += nslices;
@@ -535,6 +872,13 @@ static int sink_end(void *user, int ok, ng_error *err)
         return fail(f, err, 0, "not written: only %d of %d slices written", f->next_z, f->im.depth);
     if (f->im.depth == 0 && f->next_y != f->im.height)
         return fail(f, err, 0, "not written: only %d of %d rows written", f->next_y, f->im.height);
+    if (f->zat >= 0) { /* each slab's slices reached the disk as it ended */
+        if (f->deferred) {
+            f->state = PREPARED;
+            return 0;
+        }
+        return commit(f, err);
+    }
     if (f->enc->end && f->enc->end(&f->im) != 0) return encoder_failed(f, err);
     /* The data must be on disk before the rename makes it the target, or a
      * crash could leave an empty file where the old one was. */
@@ -556,6 +900,7 @@ static int sink_end(void *user, int ok, ng_error *err)
 /* The complete temporary replaces the target. */
 static int commit(ng_file_sink *f, ng_error *err)
 {
+    if (f->zat >= 0) return commit_slices(f, err);
     if (rename(f->tmp, f->path) != 0) return fail(f, err, errno, "cannot replace the file");
     free(f->tmp); /* renamed: nothing left to unlink */
     f->tmp = NULL;
@@ -597,6 +942,9 @@ ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err)
     memcpy(f->path, path, len + 1);
     f->lock_fd = -1;
     f->live = -1;
+    f->zat = strstr(path, "{z}") ? (int)(strstr(path, "{z}") - path) : -1;
+    f->dirlen = strrchr(path, '/') ? (size_t)(strrchr(path, '/') - path) + 1 : 0;
+    if (f->zat >= 0) f->zat -= (int)f->dirlen; /* within the file name: check_pattern */
     f->enc = enc;
     f->im.bits = use_bits;
     f->state = IDLE;
@@ -606,7 +954,7 @@ ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err)
 ng_sink ng_file_sink_as_sink(ng_file_sink *f)
 {
     ng_sink s = {sink_begin, sink_rows, sink_end, f, NULL, NULL};
-    if (f->enc->holds & NG__VOLUMES) {
+    if ((f->enc->holds & NG__VOLUMES) || f->zat >= 0) {
         s.begin_volume = sink_begin_volume;
         s.slab = sink_slab;
     }

@@ -56,7 +56,9 @@ typedef struct ng__encoder {
 } ng__encoder;
 enum { NG__IMAGES = 1, NG__VOLUMES = 2 };
 
-extern const ng__encoder ng__png_encoder, ng__pfm_encoder, ng__raw16_encoder, ng__vdb_encoder;
+extern const ng__encoder ng__png_encoder, ng__pfm_encoder, ng__raw16_encoder;
+extern const ng__encoder ng__vdb_encoder;  /* vdb.c: volumes only, 1 or 3 channels */
+extern const ng__encoder ng__nrrd_encoder; /* nrrd.c: images and volumes, 1 to 4 channels */
 
 /* Records why an encoder call failed (errnum: an errno value or 0) for the
  * file sink to report as "PATH: WHAT[: strerror]". Returns -1. */

@@ -398,11 +398,26 @@ int ng_simd_supported(const char *name);
  *   .pfm        Portable Float Map, 32-bit float grey or RGB, values as
  *               they are (not clamped; NaN and infinities kept);
  *   .r16, .raw  headerless 16-bit little-endian grey heightmap (Unity,
- *               Unreal), values clamped to [0,1].
+ *               Unreal), values clamped to [0,1];
  *   .vdb        OpenVDB, volumes only: one grid, float (1 channel, a fog
  *               volume) or vector (3); voxels at or below the background
  *               (ng_file_sink_set_grid), and NaN, left inactive; 32-bit
- *               floats, or halves for 16 bits.
+ *               floats, or halves for 16 bits;
+ *   .nrrd       NRRD (NRRD0004, ParaView, 3D Slicer): an image or a volume of
+ *               raw little-endian 32-bit floats, 1 to 4 channels (a leading
+ *               "N-vector" axis), values as they are. A volume is placed in
+ *               "space: right-anterior-superior" (world x, y, z): the voxel
+ *               size on the diagonal of "space directions", and "space
+ *               origin" the world position of the window's first voxel
+ *               centre, origin + (offset + 0.5) * voxel_size.
+ * A name with {z} in its file name ("slices/cloud_{z}.png", any format
+ * above that holds images) writes a volume as one image per slice, {z}
+ * replaced by the slice's index in the full volume (a window's slices keep
+ * their indices), zero-padded to the digits of depth - 1 (depth 128: 000
+ * to 127). The slices are written into a temporary folder beside them and
+ * moved into place only when the whole volume succeeded. {z} may appear
+ * once, in the file name only (not in a folder name); an image render to
+ * such a name is an error. Folders are never made here.
  * bits is the sample depth, or 0 for the format's default (PNG: 8); a
  * depth the format does not have is an error. Error messages start with
  * the path. */
@@ -416,14 +431,18 @@ void ng_file_sink_free(ng_file_sink *s);
  * ng_file_sink_defer, a successful end() leaves the finished temporary
  * (complete and synced) in place, and ng_file_sink_commit renames it over
  * the target; commit every sink only once every render and end succeeded.
+ * A slice sequence moves its slices one by one: a commit failing half way
+ * (a slice that cannot replace its target) leaves those moved before it.
  * 0, or -1 with err filled (commit of a sink whose image is not complete). */
 void ng_file_sink_defer(ng_file_sink *s);
 int ng_file_sink_commit(ng_file_sink *s, ng_error *err);
 /* Samples of the last image the format could not hold: NaN (written as 0)
- * and infinities (clamped to 0 or 1). Always 0 for PFM, which keeps them. */
+ * and infinities (clamped to 0 or 1). Always 0 for PFM and NRRD, which
+ * keep them. */
 void ng_file_sink_changed(const ng_file_sink *s, uint64_t *nan, uint64_t *inf);
-/* Removes the temporary file of every sink of this process still writing
- * or waiting for its commit; async-signal-safe, for a SIGINT / SIGTERM
+/* Removes the temporary file (or a slice sequence's temporary folder and
+ * the slices in it) of every sink of this process still writing or waiting
+ * for its commit; async-signal-safe, for a SIGINT / SIGTERM
  * handler that then dies (the sinks are unusable after it). A process
  * killed outright leaves its temporaries; the next ng_file_sink that
  * begins writing the same target removes those no live process holds. */
@@ -443,7 +462,7 @@ int ng_file_sink_set_grid(ng_file_sink *s, const char *name, double background, 
  * of active voxels until the end); past it the render stops with an
  * error. 0: no limit. Before the render begins. */
 void ng_file_sink_set_memory_limit(ng_file_sink *s, double bytes);
-/* The extensions understood, for messages: ".png, .pfm, .r16, .raw, .vdb". */
+/* The extensions understood, for messages: ".png, .pfm, .r16, .raw, .vdb, .nrrd". */
 const char *ng_file_formats(void);
 
 #endif

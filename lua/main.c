@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -84,6 +85,52 @@ static void note_changed(const ng_file_sink *f, const char *path)
                 (unsigned long long)inf, inf == 1 ? "" : "s");
 }
 
+/* ---- output folders ---------------------------------------------------------------- */
+
+/* The patterns -o may hold. The folders of an output named by a pattern
+ * are made as it is written; those of a plain name must exist, as a typo
+ * in a folder name should not make a new folder. */
+static const char *const output_patterns[] = {"{name}", "{z}"};
+
+static int has_pattern(const char *path)
+{
+    size_t i;
+    for (i = 0; i < sizeof output_patterns / sizeof output_patterns[0]; i++)
+        if (strstr(path, output_patterns[i])) return 1;
+    return 0;
+}
+
+/* Walks the folders of path, outermost first: each must be a folder; a
+ * missing one is made (mkdir -p, mode 0777 less the umask) when `make`,
+ * and an error otherwise. 0, or the exit code 1 after the one-line error. */
+static int walk_folders(const char *path, int make)
+{
+    const char *last = strrchr(path, '/');
+    char *dir;
+    size_t i, end;
+    int rc = 0;
+    if (!last || last == path) return 0; /* the current folder, or / */
+    end = (size_t)(last - path);
+    if (!(dir = strndup(path, end))) return ng_cli_fail(1, "%s: out of memory", path);
+    for (i = 1; i <= end && rc == 0; i++) {
+        struct stat st;
+        if (i < end && dir[i] != '/') continue;
+        dir[i] = '\0'; /* dir is the first i bytes: one more folder */
+        if (stat(dir, &st) == 0) {
+            if (!S_ISDIR(st.st_mode)) rc = ng_cli_fail(1, "%s: '%s' is not a folder", path, dir);
+        } else if (errno != ENOENT) {
+            rc = ng_cli_fail(1, "%s: the folder '%s': %s", path, dir, strerror(errno));
+        } else if (!make) {
+            rc = ng_cli_fail(1, "%s: the folder '%.*s' does not exist", path, (int)end, path);
+        } else if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            rc = ng_cli_fail(1, "%s: cannot create the folder '%s': %s", path, dir, strerror(errno));
+        }
+        if (i < end) dir[i] = '/';
+    }
+    free(dir);
+    return rc;
+}
+
 /* SIGINT, SIGTERM, SIGHUP mid-render: the temporaries go, then the process
  * dies of the same signal (SA_RESETHAND restored the default action; the
  * signal, blocked while the handler runs, is delivered on return). */
@@ -138,6 +185,7 @@ static int render_outputs(ng_cli *c, ng_script *s)
             goto done;
         }
         ng_file_sink_set_memory_limit(files[i], c->r.memory_limit);
+        if (has_pattern(c->output) && walk_folders(paths[i], 1)) goto done;
         ng_file_sink_defer(files[i]);
         sinks[i] = ng_file_sink_as_sink(files[i]);
     }
@@ -177,6 +225,8 @@ static int cmd_render(int argc, char **argv)
     if (is_script(c.output, c.script)) { refuse_script_output(c.output, c.script); goto out; }
     if (is_directory(c.output)) { rc = ng_cli_fail(1, "%s: is a directory", c.output); goto out; }
     if (ng_file_check_depth(c.output, c.bits, c.r.depth, &err)) { ng_cli_fail(2, "%s", err.msg); goto out; }
+    if (!has_pattern(c.output) && (rc = walk_folders(c.output, 0)) != 0) goto out;
+    rc = 2;
     if (c.vdb_background_set && !is_vdb(c.output)) {
         ng_cli_fail(2, "--vdb-background: %s is not a .vdb file", c.output);
         goto out;
@@ -232,6 +282,8 @@ static int cmd_preview(int argc, char **argv)
     if (is_script(c.output, c.script)) { refuse_script_output(c.output, c.script); goto out; }
     if (is_directory(c.output)) { rc = ng_cli_fail(1, "%s: is a directory", c.output); goto out; }
     if (ng_file_check(c.output, c.bits, &err)) { ng_cli_fail(2, "%s", err.msg); goto out; }
+    if ((rc = walk_folders(c.output, 0)) != 0) goto out; /* one picture: -o is never a pattern here */
+    rc = 2;
     if (vc.norigin) memcpy(volume ? vc.v.box_origin : c.r.origin, vc.origin, (size_t)vc.norigin * sizeof(double));
     catch_signals();
     rc = 1;

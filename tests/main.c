@@ -26,6 +26,7 @@ static const struct {
     {"cloudshape", suite_cloudshape},
     {"preview", suite_preview},
     {"vdb", suite_vdb},
+    {"volfiles", suite_volfiles},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

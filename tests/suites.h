@@ -22,5 +22,6 @@ void suite_volume(void);
 void suite_cloudshape(void);
 void suite_preview(void);
 void suite_vdb(void);
+void suite_volfiles(void);
 
 #endif

@@ -359,7 +359,7 @@ static void test_unknown_extension(void)
     char want[128];
     ng_error err = {{0}};
     snprintf(want, sizeof want, "unknown image format (noisegraph writes %s)", ng_file_formats());
-    CHECK_STR(ng_file_formats(), ".png, .pfm, .r16, .raw, .vdb");
+    CHECK_STR(ng_file_formats(), ".png, .pfm, .r16, .raw, .vdb, .nrrd");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[PATHLEN];
         tpath(path, names[i]);
