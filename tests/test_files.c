@@ -388,7 +388,7 @@ static void test_formats_listed_are_written(void)
         pathf(path, "%s/x%s", tmpdir, ext);
         CHECKF(ng_file_check(path, 0, &err) == 0, "%s: %s", ext, err.msg);
     }
-    CHECK_INT(n, 5);
+    CHECK_INT(n, 6);
 }
 
 /* 0 is each format's default; any other depth must be one it has. */
