@@ -39,7 +39,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -703,6 +705,41 @@ static int takes_vectors(const ng__encoder *e)
     return 0;
 }
 
+/* An uncompressed file's samples must fit the file size limit (ulimit -f;
+ * a sequence: each slice) and the free space of its folder (a sequence:
+ * all slices), or the render would run to fail at the end. A folder whose
+ * free space cannot be read is not refused. */
+/* bytes as a message says them: "512 bytes", "16 KiB", "2.50 GiB" */
+static const char *say_bytes(char buf[32], double bytes)
+{
+    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = -1;
+    while (bytes >= 1024 && u < 4) bytes /= 1024, u++;
+    if (u < 0) snprintf(buf, 32, "%.0f bytes", bytes);
+    else snprintf(buf, 32, bytes == (double)(long long)bytes ? "%.0f %s" : "%.2f %s", bytes, unit[u]);
+    return buf;
+}
+
+static int check_room(ng_file_sink *f, int width, int height, int depth, int channels, ng_error *err)
+{
+    char a[32], b[32];
+    const double file = (double)width * height * channels * (f->im.bits / 8) * (depth && f->zat < 0 ? depth : 1);
+    const double all = file * (depth && f->zat >= 0 ? depth : 1);
+    char *dir = f->dirlen ? strndup(f->path, f->dirlen) : NULL;
+    struct statvfs fs;
+    struct rlimit lim;
+    int have_fs = statvfs(dir ? dir : ".", &fs) == 0;
+    free(dir);
+    if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && file > (double)lim.rlim_cur)
+        return fail(f, err, 0, "a %s %s is more than the file size limit (ulimit -f) of %s", say_bytes(a, file),
+                    depth && f->zat >= 0 ? "slice" : "file", say_bytes(b, (double)lim.rlim_cur));
+    if (have_fs && all > (double)fs.f_bavail * (double)fs.f_frsize)
+        return fail(f, err, 0, "%s %s, more than the %s free on its disk",
+                    depth && f->zat >= 0 ? "the slices need" : "the file needs", say_bytes(a, all),
+                    say_bytes(b, (double)fs.f_bavail * (double)fs.f_frsize));
+    return 0;
+}
+
 /* begin and begin_volume: depth 0 for an image. */
 static int begin_file(ng_file_sink *f, int width, int height, int depth, int channels, ng_error *err)
 {
@@ -729,6 +766,7 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     /* Row bytes must fit size_t; encoders check their formats' own limits. */
     if ((size_t)width > (size_t)-1 / ((size_t)channels * bytes))
         return fail(f, err, 0, "a %d pixel wide row does not fit in memory", width);
+    if (e->uncompressed && check_room(f, width, height, depth, channels, err)) return -1;
     f->im.width = width;
     f->im.height = height;
     f->im.depth = depth;

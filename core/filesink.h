@@ -53,6 +53,10 @@ typedef struct ng__encoder {
      * within a slab), after begin with im->depth >= 1. NULL for an
      * encoder of images only. */
     int (*slab)(ng__image *im, int z, int nslices, int y, int nrows, const float *data);
+    /* 1: the file is its samples, uncompressed (and a small header): the
+     * sink knows its size before writing and refuses one that cannot fit
+     * the disk or the file size limit; 0: compressed, size unknown. */
+    int uncompressed;
 } ng__encoder;
 enum { NG__IMAGES = 1, NG__VOLUMES = 2 };
 

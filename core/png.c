@@ -145,5 +145,5 @@ static void encode_discard(ng__image *im)
 }
 
 const ng__encoder ng__png_encoder = {
-    "PNG", {".png", NULL}, {8, 16, 0}, NULL, encode_begin, encode_rows, encode_end, encode_discard, 0, NG__IMAGES, NULL,
+    "PNG", {".png", NULL}, {8, 16, 0}, NULL, encode_begin, encode_rows, encode_end, encode_discard, 0, NG__IMAGES, NULL, 0,
 };

@@ -346,7 +346,9 @@ static void test_write_failure_keeps_target(void)
         signal(SIGXFSZ, old_handler);
         CHECK_INT(rc, -1);
         CHECK_CONTAINS(err.msg, path);
-        CHECK_CONTAINS(err.msg, strerror(EFBIG));
+        /* an uncompressed format knows its size: refused before writing */
+        if (strstr(path, ".png")) CHECK_CONTAINS(err.msg, strerror(EFBIG));
+        else CHECK_CONTAINS(err.msg, "is more than the file size limit (ulimit -f) of 16 KiB");
         check_kept(path);
         unlink(path);
     }

@@ -793,6 +793,36 @@ static void test_cli_failed_sequence(void)
     CHECK_INT(count_entries(dir, ""), 0);
 }
 
+/* An uncompressed volume bigger than the free space of its disk (here
+ * 146 TiB) is refused before a voxel is evaluated: one line naming the
+ * file and the sizes, nothing left behind, an existing file kept. Slices
+ * count all together. */
+static void test_cli_volume_too_big_for_the_disk(void)
+{
+    char s[PATHLEN], o[PATHLEN], want[PATHLEN + 64];
+    res r;
+    mkscript(s, "huge.lua", "return ng.perlin{}\n");
+    tpath(o, "huge.nrrd");
+    put_file(o, "keep\n");
+    cli_t(&r, 60, "render", s, "-o", o, "--size", "20000x20000x100000", "--threads", "1", NULL);
+    snprintf(want, sizeof want, "%s: the file needs 145.52 TiB, more than the", o);
+    EXPECT_ERR(&r, 1, want, "free on its disk");
+    res_free(&r);
+    {
+        size_t len;
+        unsigned char *kept = slurp(o, &len);
+        CHECK(kept && len == 5 && memcmp(kept, "keep\n", 5) == 0);
+        free(kept);
+    }
+    CHECK_INT(count_entries(tmpdir, ".huge.nrrd"), 0);
+    pathf(o, "%s/hugeslices/h_{z}.pfm", tmpdir);
+    cli_t(&r, 60, "render", s, "-o", o, "--size", "20000x20000x100000", "--threads", "1", NULL);
+    EXPECT_ERR(&r, 1, "the slices need 145.52 TiB, more than the", "free on its disk");
+    res_free(&r);
+    pathf(o, "%s/hugeslices", tmpdir);
+    CHECK_INT(count_entries(o, "h_"), 0);
+}
+
 /* A plain -o names folders that must exist: a typo makes no folder. Said
  * before the script runs (this one would fail). */
 static void test_cli_output_folders(void)
@@ -862,6 +892,7 @@ void suite_volfiles(void)
     if (have_cli) {
         RUN(test_cli_volume_files);
         RUN(test_cli_output_folders);
+        RUN(test_cli_volume_too_big_for_the_disk);
         RUN(test_cli_failed_sequence);
         RUN(test_cli_sigint_mid_sequence);
     }
