@@ -209,6 +209,19 @@ int ng__image_seek(ng__image *im, off_t offset)
     return 0;
 }
 
+void ng__put_floats_le(unsigned char *dst, const float *src, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        uint32_t b;
+        memcpy(&b, &src[i], 4);
+        dst[4 * i] = (unsigned char)(b & 0xff);
+        dst[4 * i + 1] = (unsigned char)(b >> 8 & 0xff);
+        dst[4 * i + 2] = (unsigned char)(b >> 16 & 0xff);
+        dst[4 * i + 3] = (unsigned char)(b >> 24);
+    }
+}
+
 /* ---- choosing a format ---------------------------------------------------------- */
 
 /* By the extension of the file name: "dir/.png" is a hidden file without one. */

@@ -72,6 +72,10 @@ int ng__image_fail(ng__image *im, int errnum, const char *fmt, ...)
 int ng__image_write(ng__image *im, const void *data, size_t n);
 int ng__image_seek(ng__image *im, off_t offset);
 
+/* n floats as little-endian 32-bit words into dst (4n bytes): their bits
+ * as they are, NaN payloads included. */
+void ng__put_floats_le(unsigned char *dst, const float *src, size_t n);
+
 /* An integer sample from v: clamped to [0,1] (NaN reads as 0) and rounded
  * half up. v * max is exact in double, so 0.5 gives (max + 1) / 2 and
  * k / (float)max gives k. */

@@ -45,7 +45,7 @@ static int encode_begin(ng__image *im)
 
 static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
 {
-    size_t n = (size_t)im->width * (size_t)im->channels, i;
+    size_t n = (size_t)im->width * (size_t)im->channels;
     unsigned char *dst = im->row;
     char h[64];
     off_t at;
@@ -56,14 +56,7 @@ static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
     if (ng__image_seek(im, at) != 0) return -1;
     for (r = nrows - 1; r >= 0; r--) {
         const float *src = rows + (size_t)r * n;
-        for (i = 0; i < n; i++) {
-            uint32_t b;
-            memcpy(&b, &src[i], 4); /* the float's bits, NaN payloads included */
-            dst[4 * i] = (unsigned char)(b & 0xff);
-            dst[4 * i + 1] = (unsigned char)(b >> 8 & 0xff);
-            dst[4 * i + 2] = (unsigned char)(b >> 16 & 0xff);
-            dst[4 * i + 3] = (unsigned char)(b >> 24);
-        }
+        ng__put_floats_le(dst, src, n);
         if (ng__image_write(im, dst, row_bytes(im)) != 0) return -1;
     }
     return 0;

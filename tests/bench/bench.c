@@ -474,65 +474,83 @@ static int run_capture(char *const argv[], char *buf, size_t cap)
     return status;
 }
 
-static void bench_memory(const config *c)
+/* What one CLI render cost, measured by /usr/bin/time -v. */
+typedef struct measured {
+    long kib;      /* peak RSS */
+    double secs;   /* wall time */
+    double bytes;  /* size of the file written (deleted after), or -1 */
+} measured;
+
+/* Runs `noisegraph render SCRIPT -o TMPDIR/out ARGS... --quiet` (args:
+ * NULL-terminated, at most 8) under /usr/bin/time -v. 0 with m filled, or
+ * -1 after printing why (skipped or failed) to finish the caller's line. */
+static int measure_render(const config *c, const char *script, const char *out_name, char *const *args,
+                          measured *m)
 {
-    char dir[] = "/tmp/ngbench.XXXXXX", out[64], ngbin[PATH_MAX + 32], script[PATH_MAX + 32], size[16], log[65536];
-    char *argv[16], *p;
+    char dir[] = "/tmp/ngbench.XXXXXX", out[64], ngbin[PATH_MAX + 32], log[65536];
+    char *argv[24], *p;
     struct stat st;
-    long kib = -1;
-    double t0, secs;
+    double t0;
     int status, i = 0;
     snprintf(ngbin, sizeof ngbin, "%s/noisegraph", c->bindir);
+    if (access("/usr/bin/time", X_OK)) {
+        printf("skipped, /usr/bin/time is missing (Debian package time)\n");
+        return -1;
+    }
+    if (access(ngbin, X_OK)) {
+        printf("skipped, %s is missing\n", ngbin);
+        return -1;
+    }
+    if (!mkdtemp(dir)) {
+        printf("skipped, cannot create a temporary directory: %s\n", strerror(errno));
+        return -1;
+    }
+    snprintf(out, sizeof out, "%s/%s", dir, out_name);
+    argv[i++] = "/usr/bin/time";
+    argv[i++] = "-v";
+    argv[i++] = ngbin;
+    argv[i++] = "render";
+    argv[i++] = (char *)script;
+    argv[i++] = "-o";
+    argv[i++] = out;
+    while (*args && i < 22) argv[i++] = *args++;
+    argv[i++] = "--quiet";
+    argv[i] = NULL;
+    t0 = now();
+    status = run_capture(argv, log, sizeof log);
+    m->secs = now() - t0;
+    m->kib = -1;
+    m->bytes = stat(out, &st) == 0 ? (double)st.st_size : -1;
+    unlink(out);
+    rmdir(dir);
+    if ((p = strstr(log, "Maximum resident set size (kbytes):"))) m->kib = strtol(strchr(p, ':') + 1, NULL, 10);
+    if (status != 0 || m->kib < 0) {
+        char *nl;
+        p = strstr(log, "noisegraph:");
+        if (!p) p = log;
+        if ((nl = strchr(p, '\n'))) *nl = 0;
+        printf("failed (status %d): %s\n", status, p);
+        return -1;
+    }
+    return 0;
+}
+
+static void bench_memory(const config *c)
+{
+    char script[PATH_MAX + 32], size[16];
+    char *args[] = {"--size", size, "--bits", "16", NULL};
+    measured m;
     snprintf(script, sizeof script, "%s/perlin.lua", c->scripts);
     snprintf(size, sizeof size, "%d", MEM_SIZE);
     printf("memory: %dx%d 16-bit PNG of perlin.lua (one Perlin 2D: a cheap graph, so the ~1e9 samples take\n"
            "        a minute or two), threads = one per CPU, peak RSS by /usr/bin/time -v: ",
            MEM_SIZE, MEM_SIZE);
     fflush(stdout);
-    if (access("/usr/bin/time", X_OK)) {
-        printf("skipped, /usr/bin/time is missing (Debian package time)\n");
-        return;
-    }
-    if (access(ngbin, X_OK)) {
-        printf("skipped, %s is missing\n", ngbin);
-        return;
-    }
-    if (!mkdtemp(dir)) {
-        printf("skipped, cannot create a temporary directory: %s\n", strerror(errno));
-        return;
-    }
-    snprintf(out, sizeof out, "%s/big.png", dir);
-    argv[i++] = "/usr/bin/time";
-    argv[i++] = "-v";
-    argv[i++] = ngbin;
-    argv[i++] = "render";
-    argv[i++] = script;
-    argv[i++] = "-o";
-    argv[i++] = out;
-    argv[i++] = "--size";
-    argv[i++] = size;
-    argv[i++] = "--bits";
-    argv[i++] = "16";
-    argv[i++] = "--quiet";
-    argv[i] = NULL;
-    t0 = now();
-    status = run_capture(argv, log, sizeof log);
-    secs = now() - t0;
-    if ((p = strstr(log, "Maximum resident set size (kbytes):"))) kib = strtol(strchr(p, ':') + 1, NULL, 10);
-    if (status != 0 || kib < 0) {
-        char *nl;
-        p = strstr(log, "noisegraph:");
-        if (!p) p = log;
-        if ((nl = strchr(p, '\n'))) *nl = 0;
-        printf("failed (status %d): %s\n", status, p);
-    } else {
-        double mib = kib / 1024.0;
-        printf("%.1f MiB, %s %.0f MiB", mib, mib < MEM_LIMIT_MIB ? "under" : "NOT under", MEM_LIMIT_MIB);
-        if (!stat(out, &st)) printf(" (%.0f s, PNG %.0f MiB, deleted)\n", secs, st.st_size / 1048576.0);
-        else printf(" (%.0f s)\n", secs);
-    }
-    unlink(out);
-    rmdir(dir);
+    if (measure_render(c, script, "big.png", args, &m)) return;
+    printf("%.1f MiB, %s %.0f MiB", m.kib / 1024.0, m.kib / 1024.0 < MEM_LIMIT_MIB ? "under" : "NOT under",
+           MEM_LIMIT_MIB);
+    if (m.bytes >= 0) printf(" (%.0f s, PNG %.0f MiB, deleted)\n", m.secs, m.bytes / 1048576.0);
+    else printf(" (%.0f s)\n", m.secs);
 }
 
 /* ---- volumes ------------------------------------------------------------------------ */
@@ -566,56 +584,22 @@ static void volume_row(const config *c, const char *file)
     ng_script_free(&s);
 }
 
-/* Peak RSS and wall time of the CLI rendering a VOL_BIG^3 .vdb of script
+/* Peak RSS and wall time of the CLI rendering a VOL_BIG^3 .vdb of file
  * (relative to the bench scripts) with the extra option pair opt, val. */
 static void volume_memory(const config *c, const char *file, const char *opt, const char *val)
 {
-    char dir[] = "/tmp/ngbench.XXXXXX", out[64], ngbin[PATH_MAX + 32], script[PATH_MAX + 32], size[32], log[65536];
-    char *argv[20], *p;
-    struct stat st;
-    long kib = -1;
-    double t0, secs;
-    int status, i = 0;
-    snprintf(ngbin, sizeof ngbin, "%s/noisegraph", c->bindir);
+    char script[PATH_MAX + 32], size[32];
+    char *args[] = {"--size", size, (char *)opt, (char *)val, NULL};
+    measured m;
     snprintf(script, sizeof script, "%s/%s", c->scripts, file);
     snprintf(size, sizeof size, "%dx%dx%d", VOL_BIG, VOL_BIG, VOL_BIG);
     printf("  %s of %s %s %s to .vdb: ", size, file, opt ? opt : "", opt ? val : "");
     fflush(stdout);
-    if (access("/usr/bin/time", X_OK) || access(ngbin, X_OK) || !mkdtemp(dir)) {
-        printf("skipped (needs /usr/bin/time, %s and a temporary directory)\n", ngbin);
-        return;
-    }
-    snprintf(out, sizeof out, "%s/cloud.vdb", dir);
-    argv[i++] = "/usr/bin/time";
-    argv[i++] = "-v";
-    argv[i++] = ngbin;
-    argv[i++] = "render";
-    argv[i++] = script;
-    argv[i++] = "-o";
-    argv[i++] = out;
-    argv[i++] = "--size";
-    argv[i++] = size;
-    argv[i++] = "--quiet";
-    if (opt) argv[i++] = (char *)opt, argv[i++] = (char *)val;
-    argv[i] = NULL;
-    t0 = now();
-    status = run_capture(argv, log, sizeof log);
-    secs = now() - t0;
-    if ((p = strstr(log, "Maximum resident set size (kbytes):"))) kib = strtol(strchr(p, ':') + 1, NULL, 10);
-    if (status != 0 || kib < 0) {
-        char *nl;
-        p = strstr(log, "noisegraph:");
-        if (!p) p = log;
-        if ((nl = strchr(p, '\n'))) *nl = 0;
-        printf("failed (status %d): %s\n", status, p);
-    } else {
-        printf("peak RSS %.1f MiB (the dense grid would be %.0f MiB; %.0f s", kib / 1024.0,
-               (double)VOL_BIG * VOL_BIG * VOL_BIG * 4 / 1048576.0, secs);
-        if (!stat(out, &st)) printf(", .vdb %.0f MiB, deleted", st.st_size / 1048576.0);
-        printf(")\n");
-    }
-    unlink(out);
-    rmdir(dir);
+    if (measure_render(c, script, "cloud.vdb", args, &m)) return;
+    printf("peak RSS %.1f MiB (the dense grid would be %.0f MiB; %.0f s", m.kib / 1024.0,
+           (double)VOL_BIG * VOL_BIG * VOL_BIG * 4 / 1048576.0, m.secs);
+    if (m.bytes >= 0) printf(", .vdb %.0f MiB, deleted", m.bytes / 1048576.0);
+    printf(")\n");
 }
 
 static void bench_volume(const config *c)
