@@ -440,7 +440,8 @@ static const ng_param_desc bias_params[SHAPE_NPARAMS] = {
 };
 static const ng_param_desc gain_params[SHAPE_NPARAMS] = {
     [P_SHAPE] = {"gain", NG_PARAM_NUMBER, {0.5}, 0, 1, NULL,
-                 "0.5 leaves source as it is; above flattens it towards 0.5, below steepens it into 0 and 1"},
+                 "0.5 leaves source as it is; below adds contrast (an S-curve into 0 and 1), above takes it away "
+                 "(values drawn towards 0.5)"},
 };
 
 /* Schlick's bias, as Houdini's Bias VOP: b / ((1/x - 2)(1 - b) + 1) for x
