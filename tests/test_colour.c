@@ -594,16 +594,21 @@ static int transformed(ng_graph *g, int src, const double *translate, const doub
     return finish_ok(g, n);
 }
 
-/* out[i] == want[i] for all NP values; the first difference reported */
-static void check_same(const float *out, const float *want, const char *what)
+/* root at the NP points (x, y) against src at (sx, sy[, sz]) in dims
+ * dimensions: the same bits (tol 0) or within tol; the first difference
+ * is reported. Returns root's values (the caller frees them), or NULL. */
+static float *compare_at(const ng_graph *g, int root, const double *x, const double *y, int src, int dims,
+                         const double *sx, const double *sy, const double *sz, double tol, const char *what)
 {
+    float *out = evalp(g, root, 2, NP, x, y, NULL), *want = evalp(g, src, dims, NP, sx, sy, sz);
     int i;
-    if (!out || !want) return;
-    for (i = 0; i < NP; i++)
-        if (out[i] != want[i]) {
+    for (i = 0; out && want && i < NP; i++)
+        if (tol ? !(fabs(out[i] - want[i]) <= tol) : out[i] != want[i]) {
             ng_t_fail(__FILE__, __LINE__, "%s: point %d: %.9g vs %.9g", what, i, out[i], want[i]);
-            return;
+            break;
         }
+    free(want);
+    return out;
 }
 
 static void test_transform_translate_is_the_pattern_at_shifted_points(void)
@@ -612,14 +617,9 @@ static void test_transform_translate_is_the_pattern_at_shifted_points(void)
     ng_graph *g = ng_graph_new();
     int src = t_fbm(g, t_noise(g, "perlin", 24, 5), 4, 2, 0.5), tr = transformed(g, src, t, NULL, 0, NULL), i;
     double x[NP], y[NP], xs[NP], ys[NP];
-    float *out, *want;
     grid(x, y, -40, 17);
     for (i = 0; i < NP; i++) xs[i] = x[i] - t[0], ys[i] = y[i] - t[1];
-    out = evalp(g, tr, 2, NP, x, y, NULL);
-    want = evalp(g, src, 2, NP, xs, ys, NULL);
-    check_same(out, want, "translate");
-    free(out);
-    free(want);
+    free(compare_at(g, tr, x, y, src, 2, xs, ys, NULL, 0, "translate"));
     ng_graph_free(g);
 }
 
@@ -632,16 +632,13 @@ static void test_transform_far_from_origin_keeps_precision(void)
     ng_graph *g = ng_graph_new();
     int src = t_noise(g, "perlin", 8, 2), tr = transformed(g, src, t, NULL, 0, NULL), i, same = 0;
     double x[NP], y[NP], xs[NP], ys[NP];
-    float *out, *want;
+    float *out;
     grid(xs, ys, 3, -5);
     for (i = 0; i < NP; i++) x[i] = xs[i] + t[0], y[i] = ys[i] + t[1];
-    out = evalp(g, tr, 2, NP, x, y, NULL);
-    want = evalp(g, src, 2, NP, xs, ys, NULL);
-    check_same(out, want, "far translate");
+    out = compare_at(g, tr, x, y, src, 2, xs, ys, NULL, 0, "far translate");
     for (i = 1; out && i < NP; i++) same += out[i] == out[i - 1];
     CHECKF(same < NP / 20, "%d of %d neighbouring values equal: quantised", same, NP);
     free(out);
-    free(want);
     ng_graph_free(g);
 }
 
@@ -651,29 +648,16 @@ static void test_transform_rotate_whole_and_quarter_turns(void)
 {
     static const double turns[][3] = {{360, 0, 0}, {0, 360, 0}, {0, 0, 360}, {-720, 360, 1080}};
     ng_graph *g = ng_graph_new();
-    int src = t_noise(g, "simplex", 20, 9), q = transformed(g, src, NULL, NULL, 90, NULL), a = transformed(g, src, NULL, NULL, 360, NULL), i;
+    int src = t_noise(g, "simplex", 20, 9), i;
     double x[NP], y[NP], rx[NP], ry[NP];
-    float *out, *want = NULL;
     size_t k;
     grid(x, y, -30, 11);
-    want = evalp(g, src, 2, NP, x, y, NULL);
-    out = evalp(g, a, 2, NP, x, y, NULL);
-    check_same(out, want, "angle 360");
-    free(out);
-    for (k = 0; k < sizeof turns / sizeof turns[0]; k++) {
-        int r = transformed(g, src, NULL, turns[k], 0, NULL);
-        out = evalp(g, r, 2, NP, x, y, NULL);
-        check_same(out, want, "a whole turn");
-        free(out);
-    }
-    free(want);
+    free(compare_at(g, transformed(g, src, NULL, NULL, 360, NULL), x, y, src, 2, x, y, NULL, 0, "angle 360"));
+    for (k = 0; k < sizeof turns / sizeof turns[0]; k++)
+        free(compare_at(g, transformed(g, src, NULL, turns[k], 0, NULL), x, y, src, 2, x, y, NULL, 0, "a whole turn"));
     /* angle 90 takes +x to +y: the pattern at (x, y) is the source's at (y, -x) */
     for (i = 0; i < NP; i++) rx[i] = y[i], ry[i] = -x[i];
-    out = evalp(g, q, 2, NP, x, y, NULL);
-    want = evalp(g, src, 2, NP, rx, ry, NULL);
-    check_same(out, want, "quarter turn");
-    free(out);
-    free(want);
+    free(compare_at(g, transformed(g, src, NULL, NULL, 90, NULL), x, y, src, 2, rx, ry, NULL, 0, "quarter turn"));
     ng_graph_free(g);
 }
 
@@ -682,16 +666,11 @@ static void test_transform_rotate_any_angle(void)
 {
     const double deg = 30, c = cos(deg * M_PI / 180), s = sin(deg * M_PI / 180);
     ng_graph *g = ng_graph_new();
-    int src = t_noise(g, "perlin", 20, 4), r = transformed(g, src, NULL, NULL, deg, NULL), i;
+    int src = t_noise(g, "perlin", 20, 4), i;
     double x[NP], y[NP], rx[NP], ry[NP];
-    float *out, *want;
     grid(x, y, -30, 11);
     for (i = 0; i < NP; i++) rx[i] = c * x[i] + s * y[i], ry[i] = -s * x[i] + c * y[i];
-    out = evalp(g, r, 2, NP, x, y, NULL);
-    want = evalp(g, src, 2, NP, rx, ry, NULL);
-    for (i = 0; out && want && i < NP; i++) CHECK_NEAR(out[i], want[i], 1e-4);
-    free(out);
-    free(want);
+    free(compare_at(g, transformed(g, src, NULL, NULL, deg, NULL), x, y, src, 2, rx, ry, NULL, 1e-4, "angle 30"));
     ng_graph_free(g);
 }
 
@@ -701,16 +680,11 @@ static void test_transform_tilt_lifts_a_2d_render_into_3d(void)
 {
     static const double rot[3] = {90, 0, 0};
     ng_graph *g = ng_graph_new();
-    int src = t_noise(g, "perlin", 20, 6), r = transformed(g, src, NULL, rot, 0, NULL), i;
+    int src = t_noise(g, "perlin", 20, 6), i;
     double x[NP], y[NP], sx[NP], sy[NP], sz[NP];
-    float *out, *want;
     grid(x, y, -30, 11);
     for (i = 0; i < NP; i++) sx[i] = x[i], sy[i] = 0, sz[i] = -y[i];
-    out = evalp(g, r, 2, NP, x, y, NULL);
-    want = evalp(g, src, 3, NP, sx, sy, sz);
-    check_same(out, want, "tilt");
-    free(out);
-    free(want);
+    free(compare_at(g, transformed(g, src, NULL, rot, 0, NULL), x, y, src, 3, sx, sy, sz, 0, "tilt"));
     ng_graph_free(g);
 }
 
@@ -719,23 +693,13 @@ static void test_transform_scale(void)
 {
     static const double uniform[3] = {2, 2, 2}, stretch[3] = {4, 0.5, 1};
     ng_graph *g = ng_graph_new();
-    int src = t_noise(g, "perlin", 16, 8), u = transformed(g, src, NULL, NULL, 0, uniform),
-        st = transformed(g, src, NULL, NULL, 0, stretch), i;
+    int src = t_noise(g, "perlin", 16, 8), i;
     double x[NP], y[NP], hx[NP], hy[NP];
-    float *out, *want;
     grid(x, y, -30, 11);
     for (i = 0; i < NP; i++) hx[i] = x[i] / 2, hy[i] = y[i] / 2;
-    out = evalp(g, u, 2, NP, x, y, NULL);
-    want = evalp(g, src, 2, NP, hx, hy, NULL);
-    check_same(out, want, "scale 2");
-    free(out);
-    free(want);
+    free(compare_at(g, transformed(g, src, NULL, NULL, 0, uniform), x, y, src, 2, hx, hy, NULL, 0, "scale 2"));
     for (i = 0; i < NP; i++) hx[i] = x[i] / 4, hy[i] = y[i] * 2;
-    out = evalp(g, st, 2, NP, x, y, NULL);
-    want = evalp(g, src, 2, NP, hx, hy, NULL);
-    check_same(out, want, "scale {4, 0.5}");
-    free(out);
-    free(want);
+    free(compare_at(g, transformed(g, src, NULL, NULL, 0, stretch), x, y, src, 2, hx, hy, NULL, 0, "scale {4, 0.5}"));
     ng_graph_free(g);
 }
 
