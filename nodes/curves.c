@@ -4,6 +4,7 @@
  * points, Fritsch-Carlson, so it never overshoots between them).
  */
 #include "ng_node.h"
+#include "segment.h"
 #include "types.h"
 
 #include <stdlib.h>
@@ -17,18 +18,6 @@ enum { I_SOURCE, NINPUTS };
 static const ng_input_desc source_input[NINPUTS] = {
     [I_SOURCE] = {"source", 0, 1, NG_MAX_CHANNELS, 0, "the value remapped"},
 };
-
-/* Index of the segment [x[i], x[i+1]] holding v (points sorted, n >= 2). */
-static int segment(const float *x, int n, float v)
-{
-    int lo = 0, hi = n - 2;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (v >= x[mid]) lo = mid;
-        else hi = mid - 1;
-    }
-    return lo;
-}
 
 /* ---- terrace ----------------------------------------------------------- */
 
@@ -89,7 +78,7 @@ static int terrace_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
         int s;
         if (!(v > lv[0])) { out[i] = lv[0]; continue; } /* also NaN */
         if (v >= lv[count - 1]) { out[i] = lv[count - 1]; continue; }
-        s = segment(lv, count, v);
+        s = ng__segment(lv, count, v);
         a = lv[s], c = lv[s + 1];
         t = (v - a) / (c - a);
         if (inv) t = 1.0f - t, a = lv[s + 1], c = lv[s];
@@ -180,7 +169,7 @@ static int curve_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
         int s;
         if (!(v > x[0])) { out[i] = y[0]; continue; }
         if (v >= x[np - 1]) { out[i] = y[np - 1]; continue; }
-        s = segment(x, np, v);
+        s = ng__segment(x, np, v);
         h = x[s + 1] - x[s];
         t = (v - x[s]) / h;
         t2 = t * t, t3 = t2 * t;

@@ -370,3 +370,189 @@ const ng_node_type ng_type_select = {
     .params = select_params, .nparams = SEL_NPARAMS, .inputs = select_inputs, .ninputs = SEL_NINPUTS,
     .dims = ALL_DIMS, .positional = "a,b,control,threshold,falloff", .setup = select_setup, .eval = select_eval,
 };
+
+/* ---- periodic and rounding ------------------------------------------------------------------------ */
+
+/* Plain loops over every channel: no SIMD path has these, and libm's
+ * scalar functions give the same bits on every path. */
+#define UNARY_EVAL(fname, fn)                                                                    \
+    static int fname(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,  \
+                     float *out)                                                                 \
+    {                                                                                            \
+        const float *x = in[I_SOURCE];                                                           \
+        int i, len = b->n * n->channels;                                                         \
+        (void)ctx;                                                                               \
+        for (i = 0; i < len; i++) out[i] = fn(x[i]);                                             \
+        return 0;                                                                                \
+    }
+
+/* x - floor(x) in [0, 1): just below a whole number it would round up to
+ * 1, so it stops at the float just below 1. */
+static float fract1(float x)
+{
+    const float r = x - floorf(x);
+    return r < 1.0f ? r : 0x1.fffffep-1f;
+}
+
+/* a - b * floor(a / b), the sign of b (Lua's %, Houdini's mod): from the
+ * exact fmodf, moved into b's sign; when that rounds onto b it stops at
+ * the float just inside. b = 0 gives NaN. */
+static float floored_mod(float a, float b)
+{
+    float r = fmodf(a, b);
+    if (r != 0.0f && (r < 0.0f) != (b < 0.0f)) {
+        r += b;
+        if (r == b) r = nextafterf(b, 0.0f);
+    }
+    return r;
+}
+
+UNARY_EVAL(sin_eval, sinf)
+UNARY_EVAL(cos_eval, cosf)
+UNARY_EVAL(floor_eval, floorf)
+UNARY_EVAL(fract_eval, fract1)
+BINARY_EVAL(mod_eval, floored_mod(x[i], y[i]))
+
+#define UNARY_TYPE(var, nm, docs, fn)                                                                        \
+    const ng_node_type var = {                                                                               \
+        .name = nm, .family = "math", .doc = docs, .inputs = source_input, .ninputs = SOURCE_NINPUTS,      \
+        .dims = ALL_DIMS, .method = nm, .positional = "source", .setup = same_channels_setup, .eval = fn, \
+    };
+
+UNARY_TYPE(ng_type_sin, "sin", "sine of source in radians (multiply first for a period: sin(x * 2 * pi / P))", sin_eval)
+UNARY_TYPE(ng_type_cos, "cos", "cosine of source in radians", cos_eval)
+UNARY_TYPE(ng_type_floor, "floor", "the largest whole number not above source (-0.5 gives -1)", floor_eval)
+UNARY_TYPE(ng_type_fract, "fract",
+           "source - floor(source), in [0, 1) (-0.25 gives 0.75): repeats bands, a sawtooth from a gradient",
+           fract_eval)
+BINARY_TYPE(ng_type_mod, "mod", "__mod", "mod",
+            "a % b, floored as Lua's and Houdini's: a - b * floor(a / b), between 0 and b (-1 % 3 = 2); b = 0 "
+            "gives NaN, written as 0",
+            mod_eval)
+
+/* ---- bias and gain ------------------------------------------------------------------------------------ */
+
+enum { P_SHAPE, SHAPE_NPARAMS };
+
+static const ng_param_desc bias_params[SHAPE_NPARAMS] = {
+    [P_SHAPE] = {"bias", NG_PARAM_NUMBER, {0.5}, 0, 1, NULL,
+                 "0.5 leaves source as it is; above pushes values up, below pulls them down"},
+};
+static const ng_param_desc gain_params[SHAPE_NPARAMS] = {
+    [P_SHAPE] = {"gain", NG_PARAM_NUMBER, {0.5}, 0, 1, NULL,
+                 "0.5 leaves source as it is; below adds contrast (an S-curve into 0 and 1), above takes it away "
+                 "(values drawn towards 0.5)"},
+};
+
+/* Schlick's bias, as Houdini's Bias VOP: b / ((1/x - 2)(1 - b) + 1) for x
+ * in (0, 1), 0 below and 1 above. Written as b x / ((1 - b) + (2b - 1) x),
+ * the same value without 1/x; the denominator is positive there, and b =
+ * 0.5 gives x exactly. */
+typedef struct shape_k {
+    float b, c, k; /* b, 1 - b, 2b - 1 */
+} shape_k;
+
+static shape_k shape_of(const ng_node *n)
+{
+    const double b = ng_num(n, P_SHAPE);
+    shape_k s = {(float)b, (float)(1.0 - b), (float)(2.0 * b - 1.0)};
+    return s;
+}
+
+static float bias1(float x, shape_k s)
+{
+    if (!(x > 0.0f)) return 0.0f; /* NaN too */
+    if (x >= 1.0f) return 1.0f;
+    return s.b * x / (s.c + s.k * x);
+}
+
+/* Houdini's Gain VOP: bias of each half, mirrored, so 0.5 stays 0.5. */
+static float gain1(float x, shape_k s)
+{
+    return x < 0.5f ? 0.5f * bias1(2.0f * x, s) : 1.0f - 0.5f * bias1(2.0f * (1.0f - x), s);
+}
+
+#define SHAPE_EVAL(fname, fn)                                                                    \
+    static int fname(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,  \
+                     float *out)                                                                 \
+    {                                                                                            \
+        const shape_k s = shape_of(n);                                                           \
+        const float *x = in[I_SOURCE];                                                           \
+        int i, len = b->n * n->channels;                                                         \
+        (void)ctx;                                                                               \
+        for (i = 0; i < len; i++) out[i] = fn(x[i], s);                                          \
+        return 0;                                                                                \
+    }
+
+SHAPE_EVAL(bias_eval, bias1)
+SHAPE_EVAL(gain_eval, gain1)
+
+const ng_node_type ng_type_bias = {
+    .name = "bias", .family = "math",
+    .doc = "Houdini's bias (Schlick's): bends [0, 1] towards 0 or 1 keeping the ends; source is clamped to [0, 1]",
+    .params = bias_params, .nparams = SHAPE_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
+    .dims = ALL_DIMS, .method = "bias", .positional = "source,bias", .setup = same_channels_setup, .eval = bias_eval,
+};
+
+const ng_node_type ng_type_gain = {
+    .name = "gain", .family = "math",
+    .doc = "Houdini's gain (Schlick's): an S-curve (or its inverse) through 0.5 keeping 0 and 1; source is "
+           "clamped to [0, 1]",
+    .params = gain_params, .nparams = SHAPE_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
+    .dims = ALL_DIMS, .method = "gain", .positional = "source,gain", .setup = same_channels_setup, .eval = gain_eval,
+};
+
+/* ---- smooth min and max --------------------------------------------------------------------------------- */
+
+enum { P_SMOOTHNESS, SMIN_NPARAMS };
+
+static const ng_param_desc smin_params[SMIN_NPARAMS] = {
+    [P_SMOOTHNESS] = {"k", NG_PARAM_NUMBER, {0.1}, 0, 1e30, NULL,
+                      "smoothness: where a and b are closer than k the corner is rounded, by at most k / 4; 0 "
+                      "is the plain min or max"},
+};
+
+/* The polynomial smooth min: min(a, b) - max(k - |a - b|, 0)^2 / (4k), a
+ * C1 blend that is min itself once |a - b| >= k and never above it.
+ * sign = -1 gives the smooth max (the mirror image). */
+static void smooth_min(float *o, const float *x, const float *y, float k, float sign, int len)
+{
+    const float q = k > 0.0f ? 0.25f / k : 0.0f;
+    int i;
+    for (i = 0; i < len; i++) {
+        const float a = sign * x[i], c = sign * y[i], m = a < c ? a : c;
+        float e = k - fabsf(a - c);
+        e = e > 0.0f ? e : 0.0f;
+        o[i] = sign * (m - e * e * q);
+    }
+}
+
+#define SMOOTH_EVAL(fname, sign)                                                                  \
+    static int fname(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,   \
+                     float *out)                                                                  \
+    {                                                                                             \
+        const float k = (float)ng_num(n, P_SMOOTHNESS);                                           \
+        int c, len = b->n;                                                                        \
+        for (c = 0; c < n->channels; c++)                                                         \
+            smooth_min(out + (size_t)c * (size_t)len, plane(ctx, n, in, I_A, c, len),             \
+                       plane(ctx, n, in, I_B, c, len), k, sign, len);                             \
+        return 0;                                                                                 \
+    }
+
+SMOOTH_EVAL(smin_eval, 1.0f)
+SMOOTH_EVAL(smax_eval, -1.0f)
+
+const ng_node_type ng_type_smin = {
+    .name = "smin", .family = "math",
+    .doc = "smooth minimum of a and b: min with its corner rounded over |a - b| < k (polynomial), never above "
+           "min; merges shapes and masks without a crease",
+    .params = smin_params, .nparams = SMIN_NPARAMS, .inputs = ab_inputs, .ninputs = AB_NINPUTS, .dims = ALL_DIMS,
+    .method = "smin", .positional = "a,b,k", .setup = broadcast_setup, .eval = smin_eval,
+};
+
+const ng_node_type ng_type_smax = {
+    .name = "smax", .family = "math",
+    .doc = "smooth maximum of a and b: max with its corner rounded over |a - b| < k, never below max",
+    .params = smin_params, .nparams = SMIN_NPARAMS, .inputs = ab_inputs, .ninputs = AB_NINPUTS, .dims = ALL_DIMS,
+    .method = "smax", .positional = "a,b,k", .setup = broadcast_setup, .eval = smax_eval,
+};

@@ -16,27 +16,38 @@
     X(coverage)          \
     X(erode)             \
     X(warp)              \
+    X(transform)         \
     X(vector)            \
     X(channel)           \
     X(curl)              \
     X(surface)           \
+    X(ramp)              \
     X(constant)          \
     X(add)               \
     X(sub)               \
     X(mul)               \
     X(div)               \
     X(pow)               \
+    X(mod)               \
     X(neg)               \
     X(abs)               \
     X(min)               \
     X(max)               \
+    X(smin)              \
+    X(smax)              \
     X(clamp)             \
     X(fit)               \
     X(mix)               \
     X(sqrt)              \
+    X(floor)             \
+    X(fract)             \
+    X(sin)               \
+    X(cos)               \
     X(invert)            \
     X(step)              \
     X(smoothstep)        \
+    X(bias)              \
+    X(gain)              \
     X(select)            \
     X(terrace)           \
     X(curve)             \

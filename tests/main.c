@@ -27,6 +27,7 @@ static const struct {
     {"preview", suite_preview},
     {"vdb", suite_vdb},
     {"volfiles", suite_volfiles},
+    {"colour", suite_colour},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */
