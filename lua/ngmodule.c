@@ -13,6 +13,7 @@
  * those points; the half-built node is then freed by the collector, never
  * by a later constructor while its builder still uses it.
  */
+#include "colour.h"
 #include "host.h"
 #include "types.h"
 
@@ -90,31 +91,52 @@ static const char *type_word(lua_State *L, int idx)
 }
 
 /* {a, b, c} or, for pairs, {{x, y}, {x, y}} (a flat {x, y, x, y} works too). */
+/* One item of a list option into v: a number; a colour string ("#rrggbb",
+ * a name) as its 3 numbers; a table (up to two levels: {pos, {r, g, b}})
+ * as its items in order. 0, or -1 with err filled. */
+static int add_list_item(lua_State *L, const char *label, const char *opt, int item, int idx, int depth, double *v,
+                         int *count, int cap, ng_error *err)
+{
+    int t = lua_type(L, idx), ok, j, len;
+    if (t == LUA_TSTRING) {
+        double rgb[3];
+        ng_error why;
+        if (ng_colour_parse(lua_tostring(L, idx), rgb, &why))
+            return ng_errorf(err, "%s: option '%s': item %d: %s", label, opt, item, why.msg);
+        if (*count > cap - 3) return ng_errorf(err, "%s: option '%s' has more than %d numbers", label, opt, cap);
+        for (j = 0; j < 3; j++) v[(*count)++] = rgb[j];
+        return 0;
+    }
+    if (t == LUA_TTABLE && depth < 2) {
+        len = (int)lua_rawlen(L, idx);
+        for (j = 1; j <= len; j++) {
+            int rc;
+            lua_geti(L, idx, j);
+            rc = add_list_item(L, label, opt, item, lua_gettop(L), depth + 1, v, count, cap, err);
+            lua_pop(L, 1);
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    if (*count == cap) return ng_errorf(err, "%s: option '%s' has more than %d numbers", label, opt, cap);
+    v[(*count)++] = lua_tonumberx(L, idx, &ok);
+    if (!ok) return ng_errorf(err, "%s: option '%s': item %d is not a number", label, opt, item);
+    return 0;
+}
+
 static int set_list(lua_State *L, ng_node *n, const char *label, int k, int idx, ng_error *err)
 {
     const ng_param_desc *p = &ng_node_type_of(n)->params[k];
-    double v[512];
-    int count = 0, i, len = (int)lua_rawlen(L, idx), rc;
+    double v[1024];
+    int count = 0, i, len = (int)lua_rawlen(L, idx);
     for (i = 1; i <= len; i++) {
-        int ok, kind = lua_geti(L, idx, i), j, sub = kind == LUA_TTABLE ? (int)lua_rawlen(L, -1) : 1;
-        for (j = 1; j <= sub; j++) {
-            if (count == (int)(sizeof v / sizeof v[0])) {
-                lua_pop(L, 1);
-                return ng_errorf(err, "%s: option '%s' has more than %d numbers", label, p->name, (int)(sizeof v / sizeof v[0]));
-            }
-            if (kind == LUA_TTABLE) lua_geti(L, -1, j);
-            else lua_pushvalue(L, -1);
-            v[count++] = lua_tonumberx(L, -1, &ok);
-            lua_pop(L, 1);
-            if (!ok) {
-                lua_pop(L, 1);
-                return ng_errorf(err, "%s: option '%s': item %d is not a number", label, p->name, i);
-            }
-        }
+        int rc;
+        lua_geti(L, idx, i);
+        rc = add_list_item(L, label, p->name, i, lua_gettop(L), 0, v, &count, (int)(sizeof v / sizeof v[0]), err);
         lua_pop(L, 1);
+        if (rc) return rc;
     }
-    rc = ng_set_list(n, k, v, count, err);
-    return rc;
+    return ng_set_list(n, k, v, count, err);
 }
 
 /* File paths are relative to the script's directory; in the sandbox they

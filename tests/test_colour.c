@@ -768,6 +768,32 @@ static void test_ramp_renders_rgb(void)
     free(px);
 }
 
+/* Stops in a script as an artist writes them: {pos, {r, g, b}} and
+ * {pos, "#rrggbb"} (or a colour name) give the same pixels as the flat
+ * {pos, r, g, b} form; a malformed colour is one line naming it. */
+static void test_ramp_stop_spellings(void)
+{
+    char a[PATHLEN], b[PATHLEN], oa[PATHLEN], ob[PATHLEN];
+    res r;
+    mkscript(a, "flat.lua",
+             "return ng.ramp{ng.x() / 32, stops = {{0, 0, 0, 0.5}, {0.4, 0x3a / 255, 0x7d / 255, 0x44 / 255}, "
+             "{1, 1, 1, 1}}}\n");
+    mkscript(b, "nested.lua", "return ng.ramp{ng.x() / 32, stops = {{0, {0, 0, 0.5}}, {0.4, \"#3a7d44\"}, {1, \"white\"}}}\n");
+    tpath(oa, "flat.pfm");
+    tpath(ob, "nested.pfm");
+    cli(&r, "render", a, "-o", oa, "--size", "32x2", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", b, "-o", ob, "--size", "32x2", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(oa, ob));
+    mkscript(b, "badhex.lua", "return ng.ramp{ng.x(), stops = {{0, \"#3a7d4\"}, {1, \"white\"}}}\n");
+    cli(&r, "render", b, "-o", ob, NULL);
+    EXPECT_ERR(&r, 1, at(b, 1), "stops", "\"#3a7d4\" is not a colour");
+    res_free(&r);
+}
+
 static void test_script_errors_name_the_line(void)
 {
     char script[PATHLEN], out[PATHLEN];
@@ -829,5 +855,6 @@ void suite_colour(void)
     RUN(test_lua_methods_and_mod_operator);
     RUN(test_ramp_renders_rgb);
     RUN(test_script_errors_name_the_line);
+    RUN(test_ramp_stop_spellings);
     cli_teardown();
 }
