@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             start = i + 1;
         }
     argv[argc] = NULL;
-    rc = ng_cli_parse(argc, argv, &c);
+    rc = ng_cli_parse(NG_CMD_RENDER, argc, argv, &c);
     if (rc != 0 && rc != 2) abort(); /* a usage error exits 2 */
     if (rc == 0) check_accepted(&c, argv, argc);
     ng_cli_free(&c);
