@@ -46,7 +46,7 @@ static void check_accepted(const ng_cli *c, char **argv, int argc)
         !finite_within(r->z, -NG_MAX_COORD, NG_MAX_COORD) || !finite_within(r->time, -NG_MAX_COORD, NG_MAX_COORD))
         abort();
     if (!finite_within(r->pixel_size, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE)) abort();
-    if (r->dims != (c->time_set ? 4 : c->z_set ? 3 : 2)) abort();
+    if (r->dims != (c->time_set ? 4 : c->z_set || r->depth ? 3 : 2)) abort();
     if (!finite_within(r->time_limit, 0, 1e9)) abort();
     if (!(c->h.time_limit > 0) || !isfinite(c->h.time_limit) || !(c->h.memory_limit >= 1024.0 * 1024.0) ||
         !isfinite(c->h.memory_limit))
