@@ -566,6 +566,16 @@ static void test_cli_render_view_is_preview(void)
     EXPECT_OK(&r);
     res_free(&r);
     CHECK(exists(a) && same_bytes(a, b));
+    /* the defaults are the first words of --view and --view-preset */
+    cli(&r, "preview", s, "-o", a, "--size", "20x12", "--volume", "8x8x8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", s, "-o", b, "--size", "20x12", "--volume", "8x8x8", "--view", "volume", "--view-preset",
+        "three-quarter", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(a) && same_bytes(a, b));
+    tpath(a, "by_render.png");
     /* a picture, not the density itself: RGB at the picture's size */
     {
         unsigned w = 0, h = 0;
