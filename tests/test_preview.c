@@ -566,16 +566,6 @@ static void test_cli_render_view_is_preview(void)
     EXPECT_OK(&r);
     res_free(&r);
     CHECK(exists(a) && same_bytes(a, b));
-    /* the defaults are the first words of --view and --view-preset */
-    cli(&r, "preview", s, "-o", a, "--size", "20x12", "--volume", "8x8x8", NULL);
-    EXPECT_OK(&r);
-    res_free(&r);
-    cli(&r, "render", s, "-o", b, "--size", "20x12", "--volume", "8x8x8", "--view", "volume", "--view-preset",
-        "three-quarter", NULL);
-    EXPECT_OK(&r);
-    res_free(&r);
-    CHECK(exists(a) && same_bytes(a, b));
-    tpath(a, "by_render.png");
     /* a picture, not the density itself: RGB at the picture's size */
     {
         unsigned w = 0, h = 0;
@@ -584,6 +574,17 @@ static void test_cli_render_view_is_preview(void)
         CHECK_INT(w, 36);
         CHECK_INT(ctype, PNG_COLOR_TYPE_RGB);
     }
+    /* the defaults are the first words of --view and --view-preset */
+    tpath(a, "default_view.png");
+    tpath(b, "first_words.png");
+    cli(&r, "preview", s, "-o", a, "--size", "20x12", "--volume", "8x8x8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", s, "-o", b, "--size", "20x12", "--volume", "8x8x8", "--view", "volume", "--view-preset",
+        "three-quarter", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(a) && same_bytes(a, b));
     tpath(a, "terrain_by_render.pfm");
     tpath(b, "terrain_by_preview.pfm");
     cli(&r, "render", s, "-o", a, "--size", "24x16", "--origin", "5,7", "--pixel-size", "2", "--view", "terrain",
