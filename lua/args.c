@@ -1,7 +1,8 @@
 /*
- * args.c — the command line of render, info and dot. One table lists every
- * option once (names, value, accepted range, help, what it sets); the
- * parser, the "takes a value" rule and the --help text all come from it.
+ * args.c — the command line of render, preview, info and dot. One table
+ * lists every option once (names, value, accepted range, which commands
+ * take it, help, what it sets); the parser, the "takes a value" rule, the
+ * "not for this command" rule and the --help text all come from it.
  *
  * Values are read whole and strictly: decimal numbers only (no leading
  * blanks, hex, inf or nan), every field of a list present, each value
@@ -57,9 +58,22 @@ struct option {
     double lo, hi;            /* accepted range of each number */
     /* Stores the value read; 0, or an exit code after the message. */
     int (*store)(ng_cli *c, const option *o, const value *v);
+    unsigned takes;           /* where it is read: TAKES_* */
     const char *help;         /* lines after the first are indented under it */
 };
 #define FIELDS(n) (1u << (n))
+
+/* Where an option is read. A view is preview, or render --view; a picture
+ * is what render or a view writes. */
+enum {
+    TAKES_RENDER = 1u,  /* render without --view: the output itself */
+    TAKES_VOLUME = 2u,  /* a volume view: preview, render --view volume */
+    TAKES_TERRAIN = 4u, /* a terrain view: preview or render --view terrain */
+    TAKES_INSPECT = 8u, /* info, dot: the script alone */
+    TAKES_VIEWS = TAKES_VOLUME | TAKES_TERRAIN,
+    TAKES_PICTURES = TAKES_RENDER | TAKES_VIEWS,
+    TAKES_ALL = TAKES_PICTURES | TAKES_INSPECT
+};
 
 /* A whole number from [s, end): optional sign, digits only. Overflow past
  * the range stops early, so any length of digits is safe. */
@@ -162,23 +176,30 @@ static int set_output(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
-/* WxH, WxHxD (a volume) or N: whole numbers split at each x, none copied
- * anywhere. */
-static int set_size(ng_cli *c, const option *o, const value *v)
+/* Whole numbers split at each x ("WxHxD") into n: how many (1 to max), or
+ * -1 when a field is empty, extra, or not a whole number in [lo, hi].
+ * Nothing is copied anywhere. */
+static int read_extents(const char *s, double lo, double hi, long *n, int max)
 {
-    const char *s = v->text, *end = s + strlen(s), *from = s;
-    long n[3] = {0, 0, 0};
+    const char *end = s + strlen(s), *from = s;
     int k = 0;
     for (;;) {
         const char *x = strchr(from, 'x');
-        const char *stop = x ? x : end;
-        if (k == 3 || read_int(from, stop, o->lo, o->hi, &n[k++])) {
-            char q[SHOWN];
-            return ng_cli_fail(2, "%s: %s is not WxH, WxHxD (a volume) or N, each 1 to %.0f", o->name, shown(s, q),
-                               o->hi);
-        }
-        if (!x) break;
+        if (k == max || read_int(from, x ? x : end, lo, hi, &n[k++])) return -1;
+        if (!x) return k;
         from = x + 1;
+    }
+}
+
+/* WxH, WxHxD (a volume) or N. */
+static int set_size(ng_cli *c, const option *o, const value *v)
+{
+    long n[3] = {0, 0, 0};
+    const int k = read_extents(v->text, o->lo, o->hi, n, 3);
+    if (k < 0) {
+        char q[SHOWN];
+        return ng_cli_fail(2, "%s: %s is not WxH, WxHxD (a volume) or N, each 1 to %.0f", o->name, shown(v->text, q),
+                           o->hi);
     }
     c->r.width = (int)n[0];
     c->r.height = (int)(k > 1 ? n[1] : n[0]);
@@ -235,9 +256,7 @@ static int set_tile(ng_cli *c, const option *o, const value *v)
 static int set_origin(ng_cli *c, const option *o, const value *v)
 {
     (void)o;
-    c->r.origin[0] = v->d[0];
-    c->r.origin[1] = v->d[1];
-    if (v->n == 3) c->r.z = v->d[2];
+    memcpy(c->origin, v->d, (size_t)v->n * sizeof *v->d);
     c->origin_fields = v->n;
     return 0;
 }
@@ -253,7 +272,7 @@ static int set_pixel_size(ng_cli *c, const option *o, const value *v)
 static int set_voxel_size(ng_cli *c, const option *o, const value *v)
 {
     (void)o;
-    c->r.pixel_size = v->d[0];
+    c->voxel_size = v->d[0];
     c->voxel_set = 1;
     return 0;
 }
@@ -344,50 +363,183 @@ static int set_quiet(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+/* ---- what each view option sets ---------------------------------------------------------- */
+
+/* The position of word s in the option's "a|b|c" (its value as --help
+ * shows it), or -1. The words are listed in the order of the enum they
+ * name, so the position is the value. */
+static int word_index(const option *o, const char *s)
+{
+    const char *w = o->arg;
+    const size_t n = strlen(s);
+    int k;
+    for (k = 0;; k++) {
+        const char *bar = strchr(w, '|');
+        const size_t len = bar ? (size_t)(bar - w) : strlen(w);
+        if (len == n && !strncmp(w, s, n)) return k;
+        if (!bar) return -1;
+        w = bar + 1;
+    }
+}
+
+static int set_view(ng_cli *c, const option *o, const value *v)
+{
+    const int k = word_index(o, v->text); /* ORDER ng_view_kind */
+    if (k < 0) return bad_value(o, v->text);
+    c->view = 1;
+    c->v.kind = (ng_view_kind)k;
+    return 0;
+}
+
+static int set_view_preset(ng_cli *c, const option *o, const value *v)
+{
+    const int k = word_index(o, v->text); /* ORDER ng_view_preset */
+    if (k < 0) return bad_value(o, v->text);
+    c->v.preset = (ng_view_preset)k;
+    return 0;
+}
+
+static int set_volume(ng_cli *c, const option *o, const value *v)
+{
+    long n[3];
+    char q[SHOWN];
+    if (read_extents(v->text, o->lo, o->hi, n, 3) != 3)
+        return ng_cli_fail(2, "%s: %s is not WxHxD, each a whole number from 1 to %.0f", o->name, shown(v->text, q),
+                           o->hi);
+    c->v.box[0] = (int)n[0], c->v.box[1] = (int)n[1], c->v.box[2] = (int)n[2];
+    return 0;
+}
+
+static int set_camera(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    memcpy(c->v.camera, v->d, sizeof c->v.camera);
+    c->v.has_camera = 1;
+    return 0;
+}
+
+static int set_look_at(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    memcpy(c->v.look_at, v->d, sizeof c->v.look_at);
+    c->v.has_look_at = 1;
+    return 0;
+}
+
+static int set_fov(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->v.fov = v->d[0];
+    return 0;
+}
+
+/* AZ,EL in degrees, or X,Y,Z: a direction toward the sun. */
+static int set_sun(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    if (v->n == 2) ng_view_sun(&c->v, v->d[0], v->d[1]);
+    else memcpy(c->v.sun, v->d, sizeof c->v.sun);
+    return 0;
+}
+
+static int set_density_scale(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->v.density_scale = v->d[0];
+    return 0;
+}
+
+static int set_step(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->v.step = v->d[0];
+    return 0;
+}
+
+static int set_height_scale(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->v.height_scale = v->d[0];
+    return 0;
+}
+
 /* ---- the table -------------------------------------------------------------------- */
 
 static const option options[] = {
-    {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output,
+    {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output, TAKES_PICTURES,
      "the image: .png, .pfm (float), .r16/.raw (16-bit heightmap);\n"
      "a volume: .vdb (OpenVDB), .nrrd, or slices 'dir/name_{z}.png';\n"
-     "several outputs: FILE with {name}, or FILE-name.png"},
-    {"--size", NULL, "WxH | WxHxD | N", TEXT, 0, 1, NG_MAX_EXTENT, set_size,
+     "several outputs: FILE with {name}, or FILE-name.png;\n"
+     "a view: one picture, .png or .pfm"},
+    {"--size", NULL, "WxH | WxHxD | N", TEXT, 0, 1, NG_MAX_EXTENT, set_size, TAKES_PICTURES,
      "full image size in pixels (default 512x512); WxHxD: a volume\n"
-     "of D slices, sampled in 3D"},
-    {"--bits", NULL, "8|16|32", TEXT, 0, 8, 32, set_bits, "sample depth: PNG 8 (default) or 16, PFM 32, raw 16"},
+     "of D slices, sampled in 3D; a view: the picture's size, WxH"},
+    {"--bits", NULL, "8|16|32", TEXT, 0, 8, 32, set_bits, TAKES_PICTURES,
+     "sample depth: PNG 8 (default) or 16, PFM 32, raw 16"},
     {"--region", NULL, "X,Y,W,H | X,Y,Z,W,H,D", INTS, FIELDS(4) | FIELDS(6), 0, NG_MAX_EXTENT, set_region,
+     TAKES_PICTURES,
      "render only this window of the full image or volume\n"
      "(stitches exactly)"},
-    {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, "worker threads (default: one per CPU)"},
-    {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, "tile edge in pixels, 8 to 1024 (default 64)"},
+    {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, TAKES_PICTURES, "worker threads (default: one per CPU)"},
+    {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, TAKES_PICTURES, "tile edge in pixels, 8 to 1024 (default 64)"},
     {"--origin", NULL, "X,Y | X,Y,Z", REALS, FIELDS(2) | FIELDS(3), -NG_MAX_COORD, NG_MAX_COORD, set_origin,
+     TAKES_PICTURES,
      "world position of the image's top-left corner (default 0,0);\n"
-     "X,Y,Z: a volume's lowest corner"},
+     "X,Y,Z: a volume's lowest corner, and a volume view's box's"},
     {"--pixel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_pixel_size,
-     "world units per pixel (default 1)"},
+     TAKES_RENDER | TAKES_TERRAIN, "world units per pixel (default 1)"},
     {"--voxel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_voxel_size,
-     "a volume's world units per voxel (default 1)"},
-    {"--brick", NULL, "N", INT, 0, 8, 64, set_brick, "a volume's brick edge in voxels, 8 to 64 (default 16)"},
-    {"--vdb-background", NULL, "B", REAL, 0, -1e30, 1e30, set_vdb_background,
+     TAKES_RENDER | TAKES_VOLUME, "a volume's (or a volume view's box's) world units per voxel\n(default 1)"},
+    {"--brick", NULL, "N", INT, 0, 8, 64, set_brick, TAKES_RENDER,
+     "a volume's brick edge in voxels, 8 to 64 (default 16)"},
+    {"--vdb-background", NULL, "B", REAL, 0, -1e30, 1e30, set_vdb_background, TAKES_RENDER,
      "voxels at or below B stay inactive in a .vdb (default 0)"},
-    {"--z", NULL, "Z", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_z, "sample the 3D plane z = Z"},
-    {"--time", NULL, "T", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_time,
+    {"--z", NULL, "Z", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_z, TAKES_RENDER | TAKES_TERRAIN,
+     "sample the 3D plane z = Z"},
+    {"--time", NULL, "T", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_time, TAKES_PICTURES,
      "sample 4D noise at time T (implies 3D z = 0 unless --z)"},
-    {"--set", NULL, "NAME=VALUE", TEXT, 0, 0, 0, set_param, "set a parameter the script declares with ng.param"},
-    {"--unsafe", NULL, NULL, FLAG, 0, 0, 0, set_unsafe, "give the script the full Lua standard library"},
-    {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, "seconds the script may run (default 10)"},
-    {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit,
+    {"--set", NULL, "NAME=VALUE", TEXT, 0, 0, 0, set_param, TAKES_ALL,
+     "set a parameter the script declares with ng.param"},
+    {"--unsafe", NULL, NULL, FLAG, 0, 0, 0, set_unsafe, TAKES_ALL, "give the script the full Lua standard library"},
+    {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, TAKES_ALL,
+     "seconds the script may run (default 10)"},
+    {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit, TAKES_ALL,
      "memory the script may use (default 512)"},
-    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit,
+    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit, TAKES_PICTURES,
      "seconds the render may take, then it stops and writes nothing\n"
      "(default: no limit)"},
-    {"--tileable", NULL, NULL, FLAG, 0, 0, 0, set_tileable,
+    {"--tileable", NULL, NULL, FLAG, 0, 0, 0, set_tileable, TAKES_RENDER,
      "make the image wrap seamlessly in x and y (element sizes are\n"
      "adjusted to whole cells per image; a note says so)"},
-    {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, "no progress or notes on stderr"},
+    {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, TAKES_PICTURES, "no progress or notes on stderr"},
+    /* the view's own */
+    {"--view", NULL, "volume|terrain", TEXT, 0, 0, 0, set_view, TAKES_VIEWS,
+     "what the output is: a density (a cloud; preview's default) or\n"
+     "a height; render --view draws the picture preview draws"},
+    {"--volume", NULL, "WxHxD", TEXT, 0, 1, NG_MAX_EXTENT, set_volume, TAKES_VOLUME,
+     "the density's box in voxels (default 128x128x128)"},
+    {"--camera", NULL, "X,Y,Z", REALS, FIELDS(3), -NG_MAX_COORD, NG_MAX_COORD, set_camera, TAKES_VOLUME,
+     "where the camera stands (default: the preset's place)"},
+    {"--look-at", NULL, "X,Y,Z", REALS, FIELDS(3), -NG_MAX_COORD, NG_MAX_COORD, set_look_at, TAKES_VOLUME,
+     "what it looks at (default: the box's centre)"},
+    {"--fov", NULL, "DEG", REAL, 0, 1, 170, set_fov, TAKES_VOLUME, "vertical field of view, degrees (default 40)"},
+    {"--view-preset", NULL, "three-quarter|side|top", TEXT, 0, 0, 0, set_view_preset, TAKES_VOLUME,
+     "the camera around the box when --camera is not given\n"
+     "(default three-quarter: from above and aside; z is up)"},
+    {"--sun", NULL, "AZ,EL | X,Y,Z", REALS, FIELDS(2) | FIELDS(3), -1e6, 1e6, set_sun, TAKES_VIEWS,
+     "the sun: azimuth (degrees from -y toward +x: on a heightmap,\n"
+     "from the top, clockwise) and elevation, or a direction toward it\n"
+     "(default 315,40: high in the top left)"},
+    {"--density-scale", NULL, "K", REAL, 0, 0, 1e6, set_density_scale, TAKES_VOLUME,
+     "extinction per voxel length per unit of density (default 0.5)"},
+    {"--step", NULL, "S", REAL, 0, 0.05, 64, set_step, TAKES_VOLUME, "ray-march step in voxels (default 1)"},
+    {"--height-scale", NULL, "H", REAL, 0, 0, 1e12, set_height_scale, TAKES_TERRAIN,
+     "world units of height per unit of value (default: a fifth of\n"
+     "the picture's width)"},
 };
 
 #define NOPTIONS (sizeof options / sizeof options[0])
+_Static_assert(NOPTIONS <= 64, "ng_cli_parse keeps the options given in 64-bit masks");
 
 static const option *find_option(const char *word)
 {
@@ -398,31 +550,63 @@ static const option *find_option(const char *word)
     return NULL;
 }
 
+/* ---- --help ---------------------------------------------------------------------- */
+
+/* Where a row is read when that differs from the rest of its section
+ * (render and both views for a render option, both views for a view
+ * option); NULL when it does not. */
+static const char *takes_tag(unsigned takes)
+{
+    switch (takes) {
+    case TAKES_RENDER: return "render only";
+    case TAKES_RENDER | TAKES_VOLUME: return "not a terrain view";
+    case TAKES_RENDER | TAKES_TERRAIN: return "not a volume view";
+    case TAKES_VOLUME: return "volume view";
+    case TAKES_TERRAIN: return "terrain view";
+    case TAKES_ALL: return "info and dot too";
+    default: return NULL;
+    }
+}
+
+static void print_row(FILE *out, const option *o)
+{
+    const char *h = o->help, *tag = takes_tag(o->takes);
+    int col = fprintf(out, "  %s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
+                      o->arg ? " " : "", o->arg ? o->arg : "");
+    /* the help column starts at 24; a longer name pushes it to the next line */
+    while (*h) {
+        const char *nl = strchr(h, '\n');
+        const int len = nl ? (int)(nl - h) : (int)strlen(h);
+        fprintf(out, "%*s%.*s", col < 23 ? 24 - col : 2, "", len, h);
+        h += len + (nl != NULL);
+        if (!*h && tag) fprintf(out, " [%s]", tag);
+        fputc('\n', out);
+        col = 0;
+    }
+}
+
 void ng_cli_usage(FILE *out)
 {
     size_t i;
-    fputs("usage: noisegraph render SCRIPT -o FILE [options]   render a graph script to an image\n"
+    fputs("usage: noisegraph render SCRIPT -o FILE [options]   render a graph script to an image or a volume\n"
+          "       noisegraph preview SCRIPT -o FILE [options]  a picture of the script's first 1-channel\n"
+          "                                                    output: a cloud ray-marched through its\n"
+          "                                                    density, or a lit heightmap (--view terrain);\n"
+          "                                                    render SCRIPT --view ... draws the same\n"
           "       noisegraph nodes [TYPE]                      every node type, its options and docs\n"
           "       noisegraph info SCRIPT [--set k=v]...        the graph a script builds, as text\n"
           "       noisegraph dot SCRIPT [--set k=v]...         the same as a Graphviz graph\n"
           "       noisegraph --help | --version\n"
           "\n"
-          "render options:\n",
+          "render options (a view takes them too unless marked):\n",
           out);
-    for (i = 0; i < NOPTIONS; i++) {
-        const option *o = &options[i];
-        const char *h = o->help;
-        int col = fprintf(out, "  %s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
-                          o->arg ? " " : "", o->arg ? o->arg : "");
-        /* the help column starts at 24; a longer name pushes it to the next line */
-        while (*h) {
-            const char *nl = strchr(h, '\n');
-            int len = nl ? (int)(nl - h) : (int)strlen(h);
-            fprintf(out, "%*s%.*s\n", col < 23 ? 24 - col : 2, "", len, h);
-            col = 0;
-            h += len + (nl != NULL);
-        }
-    }
+    for (i = 0; i < NOPTIONS; i++)
+        if (options[i].takes & TAKES_RENDER) print_row(out, &options[i]);
+    fputs("\n"
+          "view options (preview, and render --view volume|terrain):\n",
+          out);
+    for (i = 0; i < NOPTIONS; i++)
+        if (!(options[i].takes & TAKES_RENDER)) print_row(out, &options[i]);
     fputs("\n"
           "environment: NG_SIMD=avx512|avx2|sse2|scalar forces a SIMD path (all give the same bits)\n",
           out);
@@ -430,15 +614,53 @@ void ng_cli_usage(FILE *out)
 
 /* ---- parsing -------------------------------------------------------------------- */
 
-/* The options that belong to volumes, given for an image. */
-static int check_image(ng_cli *c)
+static const char *const command_names[] = {"render", "preview", "info", "dot"}; /* ORDER ng_cmd */
+
+/* Where the options of this command line are read: info and dot read the
+ * script's; render, unless --view made it draw a view. */
+static unsigned context(ng_cmd cmd, const ng_cli *c)
 {
-    if (c->region_fields == 6)
-        return ng_cli_fail(2, "--region: X,Y,Z,W,H,D is for volumes (--size WxHxD); an image takes X,Y,W,H");
-    if (c->origin_fields == 3)
-        return ng_cli_fail(2, "--origin: X,Y,Z is for volumes (--size WxHxD); an image samples the plane --z Z");
-    if (c->voxel_set) return ng_cli_fail(2, "--voxel-size: is for volumes (--size WxHxD); an image takes --pixel-size");
-    if (c->brick_set) return ng_cli_fail(2, "--brick: is for volumes (--size WxHxD); an image takes --tile");
+    if (cmd == NG_CMD_INFO || cmd == NG_CMD_DOT) return TAKES_INSPECT;
+    if (!c->view) return TAKES_RENDER;
+    return c->v.kind == NG_VIEW_TERRAIN ? TAKES_TERRAIN : TAKES_VOLUME;
+}
+
+/* Where an option is read, as a message says it. */
+static const char *takes_text(unsigned takes)
+{
+    switch (takes & TAKES_PICTURES) {
+    case TAKES_RENDER: return "render";
+    case TAKES_VIEWS: return "preview (and render --view)";
+    case TAKES_VOLUME: return "preview (and render --view volume)";
+    case TAKES_TERRAIN: return "preview --view terrain (and render --view terrain)";
+    default: return "render and preview";
+    }
+}
+
+static const char *view_word(unsigned where) { return where == TAKES_VOLUME ? "volume" : "terrain"; }
+
+/* An option given to a command that does not read it. */
+static int not_taken(const option *o, ng_cmd cmd, unsigned where)
+{
+    if (where == TAKES_INSPECT) { /* say what it does take */
+        char list[256] = "";
+        size_t i, used = 0;
+        for (i = 0; i < NOPTIONS; i++)
+            if (options[i].takes & TAKES_INSPECT && used < sizeof list)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", options[i].name);
+        return ng_cli_fail(2, "%s: is for %s; %s reads the script alone (%s)", o->name, takes_text(o->takes),
+                           command_names[cmd], list);
+    }
+    if (where == TAKES_RENDER) return ng_cli_fail(2, "%s: is for %s", o->name, takes_text(o->takes));
+    if (o->takes & TAKES_VIEWS) /* the other view's */
+        return ng_cli_fail(2, "%s: only a %s view takes it (this is a %s view)", o->name,
+                           view_word(o->takes & TAKES_VIEWS), view_word(where));
+    return ng_cli_fail(2, "%s: is for render, not a view (preview, render --view)", o->name);
+}
+
+/* The region fits in the image (or picture). */
+static int check_region_fits(const ng_cli *c)
+{
     if (c->r.region[2] && ((long)c->r.region[0] + c->r.region[2] > c->r.width ||
                            (long)c->r.region[1] + c->r.region[3] > c->r.height))
         return ng_cli_fail(2, "--region: %d,%d,%d,%d does not fit in the %dx%d image", c->r.region[0],
@@ -446,8 +668,20 @@ static int check_image(ng_cli *c)
     return 0;
 }
 
+/* The options that belong to volumes, given for an image. */
+static int check_image(const ng_cli *c)
+{
+    if (c->region_fields == 6)
+        return ng_cli_fail(2, "--region: X,Y,Z,W,H,D is for volumes (--size WxHxD); an image takes X,Y,W,H");
+    if (c->origin_fields == 3)
+        return ng_cli_fail(2, "--origin: X,Y,Z is for volumes (--size WxHxD); an image samples the plane --z Z");
+    if (c->voxel_set) return ng_cli_fail(2, "--voxel-size: is for volumes (--size WxHxD); an image takes --pixel-size");
+    if (c->brick_set) return ng_cli_fail(2, "--brick: is for volumes (--size WxHxD); an image takes --tile");
+    return check_region_fits(c);
+}
+
 /* A volume's options agree: its z and its voxel size are said one way. */
-static int check_volume(ng_cli *c)
+static int check_volume(const ng_cli *c)
 {
     const int *rg = c->r.region, *zr = c->r.zregion;
     if (c->z_set) return ng_cli_fail(2, "--z: a volume's lowest z is the third value of --origin X,Y,Z");
@@ -462,16 +696,73 @@ static int check_volume(ng_cli *c)
     return 0;
 }
 
-int ng_cli_parse(int argc, char **argv, ng_cli *c)
+/* A render option a view reads another way: said before the rule of
+ * where options are read, as it names what to give instead. */
+static int check_view_words(const ng_cli *c)
 {
-    unsigned long long given = 0; /* value options seen, by table index */
+    const int volume = c->v.kind == NG_VIEW_VOLUME;
+    if (volume && c->z_set) return ng_cli_fail(2, "--z: a volume view samples its box (--volume, --origin)");
+    if (volume && c->pixel_set) return ng_cli_fail(2, "--pixel-size: a volume's is --voxel-size");
+    if (c->r.tileable) return ng_cli_fail(2, "--tileable: a view is a picture; it does not tile");
+    return 0;
+}
+
+/* A view draws one picture (WxH); its box is a volume view's own. */
+static int check_view(const ng_cli *c)
+{
+    const int volume = c->v.kind == NG_VIEW_VOLUME;
+    if (c->r.depth) return ng_cli_fail(2, "--size: a view draws one picture, WxH (a density's box is --volume WxHxD)");
+    if (c->region_fields == 6) return ng_cli_fail(2, "--region: a view draws one picture: X,Y,W,H");
+    if (c->origin_fields && c->origin_fields != (volume ? 3 : 2))
+        return ng_cli_fail(2, "--origin: a %s view takes %s", volume ? "volume" : "terrain",
+                           volume ? "X,Y,Z (the box's lowest corner)" : "X,Y (the picture's top-left corner)");
+    return check_region_fits(c);
+}
+
+/* --origin and --voxel-size go where the command reads them: a volume
+ * view's box, or the render's world. */
+static void place(ng_cli *c)
+{
+    if (c->view && c->v.kind == NG_VIEW_VOLUME) {
+        if (c->origin_fields) memcpy(c->v.box_origin, c->origin, sizeof c->v.box_origin);
+        if (c->voxel_set) c->v.voxel_size = c->voxel_size;
+        return;
+    }
+    if (c->origin_fields) c->r.origin[0] = c->origin[0], c->r.origin[1] = c->origin[1];
+    if (c->origin_fields == 3) c->r.z = c->origin[2];
+    if (c->voxel_set) c->r.pixel_size = c->voxel_size;
+}
+
+/* The rules between options, once the whole line is read. seen: the
+ * options given, by table index. */
+static int check(ng_cmd cmd, ng_cli *c, unsigned long long seen)
+{
+    const unsigned where = context(cmd, c);
+    size_t i;
+    int rc;
+    if (c->view && (rc = check_view_words(c))) return rc;
+    for (i = 0; i < NOPTIONS; i++)
+        if ((seen >> i & 1) && !(options[i].takes & where)) return not_taken(&options[i], cmd, where);
+    rc = c->view ? check_view(c) : c->r.depth ? check_volume(c) : check_image(c);
+    if (rc) return rc;
+    place(c);
+    c->r.dims = c->time_set ? 4 : c->z_set || c->r.depth ? 3 : 2;
+    return 0;
+}
+
+int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
+{
+    unsigned long long given = 0, seen = 0; /* options with a value given; all given; by table index */
     int i, rc;
     memset(c, 0, sizeof *c);
     ng_render_defaults(&c->r, 512, 512);
     ng_host_defaults(&c->h);
+    ng_view_defaults(&c->v, NG_VIEW_VOLUME);
+    c->view = cmd == NG_CMD_PREVIEW; /* preview is render --view volume */
     for (i = 0; i < argc; i++) {
         const char *a = argv[i];
         const option *o;
+        unsigned long long bit;
         value v;
         if (a[0] != '-' || !a[1]) {
             if (c->script) return ng_cli_fail(2, "%s: unexpected argument (the script is %s)", a, c->script);
@@ -479,8 +770,9 @@ int ng_cli_parse(int argc, char **argv, ng_cli *c)
             continue;
         }
         if (!(o = find_option(a))) return ng_cli_fail(2, "%s: unknown option (see --help)", a);
+        bit = 1ull << (o - options);
+        seen |= bit;
         if (o->kind != FLAG && o->store != set_param) { /* one value each: a second is a mistake, not an override */
-            unsigned long long bit = 1ull << (o - options);
             if (given & bit) return ng_cli_fail(2, "%s: given twice", o->name);
             given |= bit;
         }
@@ -492,13 +784,7 @@ int ng_cli_parse(int argc, char **argv, ng_cli *c)
         }
         if ((rc = read_value(o, a, &v)) || (rc = o->store(c, o, &v))) return rc;
     }
-    if (c->r.depth) {
-        if ((rc = check_volume(c))) return rc;
-    } else if ((rc = check_image(c))) {
-        return rc;
-    }
-    c->r.dims = c->time_set ? 4 : c->z_set || c->r.depth ? 3 : 2;
-    return 0;
+    return check(cmd, c, seen);
 }
 
 void ng_cli_free(ng_cli *c)

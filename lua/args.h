@@ -1,8 +1,9 @@
 /*
- * args.h — the options of `noisegraph render | info | dot`, read from one
- * table (args.c) that also makes the --help text. Every value is checked
- * whole: a number with anything after it, an empty list field, a value out
- * of its range or too long is a usage error, never cut or rounded.
+ * args.h — the options of `noisegraph render | preview | info | dot`, read
+ * from one table (args.c) that also makes the --help text; each option says
+ * which commands take it. Every value is checked whole: a number with
+ * anything after it, an empty list field, a value out of its range or too
+ * long is a usage error, never cut or rounded.
  */
 #ifndef NG_ARGS_H
 #define NG_ARGS_H
@@ -13,6 +14,10 @@
 
 /* Longest value any option takes (a path: PATH_MAX), in bytes. */
 #define NG_CLI_MAX_VALUE 4096
+
+/* The commands that read options. A view (preview, or render --view)
+ * draws a picture of one output instead of writing the output itself. */
+typedef enum ng_cmd { NG_CMD_RENDER, NG_CMD_PREVIEW, NG_CMD_INFO, NG_CMD_DOT } ng_cmd;
 
 typedef struct ng_cli {
     const char *script, *output; /* point into argv; NULL when not given */
@@ -26,12 +31,18 @@ typedef struct ng_cli {
     int region_fields, origin_fields; /* 0: not given */
     double vdb_background;
     int vdb_background_set;
+    /* --origin and --voxel-size as given: a render's world or a volume
+     * view's box reads them, which only the whole command line tells */
+    double origin[3], voxel_size;
+    int view; /* 1: draw v (preview, render --view); r is the picture's */
+    ng_view_opts v;
 } ng_cli;
 
-/* Parses argv (the words after the subcommand). 0, or the exit code (2)
- * after printing the one-line error "noisegraph: ..." on stderr. Allocates
- * nothing that ng_cli_free does not free; call ng_cli_free either way. */
-int ng_cli_parse(int argc, char **argv, ng_cli *c);
+/* Parses argv (the words after the command cmd); an option cmd does not
+ * take is a usage error. 0, or the exit code (2) after printing the
+ * one-line error "noisegraph: ..." on stderr. Allocates nothing that
+ * ng_cli_free does not free; call ng_cli_free either way. */
+int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c);
 void ng_cli_free(ng_cli *c);
 /* The --help text, from the table. */
 void ng_cli_usage(FILE *out);

@@ -1,12 +1,12 @@
 /*
- * main.c — the `noisegraph` program: render, nodes, info. Every failure is
- * one line "noisegraph: WHERE: WHAT" on stderr; exit 1, or 2 for usage.
+ * main.c — the `noisegraph` program: render, preview, nodes, info, dot.
+ * Every failure is one line "noisegraph: WHERE: WHAT" on stderr; exit 1,
+ * or 2 for usage.
  */
 #include "args.h"
 #include "host.h"
 #include "inspect.h"
 #include "types.h"
-#include "view_args.h"
 
 #include <signal.h>
 #include <stdint.h>
@@ -211,39 +211,7 @@ done:
     return rc;
 }
 
-static int cmd_render(int argc, char **argv)
-{
-    ng_cli c;
-    ng_script s;
-    ng_error err;
-    int rc;
-    if ((rc = ng_cli_parse(argc, argv, &c))) goto out;
-    rc = 2;
-    if (!c.script) { ng_cli_fail(2, "render: no SCRIPT given (see --help)"); goto out; }
-    if (!c.output) { ng_cli_fail(2, "render: no output file given (-o FILE)"); goto out; }
-    /* The target, format and --bits are checked before the script runs. */
-    if (is_script(c.output, c.script)) { refuse_script_output(c.output, c.script); goto out; }
-    if (is_directory(c.output)) { rc = ng_cli_fail(1, "%s: is a directory", c.output); goto out; }
-    if (ng_file_check_depth(c.output, c.bits, c.r.depth, &err)) { ng_cli_fail(2, "%s", err.msg); goto out; }
-    if (!has_pattern(c.output) && (rc = walk_folders(c.output, 0)) != 0) goto out;
-    rc = 2;
-    if (c.vdb_background_set && !is_vdb(c.output)) {
-        ng_cli_fail(2, "--vdb-background: %s is not a .vdb file", c.output);
-        goto out;
-    }
-    catch_signals();
-    rc = 1;
-    if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }
-    /* the render's intermediate results take what the graph left of the limit */
-    c.r.memory_limit = c.h.memory_limit > (double)s.memory_held ? c.h.memory_limit - (double)s.memory_held : 1;
-    rc = render_outputs(&c, &s);
-    ng_script_free(&s);
-out:
-    ng_cli_free(&c);
-    return rc;
-}
-
-/* ---- preview ---------------------------------------------------------------------- */
+/* ---- views ---------------------------------------------------------------------- */
 
 /* The output a view draws: the script's first with one channel. */
 static int view_output(const ng_script *s, const char *script)
@@ -257,52 +225,70 @@ static int view_output(const ng_script *s, const char *script)
 
 /* A picture of the script's output drawn by a view (core/view.c) into
  * one image file, through the same temporary-and-rename path as render. */
-static int cmd_preview(int argc, char **argv)
+static int draw_view(ng_cli *c, const ng_script *s)
 {
-    ng_view_cli vc;
-    ng_cli c;
-    ng_script s;
-    ng_file_sink *file = NULL;
+    ng_file_sink *file;
     ng_sink sink;
     ng_error err;
-    int rc, root, volume;
-    memset(&c, 0, sizeof c);
-    if (argc == 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
-        ng_view_cli_usage(stdout);
-        return 0;
+    int root, rc = 1;
+    c->r.progress = !c->quiet && isatty(2);
+    if ((root = view_output(s, c->script)) < 0) return 1;
+    if (!(file = ng_file_sink_new(c->output, c->bits, &err))) return ng_cli_fail(1, "%s", err.msg);
+    sink = ng_file_sink_as_sink(file);
+    if (ng_view_render(s->graph, root, &c->v, &c->r, &sink, &err)) {
+        ng_cli_fail(1, "%s", err.msg);
+    } else {
+        if (!c->quiet) note_changed(file, c->output);
+        rc = 0;
     }
-    if ((rc = ng_view_cli_parse(&argc, argv, &vc)) || (rc = ng_cli_parse(argc, argv, &c))) goto out;
+    ng_file_sink_free(file);
+    return rc;
+}
+
+/* ---- render, preview -------------------------------------------------------------- */
+
+/* The target, its format and --bits, checked before the script runs. 0,
+ * or the exit code after the one-line error. */
+static int check_target(const ng_cli *c)
+{
+    ng_error err;
+    if (is_script(c->output, c->script)) return refuse_script_output(c->output, c->script);
+    if (is_directory(c->output)) return ng_cli_fail(1, "%s: is a directory", c->output);
+    if (ng_file_check_depth(c->output, c->bits, c->r.depth, &err)) return ng_cli_fail(2, "%s", err.msg);
+    /* a view writes one picture: its -o is never a pattern */
+    if ((c->view || !has_pattern(c->output)) && walk_folders(c->output, 0)) return 1;
+    if (c->vdb_background_set && !is_vdb(c->output))
+        return ng_cli_fail(2, "--vdb-background: %s is not a .vdb file", c->output);
+    return 0;
+}
+
+/* render and preview: one path, which writes the outputs or, for preview
+ * and render --view, draws the view of one. */
+static int cmd_picture(ng_cmd cmd, const char *name, int argc, char **argv)
+{
+    ng_cli c;
+    ng_script s;
+    ng_error err;
+    int rc;
+    if ((rc = ng_cli_parse(cmd, argc, argv, &c))) goto out;
     rc = 2;
-    volume = vc.v.kind == NG_VIEW_VOLUME;
-    if (!c.script) { ng_cli_fail(2, "preview: no SCRIPT given (see preview --help)"); goto out; }
-    if (!c.output) { ng_cli_fail(2, "preview: no output file given (-o FILE)"); goto out; }
-    if (volume && c.z_set) { ng_cli_fail(2, "--z: a volume view samples its box (--volume, --origin)"); goto out; }
-    if (volume && c.r.pixel_size != 1) { ng_cli_fail(2, "--pixel-size: a volume's is --voxel-size"); goto out; }
-    if (c.r.tileable) { ng_cli_fail(2, "--tileable: a view is a picture; it does not tile"); goto out; }
-    if (is_script(c.output, c.script)) { refuse_script_output(c.output, c.script); goto out; }
-    if (is_directory(c.output)) { rc = ng_cli_fail(1, "%s: is a directory", c.output); goto out; }
-    if (ng_file_check(c.output, c.bits, &err)) { ng_cli_fail(2, "%s", err.msg); goto out; }
-    if ((rc = walk_folders(c.output, 0)) != 0) goto out; /* one picture: -o is never a pattern here */
-    rc = 2;
-    if (vc.norigin) memcpy(volume ? vc.v.box_origin : c.r.origin, vc.origin, (size_t)vc.norigin * sizeof(double));
+    if (!c.script) { ng_cli_fail(2, "%s: no SCRIPT given (see --help)", name); goto out; }
+    if (!c.output) { ng_cli_fail(2, "%s: no output file given (-o FILE)", name); goto out; }
+    if ((rc = check_target(&c))) goto out;
     catch_signals();
     rc = 1;
     if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }
+    /* the render's intermediate results take what the graph left of the limit */
     c.r.memory_limit = c.h.memory_limit > (double)s.memory_held ? c.h.memory_limit - (double)s.memory_held : 1;
-    c.r.progress = !c.quiet && isatty(2);
-    if ((root = view_output(&s, c.script)) < 0) goto done;
-    if (!(file = ng_file_sink_new(c.output, c.bits, &err))) { ng_cli_fail(1, "%s", err.msg); goto done; }
-    sink = ng_file_sink_as_sink(file);
-    if (ng_view_render(s.graph, root, &vc.v, &c.r, &sink, &err)) { ng_cli_fail(1, "%s", err.msg); goto done; }
-    if (!c.quiet) note_changed(file, c.output);
-    rc = 0;
-done:
-    ng_file_sink_free(file);
+    rc = c.view ? draw_view(&c, &s) : render_outputs(&c, &s);
     ng_script_free(&s);
 out:
     ng_cli_free(&c);
     return rc;
 }
+
+static int cmd_render(int argc, char **argv) { return cmd_picture(NG_CMD_RENDER, "render", argc, argv); }
+static int cmd_preview(int argc, char **argv) { return cmd_picture(NG_CMD_PREVIEW, "preview", argc, argv); }
 
 /* ---- nodes ------------------------------------------------------------------ */
 
@@ -370,14 +356,14 @@ static int cmd_nodes(int argc, char **argv)
 /* ---- info ------------------------------------------------------------------------ */
 
 /* info and dot: run the script, print its graph */
-static int cmd_inspect(int argc, char **argv, const char *what,
+static int cmd_inspect(ng_cmd cmd, const char *what, int argc, char **argv,
                        void (*print)(const ng_script *, const char *, FILE *))
 {
     ng_cli c;
     ng_script s;
     ng_error err;
     int rc;
-    if ((rc = ng_cli_parse(argc, argv, &c))) goto out;
+    if ((rc = ng_cli_parse(cmd, argc, argv, &c))) goto out;
     rc = 2;
     if (!c.script) { ng_cli_fail(2, "%s: no SCRIPT given", what); goto out; }
     rc = 1;
@@ -390,11 +376,40 @@ out:
     return rc;
 }
 
+static int cmd_info(int argc, char **argv) { return cmd_inspect(NG_CMD_INFO, "info", argc, argv, ng_print_info); }
+static int cmd_dot(int argc, char **argv) { return cmd_inspect(NG_CMD_DOT, "dot", argc, argv, ng_print_dot); }
+
+/* ---- the program ------------------------------------------------------------------ */
+
+/* The commands, in the order messages list them. */
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"render", cmd_render}, {"preview", cmd_preview}, {"nodes", cmd_nodes}, {"info", cmd_info}, {"dot", cmd_dot},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+/* "(render, preview, ...; see --help)", for the messages of a missing or
+ * unknown command. */
+static const char *command_list(void)
+{
+    static char list[128];
+    size_t i, used = 0;
+    for (i = 0; i < NCOMMANDS; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "(", commands[i].name);
+    snprintf(list + used, sizeof list - used, "; see --help)");
+    return list;
+}
+
+static int is_help(const char *word) { return !strcmp(word, "--help") || !strcmp(word, "-h"); }
+
 int main(int argc, char **argv)
 {
     ng_error err;
-    if (argc < 2) return ng_cli_fail(2, "no command (render, nodes, info, dot; see --help)");
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    size_t i;
+    if (argc < 2) return ng_cli_fail(2, "no command %s", command_list());
+    if (is_help(argv[1]) || !strcmp(argv[1], "help")) {
         ng_cli_usage(stdout);
         return 0;
     }
@@ -403,10 +418,13 @@ int main(int argc, char **argv)
         printf("noisegraph %s (SIMD path: %s)\n", NG_VERSION, ng_simd_path());
         return 0;
     }
-    if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "preview")) return cmd_preview(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "nodes")) return cmd_nodes(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "info")) return cmd_inspect(argc - 2, argv + 2, "info", ng_print_info);
-    if (!strcmp(argv[1], "dot")) return cmd_inspect(argc - 2, argv + 2, "dot", ng_print_dot);
-    return ng_cli_fail(2, "%s: unknown command (render, nodes, info, dot; see --help)", argv[1]);
+    for (i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(argv[1], commands[i].name)) continue;
+        if (argc == 3 && is_help(argv[2])) { /* noisegraph preview --help */
+            ng_cli_usage(stdout);
+            return 0;
+        }
+        return commands[i].run(argc - 2, argv + 2);
+    }
+    return ng_cli_fail(2, "%s: unknown command %s", argv[1], command_list());
 }

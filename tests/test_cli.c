@@ -707,11 +707,11 @@ static void test_usage_errors(void)
     tpath(jpg, "usage.jpg");
 
     cli(&r, NULL);
-    EXPECT_ERR(&r, 2, "--help");
+    EXPECT_ERR(&r, 2, "--help", "render, preview, nodes, info, dot");
     res_free(&r);
 
     cli(&r, "frobnicate", NULL);
-    EXPECT_ERR(&r, 2, "frobnicate", "unknown command");
+    EXPECT_ERR(&r, 2, "frobnicate", "unknown command", "render, preview, nodes, info, dot");
     res_free(&r);
 
     cli(&r, "render", s, NULL);
@@ -824,6 +824,92 @@ static void test_help_version(void)
     EXPECT_OK(&r);
     CHECK(strncmp(r.out, "noisegraph 0.", 13) == 0);
     CHECK_INT(count_lines(r.out), 1);
+    res_free(&r);
+}
+
+/* ---- the folded help: one table, two sections ------------------------------------------- */
+
+#define MAX_ROWS 64
+
+typedef struct help_rows {
+    char name[MAX_ROWS][32]; /* the long name of each option row, in order */
+    int n;
+    int view_from;           /* the first row of the view section; -1 without one */
+} help_rows;
+
+/* The option rows of --help: lines "  --name ..." or "  -o, --name ...";
+ * the continuation lines of a row's help are indented further. */
+static void read_help_rows(const char *out, help_rows *h)
+{
+    const char *line = out;
+    h->n = 0;
+    h->view_from = -1;
+    while (line && *line) {
+        const char *nl = strchr(line, '\n'), *name;
+        if (!strncmp(line, "view options", 12)) h->view_from = h->n;
+        if (!strncmp(line, "  -", 3) && h->n < MAX_ROWS) {
+            size_t len;
+            name = strstr(line, "--");
+            len = name ? strcspn(name, " \n") : 0;
+            if (len && len < sizeof h->name[0]) snprintf(h->name[h->n++], sizeof h->name[0], "%.*s", (int)len, name);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+}
+
+static int row_of(const help_rows *h, const char *name)
+{
+    int i;
+    for (i = 0; i < h->n; i++)
+        if (!strcmp(h->name[i], name)) return i;
+    return -1;
+}
+
+/* Every option is one row of one table: it appears once in --help, the
+ * render options first and the view options in their own section after
+ * them; preview --help and render --help print the same text; and every
+ * row is an option the parser knows. */
+static void test_help_rows_once(void)
+{
+    static const char *const render_rows[] = {"--output", "--size", "--region", "--origin", "--voxel-size",
+                                              "--pixel-size", "--z", "--set", "--tileable", "--quiet"};
+    static const char *const view_rows[] = {"--view", "--volume", "--camera", "--look-at", "--fov",
+                                            "--view-preset", "--sun", "--density-scale", "--step", "--height-scale"};
+    help_rows h;
+    size_t k;
+    int i, j;
+    res r, again;
+    cli(&r, "--help", NULL);
+    EXPECT_OK(&r);
+    read_help_rows(r.out, &h);
+    CHECKF(h.n >= 28, "only %d option rows in --help", h.n);
+    CHECKF(h.view_from > 0, "no view section after the render options (view_from %d)", h.view_from);
+    for (i = 0; i < h.n; i++)
+        for (j = i + 1; j < h.n; j++)
+            CHECKF(strcmp(h.name[i], h.name[j]), "%s is in --help twice (rows %d and %d)", h.name[i], i, j);
+    for (k = 0; k < sizeof render_rows / sizeof render_rows[0]; k++) {
+        const int at_row = row_of(&h, render_rows[k]);
+        CHECKF(at_row >= 0 && at_row < h.view_from, "%s: row %d, not in the render section", render_rows[k], at_row);
+    }
+    for (k = 0; k < sizeof view_rows / sizeof view_rows[0]; k++)
+        CHECKF(row_of(&h, view_rows[k]) >= h.view_from, "%s: row %d, not in the view section", view_rows[k],
+               row_of(&h, view_rows[k]));
+    /* the same text from every command that reads options */
+    cli(&again, "preview", "--help", NULL);
+    EXPECT_OK(&again);
+    CHECK_STR(again.out, r.out);
+    res_free(&again);
+    cli(&again, "render", "-h", NULL);
+    EXPECT_OK(&again);
+    CHECK_STR(again.out, r.out);
+    res_free(&again);
+    /* each row is parsed: without its value it is never an unknown option */
+    for (i = 0; i < h.n; i++) {
+        cli(&again, "render", h.name[i], NULL);
+        CHECKF(again.code == 2 && !strstr(again.err, "unknown option"), "render %s: exit %d, %s", h.name[i],
+               again.code, again.err);
+        res_free(&again);
+    }
     res_free(&r);
 }
 
@@ -1084,6 +1170,7 @@ void suite_cli(void)
     RUN(test_usage_errors);
     RUN(test_region_outside_is_usage_error);
     RUN(test_help_version);
+    RUN(test_help_rows_once);
     RUN(test_nodes);
     RUN(test_info);
     RUN(test_bits);

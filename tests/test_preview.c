@@ -547,6 +547,104 @@ static void test_cli_usage_errors(void)
     res_free(&r);
 }
 
+/* render --view draws what preview draws, through the same path: the same
+ * file, byte for byte, for a volume (preview's default view) and a
+ * terrain, with the view options anywhere on the line. */
+static void test_cli_render_view_is_preview(void)
+{
+    char s[PATHLEN], a[PATHLEN], b[PATHLEN];
+    res r;
+    mkscript(s, "same.lua", CLOUD);
+    tpath(a, "by_render.png");
+    tpath(b, "by_preview.png");
+    cli(&r, "render", s, "--view", "volume", "-o", a, "--size", "36x20", "--volume", "12x12x10", "--origin", "2,-1,3",
+        "--voxel-size", "1.5", "--sun", "40,30", "--view-preset", "side", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "preview", s, "-o", b, "--size", "36x20", "--volume", "12x12x10", "--origin", "2,-1,3", "--voxel-size",
+        "1.5", "--sun", "40,30", "--view-preset", "side", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(a) && same_bytes(a, b));
+    /* a picture, not the density itself: RGB at the picture's size */
+    {
+        unsigned w = 0, h = 0;
+        int depth = 0, ctype = 0;
+        CHECK(ihdr(a, &w, &h, &depth, &ctype));
+        CHECK_INT(w, 36);
+        CHECK_INT(ctype, PNG_COLOR_TYPE_RGB);
+    }
+    /* the defaults are the first words of --view and --view-preset */
+    tpath(a, "default_view.png");
+    tpath(b, "first_words.png");
+    cli(&r, "preview", s, "-o", a, "--size", "20x12", "--volume", "8x8x8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", s, "-o", b, "--size", "20x12", "--volume", "8x8x8", "--view", "volume", "--view-preset",
+        "three-quarter", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(a) && same_bytes(a, b));
+    tpath(a, "terrain_by_render.pfm");
+    tpath(b, "terrain_by_preview.pfm");
+    cli(&r, "render", s, "-o", a, "--size", "24x16", "--origin", "5,7", "--pixel-size", "2", "--view", "terrain",
+        "--height-scale", "9", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "preview", s, "--view", "terrain", "-o", b, "--size", "24x16", "--origin", "5,7", "--pixel-size", "2",
+        "--height-scale", "9", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(a) && same_bytes(a, b));
+}
+
+/* An option is refused, in one line naming it and where it belongs, by a
+ * command that does not read it: view options by render without --view,
+ * the other view's options by a view, the render's volume and tiling
+ * options by a view, and the picture options by info and dot. */
+static void test_cli_options_refused_by_other_commands(void)
+{
+    static const struct {
+        const char *cmd, *opt, *value, *view, *needle1, *needle2;
+    } bad[] = {
+        {"render", "--camera", "1,2,3", NULL, "is for preview", "render --view volume"},
+        {"render", "--fov", "30", NULL, "is for preview", "render --view volume"},
+        {"render", "--sun", "10,20", NULL, "is for preview", "render --view"},
+        {"render", "--height-scale", "2", NULL, "is for preview --view terrain", "render --view terrain"},
+        {"render", "--camera", "1,2,3", "terrain", "only a volume view", "terrain view"},
+        {"preview", "--height-scale", "2", "volume", "only a terrain view", "volume view"},
+        {"preview", "--voxel-size", "2", "terrain", "only a volume view", "terrain view"},
+        {"preview", "--brick", "16", NULL, "is for render", "not a view"},
+        {"render", "--vdb-background", "0.5", "volume", "is for render", "not a view"},
+        {"render", "--tileable", NULL, "terrain", "a view is a picture", "--tileable"},
+        {"preview", "--size", "8x8x8", NULL, "one picture", "--volume WxHxD"},
+        {"render", "--region", "0,0,0,2,2,2", "volume", "one picture", "X,Y,W,H"},
+        {"info", "--size", "16", NULL, "info reads the script alone", "--set"},
+        {"dot", "--view", "terrain", NULL, "dot reads the script alone", "--memory-limit"},
+        {"info", "--threads", "2", NULL, "is for render and preview", "info"},
+    };
+    char s[PATHLEN], o[PATHLEN];
+    size_t i;
+    res r;
+    mkscript(s, "refused.lua", CLOUD);
+    tpath(o, "refused.png");
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *args[16];
+        int n = 0;
+        args[n++] = bad[i].cmd;
+        args[n++] = s;
+        if (strcmp(bad[i].cmd, "info") && strcmp(bad[i].cmd, "dot")) args[n++] = "-o", args[n++] = o;
+        if (bad[i].view) args[n++] = "--view", args[n++] = bad[i].view;
+        args[n++] = bad[i].opt;
+        if (bad[i].value) args[n++] = bad[i].value;
+        args[n] = NULL;
+        run_argv(&r, DEFAULT_TIMEOUT, args);
+        EXPECT_ERR(&r, 2, bad[i].opt, bad[i].needle1, bad[i].needle2);
+        res_free(&r);
+    }
+    CHECK(!exists(o));
+}
+
 /* Graphs a view cannot draw: one line, exit 1, the old file untouched and
  * no temporary left. */
 static void test_cli_graph_errors_leave_files_alone(void)
@@ -598,6 +696,8 @@ void suite_preview(void)
     }
     RUN(test_cli_writes_pictures);
     RUN(test_cli_usage_errors);
+    RUN(test_cli_render_view_is_preview);
+    RUN(test_cli_options_refused_by_other_commands);
     RUN(test_cli_graph_errors_leave_files_alone);
     cli_teardown();
 }

@@ -46,7 +46,7 @@ static void check_accepted(const ng_cli *c, char **argv, int argc)
         !finite_within(r->z, -NG_MAX_COORD, NG_MAX_COORD) || !finite_within(r->time, -NG_MAX_COORD, NG_MAX_COORD))
         abort();
     if (!finite_within(r->pixel_size, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE)) abort();
-    if (r->dims != (c->time_set ? 4 : c->z_set ? 3 : 2)) abort();
+    if (r->dims != (c->time_set ? 4 : c->z_set || r->depth ? 3 : 2)) abort();
     if (!finite_within(r->time_limit, 0, 1e9)) abort();
     if (!(c->h.time_limit > 0) || !isfinite(c->h.time_limit) || !(c->h.memory_limit >= 1024.0 * 1024.0) ||
         !isfinite(c->h.memory_limit))
@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             start = i + 1;
         }
     argv[argc] = NULL;
-    rc = ng_cli_parse(argc, argv, &c);
+    rc = ng_cli_parse(NG_CMD_RENDER, argc, argv, &c);
     if (rc != 0 && rc != 2) abort(); /* a usage error exits 2 */
     if (rc == 0) check_accepted(&c, argv, argc);
     ng_cli_free(&c);
