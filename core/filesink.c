@@ -568,6 +568,8 @@ static int digits_of(int n)
     return d;
 }
 
+static int check_slice_targets(ng_file_sink *f, int count, ng_error *err);
+
 static int begin_slices(ng_file_sink *f, ng_error *err)
 {
     f->digits = digits_of(f->im.vol.full[2] - 1);
@@ -577,7 +579,7 @@ static int begin_slices(ng_file_sink *f, ng_error *err)
     remove_stale_temporaries(f->path);
     if (create_temp_folder(f) != 0) return fail(f, err, errno, "cannot create temporary folder");
     f->state = WRITING; /* from here on discard() removes the folder */
-    return 0;
+    return check_slice_targets(f, f->im.vol.depth, err);
 }
 
 /* An encoder failure of slice k, as the sink's own. */
@@ -693,14 +695,40 @@ static void drop_slices(ng_file_sink *f)
 
 /* The slices move out of the folder, each replacing its target. A failure
  * half way leaves the slices moved so far and removes the others. */
-static int commit_slices(ng_file_sink *f, ng_error *err)
+/* to: the target of slice k ("dir/" + its name). */
+static void slice_target(ng_file_sink *f, int k, char *to, size_t len)
 {
-    char *to = malloc(strlen(f->path) + 16);
+    name_slice(f, k);
+    snprintf(to, len, "%.*s%s", (int)f->dirlen, f->path, f->name);
+}
+
+/* Every target of slices first .. first + count - 1 can be replaced by a
+ * file: none is a folder. Checked when the sequence begins and again
+ * before its first rename, so a failure leaves every old slice in place. */
+static int check_slice_targets(ng_file_sink *f, int count, ng_error *err)
+{
+    size_t len = strlen(f->path) + 16;
+    char *to = malloc(len);
     int k, rc = 0;
     if (!to) return fail(f, err, 0, "out of memory");
+    for (k = 0; k < count && rc == 0; k++) {
+        struct stat st;
+        slice_target(f, k, to, len);
+        if (lstat(to, &st) == 0 && S_ISDIR(st.st_mode)) rc = fail(f, err, 0, "cannot replace %s: is a folder", to);
+    }
+    free(to);
+    return rc;
+}
+
+static int commit_slices(ng_file_sink *f, ng_error *err)
+{
+    size_t len = strlen(f->path) + 16;
+    char *to;
+    int k, rc = 0;
+    if (check_slice_targets(f, f->made, err)) return -1;
+    if (!(to = malloc(len))) return fail(f, err, 0, "out of memory");
     for (k = 0; k < f->made && rc == 0; k++) {
-        name_slice(f, k);
-        snprintf(to, strlen(f->path) + 16, "%.*s%s", (int)f->dirlen, f->path, f->name);
+        slice_target(f, k, to, len);
         if (renameat(f->lock_fd, f->name, AT_FDCWD, to) != 0) rc = fail(f, err, errno, "cannot replace %s", to);
     }
     free(to);

@@ -153,6 +153,10 @@ static void catch_signals(void)
         sigemptyset(&sa.sa_mask);
         sigaction(sigs[i], &sa, NULL);
     }
+    /* Past the file size limit (ulimit -f) a write fails with EFBIG and the
+     * render says so and removes its temporary; the default action would
+     * kill the process mid-file, silently, leaving the temporary. */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 /* Every output is written to its temporary first; only when the whole
