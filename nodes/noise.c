@@ -72,8 +72,8 @@ static const ng_param_desc noise_params[NPARAMS] = {
     {"jitter", NG_PARAM_NUMBER, {1}, 0, 1, NULL,
      "worley: how far feature points stray from a regular grid (0: a regular grid); a node varies it"},
     {"flow", NG_PARAM_NUMBER, {0}, -1e9, 1e9, NULL,
-     "flow: rotates the gradients, one full turn per unit (animate it for swirling, e.g. flow = ng.time(); "
-     "loops every 1)"},
+     "flow: rotates the gradients, one full turn per unit (animate it for swirling: a node, e.g. flow = "
+     "ng.time(), turns them per sample; loops every 1)"},
     {"fractal", NG_PARAM_ENUM, {FRACTAL_NONE}, 0, 0, fractal_choices,
      "none, or octaves of this noise as ng.fractal sums them (the same bits): " NG_FRACTAL_TYPE_DOC
      "; fbm is standard"},

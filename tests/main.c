@@ -27,6 +27,7 @@ static const struct {
     {"preview", suite_preview},
     {"vdb", suite_vdb},
     {"volfiles", suite_volfiles},
+    {"unified", suite_unified},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

@@ -23,5 +23,6 @@ void suite_cloudshape(void);
 void suite_preview(void);
 void suite_vdb(void);
 void suite_volfiles(void);
+void suite_unified(void);
 
 #endif
