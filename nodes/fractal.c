@@ -7,7 +7,14 @@
  * Normalisation: every type divides by the sum of the octave weights, the
  * bound that holds for any octaves, lacunarity and roughness: for a source
  * in [-1, 1], standard, terrain, hybrid and billow stay in [-1, 1] and
- * ridged in [0, 1], provably (see each formula).
+ * ridged in [0, 1], provably (see each formula in loops.c). normalize =
+ * "rms" divides by the root of the sum of the squared weights (Houdini's
+ * fuller contrast; how often it leaves the range is in the README).
+ *
+ * The sum itself is ng__fractal_sum (octaves.c), shared with the noise
+ * node's own `fractal`; roughness and lacunarity may be nodes (masks),
+ * evaluated at this node's positions, each sample then with its own
+ * weights, normalisation, frequencies and cut-off.
  *
  * Octaves finer than a pixel are not evaluated: the block's footprint
  * (world units per pixel) against the source's finest detail tells where
@@ -17,7 +24,6 @@
  * brightening the rest: a small render looks like a filtered large one.
  */
 #include "ng_node.h"
-#include "loops.h"
 #include "octaves.h"
 #include "types.h"
 

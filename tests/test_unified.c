@@ -593,8 +593,8 @@ static void test_descriptors_say_which_options_take_nodes(void)
 /* ---- item 5a: rms normalisation ------------------------------------------------------------------- */
 
 /* 6 octaves of perlin, roughness 0.5, over 4 x 512 x 512 samples (2D and
- * 3D, two seeds), no cut-off: how often rms leaves [-1, 1] (the README
- * says "about 0.3 %" for this), and that it fills more of the range than
+ * 3D, four seeds), no cut-off: how often rms leaves [-1, 1] (measured
+ * 0.016 %; the README's table says 0.015 % for 2D), and that it fills more of the range than
  * the bound (by sum / sqrt(sum of squares) = 1.705 here). */
 static void test_rms_share_outside_the_range(void)
 {
@@ -637,7 +637,7 @@ static void test_rms_share_outside_the_range(void)
         free(x), free(y);
         ng_graph_free(g);
     }
-    CHECKF((double)out / total < 0.005, "rms leaves [-1, 1] for %.4f %% of samples", 100.0 * out / total);
+    CHECKF((double)out / total < 0.0005, "rms leaves [-1, 1] for %.4f %% of samples", 100.0 * out / total);
     CHECKF(out > 0, "rms never leaves [-1, 1]: is it the bound?");
     CHECK_NEAR(sqrt(sd_rms / sd_bound), 1.96875 / sqrt(1.3330078125), 1e-4);
     printf("    rms: %.4f %% of %ld samples outside [-1, 1]\n", 100.0 * out / total, total);
