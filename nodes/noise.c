@@ -245,6 +245,21 @@ static double freq_at(const ng_node *n, const ng_unified *u, const ng_unified_in
     return (d < 3 ? u->freq_mult / (size * scale) : u->freq_mult / size) * freq_scale;
 }
 
+/* A per-sample difference as a float offset: far beyond any lattice the
+ * kernels resolve, and within float's range. */
+static float offset_float(double v)
+{
+    return (float)(v > 1e30 ? 1e30 : v < -1e30 ? -1e30 : v);
+}
+
+/* Axis d's offset when it is a number (a driving node of fewer channels
+ * leaves the others to the number), else 0. */
+static double offset_number(const ng_node *n, const ng_unified_in *drv, int d, int len)
+{
+    if (d >= 3 || (drv->offset && component(drv->offset, drv->offset_ch, d, len))) return 0;
+    return n->param[P_OFFSET].v[d];
+}
+
 /* Noise-space offsets of axis d when a node drives the offset or the
  * element size: the kernel's anchor is a * fref (a: the block anchor, plus
  * the offset when it is a number) and point i adds p_i f_i plus
@@ -259,7 +274,7 @@ static void positions_at(const ng_node *n, const ng_unified *u, const ng_unified
         const double f = varies ? freq_at(n, u, drv, d, i, b->n, freq_scale) : fref;
         const double extra = a * (f - fref) + (off ? clamped(off[i], -1e15, 1e15) * f : 0);
         out[i] = b->p[d][i] * (float)f;
-        if (extra != 0) out[i] += (float)extra;
+        if (extra != 0) out[i] += offset_float(extra);
     }
 }
 
@@ -294,7 +309,6 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
 {
     static const ng_unified_in none;
     const basis *bs = &bases[type];
-    const double *offset = n->param[P_OFFSET].v;
     const int own = n->type == &ng_type_noise; /* basis-specific options exist */
     float *f = NULL, *tmp = NULL; /* f: scaled positions, for a zero frequency or driven options */
     const ng_path *path = ng__path();
@@ -331,8 +345,8 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
         } else { /* a frequency below float's range (0 would read as "no scale"), or per sample */
             if (!f && !(f = ng_scratch(ctx, b->dims))) return -1;
             if (moved)
-                positions_at(n, u, drv, b, d, b->anchor[d] + (d < 3 && !drv->offset ? offset[d] : 0), freq[d],
-                             freq_scale, f + (size_t)d * (size_t)b->n);
+                positions_at(n, u, drv, b, d, b->anchor[d] + offset_number(n, drv, d, b->n), freq[d], freq_scale,
+                             f + (size_t)d * (size_t)b->n);
             else
                 loops->scale(f + (size_t)d * (size_t)b->n, b->p[d], fr, b->n);
             pts.f[d] = f + (size_t)d * (size_t)b->n;
@@ -343,7 +357,7 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
      * there is no shift, so tiling is kept. */
     for (d = 0; d < b->dims; d++) {
         double shift = pts.period[d] ? 0 : channel * (0.3819660113 + 0.1 * d);
-        pts.anchor[d] = (b->anchor[d] + (d < 3 && !drv->offset ? offset[d] : 0)) * freq[d] + shift;
+        pts.anchor[d] = (b->anchor[d] + offset_number(n, drv, d, b->n)) * freq[d] + shift;
     }
     pts.seed = mix_seed(mix_seed(u->seed, b->seed), channel);
     if (grad && fd_grad) {

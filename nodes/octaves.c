@@ -174,7 +174,7 @@ static void octave_block_at(ng_ctx *ctx, const ng_block *b, int k, double ref, c
         for (i = 0; i < b->n; i++) {
             const double extra = b->anchor[d] * (s[i] - ref);
             p[i] = b->p[d][i] * (float)s[i];
-            if (extra != 0) p[i] += (float)extra;
+            if (extra != 0) p[i] += (float)(extra > 1e30 ? 1e30 : extra < -1e30 ? -1e30 : extra);
         }
         ob->p[d] = p;
     }
