@@ -146,6 +146,15 @@ static inline const float *ng_driver(const ng_node *n, const float *const *in, i
     return s < 0 ? NULL : in[s];
 }
 
+/* Component d of a driven sample v of parameter k, as the option means it:
+ * clamped to its [min, max], and NaN read as the option's number. */
+static inline double ng_driven(const ng_node *n, int k, int d, float v)
+{
+    const ng_param_desc *p = &n->type->params[k];
+    if (v != v) return n->param[k].v[d];
+    return v < p->min ? p->min : v > p->max ? p->max : (double)v;
+}
+
 /* Parameter access by index, for kernels. */
 static inline double ng_num(const ng_node *n, int k) { return n->param[k].v[0]; }
 static inline int ng_int(const ng_node *n, int k) { return n->param[k].i; }

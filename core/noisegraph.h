@@ -127,8 +127,9 @@ typedef struct ng_node_type {
      * sample at this node's own positions (like a same-position input; a
      * vector option takes 1 to 3 channels). A number stays a parameter and
      * a constant node is folded into one, so the constant case costs
-     * nothing; eval reads a driven option's samples with ng_driver
-     * (ng_node.h) and clamps them to the option's [min, max]. */
+     * nothing; eval reads a driven option's samples with ng_driver and
+     * ng_driven (ng_node.h): clamped to the option's [min, max], NaN read
+     * as the option's number. */
     uint64_t node_params;
     /* After parameters and inputs are set: check cross-field rules, set the
      * output channel count, precompute. 0, or -1 with err filled. */

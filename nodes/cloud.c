@@ -81,30 +81,25 @@ static int cloud_setup(ng_node *n, const int *ch, ng_error *err)
     return 0;
 }
 
-/* A driven distortion's sample, clamped to its range (NaN to 0). */
-static double distortion_at(const float *v, int i)
-{
-    if (v[i] != v[i]) return 0;
-    return v[i] < -100 ? -100 : v[i] > 100 ? 100 : (double)v[i];
-}
-
 /* The next octave's positions with a distortion per sample: as the loop's
  * displace, dg computed per sample exactly as the number's is. */
-static void displace_at(float *restrict out, const float *restrict p, const float *restrict g, const float *dist,
-                        double stretch, double next, double partial, const float *restrict v, float dv, int n)
+static void displace_at(const ng_node *node, float *restrict out, const float *restrict p, const float *restrict g,
+                        const float *dist, double stretch, double next, double partial, const float *restrict v,
+                        float dv, int n)
 {
     int i;
     for (i = 0; i < n; i++) {
-        const float dg = (float)(-distortion_at(dist, i) * stretch * next * next / partial);
+        const float dg = (float)(-ng_driven(node, P_DISTORTION, 0, dist[i]) * stretch * next * next / partial);
         out[i] = p[i] + g[i] * dg + v[i] * dv;
     }
 }
 
-static void map_at(const ng_unified *u, const float *amp, float *out, int n)
+/* The output mapping with an amplitude per sample, as the number's. */
+static void map_at(const ng_node *node, const ng_unified *u, const float *amp, float *out, int n)
 {
     int i;
     for (i = 0; i < n; i++) {
-        const double a = !(amp[i] >= -1e30) ? -1e30 : amp[i] > 1e30 ? 1e30 : (double)amp[i];
+        const double a = ng_driven(node, P_AMP, 0, amp[i]);
         out[i] = out[i] * (float)(a * u->span / u->natural) + (float)(a * u->base);
     }
 }
@@ -156,7 +151,7 @@ static int cloud_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
             const float dg = (float)(-distortion * (d < 3 ? stretch[d] : 1) * next * next / partial);
             const float dv = (float)((d < 3 ? droop[d] : 0) * next / partial);
             if (dist_at)
-                displace_at(moved + (size_t)d * len, b->p[d], acc + (size_t)d * len, dist_at, d < 3 ? stretch[d] : 1,
+                displace_at(n, moved + (size_t)d * len, b->p[d], acc + (size_t)d * len, dist_at, d < 3 ? stretch[d] : 1,
                             next, partial, out, dv, len);
             else
                 L->displace(moved + (size_t)d * len, b->p[d], acc + (size_t)d * len, dg, out, dv, len);
@@ -173,7 +168,7 @@ static int cloud_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
             goto done;
         L->puff(out, oct, wm, norm, len);
     }
-    if (drv.amp) map_at(&st->u, drv.amp, out, len);
+    if (drv.amp) map_at(n, &st->u, drv.amp, out, len);
     else L->scale_bias(out, out, (float)st->u.scale, (float)st->u.bias, len);
     rc = 0;
 done:

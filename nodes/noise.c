@@ -220,12 +220,6 @@ static void kernel_gradient(ng_basis_fn fn, ng_noise_pts *pts, float *tmp, float
     }
 }
 
-/* A driven option's sample, clamped to its range (NaN to the low end). */
-static double clamped(float v, double lo, double hi)
-{
-    return !(v >= lo) ? lo : v > hi ? hi : (double)v;
-}
-
 /* Component d (< 3) of a driven vector option of `ch` channels at sample i;
  * a 1-channel node gives every axis, a 2-channel one x and y. */
 static const float *component(const float *v, int ch, int d, int n)
@@ -239,9 +233,9 @@ static const float *component(const float *v, int ch, int d, int n)
 static double freq_at(const ng_node *n, const ng_unified *u, const ng_unified_in *drv, int d, int i, int len,
                       double freq_scale)
 {
-    const double size = drv->size ? clamped(drv->size[i], 1e-6, 1e12) : ng_num(n, P_SIZE);
+    const double size = drv->size ? ng_driven(n, P_SIZE, 0, drv->size[i]) : ng_num(n, P_SIZE);
     const float *sc = d < 3 && drv->scale ? component(drv->scale, drv->scale_ch, d, len) : NULL;
-    const double scale = d == 3 ? 1 : sc ? clamped(sc[i], 1e-6, 1e6) : n->param[P_SCALE].v[d];
+    const double scale = d == 3 ? 1 : sc ? ng_driven(n, P_SCALE, d, sc[i]) : n->param[P_SCALE].v[d];
     return (d < 3 ? u->freq_mult / (size * scale) : u->freq_mult / size) * freq_scale;
 }
 
@@ -272,7 +266,7 @@ static void positions_at(const ng_node *n, const ng_unified *u, const ng_unified
     int i;
     for (i = 0; i < b->n; i++) {
         const double f = varies ? freq_at(n, u, drv, d, i, b->n, freq_scale) : fref;
-        const double extra = a * (f - fref) + (off ? clamped(off[i], -1e15, 1e15) * f : 0);
+        const double extra = a * (f - fref) + (off ? ng_driven(n, P_OFFSET, d, off[i]) * f : 0);
         out[i] = b->p[d][i] * (float)f;
         if (extra != 0) out[i] += offset_float(extra);
     }
@@ -280,20 +274,21 @@ static void positions_at(const ng_node *n, const ng_unified *u, const ng_unified
 
 /* The kernel over runs of points whose driven jitter and flow are equal:
  * both are one value per kernel call. */
-static void kernel_runs(ng_basis_fn fn, const ng_noise_pts *pts, const ng_unified_in *drv, float *out)
+static void kernel_runs(const ng_node *n, ng_basis_fn fn, const ng_noise_pts *pts, const ng_unified_in *drv,
+                        float *out)
 {
     int start = 0, end, d;
     while (start < pts->n) {
         ng_noise_pts run = *pts;
-        if (drv->jitter) run.jitter = (float)clamped(drv->jitter[start], 0, 1);
+        if (drv->jitter) run.jitter = (float)ng_driven(n, P_JITTER, 0, drv->jitter[start]);
         if (drv->flow) {
-            const double f = clamped(drv->flow[start], -1e9, 1e9);
+            const double f = ng_driven(n, P_FLOW, 0, drv->flow[start]);
             run.flow = (float)(f - floor(f));
         }
         for (end = start + 1; end < pts->n; end++) {
-            if (drv->jitter && (float)clamped(drv->jitter[end], 0, 1) != run.jitter) break;
+            if (drv->jitter && (float)ng_driven(n, P_JITTER, 0, drv->jitter[end]) != run.jitter) break;
             if (drv->flow) {
-                const double f = clamped(drv->flow[end], -1e9, 1e9);
+                const double f = ng_driven(n, P_FLOW, 0, drv->flow[end]);
                 if ((float)(f - floor(f)) != run.flow) break;
             }
         }
@@ -379,7 +374,7 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
         }
         ng_scratch_free(ctx, tmp, 1);
     } else if (drv->jitter || drv->flow) {
-        kernel_runs(fn, &pts, drv, out);
+        kernel_runs(n, fn, &pts, drv, out);
     } else {
         fn(&pts, out);
     }
@@ -405,7 +400,7 @@ void ng__unified_in(ng_ctx *ctx, const ng_node *n, const float *const *in, int j
     if (flow >= 0) drv->flow = ng_driver(n, in, flow);
 }
 
-void ng__unified_map(const ng_unified *u, const ng_unified_in *drv, float *out, int len)
+void ng__unified_map(const ng_node *n, const ng_unified *u, const ng_unified_in *drv, float *out, int len)
 {
     const float scale = (float)u->scale, bias = (float)u->bias;
     int i;
@@ -415,7 +410,7 @@ void ng__unified_map(const ng_unified *u, const ng_unified_in *drv, float *out, 
         return;
     }
     for (i = 0; i < len; i++) { /* as prepare maps it, with this sample's amplitude */
-        const double amp = clamped(drv->amp[i], -1e30, 1e30);
+        const double amp = ng_driven(n, P_AMP, 0, drv->amp[i]);
         const float s = (float)(amp * u->span / u->natural), o = (float)(amp * u->base);
         if (s != 1.0f || o != 0.0f) out[i] = out[i] * s + o;
     }
@@ -435,7 +430,7 @@ static int noise_channels(ng_ctx *ctx, const ng_node *n, const ng_block *b, floa
     for (c = 0; c < call->channels; c++) {
         float *o = out + (size_t)c * (size_t)b->n;
         if (ng__noise_basis(ctx, n, u, call->drv, ng_int(n, P_TYPE), (uint32_t)c, 1.0, b, o, NULL)) return -1;
-        ng__unified_map(u, call->drv, o, b->n);
+        ng__unified_map(n, u, call->drv, o, b->n);
     }
     return 0;
 }
@@ -447,11 +442,11 @@ static void details_at(const ng_node *n, const ng_unified_in *drv, double *det, 
     const noise_state *st = n->state;
     int i, d;
     for (i = 0; i < len; i++) {
-        const double size = drv->size ? clamped(drv->size[i], 1e-6, 1e12) : ng_num(n, P_SIZE);
+        const double size = drv->size ? ng_driven(n, P_SIZE, 0, drv->size[i]) : ng_num(n, P_SIZE);
         double sc[3];
         for (d = 0; d < 3; d++) {
             const float *v = drv->scale ? component(drv->scale, drv->scale_ch, d, len) : NULL;
-            sc[d] = v ? clamped(v[i], 1e-6, 1e6) : n->param[P_SCALE].v[d];
+            sc[d] = v ? ng_driven(n, P_SCALE, d, v[i]) : n->param[P_SCALE].v[d];
         }
         det[i] = ng_int(n, P_TYPE) == NG_BASIS_WHITE ? 0 : size * fmin(sc[0], fmin(sc[1], sc[2])) / st->u.freq_mult;
     }

@@ -45,7 +45,7 @@ typedef struct ng_unified {
 
 /* The unified controls a node drives per sample (see node_params in
  * noisegraph.h): b->n floats per channel, NULL where the option is a
- * number. Values are clamped to each option's range. */
+ * number. Samples are read with ng_driven (clamped, NaN the number). */
 typedef struct ng_unified_in {
     const float *size, *scale, *offset, *amp, *jitter, *flow;
     int scale_ch, offset_ch; /* 1 (every axis) to 3 */
@@ -56,8 +56,8 @@ typedef struct ng_unified_in {
 void ng__unified_in(ng_ctx *ctx, const ng_node *n, const float *const *in, int jitter, int flow,
                     ng_unified_in *drv);
 /* Applies the output mapping to one channel: the precomputed one, or per
- * sample with a driven amplitude. */
-void ng__unified_map(const ng_unified *u, const ng_unified_in *drv, float *out, int n);
+ * sample with a driven amplitude (n's). */
+void ng__unified_map(const ng_node *n, const ng_unified *u, const ng_unified_in *drv, float *out, int len);
 
 /* Fills u from n's unified controls for the basis; restricts n's dims and
  * sets its detail. */

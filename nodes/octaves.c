@@ -113,10 +113,11 @@ static int plain_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const n
     return 0;
 }
 
-/* A driven option's sample, clamped to its range (NaN to the low end). */
-static double clamp_sample(float v, double lo, double hi)
+/* A driven roughness or lacunarity sample: clamped to the options' range
+ * (the same on every node that has them), NaN read as the number. */
+static double clamp_sample(float v, double lo, double hi, double number)
 {
-    return !(v >= lo) ? lo : v > hi ? hi : (double)v;
+    return v != v ? number : v < lo ? lo : v > hi ? hi : (double)v;
 }
 
 /* Per-sample accumulation: as accumulate with weight w[i] and inv[i]; a
@@ -192,7 +193,7 @@ static int sample_sums(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const
     ng__octaves_init(&o, f->octaves, f->lacunarity, f->roughness);
     for (i = 0; i < len * channels; i++) out[i] = 0;
     for (i = 0; i < len; i++) { /* each sample's normaliser, as ng__octaves_init makes it */
-        const double r = f->roughness_at ? clamp_sample(f->roughness_at[i], 0, 2) : f->roughness;
+        const double r = f->roughness_at ? clamp_sample(f->roughness_at[i], 0, 2, f->roughness) : f->roughness;
         double w = 1, total = 0, total_sq = 0;
         for (k = 0; k < o.count; k++, w *= r) {
             const double wk = k < o.full ? w : w * frac;
@@ -222,8 +223,8 @@ static int sample_sums(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const
                           S->inv, k == 0, len);
         for (i = 0; i < len; i++) {
             S->partial[i] += k < o.full ? S->weight[i] : S->weight[i] * frac;
-            S->weight[i] *= f->roughness_at ? clamp_sample(f->roughness_at[i], 0, 2) : f->roughness;
-            S->scale[i] *= f->lacunarity_at ? clamp_sample(f->lacunarity_at[i], 1, 16) : f->lacunarity;
+            S->weight[i] *= f->roughness_at ? clamp_sample(f->roughness_at[i], 0, 2, f->roughness) : f->roughness;
+            S->scale[i] *= f->lacunarity_at ? clamp_sample(f->lacunarity_at[i], 1, 16, f->lacunarity) : f->lacunarity;
         }
     }
     for (c = 0; c < channels; c++)

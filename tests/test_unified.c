@@ -309,6 +309,31 @@ static void test_driven_option_equal_to_the_number_is_the_number(void)
     }
 }
 
+/* A node's NaN samples read as the option's number; values beyond the
+ * option's range as its end. */
+static void test_driven_nan_is_the_number_and_range_clamps(void)
+{
+    ng_graph *g = ng_graph_new();
+    int root[4], k;
+    ng_render_opts r;
+    float *img[4];
+    for (k = 0; k < 4; k++) {
+        ng_node *n = t_begin(g, "perlin");
+        t_set(n, "element_size", 9);
+        set_choice(n, "fractal", "terrain");
+        t_set(n, "roughness", k < 2 ? 0.625 : 2);
+        if (k == 1) drive(g, n, "roughness", t_bin(g, "div", t_const(g, 0), t_const(g, 0)));
+        if (k == 3) drive(g, n, "roughness", uniform(g, 7.5));
+        root[k] = t_finish(g, n);
+    }
+    t_opts(&r, 64, 32);
+    for (k = 0; k < 4; k++) img[k] = t_render(g, root[k], &r);
+    CHECK(same_floats(img[0], img[1], 64 * 32));
+    CHECK(same_floats(img[2], img[3], 64 * 32));
+    for (k = 0; k < 4; k++) free(img[k]);
+    ng_graph_free(g);
+}
+
 /* A step mask (the number left of x = 40, the other from it on; every
  * 64-pixel tile holds both): each side is the render of its number, bit
  * for bit, cut-off, weights and normalisation per sample included. The
@@ -649,6 +674,7 @@ void suite_unified(void)
     RUN(test_one_node_is_the_fractal_bit_for_bit);
     RUN(test_fractal_options_need_a_fractal);
     RUN(test_driven_option_equal_to_the_number_is_the_number);
+    RUN(test_driven_nan_is_the_number_and_range_clamps);
     RUN(test_step_mask_sides_are_the_numbers);
     RUN(test_mask_roughness_rough_where_high);
     RUN(test_varying_element_size_is_antialiased);
