@@ -299,7 +299,8 @@ static int shared(const ng_ctx *c, int node) { return c->uses[node] > 1; }
 
 static int same_position(const ng_node *n, int k)
 {
-    return n->input[k] >= 0 && !(n->type->inputs[k].flags & NG_INPUT_PULL);
+    /* drivers of parameters (slots past the type's inputs) read the node's positions */
+    return n->input[k] >= 0 && (k >= n->type->ninputs || !(n->type->inputs[k].flags & NG_INPUT_PULL));
 }
 
 static float *result_of(ng_ctx *c, int node, const ng_block *b)
@@ -335,7 +336,7 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
     while (c->sp > base) {
         int top = c->sp - 1, id = c->stack[top].node, k, missing = 0;
         const ng_node *n = ng_graph_node(g, id);
-        const float *in[NG_MAX_INPUTS] = {0};
+        const float *in[NG_MAX_INPUTS + NG_MAX_DRIVERS] = {0};
         ng_block nb;
         float *dst;
         if (!c->stack[top].expanded) {
@@ -344,12 +345,12 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
                 continue;
             }
             c->stack[top].expanded = 1;
-            for (k = 0; k < n->type->ninputs; k++)
+            for (k = 0; k < ng_node_slots(n); k++)
                 if (same_position(n, k) && !result_of(c, n->input[k], b) && push(c, n->input[k]))
                     goto fail;
             continue;
         }
-        for (k = 0; k < n->type->ninputs; k++) {
+        for (k = 0; k < ng_node_slots(n); k++) {
             if (!same_position(n, k)) continue;
             in[k] = result_of(c, n->input[k], b);
             if (!in[k]) missing = 1;
@@ -369,7 +370,7 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
             if (dst != out) ng_scratch_free(c, dst, n->channels);
             goto fail;
         }
-        for (k = 0; k < n->type->ninputs; k++)
+        for (k = 0; k < ng_node_slots(n); k++)
             if (same_position(n, k)) release(c, n->input[k], b);
         if (id == root && shared(c, id)) {
             memcpy(out, dst, (size_t)n->channels * (size_t)b->n * sizeof(float));
@@ -413,7 +414,10 @@ int ng_pull_grad(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float
     const ng_node *src = ng_graph_node(c->g, node->input[k]);
     float *lo;
     int d, i;
-    if (src->type->eval_grad) return src->type->eval_grad(c, src, b, out, grad);
+    if (src->type->eval_grad) { /* 1: no analytic gradient for this node's options */
+        int rc = src->type->eval_grad(c, src, b, out, grad);
+        if (rc != 1) return rc;
+    }
     if (ng__eval(c, src->id, b, out, 0)) return -1;
     if (h <= 0) h = src->detail < HUGE_VAL ? src->detail * 1e-3 : 1e-2;
     if (!(lo = ng_scratch(c, 1))) return -1;

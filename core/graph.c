@@ -153,6 +153,11 @@ const ng_node_type *ng_node_type_of(const ng_node *n) { return n->type; }
 int ng_node_id(const ng_node *n) { return n->id; }
 int ng_node_channels(const ng_node *n) { return n->channels; }
 int ng_node_input(const ng_node *n, int k) { return n->input[k]; }
+int ng_node_param_source(const ng_node *n, int k)
+{
+    int s = ng_driver_slot(n, k);
+    return s < 0 ? -1 : n->input[s];
+}
 const ng_value *ng_node_param(const ng_node *n, int k) { return &n->param[k]; }
 const char *ng_node_label(const ng_node *n) { return n->label; }
 int ng_node_param_set(const ng_node *n, int k) { return (int)((n->set >> k) & 1); }
@@ -225,6 +230,19 @@ static const char *node_name(const ng_node *n)
     return n->label ? n->label : n->type->name;
 }
 
+/* Stops parameter k being driven (a number was given after a node). */
+static void undrive(ng_node *n, int k)
+{
+    int s = ng_driver_slot(n, k), j;
+    if (s < 0) return;
+    for (j = s - n->type->ninputs; j + 1 < n->ndrivers; j++) {
+        n->driven[j] = n->driven[j + 1];
+        n->input[n->type->ninputs + j] = n->input[n->type->ninputs + j + 1];
+    }
+    n->ndrivers--;
+    n->input[n->type->ninputs + n->ndrivers] = -1;
+}
+
 ng_node *ng_node_begin(ng_graph *g, const ng_node_type *t, const char *label,
                        const char *where, ng_error *err)
 {
@@ -252,7 +270,7 @@ ng_node *ng_node_begin(ng_graph *g, const ng_node_type *t, const char *label,
     }
     n->id = -1;
     n->channels = 1;
-    for (k = 0; k < NG_MAX_INPUTS; k++) n->input[k] = -1;
+    for (k = 0; k < NG_MAX_INPUTS + NG_MAX_DRIVERS; k++) n->input[k] = -1;
     for (k = 0; k < t->nparams; k++) ng__param_default(&t->params[k], &n->param[k]);
     n->label = dupstr(label ? label : t->name);
     n->where = dupstr(where);
@@ -287,6 +305,7 @@ int ng_set_number(ng_node *n, int k, double v, ng_error *err)
     if (p->kind == NG_PARAM_INT && v != (double)(long long)v)
         return ng_errorf(err, "%s: option '%s' must be an integer, got %g", node_name(n), p->name, v);
     if (check_bounds(n, p, v, err)) return -1;
+    undrive(n, k);
     n->param[k].v[0] = v;
     n->param[k].i = p->kind == NG_PARAM_INT ? (int)v : 0;
     n->set |= 1ull << k;
@@ -299,6 +318,7 @@ int ng_set_vec3(ng_node *n, int k, const double v[3], ng_error *err)
     if (check_kind(n, k, NG_PARAM_VEC3, err)) return -1;
     for (d = 0; d < 3; d++)
         if (check_bounds(n, &n->type->params[k], v[d], err)) return -1;
+    undrive(n, k);
     memcpy(n->param[k].v, v, 3 * sizeof(double));
     n->set |= 1ull << k;
     return 0;
@@ -392,6 +412,41 @@ int ng_set_input(ng_graph *g, ng_node *n, int k, int source, ng_error *err)
     return 0;
 }
 
+int ng_set_param_node(ng_graph *g, ng_node *n, int k, int source, ng_error *err)
+{
+    const ng_param_desc *p;
+    const ng_node *src;
+    double v;
+    int s, most;
+    if (k < 0 || k >= n->type->nparams) return ng_errorf(err, "%s: no parameter #%d", node_name(n), k);
+    p = &n->type->params[k];
+    if (!ng_param_takes_node(n->type, k))
+        return ng_errorf(err, "%s: option '%s' must be %s, not a node", node_name(n), p->name,
+                         ng_param_kind_must_be(p->kind));
+    if (source < 0 || source >= g->n)
+        return ng_errorf(err, "%s: option '%s' refers to node %d, which does not exist", node_name(n), p->name,
+                         source);
+    src = g->nodes[source];
+    if (ng_node_is_constant(src, &v)) { /* folded: the constant case stays a parameter */
+        double vec[3] = {v, v, v};
+        undrive(n, k);
+        return p->kind == NG_PARAM_VEC3 ? ng_set_vec3(n, k, vec, err) : ng_set_number(n, k, v, err);
+    }
+    most = p->kind == NG_PARAM_VEC3 ? 3 : 1;
+    if (src->channels > most)
+        return ng_errorf(err, "%s: option '%s' takes %s, but %s gives %d channels", node_name(n), p->name,
+                         most == 1 ? "a 1-channel node" : "a node of 1 to 3 channels", node_name(src), src->channels);
+    if ((s = ng_driver_slot(n, k)) < 0) {
+        if (n->ndrivers == NG_MAX_DRIVERS || n->type->ninputs + n->ndrivers >= NG_MAX_INPUTS + NG_MAX_DRIVERS)
+            return ng_errorf(err, "%s: more than %d options are driven by nodes", node_name(n), NG_MAX_DRIVERS);
+        s = n->type->ninputs + n->ndrivers;
+        n->driven[n->ndrivers++] = (signed char)k;
+    }
+    n->input[s] = source;
+    n->set |= 1ull << k;
+    return 0;
+}
+
 static int dims_text(unsigned dims, char *buf, size_t len)
 {
     int d, used = 0;
@@ -441,6 +496,11 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
         if (src->pull_depth + ((in->flags & NG_INPUT_PULL) ? 1 : 0) > n->pull_depth)
             n->pull_depth = src->pull_depth + ((in->flags & NG_INPUT_PULL) ? 1 : 0);
     }
+    for (k = t->ninputs; k < ng_node_slots(n); k++) {
+        const ng_node *src = g->nodes[n->input[k]];
+        n->dims &= src->dims;
+        if (src->pull_depth > n->pull_depth) n->pull_depth = src->pull_depth;
+    }
     if (n->pull_depth > NG_MAX_PULL_DEPTH) {
         ng_errorf(err, "%s: warps and fractals nest %d deep here; the limit is %d", node_name(n),
                   n->pull_depth, NG_MAX_PULL_DEPTH);
@@ -470,7 +530,7 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
         g->nodes = nodes;
         g->cap = cap;
     }
-    for (k = 0; k < t->ninputs; k++)
+    for (k = 0; k < ng_node_slots(n); k++)
         if (n->input[k] >= 0) g->nodes[n->input[k]]->refcount++;
     n->id = g->n;
     g->nodes[g->n++] = n;
@@ -490,7 +550,7 @@ unsigned char *ng__reachable(const ng_graph *g, const int *roots, int nroots)
     for (i = 0; i < nroots; i++) mark[roots[i]] = 1;
     for (i = g->n - 1; i >= 0; i--) {
         if (!mark[i]) continue;
-        for (k = 0; k < g->nodes[i]->type->ninputs; k++)
+        for (k = 0; k < ng_node_slots(g->nodes[i]); k++)
             if (g->nodes[i]->input[k] >= 0) mark[g->nodes[i]->input[k]] = 1;
     }
     return mark;

@@ -15,7 +15,12 @@ struct ng_node {
     int refcount;             /* edges (and roots) that read this node */
     int pull_depth;           /* nesting of pull edges below and including it */
     unsigned dims;            /* dimensions every node below supports */
-    int input[NG_MAX_INPUTS]; /* source node ids, -1 when unconnected */
+    /* Source node ids, -1 when unconnected: the type's inputs, then the
+     * drivers of its node-driven parameters (slot ninputs + j drives
+     * parameter driven[j]), evaluated at the node's positions. */
+    int input[NG_MAX_INPUTS + NG_MAX_DRIVERS];
+    int ndrivers;
+    signed char driven[NG_MAX_DRIVERS];
     ng_value *param;          /* type->nparams values */
     uint64_t set;             /* bit k: parameter k was given (not its default) */
     /* The finest feature size (world units) in this node's output: the
@@ -122,6 +127,33 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
 /* The constant node (core/constant.c): what numbers become, so core owns
  * it; the node library lists it with the others. */
 extern const ng_node_type ng_type_constant;
+
+/* Input slots the evaluator fills: the type's inputs and the drivers. */
+static inline int ng_node_slots(const ng_node *n) { return n->type->ninputs + n->ndrivers; }
+/* The input slot of the node driving parameter k, or -1. */
+static inline int ng_driver_slot(const ng_node *n, int k)
+{
+    int j;
+    for (j = 0; j < n->ndrivers; j++)
+        if (n->driven[j] == k) return n->type->ninputs + j;
+    return -1;
+}
+/* In eval: parameter k's samples (the driver's channels, b->n floats each),
+ * or NULL when it is a number. */
+static inline const float *ng_driver(const ng_node *n, const float *const *in, int k)
+{
+    int s = ng_driver_slot(n, k);
+    return s < 0 ? NULL : in[s];
+}
+
+/* Component d of a driven sample v of parameter k, as the option means it:
+ * clamped to its [min, max], and NaN read as the option's number. */
+static inline double ng_driven(const ng_node *n, int k, int d, float v)
+{
+    const ng_param_desc *p = &n->type->params[k];
+    if (v != v) return n->param[k].v[d];
+    return v < p->min ? p->min : v > p->max ? p->max : (double)v;
+}
 
 /* Parameter access by index, for kernels. */
 static inline double ng_num(const ng_node *n, int k) { return n->param[k].v[0]; }

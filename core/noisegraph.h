@@ -14,6 +14,8 @@
 
 #define NG_VERSION "0.1.0"
 #define NG_MAX_INPUTS 8
+/* Parameters of one node that nodes may drive (NG_PARAM_NODE). */
+#define NG_MAX_DRIVERS 8
 #define NG_MAX_PARAMS 64 /* per type: the set-mask is 64 bits */
 #define NG_MAX_CHANNELS 4
 #define NG_MAX_NODES 1000000
@@ -121,6 +123,14 @@ typedef struct ng_node_type {
     const char *op;              /* Lua metamethod this type implements, or NULL */
     const char *method;          /* node:method(...) name, or NULL */
     const char *positional;      /* comma list of inputs/params for positional calls */
+    /* Bit k: NUMBER or VEC3 parameter k also takes a node, evaluated per
+     * sample at this node's own positions (like a same-position input; a
+     * vector option takes 1 to 3 channels). A number stays a parameter and
+     * a constant node is folded into one, so the constant case costs
+     * nothing; eval reads a driven option's samples with ng_driver and
+     * ng_driven (ng_node.h): clamped to the option's [min, max], NaN read
+     * as the option's number. */
+    uint64_t node_params;
     /* After parameters and inputs are set: check cross-field rules, set the
      * output channel count, precompute. 0, or -1 with err filled. */
     int (*setup)(ng_node *node, const int *input_channels, ng_error *err);
@@ -131,7 +141,9 @@ typedef struct ng_node_type {
     int (*tile_check)(const ng_node *node, const double period[4], int dims, char *buf, size_t len);
     /* Optional: value and gradient in one pass, for a 1-channel node without
      * same-position inputs (noise bases): out as eval, grad dims planes of
-     * d(out)/d(world axis). Without it, gradients are central differences. */
+     * d(out)/d(world axis). Without it, or when it returns 1 (this node's
+     * options have no analytic gradient: a fractal, a driven option),
+     * gradients are central differences. */
     int (*eval_grad)(ng_ctx *ctx, const ng_node *node, const ng_block *b, float *out, float *grad);
     /* Evaluate at block b into out (channels * b->n floats, channel-major).
      * in[k]: output of same-position input k (NULL for pull inputs and
@@ -150,6 +162,11 @@ typedef struct ng_node_type {
  * number"). NULL for a kind that does not exist. */
 const char *ng_param_kind_word(ng_param_kind kind);
 const char *ng_param_kind_must_be(ng_param_kind kind);
+/* The same for parameter k of t: "number or node" where it takes nodes. */
+const char *ng_param_word(const ng_node_type *t, int k);
+const char *ng_param_must_be(const ng_node_type *t, int k);
+/* Whether parameter k of t also takes a node (t->node_params). */
+int ng_param_takes_node(const ng_node_type *t, int k);
 /* A descriptor's default as a script would write it ("0.5", "\"perlin\""). */
 int ng_param_format_default(const ng_param_desc *p, char *buf, size_t len);
 int ng_param_index(const ng_node_type *t, const char *name);
@@ -200,6 +217,9 @@ int ng_set_string(ng_node *n, int param, const char *s, ng_error *err); /* STRIN
 int ng_set_list(ng_node *n, int param, const double *v, int count, ng_error *err);
 int ng_set_range(ng_node *n, int param, int mode, double lo, double hi, ng_error *err);
 int ng_set_input(ng_graph *g, ng_node *n, int input, int source_id, ng_error *err);
+/* Drives parameter `param` (declared in node_params) by node source_id; a
+ * constant node is folded into the number instead. */
+int ng_set_param_node(ng_graph *g, ng_node *n, int param, int source_id, ng_error *err);
 /* Returns the new node's id, or -1 (the node is discarded). */
 int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err);
 /* Drops a begun node that will not be finished. */
@@ -214,6 +234,8 @@ const ng_node_type *ng_node_type_of(const ng_node *n);
 int ng_node_id(const ng_node *n);
 int ng_node_channels(const ng_node *n);
 int ng_node_input(const ng_node *n, int k); /* source id or -1 */
+/* The node driving parameter k, or -1 (a number: the parameter's value). */
+int ng_node_param_source(const ng_node *n, int k);
 const ng_value *ng_node_param(const ng_node *n, int k);
 const char *ng_node_label(const ng_node *n);
 /* Parameter k as a script would write it ("0.5", "\"perlin\"", "{1, 2, 3}"). */

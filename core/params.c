@@ -88,6 +88,26 @@ static const struct kind_row *row(ng_param_kind kind)
 const char *ng_param_kind_word(ng_param_kind kind) { return row(kind) ? row(kind)->word : NULL; }
 const char *ng_param_kind_must_be(ng_param_kind kind) { return row(kind) ? row(kind)->must_be : NULL; }
 
+int ng_param_takes_node(const ng_node_type *t, int k)
+{
+    return k >= 0 && k < t->nparams && k < 64 && ((t->node_params >> k) & 1) &&
+           (t->params[k].kind == NG_PARAM_NUMBER || t->params[k].kind == NG_PARAM_VEC3);
+}
+
+const char *ng_param_word(const ng_node_type *t, int k)
+{
+    if (ng_param_takes_node(t, k)) return t->params[k].kind == NG_PARAM_VEC3 ? "vector or node" : "number or node";
+    return ng_param_kind_word(t->params[k].kind);
+}
+
+const char *ng_param_must_be(const ng_node_type *t, int k)
+{
+    if (ng_param_takes_node(t, k))
+        return t->params[k].kind == NG_PARAM_VEC3 ? "a number, {x, y}, {x, y, z} or a node of 1 to 3 channels"
+                                                  : "a number or a node";
+    return ng_param_kind_must_be(t->params[k].kind);
+}
+
 void ng__param_default(const ng_param_desc *p, ng_value *v)
 {
     memcpy(v->v, p->def, sizeof p->def);
@@ -101,6 +121,8 @@ void ng__param_default(const ng_param_desc *p, ng_value *v)
 int ng_param_format(const ng_node *n, int k, char *buf, size_t len)
 {
     const ng_param_desc *p = &n->type->params[k];
+    const int src = ng_node_param_source(n, k);
+    if (src >= 0) return snprintf(buf, len, "node #%d", src);
     return row(p->kind) ? row(p->kind)->format(p, &n->param[k], buf, len) : snprintf(buf, len, "?");
 }
 
@@ -116,6 +138,7 @@ int ng_param_is_default(const ng_node *n, int k)
 {
     const ng_param_desc *p = &n->type->params[k];
     const ng_value *v = &n->param[k];
+    if (ng_node_param_source(n, k) >= 0) return 0;
     switch (p->kind) {
     case NG_PARAM_NUMBER:
     case NG_PARAM_INT: return v->v[0] == p->def[0];

@@ -47,7 +47,9 @@ typedef struct cost {
 
 static double octaves_of(const ng_node *n)
 {
-    int k = ng_param_index(ng_node_type_of(n), "octaves");
+    const ng_node_type *t = ng_node_type_of(n);
+    int k = ng_param_index(t, "octaves"), f = ng_param_index(t, "fractal");
+    if (f >= 0 && ng_node_param(n, f)->i == 0) return 1; /* a noise with fractal = "none" */
     return k < 0 ? 1 : ceil(ng_node_param(n, k)->v[0]);
 }
 
@@ -67,6 +69,12 @@ static cost node_cost(const ng_node *n, const cost *below)
         }
         c.nodes += times * below[src].nodes;
         c.kernels += times * below[src].kernels;
+    }
+    for (k = 0; k < t->nparams; k++) { /* options driven by nodes: once per evaluation */
+        int src = ng_node_param_source(n, k);
+        if (src < 0) continue;
+        c.nodes += below[src].nodes;
+        c.kernels += below[src].kernels;
     }
     if (!strcmp(t->family, "noise") || (!pulls && oct > 1)) c.kernels += oct;
     return c;

@@ -166,7 +166,8 @@ static int set_path(modstate *m, ng_node *n, const char *label, int k, const cha
 static int set_param(lua_State *L, modstate *m, ng_node *n, const char *label, int k, int idx, ng_error *err)
 {
     const ng_param_desc *p = &ng_node_type_of(n)->params[k];
-    int t = lua_type(L, idx);
+    int t = lua_type(L, idx), src = to_node(L, idx);
+    if (src >= 0 && ng_param_takes_node(ng_node_type_of(n), k)) return ng_set_param_node(m->g, n, k, src, err);
     switch (p->kind) {
     case NG_PARAM_NUMBER:
     case NG_PARAM_INT:
@@ -226,8 +227,8 @@ static int set_param(lua_State *L, modstate *m, ng_node *n, const char *label, i
         if (t == LUA_TSTRING) return set_path(m, n, label, k, lua_tostring(L, idx), err);
         break;
     }
-    return ng_errorf(err, "%s: option '%s' must be %s, got %s", label, p->name, ng_param_kind_must_be(p->kind),
-                     type_word(L, idx));
+    return ng_errorf(err, "%s: option '%s' must be %s, got %s", label, p->name,
+                     ng_param_must_be(ng_node_type_of(n), k), type_word(L, idx));
 }
 
 static int set_input(lua_State *L, modstate *m, ng_node *n, const char *label, int k, int idx, ng_error *err)

@@ -11,6 +11,10 @@
  * proportion to the value so far (dense parts sag). An optional Worley
  * layer (1 - 2 F1) adds cauliflower-like puffs.
  *
+ * Nodes may give offset, amplitude and distortion per sample (a mask of
+ * where clouds billow); a sample whose values equal the numbers gets the
+ * numbers' bits.
+ *
  * Units: octave k is displaced by distortion * e_k^2 * (gradient of the
  * normalised sum so far, per world unit), e_k its own element size: a
  * distortion of 1 moves a sample about one of its elements where the sum
@@ -44,7 +48,8 @@ static const ng_param_desc cloud_params[NPARAMS] = {
     {"roughness", NG_PARAM_NUMBER, {0.5}, 0, 2, NULL, "amplitude ratio between octaves"},
     {"distortion", NG_PARAM_NUMBER, {-0.2}, -100, 100, NULL,
      "how far each octave is pushed along the gradient so far, in elements per unit of slope: > 0 downhill "
-     "(veined, wispy), < 0 uphill (puffy, billowy), 0 the plain fractal; useful values are within +-0.3"},
+     "(veined, wispy), < 0 uphill (puffy, billowy), 0 the plain fractal; useful values are within +-0.3; "
+     "a node varies it per sample"},
     {"stretch", NG_PARAM_VEC3, {1, 1, 1}, -1e6, 1e6, NULL, "per-axis multiplier of the distortion"},
     {"droop", NG_PARAM_VEC3, {0, 0, 0}, -1e6, 1e6, NULL,
      "sag: displacement in elements per unit of value so far, along this direction (e.g. {0, 0.3, 0} sags down)"},
@@ -76,22 +81,48 @@ static int cloud_setup(ng_node *n, const int *ch, ng_error *err)
     return 0;
 }
 
+/* The next octave's positions with a distortion per sample: as the loop's
+ * displace, dg computed per sample exactly as the number's is. */
+static void displace_at(const ng_node *node, float *restrict out, const float *restrict p, const float *restrict g,
+                        const float *dist, double stretch, double next, double partial, const float *restrict v,
+                        float dv, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        const float dg = (float)(-ng_driven(node, P_DISTORTION, 0, dist[i]) * stretch * next * next / partial);
+        out[i] = p[i] + g[i] * dg + v[i] * dv;
+    }
+}
+
+/* The output mapping with an amplitude per sample, as the number's. */
+static void map_at(const ng_node *node, const ng_unified *u, const float *amp, float *out, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        const double a = ng_driven(node, P_AMP, 0, amp[i]);
+        out[i] = out[i] * (float)(a * u->span / u->natural) + (float)(a * u->base);
+    }
+}
+
 static int cloud_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const cloud_state *st = n->state;
     const int type = ng_int(n, P_TYPE), basis = cloud_basis[type], dims = b->dims, len = b->n;
     const double distortion = ng_num(n, P_DISTORTION), cell = ng_num(n, P_SIZE), wmix = ng_num(n, P_WORLEY);
     const double *stretch = n->param[P_STRETCH].v, *droop = n->param[P_DROOP].v;
+    const float *dist_at = ng_driver(n, in, P_DISTORTION);
     const int drooping = droop[0] != 0 || droop[1] != 0 || droop[2] != 0;
-    const int moving = distortion != 0 || drooping;
+    const int distorting = distortion != 0 || dist_at;
+    const int moving = distorting || drooping;
     const ng_loops *L = ng__loops();
     float *pos = ng_scratch(ctx, dims), *oct = ng_scratch(ctx, 1);
     float *moved = moving ? ng_scratch(ctx, dims) : NULL, *grad = moving ? ng_scratch(ctx, dims) : NULL;
     float *acc = moving ? ng_scratch(ctx, dims) : NULL; /* gradient of the weighted sum, per world unit */
     double scale = 1, partial = 0;
+    ng_unified_in drv;
     ng_octaves o;
     int k, d, i, rc = -1;
-    (void)in;
+    ng__unified_in(ctx, n, in, -1, -1, &drv);
     if (!pos || !oct || (moving && (!moved || !grad || !acc))) goto done;
     ng__octaves_init(&o, ng_num(n, P_OCTAVES), ng_num(n, P_LACUNARITY), ng_num(n, P_ROUGHNESS));
     for (i = 0; i < len; i++) out[i] = 0;
@@ -102,11 +133,11 @@ static int cloud_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
     for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
         const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(st->first_detail, b, scale, k, ng_int(n, P_ANTIALIAS));
         const float fw = (float)(w * a);
-        const int want_grad = distortion != 0 && k + 1 < o.count && (type != C_FAST_SIMPLEX || k == 0);
+        const int want_grad = distorting && k + 1 < o.count && (type != C_FAST_SIMPLEX || k == 0);
         ng_block ob;
         if (a <= 0) break;
         ng__octave_block(ctx, b, k, scale, moving && k > 0 ? moved : NULL, pos, &ob);
-        if (ng__noise_basis(ctx, n, &st->u, basis, 0, 1.0, &ob, oct, want_grad ? grad : NULL)) goto done;
+        if (ng__noise_basis(ctx, n, &st->u, &drv, basis, 0, 1.0, &ob, oct, want_grad ? grad : NULL)) goto done;
         L->axpy(out, oct, fw, len);
         partial += w;
         if (!moving || k + 1 == o.count) continue;
@@ -119,7 +150,11 @@ static int cloud_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
             const double next = cell / (scale * o.lacunarity);
             const float dg = (float)(-distortion * (d < 3 ? stretch[d] : 1) * next * next / partial);
             const float dv = (float)((d < 3 ? droop[d] : 0) * next / partial);
-            L->displace(moved + (size_t)d * len, b->p[d], acc + (size_t)d * len, dg, out, dv, len);
+            if (dist_at)
+                displace_at(n, moved + (size_t)d * len, b->p[d], acc + (size_t)d * len, dist_at, d < 3 ? stretch[d] : 1,
+                            next, partial, out, dv, len);
+            else
+                L->displace(moved + (size_t)d * len, b->p[d], acc + (size_t)d * len, dg, out, dv, len);
         }
     }
     if (o.total > 0) L->scale(out, out, (float)(1.0 / o.total), len);
@@ -129,10 +164,12 @@ static int cloud_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
         if (moving)
             for (d = 0; d < dims; d++) wb.p[d] = moved + (size_t)d * len;
         wb.pos_id = ng_new_pos_id(ctx);
-        if (ng__noise_basis(ctx, n, &st->u, NG_BASIS_WORLEY, 7, 1.0 / ng_num(n, P_WORLEY_SIZE), &wb, oct, NULL)) goto done;
+        if (ng__noise_basis(ctx, n, &st->u, &drv, NG_BASIS_WORLEY, 7, 1.0 / ng_num(n, P_WORLEY_SIZE), &wb, oct, NULL))
+            goto done;
         L->puff(out, oct, wm, norm, len);
     }
-    L->scale_bias(out, out, (float)st->u.scale, (float)st->u.bias, len);
+    if (drv.amp) map_at(n, &st->u, drv.amp, out, len);
+    else L->scale_bias(out, out, (float)st->u.scale, (float)st->u.bias, len);
     rc = 0;
 done:
     ng_scratch_free(ctx, pos, dims);
@@ -155,5 +192,6 @@ const ng_node_type ng_type_cloud = {
     .shorthands = cloud_shorthands,
     .nshorthands = 3,
     .setup = cloud_setup,
+    .node_params = NG_U_NODE_PLACE | 1ull << P_DISTORTION,
     .eval = cloud_eval,
 };

@@ -7,7 +7,14 @@
  * Normalisation: every type divides by the sum of the octave weights, the
  * bound that holds for any octaves, lacunarity and roughness: for a source
  * in [-1, 1], standard, terrain, hybrid and billow stay in [-1, 1] and
- * ridged in [0, 1], provably (see each formula).
+ * ridged in [0, 1], provably (see each formula in loops.c). normalize =
+ * "rms" divides by the root of the sum of the squared weights (Houdini's
+ * fuller contrast; how often it leaves the range is in the README).
+ *
+ * The sum itself is ng__fractal_sum (octaves.c), shared with the noise
+ * node's own `fractal`; roughness and lacunarity may be nodes (masks),
+ * evaluated at this node's positions, each sample then with its own
+ * weights, normalisation, frequencies and cut-off.
  *
  * Octaves finer than a pixel are not evaluated: the block's footprint
  * (world units per pixel) against the source's finest detail tells where
@@ -17,27 +24,26 @@
  * brightening the rest: a small render looks like a filtered large one.
  */
 #include "ng_node.h"
-#include "loops.h"
 #include "octaves.h"
 #include "types.h"
 
 #include <math.h>
+#include <string.h>
 
-enum { T_STANDARD, T_TERRAIN, T_HYBRID, T_RIDGED, T_BILLOW };
-static const char *const fractal_choices[] = {"standard", "terrain", "hybrid", "ridged", "billow", NULL};
+static const char *const fractal_choices[] = {NG_FRACTAL_CHOICES, NULL};
+static const char *const normalize_choices[] = {NG_NORMALIZE_CHOICES, NULL};
 
-enum { P_TYPE, P_OCTAVES, P_LACUNARITY, P_ROUGHNESS, P_ANTIALIAS, NPARAMS };
+enum { P_TYPE, P_OCTAVES, P_LACUNARITY, P_ROUGHNESS, P_ANTIALIAS, P_NORMALIZE, NPARAMS };
 
 static const ng_param_desc fractal_params[NPARAMS] = {
-    {"type", NG_PARAM_ENUM, {0}, 0, 0, fractal_choices,
-     "standard (fBm: the plain weighted sum), terrain (each octave scaled by the height so far: smooth valleys, "
-     "rough peaks), hybrid (octaves weighted by the running product of (value + 1), clamped to 1, as in "
-     "Musgrave's hybrid multifractal), ridged (Musgrave's ridged multifractal, (1 - |n|)^2, range [0, 1]), "
-     "billow (2|n| - 1: puffy, rounded)"},
+    {"type", NG_PARAM_ENUM, {0}, 0, 0, fractal_choices, NG_FRACTAL_TYPE_DOC},
     {"octaves", NG_PARAM_NUMBER, {6}, 0, 32, NULL, "how many octaves; a fraction fades the last one in"},
-    {"lacunarity", NG_PARAM_NUMBER, {2}, 1, 16, NULL, "frequency ratio between octaves"},
-    {"roughness", NG_PARAM_NUMBER, {0.5}, 0, 2, NULL, "amplitude ratio between octaves"},
+    {"lacunarity", NG_PARAM_NUMBER, {2}, 1, 16, NULL,
+     "frequency ratio between octaves; a node varies it per sample (each sample cuts its own octaves off)"},
+    {"roughness", NG_PARAM_NUMBER, {0.5}, 0, 2, NULL,
+     "amplitude ratio between octaves; a node (a mask) varies it per sample: rough peaks, smooth valleys"},
     {"antialias", NG_PARAM_BOOL, {1}, 0, 1, NULL, "skip octaves whose features are under two pixels (they would alias)"},
+    {"normalize", NG_PARAM_ENUM, {0}, 0, 0, normalize_choices, NG_NORMALIZE_DOC},
 };
 
 enum { I_SOURCE, NINPUTS };
@@ -62,48 +68,33 @@ static int fractal_setup(ng_node *n, const int *ch, ng_error *err)
     if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
     n->channels = ch[I_SOURCE];
     s->source_detail = n->detail;
-    /* the finest octave's features, for a fractal of fractals */
+    /* the finest octave's features, for a fractal of fractals (with the
+     * number's lacunarity when a node drives it) */
     n->detail /= pow(lac, oct > 1 ? ceil(oct) - 1 : 0);
     return 0;
+}
+
+static int pull_source(ng_ctx *ctx, const ng_node *n, const ng_block *ob, float *out, void *user)
+{
+    (void)user;
+    return ng_pull(ctx, n, I_SOURCE, ob, out);
 }
 
 static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const fractal_state *s = n->state;
-    const int type = ng_int(n, P_TYPE), len = b->n * n->channels, aa = ng_int(n, P_ANTIALIAS);
-    const ng_loops *L = ng__loops();
-    float *pos = ng_scratch(ctx, b->dims), *oct = ng_scratch(ctx, n->channels);
-    float *state = type == T_RIDGED || type == T_HYBRID ? ng_scratch(ctx, n->channels) : NULL;
-    double scale = 1, partial = 0;
-    ng_octaves o;
-    int k, i, rc = -1;
-    (void)in;
-    if (!pos || !oct || ((type == T_RIDGED || type == T_HYBRID) && !state)) goto done;
-    ng__octaves_init(&o, ng_num(n, P_OCTAVES), ng_num(n, P_LACUNARITY), ng_num(n, P_ROUGHNESS));
-    for (i = 0; i < len; i++) out[i] = 0;
-    for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
-        const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(s->source_detail, b, scale, k, aa);
-        const float fw = (float)(w * a);
-        ng_block ob;
-        if (a <= 0) break; /* finer octaves are finer still */
-        ng__octave_block(ctx, b, k, scale, NULL, pos, &ob);
-        if (ng_pull(ctx, n, I_SOURCE, &ob, oct)) goto done;
-        switch (type) {
-        case T_STANDARD: L->axpy(out, oct, fw, len); break;
-        case T_BILLOW: L->acc_billow(out, oct, fw, len); break;
-        case T_TERRAIN: L->acc_terrain(out, oct, fw, partial > 0 ? (float)(0.5 / partial) : 0.0f, k == 0, len); break;
-        case T_HYBRID: L->acc_hybrid(out, state, oct, fw, k == 0, len); break;
-        case T_RIDGED: L->acc_ridged(out, state, oct, fw, k == 0, len); break;
-        }
-        partial += w;
-    }
-    if (o.total > 0) L->scale(out, out, (float)(1.0 / o.total), len);
-    rc = 0;
-done:
-    ng_scratch_free(ctx, pos, b->dims);
-    ng_scratch_free(ctx, oct, n->channels);
-    ng_scratch_free(ctx, state, n->channels);
-    return rc;
+    ng_fractal f;
+    memset(&f, 0, sizeof f);
+    f.type = ng_int(n, P_TYPE);
+    f.normalize = ng_int(n, P_NORMALIZE);
+    f.antialias = ng_int(n, P_ANTIALIAS);
+    f.octaves = ng_num(n, P_OCTAVES);
+    f.lacunarity = ng_num(n, P_LACUNARITY);
+    f.roughness = ng_num(n, P_ROUGHNESS);
+    f.detail = s->source_detail;
+    f.roughness_at = ng_driver(n, in, P_ROUGHNESS);
+    f.lacunarity_at = ng_driver(n, in, P_LACUNARITY);
+    return ng__fractal_sum(ctx, n, &f, b, n->channels, pull_source, NULL, out);
 }
 
 const ng_node_type ng_type_fractal = {
@@ -111,13 +102,15 @@ const ng_node_type ng_type_fractal = {
     .family = "fractal",
     .doc = "Octaves of a source: each at lacunarity times the previous frequency and roughness times its "
            "weight, with its own seed; divided by the sum of the weights, so for a source in [-1, 1] every "
-           "type stays in [-1, 1] (ridged: [0, 1]). Octaves finer than two pixels are skipped.",
+           "type stays in [-1, 1] (ridged: [0, 1]); normalize = \"rms\" for Houdini's fuller contrast. Octaves "
+           "finer than two pixels are skipped. ng.noise{fractal = ...} is the same in one node.",
     .params = fractal_params,
     .nparams = NPARAMS,
     .inputs = fractal_inputs,
     .ninputs = NINPUTS,
     .dims = 0x1Eu,
     .positional = "source",
+    .node_params = 1ull << P_LACUNARITY | 1ull << P_ROUGHNESS,
     .shorthands = fractal_shorthands,
     .nshorthands = (int)(sizeof fractal_shorthands / sizeof fractal_shorthands[0]),
     .setup = fractal_setup,

@@ -1,15 +1,28 @@
 /*
  * noise.c — the unified noise node: every basis behind one descriptor with
- * Houdini's Unified Noise controls. This file turns world positions into
- * noise space (frequency, per-axis scale, offset, seed, tiling period) and
- * maps each basis's natural range onto the asked-for output range; the
- * bases are declared in bases.h; their batch kernels are reached through
- * the SIMD path's table (kernels.h).
+ * Houdini's Unified Noise controls, and its fractal tab (`fractal`,
+ * octaves, lacunarity, roughness: ng.fractal over the same noise, in one
+ * node and bit for bit, through the same sum in octaves.c). This file turns
+ * world positions into noise space (frequency, per-axis scale, offset,
+ * seed, tiling period) and maps each basis's natural range onto the
+ * asked-for output range; the bases are declared in bases.h; their batch
+ * kernels are reached through the SIMD path's table (kernels.h).
+ *
+ * Options that take nodes (element_size, element_scale, offset, amplitude,
+ * jitter, flow, roughness, lacunarity) are read per sample at the node's
+ * own positions, once, and hold for every octave. Positions: the block's
+ * anchor is scaled by the numbers' frequency as always and each sample
+ * adds its own difference, so a sample whose options equal the numbers
+ * gets the numbers' bits. Jitter and flow are per batch in the kernels:
+ * a driven one runs the kernel over runs of samples with equal values (a
+ * value per block, as ng.time() gives, costs nothing; a mask varying
+ * everywhere costs a kernel call per sample).
  */
 #include "noise.h"
 
 #include "kernels.h"
 #include "loops.h"
+#include "octaves.h"
 #include "types.h"
 
 #include <math.h>
@@ -36,11 +49,16 @@ static const ng_shorthand noise_shorthands[NG_NBASES] = {NG_BASES(SHORTHAND)};
 static const char *const output_choices[] = {"float", "vector", NULL};
 static const char *const feature_choices[] = {"f1", "f2", "f2-f1", "cell", NULL};
 static const char *const metric_choices[] = {"euclidean", "manhattan", "chebyshev", NULL};
+/* "none", then ng.fractal's types in their order, then "fbm" (standard) */
+static const char *const fractal_choices[] = {"none", NG_FRACTAL_CHOICES, "fbm", NULL};
+enum { FRACTAL_NONE = 0, FRACTAL_FBM = NG_NFRACTALS + 1 };
+static const char *const normalize_choices[] = {NG_NORMALIZE_CHOICES, NULL};
 
 enum {
     P_TYPE = NG_U_TYPE, P_SIZE = NG_U_SIZE, P_SCALE = NG_U_SCALE, P_OFFSET = NG_U_OFFSET, P_AMP = NG_U_AMP,
     P_SEED = NG_U_SEED, P_RANGE = NG_U_RANGE, P_OUTPUT = NG_U_COUNT,
-    P_FEATURE, P_METRIC, P_JITTER, P_FLOW, NPARAMS
+    P_FEATURE, P_METRIC, P_JITTER, P_FLOW,
+    P_FRACTAL, P_OCTAVES, P_LACUNARITY, P_ROUGHNESS, P_ANTIALIAS, P_NORMALIZE, NPARAMS
 };
 
 static const ng_param_desc noise_params[NPARAMS] = {
@@ -51,10 +69,30 @@ static const ng_param_desc noise_params[NPARAMS] = {
      "worley: distance to the nearest point (f1), the second (f2), their difference (f2-f1, cell borders), "
      "or a random value per cell (cell)"},
     {"metric", NG_PARAM_ENUM, {0}, 0, 0, metric_choices, "worley: how distance is measured"},
-    {"jitter", NG_PARAM_NUMBER, {1}, 0, 1, NULL, "worley: how far feature points stray from a regular grid (0: a regular grid)"},
+    {"jitter", NG_PARAM_NUMBER, {1}, 0, 1, NULL,
+     "worley: how far feature points stray from a regular grid (0: a regular grid); a node varies it"},
     {"flow", NG_PARAM_NUMBER, {0}, -1e9, 1e9, NULL,
-     "flow: rotates the gradients, one full turn per unit (animate it for swirling; loops every 1)"},
+     "flow: rotates the gradients, one full turn per unit (animate it for swirling: a node, e.g. flow = "
+     "ng.time(), turns them per sample; loops every 1)"},
+    {"fractal", NG_PARAM_ENUM, {FRACTAL_NONE}, 0, 0, fractal_choices,
+     "none, or octaves of this noise as ng.fractal sums them (the same bits): " NG_FRACTAL_TYPE_DOC
+     "; fbm is standard"},
+    {"octaves", NG_PARAM_NUMBER, {6}, 0, 32, NULL, "with a fractal: how many octaves; a fraction fades the last one in"},
+    {"lacunarity", NG_PARAM_NUMBER, {2}, 1, 16, NULL, "with a fractal: frequency ratio between octaves; a node varies it"},
+    {"roughness", NG_PARAM_NUMBER, {0.5}, 0, 2, NULL,
+     "with a fractal: amplitude ratio between octaves; a node (a mask) varies it: rough peaks, smooth valleys"},
+    {"antialias", NG_PARAM_BOOL, {1}, 0, 1, NULL,
+     "with a fractal: skip octaves whose features are under two pixels, per sample (they would alias)"},
+    {"normalize", NG_PARAM_ENUM, {0}, 0, 0, normalize_choices, "with a fractal: " NG_NORMALIZE_DOC},
 };
+
+static const uint64_t fractal_options =
+    1ull << P_OCTAVES | 1ull << P_LACUNARITY | 1ull << P_ROUGHNESS | 1ull << P_ANTIALIAS | 1ull << P_NORMALIZE;
+
+typedef struct noise_state {
+    ng_unified u;
+    double basis_detail; /* one octave's finest features, for the fractal's cut-off */
+} noise_state;
 
 /* Which basis each basis-specific option belongs to (bit per basis). */
 static const struct {
@@ -83,8 +121,12 @@ void ng__noise_prepare(ng_node *n, int type, ng_unified *u)
     case NG_RANGE_CUSTOM: tlo = n->param[P_RANGE].v[0], thi = n->param[P_RANGE].v[1]; break;
     default: break;
     }
-    u->scale = amp * (thi - tlo) / (hi - lo);
-    u->bias = amp * (tlo - lo * (thi - tlo) / (hi - lo));
+    u->span = thi - tlo;
+    u->natural = hi - lo;
+    u->base = tlo - lo * (thi - tlo) / (hi - lo);
+    u->freq_mult = bs->freq_mult;
+    u->scale = amp * u->span / u->natural;
+    u->bias = amp * u->base;
     u->seed = (uint32_t)(int32_t)n->param[P_SEED].v[0];
     n->dims &= bs->dims;
     n->detail = type == NG_BASIS_WHITE ? 0 : size * fmin(scale[0], fmin(scale[1], scale[2])) / bs->freq_mult;
@@ -92,16 +134,25 @@ void ng__noise_prepare(ng_node *n, int type, ng_unified *u)
 
 static int noise_setup(ng_node *n, const int *ch, ng_error *err)
 {
-    const int type = ng_int(n, P_TYPE);
-    ng_unified *u;
+    const int type = ng_int(n, P_TYPE), fractal = ng_int(n, P_FRACTAL);
+    const double oct = ng_num(n, P_OCTAVES);
+    noise_state *st;
     size_t s;
+    int k;
     (void)ch;
     for (s = 0; s < sizeof specific / sizeof specific[0]; s++)
         if (ng_node_param_set(n, specific[s].param) && !(specific[s].bases & (1u << type)))
             return ng_errorf(err, "%s: option '%s' applies to %s noise only, not %s", n->label,
                              noise_params[specific[s].param].name, specific[s].who, bases[type].name);
-    if (!(u = ng_node_state_alloc(n, sizeof *u, err))) return -1;
-    ng__noise_prepare(n, type, u);
+    for (k = 0; k < NPARAMS && fractal == FRACTAL_NONE; k++)
+        if (((fractal_options >> k) & 1) && ng_node_param_set(n, k))
+            return ng_errorf(err, "%s: option '%s' needs a fractal (fractal = \"fbm\", \"terrain\", ...)", n->label,
+                             noise_params[k].name);
+    if (!(st = ng_node_state_alloc(n, sizeof *st, err))) return -1;
+    ng__noise_prepare(n, type, &st->u);
+    st->basis_detail = n->detail;
+    if (fractal != FRACTAL_NONE) /* the finest octave's, as ng.fractal says it */
+        n->detail /= pow(ng_num(n, P_LACUNARITY), oct > 1 ? ceil(oct) - 1 : 0);
     n->channels = ng_int(n, P_OUTPUT) == 1 ? 3 : 1;
     return 0;
 }
@@ -120,6 +171,11 @@ static int noise_tile_check(const ng_node *n, const double period[4], int dims, 
     const char *at = n->where ? n->where : "", *sep = n->where ? ": " : "";
     double adjusted[2];
     int d, changed = 0;
+    if (ng_driver_slot(n, P_SIZE) >= 0 || ng_driver_slot(n, P_SCALE) >= 0) {
+        snprintf(buf, len, "%s%s%s: an element size a node drives has no period; give element_size a number to tile",
+                 at, sep, n->label);
+        return -1;
+    }
     if (bs->tiling == NG_TILE_NONE) {
         snprintf(buf, len, "note: %s%s%s: white noise has no lattice and does not tile", at, sep, n->label);
         return 1;
@@ -164,20 +220,101 @@ static void kernel_gradient(ng_basis_fn fn, ng_noise_pts *pts, float *tmp, float
     }
 }
 
-int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, int type, uint32_t channel,
-                    double freq_scale, const ng_block *b, float *out, float *grad)
+/* Component d (< 3) of a driven vector option of `ch` channels at sample i;
+ * a 1-channel node gives every axis, a 2-channel one x and y. */
+static const float *component(const float *v, int ch, int d, int n)
 {
+    return d < ch ? v + (size_t)d * (size_t)n : ch == 1 ? v : NULL;
+}
+
+/* Sample i's frequency along axis d, world to lattice, as prepare computes
+ * it from the numbers (the same expression, so equal options give equal
+ * bits), times freq_scale. */
+static double freq_at(const ng_node *n, const ng_unified *u, const ng_unified_in *drv, int d, int i, int len,
+                      double freq_scale)
+{
+    const double size = drv->size ? ng_driven(n, P_SIZE, 0, drv->size[i]) : ng_num(n, P_SIZE);
+    const float *sc = d < 3 && drv->scale ? component(drv->scale, drv->scale_ch, d, len) : NULL;
+    const double scale = d == 3 ? 1 : sc ? ng_driven(n, P_SCALE, d, sc[i]) : n->param[P_SCALE].v[d];
+    return (d < 3 ? u->freq_mult / (size * scale) : u->freq_mult / size) * freq_scale;
+}
+
+/* A per-sample difference as a float offset: far beyond any lattice the
+ * kernels resolve, and within float's range. */
+static float offset_float(double v)
+{
+    return (float)(v > 1e30 ? 1e30 : v < -1e30 ? -1e30 : v);
+}
+
+/* Axis d's offset when it is a number (a driving node of fewer channels
+ * leaves the others to the number), else 0. */
+static double offset_number(const ng_node *n, const ng_unified_in *drv, int d, int len)
+{
+    if (d >= 3 || (drv->offset && component(drv->offset, drv->offset_ch, d, len))) return 0;
+    return n->param[P_OFFSET].v[d];
+}
+
+/* Noise-space offsets of axis d when a node drives the offset or the
+ * element size: the kernel's anchor is a * fref (a: the block anchor, plus
+ * the offset when it is a number) and point i adds p_i f_i plus
+ * a (f_i - fref) + o_i f_i, the difference of its own options. */
+static void positions_at(const ng_node *n, const ng_unified *u, const ng_unified_in *drv, const ng_block *b, int d,
+                         double a, double fref, double freq_scale, float *out)
+{
+    const float *off = d < 3 && drv->offset ? component(drv->offset, drv->offset_ch, d, b->n) : NULL;
+    const int varies = drv->size || (drv->scale && d < 3);
+    int i;
+    for (i = 0; i < b->n; i++) {
+        const double f = varies ? freq_at(n, u, drv, d, i, b->n, freq_scale) : fref;
+        const double extra = a * (f - fref) + (off ? ng_driven(n, P_OFFSET, d, off[i]) * f : 0);
+        out[i] = b->p[d][i] * (float)f;
+        if (extra != 0) out[i] += offset_float(extra);
+    }
+}
+
+/* The kernel over runs of points whose driven jitter and flow are equal:
+ * both are one value per kernel call. */
+static void kernel_runs(const ng_node *n, ng_basis_fn fn, const ng_noise_pts *pts, const ng_unified_in *drv,
+                        float *out)
+{
+    int start = 0, end, d;
+    while (start < pts->n) {
+        ng_noise_pts run = *pts;
+        if (drv->jitter) run.jitter = (float)ng_driven(n, P_JITTER, 0, drv->jitter[start]);
+        if (drv->flow) {
+            const double f = ng_driven(n, P_FLOW, 0, drv->flow[start]);
+            run.flow = (float)(f - floor(f));
+        }
+        for (end = start + 1; end < pts->n; end++) {
+            if (drv->jitter && (float)ng_driven(n, P_JITTER, 0, drv->jitter[end]) != run.jitter) break;
+            if (drv->flow) {
+                const double f = ng_driven(n, P_FLOW, 0, drv->flow[end]);
+                if ((float)(f - floor(f)) != run.flow) break;
+            }
+        }
+        run.n = end - start;
+        for (d = 0; d < pts->dims; d++) run.f[d] = pts->f[d] + start;
+        fn(&run, out + start);
+        start = end;
+    }
+}
+
+int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng_unified_in *drv, int type,
+                    uint32_t channel, double freq_scale, const ng_block *b, float *out, float *grad)
+{
+    static const ng_unified_in none;
     const basis *bs = &bases[type];
-    const double *offset = n->param[P_OFFSET].v;
     const int own = n->type == &ng_type_noise; /* basis-specific options exist */
-    float *f = NULL, *tmp = NULL; /* f: scaled positions, only for a zero frequency */
+    float *f = NULL, *tmp = NULL; /* f: scaled positions, for a zero frequency or driven options */
     const ng_path *path = ng__path();
     const ng_loops *loops = &path->loops;
     ng_basis_fn fn = ng__kernel(path, type);
     ng_basis_d_fn fd_grad = ng__kernel_grad(path, type);
     double freq[4];
     ng_noise_pts pts;
-    int d;
+    int d, moved;
+    if (!drv) drv = &none;
+    moved = drv->offset || drv->size || drv->scale;
     memset(&pts, 0, sizeof pts);
     pts.n = b->n;
     pts.dims = b->dims;
@@ -197,12 +334,16 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, int type
         fn = ng__kernel_tiled(path, type), fd_grad = NULL;
     for (d = 0; d < b->dims; d++) { /* positions -> noise space: the kernel multiplies */
         float fr = (float)freq[d];
-        if (fr != 0.0f) {
+        if (fr != 0.0f && !moved) {
             pts.f[d] = b->p[d];
             pts.scale[d] = fr;
-        } else { /* a frequency below float's range: 0 would read as "no scale" */
+        } else { /* a frequency below float's range (0 would read as "no scale"), or per sample */
             if (!f && !(f = ng_scratch(ctx, b->dims))) return -1;
-            loops->scale(f + (size_t)d * (size_t)b->n, b->p[d], fr, b->n);
+            if (moved)
+                positions_at(n, u, drv, b, d, b->anchor[d] + offset_number(n, drv, d, b->n), freq[d], freq_scale,
+                             f + (size_t)d * (size_t)b->n);
+            else
+                loops->scale(f + (size_t)d * (size_t)b->n, b->p[d], fr, b->n);
             pts.f[d] = f + (size_t)d * (size_t)b->n;
         }
     }
@@ -211,7 +352,7 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, int type
      * there is no shift, so tiling is kept. */
     for (d = 0; d < b->dims; d++) {
         double shift = pts.period[d] ? 0 : channel * (0.3819660113 + 0.1 * d);
-        pts.anchor[d] = (b->anchor[d] + (d < 3 ? offset[d] : 0)) * freq[d] + shift;
+        pts.anchor[d] = (b->anchor[d] + offset_number(n, drv, d, b->n)) * freq[d] + shift;
     }
     pts.seed = mix_seed(mix_seed(u->seed, b->seed), channel);
     if (grad && fd_grad) {
@@ -232,6 +373,8 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, int type
             loops->scale(g, g, (float)freq[d], b->n);
         }
         ng_scratch_free(ctx, tmp, 1);
+    } else if (drv->jitter || drv->flow) {
+        kernel_runs(n, fn, &pts, drv, out);
     } else {
         fn(&pts, out);
     }
@@ -239,29 +382,118 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, int type
     return 0;
 }
 
-static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+void ng__unified_in(ng_ctx *ctx, const ng_node *n, const float *const *in, int jitter, int flow, ng_unified_in *drv)
 {
-    const ng_unified *u = n->state;
+    int s;
+    memset(drv, 0, sizeof *drv);
+    drv->size = ng_driver(n, in, NG_U_SIZE);
+    drv->amp = ng_driver(n, in, NG_U_AMP);
+    if ((s = ng_driver_slot(n, NG_U_SCALE)) >= 0) {
+        drv->scale = in[s];
+        drv->scale_ch = ng_input_channels(ctx, n, s);
+    }
+    if ((s = ng_driver_slot(n, NG_U_OFFSET)) >= 0) {
+        drv->offset = in[s];
+        drv->offset_ch = ng_input_channels(ctx, n, s);
+    }
+    if (jitter >= 0) drv->jitter = ng_driver(n, in, jitter);
+    if (flow >= 0) drv->flow = ng_driver(n, in, flow);
+}
+
+void ng__unified_map(const ng_node *n, const ng_unified *u, const ng_unified_in *drv, float *out, int len)
+{
     const float scale = (float)u->scale, bias = (float)u->bias;
-    const int channels = b->channels;
-    int c;
-    (void)in;
-    for (c = 0; c < channels; c++) {
-        float *o = out + (size_t)c * (size_t)b->n;
-        if (ng__noise_basis(ctx, n, u, ng_int(n, P_TYPE), (uint32_t)c, 1.0, b, o, NULL)) return -1;
+    int i;
+    if (!drv->amp) {
         if (scale != 1.0f || bias != 0.0f) /* the natural range needs no pass */
-            ng__loops()->scale_bias(o, o, scale, bias, b->n);
+            ng__loops()->scale_bias(out, out, scale, bias, len);
+        return;
+    }
+    for (i = 0; i < len; i++) { /* as prepare maps it, with this sample's amplitude */
+        const double amp = ng_driven(n, P_AMP, 0, drv->amp[i]);
+        const float s = (float)(amp * u->span / u->natural), o = (float)(amp * u->base);
+        if (s != 1.0f || o != 0.0f) out[i] = out[i] * s + o;
+    }
+}
+
+/* The basis with its output mapping, channels 0 .. channels - 1, at b. */
+typedef struct noise_call {
+    const ng_unified_in *drv;
+    int channels;
+} noise_call;
+
+static int noise_channels(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out, void *user)
+{
+    const noise_call *call = user;
+    const ng_unified *u = n->state;
+    int c;
+    for (c = 0; c < call->channels; c++) {
+        float *o = out + (size_t)c * (size_t)b->n;
+        if (ng__noise_basis(ctx, n, u, call->drv, ng_int(n, P_TYPE), (uint32_t)c, 1.0, b, o, NULL)) return -1;
+        ng__unified_map(n, u, call->drv, o, b->n);
     }
     return 0;
 }
 
-/* Value and world-space gradient, with the output mapping applied to both. */
+/* Each sample's finest feature size when a node drives the element size:
+ * as prepare computes it from the numbers. Doubles, in det (2 floats each). */
+static void details_at(const ng_node *n, const ng_unified_in *drv, double *det, int len)
+{
+    const noise_state *st = n->state;
+    int i, d;
+    for (i = 0; i < len; i++) {
+        const double size = drv->size ? ng_driven(n, P_SIZE, 0, drv->size[i]) : ng_num(n, P_SIZE);
+        double sc[3];
+        for (d = 0; d < 3; d++) {
+            const float *v = drv->scale ? component(drv->scale, drv->scale_ch, d, len) : NULL;
+            sc[d] = v ? ng_driven(n, P_SCALE, d, v[i]) : n->param[P_SCALE].v[d];
+        }
+        det[i] = ng_int(n, P_TYPE) == NG_BASIS_WHITE ? 0 : size * fmin(sc[0], fmin(sc[1], sc[2])) / st->u.freq_mult;
+    }
+}
+
+static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    const noise_state *st = n->state;
+    const int fractal = ng_int(n, P_FRACTAL);
+    ng_unified_in drv;
+    noise_call call;
+    ng_fractal f;
+    float *det = NULL;
+    int rc;
+    ng__unified_in(ctx, n, in, P_JITTER, P_FLOW, &drv);
+    call.drv = &drv;
+    call.channels = b->channels;
+    if (fractal == FRACTAL_NONE) return noise_channels(ctx, n, b, out, &call);
+    memset(&f, 0, sizeof f);
+    f.type = fractal == FRACTAL_FBM ? NG_FRACTAL_STANDARD : fractal - 1;
+    f.normalize = ng_int(n, P_NORMALIZE);
+    f.antialias = ng_int(n, P_ANTIALIAS);
+    f.octaves = ng_num(n, P_OCTAVES);
+    f.lacunarity = ng_num(n, P_LACUNARITY);
+    f.roughness = ng_num(n, P_ROUGHNESS);
+    f.detail = st->basis_detail;
+    f.roughness_at = ng_driver(n, in, P_ROUGHNESS);
+    f.lacunarity_at = ng_driver(n, in, P_LACUNARITY);
+    if (drv.size || drv.scale) { /* each sample cuts its octaves off at its own feature size */
+        if (!(det = ng_scratch(ctx, 2))) return -1;
+        details_at(n, &drv, (double *)(void *)det, b->n);
+        f.detail_at = (const double *)(const void *)det;
+    }
+    rc = ng__fractal_sum(ctx, n, &f, b, b->channels, noise_channels, &call, out);
+    ng_scratch_free(ctx, det, 2);
+    return rc;
+}
+
+/* Value and world-space gradient, with the output mapping applied to both;
+ * 1 (central differences instead) for a fractal or driven options. */
 static int noise_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out, float *grad)
 {
     const ng_unified *u = n->state;
     const float scale = (float)u->scale, bias = (float)u->bias;
     int i;
-    if (ng__noise_basis(ctx, n, u, ng_int(n, P_TYPE), 0, 1.0, b, out, grad)) return -1;
+    if (ng_int(n, P_FRACTAL) != FRACTAL_NONE || n->ndrivers > 0) return 1;
+    if (ng__noise_basis(ctx, n, u, NULL, ng_int(n, P_TYPE), 0, 1.0, b, out, grad)) return -1;
     for (i = 0; i < b->n; i++) out[i] = out[i] * scale + bias;
     for (i = 0; i < b->n * b->dims; i++) grad[i] *= scale;
     return 0;
@@ -278,6 +510,8 @@ const ng_node_type ng_type_noise = {
     .nshorthands = (int)(sizeof noise_shorthands / sizeof noise_shorthands[0]),
     .setup = noise_setup,
     .tile_check = noise_tile_check,
+    .node_params = NG_U_NODE_PLACE | NG_U_NODE_SIZE | 1ull << P_JITTER | 1ull << P_FLOW | 1ull << P_LACUNARITY |
+                   1ull << P_ROUGHNESS,
     .eval_grad = noise_eval_grad,
     .eval = noise_eval,
 };

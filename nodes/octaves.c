@@ -1,9 +1,11 @@
-/* octaves.c — octave weights, the pixel cut-off and octave blocks. */
+/* octaves.c — octave weights, the pixel cut-off, octave blocks and the
+ * fractal sum (plain, and with per-sample options). */
 #include "octaves.h"
 #include "loops.h"
 #include "noise_kernels.h"
 
 #include <math.h>
+#include <string.h>
 
 void ng__octaves_init(ng_octaves *o, double octaves, double lacunarity, double roughness)
 {
@@ -14,8 +16,12 @@ void ng__octaves_init(ng_octaves *o, double octaves, double lacunarity, double r
     o->roughness = roughness;
     o->full = (int)floor(octaves);
     o->count = o->full + (octaves > o->full ? 1 : 0);
-    o->total = 0;
-    for (k = 0; k < o->count; k++, w *= roughness) o->total += k < o->full ? w : w * (octaves - o->full);
+    o->total = o->total_sq = 0;
+    for (k = 0; k < o->count; k++, w *= roughness) {
+        const double wk = k < o->full ? w : w * (octaves - o->full);
+        o->total += wk;
+        o->total_sq += wk * wk;
+    }
 }
 
 double ng__octave_weight(const ng_octaves *o, int k)
@@ -26,14 +32,19 @@ double ng__octave_weight(const ng_octaves *o, int k)
     return k < o->full ? w : w * (o->octaves - o->full);
 }
 
-double ng__octave_antialias(double detail, const ng_block *b, double scale, int k, int enabled)
+static double antialias(double detail, float footprint, double scale, int k, int enabled)
 {
     double px;
-    if (k == 0 || !enabled || b->footprint <= 0 || !(detail < HUGE_VAL)) return 1;
-    px = detail / scale / b->footprint; /* pixels per feature at this octave */
+    if (k == 0 || !enabled || footprint <= 0 || !(detail < HUGE_VAL)) return 1;
+    px = detail / scale / footprint; /* pixels per feature at this octave */
     if (px >= 2) return 1;
     if (px <= 1) return 0;
     return log2(px);
+}
+
+double ng__octave_antialias(double detail, const ng_block *b, double scale, int k, int enabled)
+{
+    return antialias(detail, b->footprint, scale, k, enabled);
 }
 
 void ng__octave_block(ng_ctx *ctx, const ng_block *b, int k, double scale, const float *src, float *pos,
@@ -54,4 +65,202 @@ void ng__octave_block(ng_ctx *ctx, const ng_block *b, int k, double scale, const
     if (k > 0) ob->seed = ng_hash_mix(b->seed + (uint32_t)k * 0x9E3779B9u);
     ob->pos_id = ng_new_pos_id(ctx);
     ob->footprint = (float)(b->footprint * scale);
+}
+
+/* ---- the fractal sum ------------------------------------------------------ */
+
+static double normaliser(const ng_octaves *o, int normalize)
+{
+    return normalize == NG_NORMALIZE_RMS ? sqrt(o->total_sq) : o->total;
+}
+
+/* One octave's weighted values x (len floats) into out; state: the running
+ * weight of hybrid and ridged. fractal.c's header says why each is bounded. */
+static void accumulate(const ng_loops *L, int type, float *out, float *state, const float *x, float fw, float inv,
+                       int first, int len)
+{
+    switch (type) {
+    case NG_FRACTAL_STANDARD: L->axpy(out, x, fw, len); break;
+    case NG_FRACTAL_BILLOW: L->acc_billow(out, x, fw, len); break;
+    case NG_FRACTAL_TERRAIN: L->acc_terrain(out, x, fw, inv, first, len); break;
+    case NG_FRACTAL_HYBRID: L->acc_hybrid(out, state, x, fw, first, len); break;
+    case NG_FRACTAL_RIDGED: L->acc_ridged(out, state, x, fw, first, len); break;
+    }
+}
+
+static int plain_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng_block *b, int channels,
+                     ng_octave_fn source, void *user, float *out, float *pos, float *oct, float *state)
+{
+    const int len = b->n * channels;
+    const ng_loops *L = ng__loops();
+    double scale = 1, partial = 0, norm;
+    ng_octaves o;
+    int k, i;
+    ng__octaves_init(&o, f->octaves, f->lacunarity, f->roughness);
+    for (i = 0; i < len; i++) out[i] = 0;
+    for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
+        const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(f->detail, b, scale, k, f->antialias);
+        ng_block ob;
+        if (a <= 0) break; /* finer octaves are finer still */
+        ng__octave_block(ctx, b, k, scale, NULL, pos, &ob);
+        if (source(ctx, n, &ob, oct, user)) return -1;
+        accumulate(L, f->type, out, state, oct, (float)(w * a), partial > 0 ? (float)(0.5 / partial) : 0.0f, k == 0,
+                   len);
+        partial += w;
+    }
+    norm = normaliser(&o, f->normalize);
+    if (norm > 0) L->scale(out, out, (float)(1.0 / norm), len);
+    return 0;
+}
+
+/* A driven roughness or lacunarity sample: clamped to the options' range
+ * (the same on every node that has them), NaN read as the number. */
+static double clamp_sample(float v, double lo, double hi, double number)
+{
+    return v != v ? number : v < lo ? lo : v > hi ? hi : (double)v;
+}
+
+/* Per-sample accumulation: as accumulate with weight w[i] and inv[i]; a
+ * zero weight leaves the sample (and its running weight) alone, since
+ * every later octave of it weighs 0 too (its roughness is 0, or the
+ * cut-off has passed it and passes it at every finer octave). */
+static void accumulate_at(int type, float *restrict out, float *restrict state, const float *restrict x,
+                          const float *restrict w, const float *restrict inv, int first, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        float r, sig, wt, s;
+        if (w[i] == 0.0f) continue;
+        switch (type) {
+        case NG_FRACTAL_STANDARD: out[i] += x[i] * w[i]; break;
+        case NG_FRACTAL_BILLOW: out[i] += (2.0f * fabsf(x[i]) - 1.0f) * w[i]; break;
+        case NG_FRACTAL_TERRAIN:
+            if (first) out[i] = x[i] * w[i];
+            else out[i] += x[i] * w[i] * (out[i] * inv[i] + 0.5f);
+            break;
+        case NG_FRACTAL_HYBRID:
+            if (first) out[i] = x[i] * w[i], state[i] = 1.0f;
+            else out[i] += x[i] * w[i] * state[i];
+            s = state[i] * (x[i] + 1.0f);
+            state[i] = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
+            break;
+        case NG_FRACTAL_RIDGED:
+            r = 1.0f - fabsf(x[i]), sig = r * r, wt = first ? 1.0f : state[i];
+            out[i] += sig * wt * w[i];
+            wt = sig * 2.0f;
+            state[i] = wt < 0.0f ? 0.0f : wt > 1.0f ? 1.0f : wt;
+            break;
+        }
+    }
+}
+
+/* Per-sample state of the sum: doubles, as the plain loop keeps them. */
+typedef struct sample_sum {
+    double *weight, *scale, *partial, *norm; /* r^k, lacunarity^k, weights so far, normaliser */
+    float *fw, *inv;
+} sample_sum;
+
+/* Octave k's positions when every sample has its own frequency scale s[i]:
+ * world (anchor + p) * s[i] with the block anchor scaled by `ref` (the
+ * numbers' scale, the same for every block, so the split does not depend
+ * on the tiling), the rest per sample. Equal scales give the plain
+ * octave block's bits. */
+static void octave_block_at(ng_ctx *ctx, const ng_block *b, int k, double ref, const double *s, float *pos,
+                            ng_block *ob)
+{
+    int d, i;
+    ng__octave_block(ctx, b, k, ref, NULL, pos, ob);
+    for (d = 0; d < b->dims; d++) {
+        float *p = pos + (size_t)d * (size_t)b->n;
+        for (i = 0; i < b->n; i++) {
+            const double extra = b->anchor[d] * (s[i] - ref);
+            p[i] = b->p[d][i] * (float)s[i];
+            if (extra != 0) p[i] += (float)(extra > 1e30 ? 1e30 : extra < -1e30 ? -1e30 : extra);
+        }
+        ob->p[d] = p;
+    }
+}
+
+static int sample_sums(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng_block *b, int channels,
+                       ng_octave_fn source, void *user, float *out, float *pos, float *oct, float *state,
+                       const sample_sum *S)
+{
+    const int len = b->n;
+    const double octaves = f->octaves, frac = octaves - floor(octaves);
+    ng_octaves o;
+    double ref = 1;
+    int k, i, c;
+    ng__octaves_init(&o, f->octaves, f->lacunarity, f->roughness);
+    for (i = 0; i < len * channels; i++) out[i] = 0;
+    for (i = 0; i < len; i++) { /* each sample's normaliser, as ng__octaves_init makes it */
+        const double r = f->roughness_at ? clamp_sample(f->roughness_at[i], 0, 2, f->roughness) : f->roughness;
+        double w = 1, total = 0, total_sq = 0;
+        for (k = 0; k < o.count; k++, w *= r) {
+            const double wk = k < o.full ? w : w * frac;
+            total += wk;
+            total_sq += wk * wk;
+        }
+        S->norm[i] = f->normalize == NG_NORMALIZE_RMS ? sqrt(total_sq) : total;
+        S->weight[i] = 1, S->scale[i] = 1, S->partial[i] = 0;
+    }
+    for (k = 0; k < o.count; k++, ref *= o.lacunarity) {
+        int alive = 0;
+        ng_block ob;
+        for (i = 0; i < len; i++) {
+            const double detail = f->detail_at ? f->detail_at[i] : f->detail;
+            const double w = k < o.full ? S->weight[i] : S->weight[i] * frac;
+            const double a = antialias(detail, b->footprint, S->scale[i], k, f->antialias);
+            S->fw[i] = a > 0 ? (float)(w * a) : 0.0f;
+            S->inv[i] = S->partial[i] > 0 ? (float)(0.5 / S->partial[i]) : 0.0f;
+            alive |= a > 0;
+        }
+        if (!alive) break;
+        if (f->lacunarity_at) octave_block_at(ctx, b, k, ref, S->scale, pos, &ob);
+        else ng__octave_block(ctx, b, k, ref, NULL, pos, &ob);
+        if (source(ctx, n, &ob, oct, user)) return -1;
+        for (c = 0; c < channels; c++)
+            accumulate_at(f->type, out + (size_t)c * len, state + (size_t)c * len, oct + (size_t)c * len, S->fw,
+                          S->inv, k == 0, len);
+        for (i = 0; i < len; i++) {
+            S->partial[i] += k < o.full ? S->weight[i] : S->weight[i] * frac;
+            S->weight[i] *= f->roughness_at ? clamp_sample(f->roughness_at[i], 0, 2, f->roughness) : f->roughness;
+            S->scale[i] *= f->lacunarity_at ? clamp_sample(f->lacunarity_at[i], 1, 16, f->lacunarity) : f->lacunarity;
+        }
+    }
+    for (c = 0; c < channels; c++)
+        for (i = 0; i < len; i++)
+            if (S->norm[i] > 0) out[(size_t)c * len + i] *= (float)(1.0 / S->norm[i]);
+    return 0;
+}
+
+int ng__fractal_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng_block *b, int channels,
+                    ng_octave_fn source, void *user, float *out)
+{
+    const int stateful = f->type == NG_FRACTAL_RIDGED || f->type == NG_FRACTAL_HYBRID;
+    const int per_sample = f->roughness_at || f->lacunarity_at || f->detail_at;
+    float *pos = ng_scratch(ctx, b->dims), *oct = ng_scratch(ctx, channels);
+    float *state = stateful || per_sample ? ng_scratch(ctx, channels) : NULL;
+    float *dbl[4] = {NULL, NULL, NULL, NULL}, *fw = NULL, *inv = NULL; /* 2 floats hold a double */
+    int rc = -1, j;
+    if (!pos || !oct || ((stateful || per_sample) && !state)) goto done;
+    if (!per_sample) {
+        rc = plain_sum(ctx, n, f, b, channels, source, user, out, pos, oct, state);
+    } else {
+        sample_sum S;
+        for (j = 0; j < 4; j++)
+            if (!(dbl[j] = ng_scratch(ctx, 2))) goto done;
+        if (!(fw = ng_scratch(ctx, 1)) || !(inv = ng_scratch(ctx, 1))) goto done;
+        S.weight = (double *)(void *)dbl[0], S.scale = (double *)(void *)dbl[1];
+        S.partial = (double *)(void *)dbl[2], S.norm = (double *)(void *)dbl[3];
+        S.fw = fw, S.inv = inv;
+        rc = sample_sums(ctx, n, f, b, channels, source, user, out, pos, oct, state, &S);
+    }
+done:
+    for (j = 0; j < 4; j++) ng_scratch_free(ctx, dbl[j], 2);
+    ng_scratch_free(ctx, fw, 1);
+    ng_scratch_free(ctx, inv, 1);
+    ng_scratch_free(ctx, pos, b->dims);
+    ng_scratch_free(ctx, oct, channels);
+    ng_scratch_free(ctx, state, channels);
+    return rc;
 }

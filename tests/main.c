@@ -29,6 +29,7 @@ static const struct {
     {"volfiles", suite_volfiles},
     {"colour", suite_colour},
     {"review12", suite_review12},
+    {"unified", suite_unified},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

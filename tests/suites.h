@@ -25,5 +25,6 @@ void suite_vdb(void);
 void suite_volfiles(void);
 void suite_colour(void);
 void suite_review12(void);
+void suite_unified(void);
 
 #endif
