@@ -83,7 +83,7 @@ float *ng_scratch(ng_ctx *c, int channels)
         atomic_fetch_add(c->stop->memory_used, bytes) + bytes > c->stop->memory_limit) {
         atomic_fetch_sub(c->stop->memory_used, bytes);
         ng_fail(c, "render: the graph's intermediate results need more than the %.0f MiB its memory limit leaves them "
-                   "(raise --memory-limit, or use fewer --threads or a smaller --tile)",
+                   "(raise --memory-limit, or use fewer --threads or a smaller --tile, --brick for a volume)",
                 c->stop->memory_limit / 1048576.0);
         return NULL;
     }

@@ -162,6 +162,9 @@ static void to_band(float *band, int rw, int x0, const float *out, int w, int h,
                 band[((size_t)j * rw + (size_t)(x0 + i)) * nch + ch] = out[ch * n + (size_t)j * w + i];
 }
 
+static int band_rows(const render *r);
+static int band_slices(const render *r);
+
 /* A thread's evaluation context and its tile buffers. */
 typedef struct tiler {
     ng_ctx *c;
@@ -172,7 +175,9 @@ static int tiler_init(render *r, tiler *t, ng_error *err)
 {
     int k;
     memset(t, 0, sizeof *t);
-    if (!(t->c = ng__ctx_new(r->g, r->uses, r->tile * r->tile * r->tz, err))) return -1;
+    /* blocks are at most a tile (brick), and no bigger than the window */
+    const int cap = (r->rw < r->tile ? r->rw : r->tile) * band_rows(r) * band_slices(r);
+    if (!(t->c = ng__ctx_new(r->g, r->uses, r->job ? r->tile * r->tile : cap, err))) return -1;
     ng__ctx_set_stop(t->c, &r->stop);
     t->px = ng_scratch(t->c, 1);
     t->py = ng_scratch(t->c, 1);
@@ -382,10 +387,15 @@ static int tile_check(const ng_graph *g, const int *roots, int nroots, const ng_
     return rc;
 }
 
+/* A band holds one row of tiles: at most tile rows (tz slices), and no
+ * more than the window has. */
+static int band_rows(const render *r) { return r->rh < r->tile ? r->rh : r->tile; }
+static int band_slices(const render *r) { return r->rd < r->tz ? r->rd : r->tz; }
+
 /* Bytes of the ring of row bands, or 0 when that does not fit size_t. */
 static size_t band_bytes(const render *r)
 {
-    size_t per_slot = 0, row = (size_t)r->rw * (size_t)r->tile * (size_t)r->tz * sizeof(float);
+    size_t per_slot = 0, row = (size_t)r->rw * (size_t)band_rows(r) * (size_t)band_slices(r) * sizeof(float);
     int k;
     for (k = 0; k < r->nroots; k++) {
         size_t one = row * (size_t)r->channels[k]; /* at most 2^20 * 2^10 * 4 * 4 */
@@ -402,25 +412,27 @@ static size_t band_bytes(const render *r)
 static int check_band_memory(const render *r, int nthreads, ng_error *err)
 {
     const double gib = 1024.0 * 1024 * 1024;
+    const char *unit = r->volume ? "voxel" : "pixel", *option = r->volume ? "--brick" : "--tile";
     size_t need = band_bytes(r);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
     double want = need ? (double)need
-                       : (double)r->ring * r->rw * r->tile * r->tz * sizeof(float) * r->nroots * NG_MAX_CHANNELS;
+                       : (double)r->ring * r->rw * band_rows(r) * band_slices(r) * sizeof(float) * r->nroots *
+                             NG_MAX_CHANNELS;
+    char window[160];
+    snprintf(window, sizeof window, "a %d %s wide window in %d-%s %s on %d thread%s", r->rw, unit, r->tile, unit,
+             r->volume ? "bricks" : "tiles", nthreads, nthreads == 1 ? "" : "s");
     if (need && r->stop.memory_limit && need > r->stop.memory_limit)
         return ng_errorf(err,
-                         "render: a %d %s wide window in %d-%s %s on %d thread%s needs %.1f MiB for its %d bands, "
-                         "more than the %.1f MiB the memory limit leaves (raise --memory-limit, or use a smaller "
-                         "%s or a narrower --region)",
-                         r->rw, r->volume ? "voxel" : "pixel", r->tile, r->volume ? "voxel" : "pixel",
-                         r->volume ? "bricks" : "tiles", nthreads, nthreads == 1 ? "" : "s", need / 1048576.0, r->ring,
-                         r->stop.memory_limit / 1048576.0, r->volume ? "--brick" : "--tile");
+                         "render: %s needs %.1f MiB for its %d band%s, more than the %.1f MiB the memory limit "
+                         "leaves (raise --memory-limit, or use a smaller %s or a narrower --region)",
+                         window, need / 1048576.0, r->ring, r->ring == 1 ? "" : "s", r->stop.memory_limit / 1048576.0,
+                         option);
     if (need && (have <= 0 || want <= have)) return 0;
     return ng_errorf(err,
-                     "render: a %d pixel wide window in %d-pixel tiles on %d thread%s needs %.1f GiB for its "
-                     "%d row bands, more than this machine's %.1f GiB (use a smaller --tile, fewer --threads "
-                     "or a narrower --region)",
-                     r->rw, r->tile, nthreads, nthreads == 1 ? "" : "s", want / gib, r->ring, have / gib);
+                     "render: %s needs %.1f GiB for its %d band%s, more than this machine's %.1f GiB (use a "
+                     "smaller %s, fewer --threads or a narrower --region)",
+                     window, want / gib, r->ring, r->ring == 1 ? "" : "s", have / gib, option);
 }
 
 /* Workers never run signal handlers: a handler (the CLI's, removing
@@ -523,7 +535,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
     for (i = 0; i < r.ring; i++) {
         atomic_init(&r.band_left[i], r.ntx);
         for (k = 0; k < nroots; k++) {
-            size_t len = (size_t)r.rw * (size_t)r.tile * (size_t)r.tz * (size_t)r.channels[k];
+            size_t len = (size_t)r.rw * (size_t)band_rows(&r) * (size_t)band_slices(&r) * (size_t)r.channels[k];
             /* cache-line aligned: when the tile and the width are
              * multiples of 16 pixels (the default tile is 64) the tiles of
              * a band meet on line boundaries, so two threads writing

@@ -4,9 +4,11 @@
  * DCC read. One channel is a float fog volume, three a vector grid
  * (Vec3s); the grid is built through the OpenVDB library (vdbgrid.cc).
  *
- * Sparse, as VDB is meant to be: a voxel at or below the background (0
- * unless set), or NaN (a vector with a NaN component), is left inactive
- * and reads back as the background, so empty sky costs nothing. Slabs go
+ * Sparse, as VDB is meant to be: a voxel at or below the background cut-off
+ * (0 unless set; for vectors, one no longer than it), or NaN (a vector
+ * with a NaN component), is left inactive and reads back as the grid's
+ * background, 0 (a fog volume is empty there), so empty sky costs nothing.
+ * Slabs go
  * into the grid's tree as they arrive, so memory is the active voxels, not
  * the dense volume (bounded by the sink's memory limit); the file is written at end(), into the sink's
  * temporary file. 16 bits stores the floats as halves.

@@ -134,11 +134,13 @@ public:
 /* A float voxel above the background; NaN is not. */
 inline bool active(float v, float background) { return v > background; }
 
-/* A vector voxel with no NaN and a component above the background. */
-inline bool active(const openvdb::Vec3s &v, float background)
+/* A vector voxel with no NaN and a length above the cut-off (a signed
+ * field keeps every direction: only vectors shorter than it, read back as
+ * zero, are left out; a negative cut-off keeps every vector). */
+inline bool active(const openvdb::Vec3s &v, float cutoff)
 {
     if (std::isnan(v[0]) || std::isnan(v[1]) || std::isnan(v[2])) return false;
-    return v[0] > background || v[1] > background || v[2] > background;
+    return cutoff < 0 || v.lengthSqr() > cutoff * cutoff;
 }
 
 template <typename Value> Value voxel(const float *p);
@@ -170,12 +172,12 @@ extern "C" ng__vdbgrid *ng__vdbgrid_new(const ng__vdbgrid_spec *spec, char *msg,
         const float b = spec->background;
         made->background = b;
         if (spec->channels == 1) {
-            openvdb::FloatGrid::Ptr fg = openvdb::FloatGrid::create(b);
+            openvdb::FloatGrid::Ptr fg = openvdb::FloatGrid::create(0.0f);
             fg->setGridClass(openvdb::GRID_FOG_VOLUME);
             made->facc.reset(new openvdb::FloatGrid::Accessor(fg->getAccessor()));
             made->grid = fg;
         } else if (spec->channels == 3) {
-            openvdb::Vec3SGrid::Ptr vg = openvdb::Vec3SGrid::create(openvdb::Vec3s(b, b, b));
+            openvdb::Vec3SGrid::Ptr vg = openvdb::Vec3SGrid::create(openvdb::Vec3s(0.0f, 0.0f, 0.0f));
             made->vacc.reset(new openvdb::Vec3SGrid::Accessor(vg->getAccessor()));
             made->grid = vg;
         } else {

@@ -25,7 +25,9 @@ typedef struct ng__vdbgrid ng__vdbgrid;
 typedef struct ng__vdbgrid_spec {
     const char *name;   /* the grid's name */
     int channels;       /* 1: a float fog volume; 3: a vector grid */
-    float background;   /* voxels at or below it (or NaN) stay inactive */
+    float background;   /* the cut-off: float voxels at or below it, vectors no
+                         * longer than it, and NaN stay inactive and read
+                         * as the grid's background, 0 */
     double voxel_size;  /* > 0 */
     double origin[3];
     int half;           /* store floats as 16-bit halves */

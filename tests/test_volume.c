@@ -825,6 +825,14 @@ static void test_bands_within_memory_limit(void)
     o.memory_limit = 64 * 1048576.0;
     CHECK_INT(vrender(g, &root, 1, &o, &v, &err), 0);
     rec_free(&v);
+    /* a volume thinner than a brick: its bands hold its 8 rows and 8 slices,
+     * not 64 x 64 (1 MiB per band, not 64) */
+    vopts(&o, 4096, 8, 8);
+    o.brick = 64;
+    o.threads = 1;
+    o.memory_limit = 4 * 1048576.0;
+    CHECKF(vrender(g, &root, 1, &o, &v, &err) == 0, "%s", err.msg);
+    rec_free(&v);
     ng_graph_free(g);
 }
 
