@@ -328,7 +328,7 @@ static void print_type(const ng_node_type *t)
     }
     for (k = 0; k < t->nparams; k++) {
         const ng_param_desc *p = &t->params[k];
-        printf("  option %-14s %s = ", p->name, ng_param_kind_word(p->kind));
+        printf("  option %-14s %s = ", p->name, ng_param_word(t, k));
         print_default(p);
         if (p->kind == NG_PARAM_INT) printf(", %.0f to %.0f", p->min, p->max);
         if (p->kind == NG_PARAM_NUMBER || p->kind == NG_PARAM_VEC3) printf(", %g to %g", p->min, p->max);
