@@ -158,8 +158,9 @@ static void catch_signals(void)
 /* Every output is written to its temporary first; only when the whole
  * render succeeded are they renamed, so a failure on one output never
  * leaves another replaced. output: -o with {frame} already filled in;
- * frame: said before an error of a sequence's frame ("" otherwise). */
-static int render_outputs(ng_cli *c, ng_script *s, const char *output, const char *frame)
+ * frame: said before an error of a sequence's frame ("" otherwise);
+ * notes: say the graph's notes (a sequence says them once). */
+static int render_outputs(ng_cli *c, ng_script *s, const char *output, const char *frame, int notes)
 {
     ng_file_sink *files[NG_MAX_OUTPUTS] = {0};
     ng_sink sinks[NG_MAX_OUTPUTS];
@@ -191,7 +192,7 @@ static int render_outputs(ng_cli *c, ng_script *s, const char *output, const cha
         sinks[i] = ng_file_sink_as_sink(files[i]);
     }
     c->r.progress = !c->quiet && isatty(2);
-    if (!c->quiet) c->r.note = print_note;
+    c->r.note = !c->quiet && notes ? print_note : NULL;
     if (ng_render(s->graph, s->output, s->noutputs, &c->r, sinks, &err)) {
         ng_cli_fail(1, "%s%s", frame, err.msg);
         goto done;
@@ -261,7 +262,7 @@ static int render_frames(ng_cli *c, ng_script *s)
         snprintf(label, sizeof label, "frame %ld/%ld", f - first + 1, count);
         snprintf(where, sizeof where, count > 1 ? "frame %ld: " : "", f);
         c->r.progress_label = label;
-        rc = render_outputs(c, s, out, where);
+        rc = render_outputs(c, s, out, where, f == first);
         free(out);
     }
     c->r.progress_label = NULL;
@@ -337,7 +338,7 @@ static int cmd_picture(ng_cmd cmd, const char *name, int argc, char **argv)
     if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }
     /* the render's intermediate results take what the graph left of the limit */
     c.r.memory_limit = c.h.memory_limit > (double)s.memory_held ? c.h.memory_limit - (double)s.memory_held : 1;
-    rc = c.view ? draw_view(&c, &s) : c.frames_set ? render_frames(&c, &s) : render_outputs(&c, &s, c.output, "");
+    rc = c.view ? draw_view(&c, &s) : c.frames_set ? render_frames(&c, &s) : render_outputs(&c, &s, c.output, "", 1);
     ng_script_free(&s);
 out:
     ng_cli_free(&c);

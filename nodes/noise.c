@@ -213,7 +213,8 @@ static int simplex_loop(ng_ctx *ctx, ng_basis_fn fn, ng_basis_d_fn fd, ng_noise_
     if (grad)
         for (d = 0; d < dims; d++) {
             float *ga = grad + (size_t)d * (size_t)n, *gb = ograd + (size_t)d * (size_t)n;
-            for (i = 0; i < n; i++) ga[i] = ga[i] + (gb[i] - ga[i]) * wt[i] + (d == 3 ? (other[i] - out[i]) / (float)c : 0.0f);
+            for (i = 0; i < n; i++) /* the weight grows by 1 / c per cell along w */
+                ga[i] = ga[i] + (gb[i] - ga[i]) * wt[i] + (d == 3 ? (other[i] - out[i]) / (float)c : 0.0f);
         }
     for (i = 0; i < n; i++) out[i] = out[i] + (other[i] - out[i]) * wt[i];
     rc = 0;
@@ -263,7 +264,7 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, int type
     ng_basis_d_fn fd_grad = ng__kernel_grad(path, type);
     double freq[4];
     ng_noise_pts pts;
-    int d;
+    int d, rc = 0;
     memset(&pts, 0, sizeof pts);
     pts.n = b->n;
     pts.dims = b->dims;
@@ -304,38 +305,24 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, int type
     if (b->dims == 4 && pts.period[3]) pts.anchor[3] = loop_phase(b->anchor[3], b->period[3]) * pts.period[3];
     pts.seed = mix_seed(mix_seed(u->seed, b->seed), channel);
     if (type == NG_BASIS_SIMPLEX && b->dims == 4 && pts.period[3]) {
-        if (simplex_loop(ctx, fn, fd_grad, &pts, out, grad)) {
-            ng_scratch_free(ctx, f, b->dims);
-            return -1;
-        }
-        if (grad)
-            for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
-                float *g = grad + (size_t)d * (size_t)b->n;
-                loops->scale(g, g, (float)freq[d], b->n);
-            }
+        rc = simplex_loop(ctx, fn, fd_grad, &pts, out, grad);
     } else if (grad && fd_grad) {
         fd_grad(&pts, out, grad); /* value bit-identical to fn's, gradient analytic */
-        for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
-            float *g = grad + (size_t)d * (size_t)b->n;
-            loops->scale(g, g, (float)freq[d], b->n);
-        }
     } else if (grad) {
         fn(&pts, out);
-        if (!(tmp = ng_scratch(ctx, 1))) {
-            ng_scratch_free(ctx, f, b->dims);
-            return -1;
-        }
-        kernel_gradient(fn, &pts, tmp, grad);
-        for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
-            float *g = grad + (size_t)d * (size_t)b->n;
-            loops->scale(g, g, (float)freq[d], b->n);
-        }
+        if (!(tmp = ng_scratch(ctx, 1))) rc = -1;
+        else kernel_gradient(fn, &pts, tmp, grad);
         ng_scratch_free(ctx, tmp, 1);
     } else {
         fn(&pts, out);
     }
+    if (rc == 0 && grad)
+        for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
+            float *g = grad + (size_t)d * (size_t)b->n;
+            loops->scale(g, g, (float)freq[d], b->n);
+        }
     ng_scratch_free(ctx, f, b->dims);
-    return 0;
+    return rc;
 }
 
 static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)

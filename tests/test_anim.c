@@ -77,6 +77,21 @@ static void test_script_runs_once(void)
     res_free(&r);
 }
 
+/* A note about the graph (here: --tileable adjusting an element size) is
+ * said once for the sequence, not once per frame. */
+static void test_notes_once(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    mkscript(s, "note.lua", "return ng.perlin{element_size = 5}\n");
+    pathf(o, "%s/note_{frame}.png", tmpdir);
+    cli(&r, "render", s, "-o", o, "--frames", "0-3", "--size", "16", "--tileable", NULL);
+    CHECK_INT(r.code, 0);
+    CHECK_INT(count_lines(r.err), 1);
+    CHECK_CONTAINS(r.err, "element_size 5 becomes");
+    res_free(&r);
+}
+
 /* Frame f of a sequence is the render at --time f / fps, bit for bit. */
 static void test_frame_is_render_at_time(void)
 {
@@ -431,6 +446,7 @@ void suite_anim(void)
     RUN(test_script_runs_once);
     RUN(test_frame_is_render_at_time);
     RUN(test_frame_node);
+    RUN(test_notes_once);
     RUN(test_usage_errors);
     RUN(test_failure_mid_sequence);
     RUN(test_sigint_mid_sequence);
