@@ -378,6 +378,14 @@ static void test_loop_every_basis(void)
         ng_graph_free(g);
     }
     CHECK_INT(seen, 9);
+    for (b = 0; b < 2; b++) { /* clouds displace along gradients: analytic (perlin), the cross-fade's (simplex) */
+        ng_graph *g = ng_graph_new();
+        ng_node *n = t_begin(g, b ? "simplex_cloud" : "perlin_cloud");
+        t_set(n, "element_size", 6);
+        t_set(n, "distortion", 0.8);
+        check_loop(b ? "simplex cloud" : "perlin cloud", g, t_finish(g, n));
+        ng_graph_free(g);
+    }
 }
 
 /* Without a period nothing changes: the period is the only switch. */
