@@ -293,9 +293,15 @@ typedef struct ng_render_opts {
     double pixel_size;      /* world units per pixel */
     double z, time;         /* the plane sampled */
     int dims;               /* 2, 3 (z) or 4 (z, time) */
+    /* Looping time (dims 4): every node with a lattice in time wraps it
+     * every time_period units, so time t and t + time_period give the
+     * same output, bit for bit where t / time_period is a whole number
+     * (noisegraph render --loop-frames). 0: no loop. */
+    double time_period;
     int threads;            /* 0: one per CPU */
     int tile;               /* tile edge, pixels */
     int progress;           /* report progress on stderr */
+    const char *progress_label; /* said before the percentage ("frame 3/48"), or NULL */
     int tileable;           /* the image wraps seamlessly in x and y */
     /* Called (on the calling thread, before any tile) with notes a user
      * should see, e.g. how a node adjusted itself to tile. May be NULL. */

@@ -236,6 +236,7 @@ static int run_tile(render *r, tiler *tl, int64_t t)
         b.period[0] = r->o->width * r->o->pixel_size;
         b.period[1] = r->o->height * r->o->pixel_size;
     }
+    if (b.dims == 4) b.period[3] = r->o->time_period;
     b.pos_id = ng__ctx_tile(tl->c);
     for (k = 0; k < r->nroots; k++) {
         if (ng__eval(tl->c, r->roots[k], &b, tl->out[k], 0)) return -1;
@@ -296,7 +297,9 @@ static int write_band(render *r, ng_sink *sinks, int64_t i, ng_error *err)
                       : sinks[k].rows(sinks[k].user, y, rows, band, err))
             return -1;
     }
-    if (r->o->progress) fprintf(stderr, "\rnoisegraph: rendering %3d%%", (int)(100.0 * (double)(i + 1) / r->nbands));
+    if (r->o->progress)
+        fprintf(stderr, "\rnoisegraph: %s%srendering %3d%%", r->o->progress_label ? r->o->progress_label : "",
+                r->o->progress_label ? ": " : "", (int)(100.0 * (double)(i + 1) / r->nbands));
     return 0;
 }
 
@@ -361,6 +364,10 @@ static int check_opts(const ng_render_opts *o, ng_error *err)
     if (!coord_ok(o->origin[0]) || !coord_ok(o->origin[1]) || !coord_ok(o->z) || !coord_ok(o->time))
         return ng_errorf(err, "render: origin %g,%g, z %g, time %g: each must be within -%g to %g", o->origin[0],
                          o->origin[1], o->z, o->time, NG_MAX_COORD, NG_MAX_COORD);
+    if (!(o->time_period >= 0 && o->time_period <= NG_MAX_COORD))
+        return ng_errorf(err, "render: a time period of %g is outside 0 (none) to %g", o->time_period, NG_MAX_COORD);
+    if (o->time_period > 0 && o->dims != 4)
+        return ng_errorf(err, "render: looping time needs a 4D render (--time or --frames), not %dD", o->dims);
     if (!(o->time_limit >= 0 && o->time_limit <= 1e9))
         return ng_errorf(err, "--render-time-limit: %g is outside 0 (none) to 1e9 seconds", o->time_limit);
     return 0;

@@ -309,6 +309,37 @@ static int set_time(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+/* A-B (inclusive, A <= B) or N: non-negative whole numbers. */
+static int set_frames(ng_cli *c, const option *o, const value *v)
+{
+    const char *s = v->text, *dash = *s ? strchr(s + 1, '-') : NULL, *end = s + strlen(s);
+    long a, b;
+    char q[SHOWN];
+    if (read_int(s, dash ? dash : end, o->lo, o->hi, &a) || (dash && read_int(dash + 1, end, o->lo, o->hi, &b)))
+        return ng_cli_fail(2, "%s: %s is not A-B or N (whole frame numbers from 0 to %.0f)", o->name,
+                           shown(s, q), o->hi);
+    if (!dash) b = a;
+    if (a > b) return ng_cli_fail(2, "%s: %s: the first frame is after the last (A-B needs A <= B)", o->name, shown(s, q));
+    c->frame_first = a;
+    c->frame_last = b;
+    c->frames_set = 1;
+    return 0;
+}
+
+static int set_fps(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->h.fps = v->d[0];
+    return 0;
+}
+
+static int set_loop_frames(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->loop_frames = v->i[0];
+    return 0;
+}
+
 static int set_param(ng_cli *c, const option *o, const value *v)
 {
     const char *eq = strchr(v->text, '=');
@@ -498,6 +529,17 @@ static const option options[] = {
      "sample the 3D plane z = Z"},
     {"--time", NULL, "T", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_time, TAKES_PICTURES,
      "sample 4D noise at time T (implies 3D z = 0 unless --z)"},
+    {"--frames", NULL, "A-B | N", TEXT, 0, 0, 99999999, set_frames, TAKES_RENDER,
+     "render frames A to B (or frame N), frame f at time f / fps, in\n"
+     "one process (the script runs once); -o takes {frame}, the\n"
+     "number zero-padded to 4 digits or B's; a failure stops the\n"
+     "sequence and keeps the frames already written"},
+    {"--fps", NULL, "F", REAL, 0, 0.001, 1e6, set_fps, TAKES_RENDER,
+     "frames per second: frame f is time f / F (default 24);\n"
+     "ng.frame() is time x F"},
+    {"--loop-frames", NULL, "N", INT, 0, 1, 99999999, set_loop_frames, TAKES_RENDER,
+     "loop time every N frames (N / fps seconds): every noise's\n"
+     "lattice wraps in time, so frame f + N is frame f, bit for bit"},
     {"--set", NULL, "NAME=VALUE", TEXT, 0, 0, 0, set_param, TAKES_ALL,
      "set a parameter the script declares with ng.param"},
     {"--unsafe", NULL, NULL, FLAG, 0, 0, 0, set_unsafe, TAKES_ALL, "give the script the full Lua standard library"},
@@ -707,6 +749,24 @@ static int check_view_words(const ng_cli *c)
     return 0;
 }
 
+/* --frames, --time and --loop-frames: one way to say the time sampled;
+ * and a sequence of frames needs a file name per frame. */
+static int check_time(ng_cli *c)
+{
+    if (c->frames_set && c->time_set)
+        return ng_cli_fail(2, "--time: --frames sets the time of each frame (frame / fps); give one of them");
+    if (c->loop_frames && !c->frames_set && !c->time_set)
+        return ng_cli_fail(2, "--loop-frames: loops time; it needs --frames or --time");
+    if (c->loop_frames) c->r.time_period = (double)c->loop_frames / c->h.fps;
+    if (!c->output) return 0;
+    if (c->frames_set && c->frame_first != c->frame_last && !strstr(c->output, "{frame}"))
+        return ng_cli_fail(2, "-o: %s: frames %ld-%ld need {frame} in the file name (like cloud_{frame}.png)",
+                           c->output, c->frame_first, c->frame_last);
+    if (!c->frames_set && strstr(c->output, "{frame}"))
+        return ng_cli_fail(2, "-o: %s: {frame} names the frames of --frames A-B, which was not given", c->output);
+    return 0;
+}
+
 /* A view draws one picture (WxH); its box is a volume view's own. */
 static int check_view(const ng_cli *c)
 {
@@ -744,9 +804,9 @@ static int check(ng_cmd cmd, ng_cli *c, unsigned long long seen)
     for (i = 0; i < NOPTIONS; i++)
         if ((seen >> i & 1) && !(options[i].takes & where)) return not_taken(&options[i], cmd, where);
     rc = c->view ? check_view(c) : c->r.depth ? check_volume(c) : check_image(c);
-    if (rc) return rc;
+    if (rc || (rc = check_time(c))) return rc;
     place(c);
-    c->r.dims = c->time_set ? 4 : c->z_set || c->r.depth ? 3 : 2;
+    c->r.dims = c->time_set || c->frames_set ? 4 : c->z_set || c->r.depth ? 3 : 2;
     return 0;
 }
 

@@ -34,6 +34,10 @@ typedef struct ng_cli {
     /* --origin and --voxel-size as given: a render's world or a volume
      * view's box reads them, which only the whole command line tells */
     double origin[3], voxel_size;
+    /* --frames A-B: frame f renders at time f / h.fps (the script sees
+     * h.fps through ng.frame()); --loop-frames N sets r.time_period */
+    int frames_set;
+    long frame_first, frame_last, loop_frames;
     int view; /* 1: draw v (preview, render --view); r is the picture's */
     ng_view_opts v;
 } ng_cli;

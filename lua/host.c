@@ -40,6 +40,7 @@ void ng_host_defaults(ng_host_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->time_limit = 10;
+    o->fps = 24;
     o->memory_limit = 512.0 * 1024 * 1024;
 }
 
@@ -607,6 +608,7 @@ int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_erro
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "noisegraph.loaded");
     ng_lua_open(L, s->graph, h.dir, o->unsafe);
+    ng_lua_default(L, "frame", "fps", o->fps);
     lua_pushcfunction(L, l_param);
     lua_setfield(L, -2, "param");
     lua_setglobal(L, "ng");

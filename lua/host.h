@@ -28,6 +28,9 @@ typedef struct ng_host_opts {
      * cannot be stopped safely). NULL: print "noisegraph: LINE" on stderr
      * and _exit(1). */
     void (*overrun)(const char *msg);
+    /* Frames per second of the render: ng.frame() is time x fps (24 by
+     * default; render --fps). */
+    double fps;
     int nsets;
     const char *set_name[NG_MAX_SETS]; /* --set name=value, as given */
     const char *set_value[NG_MAX_SETS];
@@ -65,6 +68,10 @@ void ng_script_free(ng_script *s);
  * and, unless unsafe, must stay inside it. Used by the host only. */
 struct lua_State;
 void ng_lua_open(struct lua_State *L, ng_graph *g, const char *dir, int unsafe);
+/* Sets option key of every node of the named type the script makes to
+ * value before the script's own options (which replace it): the host's
+ * render context, like the --fps of ng.frame(). Call after ng_lua_open. */
+void ng_lua_default(struct lua_State *L, const char *type, const char *key, double value);
 /* The script has ended: constructors refuse from now on (finalizers run by
  * lua_close must not begin nodes). Call before lua_close. */
 void ng_lua_close(struct lua_State *L);

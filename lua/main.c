@@ -90,7 +90,7 @@ static void note_changed(const ng_file_sink *f, const char *path)
 /* The patterns -o may hold. The folders of an output named by a pattern
  * are made as it is written; those of a plain name must exist, as a typo
  * in a folder name should not make a new folder. */
-static const char *const output_patterns[] = {"{name}", "{z}"};
+static const char *const output_patterns[] = {"{name}", "{z}", "{frame}"};
 
 static int has_pattern(const char *path)
 {
@@ -161,8 +161,10 @@ static void catch_signals(void)
 
 /* Every output is written to its temporary first; only when the whole
  * render succeeded are they renamed, so a failure on one output never
- * leaves another replaced. */
-static int render_outputs(ng_cli *c, ng_script *s)
+ * leaves another replaced. output: -o with {frame} already filled in;
+ * frame: said before an error of a sequence's frame ("" otherwise);
+ * notes: say the graph's notes (a sequence says them once). */
+static int render_outputs(ng_cli *c, ng_script *s, const char *output, const char *frame, int notes)
 {
     ng_file_sink *files[NG_MAX_OUTPUTS] = {0};
     ng_sink sinks[NG_MAX_OUTPUTS];
@@ -170,7 +172,7 @@ static int render_outputs(ng_cli *c, ng_script *s)
     ng_error err;
     int rc = 1, i, k;
     for (i = 0; i < s->noutputs; i++) {
-        if (!(paths[i] = output_path(c->output, s->output_name[i]))) {
+        if (!(paths[i] = output_path(output, s->output_name[i]))) {
             ng_cli_fail(1, "render: out of memory");
             goto done;
         }
@@ -185,7 +187,7 @@ static int render_outputs(ng_cli *c, ng_script *s)
             }
         if (!(files[i] = ng_file_sink_new(paths[i], c->bits, &err)) ||
             ng_file_sink_set_grid(files[i], s->output_name[i], c->vdb_background, &err)) {
-            ng_cli_fail(1, "%s", err.msg);
+            ng_cli_fail(1, "%s%s", frame, err.msg);
             goto done;
         }
         ng_file_sink_set_memory_limit(files[i], c->r.memory_limit);
@@ -194,14 +196,14 @@ static int render_outputs(ng_cli *c, ng_script *s)
         sinks[i] = ng_file_sink_as_sink(files[i]);
     }
     c->r.progress = !c->quiet && isatty(2);
-    if (!c->quiet) c->r.note = print_note;
+    c->r.note = !c->quiet && notes ? print_note : NULL;
     if (ng_render(s->graph, s->output, s->noutputs, &c->r, sinks, &err)) {
-        ng_cli_fail(1, "%s", err.msg);
+        ng_cli_fail(1, "%s%s", frame, err.msg);
         goto done;
     }
     for (i = 0; i < s->noutputs; i++)
         if (ng_file_sink_commit(files[i], &err)) {
-            ng_cli_fail(1, "%s", err.msg);
+            ng_cli_fail(1, "%s%s", frame, err.msg);
             goto done;
         }
     if (!c->quiet)
@@ -212,6 +214,62 @@ done:
         ng_file_sink_free(files[i]);
         free(paths[i]);
     }
+    return rc;
+}
+
+/* ---- frames ---------------------------------------------------------------------- */
+
+/* pattern with every {frame} replaced by f, zero-padded to `digits`
+ * (malloc'd, NULL without memory). */
+static char *frame_path(const char *pattern, long f, int digits)
+{
+    char num[32], *buf, *o;
+    const char *p;
+    size_t n = 0, len = (size_t)snprintf(num, sizeof num, "%0*ld", digits, f);
+    for (p = pattern; (p = strstr(p, "{frame}")); p += 7) n++;
+    if (!(buf = malloc(strlen(pattern) + n * len + 1))) return NULL;
+    for (o = buf, p = pattern; *p;) {
+        if (!strncmp(p, "{frame}", 7)) {
+            memcpy(o, num, len);
+            o += len, p += 7;
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = '\0';
+    return buf;
+}
+
+/* Digits of the frame numbers in file names: B's, and at least 4. */
+static int frame_digits(long last)
+{
+    int d = 1;
+    for (; last >= 10; last /= 10) d++;
+    return d < 4 ? 4 : d;
+}
+
+/* --frames A-B: the graph the script built once, rendered at time f / fps
+ * for every frame in turn (each with all the threads), each frame's files
+ * written and renamed before the next begins. A failure stops the
+ * sequence; the frames already written stay. */
+static int render_frames(ng_cli *c, ng_script *s)
+{
+    const long first = c->frame_first, last = c->frame_last, count = last - first + 1;
+    const int digits = frame_digits(last);
+    char label[64], where[64];
+    long f;
+    int rc = 0;
+    for (f = first; f <= last && rc == 0; f++) {
+        char *out = frame_path(c->output, f, digits);
+        if (!out) return ng_cli_fail(1, "render: out of memory");
+        c->r.time = (double)f / c->h.fps;
+        snprintf(label, sizeof label, "frame %ld/%ld", f - first + 1, count);
+        snprintf(where, sizeof where, count > 1 ? "frame %ld: " : "", f);
+        c->r.progress_label = label;
+        rc = render_outputs(c, s, out, where, f == first);
+        free(out);
+    }
+    c->r.progress_label = NULL;
     return rc;
 }
 
@@ -284,7 +342,7 @@ static int cmd_picture(ng_cmd cmd, const char *name, int argc, char **argv)
     if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }
     /* the render's intermediate results take what the graph left of the limit */
     c.r.memory_limit = c.h.memory_limit > (double)s.memory_held ? c.h.memory_limit - (double)s.memory_held : 1;
-    rc = c.view ? draw_view(&c, &s) : render_outputs(&c, &s);
+    rc = c.view ? draw_view(&c, &s) : c.frames_set ? render_frames(&c, &s) : render_outputs(&c, &s, c.output, "", 1);
     ng_script_free(&s);
 out:
     ng_cli_free(&c);

@@ -27,6 +27,7 @@
 
 #define NODE_MT "noisegraph.node"
 #define PENDING_MT "noisegraph.pending"
+#define DEFAULTS_KEY "noisegraph.defaults" /* registry: {type = {key = value}} (ng_lua_default) */
 
 typedef struct modstate {
     ng_graph *g;
@@ -259,6 +260,38 @@ static int set_option(lua_State *L, modstate *m, ng_node *n, const char *label, 
     }
 }
 
+/* The options the host set for type t before the script's own (see
+ * ng_lua_default): the script's, set after, replace them. */
+static int host_defaults(lua_State *L, modstate *m, ng_node *n, const char *label, ng_error *err)
+{
+    int rc = 0;
+    lua_getfield(L, LUA_REGISTRYINDEX, DEFAULTS_KEY);
+    if (lua_getfield(L, -1, ng_node_type_of(n)->name) == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (rc == 0 && lua_next(L, -2)) {
+            rc = set_option(L, m, n, label, lua_tostring(L, -2), lua_gettop(L), err);
+            lua_pop(L, 1);
+        }
+        if (rc) lua_pop(L, 1); /* the key */
+    }
+    lua_pop(L, 2);
+    return rc;
+}
+
+void ng_lua_default(lua_State *L, const char *type, const char *key, double value)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, DEFAULTS_KEY);
+    if (lua_getfield(L, -1, type) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, type);
+    }
+    lua_pushnumber(L, value);
+    lua_setfield(L, -2, key);
+    lua_pop(L, 2);
+}
+
 /* The i-th (from 1) name in the type's positional list, or 0. */
 static int positional_name(const ng_node_type *t, lua_Integer i, char *buf, size_t len)
 {
@@ -291,6 +324,7 @@ static int build(lua_State *L, const ng_node_type *t, const ng_shorthand *sh, co
     luaL_setmetatable(L, PENDING_MT);
     if (!(n = owner->n = ng_node_begin(m->g, t, label, pos, &err))) return raise(L, &err);
     if (sh && ng_set_choice(n, ng_param_index(t, sh->param), sh->value, &err)) return raise(L, &err);
+    if (host_defaults(L, m, n, label, &err)) return raise(L, &err);
     if (first == last && lua_type(L, first) == LUA_TTABLE && !luaL_testudata(L, first, NODE_MT)) {
         lua_pushnil(L);
         while (lua_next(L, first)) {
@@ -400,6 +434,8 @@ void ng_lua_open(lua_State *L, ng_graph *g, const char *dir, int unsafe)
     lua_pushvalue(L, st);
     lua_setfield(L, LUA_REGISTRYINDEX, "noisegraph.state");
     types = ng_types(&ntypes);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, DEFAULTS_KEY);
 
     luaL_newmetatable(L, PENDING_MT);
     lua_pushcfunction(L, pending_gc);

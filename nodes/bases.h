@@ -30,6 +30,7 @@
 
 #define NG_DIMS_1234 0x1Eu
 #define NG_DIMS_23 0x0Cu
+#define NG_DIMS_234 0x1Cu
 
 enum { NG_TILE_NONE, NG_TILE_LATTICE, NG_TILE_TORUS };
 
@@ -40,8 +41,8 @@ enum { NG_TILE_NONE, NG_TILE_LATTICE, NG_TILE_TORUS };
       perlin_noise_d, "improved gradient noise, 0 on the lattice")                                            \
     X(F, FAST, 2, "fast", 1.25, -1, 1, NG_DIMS_1234, NG_TILE_LATTICE, fast_noise, fast_noise, fast_noise_d,     \
       "cheaper Perlin-like gradient noise, x1.25 frequency")                                                  \
-    X(F, FLOW, 4, "flow", 1.0, -1, 1, NG_DIMS_23, NG_TILE_LATTICE, flow_noise, flow_noise, flow_noise_d,        \
-      "Perlin flow noise, gradients rotated by `flow`")
+    X(F, FLOW, 4, "flow", 1.0, -1, 1, NG_DIMS_234, NG_TILE_LATTICE, flow_noise, flow_noise, flow_noise_d,        \
+      "Perlin flow noise, gradients rotated by `flow` (4D: by flow + time, one turn per cell)")
 
 #define NG_BASES_SIMPLEX(X, F)                                                                                 \
     X(F, SIMPLEX, 3, "simplex", 1.0, -1, 1, NG_DIMS_1234, NG_TILE_TORUS, simplex_noise, simplex_tiled2,         \

@@ -49,6 +49,34 @@ const ng_node_type ng_type_time = {
     .eval = time_eval,
 };
 
+/* ---- frame ------------------------------------------------------------------ */
+
+enum { P_FPS, FRAME_NPARAMS };
+
+static const ng_param_desc frame_params[FRAME_NPARAMS] = {
+    [P_FPS] = {"fps", NG_PARAM_NUMBER, {24}, 0.001, 1e6, NULL,
+               "frames per second (ng.frame() takes the render's --fps)"},
+};
+
+/* time x fps in double: at time f / fps (render --frames) that is f
+ * within a few ulps of a double, so the float is the whole number f. */
+static int frame_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    const double fps = ng_num(n, P_FPS), t0 = b->anchor[3];
+    const float *t = b->p[3];
+    int i;
+    (void)ctx;
+    (void)in;
+    for (i = 0; i < b->n; i++) out[i] = (float)((t0 + (double)t[i]) * fps);
+    return 0;
+}
+
+const ng_node_type ng_type_frame = {
+    .name = "frame", .family = "source",
+    .doc = "the frame number, time x fps: f exactly in frame f of render --frames (4D, like time)",
+    .params = frame_params, .nparams = FRAME_NPARAMS, .dims = 0x10u, .eval = frame_eval,
+};
+
 /* ---- distance ------------------------------------------------------------- */
 
 static const char *const metric_choices[] = {"euclidean", "manhattan", "chebyshev", NULL};

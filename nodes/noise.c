@@ -220,6 +220,93 @@ static void kernel_gradient(ng_basis_fn fn, ng_noise_pts *pts, float *tmp, float
     }
 }
 
+/* ---- time: loops and flow in 4D ---------------------------------------------------------------
+ * A render with a time period (--loop-frames) sets b->period[3]. The time
+ * axis then takes whole lattice cells per period like a tiled axis, and its
+ * anchor is the phase t / period wrapped to [0, 1) times those cells: t = 0
+ * and t = period give the same anchor, hence the same bits, and the
+ * lattice's wrap in w makes the seam as smooth as any other moment. White
+ * noise has no lattice (the same anchor is enough: it has no continuity to
+ * keep). Simplex's skewed lattice has no period along w (its skew is
+ * irrational), so it loops by a cross-fade: see simplex_loop.
+ */
+static double loop_phase(double t, double period)
+{
+    double ph = t / period;
+    return isfinite(ph) ? ph - floor(ph) : 0.0;
+}
+
+/* Simplex over a loop of C cells in w: the field at u and at u - C, mixed
+ * linearly by u / C (u the wrapped noise-space time in [0, C)), so the
+ * loop's end meets its start; a convex mix keeps the range, and its
+ * contrast dips mid-loop (two unrelated fields averaged). Points whose
+ * offset in w crosses the seam are wrapped themselves. grad (optional):
+ * the mix's analytic gradient, in noise space. */
+static int simplex_loop(ng_ctx *ctx, ng_basis_fn fn, ng_basis_d_fn fd, ng_noise_pts *pts, float *out, float *grad)
+{
+    const int n = pts->n, dims = pts->dims;
+    const double c = pts->period[3], a = pts->anchor[3];
+    const float ws = ng_pts_scale(pts, 3);
+    float *wt = ng_scratch(ctx, 1), *g = ng_scratch(ctx, 1), *other = ng_scratch(ctx, 1);
+    float *ograd = grad ? ng_scratch(ctx, dims) : NULL;
+    const float *w0 = pts->f[3];
+    int i, d, rc = -1;
+    if (!wt || !g || !other || (grad && !ograd)) goto done;
+    for (i = 0; i < n; i++) {
+        const float off = w0[i] * ws;
+        const double uu = a + (double)off, k = floor(uu / c);
+        g[i] = k == 0.0 ? off : (float)(uu - k * c - a);
+        wt[i] = (float)((uu - k * c) / c);
+    }
+    pts->f[3] = g;
+    pts->scale[3] = 1.0f;
+    if (grad) fd(pts, out, grad);
+    else fn(pts, out);
+    pts->anchor[3] = a - c;
+    if (grad) fd(pts, other, ograd);
+    else fn(pts, other);
+    pts->anchor[3] = a;
+    if (grad)
+        for (d = 0; d < dims; d++) {
+            float *ga = grad + (size_t)d * (size_t)n, *gb = ograd + (size_t)d * (size_t)n;
+            for (i = 0; i < n; i++) /* the weight grows by 1 / c per cell along w */
+                ga[i] = ga[i] + (gb[i] - ga[i]) * wt[i] + (d == 3 ? (other[i] - out[i]) / (float)c : 0.0f);
+        }
+    for (i = 0; i < n; i++) out[i] = out[i] + (other[i] - out[i]) * wt[i];
+    rc = 0;
+done:
+    ng_scratch_free(ctx, ograd, dims);
+    ng_scratch_free(ctx, other, 1);
+    ng_scratch_free(ctx, g, 1);
+    ng_scratch_free(ctx, wt, 1);
+    return rc;
+}
+
+/* Flow noise in 4D: the 3D flow field whose gradients turn with time, the
+ * phase flow + w turns (w in noise space: one turn per lattice cell of
+ * time, so a loop of whole cells turns whole turns). Runs of points at one
+ * time (a render's block is one) share a rotation. */
+static void flow_in_time(const ng_noise_pts *p, float *out)
+{
+    const ng_basis_fn flow3 = ng__kernel(ng__path(), NG_BASIS_FLOW);
+    const float ws = ng_pts_scale(p, 3);
+    ng_noise_pts q = *p;
+    int i = 0, j, d;
+    q.dims = 3;
+    q.period[3] = 0;
+    while (i < p->n) {
+        const float w = p->f[3][i];
+        double ph;
+        for (j = i + 1; j < p->n && p->f[3][j] == w; j++) continue;
+        ph = (double)p->flow + p->anchor[3] + (double)(w * ws);
+        q.flow = isfinite(ph) ? (float)(ph - floor(ph)) : 0.0f;
+        q.n = j - i;
+        for (d = 0; d < 3; d++) q.f[d] = p->f[d] + i;
+        flow3(&q, out + i);
+        i = j;
+    }
+}
+
 /* Component d (< 3) of a driven vector option of `ch` channels at sample i;
  * a 1-channel node gives every axis, a 2-channel one x and y. */
 static const float *component(const float *v, int ch, int d, int n)
@@ -312,7 +399,7 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     ng_basis_d_fn fd_grad = ng__kernel_grad(path, type);
     double freq[4];
     ng_noise_pts pts;
-    int d, moved;
+    int d, moved, rc = 0;
     if (!drv) drv = &none;
     moved = drv->offset || drv->size || drv->scale;
     memset(&pts, 0, sizeof pts);
@@ -324,14 +411,16 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     pts.metric = own ? ng_int(n, P_METRIC) : NG_METRIC_EUCLIDEAN;
     for (d = 0; d < b->dims; d++) {
         freq[d] = (d < 3 ? u->freq[d] : u->freq_w) * freq_scale;
-        if (b->period[d] > 0 && bs->tiling != NG_TILE_NONE) { /* a whole number of cells per period */
+        if (b->period[d] > 0 && (bs->tiling != NG_TILE_NONE || d == 3)) { /* a whole number of cells per period */
             pts.period[d] = period_cells(b->period[d], freq[d]);
+            if (d == 3 && pts.period[3] < 2) pts.period[3] = 2; /* one cell would repeat one lattice point: no motion */
             freq[d] = pts.period[d] / b->period[d];
         }
     }
     /* a torus-tiled basis tiles through another kernel, without an analytic gradient */
     if (bs->tiling == NG_TILE_TORUS && pts.period[0] && pts.period[1])
         fn = ng__kernel_tiled(path, type), fd_grad = NULL;
+    if (type == NG_BASIS_FLOW && b->dims == 4) fn = flow_in_time, fd_grad = NULL; /* central differences */
     for (d = 0; d < b->dims; d++) { /* positions -> noise space: the kernel multiplies */
         float fr = (float)freq[d];
         if (fr != 0.0f && !moved) {
@@ -354,32 +443,29 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
         double shift = pts.period[d] ? 0 : channel * (0.3819660113 + 0.1 * d);
         pts.anchor[d] = (b->anchor[d] + offset_number(n, drv, d, b->n)) * freq[d] + shift;
     }
+    if (b->dims == 4 && pts.period[3]) pts.anchor[3] = loop_phase(b->anchor[3], b->period[3]) * pts.period[3];
     pts.seed = mix_seed(mix_seed(u->seed, b->seed), channel);
-    if (grad && fd_grad) {
+    if (type == NG_BASIS_SIMPLEX && b->dims == 4 && pts.period[3]) {
+        rc = simplex_loop(ctx, fn, fd_grad, &pts, out, grad);
+    } else if (grad && fd_grad) {
         fd_grad(&pts, out, grad); /* value bit-identical to fn's, gradient analytic */
-        for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
-            float *g = grad + (size_t)d * (size_t)b->n;
-            loops->scale(g, g, (float)freq[d], b->n);
-        }
     } else if (grad) {
         fn(&pts, out);
-        if (!(tmp = ng_scratch(ctx, 1))) {
-            ng_scratch_free(ctx, f, b->dims);
-            return -1;
-        }
-        kernel_gradient(fn, &pts, tmp, grad);
-        for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
-            float *g = grad + (size_t)d * (size_t)b->n;
-            loops->scale(g, g, (float)freq[d], b->n);
-        }
+        if (!(tmp = ng_scratch(ctx, 1))) rc = -1;
+        else kernel_gradient(fn, &pts, tmp, grad);
         ng_scratch_free(ctx, tmp, 1);
     } else if (drv->jitter || drv->flow) {
         kernel_runs(n, fn, &pts, drv, out);
     } else {
         fn(&pts, out);
     }
+    if (rc == 0 && grad)
+        for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
+            float *g = grad + (size_t)d * (size_t)b->n;
+            loops->scale(g, g, (float)freq[d], b->n);
+        }
     ng_scratch_free(ctx, f, b->dims);
-    return 0;
+    return rc;
 }
 
 void ng__unified_in(ng_ctx *ctx, const ng_node *n, const float *const *in, int jitter, int flow, ng_unified_in *drv)

@@ -56,6 +56,7 @@
     X(y)                 \
     X(z)                 \
     X(time)              \
+    X(frame)             \
     X(distance)
 
 #define NG_DECLARE_TYPE(name) extern const ng_node_type ng_type_##name;

@@ -30,6 +30,7 @@ static const struct {
     {"colour", suite_colour},
     {"review12", suite_review12},
     {"unified", suite_unified},
+    {"anim", suite_anim},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

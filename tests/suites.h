@@ -26,5 +26,6 @@ void suite_volfiles(void);
 void suite_colour(void);
 void suite_review12(void);
 void suite_unified(void);
+void suite_anim(void);
 
 #endif

@@ -258,14 +258,14 @@ static void test_validation_messages(void)
 static void test_dimension_mismatch_named(void)
 {
     ng_graph *g = ng_graph_new();
-    int root = t_bin(g, "add", t_noise(g, "flow", 8, 0), t_const(g, 1));
-    ng_render_opts o;
     ng_error err = {{0}};
+    int root = t_bin(g, "add", t_finish(g, t_begin(g, "time")), t_const(g, 1));
+    ng_render_opts o;
     float buf[16 * 16];
     t_opts(&o, 16, 16);
-    o.dims = 4;
+    o.dims = 3;
     CHECK_INT(ng_render_buffer(g, root, &o, buf, &err), -1);
-    CHECK_CONTAINS(err.msg, "flow: evaluates in 2D, 3D, but the render is 4D");
+    CHECK_CONTAINS(err.msg, "time: evaluates in 4D, but the render is 3D");
     ng_graph_free(g);
 }
 

@@ -151,6 +151,7 @@ static void render(const ng_script *s, const uint8_t *data, size_t size)
     o.z = o.dims > 2 ? 0.25 : 0;
     o.time = o.dims > 3 ? 0.5 : 0;
     o.tileable = (h >> 8) % 4 == 0;
+    o.time_period = o.dims > 3 && (h >> 10) % 2 ? 2.0 : 0; /* looping time */
     o.time_limit = TIME_LIMIT;
     if (verbose) fprintf(stderr, "fuzz: %d nodes, %dD%s\n", ng_graph_count(s->graph), o.dims, o.tileable ? ", tileable" : "");
     memset(mem, 0, sizeof mem);
