@@ -90,16 +90,36 @@ void ng__noise_prepare(ng_node *n, int type, ng_unified *u)
     n->detail = type == NG_BASIS_WHITE ? 0 : size * fmin(scale[0], fmin(scale[1], scale[2])) / bs->freq_mult;
 }
 
+/* The row of `specific` for option k, or NULL: it applies to every basis. */
+static const char *specific_to(int k, unsigned *which)
+{
+    size_t s;
+    for (s = 0; s < sizeof specific / sizeof specific[0]; s++)
+        if (specific[s].param == k) {
+            *which = specific[s].bases;
+            return specific[s].who;
+        }
+    return NULL;
+}
+
+static int noise_applies(const ng_node *n, int k)
+{
+    unsigned which;
+    return !specific_to(k, &which) || (which & (1u << ng_int(n, P_TYPE)));
+}
+
 static int noise_setup(ng_node *n, const int *ch, ng_error *err)
 {
     const int type = ng_int(n, P_TYPE);
     ng_unified *u;
-    size_t s;
+    int k;
     (void)ch;
-    for (s = 0; s < sizeof specific / sizeof specific[0]; s++)
-        if (ng_node_param_set(n, specific[s].param) && !(specific[s].bases & (1u << type)))
+    for (k = 0; k < NPARAMS; k++) {
+        unsigned which;
+        if (ng_node_param_set(n, k) && !noise_applies(n, k))
             return ng_errorf(err, "%s: option '%s' applies to %s noise only, not %s", n->label,
-                             noise_params[specific[s].param].name, specific[s].who, bases[type].name);
+                             noise_params[k].name, specific_to(k, &which), bases[type].name);
+    }
     if (!(u = ng_node_state_alloc(n, sizeof *u, err))) return -1;
     ng__noise_prepare(n, type, u);
     n->channels = ng_int(n, P_OUTPUT) == 1 ? 3 : 1;
@@ -273,6 +293,7 @@ const ng_node_type ng_type_noise = {
     .doc = "Unified noise: every basis with the same controls and a documented natural range." NG_BASES(DOC),
     .params = noise_params,
     .nparams = NPARAMS,
+    .applies = noise_applies,
     .dims = NG_DIMS_1234,
     .shorthands = noise_shorthands,
     .nshorthands = (int)(sizeof noise_shorthands / sizeof noise_shorthands[0]),

@@ -56,6 +56,8 @@
     X(y)                 \
     X(z)                 \
     X(time)              \
+    X(u)                 \
+    X(v)                 \
     X(distance)
 
 #define NG_DECLARE_TYPE(name) extern const ng_node_type ng_type_##name;
