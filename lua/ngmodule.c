@@ -359,13 +359,16 @@ static int l_operator(lua_State *L)
 /* Whether the one argument at idx of a method call is a table of options
  * (node:terrace{steps = 8}) rather than the value of the method's second
  * positional option (node:curve{{0, 0}, {1, 1}}: a list of points). A
- * table with a named key holds options; a plain list is the second
- * positional's value when that option takes a table. */
+ * table with a named key, or none at all, holds options; a list is the
+ * second positional's value when that option takes a table. */
 static int method_options(lua_State *L, const ng_node_type *t, int idx)
 {
     char second[64];
     int k;
     if (lua_type(L, idx) != LUA_TTABLE || luaL_testudata(L, idx, NODE_MT)) return 0;
+    lua_pushnil(L);
+    if (!lua_next(L, idx)) return 1; /* node:curve{}: no options */
+    lua_pop(L, 2);
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         int named = lua_type(L, -2) == LUA_TSTRING;

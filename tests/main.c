@@ -28,6 +28,7 @@ static const struct {
     {"vdb", suite_vdb},
     {"volfiles", suite_volfiles},
     {"colour", suite_colour},
+    {"friction", suite_friction},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

@@ -24,5 +24,6 @@ void suite_preview(void);
 void suite_vdb(void);
 void suite_volfiles(void);
 void suite_colour(void);
+void suite_friction(void);
 
 #endif
