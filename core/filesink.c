@@ -85,6 +85,7 @@ struct ng_file_sink {
     double background;
     double memory_limit;      /* what an encoder may hold (a VDB tree); 0: no limit */
     uint64_t nan, inf;        /* samples the format changed (see ng_file_sink_changed) */
+    uint64_t clamped, samples; /* finite samples outside [0, 1], of all (ng_file_sink_clamped) */
     ng__image im;
 };
 
@@ -819,7 +820,7 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     f->im.what[0] = '\0';
     f->next_y = 0;
     f->next_z = f->slab_slices = 0;
-    f->nan = f->inf = 0;
+    f->nan = f->inf = f->clamped = f->samples = 0;
     if (f->zat >= 0) return begin_slices(f, err);
 
     remove_stale_temporaries(f->path);
@@ -860,10 +861,12 @@ static int sink_begin_volume(void *user, const ng_volume_info *v, ng_error *err)
 }
 
 /* NaN and infinities, which an integer format cannot hold: NaN becomes 0,
- * infinities the end they point to. Counted so the user hears of them. */
+ * infinities the end they point to; and finite samples outside [0, 1],
+ * which it clamps (a signed noise written as it is loses half its
+ * samples). Counted so the user hears of them. */
 static void count_changed(ng_file_sink *f, const float *v, size_t n)
 {
-    uint64_t nan = 0, inf = 0;
+    uint64_t nan = 0, inf = 0, clamped = 0;
     size_t i;
     for (i = 0; i < n; i++) {
         uint32_t b;
@@ -871,16 +874,26 @@ static void count_changed(ng_file_sink *f, const float *v, size_t n)
         if ((b & 0x7f800000u) == 0x7f800000u) { /* exponent all ones */
             if (b & 0x007fffffu) nan++;
             else inf++;
+        } else {
+            clamped += v[i] < 0.0f || v[i] > 1.0f;
         }
     }
     f->nan += nan;
     f->inf += inf;
+    f->clamped += clamped;
+    f->samples += n;
 }
 
 void ng_file_sink_changed(const ng_file_sink *f, uint64_t *nan, uint64_t *inf)
 {
     *nan = f->nan;
     *inf = f->inf;
+}
+
+void ng_file_sink_clamped(const ng_file_sink *f, uint64_t *clamped, uint64_t *samples)
+{
+    *clamped = f->clamped;
+    *samples = f->samples;
 }
 
 static int sink_rows(void *user, int y, int nrows, const float *rows, ng_error *err)

@@ -211,16 +211,34 @@ static int distance(const char *a, const char *b)
     return row[lb];
 }
 
+/* Keeps name in *best when it is closer to key than *bestd. */
+static void closer(const char *key, const char *name, const char **best, int *bestd)
+{
+    int d = distance(key, name);
+    if (d < *bestd) *bestd = d, *best = name;
+}
+
+/* A name is offered when at most about half of key must change. */
+static const char *close_enough(const char *key, const char *best, int bestd)
+{
+    return bestd <= (int)strlen(key) / 2 + 2 ? best : NULL;
+}
+
 const char *ng_closest_key(const ng_node_type *t, const char *key)
 {
     const char *best = NULL;
-    int bestd = 1 << 30, k, limit = (int)strlen(key) / 2 + 2;
-    for (k = 0; k < t->nparams + t->ninputs; k++) {
-        const char *name = k < t->nparams ? t->params[k].name : t->inputs[k - t->nparams].name;
-        int d = distance(key, name);
-        if (d < bestd) bestd = d, best = name;
-    }
-    return bestd <= limit ? best : NULL;
+    int bestd = 1 << 30, k;
+    for (k = 0; k < t->nparams + t->ninputs; k++)
+        closer(key, k < t->nparams ? t->params[k].name : t->inputs[k - t->nparams].name, &best, &bestd);
+    return close_enough(key, best, bestd);
+}
+
+const char *ng_closest_name(const char *key, const char *const *names, int count)
+{
+    const char *best = NULL;
+    int bestd = 1 << 30, k;
+    for (k = 0; k < count; k++) closer(key, names[k], &best, &bestd);
+    return close_enough(key, best, bestd);
 }
 
 /* ---- building nodes ---------------------------------------------------- */

@@ -42,6 +42,11 @@ typedef struct ng__stop {
 } ng__stop;
 /* Seconds on the monotonic clock. */
 double ng__now(void);
+/* The progress line of a render `done` (0 to 1) of the way through after
+ * `elapsed` seconds, without \r or newline: the label (a frame of a
+ * sequence; NULL: none), percent, elapsed time and an estimate of the
+ * time left. */
+void ng__progress_line(char *buf, size_t len, const char *label, double done, double elapsed);
 /* Evaluation in c checks stop (may be NULL) before each node it runs. */
 void ng__ctx_set_stop(ng_ctx *c, const ng__stop *stop);
 const float *ng__ctx_zeros(const ng_ctx *c);

@@ -131,6 +131,12 @@ typedef struct ng_node_type {
      * ng_driven (ng_node.h): clamped to the option's [min, max], NaN read
      * as the option's number. */
     uint64_t node_params;
+    /* Optional: whether parameter k means anything for this node, for
+     * options of some variants only (worley's jitter on a perlin noise has
+     * none). Declared by the type, read by its setup (which refuses such an
+     * option when given) and by `noisegraph info` (which hides it). NULL:
+     * every parameter applies. */
+    int (*applies)(const ng_node *node, int k);
     /* After parameters and inputs are set: check cross-field rules, set the
      * output channel count, precompute. 0, or -1 with err filled. */
     int (*setup)(ng_node *node, const int *input_channels, ng_error *err);
@@ -174,6 +180,9 @@ int ng_input_index(const ng_node_type *t, const char *name);
 int ng_enum_index(const ng_param_desc *p, const char *choice);
 /* The parameter or input name closest to key (edit distance), or NULL. */
 const char *ng_closest_key(const ng_node_type *t, const char *key);
+/* The same among names[0 .. count - 1] (node types, methods): the closest
+ * to key, or NULL when none is close. */
+const char *ng_closest_name(const char *key, const char *const *names, int count);
 
 /* ---- graphs ----------------------------------------------------------- */
 
@@ -468,6 +477,10 @@ int ng_file_sink_commit(ng_file_sink *s, ng_error *err);
  * and infinities (clamped to 0 or 1). Always 0 for PFM and NRRD, which
  * keep them. */
 void ng_file_sink_changed(const ng_file_sink *s, uint64_t *nan, uint64_t *inf);
+/* Finite samples of the last image outside [0, 1], which the format
+ * clamped, and every sample it was given. Both 0 for the formats that keep
+ * values as they are (PFM, NRRD, VDB). */
+void ng_file_sink_clamped(const ng_file_sink *s, uint64_t *clamped, uint64_t *samples);
 /* Removes the temporary file (or a slice sequence's temporary folder and
  * the slices in it) of every sink of this process still writing or waiting
  * for its commit; async-signal-safe, for a SIGINT / SIGTERM

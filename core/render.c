@@ -71,6 +71,7 @@ typedef struct render {
     atomic_int failed;        /* set under mu; read anywhere */
     atomic_size_t memory_used; /* bands + scratch bytes over all contexts (stop.memory_limit) */
     ng__stop stop;            /* deadline, the caller's cancel flag, failed */
+    double started;           /* ng__now() when the render began, for the progress line */
     ng_error err;
 } render;
 
@@ -283,6 +284,18 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* "noisegraph: rendering 42% 3.1 s, about 4.3 s left": the time left
+ * assumes the rest goes at the pace so far. Trailing blanks cover what a
+ * longer earlier line left on the terminal (the line is redrawn after \r). */
+void ng__progress_line(char *buf, size_t len, const char *label, double done, double elapsed)
+{
+    int n = snprintf(buf, len, "noisegraph: %s%srendering %3d%% %.1f s", label ? label : "", label ? ": " : "",
+                     (int)(100.0 * done), elapsed);
+    if (n > 0 && (size_t)n < len && done > 0 && done < 1)
+        n += snprintf(buf + n, len - (size_t)n, ", about %.1f s left", elapsed * (1 - done) / done);
+    if (n > 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, "%24s", "");
+}
+
 /* Hands band i (tile row i; of a volume, the row of bricks at y = i % nty,
  * z = i / nty) to the sinks. */
 static int write_band(render *r, ng_sink *sinks, int64_t i, ng_error *err)
@@ -297,9 +310,12 @@ static int write_band(render *r, ng_sink *sinks, int64_t i, ng_error *err)
                       : sinks[k].rows(sinks[k].user, y, rows, band, err))
             return -1;
     }
-    if (r->o->progress)
-        fprintf(stderr, "\rnoisegraph: %s%srendering %3d%%", r->o->progress_label ? r->o->progress_label : "",
-                r->o->progress_label ? ": " : "", (int)(100.0 * (double)(i + 1) / r->nbands));
+    if (r->o->progress) {
+        char line[160];
+        ng__progress_line(line, sizeof line, r->o->progress_label, (double)(i + 1) / (double)r->nbands,
+                          ng__now() - r->started);
+        fprintf(stderr, "\r%s", line);
+    }
     return 0;
 }
 
@@ -526,6 +542,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
     pthread_mutex_init(&r.mu, NULL);
     pthread_cond_init(&r.cv, NULL);
     r.stop.limit = o->time_limit;
+    r.started = ng__now();
     r.stop.deadline = o->time_limit > 0 ? ng__now() + o->time_limit : 0;
     r.stop.cancel = o->cancel;
     r.stop.abandon = nthreads > 1 ? &r.failed : NULL;

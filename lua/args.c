@@ -394,6 +394,13 @@ static int set_quiet(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+static int set_only(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->only = v->text;
+    return 0;
+}
+
 /* ---- what each view option sets ---------------------------------------------------------- */
 
 /* The position of word s in the option's "a|b|c" (its value as --help
@@ -554,6 +561,9 @@ static const option options[] = {
      "make the image wrap seamlessly in x and y (element sizes are\n"
      "adjusted to whole cells per image; a note says so)"},
     {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, TAKES_PICTURES, "no progress or notes on stderr"},
+    {"--only", NULL, "NAME", TEXT, 0, 0, 0, set_only, TAKES_PICTURES,
+     "of a script returning several named outputs, render (or view)\n"
+     "only output NAME; the others are not evaluated"},
     /* the view's own */
     {"--view", NULL, "volume|terrain", TEXT, 0, 0, 0, set_view, TAKES_VIEWS,
      "what the output is: a density (a cloud; preview's default) or\n"

@@ -23,6 +23,7 @@ typedef struct ng_cli {
     const char *script, *output; /* point into argv; NULL when not given */
     int bits;                    /* 0: the format's default */
     int quiet;
+    const char *only;            /* --only NAME: the one output to render; NULL: all */
     ng_render_opts r;
     ng_host_opts h;              /* h.set_name[] is owned (ng_cli_free) */
     int z_set, time_set;

@@ -42,6 +42,8 @@ void ng_host_defaults(ng_host_opts *o)
     o->time_limit = 10;
     o->fps = 24;
     o->memory_limit = 512.0 * 1024 * 1024;
+    o->width = o->height = 512;
+    o->pixel_size = 1;
 }
 
 static hoststate *host(lua_State *L)
@@ -477,6 +479,36 @@ static int l_param(lua_State *L)
     return 1;
 }
 
+/* ---- the render context -------------------------------------------------------- */
+
+/* ng.size() -> width, height, depth of the render (depth 0 for an image) */
+static int l_size(lua_State *L)
+{
+    const ng_host_opts *o = host(L)->o;
+    lua_pushinteger(L, o->width);
+    lua_pushinteger(L, o->height);
+    lua_pushinteger(L, o->depth);
+    return 3;
+}
+
+/* ng.u() and ng.v(): the u and v nodes with the render's edge and extent. */
+static void add_image_coord(lua_State *L, const char *name, double origin, double size)
+{
+    static const char *const keys[] = {"origin", "size"};
+    const double values[] = {origin, size};
+    ng_lua_push_preset(L, name, 2, keys, values);
+    lua_setfield(L, -2, name);
+}
+
+/* The functions that tell a script about its render. ng on top. */
+static void add_context(lua_State *L, const ng_host_opts *o)
+{
+    lua_pushcfunction(L, l_size);
+    lua_setfield(L, -2, "size");
+    add_image_coord(L, "u", o->origin[0], o->width * o->pixel_size);
+    add_image_coord(L, "v", o->origin[1], o->height * o->pixel_size);
+}
+
 /* ---- running ----------------------------------------------------------------------- */
 
 /* Output names become parts of file names: no directories, no dot files. */
@@ -611,6 +643,7 @@ int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_erro
     ng_lua_default(L, "frame", "fps", o->fps);
     lua_pushcfunction(L, l_param);
     lua_setfield(L, -2, "param");
+    add_context(L, o);
     lua_setglobal(L, "ng");
 
     lua_sethook(L, time_hook, LUA_MASKCOUNT, 1000);

@@ -31,6 +31,12 @@ typedef struct ng_host_opts {
     /* Frames per second of the render: ng.frame() is time x fps (24 by
      * default; render --fps). */
     double fps;
+    /* The render the script is run for, which ng.size(), ng.u() and ng.v()
+     * read: its full extents (depth 0 for an image), the world position of
+     * its top-left corner and its world units per pixel. ng_host_defaults:
+     * 512 x 512 at the origin, pixel size 1 (info and dot run with these). */
+    int width, height, depth;
+    double origin[2], pixel_size;
     int nsets;
     const char *set_name[NG_MAX_SETS]; /* --set name=value, as given */
     const char *set_value[NG_MAX_SETS];
@@ -72,6 +78,10 @@ void ng_lua_open(struct lua_State *L, ng_graph *g, const char *dir, int unsafe);
  * value before the script's own options (which replace it): the host's
  * render context, like the --fps of ng.frame(). Call after ng_lua_open. */
 void ng_lua_default(struct lua_State *L, const char *type, const char *key, double value);
+/* Pushes a function of no arguments that makes a node of the named type
+ * with the numeric options keys[k] = values[k]: constructors whose options
+ * the render decides (ng.u()). After ng_lua_open. */
+void ng_lua_push_preset(struct lua_State *L, const char *type, int n, const char *const *keys, const double *values);
 /* The script has ended: constructors refuse from now on (finalizers run by
  * lua_close must not begin nodes). Call before lua_close. */
 void ng_lua_close(struct lua_State *L);

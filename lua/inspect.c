@@ -124,6 +124,7 @@ void ng_print_info(const ng_script *s, const char *script, FILE *f)
         }
         for (k = 0; k < t->nparams; k++) {
             char buf[256];
+            if (t->applies && !t->applies(n, k)) continue; /* worley's jitter on a perlin noise */
             ng_param_format(n, k, buf, sizeof buf);
             fprintf(f, "  %c %s = %s\n", ng_param_is_default(n, k) ? ' ' : '*', t->params[k].name, buf);
         }

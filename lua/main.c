@@ -69,10 +69,25 @@ static void print_note(void *user, const char *msg)
     fprintf(stderr, "noisegraph: %s\n", msg);
 }
 
+/* An integer format clamps to [0, 1]: a signed noise written as it is
+ * loses its lower half without a word unless we say so. A few samples
+ * past the ends (a fractal's rare peaks) are no news: over 1 % is. */
+static void note_clamped(const ng_file_sink *f, const char *path)
+{
+    uint64_t clamped, samples;
+    ng_file_sink_clamped(f, &clamped, &samples);
+    if (clamped == 0 || clamped <= samples / 100) return;
+    fprintf(stderr,
+            "noisegraph: %s: %.0f %% of the samples were outside [0, 1] and were clamped "
+            "(use fit/range = \"unit\", or a float format: .pfm, .nrrd, .vdb)\n",
+            path, 100.0 * (double)clamped / (double)samples);
+}
+
 /* Integer formats cannot hold NaN or infinities: say how many there were. */
 static void note_changed(const ng_file_sink *f, const char *path)
 {
     uint64_t nan, inf;
+    note_clamped(f, path);
     ng_file_sink_changed(f, &nan, &inf);
     if (nan && inf)
         fprintf(stderr, "noisegraph: %s: %llu NaN samples written as 0, %llu infinite samples clamped to 0 or 1\n",
@@ -309,6 +324,22 @@ static int draw_view(ng_cli *c, const ng_script *s)
 
 /* ---- render, preview -------------------------------------------------------------- */
 
+/* What ng.size(), ng.u() and ng.v() tell the script: the render's full
+ * extents and world, or a volume view's box (the world the view samples). */
+static void script_context(ng_cli *c)
+{
+    ng_host_opts *h = &c->h;
+    if (c->view && c->v.kind == NG_VIEW_VOLUME) {
+        h->width = c->v.box[0], h->height = c->v.box[1], h->depth = c->v.box[2];
+        h->origin[0] = c->v.box_origin[0], h->origin[1] = c->v.box_origin[1];
+        h->pixel_size = c->v.voxel_size;
+        return;
+    }
+    h->width = c->r.width, h->height = c->r.height, h->depth = c->r.depth;
+    h->origin[0] = c->r.origin[0], h->origin[1] = c->r.origin[1];
+    h->pixel_size = c->r.pixel_size;
+}
+
 /* The target, its format and --bits, checked before the script runs. 0,
  * or the exit code after the one-line error. */
 static int check_target(const ng_cli *c)
@@ -322,6 +353,33 @@ static int check_target(const ng_cli *c)
     if (c->vdb_background_set && !is_vdb(c->output))
         return ng_cli_fail(2, "--vdb-background: %s is not a .vdb file", c->output);
     return 0;
+}
+
+/* --only NAME: keeps output NAME alone, so the render evaluates it and
+ * nothing else. 0, or the exit code (2: NAME is not an output) after the
+ * one-line error listing the outputs there are. */
+static int keep_only(const ng_cli *c, ng_script *s)
+{
+    char names[1024];
+    int i, len = 0;
+    if (!c->only) return 0;
+    for (i = 0; i < s->noutputs; i++)
+        if (s->output_name[i] && !strcmp(s->output_name[i], c->only)) {
+            char *name = s->output_name[i];
+            int root = s->output[i], k;
+            for (k = 0; k < s->noutputs; k++)
+                if (k != i) free(s->output_name[k]);
+            s->output_name[0] = name, s->output[0] = root, s->noutputs = 1;
+            return 0;
+        }
+    if (!s->output_name[0])
+        return ng_cli_fail(2, "--only %s: %s returns one unnamed output; --only picks one of several named outputs",
+                           c->only, c->script);
+    names[0] = '\0';
+    for (i = 0; i < s->noutputs && len < (int)sizeof names - 80; i++)
+        len += snprintf(names + len, sizeof names - (size_t)len, "%s%s", i ? ", " : "", s->output_name[i]);
+    return ng_cli_fail(2, "--only %s: %s has no output '%s' (its outputs: %s%s)", c->only, c->script, c->only,
+                       names, i < s->noutputs ? ", ..." : "");
 }
 
 /* render and preview: one path, which writes the outputs or, for preview
@@ -339,10 +397,12 @@ static int cmd_picture(ng_cmd cmd, const char *name, int argc, char **argv)
     if ((rc = check_target(&c))) goto out;
     catch_signals();
     rc = 1;
+    script_context(&c);
     if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }
     /* the render's intermediate results take what the graph left of the limit */
     c.r.memory_limit = c.h.memory_limit > (double)s.memory_held ? c.h.memory_limit - (double)s.memory_held : 1;
-    rc = c.view ? draw_view(&c, &s) : c.frames_set ? render_frames(&c, &s) : render_outputs(&c, &s, c.output, "", 1);
+    if ((rc = keep_only(&c, &s)) == 0)
+        rc = c.view ? draw_view(&c, &s) : c.frames_set ? render_frames(&c, &s) : render_outputs(&c, &s, c.output, "", 1);
     ng_script_free(&s);
 out:
     ng_cli_free(&c);
@@ -400,6 +460,23 @@ static void print_type(const ng_node_type *t)
     printf("\n");
 }
 
+/* `noisegraph nodes NAME` for a name that is neither a type nor a
+ * shorthand: the closest of them. */
+static int unknown_type(const char *name)
+{
+    const char *names[512], *near;
+    int n, i, k, count = 0;
+    const ng_node_type *const *types = ng_types(&n);
+    for (i = 0; i < n; i++) {
+        if (count < 512) names[count++] = types[i]->name;
+        for (k = 0; k < types[i]->nshorthands && count < 512; k++) names[count++] = types[i]->shorthands[k].name;
+    }
+    if ((near = ng_closest_name(name, names, count)))
+        return ng_cli_fail(2, "nodes: no node type '%s'; did you mean '%s'? (run `noisegraph nodes` for the list)",
+                           name, near);
+    return ng_cli_fail(2, "nodes: no node type '%s' (run `noisegraph nodes` for the list)", name);
+}
+
 static int cmd_nodes(int argc, char **argv)
 {
     int n, i;
@@ -407,7 +484,7 @@ static int cmd_nodes(int argc, char **argv)
     if (argc > 1) return ng_cli_fail(2, "nodes: takes at most one TYPE");
     if (argc == 1) {
         const ng_node_type *t = ng_type_find(argv[0]);
-        if (!t) return ng_cli_fail(2, "nodes: no node type '%s' (run `noisegraph nodes` for the list)", argv[0]);
+        if (!t) return unknown_type(argv[0]);
         print_type(t);
         return 0;
     }
@@ -429,6 +506,7 @@ static int cmd_inspect(ng_cmd cmd, const char *what, int argc, char **argv,
     rc = 2;
     if (!c.script) { ng_cli_fail(2, "%s: no SCRIPT given", what); goto out; }
     rc = 1;
+    script_context(&c);
     if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }
     print(&s, c.script, stdout);
     ng_script_free(&s);

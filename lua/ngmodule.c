@@ -391,6 +391,63 @@ static int l_operator(lua_State *L)
     return build(L, t, NULL, t->name, 1, top);
 }
 
+/* Whether the one argument at idx of a method call is a table of options
+ * (node:terrace{steps = 8}) rather than the value of the method's second
+ * positional option (node:curve{{0, 0}, {1, 1}}: a list of points). A
+ * table with a named key, or none at all, holds options; a list is the
+ * second positional's value when that option takes a table. */
+static int method_options(lua_State *L, const ng_node_type *t, int idx)
+{
+    char second[64];
+    int k;
+    if (lua_type(L, idx) != LUA_TTABLE || luaL_testudata(L, idx, NODE_MT)) return 0;
+    lua_pushnil(L);
+    if (!lua_next(L, idx)) return 1; /* node:curve{}: no options */
+    lua_pop(L, 2);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        int named = lua_type(L, -2) == LUA_TSTRING;
+        lua_pop(L, 1);
+        if (named) {
+            lua_pop(L, 1);
+            return 1;
+        }
+    }
+    if (!positional_name(t, 2, second, sizeof second) || (k = ng_param_index(t, second)) < 0) return 1;
+    switch (t->params[k].kind) {
+    case NG_PARAM_VEC3: case NG_PARAM_RANGE: case NG_PARAM_LIST: return 0;
+    default: return 1;
+    }
+}
+
+/* node:method(a, b) or node:method{opt = v, ...}: the same table form as
+ * the constructor, the receiver being the leading positional input. */
+static int l_method(lua_State *L)
+{
+    const ng_node_type *t = lua_touserdata(L, lua_upvalueindex(2));
+    char first[64];
+    if (lua_gettop(L) != 2 || !method_options(L, t, 2) || !positional_name(t, 1, first, sizeof first))
+        return build(L, t, NULL, t->name, 1, lua_gettop(L));
+    lua_newtable(L); /* 3: the options with the receiver first */
+    lua_pushvalue(L, 1);
+    lua_seti(L, 3, 1);
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        if (lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), first) == 0)
+            return luaL_error(L, "%s: '%s' is the node the method is called on (node:%s{...})", t->name, first,
+                              t->method);
+        if (lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1) { /* items follow the receiver */
+            lua_pushinteger(L, lua_tointeger(L, -2) + 1);
+            lua_insert(L, -2);
+        } else {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+        }
+        lua_settable(L, 3);
+    }
+    return build(L, t, NULL, t->name, 3, 3);
+}
+
 static int l_tostring(lua_State *L)
 {
     modstate *m = state(L);
@@ -400,9 +457,47 @@ static int l_tostring(lua_State *L)
     return 1;
 }
 
+/* node.name for a name that is no method: the closest method, if any. */
 static int l_index_fail(lua_State *L)
 {
-    return luaL_error(L, "nodes have no field or method '%s'", luaL_optstring(L, 2, "?"));
+    const char *key = luaL_optstring(L, 2, "?"), *names[256], *near;
+    const ng_node_type *const *types;
+    int ntypes, i, count = 0;
+    types = ng_types(&ntypes);
+    for (i = 0; i < ntypes && count < 256; i++)
+        if (types[i]->method) names[count++] = types[i]->method;
+    if ((near = ng_closest_name(key, names, count)))
+        return luaL_error(L, "nodes have no field or method '%s'; did you mean node:%s?", key, near);
+    return luaL_error(L, "nodes have no field or method '%s'", key);
+}
+
+/* ng.name for a name ng does not have (a misspelt constructor): the
+ * closest of ng's functions, read from the table itself so functions the
+ * host adds (ng.param) are offered too. Upvalue 1: the ng table. */
+static int l_ng_index_fail(lua_State *L)
+{
+    const char *key = luaL_optstring(L, 2, "?"), *names[512], *near;
+    int count = 0;
+    lua_pushnil(L);
+    while (count < 512 && lua_next(L, lua_upvalueindex(1))) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TFUNCTION) names[count++] = lua_tostring(L, -2);
+        lua_pop(L, 1);
+    }
+    if (count == 512) lua_pop(L, 1);
+    if ((near = ng_closest_name(key, names, count)))
+        return luaL_error(L, "ng.%s is not a node type; did you mean ng.%s?", key, near);
+    return luaL_error(L, "ng.%s is not a node type or function (see `noisegraph nodes`)", key);
+}
+
+/* Reading a name ng lacks is an error naming the closest one, not a nil
+ * that fails later as "attempt to call a nil value". ng on top. */
+static void guard_ng(lua_State *L)
+{
+    lua_newtable(L);
+    lua_pushvalue(L, -2);
+    lua_pushcclosure(L, l_ng_index_fail, 1);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
 }
 
 static int count_names(const char *list)
@@ -448,7 +543,7 @@ void ng_lua_open(lua_State *L, ng_graph *g, const char *dir, int unsafe)
     lua_newtable(L); /* methods */
     for (i = 0; i < ntypes; i++) {
         if (types[i]->method) {
-            push_closure(L, st, types[i], l_operator, 0);
+            push_closure(L, st, types[i], l_method, 0);
             lua_setfield(L, -2, types[i]->method);
         }
     }
@@ -491,7 +586,31 @@ void ng_lua_open(lua_State *L, ng_graph *g, const char *dir, int unsafe)
     }
     lua_pushstring(L, NG_VERSION);
     lua_setfield(L, -2, "version");
+    guard_ng(L);
     lua_remove(L, st);
+}
+
+/* A preset constructor: upvalues state, type, options table. */
+static int l_preset(lua_State *L)
+{
+    const ng_node_type *t = lua_touserdata(L, lua_upvalueindex(2));
+    if (lua_gettop(L) > 0)
+        return luaL_error(L, "ng.%s() takes no arguments: the render sets its options", t->name);
+    lua_pushvalue(L, lua_upvalueindex(3));
+    return build(L, t, NULL, t->name, 1, 1);
+}
+
+void ng_lua_push_preset(lua_State *L, const char *type, int n, const char *const *keys, const double *values)
+{
+    int k;
+    lua_getfield(L, LUA_REGISTRYINDEX, "noisegraph.state");
+    lua_pushlightuserdata(L, (void *)ng_type_find(type));
+    lua_createtable(L, 0, n);
+    for (k = 0; k < n; k++) {
+        lua_pushnumber(L, values[k]);
+        lua_setfield(L, -2, keys[k]);
+    }
+    lua_pushcclosure(L, l_preset, 3);
 }
 
 void ng_lua_close(lua_State *L)

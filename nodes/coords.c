@@ -111,3 +111,58 @@ const ng_node_type ng_type_distance = {
     .doc = "distance from `center` divided by `radius`: 0 at the centre, 1 at the radius (island masks)",
     .params = distance_params, .nparams = DISTANCE_NPARAMS, .dims = ALL_DIMS, .eval = distance_eval,
 };
+
+/* ---- normalised image coordinates ------------------------------------------- */
+
+/* u and v: where a point lies across the full image, 0 at its left (top)
+ * edge and 1 at its right (bottom) edge, so a pixel centre gives
+ * (i + 0.5) / W whatever region or tile holds it. The Lua host fills the
+ * options from the render (ng.u(), ng.v()); a C client gives its own. */
+enum { P_EDGE, P_EXTENT, IMAGE_COORD_NPARAMS };
+
+static const ng_param_desc u_params[IMAGE_COORD_NPARAMS] = {
+    [P_EDGE] = {"origin", NG_PARAM_NUMBER, {0}, -1e15, 1e15, NULL, "world x of the image's left edge (ng.u() sets it)"},
+    [P_EXTENT] = {"size", NG_PARAM_NUMBER, {512}, 1e-9, 1e18, NULL, "world width of the full image (ng.u() sets it)"},
+};
+static const ng_param_desc v_params[IMAGE_COORD_NPARAMS] = {
+    [P_EDGE] = {"origin", NG_PARAM_NUMBER, {0}, -1e15, 1e15, NULL, "world y of the image's top edge (ng.v() sets it)"},
+    [P_EXTENT] = {"size", NG_PARAM_NUMBER, {512}, 1e-9, 1e18, NULL, "world height of the full image (ng.v() sets it)"},
+};
+
+/* In double, from the anchor: the block's float offsets are exact pixel
+ * centres at the render's anchor, so the quotient is the same bits for
+ * every tiling. */
+static void image_coord(const ng_node *n, const ng_block *b, int axis, float *out)
+{
+    const double a = b->anchor[axis] - ng_num(n, P_EDGE), size = ng_num(n, P_EXTENT);
+    const float *p = b->p[axis];
+    int i;
+    for (i = 0; i < b->n; i++) out[i] = (float)((a + (double)p[i]) / size);
+}
+
+static int u_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    (void)ctx;
+    (void)in;
+    image_coord(n, b, 0, out);
+    return 0;
+}
+
+static int v_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    (void)ctx;
+    (void)in;
+    image_coord(n, b, 1, out);
+    return 0;
+}
+
+const ng_node_type ng_type_u = {
+    .name = "u", .family = "source",
+    .doc = "x across the full image: 0 at its left edge, 1 at its right (ng.u() takes both from the render)",
+    .params = u_params, .nparams = IMAGE_COORD_NPARAMS, .dims = ALL_DIMS, .eval = u_eval,
+};
+const ng_node_type ng_type_v = {
+    .name = "v", .family = "source",
+    .doc = "y across the full image: 0 at its top edge, 1 at its bottom (ng.v() takes both from the render)",
+    .params = v_params, .nparams = IMAGE_COORD_NPARAMS, .dims = 0x1Cu, .eval = v_eval,
+};

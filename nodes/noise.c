@@ -132,22 +132,44 @@ void ng__noise_prepare(ng_node *n, int type, ng_unified *u)
     n->detail = type == NG_BASIS_WHITE ? 0 : size * fmin(scale[0], fmin(scale[1], scale[2])) / bs->freq_mult;
 }
 
+/* The row of `specific` for option k, or NULL: it applies to every basis. */
+static const char *specific_to(int k, unsigned *which)
+{
+    size_t s;
+    for (s = 0; s < sizeof specific / sizeof specific[0]; s++)
+        if (specific[s].param == k) {
+            *which = specific[s].bases;
+            return specific[s].who;
+        }
+    return NULL;
+}
+
+/* Options of other bases, and the fractal's options without a fractal,
+ * mean nothing for this node. */
+static int noise_applies(const ng_node *n, int k)
+{
+    unsigned which;
+    if (((fractal_options >> k) & 1) && ng_int(n, P_FRACTAL) == FRACTAL_NONE) return 0;
+    return !specific_to(k, &which) || (which & (1u << ng_int(n, P_TYPE)));
+}
+
 static int noise_setup(ng_node *n, const int *ch, ng_error *err)
 {
     const int type = ng_int(n, P_TYPE), fractal = ng_int(n, P_FRACTAL);
     const double oct = ng_num(n, P_OCTAVES);
     noise_state *st;
-    size_t s;
     int k;
     (void)ch;
-    for (s = 0; s < sizeof specific / sizeof specific[0]; s++)
-        if (ng_node_param_set(n, specific[s].param) && !(specific[s].bases & (1u << type)))
-            return ng_errorf(err, "%s: option '%s' applies to %s noise only, not %s", n->label,
-                             noise_params[specific[s].param].name, specific[s].who, bases[type].name);
     for (k = 0; k < NPARAMS && fractal == FRACTAL_NONE; k++)
         if (((fractal_options >> k) & 1) && ng_node_param_set(n, k))
             return ng_errorf(err, "%s: option '%s' needs a fractal (fractal = \"fbm\", \"terrain\", ...)", n->label,
                              noise_params[k].name);
+    for (k = 0; k < NPARAMS; k++) { /* what is left: options of other bases */
+        unsigned which;
+        if (ng_node_param_set(n, k) && !noise_applies(n, k))
+            return ng_errorf(err, "%s: option '%s' applies to %s noise only, not %s", n->label,
+                             noise_params[k].name, specific_to(k, &which), bases[type].name);
+    }
     if (!(st = ng_node_state_alloc(n, sizeof *st, err))) return -1;
     ng__noise_prepare(n, type, &st->u);
     st->basis_detail = n->detail;
@@ -591,6 +613,7 @@ const ng_node_type ng_type_noise = {
     .doc = "Unified noise: every basis with the same controls and a documented natural range." NG_BASES(DOC),
     .params = noise_params,
     .nparams = NPARAMS,
+    .applies = noise_applies,
     .dims = NG_DIMS_1234,
     .shorthands = noise_shorthands,
     .nshorthands = (int)(sizeof noise_shorthands / sizeof noise_shorthands[0]),

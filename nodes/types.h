@@ -57,6 +57,8 @@
     X(z)                 \
     X(time)              \
     X(frame)             \
+    X(u)                 \
+    X(v)                 \
     X(distance)
 
 #define NG_DECLARE_TYPE(name) extern const ng_node_type ng_type_##name;

@@ -31,6 +31,7 @@ static const struct {
     {"review12", suite_review12},
     {"unified", suite_unified},
     {"anim", suite_anim},
+    {"friction", suite_friction},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

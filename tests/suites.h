@@ -27,5 +27,6 @@ void suite_colour(void);
 void suite_review12(void);
 void suite_unified(void);
 void suite_anim(void);
+void suite_friction(void);
 
 #endif

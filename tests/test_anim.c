@@ -84,7 +84,7 @@ static void test_notes_once(void)
     char s[PATHLEN], o[PATHLEN];
     res r;
     mkscript(s, "note.lua", "return ng.perlin{element_size = 5}\n");
-    pathf(o, "%s/note_{frame}.png", tmpdir);
+    pathf(o, "%s/note_{frame}.pfm", tmpdir); /* floats: no clamping note */
     cli(&r, "render", s, "-o", o, "--frames", "0-3", "--size", "16", "--tileable", NULL);
     CHECK_INT(r.code, 0);
     CHECK_INT(count_lines(r.err), 1);
@@ -205,15 +205,15 @@ static void test_failure_mid_sequence(void)
     res r;
     mkscript(s, "mid.lua", perlin4);
     mksub(dir, "mid");
-    pathf(f, "%s/f_0002.png", dir);
+    pathf(f, "%s/f_0002.pfm", dir);
     CHECK_INT(mkdir(f, 0700), 0); /* frame 2's name is taken by a folder */
-    pathf(o, "%s/f_{frame}.png", dir);
+    pathf(o, "%s/f_{frame}.pfm", dir);
     cli(&r, "render", s, "-o", o, "--frames", "0-4", "--size", "8", NULL);
-    EXPECT_ERR(&r, 1, "frame 2", "f_0002.png");
+    EXPECT_ERR(&r, 1, "frame 2", "f_0002.pfm");
     res_free(&r);
-    pathf(f, "%s/f_0000.png", dir);
+    pathf(f, "%s/f_0000.pfm", dir);
     CHECK(exists(f));
-    pathf(f, "%s/f_0001.png", dir);
+    pathf(f, "%s/f_0001.pfm", dir);
     CHECK(exists(f));
     CHECK_INT(count_entries(dir, ""), 3);
     CHECK_INT(count_entries(dir, "tmp"), 0);

@@ -1,0 +1,503 @@
+/*
+ * test_friction.c — the small things a new user trips on, through the
+ * program where they meet them: the render's size and normalised image
+ * coordinates in scripts (ng.size, ng.u, ng.v; the same values in every
+ * region), the note when a file format clamped much of an output, 2D
+ * distance centres, methods taking option tables, did-you-mean for
+ * misspelt constructors, methods and `nodes` types, `info` showing only
+ * the options that apply, `--only NAME`, and the progress line's times.
+ */
+#include "cli_support.h"
+#include "harness.h"
+#include "suites.h"
+#include "types.h"
+
+#include <errno.h>
+#include <pty.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A float NRRD's samples (raw, little-endian, rows top to bottom) and its
+ * sample count; NULL if it is not one. */
+static float *read_nrrd(const char *path, size_t *count)
+{
+    size_t len, off, i;
+    unsigned char *d = slurp(path, &len);
+    const char *end = d ? strstr((const char *)d, "\n\n") : NULL;
+    float *out = NULL;
+    if (!end || !strstr((const char *)d, "type: float\n") || !strstr((const char *)d, "endian: little\n")) goto done;
+    off = (size_t)(end - (const char *)d) + 2;
+    if ((len - off) % 4 || !(out = malloc(len - off + 4))) goto done;
+    *count = (len - off) / 4;
+    for (i = 0; i < *count; i++) {
+        const unsigned char *s = d + off + 4 * i;
+        uint32_t b = (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
+        memcpy(&out[i], &b, 4);
+    }
+done:
+    free(d);
+    return out;
+}
+
+/* Renders script to a scratch .nrrd with the extra arguments (up to 8,
+ * NULL-terminated) and returns its samples (count checked), or NULL. */
+static float *render_nrrd(const char *script, const char *name, size_t want, const char *const *extra)
+{
+    char out[PATHLEN];
+    const char *args[16] = {"render", script, "-o", out};
+    size_t n = 4, count = 0;
+    float *v;
+    res r;
+    tpath(out, name);
+    while (*extra && n < 14) args[n++] = *extra++;
+    args[n] = NULL;
+    run_argv(&r, DEFAULT_TIMEOUT, args);
+    EXPECT_OK(&r);
+    res_free(&r);
+    v = read_nrrd(out, &count);
+    CHECKF(v && count == want, "%s: %zu samples, %zu wanted", name, count, want);
+    if (v && count != want) {
+        free(v);
+        v = NULL;
+    }
+    return v;
+}
+
+/* ---- the render context ---------------------------------------------------------------------- */
+
+/* ng.size() is the render's full size (not a region's), depth 0 for an
+ * image; info and dot run with the default 512 x 512. */
+static void test_size_is_the_renders(void)
+{
+    char s[PATHLEN], out[PATHLEN];
+    res r;
+    mkscript(s, "size.lua", "local w, h, d = ng.size()\nprint('size', w, h, d)\nreturn ng.constant(w)\n");
+    tpath(out, "size.pfm");
+    cli(&r, "render", s, "-o", out, "--size", "100x50", "--region", "10,10,20,20", NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "size\t100\t50\t0\n");
+    res_free(&r);
+    tpath(out, "size.nrrd");
+    cli(&r, "render", s, "-o", out, "--size", "8x6x4", NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "size\t8\t6\t4\n");
+    res_free(&r);
+    cli(&r, "info", s, NULL);
+    CHECK_INT(r.code, 0);
+    CHECK_CONTAINS(r.out, "size\t512\t512\t0\n");
+    res_free(&r);
+}
+
+/* u and v are (i + 0.5) / W and (j + 0.5) / H at pixel centres, wherever
+ * the image lies in the world. */
+static void test_uv_pixel_centres(void)
+{
+    static const char *const plain[] = {"--size", "100x50", NULL};
+    static const char *const moved[] = {"--size", "100x50", "--origin", "1000.25,-37", NULL};
+    static const char *const scaled[] = {"--size", "100x50", "--pixel-size", "0.3", NULL};
+    const char *const *opts[] = {plain, moved, scaled};
+    char su[PATHLEN], sv[PATHLEN];
+    int o, i, j, bad = 0;
+    mkscript(su, "u.lua", "return ng.u()\n");
+    mkscript(sv, "v.lua", "return ng.v()\n");
+    for (o = 0; o < 3; o++) {
+        float *u = render_nrrd(su, "u.nrrd", 5000, opts[o]), *v = render_nrrd(sv, "v.nrrd", 5000, opts[o]);
+        /* exact where the pixel centres are (pixel size 1); one rounding of a
+         * float position off otherwise */
+        double tol = o == 2 ? 1e-6 : 0;
+        for (j = 0; u && v && j < 50; j++)
+            for (i = 0; i < 100; i++) {
+                bad += !(fabs(u[j * 100 + i] - (float)((i + 0.5) / 100)) <= tol);
+                bad += !(fabs(v[j * 100 + i] - (float)((j + 0.5) / 50)) <= tol);
+            }
+        CHECKF(bad == 0, "options %d: %d samples off", o, bad);
+        free(u), free(v);
+    }
+}
+
+/* Regions and tiles see the full image's u and v: four quadrants equal
+ * the whole, bit for bit, and an island centred with u and v is centred
+ * in any size. */
+static void test_uv_regions_stitch(void)
+{
+    static const char *const whole[] = {"--size", "60x40", "--tile", "16", NULL};
+    static const char *const quads[4][10] = {
+        {"--size", "60x40", "--region", "0,0,30,20", "--tile", "8", "--threads", "1", NULL},
+        {"--size", "60x40", "--region", "30,0,30,20", "--tile", "8", NULL},
+        {"--size", "60x40", "--region", "0,20,30,20", NULL},
+        {"--size", "60x40", "--region", "30,20,30,20", "--threads", "3", NULL},
+    };
+    char s[PATHLEN];
+    float *all, *q;
+    int k, i, j, bad = 0;
+    mkscript(s, "island.lua",
+             "local du, dv = ng.u() - 0.5, ng.v() - 0.5\n"
+             "return (du * du + dv * dv) * 4 + ng.perlin{element_size = 16} * 0.01\n");
+    all = render_nrrd(s, "island.nrrd", 2400, whole);
+    for (k = 0; all && k < 4; k++) {
+        int x0 = (k % 2) * 30, y0 = (k / 2) * 20;
+        if (!(q = render_nrrd(s, "quad.nrrd", 600, quads[k]))) continue;
+        for (j = 0; j < 20; j++)
+            for (i = 0; i < 30; i++) bad += memcmp(&q[j * 30 + i], &all[(y0 + j) * 60 + x0 + i], sizeof(float)) != 0;
+        free(q);
+    }
+    CHECKF(bad == 0, "%d samples differ between the quadrants and the whole", bad);
+    free(all);
+    /* centred in a size it was not written for: lowest at the middle */
+    mkscript(s, "centred.lua", "local du, dv = ng.u() - 0.5, ng.v() - 0.5\nreturn du * du + dv * dv\n");
+    {
+        static const char *const odd[] = {"--size", "31x17", NULL};
+        float *v = render_nrrd(s, "odd.nrrd", 31 * 17, odd);
+        int best = 0;
+        for (i = 1; v && i < 31 * 17; i++)
+            if (v[i] < v[best]) best = i;
+        CHECK_INT(best, 8 * 31 + 15);
+        free(v);
+    }
+}
+
+static void test_uv_take_no_arguments(void)
+{
+    char s[PATHLEN], out[PATHLEN];
+    res r;
+    tpath(out, "uvargs.png");
+    mkscript(s, "uvargs.lua", "local a = 1\nlocal u = ng.u{origin = 3}\nreturn u\n");
+    cli(&r, "render", s, "-o", out, NULL);
+    EXPECT_ERR(&r, 1, at(s, 2), "ng.u() takes no arguments");
+    res_free(&r);
+    CHECK(!exists(out));
+}
+
+/* ---- clamping note ------------------------------------------------------------------------------ */
+
+/* A signed noise to PNG loses its lower half: one line says so, naming the
+ * file and the share. Not for a unit range, a float format, or --quiet. */
+static void test_clamped_note(void)
+{
+    char s[PATHLEN], u[PATHLEN], out[PATHLEN], pfm[PATHLEN], r16[PATHLEN];
+    res r;
+    mkscript(s, "signed.lua", "return ng.perlin{}\n");
+    mkscript(u, "unit.lua", "return ng.perlin{range = \"unit\"}\n");
+    tpath(out, "signed.png");
+    tpath(pfm, "signed.pfm");
+    tpath(r16, "signed.r16");
+    cli(&r, "render", s, "-o", out, "--size", "64", NULL);
+    CHECK_INT(r.code, 0);
+    CHECK_INT(count_lines(r.err), 1);
+    CHECK_CONTAINS(r.err, "noisegraph: ");
+    CHECK_CONTAINS(r.err, "signed.png: ");
+    CHECK_CONTAINS(r.err, " % of the samples were outside [0, 1] and were clamped (use fit/range = \"unit\", "
+                          "or a float format: .pfm, .nrrd, .vdb)");
+    CHECK(exists(out));
+    res_free(&r);
+    cli(&r, "render", s, "-o", r16, "--size", "64", NULL);
+    CHECK_INT(r.code, 0);
+    CHECK_CONTAINS(r.err, "signed.r16: ");
+    CHECK_CONTAINS(r.err, "were clamped");
+    res_free(&r);
+    cli(&r, "render", s, "-o", out, "--size", "64", "--quiet", NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    cli(&r, "render", s, "-o", pfm, "--size", "64", NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    cli(&r, "render", u, "-o", out, "--size", "64", NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+}
+
+/* More than 1 %: 1 sample in 100 is quiet, 2 are a note saying 2 %; each
+ * output of several is counted on its own. */
+static void test_clamped_note_threshold(void)
+{
+    char s[PATHLEN], out[PATHLEN];
+    res r;
+    tpath(out, "ramp.png");
+    mkscript(s, "one.lua", "return (ng.x() - 1) / 100\n");
+    cli(&r, "render", s, "-o", out, "--size", "100x3", NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    mkscript(s, "two.lua", "return {a = (ng.x() - 1) / 100, b = (ng.x() - 2) / 100}\n");
+    cli(&r, "render", s, "-o", out, "--size", "100x3", NULL);
+    CHECK_INT(r.code, 0);
+    CHECK_INT(count_lines(r.err), 1);
+    CHECK_CONTAINS(r.err, "ramp-b.png: 2 % of the samples");
+    res_free(&r);
+}
+
+/* ---- distance centres ------------------------------------------------------------------------------ */
+
+/* {x, y} is a 2D centre (z at 0); {x, y, z} still places it in 3D. */
+static void test_distance_centres(void)
+{
+    static const char *const flat[] = {"--size", "20x10", NULL};
+    static const char *const plane[] = {"--size", "20x10", "--z", "3", NULL};
+    char s2[PATHLEN], s3[PATHLEN];
+    float *a, *b;
+    mkscript(s2, "dist2.lua", "return ng.distance{center = {12, 4}, radius = 5}\n");
+    mkscript(s3, "dist3.lua", "return ng.distance{center = {12, 4, 3}, radius = 5}\n");
+    a = render_nrrd(s2, "d2.nrrd", 200, flat);
+    b = render_nrrd(s3, "d3.nrrd", 200, plane);
+    if (a && b) {
+        CHECK(memcmp(a, b, 200 * sizeof *a) == 0); /* the plane through the 3D centre */
+        CHECK_NEAR(a[4 * 20 + 12], sqrt(0.5) / 5, 1e-6);
+        CHECK_NEAR(a[0], sqrt(11.5 * 11.5 + 3.5 * 3.5) / 5, 1e-5);
+    }
+    free(a), free(b);
+}
+
+/* ---- methods take option tables -------------------------------------------------------------------- */
+
+/* node:m{...} is ng.m{node, ...} for every method: the same file, or the
+ * same error. */
+static void test_every_method_takes_a_table(void)
+{
+    int n, i;
+    const ng_node_type *const *types = ng_types(&n);
+    for (i = 0; i < n; i++) {
+        char sm[PATHLEN], sc[PATHLEN], om[PATHLEN], oc[PATHLEN], text[256];
+        const char *m = types[i]->method, *em, *ec;
+        res a, b;
+        if (!m) continue;
+        snprintf(text, sizeof text, "local n = ng.perlin{range = \"unit\"}\nreturn n:%s{}\n", m);
+        mkscript(sm, "meth.lua", text);
+        snprintf(text, sizeof text, "local n = ng.perlin{range = \"unit\"}\nreturn ng.%s{n}\n", types[i]->name);
+        mkscript(sc, "ctor.lua", text);
+        tpath(om, "meth.pfm");
+        tpath(oc, "ctor.pfm");
+        cli(&a, "render", sm, "-o", om, "--size", "8", NULL);
+        cli(&b, "render", sc, "-o", oc, "--size", "8", NULL);
+        CHECKF(a.code == b.code, "node:%s{}: exit %d, ng.%s{node}: exit %d (%s)", m, a.code, types[i]->name, b.code,
+               a.err);
+        if (a.code == 0 && b.code == 0) {
+            CHECKF(same_bytes(om, oc), "node:%s{} and ng.%s{node} differ", m, types[i]->name);
+        } else if (a.code == b.code) { /* the same message after the position */
+            em = strstr(a.err, ".lua:2: ");
+            ec = strstr(b.err, ".lua:2: ");
+            CHECKF(em && ec && !strcmp(em, ec), "node:%s{}: %s vs %s", m, a.err, b.err);
+        }
+        res_free(&a);
+        res_free(&b);
+    }
+}
+
+/* Named options, positional items after the receiver, and a list that is
+ * the second positional's value (curve points) all mean what they say. */
+static void test_method_tables(void)
+{
+    static const struct {
+        const char *method, *ctor;
+    } same[] = {
+        {"n:terrace{steps = 8, sharpness = 3}", "ng.terrace{n, steps = 8, sharpness = 3}"},
+        {"n:fit{-1, 1, 0, 1}", "n:fit(-1, 1, 0, 1)"},
+        {"n:fit{from_lo = -1, from_hi = 1, to_lo = 0.2}", "ng.fit{source = n, from_lo = -1, from_hi = 1, to_lo = 0.2}"},
+        {"n:curve{{0, 0}, {0.5, 0.8}, {1, 1}}", "ng.curve{n, {{0, 0}, {0.5, 0.8}, {1, 1}}}"},
+        {"n:clamp{hi = 0.25}", "n:clamp(0, 0.25)"},
+        {"n:mix{ng.x() / 8, t = 0.25}", "ng.mix{n, ng.x() / 8, 0.25}"},
+    };
+    char sm[PATHLEN], sc[PATHLEN], om[PATHLEN], oc[PATHLEN], text[256];
+    size_t i;
+    res r;
+    tpath(om, "mt.pfm");
+    tpath(oc, "ct.pfm");
+    for (i = 0; i < sizeof same / sizeof same[0]; i++) {
+        snprintf(text, sizeof text, "local n = ng.perlin{element_size = 4}\nreturn %s\n", same[i].method);
+        mkscript(sm, "mt.lua", text);
+        snprintf(text, sizeof text, "local n = ng.perlin{element_size = 4}\nreturn %s\n", same[i].ctor);
+        mkscript(sc, "ct.lua", text);
+        cli(&r, "render", sm, "-o", om, "--size", "16", NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        cli(&r, "render", sc, "-o", oc, "--size", "16", NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        CHECKF(same_bytes(om, oc), "%s differs from %s", same[i].method, same[i].ctor);
+    }
+    mkscript(sm, "mtwho.lua", "local n = ng.perlin{}\nreturn n:fit{source = n}\n");
+    cli(&r, "render", sm, "-o", om, NULL);
+    EXPECT_ERR(&r, 1, at(sm, 2), "'source' is the node the method is called on");
+    res_free(&r);
+    mkscript(sm, "mtbad.lua", "local n = ng.perlin{}\nreturn n:terrace{stpes = 8}\n");
+    cli(&r, "render", sm, "-o", om, NULL);
+    EXPECT_ERR(&r, 1, at(sm, 2), "unknown option 'stpes'", "did you mean 'steps'?");
+    res_free(&r);
+}
+
+/* ---- did you mean ------------------------------------------------------------------------------------ */
+
+static void test_misspelt_names(void)
+{
+    char s[PATHLEN], out[PATHLEN];
+    res r;
+    tpath(out, "typo.png");
+    mkscript(s, "typo.lua", "local a = 1\nlocal b = 2\nreturn ng.perlni{}\n");
+    cli(&r, "render", s, "-o", out, NULL);
+    EXPECT_ERR(&r, 1, at(s, 3), "ng.perlni is not a node type; did you mean ng.perlin?");
+    res_free(&r);
+    mkscript(s, "typo2.lua", "local n = ng.perlin{}\nreturn n:fitt(-1, 1, 0, 1)\n");
+    cli(&r, "render", s, "-o", out, NULL);
+    EXPECT_ERR(&r, 1, at(s, 2), "'fitt'", "did you mean node:fit?");
+    res_free(&r);
+    mkscript(s, "typo3.lua", "return ng.zzzzzzzzzzzz{}\n");
+    cli(&r, "render", s, "-o", out, NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "ng.zzzzzzzzzzzz is not a node type");
+    res_free(&r);
+    CHECK(!exists(out));
+    /* what ng does have is untouched, and scripts may still add to it */
+    mkscript(s, "fine.lua", "ng.mine = 3\nreturn ng.constant(ng.mine / 4)\n");
+    cli(&r, "render", s, "-o", out, NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+}
+
+static void test_nodes_suggests_a_type(void)
+{
+    res r;
+    cli(&r, "nodes", "perlni", NULL);
+    EXPECT_ERR(&r, 2, "no node type 'perlni'", "did you mean 'perlin'?");
+    res_free(&r);
+    cli(&r, "nodes", "fractl", NULL);
+    EXPECT_ERR(&r, 2, "did you mean 'fractal'?");
+    res_free(&r);
+    cli(&r, "nodes", "zzzzzzzzzzzz", NULL);
+    EXPECT_ERR(&r, 2, "no node type 'zzzzzzzzzzzz'");
+    res_free(&r);
+}
+
+/* ---- info ------------------------------------------------------------------------------------------ */
+
+/* Options of another basis are not shown; a basis's own are. */
+static void test_info_shows_options_that_apply(void)
+{
+    char s[PATHLEN];
+    res r;
+    mkscript(s, "bases.lua", "return {p = ng.perlin{}, w = ng.worley{jitter = 0.5}, f = ng.flow{flow = 0.25}}\n");
+    cli(&r, "info", s, NULL);
+    CHECK_INT(r.code, 0);
+    if (r.out) {
+        const char *p = strstr(r.out, " p = #"), *perlin = strstr(r.out, "perlin (noise)"),
+                   *worley = strstr(r.out, "worley (noise)"), *flow = strstr(r.out, "flow (noise)");
+        CHECK(p && perlin && worley && flow);
+        if (perlin && worley && flow) {
+            /* the nodes are listed in the order they were made: perlin, worley, flow */
+            CHECK(perlin < worley && worley < flow);
+            CHECK(!memmem(perlin, (size_t)(worley - perlin), "jitter", 6));
+            CHECK(!memmem(perlin, (size_t)(worley - perlin), "feature", 7));
+            CHECK(!memmem(perlin, (size_t)(worley - perlin), "flow =", 6));
+            CHECK(memmem(worley, (size_t)(flow - worley), "* jitter = 0.5", 14));
+            CHECK(memmem(worley, (size_t)(flow - worley), "  metric = ", 11));
+            CHECK(!memmem(worley, (size_t)(flow - worley), "flow =", 6));
+            CHECK_CONTAINS(flow, "* flow = 0.25");
+            CHECK(!strstr(flow, "jitter"));
+        }
+    }
+    res_free(&r);
+}
+
+/* ---- --only ----------------------------------------------------------------------------------------- */
+
+/* --only a writes a's file alone, the same bytes as the full render's; b,
+ * a vector that a grey-only .r16 refuses, is never rendered. */
+static void test_only_one_output(void)
+{
+    char s[PATHLEN], out[PATHLEN], a[PATHLEN], b[PATHLEN], full[PATHLEN], alone[PATHLEN];
+    res r;
+    mkscript(s, "two.lua", "return {a = ng.perlin{range = 'unit'}, b = ng.perlin{output = 'vector'}}\n");
+    mkscript(alone, "alone.lua", "return {a = ng.perlin{range = 'unit'}}\n");
+    tpath(out, "only.r16");
+    tpath(a, "only-a.r16");
+    tpath(b, "only-b.r16");
+    tpath(full, "alone-a.r16");
+    cli(&r, "render", s, "-o", out, "--size", "32", NULL);
+    CHECK_INT(r.code, 1); /* b cannot go to a grey format */
+    res_free(&r);
+    CHECK(!exists(a));
+    cli(&r, "render", s, "-o", out, "--size", "32", "--only", "a", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(a));
+    CHECK(!exists(b));
+    tpath(out, "alone.r16");
+    cli(&r, "render", alone, "-o", out, "--size", "32", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(a, full));
+    cli(&r, "render", s, "-o", out, "--only", "c", NULL);
+    EXPECT_ERR(&r, 2, "--only c", "no output 'c'", "a, b");
+    res_free(&r);
+    mkscript(alone, "single.lua", "return ng.perlin{}\n");
+    cli(&r, "render", alone, "-o", out, "--only", "a", NULL);
+    EXPECT_ERR(&r, 2, "--only a", "one unnamed output");
+    res_free(&r);
+}
+
+/* ---- progress --------------------------------------------------------------------------------------- */
+
+/* On a terminal the progress line gives the time so far and an estimate
+ * of the time left ("rendering 42% 3.1 s, about 4.3 s left"). */
+static void test_progress_times(void)
+{
+    char s[PATHLEN], out[PATHLEN], text[65536];
+    size_t got = 0;
+    int master, status = 0;
+    pid_t pid;
+    mkscript(s, "slow.lua", "return ng.fbm{ng.perlin{element_size = 8}, octaves = 8}\n");
+    tpath(out, "slow.pfm");
+    pid = forkpty(&master, NULL, NULL, NULL);
+    if (pid == 0) {
+        alarm(DEFAULT_TIMEOUT); /* a hang guard that outlives exec */
+        execl(ng_bin, ng_bin, "render", s, "-o", out, "--size", "256", "--tile", "16", (char *)NULL);
+        _exit(127);
+    }
+    CHECK(pid > 0);
+    if (pid <= 0) return;
+    for (;;) { /* until the child's side closes (EIO on Linux) */
+        ssize_t n = read(master, text + got, sizeof text - 1 - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+        if (got == sizeof text - 1) got = 0; /* keep the tail */
+    }
+    text[got] = '\0';
+    close(master);
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_CONTAINS(text, "noisegraph: rendering ");
+    CHECK_CONTAINS(text, " s, about ");
+    CHECK_CONTAINS(text, " s left");
+    CHECK_CONTAINS(text, "rendering 100% ");
+}
+
+/* Without NG_BIN and NG_ROOT the program's tests cannot run: a failure,
+ * not a silent skip. */
+static void test_program_is_there(void)
+{
+    ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
+}
+
+void suite_friction(void)
+{
+    if (cli_setup("ngfriction") != 0) {
+        RUN(test_program_is_there);
+        return;
+    }
+    RUN(test_size_is_the_renders);
+    RUN(test_uv_pixel_centres);
+    RUN(test_uv_regions_stitch);
+    RUN(test_uv_take_no_arguments);
+    RUN(test_clamped_note);
+    RUN(test_clamped_note_threshold);
+    RUN(test_distance_centres);
+    RUN(test_every_method_takes_a_table);
+    RUN(test_method_tables);
+    RUN(test_misspelt_names);
+    RUN(test_nodes_suggests_a_type);
+    RUN(test_info_shows_options_that_apply);
+    RUN(test_only_one_output);
+    RUN(test_progress_times);
+    cli_teardown();
+}
