@@ -48,9 +48,10 @@ typedef struct cost {
 static double octaves_of(const ng_node *n)
 {
     const ng_node_type *t = ng_node_type_of(n);
-    int k = ng_param_index(t, "octaves"), f = ng_param_index(t, "fractal");
-    if (f >= 0 && ng_node_param(n, f)->i == 0) return 1; /* a noise with fractal = "none" */
-    return k < 0 ? 1 : ceil(ng_node_param(n, k)->v[0]);
+    int k = ng_param_index(t, "octaves");
+    /* an octaves option that does not apply (a noise without its fractal) counts one */
+    if (k < 0 || (t->applies && !t->applies(n, k))) return 1;
+    return ceil(ng_node_param(n, k)->v[0]);
 }
 
 static cost node_cost(const ng_node *n, const cost *below)

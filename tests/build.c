@@ -1,5 +1,6 @@
 /* build.c — the graph-building helpers of build.h. */
 #include "build.h"
+#include "harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,4 +116,60 @@ float *t_render(const ng_graph *g, int root, const ng_render_opts *o)
         return NULL;
     }
     return buf;
+}
+
+/* ---- helpers that record a test failure and let the test go on ---------------------------- */
+
+void t_in(ng_graph *g, ng_node *n, const char *name, int src)
+{
+    ng_error err;
+    int k = ng_input_index(ng_node_type_of(n), name);
+    if (k < 0 || ng_set_input(g, n, k, src, &err))
+        ng_t_fail(__FILE__, __LINE__, "input '%s' refused: %s", name, k < 0 ? "no such input" : err.msg);
+}
+
+void t_choose(ng_node *n, const char *param, const char *v)
+{
+    ng_error err;
+    int k = ng_param_index(ng_node_type_of(n), param);
+    if (k < 0 || ng_set_choice(n, k, v, &err))
+        ng_t_fail(__FILE__, __LINE__, "%s = \"%s\" refused: %s", param, v, k < 0 ? "no such option" : err.msg);
+}
+
+void t_vec(ng_node *n, const char *param, double a, double b, double c)
+{
+    ng_error err;
+    const double v[3] = {a, b, c};
+    if (ng_set_vec3(n, ng_param_index(ng_node_type_of(n), param), v, &err))
+        ng_t_fail(__FILE__, __LINE__, "%s refused: %s", param, err.msg);
+}
+
+ng_node *t_on(ng_graph *g, const char *type, int src)
+{
+    ng_node *n = t_begin(g, type);
+    t_in(g, n, "source", src);
+    return n;
+}
+
+float *t_points(const ng_graph *g, int root, int dims, int n, const double *x, const double *y,
+                    const double *z)
+{
+    const double *xs[3] = {x, y, z};
+    ng_error err;
+    float *out = malloc((size_t)n * NG_MAX_CHANNELS * sizeof(float) + 1);
+    if (!out) return NULL;
+    if (ng_eval_points(g, root, dims, xs, n, out, &err)) {
+        ng_t_fail(__FILE__, __LINE__, "evaluation failed: %s", err.msg);
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+int t_finish_ok(ng_graph *g, ng_node *n)
+{
+    ng_error err;
+    int id = ng_node_finish(g, n, &err);
+    if (id < 0) ng_t_fail(__FILE__, __LINE__, "node refused: %s", err.msg);
+    return id;
 }

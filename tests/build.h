@@ -27,4 +27,16 @@ void t_opts(ng_render_opts *o, int w, int h);
 /* render root into a new buffer (w * h * channels floats); NULL on failure */
 float *t_render(const ng_graph *g, int root, const ng_render_opts *o);
 
+/* Like the above, but a refusal is a test failure (ng_t_fail), not the end
+ * of the run: for tests whose subject is the node being built. */
+void t_in(ng_graph *g, ng_node *n, const char *name, int src);
+void t_choose(ng_node *n, const char *param, const char *v);
+void t_vec(ng_node *n, const char *param, double a, double b, double c);
+/* a node of type begun with src as its "source" input */
+ng_node *t_on(ng_graph *g, const char *type, int src);
+int t_finish_ok(ng_graph *g, ng_node *n);
+/* root at n world points (dims coordinates: x, y, z arrays) into a new
+ * buffer of n * NG_MAX_CHANNELS floats; NULL (and a test failure) if it fails */
+float *t_points(const ng_graph *g, int root, int dims, int n, const double *x, const double *y, const double *z);
+
 #endif

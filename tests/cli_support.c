@@ -13,6 +13,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -414,4 +415,29 @@ done:
     free(row);
     if (!ok) ng_t_fail(__FILE__, __LINE__, "cannot write the fixture %s", path);
     return ok;
+}
+
+/* cli_spawn: see cli_support.h. */
+pid_t cli_spawn(const char *const *args)
+{
+    const char *argv[16];
+    pid_t pid;
+    int i;
+    argv[0] = ng_bin;
+    for (i = 0; args[i] && i < 14; i++) argv[i + 1] = args[i];
+    argv[i + 1] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    if ((pid = fork()) == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        sigset_t none;
+        if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0) _exit(126);
+        signal(SIGINT, SIG_DFL);
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        alarm(DEFAULT_TIMEOUT * 2);
+        execv(ng_bin, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
 }

@@ -10,6 +10,7 @@
 
 #include <png.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define PATHLEN 4096
 #define DEFAULT_TIMEOUT 120 /* seconds: generous, for the sanitizer build */
@@ -66,5 +67,11 @@ int count_entries(const char *dir, const char *part);
  * 16-bit values when depth is 16), height rows of width * nch samples. A
  * failure is a test failure; returns whether it worked. */
 int write_png(const char *path, int w, int h, int depth, int ctype, int nch, const void *samples);
+
+/* Starts NG_BIN with args (at most 14, NULL-terminated) in a child whose
+ * output is thrown away, with SIGINT at its default, nothing blocked and an
+ * alarm of twice DEFAULT_TIMEOUT as a hang guard; its pid (the caller
+ * waits for it). For tests that signal a running render. */
+pid_t cli_spawn(const char *const *args);
 
 #endif

@@ -234,7 +234,7 @@ static void test_sigint_mid_sequence(void)
                                "for i = 1, 3 do n = ng.fbm{source = n, octaves = 16, antialias = false} end\n"
                                "return n\n";
     char s[PATHLEN], dir[PATHLEN], o[PATHLEN], f[PATHLEN];
-    const char *argv[] = {ng_bin, "render", s, "-o", o, "--frames", "0-999", "--size", "96", "--threads", "1", NULL};
+    const char *args[] = {"render", s, "-o", o, "--frames", "0-999", "--size", "96", "--threads", "1", NULL};
     long waited;
     int st = 0;
     pid_t pid;
@@ -242,18 +242,7 @@ static void test_sigint_mid_sequence(void)
     mksub(dir, "sigint");
     pathf(o, "%s/s_{frame}.png", dir);
     pathf(f, "%s/s_0001.png", dir);
-    fflush(stdout);
-    fflush(stderr);
-    if ((pid = fork()) == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        sigset_t none;
-        if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0) _exit(126);
-        signal(SIGINT, SIG_DFL);
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        execv(ng_bin, (char *const *)argv);
-        _exit(127);
-    }
+    pid = cli_spawn(args);
     for (waited = 0; waited < DEFAULT_TIMEOUT * 1000L && !exists(f); waited += 5) sleep_ms(5);
     CHECK(exists(f));
     sleep_ms(20); /* into frame 2 */

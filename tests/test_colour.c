@@ -21,29 +21,8 @@
 
 /* ---- building and evaluating ---------------------------------------------------------------- */
 
-static void inp(ng_graph *g, ng_node *n, const char *name, int src)
-{
-    ng_error err;
-    int k = ng_input_index(ng_node_type_of(n), name);
-    if (k < 0 || ng_set_input(g, n, k, src, &err))
-        ng_t_fail(__FILE__, __LINE__, "input '%s' refused: %s", name, k < 0 ? "no such input" : err.msg);
-}
 
-static void choice(ng_node *n, const char *param, const char *v)
-{
-    ng_error err;
-    int k = ng_param_index(ng_node_type_of(n), param);
-    if (k < 0 || ng_set_choice(n, k, v, &err))
-        ng_t_fail(__FILE__, __LINE__, "%s = \"%s\" refused: %s", param, v, k < 0 ? "no such option" : err.msg);
-}
 
-static void vec3(ng_node *n, const char *param, double a, double b, double c)
-{
-    ng_error err;
-    const double v[3] = {a, b, c};
-    if (ng_set_vec3(n, ng_param_index(ng_node_type_of(n), param), v, &err))
-        ng_t_fail(__FILE__, __LINE__, "%s refused: %s", param, err.msg);
-}
 
 static void list(ng_node *n, const char *param, const double *v, int count)
 {
@@ -53,20 +32,7 @@ static void list(ng_node *n, const char *param, const double *v, int count)
 }
 
 /* a begun node of a one-input type with its source connected */
-static ng_node *on(ng_graph *g, const char *type, int src)
-{
-    ng_node *n = t_begin(g, type);
-    inp(g, n, "source", src);
-    return n;
-}
 
-static int finish_ok(ng_graph *g, ng_node *n)
-{
-    ng_error err;
-    int id = ng_node_finish(g, n, &err);
-    if (id < 0) ng_t_fail(__FILE__, __LINE__, "node refused: %s", err.msg);
-    return id;
-}
 
 /* Finishing n must fail with a message containing every needle. */
 static void finish_fails(ng_graph *g, ng_node *n, const char *needle1, const char *needle2)
@@ -80,26 +46,12 @@ static void finish_fails(ng_graph *g, ng_node *n, const char *needle1, const cha
 
 /* root at n points (dims planes, the unused NULL): n * channels floats,
  * point-major; NULL and a failed check when evaluation fails. */
-static float *evalp(const ng_graph *g, int root, int dims, int n, const double *x, const double *y,
-                    const double *z)
-{
-    const double *xs[3] = {x, y, z};
-    ng_error err;
-    float *out = malloc((size_t)n * NG_MAX_CHANNELS * sizeof(float) + 1);
-    if (!out) return NULL;
-    if (ng_eval_points(g, root, dims, xs, n, out, &err)) {
-        ng_t_fail(__FILE__, __LINE__, "evaluation failed: %s", err.msg);
-        free(out);
-        return NULL;
-    }
-    return out;
-}
 
 /* root at the single point x (1D): there the position is x exactly (the
  * anchor), so a coordinate source gives (float)x. out: its channels. */
 static void at1(const ng_graph *g, int root, double x, float *out)
 {
-    float *o = evalp(g, root, 1, 1, &x, NULL, NULL);
+    float *o = t_points(g, root, 1, 1, &x, NULL, NULL);
     int c;
     for (c = 0; c < ng_node_channels(ng_graph_node(g, root)); c++) out[c] = o ? o[c] : NAN;
     free(o);
@@ -153,10 +105,10 @@ static void test_colour_parse_refuses_what_is_not_a_colour(void)
 /* ramp of the x coordinate with the given flat {at, r, g, b} stops */
 static int ramp_x(ng_graph *g, const double *stops, int count, const char *interpolation)
 {
-    ng_node *n = on(g, "ramp", coord_x(g));
+    ng_node *n = t_on(g, "ramp", coord_x(g));
     list(n, "stops", stops, count);
-    if (interpolation) choice(n, "interpolation", interpolation);
-    return finish_ok(g, n);
+    if (interpolation) t_choose(n, "interpolation", interpolation);
+    return t_finish_ok(g, n);
 }
 
 static const double STOPS[] = {
@@ -307,11 +259,11 @@ static void test_ramp_presets_exist(void)
     CHECK(p && p->choices);
     for (k = 0; p && p->choices[k]; k++) {
         ng_graph *g = ng_graph_new();
-        ng_node *n = on(g, "ramp", coord_x(g));
+        ng_node *n = t_on(g, "ramp", coord_x(g));
         int r, c;
         double x;
-        choice(n, "preset", p->choices[k]);
-        r = finish_ok(g, n);
+        t_choose(n, "preset", p->choices[k]);
+        r = t_finish_ok(g, n);
         for (x = -0.5; x <= 1.5; x += 1.0 / 128) {
             float v[NG_MAX_CHANNELS];
             at1(g, r, x, v);
@@ -349,7 +301,7 @@ static void test_ramp_presets_exist(void)
 static void test_ramp_default_is_greyscale(void)
 {
     ng_graph *g = ng_graph_new();
-    int r = finish_ok(g, on(g, "ramp", coord_x(g)));
+    int r = t_finish_ok(g, t_on(g, "ramp", coord_x(g)));
     float v[NG_MAX_CHANNELS];
     at1(g, r, 0.25, v);
     CHECK(v[0] == 0.25f && v[1] == 0.25f && v[2] == 0.25f);
@@ -366,21 +318,21 @@ static void test_ramp_errors(void)
     ng_error err;
     int k;
 
-    n = on(g, "ramp", coord_x(g));
+    n = t_on(g, "ramp", coord_x(g));
     list(n, "stops", seven, 7);
     finish_fails(g, n, "stops hold 7 numbers", "{position, r, g, b}");
 
-    n = on(g, "ramp", coord_x(g));
+    n = t_on(g, "ramp", coord_x(g));
     list(n, "stops", green_over, 8);
     finish_fails(g, n, "stop 2 (at 0.4): green = 1.5 is outside 0 to 1", NULL);
 
-    n = on(g, "ramp", coord_x(g));
+    n = t_on(g, "ramp", coord_x(g));
     list(n, "stops", red_under, 4);
     finish_fails(g, n, "stop 1 (at 0): red = -0.1 is outside 0 to 1", NULL);
 
-    n = on(g, "ramp", coord_x(g));
+    n = t_on(g, "ramp", coord_x(g));
     list(n, "stops", STOPS, 12);
-    choice(n, "preset", "heat");
+    t_choose(n, "preset", "heat");
     finish_fails(g, n, "give stops or preset, not both", NULL);
 
     n = t_begin(g, "ramp");
@@ -389,7 +341,7 @@ static void test_ramp_errors(void)
     CHECK_CONTAINS(err.msg, "\"terrain\"");
     ng_node_discard(n);
 
-    n = on(g, "ramp", t_vnoise(g, "perlin", 32, 1)); /* a vector is no height */
+    n = t_on(g, "ramp", t_vnoise(g, "perlin", 32, 1)); /* a vector is no height */
     finish_fails(g, n, "needs 1 channel", NULL);
     ng_graph_free(g);
 }
@@ -398,9 +350,9 @@ static void test_ramp_errors(void)
 
 static int shaped_x(ng_graph *g, const char *type, double amount)
 {
-    ng_node *n = on(g, type, coord_x(g));
+    ng_node *n = t_on(g, type, coord_x(g));
     t_set(n, type, amount);
-    return finish_ok(g, n);
+    return t_finish_ok(g, n);
 }
 
 /* Houdini's Bias VOP as it writes it */
@@ -451,7 +403,7 @@ static void test_bias_gain_houdini_values(void)
 
 /* ---- fract, mod, floor, sin, cos --------------------------------------------------------------------- */
 
-static int unary_x(ng_graph *g, const char *type) { return finish_ok(g, on(g, type, coord_x(g))); }
+static int unary_x(ng_graph *g, const char *type) { return t_finish_ok(g, t_on(g, type, coord_x(g))); }
 
 static void test_fract_floor_on_negative_values(void)
 {
@@ -478,9 +430,9 @@ static void test_fract_floor_on_negative_values(void)
 static int mod_x(ng_graph *g, double b)
 {
     ng_node *n = t_begin(g, "mod");
-    inp(g, n, "a", coord_x(g));
-    inp(g, n, "b", t_const(g, b));
-    return finish_ok(g, n);
+    t_in(g, n, "a", coord_x(g));
+    t_in(g, n, "b", t_const(g, b));
+    return t_finish_ok(g, n);
 }
 
 static void test_mod_is_floored(void)
@@ -521,10 +473,10 @@ static void test_sin_cos_radians(void)
 static int smooth_x(ng_graph *g, const char *type, double k)
 {
     ng_node *n = t_begin(g, type);
-    inp(g, n, "a", coord_x(g));
-    inp(g, n, "b", t_const(g, 0.5));
+    t_in(g, n, "a", coord_x(g));
+    t_in(g, n, "b", t_const(g, 0.5));
     t_set(n, "k", k);
-    return finish_ok(g, n);
+    return t_finish_ok(g, n);
 }
 
 static void test_smin_below_min_and_tends_to_it(void)
@@ -586,12 +538,12 @@ static void grid(double *x, double *y, double x0, double y0)
 static int transformed(ng_graph *g, int src, const double *translate, const double *rotate, double angle,
                        const double *scale)
 {
-    ng_node *n = on(g, "transform", src);
-    if (translate) vec3(n, "translate", translate[0], translate[1], translate[2]);
+    ng_node *n = t_on(g, "transform", src);
+    if (translate) t_vec(n, "translate", translate[0], translate[1], translate[2]);
     if (rotate) list(n, "rotate", rotate, 3);
     if (angle) t_set(n, "angle", angle);
-    if (scale) vec3(n, "scale", scale[0], scale[1], scale[2]);
-    return finish_ok(g, n);
+    if (scale) t_vec(n, "scale", scale[0], scale[1], scale[2]);
+    return t_finish_ok(g, n);
 }
 
 /* root at the NP points (x, y) against src at (sx, sy[, sz]) in dims
@@ -600,7 +552,7 @@ static int transformed(ng_graph *g, int src, const double *translate, const doub
 static float *compare_at(const ng_graph *g, int root, const double *x, const double *y, int src, int dims,
                          const double *sx, const double *sy, const double *sz, double tol, const char *what)
 {
-    float *out = evalp(g, root, 2, NP, x, y, NULL), *want = evalp(g, src, dims, NP, sx, sy, sz);
+    float *out = t_points(g, root, 2, NP, x, y, NULL), *want = t_points(g, src, dims, NP, sx, sy, sz);
     int i;
     for (i = 0; out && want && i < NP; i++)
         if (tol ? !(fabs(out[i] - want[i]) <= tol) : out[i] != want[i]) {
@@ -710,17 +662,17 @@ static void test_transform_errors(void)
     int src = t_noise(g, "perlin", 16, 8);
     ng_node *n;
 
-    n = on(g, "transform", src);
+    n = t_on(g, "transform", src);
     list(n, "rotate", two, 2);
     finish_fails(g, n, "rotate takes 3 angles {rx, ry, rz} in degrees, got 2", "angle");
 
-    n = on(g, "transform", src);
+    n = t_on(g, "transform", src);
     list(n, "rotate", three, 3);
     t_set(n, "angle", 45);
     finish_fails(g, n, "give rotate = {rx, ry, rz} or angle, not both", NULL);
 
-    n = on(g, "transform", src);
-    vec3(n, "scale", 1, 0, 1);
+    n = t_on(g, "transform", src);
+    t_vec(n, "scale", 1, 0, 1);
     finish_fails(g, n, "scale along y is 0", NULL);
     ng_graph_free(g);
 }

@@ -26,21 +26,7 @@
 
 /* ---- building and evaluating ------------------------------------------------------------- */
 
-static void inp(ng_graph *g, ng_node *n, const char *name, int src)
-{
-    ng_error err;
-    int k = ng_input_index(ng_node_type_of(n), name);
-    if (k < 0 || ng_set_input(g, n, k, src, &err))
-        ng_t_fail(__FILE__, __LINE__, "input '%s' refused: %s", name, k < 0 ? "no such input" : err.msg);
-}
 
-static void choice(ng_node *n, const char *param, const char *v)
-{
-    ng_error err;
-    int k = ng_param_index(ng_node_type_of(n), param);
-    if (k < 0 || ng_set_choice(n, k, v, &err))
-        ng_t_fail(__FILE__, __LINE__, "%s = \"%s\" refused: %s", param, v, k < 0 ? "no such option" : err.msg);
-}
 
 static void flag(ng_node *n, const char *param, int v)
 {
@@ -49,13 +35,6 @@ static void flag(ng_node *n, const char *param, int v)
         ng_t_fail(__FILE__, __LINE__, "%s refused: %s", param, err.msg);
 }
 
-static void vec3(ng_node *n, const char *param, double a, double b, double c)
-{
-    ng_error err;
-    const double v[3] = {a, b, c};
-    if (ng_set_vec3(n, ng_param_index(ng_node_type_of(n), param), v, &err))
-        ng_t_fail(__FILE__, __LINE__, "%s refused: %s", param, err.msg);
-}
 
 /* 0 on success; the message in err otherwise */
 static int list(ng_node *n, const char *param, const double *v, int count, ng_error *err)
@@ -67,20 +46,7 @@ static int list(ng_node *n, const char *param, const double *v, int count, ng_er
 static int coord(ng_graph *g, const char *axis) { return t_finish(g, t_begin(g, axis)); }
 
 /* a begun node of a one-input type with its source connected */
-static ng_node *on(ng_graph *g, const char *type, int src)
-{
-    ng_node *n = t_begin(g, type);
-    inp(g, n, "source", src);
-    return n;
-}
 
-static int finish_ok(ng_graph *g, ng_node *n)
-{
-    ng_error err;
-    int id = ng_node_finish(g, n, &err);
-    if (id < 0) ng_t_fail(__FILE__, __LINE__, "node refused: %s", err.msg);
-    return id;
-}
 
 /* Finishing n must fail; its message goes into msg. */
 static int finish_fails(ng_graph *g, ng_node *n, char *msg, size_t len)
@@ -95,31 +61,17 @@ static int channels(const ng_graph *g, int id) { return ng_node_channels(ng_grap
 
 /* root at n points (dims coordinate arrays; unused ones NULL): n * channels
  * floats, point-major. NULL (and a failed check) when evaluation fails. */
-static float *evalp(const ng_graph *g, int root, int dims, int n, const double *x, const double *y,
-                    const double *z)
-{
-    const double *xs[3] = {x, y, z};
-    ng_error err;
-    float *out = malloc((size_t)n * NG_MAX_CHANNELS * sizeof(float) + 1);
-    if (!out) return NULL;
-    if (ng_eval_points(g, root, dims, xs, n, out, &err)) {
-        ng_t_fail(__FILE__, __LINE__, "evaluation failed: %s", err.msg);
-        free(out);
-        return NULL;
-    }
-    return out;
-}
 
 static float ev1(const ng_graph *g, int root, double x)
 {
-    float *o = evalp(g, root, 1, 1, &x, NULL, NULL), v = o ? o[0] : NAN;
+    float *o = t_points(g, root, 1, 1, &x, NULL, NULL), v = o ? o[0] : NAN;
     free(o);
     return v;
 }
 
 static float ev2(const ng_graph *g, int root, double x, double y)
 {
-    float *o = evalp(g, root, 2, 1, &x, &y, NULL), v = o ? o[0] : NAN;
+    float *o = t_points(g, root, 2, 1, &x, &y, NULL), v = o ? o[0] : NAN;
     free(o);
     return v;
 }
@@ -139,9 +91,9 @@ static double *sweep(double lo, double hi, int n)
 static int select_x(ng_graph *g, int a, int b, double threshold, double falloff)
 {
     ng_node *n = t_begin(g, "select");
-    inp(g, n, "a", a);
-    inp(g, n, "b", b);
-    inp(g, n, "control", coord(g, "x"));
+    t_in(g, n, "a", a);
+    t_in(g, n, "b", b);
+    t_in(g, n, "control", coord(g, "x"));
     t_set(n, "threshold", threshold);
     t_set(n, "falloff", falloff);
     return t_finish(g, n);
@@ -157,9 +109,9 @@ static void test_select_hard_edge(void)
     int a = t_noise(g, "perlin", 8, 1), b = t_noise(g, "simplex", 8, 2), s = select_x(g, a, b, 10, 0), i;
     float *va, *vb, *vs;
     for (i = 0; i < N; i++) ys[i] = 3.3 + 1.7 * i;
-    va = evalp(g, a, 2, N, xs, ys, NULL);
-    vb = evalp(g, b, 2, N, xs, ys, NULL);
-    vs = evalp(g, s, 2, N, xs, ys, NULL);
+    va = t_points(g, a, 2, N, xs, ys, NULL);
+    vb = t_points(g, b, 2, N, xs, ys, NULL);
+    vs = t_points(g, s, 2, N, xs, ys, NULL);
     for (i = 0; va && vb && vs && i < N; i++) {
         CHECK(va[i] != vb[i]); /* the two sides are told apart */
         if (xs[i] < 10) CHECK_NEAR(vs[i], va[i], 0);
@@ -180,8 +132,8 @@ static void test_select_falloff(void)
     int ca = t_const(g, -1), cb = t_const(g, 3), sc = select_x(g, ca, cb, th, f), i;
     const double xs[] = {th - f, th + f, th, th - f - 0.5, th + f + 0.5, th - f - 100, th + f + 100};
     const double ys[] = {4.4, 5.5, 6.6, 7.7, 8.8, 9.9, 1.1};
-    float *va = evalp(g, a, 2, 7, xs, ys, NULL), *vb = evalp(g, b, 2, 7, xs, ys, NULL);
-    float *vs = evalp(g, s, 2, 7, xs, ys, NULL), *v;
+    float *va = t_points(g, a, 2, 7, xs, ys, NULL), *vb = t_points(g, b, 2, 7, xs, ys, NULL);
+    float *vs = t_points(g, s, 2, 7, xs, ys, NULL), *v;
     double *x = sweep(th - f - 1, th + f + 1, N), maxjump = 0;
     if (va && vb && vs) {
         CHECK_NEAR(vs[0], va[0], 0);                     /* threshold - f: a exactly */
@@ -193,7 +145,7 @@ static void test_select_falloff(void)
         CHECK_NEAR(vs[6], vb[6], 1e-6);
     }
     /* constants -1 and 3: the blend alone, swept finely */
-    v = evalp(g, sc, 1, N, x, NULL, NULL);
+    v = t_points(g, sc, 1, N, x, NULL, NULL);
     for (i = 0; v && x && i < N; i++) {
         if (x[i] <= th - f) CHECK_NEAR(v[i], -1, 0);
         if (x[i] >= th + f) CHECK_NEAR(v[i], 3, 1e-6);
@@ -219,7 +171,7 @@ static void test_select_falloff(void)
 static void test_step(void)
 {
     ng_graph *g = ng_graph_new();
-    ng_node *n = on(g, "step", coord(g, "x"));
+    ng_node *n = t_on(g, "step", coord(g, "x"));
     int s;
     t_set(n, "edge", 0.5);
     s = t_finish(g, n);
@@ -236,7 +188,7 @@ static void test_smoothstep(void)
     enum { N = 2001 };
     const double lo = 2, hi = 6, h = 1e-3;
     ng_graph *g = ng_graph_new();
-    ng_node *n = on(g, "smoothstep", coord(g, "x"));
+    ng_node *n = t_on(g, "smoothstep", coord(g, "x"));
     char msg[512];
     double *x = sweep(0, 8, N);
     float *v;
@@ -254,13 +206,13 @@ static void test_smoothstep(void)
     CHECK_LE(fabs(ev1(g, s, lo + h) - ev1(g, s, lo)) / h, 1e-3);
     CHECK_LE(fabs(ev1(g, s, hi) - ev1(g, s, hi - h)) / h, 1e-3);
     CHECK_NEAR((ev1(g, s, 4 + h) - ev1(g, s, 4 - h)) / (2 * h), 1.5 / (hi - lo), 2e-3);
-    v = evalp(g, s, 1, N, x, NULL, NULL);
+    v = t_points(g, s, 1, N, x, NULL, NULL);
     for (i = 1; v && i < N; i++)
         if (v[i] < v[i - 1]) ng_t_fail(__FILE__, __LINE__, "smoothstep decreases at %g", x[i]);
     free(v);
     free(x);
     /* lo must be below hi */
-    n = on(g, "smoothstep", coord(g, "x"));
+    n = t_on(g, "smoothstep", coord(g, "x"));
     t_set(n, "lo", 3);
     t_set(n, "hi", 3);
     CHECK(finish_fails(g, n, msg, sizeof msg));
@@ -271,8 +223,8 @@ static void test_smoothstep(void)
 static void test_sqrt_and_invert(void)
 {
     ng_graph *g = ng_graph_new();
-    int x = coord(g, "x"), sq = finish_ok(g, on(g, "sqrt", x)), inv = finish_ok(g, on(g, "invert", x));
-    int p = t_noise(g, "perlin", 16, 9), twice = finish_ok(g, on(g, "invert", finish_ok(g, on(g, "invert", p))));
+    int x = coord(g, "x"), sq = t_finish_ok(g, t_on(g, "sqrt", x)), inv = t_finish_ok(g, t_on(g, "invert", x));
+    int p = t_noise(g, "perlin", 16, 9), twice = t_finish_ok(g, t_on(g, "invert", t_finish_ok(g, t_on(g, "invert", p))));
     float v;
     CHECK_NEAR(ev1(g, sq, 4), 2, 0);
     CHECK_NEAR(ev1(g, sq, 2.25), 1.5, 0);
@@ -293,7 +245,7 @@ static void test_sqrt_and_invert(void)
 
 static int terrace_steps(ng_graph *g, int src, int steps, int invert)
 {
-    ng_node *n = on(g, "terrace", src);
+    ng_node *n = t_on(g, "terrace", src);
     t_set(n, "steps", steps);
     if (invert) flag(n, "invert", 1);
     return t_finish(g, n);
@@ -321,7 +273,7 @@ static void test_terrace_steps(void)
     }
     CHECK_NEAR(ev1(g, t, -7), 0, 0);
     CHECK_NEAR(ev1(g, t, 7), 1, 0);
-    v = evalp(g, t, 1, N, x, NULL, NULL);
+    v = t_points(g, t, 1, N, x, NULL, NULL);
     for (i = 0; v && i < N; i++) {
         if (v[i] < 0 || v[i] > 1) ng_t_fail(__FILE__, __LINE__, "terrace(%g) = %g outside [0, 1]", x[i], v[i]);
         if (i && v[i] < v[i - 1]) ng_t_fail(__FILE__, __LINE__, "terrace decreases at %g: %g after %g", x[i], v[i], v[i - 1]);
@@ -354,7 +306,7 @@ static void test_terrace_points(void)
     static const double pts[] = {-0.5, 0.1, 0.6, 2};
     enum { N = 3001 };
     ng_graph *g = ng_graph_new();
-    ng_node *n = on(g, "terrace", coord(g, "x"));
+    ng_node *n = t_on(g, "terrace", coord(g, "x"));
     ng_error err;
     double *x = sweep(-1, 2.5, N);
     float *v;
@@ -363,7 +315,7 @@ static void test_terrace_points(void)
     t = t_finish(g, n);
     for (k = 0; k < 4; k++) CHECK_NEAR(ev1(g, t, pts[k]), (float)pts[k], 0);
     CHECK_NEAR(ev1(g, t, 0.1 + 0.5 * 0.5), 0.1 + 0.5 * 0.25, 1e-6);
-    v = evalp(g, t, 1, N, x, NULL, NULL);
+    v = t_points(g, t, 1, N, x, NULL, NULL);
     for (i = 0; v && i < N; i++) {
         if (v[i] < -0.5 || v[i] > 2) ng_t_fail(__FILE__, __LINE__, "terrace(%g) = %g outside [-0.5, 2]", x[i], v[i]);
         if (i && v[i] < v[i - 1]) ng_t_fail(__FILE__, __LINE__, "terrace decreases at %g", x[i]);
@@ -380,20 +332,20 @@ static void test_terrace_errors(void)
     int x = coord(g, "x");
     ng_error err;
     char msg[512];
-    ng_node *n = on(g, "terrace", x);
+    ng_node *n = t_on(g, "terrace", x);
     t_set(n, "steps", 4);
     CHECK(list(n, "points", two, 2, &err) == 0);
     CHECK(finish_fails(g, n, msg, sizeof msg));
     CHECK_CONTAINS(msg, "steps or points, not both");
 
-    n = on(g, "terrace", x);
+    n = t_on(g, "terrace", x);
     CHECK(list(n, "points", down, 4, &err) == 0);
     CHECK(finish_fails(g, n, msg, sizeof msg));
     CHECK_CONTAINS(msg, "must increase");
     CHECK_CONTAINS(msg, "level 3 is 0.4 after 0.5");
 
     /* one point: refused when given, or at the latest when the node is finished */
-    n = on(g, "terrace", x);
+    n = t_on(g, "terrace", x);
     if (list(n, "points", one, 1, &err) == 0) {
         CHECK(finish_fails(g, n, msg, sizeof msg));
         CHECK_CONTAINS(msg, "2 points");
@@ -403,7 +355,7 @@ static void test_terrace_errors(void)
         ng_node_discard(n);
     }
     /* neither steps nor points */
-    n = on(g, "terrace", x);
+    n = t_on(g, "terrace", x);
     CHECK(finish_fails(g, n, msg, sizeof msg));
     CHECK_CONTAINS(msg, "at least 2 points");
     ng_graph_free(g);
@@ -413,7 +365,7 @@ static void test_terrace_errors(void)
 
 static int curve_of(ng_graph *g, int src, const double *pts, int npts)
 {
-    ng_node *n = on(g, "curve", src);
+    ng_node *n = t_on(g, "curve", src);
     ng_error err;
     if (list(n, "points", pts, 2 * npts, &err)) ng_t_fail(__FILE__, __LINE__, "points refused: %s", err.msg);
     return t_finish(g, n);
@@ -435,8 +387,8 @@ static void check_curve(const double *pts, int npts, int line)
         if (!(fabs(got - pts[2 * k + 1]) <= 1e-6))
             ng_t_fail(__FILE__, line, "curve(%g) = %.9g, not the control point's %g", pts[2 * k], got, pts[2 * k + 1]);
     }
-    v = evalp(g, c, 1, N, x, NULL, NULL);
-    xe = evalp(g, X, 1, N, x, NULL, NULL);
+    v = t_points(g, c, 1, N, x, NULL, NULL);
+    xe = t_points(g, X, 1, N, x, NULL, NULL);
     for (i = 0; v && xe && i < N; i++) {
         const double u = xe[i];
         if (u <= (float)x0) {
@@ -480,7 +432,7 @@ static void test_curve_monotone(void)
     ng_graph *g = ng_graph_new();
     int c = curve_of(g, coord(g, "x"), steep, 6), i;
     double *x = sweep(0, 1, N);
-    float *v = evalp(g, c, 1, N, x, NULL, NULL);
+    float *v = t_points(g, c, 1, N, x, NULL, NULL);
     check_curve(steep, 6, __LINE__);
     check_curve(plateau, 4, __LINE__);
     check_curve(falling, 4, __LINE__);
@@ -498,15 +450,15 @@ static void test_curve_errors(void)
     int x = coord(g, "x");
     ng_error err;
     char msg[512];
-    ng_node *n = on(g, "curve", x);
+    ng_node *n = t_on(g, "curve", x);
     CHECK(list(n, "points", same_x, 6, &err) == 0);
     CHECK(finish_fails(g, n, msg, sizeof msg));
     CHECK_CONTAINS(msg, "point 3 has x = 0.5, not above the previous 0.5");
-    n = on(g, "curve", x);
+    n = t_on(g, "curve", x);
     CHECK(list(n, "points", back, 6, &err) == 0);
     CHECK(finish_fails(g, n, msg, sizeof msg));
     CHECK_CONTAINS(msg, "point 3 has x = 0.3");
-    n = on(g, "curve", x);
+    n = t_on(g, "curve", x);
     if (list(n, "points", one, 2, &err) == 0) {
         CHECK(finish_fails(g, n, msg, sizeof msg));
         CHECK_CONTAINS(msg, "at least 2 points");
@@ -515,7 +467,7 @@ static void test_curve_errors(void)
         CHECK_CONTAINS(err.msg, "{x, y} pairs");
         ng_node_discard(n);
     }
-    n = on(g, "curve", x); /* no points at all */
+    n = t_on(g, "curve", x); /* no points at all */
     CHECK(finish_fails(g, n, msg, sizeof msg));
     CHECK_CONTAINS(msg, "at least 2 points");
     ng_graph_free(g);
@@ -526,15 +478,15 @@ static void test_curve_errors(void)
 static int vector_of(ng_graph *g, int x, int y, int z)
 {
     ng_node *n = t_begin(g, "vector");
-    inp(g, n, "x", x);
-    inp(g, n, "y", y);
-    if (z >= 0) inp(g, n, "z", z);
+    t_in(g, n, "x", x);
+    t_in(g, n, "y", y);
+    if (z >= 0) t_in(g, n, "z", z);
     return t_finish(g, n);
 }
 
 static int channel_of(ng_graph *g, int src, int index)
 {
-    ng_node *n = on(g, "channel", src);
+    ng_node *n = t_on(g, "channel", src);
     t_set(n, "index", index);
     return t_finish(g, n);
 }
@@ -550,10 +502,10 @@ static void test_vector_channels(void)
     CHECK_INT(channels(g, v2), 2);
     CHECK_INT(channels(g, v3), 3);
     for (i = 0; i < N; i++) xs[i] = 1.3 * i - 20, ys[i] = 0.7 * i + 3;
-    va = evalp(g, a, 2, N, xs, ys, NULL);
-    vb = evalp(g, b, 2, N, xs, ys, NULL);
-    o2 = evalp(g, v2, 2, N, xs, ys, NULL);
-    o3 = evalp(g, v3, 2, N, xs, ys, NULL);
+    va = t_points(g, a, 2, N, xs, ys, NULL);
+    vb = t_points(g, b, 2, N, xs, ys, NULL);
+    o2 = t_points(g, v2, 2, N, xs, ys, NULL);
+    o3 = t_points(g, v3, 2, N, xs, ys, NULL);
     for (i = 0; va && vb && o2 && o3 && i < N; i++) {
         CHECK_NEAR(o2[2 * i], va[i], 0);
         CHECK_NEAR(o2[2 * i + 1], vb[i], 0);
@@ -577,10 +529,10 @@ static void test_channel_picks(void)
     CHECK_INT(ch, 3);
     CHECK_INT(channels(g, c2), 1);
     for (i = 0; i < N; i++) xs[i] = 3.1 * i - 50, ys[i] = 2.3 * i + 0.4;
-    ov = evalp(g, v, 2, N, xs, ys, NULL);
-    o1 = evalp(g, c1, 2, N, xs, ys, NULL);
-    o2 = evalp(g, c2, 2, N, xs, ys, NULL);
-    o3 = evalp(g, c3, 2, N, xs, ys, NULL);
+    ov = t_points(g, v, 2, N, xs, ys, NULL);
+    o1 = t_points(g, c1, 2, N, xs, ys, NULL);
+    o2 = t_points(g, c2, 2, N, xs, ys, NULL);
+    o3 = t_points(g, c3, 2, N, xs, ys, NULL);
     for (i = 0; ov && o1 && o2 && o3 && i < N; i++) {
         CHECK_NEAR(o1[i], ov[3 * i], 0);
         CHECK_NEAR(o2[i], ov[3 * i + 1], 0);
@@ -598,17 +550,17 @@ static void test_channel_index_error(void)
     int v2 = vector_of(g, t_const(g, 1), t_const(g, 2), -1), p = t_noise(g, "perlin", 10, 1);
     ng_error err;
     char msg[512];
-    ng_node *n = on(g, "channel", v2);
+    ng_node *n = t_on(g, "channel", v2);
     t_set(n, "index", 3);
     CHECK(finish_fails(g, n, msg, sizeof msg));
     CHECK_CONTAINS(msg, "index 3");
     CHECK_CONTAINS(msg, "has 2 channels");
-    n = on(g, "channel", p);
+    n = t_on(g, "channel", p);
     t_set(n, "index", 2);
     CHECK(finish_fails(g, n, msg, sizeof msg));
     CHECK_CONTAINS(msg, "index 2");
     CHECK_CONTAINS(msg, "has 1 channel");
-    n = on(g, "channel", v2);
+    n = t_on(g, "channel", v2);
     CHECK(ng_set_number(n, ng_param_index(ng_node_type_of(n), "index"), 5, &err) != 0);
     CHECK_CONTAINS(err.msg, "1 to 4");
     ng_node_discard(n);
@@ -658,13 +610,13 @@ static int at_shift(const ng_graph *g, int f, int dims, int axis, double off, fl
 {
     double x[CH], y[CH], z[CH];
     grid_shift(x, y, dims == 3 ? z : NULL, axis, off);
-    *out = evalp(g, f, dims, CH, x, y, dims == 3 ? z : NULL);
+    *out = t_points(g, f, dims, CH, x, y, dims == 3 ? z : NULL);
     return *out != NULL;
 }
 
 static int curl_of(ng_graph *g, int src, double step)
 {
-    ng_node *n = on(g, "curl", src);
+    ng_node *n = t_on(g, "curl", src);
     t_set(n, "step", step);
     return t_finish(g, n);
 }
@@ -770,13 +722,13 @@ static int warp_of(ng_graph *g, int source, int by, int amount, double octaves, 
                    const char *mode)
 {
     ng_node *n = t_begin(g, "warp");
-    inp(g, n, "source", source);
-    inp(g, n, "by", by);
-    inp(g, n, "amount", amount);
+    t_in(g, n, "source", source);
+    t_in(g, n, "by", by);
+    t_in(g, n, "amount", amount);
     t_set(n, "octaves", octaves);
     t_set(n, "lacunarity", lac);
     t_set(n, "roughness", rough);
-    if (mode) choice(n, "mode", mode);
+    if (mode) t_choose(n, "mode", mode);
     return t_finish(g, n);
 }
 
@@ -798,11 +750,11 @@ static void test_warp_one_octave(void)
     double x[WN], y[WN], qx[WN], qy[WN];
     float *vb, *vq, *vw, *vw1;
     warp_points(x, y);
-    vb = evalp(g, by, 2, WN, x, y, NULL);
+    vb = t_points(g, by, 2, WN, x, y, NULL);
     for (i = 0; vb && i < WN; i++) qx[i] = x[i] + a * vb[3 * i], qy[i] = y[i] + a * vb[3 * i + 1];
-    vq = vb ? evalp(g, src, 2, WN, qx, qy, NULL) : NULL;
-    vw = evalp(g, w, 2, WN, x, y, NULL);
-    vw1 = evalp(g, w1, 2, WN, x, y, NULL);
+    vq = vb ? t_points(g, src, 2, WN, qx, qy, NULL) : NULL;
+    vw = t_points(g, w, 2, WN, x, y, NULL);
+    vw1 = t_points(g, w1, 2, WN, x, y, NULL);
     for (i = 0; vq && vw && vw1 && i < WN; i++) {
         CHECK_NEAR(vw[i], vq[i], 2e-5);
         CHECK_NEAR(vw1[i], vw[i], 0);
@@ -833,7 +785,7 @@ static void check_octaves(const ng_graph *g, int w, double a, double octaves, do
     int i, k, bad = 0;
     const int full = (int)floor(octaves), count = full + (octaves > full);
     warp_points(x, y);
-    v = evalp(g, w, 2, WN, x, y, NULL);
+    v = t_points(g, w, 2, WN, x, y, NULL);
     for (i = 0; v && i < WN; i++) {
         double px = x[i], py = y[i], scale = 1, weight = 1;
         for (k = 0; k < count; k++, scale *= lac, weight *= rough) {
@@ -891,12 +843,12 @@ static void test_warp_modes_and_fractions(void)
     double x[WN], y[WN];
     float *vp, *vi, *v1, *v1f, *v2, *v2f;
     warp_points(x, y);
-    vp = evalp(g, pro, 2, WN, x, y, NULL);
-    vi = evalp(g, ind, 2, WN, x, y, NULL);
-    v1 = evalp(g, o1, 2, WN, x, y, NULL);
-    v1f = evalp(g, o1f, 2, WN, x, y, NULL);
-    v2 = evalp(g, o2, 2, WN, x, y, NULL);
-    v2f = evalp(g, o2f, 2, WN, x, y, NULL);
+    vp = t_points(g, pro, 2, WN, x, y, NULL);
+    vi = t_points(g, ind, 2, WN, x, y, NULL);
+    v1 = t_points(g, o1, 2, WN, x, y, NULL);
+    v1f = t_points(g, o1f, 2, WN, x, y, NULL);
+    v2 = t_points(g, o2, 2, WN, x, y, NULL);
+    v2f = t_points(g, o2f, 2, WN, x, y, NULL);
     if (vp && vi && v1 && v1f && v2 && v2f) {
         CHECK(maxdiff(vp, vi, WN) > 0.05);
         CHECK(maxdiff(v1, v2, WN) > 0.05); /* the second octave matters */
@@ -914,7 +866,7 @@ static void test_warp_amount_mask(void)
 {
     ng_graph *g = ng_graph_new();
     int src = t_noise(g, "perlin", 15, 21), by = t_vnoise(g, "simplex", 30, 22);
-    ng_node *st = on(g, "step", coord(g, "x"));
+    ng_node *st = t_on(g, "step", coord(g, "x"));
     int mask, w, w3, i, left = 0, right = 0, moved = 0, moved3 = 0;
     double x[WN], y[WN];
     float *vs, *vw, *vw3;
@@ -923,9 +875,9 @@ static void test_warp_amount_mask(void)
     w = warp_of(g, src, by, mask, 1, 2, 0.5, NULL);
     w3 = warp_of(g, src, by, mask, 3, 2, 0.5, "independent");
     warp_points(x, y);
-    vs = evalp(g, src, 2, WN, x, y, NULL);
-    vw = evalp(g, w, 2, WN, x, y, NULL);
-    vw3 = evalp(g, w3, 2, WN, x, y, NULL);
+    vs = t_points(g, src, 2, WN, x, y, NULL);
+    vw = t_points(g, w, 2, WN, x, y, NULL);
+    vw3 = t_points(g, w3, 2, WN, x, y, NULL);
     for (i = 0; vs && vw && vw3 && i < WN; i++) {
         if (x[i] < 0) {
             left++;
@@ -949,9 +901,9 @@ static void test_warp_amount_mask(void)
 static int distance_of(ng_graph *g, double cx, double cy, double cz, double radius, const char *metric)
 {
     ng_node *n = t_begin(g, "distance");
-    vec3(n, "center", cx, cy, cz);
+    t_vec(n, "center", cx, cy, cz);
     t_set(n, "radius", radius);
-    choice(n, "metric", metric);
+    t_choose(n, "metric", metric);
     return t_finish(g, n);
 }
 
@@ -974,13 +926,13 @@ static void test_distance_metrics(void)
     CHECK_NEAR(ev2(g, c, 10, 15), 1, 1e-6);
     CHECK_NEAR(ev2(g, e, 25, 20), 3, 1e-6);
     /* 3D: (2, 3, 6) from the centre is 7 long */
-    if ((v = evalp(g, e3, 3, 1, px, py, pz))) CHECK_NEAR(v[0], 1, 1e-6);
+    if ((v = t_points(g, e3, 3, 1, px, py, pz))) CHECK_NEAR(v[0], 1, 1e-6);
     free(v);
-    if ((v = evalp(g, m3, 3, 1, px, py, pz))) CHECK_NEAR(v[0], 11.0 / 7, 1e-6);
+    if ((v = t_points(g, m3, 3, 1, px, py, pz))) CHECK_NEAR(v[0], 11.0 / 7, 1e-6);
     free(v);
-    if ((v = evalp(g, c3, 3, 1, px, py, pz))) CHECK_NEAR(v[0], 6.0 / 7, 1e-6);
+    if ((v = t_points(g, c3, 3, 1, px, py, pz))) CHECK_NEAR(v[0], 6.0 / 7, 1e-6);
     free(v);
-    if ((v = evalp(g, e3, 3, 1, cx, cy, cz))) CHECK_NEAR(v[0], 0, 0);
+    if ((v = t_points(g, e3, 3, 1, cx, cy, cz))) CHECK_NEAR(v[0], 0, 0);
     free(v);
     ng_graph_free(g);
 }
@@ -1098,15 +1050,15 @@ static ng_node *image_begin(ng_graph *g, const char *path, const char *wrap, con
     ng_error err;
     if (ng_set_string(n, ng_param_index(ng_node_type_of(n), "path"), path, &err))
         ng_t_fail(__FILE__, __LINE__, "path refused: %s", err.msg);
-    if (wrap) choice(n, "wrap", wrap);
-    if (filter) choice(n, "filter", filter);
-    if (channel) choice(n, "channel", channel);
+    if (wrap) t_choose(n, "wrap", wrap);
+    if (filter) t_choose(n, "filter", filter);
+    if (channel) t_choose(n, "channel", channel);
     return n;
 }
 
 static int image_of(ng_graph *g, const char *path, const char *wrap, const char *filter, const char *channel)
 {
-    return finish_ok(g, image_begin(g, path, wrap, filter, channel));
+    return t_finish_ok(g, image_begin(g, path, wrap, filter, channel));
 }
 
 /* the value at image pixel (i, j) with origin 0 and pixel size 1 */
@@ -1211,7 +1163,7 @@ static void test_image_channels(void)
         for (i = 0; i < 2; i++) {
             const unsigned char *p = RGBA[j][i];
             const double x = i + 0.5, y = j + 0.5;
-            float *v = evalp(g, rgb, 2, 1, &x, &y, NULL);
+            float *v = t_points(g, rgb, 2, 1, &x, &y, NULL);
             for (c = 0; c < 4; c++) CHECK_NEAR(texel_at(g, img[c], i, j), p[c] / 255.0f, 0);
             for (c = 0; v && c < 3; c++) CHECK_NEAR(v[c], p[c] / 255.0f, 0);
             free(v);
@@ -1227,9 +1179,9 @@ static void test_image_origin_pixel_size(void)
     ng_graph *g = ng_graph_new();
     ng_node *n = image_begin(g, fix_g8, "clamp", "nearest", "r");
     int img, i, j;
-    vec3(n, "origin", 100, 200, 0);
+    t_vec(n, "origin", 100, 200, 0);
     t_set(n, "pixel_size", 2.5);
-    img = finish_ok(g, n);
+    img = t_finish_ok(g, n);
     for (j = 0; j < 3; j++)
         for (i = 0; i < 4; i++) {
             const float e = G8[j][i] / 255.0f;

@@ -688,30 +688,6 @@ static void sleep_ms(long ms)
     }
 }
 
-/* NG_BIN with args, its output thrown away, signals at their defaults. */
-static pid_t spawn(const char *const *args)
-{
-    const char *argv[16];
-    pid_t pid;
-    int i;
-    argv[0] = ng_bin;
-    for (i = 0; args[i] && i < 14; i++) argv[i + 1] = args[i];
-    argv[i + 1] = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    if ((pid = fork()) == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        sigset_t none;
-        if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0) _exit(126);
-        signal(SIGINT, SIG_DFL);
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        alarm(DEFAULT_TIMEOUT * 2);
-        execv(ng_bin, (char *const *)argv);
-        _exit(127);
-    }
-    return pid;
-}
 
 /* A SIGINT while 72 or more of 512 slices wait in the temporary folder:
  * the process dies of it, leaving no slice and no folder. */
@@ -725,7 +701,7 @@ static void test_cli_sigint_mid_sequence(void)
     mksub(dir, "sigint");
     mkscript(s, "slow.lua", slow_script);
     pathf(pat, "%s/c_{z}.png", dir);
-    pid = spawn(args);
+    pid = cli_spawn(args);
     for (waited = 0; waited < DEFAULT_TIMEOUT * 1000L && (seen = temp_folder_entries(dir)) < 72; waited += 5)
         sleep_ms(5);
     CHECKF(seen >= 72 && seen < 512, "%d slices in the temporary folder", seen);
