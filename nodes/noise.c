@@ -242,6 +242,19 @@ static void kernel_gradient(ng_basis_fn fn, ng_noise_pts *pts, float *tmp, float
     }
 }
 
+/* Value and gradient of a kernel: analytic where it has a _d form (fd),
+ * else central differences (tmp: one plane of scratch). */
+static void value_and_gradient(ng_basis_fn fn, ng_basis_d_fn fd, ng_noise_pts *pts, float *out, float *grad,
+                               float *tmp)
+{
+    if (fd) {
+        fd(pts, out, grad);
+    } else {
+        fn(pts, out);
+        kernel_gradient(fn, pts, tmp, grad);
+    }
+}
+
 /* ---- time: loops and flow in 4D ---------------------------------------------------------------
  * A render with a time period (--loop-frames) sets b->period[3]. The time
  * axis then takes whole lattice cells per period like a tiled axis, and its
@@ -270,10 +283,10 @@ static int simplex_loop(ng_ctx *ctx, ng_basis_fn fn, ng_basis_d_fn fd, ng_noise_
     const double c = pts->period[3], a = pts->anchor[3];
     const float ws = ng_pts_scale(pts, 3);
     float *wt = ng_scratch(ctx, 1), *g = ng_scratch(ctx, 1), *other = ng_scratch(ctx, 1);
-    float *ograd = grad ? ng_scratch(ctx, dims) : NULL;
+    float *ograd = grad ? ng_scratch(ctx, dims) : NULL, *tmp = grad && !fd ? ng_scratch(ctx, 1) : NULL;
     const float *w0 = pts->f[3];
     int i, d, rc = -1;
-    if (!wt || !g || !other || (grad && !ograd)) goto done;
+    if (!wt || !g || !other || (grad && !ograd) || (grad && !fd && !tmp)) goto done;
     for (i = 0; i < n; i++) {
         const float off = w0[i] * ws;
         const double uu = a + (double)off, k = floor(uu / c);
@@ -282,10 +295,10 @@ static int simplex_loop(ng_ctx *ctx, ng_basis_fn fn, ng_basis_d_fn fd, ng_noise_
     }
     pts->f[3] = g;
     pts->scale[3] = 1.0f;
-    if (grad) fd(pts, out, grad);
+    if (grad) value_and_gradient(fn, fd, pts, out, grad, tmp);
     else fn(pts, out);
     pts->anchor[3] = a - c;
-    if (grad) fd(pts, other, ograd);
+    if (grad) value_and_gradient(fn, fd, pts, other, ograd, tmp);
     else fn(pts, other);
     pts->anchor[3] = a;
     if (grad)
@@ -297,6 +310,7 @@ static int simplex_loop(ng_ctx *ctx, ng_basis_fn fn, ng_basis_d_fn fd, ng_noise_
     for (i = 0; i < n; i++) out[i] = out[i] + (other[i] - out[i]) * wt[i];
     rc = 0;
 done:
+    ng_scratch_free(ctx, tmp, 1);
     ng_scratch_free(ctx, ograd, dims);
     ng_scratch_free(ctx, other, 1);
     ng_scratch_free(ctx, g, 1);
@@ -472,9 +486,8 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     } else if (grad && fd_grad) {
         fd_grad(&pts, out, grad); /* value bit-identical to fn's, gradient analytic */
     } else if (grad) {
-        fn(&pts, out);
         if (!(tmp = ng_scratch(ctx, 1))) rc = -1;
-        else kernel_gradient(fn, &pts, tmp, grad);
+        else value_and_gradient(fn, NULL, &pts, out, grad, tmp);
         ng_scratch_free(ctx, tmp, 1);
     } else if (drv->jitter || drv->flow) {
         kernel_runs(n, fn, &pts, drv, out);

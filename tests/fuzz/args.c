@@ -46,7 +46,9 @@ static void check_accepted(const ng_cli *c, char **argv, int argc)
         !finite_within(r->z, -NG_MAX_COORD, NG_MAX_COORD) || !finite_within(r->time, -NG_MAX_COORD, NG_MAX_COORD))
         abort();
     if (!finite_within(r->pixel_size, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE)) abort();
-    if (r->dims != (c->time_set ? 4 : c->z_set || r->depth ? 3 : 2)) abort();
+    if (r->dims != (c->time_set || c->frames_set ? 4 : c->z_set || r->depth ? 3 : 2)) abort();
+    if (c->frames_set && (c->frame_first < 0 || c->frame_last < c->frame_first)) abort();
+    if (c->loop_frames && !(r->time_period > 0 && isfinite(r->time_period))) abort();
     if (!finite_within(r->time_limit, 0, 1e9)) abort();
     if (!(c->h.time_limit > 0) || !isfinite(c->h.time_limit) || !(c->h.memory_limit >= 1024.0 * 1024.0) ||
         !isfinite(c->h.memory_limit))
