@@ -42,7 +42,7 @@ struct ng_ctx {
     const ng_graph *g;
     const int *uses;
     int cap;            /* points per block, rounded up for alignment */
-    pool pools[NG_MAX_CHANNELS + 1];
+    pool pools[NG_MAX_PLANES + 1]; /* by planes: channels, or channels x dims of a gradient */
     memo_ent *memo;
     uint32_t memo_mask; /* table size - 1 (power of two) */
     int memo_live;      /* entries of this generation */
@@ -52,6 +52,7 @@ struct ng_ctx {
     int sp, stack_cap;
     uint32_t next_pos_id;
     float *zeros;
+    int grad_depth; /* nesting of analytic gradients (NG_GRAD_DEPTH) */
     int failed;
     const ng__stop *stop; /* NULL: runs to the end */
     ng_error err;
@@ -239,7 +240,7 @@ void ng__ctx_free(ng_ctx *c)
     if (!c) return;
     if (c->memo) ng__ctx_tile(c); /* returns memoised buffers to the pools */
     for (i = 0; c->slot && i < ng_graph_count(c->g); i++) free(c->slot[i]); /* left by a failed walk */
-    for (k = 0; k <= NG_MAX_CHANNELS; k++) {
+    for (k = 0; k <= NG_MAX_PLANES; k++) {
         for (i = 0; i < c->pools[k].n; i++) free(c->pools[k].free[i]);
         free(c->pools[k].free);
     }
@@ -409,30 +410,131 @@ int ng_input_channels(const ng_ctx *c, const ng_node *node, int k)
     return node->input[k] >= 0 ? ng_graph_node(c->g, node->input[k])->channels : 0;
 }
 
-int ng_pull_grad(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float *out, float *grad, double h)
+/* ---- gradients ---------------------------------------------------------------- */
+
+/* A source evaluated outside the walk (ng_pull_grad's analytic path) is
+ * read by the consumer like ng__eval's result: a shared source's value goes
+ * into the memo for its other readers (or, already there, loses one read). */
+static int memo_share(ng_ctx *c, const ng_node *src, const ng_block *b, const float *out)
 {
-    const ng_node *src = ng_graph_node(c->g, node->input[k]);
-    float *lo;
-    int d, i;
-    if (src->type->eval_grad) { /* 1: no analytic gradient for this node's options */
-        int rc = src->type->eval_grad(c, src, b, out, grad);
-        if (rc != 1) return rc;
+    const size_t bytes = (size_t)src->channels * (size_t)b->n * sizeof(float);
+    float *m;
+    if (!shared(c, src->id)) return 0;
+    if (!memo_get(c, src->id, b)) {
+        if (!(m = ng_scratch(c, src->channels))) return -1;
+        memcpy(m, out, bytes);
+        if (memo_put(c, src->id, b, m)) {
+            ng_scratch_free(c, m, src->channels);
+            return -1;
+        }
     }
+    memo_release(c, src, b);
+    return 0;
+}
+
+static int grad_of(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h);
+
+/* Value and gradient of a chain node: its inputs' values and gradients,
+ * eval on the values, chain for the gradient. 1: no analytic gradient. */
+static int chain_grad(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad)
+{
+    const int slots = ng_node_slots(src);
+    float *val[NG_MAX_INPUTS + NG_MAX_DRIVERS] = {0}, *dval[NG_MAX_INPUTS + NG_MAX_DRIVERS] = {0};
+    int k, rc = -1;
+    ng_block nb = *b;
+    for (k = 0; k < slots; k++) {
+        const ng_node *in;
+        if (src->input[k] < 0) continue;
+        in = ng_graph_node(c->g, src->input[k]);
+        if (!(val[k] = ng_scratch(c, in->channels)) || !(dval[k] = ng_scratch(c, in->channels * b->dims))) goto done;
+        if (grad_of(c, in, b, val[k], dval[k], 0)) goto done;
+    }
+    if (c->stop && stopped(c)) goto done;
+    nb.channels = src->channels;
+    if (src->type->eval(c, src, &nb, (const float *const *)val, out)) goto done;
+    rc = src->type->chain(c, src, b, (const float *const *)val, (const float *const *)dval, out, grad);
+done:
+    for (k = 0; k < slots; k++) {
+        const int ch = src->input[k] < 0 ? 0 : ng_graph_node(c->g, src->input[k])->channels;
+        ng_scratch_free(c, val[k], ch);
+        ng_scratch_free(c, dval[k], ch * b->dims);
+    }
+    return rc;
+}
+
+/* The analytic value and gradient of src, 1 where it has none. */
+static int analytic(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad)
+{
+    const size_t plane = (size_t)b->n * sizeof(float);
+    ng_block nb = *b;
+    if (src->type == &ng_type_constant) { /* flat */
+        nb.channels = 1;
+        memset(grad, 0, (size_t)b->dims * plane);
+        return src->type->eval(c, src, &nb, NULL, out);
+    }
+    if (src->type->eval_grad) {
+        if (c->stop && stopped(c)) return -1;
+        return src->type->eval_grad(c, src, b, out, grad);
+    }
+    if (src->type->chain && src->ndrivers == 0) {
+        int k;
+        for (k = 0; k < src->type->ninputs; k++)
+            if (src->type->inputs[k].flags & NG_INPUT_PULL) return 1; /* a chain reads its inputs where it is */
+        return chain_grad(c, src, b, out, grad);
+    }
+    return 1;
+}
+
+/* Central differences of src, every channel: the step goes into the double
+ * anchor, so it is exact at any distance. */
+static int central_differences(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h)
+{
+    const int ch = src->channels, n = b->n, dims = b->dims;
+    const float inv = (float)(0.5 / h);
+    float *hi = NULL, *lo = NULL;
+    int d, j, i, rc = -1;
     if (ng__eval(c, src->id, b, out, 0)) return -1;
-    if (h <= 0) h = src->detail < HUGE_VAL ? src->detail * 1e-3 : 1e-2;
-    if (!(lo = ng_scratch(c, 1))) return -1;
-    for (d = 0; d < b->dims; d++) {
-        /* the step goes into the double anchor: exact at any distance */
+    if (!(hi = ng_scratch(c, ch)) || !(lo = ng_scratch(c, ch))) goto done;
+    for (d = 0; d < dims; d++) {
         ng_block s = *b;
-        float *g = grad + (size_t)d * (size_t)b->n, inv = (float)(0.5 / h);
         s.anchor[d] = b->anchor[d] + h;
         s.pos_id = ng_new_pos_id(c);
-        if (ng__eval(c, src->id, &s, g, 0)) break;
+        if (ng__eval(c, src->id, &s, hi, 0)) goto done;
         s.anchor[d] = b->anchor[d] - h;
         s.pos_id = ng_new_pos_id(c);
-        if (ng__eval(c, src->id, &s, lo, 0)) break;
-        for (i = 0; i < b->n; i++) g[i] = (g[i] - lo[i]) * inv;
+        if (ng__eval(c, src->id, &s, lo, 0)) goto done;
+        for (j = 0; j < ch; j++) {
+            float *g = grad + ((size_t)j * (size_t)dims + (size_t)d) * (size_t)n;
+            const float *x = hi + (size_t)j * (size_t)n, *y = lo + (size_t)j * (size_t)n;
+            for (i = 0; i < n; i++) g[i] = (x[i] - y[i]) * inv;
+        }
     }
-    ng_scratch_free(c, lo, 1);
-    return d == b->dims ? 0 : -1;
+    rc = 0;
+done:
+    ng_scratch_free(c, hi, ch);
+    ng_scratch_free(c, lo, ch);
+    return rc;
+}
+
+static int grad_of(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h)
+{
+    if (c->failed) return -1;
+    if (h <= 0 && c->grad_depth < NG_GRAD_DEPTH) {
+        int rc;
+        c->grad_depth++;
+        rc = analytic(c, src, b, out, grad);
+        c->grad_depth--;
+        if (rc < 0) {
+            if (!c->failed) ng_fail(c, "evaluation failed");
+            return -1;
+        }
+        if (rc == 0) return memo_share(c, src, b, out);
+    }
+    if (h <= 0) h = src->detail < HUGE_VAL ? src->detail * 1e-3 : 1e-2;
+    return central_differences(c, src, b, out, grad, h);
+}
+
+int ng_pull_grad(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float *out, float *grad, double h)
+{
+    return grad_of(c, ng_graph_node(c->g, node->input[k]), b, out, grad, h);
 }

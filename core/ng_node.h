@@ -60,7 +60,8 @@ struct ng_block {
     int channels;
 };
 
-/* A scratch buffer of channels * tile-area floats from the thread's pool.
+/* A scratch buffer of channels * tile-area floats from the thread's pool
+ * (channels up to NG_MAX_PLANES, for gradients).
  * Returns NULL with the context error set when memory runs out. Buffers go
  * back with ng_scratch_free (any order). */
 float *ng_scratch(ng_ctx *ctx, int channels);
@@ -74,11 +75,24 @@ int ng_pull(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b, float *o
  * `channels` and may leave the others unwritten; a memoised source, read
  * by several, computes them all. */
 int ng_pull_channels(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b, float *out, int channels);
-/* Value and gradient of input k's source (1 channel) at block b: out gets
- * b->n values, grad b->dims planes of b->n partial derivatives along the
- * world axes. Analytic when the source provides it, central differences of
- * step `h` world units (0: a thousandth of its detail size) otherwise. */
+/* Value and gradient of input k's source at block b: out gets its channels
+ * * b->n values (every channel), grad channels * b->dims planes, plane
+ * c * b->dims + d the partial derivative of channel c along world axis d
+ * (noisegraph.h: eval_grad). Analytic when the source's graph provides it
+ * (eval_grad or chain all the way down; a subtree without them, or deeper
+ * than NG_GRAD_DEPTH nodes of analytic gradients, takes central
+ * differences on its own), central differences of step `h` world units
+ * otherwise. h > 0 asks for central differences of that step even where
+ * analytic gradients exist; h = 0: analytic where possible, else a
+ * thousandth of the source's detail size. A shared source's value is
+ * memoised as ng_pull would, so its other readers do not recompute it. */
 int ng_pull_grad(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b, float *out, float *grad, double h);
+/* Nesting of analytic gradients through chain and eval_grad (each level
+ * one C stack frame of the evaluator): deeper, central differences. */
+#define NG_GRAD_DEPTH 48
+/* The largest gradient a scratch buffer holds: ng_scratch takes up to this
+ * many planes (channels * dims). */
+#define NG_MAX_PLANES (NG_MAX_CHANNELS * 4)
 /* Channel count of input k's source (0 when unconnected). */
 int ng_input_channels(const ng_ctx *ctx, const ng_node *node, int k);
 /* Record an error (printf-style) and return -1. */

@@ -145,12 +145,34 @@ typedef struct ng_node_type {
      * period[d] world units, -1 with an error in buf when it cannot tile a
      * render of `dims` dimensions, 0 otherwise. */
     int (*tile_check)(const ng_node *node, const double period[4], int dims, char *buf, size_t len);
-    /* Optional: value and gradient in one pass, for a 1-channel node without
-     * same-position inputs (noise bases): out as eval, grad dims planes of
-     * d(out)/d(world axis). Without it, or when it returns 1 (this node's
-     * options have no analytic gradient: a fractal, a driven option),
-     * gradients are central differences. */
+    /* Gradients (ng_pull_grad, for ng.light, ng.slope, warps of warps...).
+     * A gradient of a node of C channels at a block of dims dimensions is
+     * C * dims planes of b->n floats, plane c * dims + d holding
+     * d(channel c)/d(world axis d); world axis d is anchor[d] + p[d][i].
+     * A node gives it one of two ways, or neither:
+     *
+     * eval_grad (optional): value and gradient in one pass, for nodes that
+     * evaluate inputs themselves (noises, fractals, warps pull them through
+     * ng_pull_grad at the positions they choose). out gets every channel,
+     * bit for bit what eval writes; grad the C * dims planes.
+     *
+     * chain (optional): for a node whose inputs are all same-position
+     * (arithmetic, fit, curves): the evaluator pulls each input's value and
+     * gradient, runs eval on the values (so the value is eval's own), then
+     * chain: in[k] input k's values as eval read them, din[k] their
+     * gradients (input k's channels * dims planes; NULL where in[k] is),
+     * out this node's values; it writes the C * dims planes of grad. Where
+     * a function has a kink (abs, min, clamp...) the one-sided derivative
+     * of the branch the value took is used; steps (floor, step) have 0.
+     *
+     * Both return 0, -1 with the context's error set, or 1: no analytic
+     * gradient for this node's options (a driven option, a per-sample
+     * roughness): the evaluator then takes central differences of this node
+     * (inputs included) instead. A node with neither hook gets central
+     * differences too; its inputs' gradients are then never asked for. */
     int (*eval_grad)(ng_ctx *ctx, const ng_node *node, const ng_block *b, float *out, float *grad);
+    int (*chain)(ng_ctx *ctx, const ng_node *node, const ng_block *b, const float *const *in,
+                 const float *const *din, const float *out, float *grad);
     /* Evaluate at block b into out (channels * b->n floats, channel-major).
      * in[k]: output of same-position input k (NULL for pull inputs and
      * unconnected optional inputs). 0, or -1 with the context's error set. */

@@ -87,12 +87,53 @@ static int terrace_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
     return 0;
 }
 
+/* The gradient of a remap f(source): f'(v) times the source's gradient,
+ * per channel and axis. slope(n, v) is f' at v. */
+static void remap_chain(const ng_node *n, const ng_block *b, const float *x, const float *din, float *grad,
+                        float (*slope)(const ng_node *n, float v))
+{
+    const int len = b->n;
+    int c, d, i;
+    for (c = 0; c < n->channels; c++)
+        for (d = 0; d < b->dims; d++) {
+            const size_t g = ((size_t)c * (size_t)b->dims + (size_t)d) * (size_t)len;
+            for (i = 0; i < len; i++) grad[g + i] = slope(n, x[(size_t)c * (size_t)len + i]) * din[g + i];
+        }
+}
+
+/* d/dv of a + (c - a) t^e with t = (v - lo) / (hi - lo) (1 - that when
+ * inverted): flat on the terraces beyond the levels */
+static float terrace_slope(const ng_node *n, float v)
+{
+    const terrace_state *st = n->state;
+    const float *lv = st->level, e = (float)ng_num(n, P_SHARPNESS);
+    const int count = st->count;
+    float a, c, t, dt;
+    int s;
+    if (!(v > lv[0]) || v >= lv[count - 1]) return 0.0f;
+    s = ng__segment(lv, count, v);
+    a = lv[s], c = lv[s + 1];
+    t = (v - a) / (c - a);
+    dt = 1.0f / (c - a);
+    if (ng_int(n, P_INVERT)) t = 1.0f - t, dt = -dt, a = lv[s + 1], c = lv[s];
+    return (c - a) * (e == 2.0f ? 2.0f * t : e * powf(t, e - 1.0f)) * dt;
+}
+
+static int terrace_chain(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,
+                         const float *const *din, const float *out, float *grad)
+{
+    (void)ctx, (void)out;
+    remap_chain(n, b, in[I_SOURCE], din[I_SOURCE], grad, terrace_slope);
+    return 0;
+}
+
 const ng_node_type ng_type_terrace = {
     .name = "terrace", .family = "math",
     .doc = "flat terraces at the given levels joined by eased risers (libnoise's Terrace): stepped mesas and "
            "rice-field hills from any height",
     .params = terrace_params, .nparams = TERRACE_NPARAMS, .inputs = source_input, .ninputs = NINPUTS, .dims = ALL_DIMS,
     .method = "terrace", .positional = "source,steps", .setup = terrace_setup, .eval = terrace_eval,
+    .chain = terrace_chain,
 };
 
 /* ---- curve -------------------------------------------------------------------- */
@@ -179,10 +220,36 @@ static int curve_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
     return 0;
 }
 
+/* d/dv of the Hermite segment: ((y1 - y0) h01' + h (m0 h10' + m1 h11')) / h;
+ * flat beyond the first and last points */
+static float curve_slope(const ng_node *n, float v)
+{
+    const curve_state *st = n->state;
+    const int np = st->np;
+    const float *x = st->xym, *y = x + np, *m = y + np;
+    float h, t, t2;
+    int s;
+    if (!(v > x[0]) || v >= x[np - 1]) return 0.0f;
+    s = ng__segment(x, np, v);
+    h = x[s + 1] - x[s];
+    t = (v - x[s]) / h;
+    t2 = t * t;
+    return ((y[s + 1] - y[s]) * (6 * t - 6 * t2) + h * (m[s] * (3 * t2 - 4 * t + 1) + m[s + 1] * (3 * t2 - 2 * t))) / h;
+}
+
+static int curve_chain(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,
+                       const float *const *din, const float *out, float *grad)
+{
+    (void)ctx, (void)out;
+    remap_chain(n, b, in[I_SOURCE], din[I_SOURCE], grad, curve_slope);
+    return 0;
+}
+
 const ng_node_type ng_type_curve = {
     .name = "curve", .family = "math",
     .doc = "remaps through a smooth monotone cubic (Fritsch-Carlson) that passes through every control point and "
            "never overshoots between them; flat beyond the first and last points",
     .params = curve_params, .nparams = CURVE_NPARAMS, .inputs = source_input, .ninputs = NINPUTS, .dims = ALL_DIMS,
     .method = "curve", .positional = "source,points", .setup = curve_setup, .eval = curve_eval,
+    .chain = curve_chain,
 };

@@ -80,21 +80,42 @@ static int pull_source(ng_ctx *ctx, const ng_node *n, const ng_block *ob, float 
     return ng_pull(ctx, n, I_SOURCE, ob, out);
 }
 
-static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+static void fractal_options(const ng_node *n, const float *const *in, ng_fractal *f)
 {
     const fractal_state *s = n->state;
+    memset(f, 0, sizeof *f);
+    f->type = ng_int(n, P_TYPE);
+    f->normalize = ng_int(n, P_NORMALIZE);
+    f->antialias = ng_int(n, P_ANTIALIAS);
+    f->octaves = ng_num(n, P_OCTAVES);
+    f->lacunarity = ng_num(n, P_LACUNARITY);
+    f->roughness = ng_num(n, P_ROUGHNESS);
+    f->detail = s->source_detail;
+    f->roughness_at = in ? ng_driver(n, in, P_ROUGHNESS) : NULL;
+    f->lacunarity_at = in ? ng_driver(n, in, P_LACUNARITY) : NULL;
+}
+
+static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
     ng_fractal f;
-    memset(&f, 0, sizeof f);
-    f.type = ng_int(n, P_TYPE);
-    f.normalize = ng_int(n, P_NORMALIZE);
-    f.antialias = ng_int(n, P_ANTIALIAS);
-    f.octaves = ng_num(n, P_OCTAVES);
-    f.lacunarity = ng_num(n, P_LACUNARITY);
-    f.roughness = ng_num(n, P_ROUGHNESS);
-    f.detail = s->source_detail;
-    f.roughness_at = ng_driver(n, in, P_ROUGHNESS);
-    f.lacunarity_at = ng_driver(n, in, P_LACUNARITY);
+    fractal_options(n, in, &f);
     return ng__fractal_sum(ctx, n, &f, b, n->channels, pull_source, NULL, out);
+}
+
+static int pull_source_grad(ng_ctx *ctx, const ng_node *n, const ng_block *ob, float *out, float *grad, void *user)
+{
+    (void)user;
+    return ng_pull_grad(ctx, n, I_SOURCE, ob, out, grad, 0);
+}
+
+/* The sum and its gradient from the source's (octaves.c); a driven
+ * roughness or lacunarity has none here: central differences. */
+static int fractal_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out, float *grad)
+{
+    ng_fractal f;
+    if (n->ndrivers > 0) return 1;
+    fractal_options(n, NULL, &f);
+    return ng__fractal_sum_grad(ctx, n, &f, b, n->channels, pull_source_grad, NULL, out, grad);
 }
 
 const ng_node_type ng_type_fractal = {
@@ -114,5 +135,6 @@ const ng_node_type ng_type_fractal = {
     .shorthands = fractal_shorthands,
     .nshorthands = (int)(sizeof fractal_shorthands / sizeof fractal_shorthands[0]),
     .setup = fractal_setup,
+    .eval_grad = fractal_eval_grad,
     .eval = fractal_eval,
 };

@@ -32,6 +32,22 @@ static const float *plane(const ng_ctx *ctx, const ng_node *n, const float *cons
     return ng_input_channels(ctx, n, k) == 1 ? in[k] : in[k] + (size_t)c * (size_t)len;
 }
 
+/* Gradients (the chain hook, noisegraph.h): plane d of channel c of input
+ * k's gradient (a scalar's repeats), and of the output. */
+static const float *dplane(const ng_ctx *ctx, const ng_node *n, const float *const *din, int k, int c, int d,
+                           int dims, int len)
+{
+    const int ch = ng_input_channels(ctx, n, k) == 1 ? 0 : c;
+    return din[k] + ((size_t)ch * (size_t)dims + (size_t)d) * (size_t)len;
+}
+
+static float *gplane(float *grad, int c, int d, int dims, int len)
+{
+    return grad + ((size_t)c * (size_t)dims + (size_t)d) * (size_t)len;
+}
+
+static float sign1(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f; }
+
 /* ---- binary operators ------------------------------------------------------ */
 
 enum { I_A, I_B, AB_NINPUTS };
@@ -75,20 +91,54 @@ BINARY_EVAL(pow_eval, powf(x[i], y[i]))
 BINARY_LOOP(min_eval, min)
 BINARY_LOOP(max_eval, max)
 
-#define BINARY_TYPE(var, nm, opname, meth, docs, fn)                                       \
+/* The gradient of a binary operator per channel and axis: x, y the
+ * operands, o the value, gx, gy the operands' derivatives. */
+#define BINARY_CHAIN(fname, expr)                                                                            \
+    static int fname(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,              \
+                     const float *const *din, const float *out, float *grad)                                 \
+    {                                                                                                        \
+        const float k = n->type->nparams ? (float)ng_num(n, 0) : 0.0f;                                       \
+        int c, d, i, len = b->n;                                                                             \
+        (void)k;                                                                                             \
+        for (c = 0; c < n->channels; c++)                                                                    \
+            for (d = 0; d < b->dims; d++) {                                                                  \
+                const float *x = plane(ctx, n, in, I_A, c, len), *y = plane(ctx, n, in, I_B, c, len);        \
+                const float *gx = dplane(ctx, n, din, I_A, c, d, b->dims, len);                              \
+                const float *gy = dplane(ctx, n, din, I_B, c, d, b->dims, len);                              \
+                const float *o = out + (size_t)c * (size_t)len;                                              \
+                float *g = gplane(grad, c, d, b->dims, len);                                                 \
+                for (i = 0; i < len; i++) g[i] = (expr);                                                     \
+                (void)x, (void)y, (void)o;                                                                   \
+            }                                                                                                \
+        return 0;                                                                                            \
+    }
+
+BINARY_CHAIN(add_chain, gx[i] + gy[i])
+BINARY_CHAIN(sub_chain, gx[i] - gy[i])
+BINARY_CHAIN(mul_chain, gx[i] * y[i] + x[i] * gy[i])
+BINARY_CHAIN(div_chain, (gx[i] - o[i] * gy[i]) / y[i])
+/* d(x^y) = y x^(y-1) dx + x^y ln(x) dy, the second only where x > 0 (a
+ * non-positive base has a value only for whole exponents, which do not vary) */
+BINARY_CHAIN(pow_chain, y[i] * powf(x[i], y[i] - 1.0f) * gx[i] + (x[i] > 0.0f ? o[i] * logf(x[i]) * gy[i] : 0.0f))
+BINARY_CHAIN(min_chain, x[i] < y[i] ? gx[i] : gy[i])
+BINARY_CHAIN(max_chain, x[i] > y[i] ? gx[i] : gy[i])
+
+#define BINARY_TYPE(var, nm, opname, meth, docs, fn, ch)                                   \
     const ng_node_type var = {                                                             \
         .name = nm, .family = "math", .doc = docs, .inputs = ab_inputs, .ninputs = AB_NINPUTS, \
         .dims = ALL_DIMS, .op = opname, .method = meth, .positional = "a,b",               \
-        .setup = broadcast_setup, .eval = fn,                                              \
+        .setup = broadcast_setup, .eval = fn, .chain = ch,                                 \
     };
 
-BINARY_TYPE(ng_type_add, "add", "__add", NULL, "a + b", add_eval)
-BINARY_TYPE(ng_type_sub, "sub", "__sub", NULL, "a - b", sub_eval)
-BINARY_TYPE(ng_type_mul, "mul", "__mul", NULL, "a * b", mul_eval)
-BINARY_TYPE(ng_type_div, "div", "__div", NULL, "a / b (IEEE: division by zero gives infinity, written as 1)", div_eval)
-BINARY_TYPE(ng_type_pow, "pow", "__pow", "pow", "a ^ b (powf; a negative base with a fractional exponent gives NaN, written as 0)", pow_eval)
-BINARY_TYPE(ng_type_min, "min", NULL, "min", "the smaller of a and b", min_eval)
-BINARY_TYPE(ng_type_max, "max", NULL, "max", "the larger of a and b", max_eval)
+BINARY_TYPE(ng_type_add, "add", "__add", NULL, "a + b", add_eval, add_chain)
+BINARY_TYPE(ng_type_sub, "sub", "__sub", NULL, "a - b", sub_eval, sub_chain)
+BINARY_TYPE(ng_type_mul, "mul", "__mul", NULL, "a * b", mul_eval, mul_chain)
+BINARY_TYPE(ng_type_div, "div", "__div", NULL, "a / b (IEEE: division by zero gives infinity, written as 1)", div_eval,
+            div_chain)
+BINARY_TYPE(ng_type_pow, "pow", "__pow", "pow", "a ^ b (powf; a negative base with a fractional exponent gives NaN, written as 0)", pow_eval,
+            pow_chain)
+BINARY_TYPE(ng_type_min, "min", NULL, "min", "the smaller of a and b", min_eval, min_chain)
+BINARY_TYPE(ng_type_max, "max", NULL, "max", "the larger of a and b", max_eval, max_chain)
 
 /* ---- unary operators ---------------------------------------------------------- */
 
@@ -118,15 +168,40 @@ static int same_channels_setup(ng_node *n, const int *ch, ng_error *err)
 UNARY_LOOP(neg_eval, neg)
 UNARY_LOOP(abs_eval, abs)
 
+/* The gradient of an element-wise function: `pre` sets per-node constants,
+ * then per sample of channel c x is the source, o the value, g the
+ * source's derivative along the axis. */
+#define UNARY_CHAIN(fname, pre, expr)                                                                        \
+    static int fname(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,              \
+                     const float *const *din, const float *out, float *grad)                                 \
+    {                                                                                                        \
+        int c, d, i, len = b->n;                                                                             \
+        pre;                                                                                                 \
+        (void)ctx;                                                                                           \
+        for (c = 0; c < n->channels; c++)                                                                    \
+            for (d = 0; d < b->dims; d++) {                                                                  \
+                const float *x = in[I_SOURCE] + (size_t)c * (size_t)len, *o = out + (size_t)c * (size_t)len; \
+                const float *g = din[I_SOURCE] + ((size_t)c * (size_t)b->dims + (size_t)d) * (size_t)len;     \
+                float *r = gplane(grad, c, d, b->dims, len);                                                 \
+                for (i = 0; i < len; i++) r[i] = (expr);                                                     \
+                (void)x, (void)o;                                                                            \
+            }                                                                                                \
+        return 0;                                                                                            \
+    }
+
+UNARY_CHAIN(neg_chain, (void)n, -g[i])
+UNARY_CHAIN(abs_chain, (void)n, sign1(x[i]) * g[i])
+
 const ng_node_type ng_type_neg = {
     .name = "neg", .family = "math", .doc = "-source", .inputs = source_input, .ninputs = SOURCE_NINPUTS,
     .dims = ALL_DIMS, .op = "__unm", .positional = "source", .setup = same_channels_setup, .eval = neg_eval,
+    .chain = neg_chain,
 };
 
 const ng_node_type ng_type_abs = {
     .name = "abs", .family = "math", .doc = "|source|: folds a signed noise into creases (billow-like)",
     .inputs = source_input, .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS, .method = "abs", .positional = "source",
-    .setup = same_channels_setup, .eval = abs_eval,
+    .setup = same_channels_setup, .eval = abs_eval, .chain = abs_chain,
 };
 
 /* ---- clamp ------------------------------------------------------------------------ */
@@ -153,10 +228,14 @@ static int clamp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
     return 0;
 }
 
+/* inside [lo, hi] the slope passes; clamped samples are flat */
+UNARY_CHAIN(clamp_chain, const float lo = (float)ng_num(n, P_CLAMP_LO); const float hi = (float)ng_num(n, P_CLAMP_HI),
+            x[i] < lo || x[i] > hi ? 0.0f : g[i])
+
 const ng_node_type ng_type_clamp = {
     .name = "clamp", .family = "math", .doc = "source limited to [lo, hi]", .params = clamp_params,
     .nparams = CLAMP_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS,
-    .method = "clamp", .positional = "source,lo,hi", .setup = clamp_setup, .eval = clamp_eval,
+    .method = "clamp", .positional = "source,lo,hi", .setup = clamp_setup, .eval = clamp_eval, .chain = clamp_chain,
 };
 
 /* ---- fit ------------------------------------------------------------------------------ */
@@ -202,12 +281,17 @@ static int fit_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const floa
     return 0;
 }
 
+/* the slope times scale, 0 where clamp limited the line x * scale + bias */
+UNARY_CHAIN(fit_chain, const fit_state *s = n->state; const int clamped = ng_int(n, P_FIT_CLAMP),
+            clamped && (x[i] * s->scale + s->bias < s->lo || x[i] * s->scale + s->bias > s->hi) ? 0.0f
+                                                                                                : g[i] * s->scale)
+
 const ng_node_type ng_type_fit = {
     .name = "fit", .family = "math",
     .doc = "maps [from_lo, from_hi] linearly onto [to_lo, to_hi] (Houdini's fit; libnoise's ScaleBias)",
     .params = fit_params, .nparams = FIT_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
     .dims = ALL_DIMS, .method = "fit", .positional = "source,from_lo,from_hi,to_lo,to_hi,clamp",
-    .setup = fit_setup, .eval = fit_eval,
+    .setup = fit_setup, .eval = fit_eval, .chain = fit_chain,
 };
 
 /* ---- mix ----------------------------------------------------------------------------------- */
@@ -230,27 +314,48 @@ static int mix_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const floa
     return 0;
 }
 
+static int mix_chain(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, const float *const *din,
+                     const float *out, float *grad)
+{
+    int c, d, i, len = b->n;
+    (void)out;
+    for (c = 0; c < n->channels; c++)
+        for (d = 0; d < b->dims; d++) {
+            const float *x = plane(ctx, n, in, I_MIX_A, c, len), *y = plane(ctx, n, in, I_MIX_B, c, len);
+            const float *t = plane(ctx, n, in, I_MIX_T, c, len);
+            const float *gx = dplane(ctx, n, din, I_MIX_A, c, d, b->dims, len);
+            const float *gy = dplane(ctx, n, din, I_MIX_B, c, d, b->dims, len);
+            const float *gt = dplane(ctx, n, din, I_MIX_T, c, d, b->dims, len);
+            float *g = gplane(grad, c, d, b->dims, len);
+            for (i = 0; i < len; i++) g[i] = gx[i] + (gy[i] - gx[i]) * t[i] + (y[i] - x[i]) * gt[i];
+        }
+    return 0;
+}
+
 const ng_node_type ng_type_mix = {
     .name = "mix", .family = "math", .doc = "a + (b - a) * t: linear blend, t is a number or a mask node",
     .inputs = mix_inputs, .ninputs = MIX_NINPUTS, .dims = ALL_DIMS, .method = "mix", .positional = "a,b,t",
-    .setup = broadcast_setup, .eval = mix_eval,
+    .setup = broadcast_setup, .eval = mix_eval, .chain = mix_chain,
 };
 
 /* ---- shaping ------------------------------------------------------------------------------------ */
 
 UNARY_LOOP(sqrt_eval, sqrt0)
 UNARY_LOOP(invert_eval, invert)
+UNARY_CHAIN(sqrt_chain, (void)n, o[i] > 0.0f ? g[i] * 0.5f / o[i] : 0.0f)
+UNARY_CHAIN(invert_chain, (void)n, -g[i])
+UNARY_CHAIN(flat_chain, (void)n, ((void)g[i], 0.0f))
 
 const ng_node_type ng_type_sqrt = {
     .name = "sqrt", .family = "math", .doc = "square root; negative values give 0", .inputs = source_input,
     .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS, .method = "sqrt", .positional = "source", .setup = same_channels_setup,
-    .eval = sqrt_eval,
+    .eval = sqrt_eval, .chain = sqrt_chain,
 };
 
 const ng_node_type ng_type_invert = {
     .name = "invert", .family = "math", .doc = "1 - source: flips a [0, 1] mask or height", .inputs = source_input,
     .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS, .method = "invert", .positional = "source", .setup = same_channels_setup,
-    .eval = invert_eval,
+    .eval = invert_eval, .chain = invert_chain,
 };
 
 enum { P_STEP_EDGE, STEP_NPARAMS };
@@ -270,6 +375,7 @@ const ng_node_type ng_type_step = {
     .name = "step", .family = "math", .doc = "0 below edge, 1 from edge on (a hard mask)", .params = step_params,
     .nparams = STEP_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS,
     .method = "step", .positional = "source,edge", .setup = same_channels_setup, .eval = step_eval,
+    .chain = flat_chain,
 };
 
 enum { P_SMOOTH_LO, P_SMOOTH_HI, SMOOTH_NPARAMS };
@@ -303,11 +409,20 @@ static int smoothstep_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     return 0;
 }
 
+/* d/dx t^2 (3 - 2t) = 6 t (1 - t) inv inside the ramp, 0 where t is clamped */
+static float ramp_slope(float x, float lo, float inv)
+{
+    const float t = (x - lo) * inv;
+    return t < 0.0f || t > 1.0f ? 0.0f : 6.0f * t * (1.0f - t) * inv;
+}
+
+UNARY_CHAIN(smoothstep_chain, const ramp_state *s = n->state, ramp_slope(x[i], s->lo, s->inv) * g[i])
+
 const ng_node_type ng_type_smoothstep = {
     .name = "smoothstep", .family = "math", .doc = "0 below lo, 1 above hi, a smooth cubic ramp between",
     .params = smoothstep_params, .nparams = SMOOTH_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
     .dims = ALL_DIMS, .method = "smoothstep", .positional = "source,lo,hi", .setup = smoothstep_setup,
-    .eval = smoothstep_eval,
+    .eval = smoothstep_eval, .chain = smoothstep_chain,
 };
 
 /* ---- select ------------------------------------------------------------------------------------- */
@@ -364,11 +479,42 @@ static int select_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const f
     return 0;
 }
 
+/* Soft edge: the mix's gradient with t = the ramp of the control; hard
+ * edge: the side taken. */
+static int select_chain(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,
+                        const float *const *din, const float *out, float *grad)
+{
+    const ramp_state *r = n->state;
+    const float edge = (float)ng_num(n, P_SEL_THRESHOLD), *t = in[I_SEL_CONTROL];
+    int c, d, i, len = b->n;
+    (void)out;
+    for (c = 0; c < n->channels; c++)
+        for (d = 0; d < b->dims; d++) {
+            const float *x = plane(ctx, n, in, I_SEL_A, c, len), *y = plane(ctx, n, in, I_SEL_B, c, len);
+            const float *gx = dplane(ctx, n, din, I_SEL_A, c, d, b->dims, len);
+            const float *gy = dplane(ctx, n, din, I_SEL_B, c, d, b->dims, len);
+            const float *gt = dplane(ctx, n, din, I_SEL_CONTROL, 0, d, b->dims, len);
+            float *g = gplane(grad, c, d, b->dims, len);
+            for (i = 0; i < len; i++) {
+                if (r->inv == 0.0f) {
+                    g[i] = t[i] < edge ? gx[i] : gy[i];
+                } else {
+                    float s = (t[i] - r->lo) * r->inv;
+                    s = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
+                    s = s * s * (3.0f - 2.0f * s);
+                    g[i] = gx[i] + (gy[i] - gx[i]) * s + (y[i] - x[i]) * ramp_slope(t[i], r->lo, r->inv) * gt[i];
+                }
+            }
+        }
+    return 0;
+}
+
 const ng_node_type ng_type_select = {
     .name = "select", .family = "math",
     .doc = "a where control < threshold, b above it, blended smoothly over threshold +- falloff (libnoise's Select)",
     .params = select_params, .nparams = SEL_NPARAMS, .inputs = select_inputs, .ninputs = SEL_NINPUTS,
     .dims = ALL_DIMS, .positional = "a,b,control,threshold,falloff", .setup = select_setup, .eval = select_eval,
+    .chain = select_chain,
 };
 
 /* ---- periodic and rounding ------------------------------------------------------------------------ */
@@ -413,22 +559,30 @@ UNARY_EVAL(floor_eval, floorf)
 UNARY_EVAL(fract_eval, fract1)
 BINARY_EVAL(mod_eval, floored_mod(x[i], y[i]))
 
-#define UNARY_TYPE(var, nm, docs, fn)                                                                        \
+UNARY_CHAIN(sin_chain, (void)n, cosf(x[i]) * g[i])
+UNARY_CHAIN(cos_chain, (void)n, -sinf(x[i]) * g[i])
+UNARY_CHAIN(fract_chain, (void)n, g[i])
+/* a - b q with q = floor(a / b), recovered from the value: da - q db */
+BINARY_CHAIN(mod_chain, gx[i] - roundf((x[i] - o[i]) / y[i]) * gy[i])
+
+#define UNARY_TYPE(var, nm, docs, fn, ch)                                                                    \
     const ng_node_type var = {                                                                               \
         .name = nm, .family = "math", .doc = docs, .inputs = source_input, .ninputs = SOURCE_NINPUTS,      \
         .dims = ALL_DIMS, .method = nm, .positional = "source", .setup = same_channels_setup, .eval = fn, \
+        .chain = ch,                                                                                         \
     };
 
-UNARY_TYPE(ng_type_sin, "sin", "sine of source in radians (multiply first for a period: sin(x * 2 * pi / P))", sin_eval)
-UNARY_TYPE(ng_type_cos, "cos", "cosine of source in radians", cos_eval)
-UNARY_TYPE(ng_type_floor, "floor", "the largest whole number not above source (-0.5 gives -1)", floor_eval)
+UNARY_TYPE(ng_type_sin, "sin", "sine of source in radians (multiply first for a period: sin(x * 2 * pi / P))", sin_eval,
+           sin_chain)
+UNARY_TYPE(ng_type_cos, "cos", "cosine of source in radians", cos_eval, cos_chain)
+UNARY_TYPE(ng_type_floor, "floor", "the largest whole number not above source (-0.5 gives -1)", floor_eval, flat_chain)
 UNARY_TYPE(ng_type_fract, "fract",
            "source - floor(source), in [0, 1) (-0.25 gives 0.75): repeats bands, a sawtooth from a gradient",
-           fract_eval)
+           fract_eval, fract_chain)
 BINARY_TYPE(ng_type_mod, "mod", "__mod", "mod",
             "a % b, floored as Lua's and Houdini's: a - b * floor(a / b), between 0 and b (-1 % 3 = 2); b = 0 "
             "gives NaN, written as 0",
-            mod_eval)
+            mod_eval, mod_chain)
 
 /* ---- bias and gain ------------------------------------------------------------------------------------ */
 
@@ -487,11 +641,30 @@ static float gain1(float x, shape_k s)
 SHAPE_EVAL(bias_eval, bias1)
 SHAPE_EVAL(gain_eval, gain1)
 
+/* d/dx b x / (c + k x) = b c / (c + k x)^2 inside (0, 1), flat outside */
+static float bias_slope(float x, shape_k s)
+{
+    float q;
+    if (!(x > 0.0f) || x >= 1.0f) return 0.0f;
+    q = s.c + s.k * x;
+    return s.b * s.c / (q * q);
+}
+
+/* each half is bias at twice the rate, halved: the slope is bias's */
+static float gain_slope(float x, shape_k s)
+{
+    return x < 0.5f ? bias_slope(2.0f * x, s) : bias_slope(2.0f * (1.0f - x), s);
+}
+
+UNARY_CHAIN(bias_chain, const shape_k s = shape_of(n), bias_slope(x[i], s) * g[i])
+UNARY_CHAIN(gain_chain, const shape_k s = shape_of(n), gain_slope(x[i], s) * g[i])
+
 const ng_node_type ng_type_bias = {
     .name = "bias", .family = "math",
     .doc = "Houdini's bias (Schlick's): bends [0, 1] towards 0 or 1 keeping the ends; source is clamped to [0, 1]",
     .params = bias_params, .nparams = SHAPE_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
     .dims = ALL_DIMS, .method = "bias", .positional = "source,bias", .setup = same_channels_setup, .eval = bias_eval,
+    .chain = bias_chain,
 };
 
 const ng_node_type ng_type_gain = {
@@ -500,6 +673,7 @@ const ng_node_type ng_type_gain = {
            "clamped to [0, 1]",
     .params = gain_params, .nparams = SHAPE_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
     .dims = ALL_DIMS, .method = "gain", .positional = "source,gain", .setup = same_channels_setup, .eval = gain_eval,
+    .chain = gain_chain,
 };
 
 /* ---- smooth min and max --------------------------------------------------------------------------------- */
@@ -542,17 +716,32 @@ static void smooth_min(float *o, const float *x, const float *y, float k, float 
 SMOOTH_EVAL(smin_eval, 1.0f)
 SMOOTH_EVAL(smax_eval, -1.0f)
 
+/* sign (m - e^2 q) with a = sign x, c = sign y: dm the side min takes,
+ * de = -sign(a - c) (da - dc) where e > 0 */
+static float smooth_slope(float x, float y, float gx, float gy, float k, float sign)
+{
+    const float q = k > 0.0f ? 0.25f / k : 0.0f, a = sign * x, c = sign * y, da = sign * gx, dc = sign * gy;
+    const float dm = a < c ? da : dc;
+    float e = k - fabsf(a - c), de;
+    e = e > 0.0f ? e : 0.0f;
+    de = e > 0.0f ? -sign1(a - c) * (da - dc) : 0.0f;
+    return sign * (dm - 2.0f * e * q * de);
+}
+
+BINARY_CHAIN(smin_chain, smooth_slope(x[i], y[i], gx[i], gy[i], k, 1.0f))
+BINARY_CHAIN(smax_chain, smooth_slope(x[i], y[i], gx[i], gy[i], k, -1.0f))
+
 const ng_node_type ng_type_smin = {
     .name = "smin", .family = "math",
     .doc = "smooth minimum of a and b: min with its corner rounded over |a - b| < k (polynomial), never above "
            "min; merges shapes and masks without a crease",
     .params = smin_params, .nparams = SMIN_NPARAMS, .inputs = ab_inputs, .ninputs = AB_NINPUTS, .dims = ALL_DIMS,
-    .method = "smin", .positional = "a,b,k", .setup = broadcast_setup, .eval = smin_eval,
+    .method = "smin", .positional = "a,b,k", .setup = broadcast_setup, .eval = smin_eval, .chain = smin_chain,
 };
 
 const ng_node_type ng_type_smax = {
     .name = "smax", .family = "math",
     .doc = "smooth maximum of a and b: max with its corner rounded over |a - b| < k, never below max",
     .params = smin_params, .nparams = SMIN_NPARAMS, .inputs = ab_inputs, .ninputs = AB_NINPUTS, .dims = ALL_DIMS,
-    .method = "smax", .positional = "a,b,k", .setup = broadcast_setup, .eval = smax_eval,
+    .method = "smax", .positional = "a,b,k", .setup = broadcast_setup, .eval = smax_eval, .chain = smax_chain,
 };

@@ -606,18 +606,44 @@ static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
     return rc;
 }
 
-/* Value and world-space gradient, with the output mapping applied to both;
- * 1 (central differences instead) for a fractal or driven options. */
+/* noise_channels with gradients: every channel c, its gradient in the dims
+ * planes from c * dims (ng_pull_grad's layout); the output mapping scales
+ * both. Only without driven options (the caller checks). */
+static int noise_channels_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out, float *grad, void *user)
+{
+    static const ng_unified_in none;
+    const ng_unified *u = n->state;
+    const size_t plane = (size_t)b->n;
+    int c;
+    (void)user;
+    for (c = 0; c < n->channels; c++) {
+        float *o = out + (size_t)c * plane, *g = grad + (size_t)c * (size_t)b->dims * plane;
+        if (ng__noise_basis(ctx, n, u, &none, ng_int(n, P_TYPE), (uint32_t)c, 1.0, b, o, g)) return -1;
+        ng__unified_map(n, u, &none, o, b->n);
+        if ((float)u->scale != 1.0f) ng__loops()->scale(g, g, (float)u->scale, b->n * b->dims);
+    }
+    return 0;
+}
+
+/* Value and world-space gradient of every channel, the built-in fractal
+ * summed as ng.fractal sums it (octaves.c); 1 (central differences
+ * instead) for driven options. */
 static int noise_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out, float *grad)
 {
-    const ng_unified *u = n->state;
-    const float scale = (float)u->scale, bias = (float)u->bias;
-    int i;
-    if (ng_int(n, P_FRACTAL) != FRACTAL_NONE || n->ndrivers > 0) return 1;
-    if (ng__noise_basis(ctx, n, u, NULL, ng_int(n, P_TYPE), 0, 1.0, b, out, grad)) return -1;
-    for (i = 0; i < b->n; i++) out[i] = out[i] * scale + bias;
-    for (i = 0; i < b->n * b->dims; i++) grad[i] *= scale;
-    return 0;
+    const noise_state *st = n->state;
+    const int fractal = ng_int(n, P_FRACTAL);
+    ng_fractal f;
+    if (n->ndrivers > 0) return 1;
+    if (fractal == FRACTAL_NONE) return noise_channels_grad(ctx, n, b, out, grad, NULL);
+    memset(&f, 0, sizeof f);
+    f.type = fractal == FRACTAL_FBM ? NG_FRACTAL_STANDARD : fractal - 1;
+    f.normalize = ng_int(n, P_NORMALIZE);
+    f.antialias = ng_int(n, P_ANTIALIAS);
+    f.octaves = ng_num(n, P_OCTAVES);
+    f.lacunarity = ng_num(n, P_LACUNARITY);
+    f.roughness = ng_num(n, P_ROUGHNESS);
+    f.detail = st->basis_detail;
+    return ng__fractal_sum_grad(ctx, n, &f, b, n->channels, noise_channels_grad, NULL, out, grad);
 }
 
 const ng_node_type ng_type_noise = {

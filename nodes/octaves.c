@@ -264,3 +264,109 @@ done:
     ng_scratch_free(ctx, state, channels);
     return rc;
 }
+
+/* ---- the fractal sum with its gradient ------------------------------------------ */
+
+static float sign_of(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f; }
+
+/* Whether a running weight s is left as it is by the clamp to [0, 1] (its
+ * slope passes) or clamped (no slope). */
+static int unclamped(float s) { return !(s < 0.0f) && !(s > 1.0f); }
+
+/* Octave gradient step for one channel along one axis, before accumulate
+ * moves out and state on: x the octave's values, gx their gradient per
+ * world unit; G the sum's gradient and SG the running weight's. */
+static void accumulate_grad(int type, const float *restrict out, const float *restrict state, const float *restrict x,
+                            const float *restrict gx, float *restrict G, float *restrict SG, float fw, float inv,
+                            int first, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        float r, sig, dsig, wt, dwt, s;
+        switch (type) {
+        case NG_FRACTAL_STANDARD: G[i] += gx[i] * fw; break;
+        case NG_FRACTAL_BILLOW: G[i] += 2.0f * sign_of(x[i]) * gx[i] * fw; break;
+        case NG_FRACTAL_TERRAIN: /* out += x w (out inv + 0.5) */
+            if (first) G[i] = gx[i] * fw;
+            else G[i] += fw * (gx[i] * (out[i] * inv + 0.5f) + x[i] * inv * G[i]);
+            break;
+        case NG_FRACTAL_HYBRID: /* out += x w state; state = clamp(state (x + 1)) */
+            if (first) {
+                G[i] = gx[i] * fw;
+                s = x[i] + 1.0f;
+                SG[i] = unclamped(s) ? gx[i] : 0.0f;
+            } else {
+                G[i] += fw * (gx[i] * state[i] + x[i] * SG[i]);
+                s = state[i] * (x[i] + 1.0f);
+                SG[i] = unclamped(s) ? SG[i] * (x[i] + 1.0f) + state[i] * gx[i] : 0.0f;
+            }
+            break;
+        case NG_FRACTAL_RIDGED: /* out += (1 - |x|)^2 state w; state = clamp(2 (1 - |x|)^2) */
+            r = 1.0f - fabsf(x[i]), sig = r * r, dsig = -2.0f * r * sign_of(x[i]) * gx[i];
+            wt = first ? 1.0f : state[i], dwt = first ? 0.0f : SG[i];
+            G[i] += fw * (dsig * wt + sig * dwt);
+            SG[i] = unclamped(sig * 2.0f) ? 2.0f * dsig : 0.0f;
+            break;
+        }
+    }
+}
+
+typedef struct grad_bufs {
+    float *pos, *oct, *ogr, *state, *gstate;
+} grad_bufs;
+
+static int plain_sum_grad(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng_block *b, int channels,
+                          ng_octave_grad_fn source, void *user, float *out, float *grad, const grad_bufs *B)
+{
+    const int len = b->n * channels, dims = b->dims, np = b->n;
+    const ng_loops *L = ng__loops();
+    double scale = 1, partial = 0, norm;
+    ng_octaves o;
+    int k, i, c, d;
+    ng__octaves_init(&o, f->octaves, f->lacunarity, f->roughness);
+    for (i = 0; i < len; i++) out[i] = 0;
+    for (i = 0; i < len * dims; i++) grad[i] = 0;
+    for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
+        const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(f->detail, b, scale, k, f->antialias);
+        const float fw = (float)(w * a), inv = partial > 0 ? (float)(0.5 / partial) : 0.0f;
+        ng_block ob;
+        if (a <= 0) break; /* finer octaves are finer still */
+        ng__octave_block(ctx, b, k, scale, NULL, B->pos, &ob);
+        if (source(ctx, n, &ob, B->oct, B->ogr, user)) return -1;
+        /* per octave unit -> per world unit: octave positions are world * scale */
+        if (k > 0) L->scale(B->ogr, B->ogr, (float)scale, len * dims);
+        for (c = 0; c < channels; c++)
+            for (d = 0; d < dims; d++) {
+                const size_t v = (size_t)c * (size_t)np, g = ((size_t)c * (size_t)dims + (size_t)d) * (size_t)np;
+                accumulate_grad(f->type, out + v, B->state + v, B->oct + v, B->ogr + g, grad + g, B->gstate + g, fw,
+                                inv, k == 0, np);
+            }
+        accumulate(L, f->type, out, B->state, B->oct, fw, inv, k == 0, len);
+        partial += w;
+    }
+    norm = normaliser(&o, f->normalize);
+    if (norm > 0) {
+        L->scale(out, out, (float)(1.0 / norm), len);
+        L->scale(grad, grad, (float)(1.0 / norm), len * dims);
+    }
+    return 0;
+}
+
+int ng__fractal_sum_grad(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng_block *b, int channels,
+                         ng_octave_grad_fn source, void *user, float *out, float *grad)
+{
+    const int planes = channels * b->dims;
+    grad_bufs B;
+    int rc = -1;
+    if (f->roughness_at || f->lacunarity_at || f->detail_at) return 1;
+    B.pos = ng_scratch(ctx, b->dims), B.oct = ng_scratch(ctx, channels), B.ogr = ng_scratch(ctx, planes);
+    B.state = ng_scratch(ctx, channels), B.gstate = ng_scratch(ctx, planes);
+    if (B.pos && B.oct && B.ogr && B.state && B.gstate)
+        rc = plain_sum_grad(ctx, n, f, b, channels, source, user, out, grad, &B);
+    ng_scratch_free(ctx, B.pos, b->dims);
+    ng_scratch_free(ctx, B.oct, channels);
+    ng_scratch_free(ctx, B.ogr, planes);
+    ng_scratch_free(ctx, B.state, channels);
+    ng_scratch_free(ctx, B.gstate, planes);
+    return rc;
+}

@@ -77,4 +77,21 @@ typedef int (*ng_octave_fn)(ng_ctx *ctx, const ng_node *n, const ng_block *ob, f
 int ng__fractal_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng_block *b, int channels,
                     ng_octave_fn source, void *user, float *out);
 
+/* ---- the fractal sum with its gradient ------------------------------------------ */
+
+/* Evaluates the source at the octave block ob: out all its channels, grad
+ * their gradients along ob's world axes (channels * dims planes, as
+ * ng_pull_grad lays them out). */
+typedef int (*ng_octave_grad_fn)(ng_ctx *ctx, const ng_node *n, const ng_block *ob, float *out, float *grad,
+                                 void *user);
+
+/* The fractal sum as ng__fractal_sum computes it (the same bits in out)
+ * and its gradient in grad (channels * dims planes): each octave's
+ * gradient times its frequency scale, through each type's accumulation by
+ * the chain rule (billow 2 sign(x) x', terrain, hybrid and ridged through
+ * their running state; a clamped running weight has no slope), over the
+ * normaliser. 1 (no analytic gradient) with per-sample options. */
+int ng__fractal_sum_grad(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng_block *b, int channels,
+                         ng_octave_grad_fn source, void *user, float *out, float *grad);
+
 #endif

@@ -2,7 +2,10 @@
  * surface.c — reading a scalar node as a height field z = height * h(x, y)
  * and shading it in the same pass: its normal, its slope (a mask for cliffs
  * or snow), or a Lambert-lit relief. Gradients are analytic where the
- * source provides them (noise bases), central differences otherwise.
+ * source's graph provides them (noises, fractals, arithmetic, curves,
+ * warps: ng_pull_grad), central differences otherwise; an explicit `step`
+ * asks for central differences of that step everywhere (the user's
+ * choice of scale, say to soften a relief).
  */
 #include "ng_node.h"
 #include "types.h"
@@ -20,7 +23,9 @@ static const ng_param_desc surface_params[NPARAMS] = {
     [P_HEIGHT] = {"height", NG_PARAM_NUMBER, {100}, -1e12, 1e12, NULL, "world units of height per unit of the source's value"},
     [P_LIGHT] = {"light", NG_PARAM_VEC3, {-1, -1, 1}, -1e6, 1e6, NULL, "direction towards the light (normalised), for mode light"},
     [P_STEP] = {"step", NG_PARAM_NUMBER, {0}, 0, 1e12, NULL,
-     "finite-difference step in world units when the source has no analytic gradient (0: automatic)"},
+     "0: exact (analytic) gradients where the source has them, central differences of a thousandth of its "
+     "detail size elsewhere; > 0: central differences of this step in world units everywhere (a larger step "
+     "softens the relief)"},
 };
 
 enum { I_SOURCE, NINPUTS };
@@ -85,7 +90,8 @@ const ng_node_type ng_type_surface = {
     .name = "surface",
     .family = "shading",
     .doc = "reads a scalar as a height field (z = height * source) and gives its normal, slope or Lambert light; "
-           "analytic gradients where the source has them",
+           "analytic gradients through noises, fractals, arithmetic, curves and warps (central differences "
+           "for nodes without them, or everywhere with an explicit step)",
     .params = surface_params,
     .nparams = NPARAMS,
     .inputs = surface_inputs,

@@ -78,6 +78,111 @@ done:
     return rc;
 }
 
+/* ---- gradient ------------------------------------------------------------------ */
+
+/* The warped position is P(x) = x + sum_k w_k amount(x) F(Q_k(x)), Q_k the
+ * octave's field positions (lacunarity^k times x, or times the positions
+ * warped so far when progressive). Its Jacobian J (J[i][j] = dP_i/dx_j,
+ * plane i * dims + j) grows by w_k (amount dF/dx + F grad(amount)) per
+ * octave, dF/dx = JF(Q) dQ/dx; the source's gradient at P times J is the
+ * output's. */
+typedef struct warp_grad {
+    float *J, *dF, *fgrad, *agrad, *sgrad;
+} warp_grad;
+
+/* J += w (amount dF/dx + F grad amount) for the moved axes; dF/dx from the
+ * field's gradient fgrad at its positions, scale times J (progressive) or
+ * the identity (independent, and octave 0). */
+static void jacobian_step(const warp_grad *W, const float *amount, const float *field, float w, float scale,
+                          int through_J, int moved, int dims, int len)
+{
+    int c, j, m, i;
+    for (c = 0; c < moved; c++)
+        for (j = 0; j < dims; j++) {
+            float *df = W->dF + ((size_t)c * (size_t)dims + (size_t)j) * (size_t)len;
+            for (i = 0; i < len; i++) df[i] = 0.0f;
+            for (m = 0; m < dims; m++) {
+                const float *fg = W->fgrad + ((size_t)c * (size_t)dims + (size_t)m) * (size_t)len;
+                const float *q = W->J + ((size_t)m * (size_t)dims + (size_t)j) * (size_t)len;
+                if (!through_J && m != j) continue;
+                for (i = 0; i < len; i++) df[i] += fg[i] * scale * (through_J ? q[i] : 1.0f);
+            }
+        }
+    for (c = 0; c < moved; c++)
+        for (j = 0; j < dims; j++) {
+            const float *df = W->dF + ((size_t)c * (size_t)dims + (size_t)j) * (size_t)len;
+            const float *f = field + (size_t)c * (size_t)len, *ga = W->agrad + (size_t)j * (size_t)len;
+            float *J = W->J + ((size_t)c * (size_t)dims + (size_t)j) * (size_t)len;
+            for (i = 0; i < len; i++) J[i] += w * (amount[i] * df[i] + f[i] * ga[i]);
+        }
+}
+
+/* grad[ch][j] = sum_m sgrad[ch][m] J[m][j] */
+static void apply_jacobian(const warp_grad *W, float *grad, int channels, int dims, int len)
+{
+    int ch, j, m, i;
+    for (ch = 0; ch < channels; ch++)
+        for (j = 0; j < dims; j++) {
+            float *g = grad + ((size_t)ch * (size_t)dims + (size_t)j) * (size_t)len;
+            for (i = 0; i < len; i++) g[i] = 0.0f;
+            for (m = 0; m < dims; m++) {
+                const float *sg = W->sgrad + ((size_t)ch * (size_t)dims + (size_t)m) * (size_t)len;
+                const float *q = W->J + ((size_t)m * (size_t)dims + (size_t)j) * (size_t)len;
+                for (i = 0; i < len; i++) g[i] += sg[i] * q[i];
+            }
+        }
+}
+
+/* warp_eval's steps (the same values, bit for bit) with the Jacobian beside */
+static int warp_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out, float *grad)
+{
+    const int progressive = ng_int(n, P_MODE) == 0, dims = b->dims, len = b->n;
+    const int vec = ng_input_channels(ctx, n, I_BY), moved = dims < vec ? dims : vec;
+    float *pos = ng_scratch(ctx, dims), *field = ng_scratch(ctx, vec), *amount = ng_scratch(ctx, 1), *query = NULL;
+    warp_grad W;
+    double scale = 1;
+    ng_block wb = *b;
+    ng_octaves o;
+    int d, k, i, rc = -1;
+    W.J = ng_scratch(ctx, dims * dims), W.dF = ng_scratch(ctx, moved * dims), W.fgrad = ng_scratch(ctx, vec * dims);
+    W.agrad = ng_scratch(ctx, dims), W.sgrad = ng_scratch(ctx, n->channels * dims);
+    ng__octaves_init(&o, ng_num(n, P_OCTAVES), ng_num(n, P_LACUNARITY), ng_num(n, P_ROUGHNESS));
+    if (!pos || !field || !amount || !W.J || !W.dF || !W.fgrad || !W.agrad || !W.sgrad) goto done;
+    if (o.count > 1 && !(query = ng_scratch(ctx, dims))) goto done;
+    if (ng_pull_grad(ctx, n, I_AMOUNT, b, amount, W.agrad, 0)) goto done;
+    for (d = 0; d < dims; d++) {
+        memcpy(pos + (size_t)d * len, b->p[d], (size_t)len * sizeof(float));
+        for (k = 0; k < dims; k++)
+            for (i = 0; i < len; i++) W.J[((size_t)d * (size_t)dims + (size_t)k) * (size_t)len + i] = d == k;
+    }
+    for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
+        const float w = (float)ng__octave_weight(&o, k);
+        ng_block fb;
+        if (k == 0) fb = *b;
+        else ng__octave_block(ctx, b, k, scale, progressive ? pos : NULL, query, &fb);
+        if (ng_pull_grad(ctx, n, I_BY, &fb, field, W.fgrad, 0)) goto done;
+        jacobian_step(&W, amount, field, w, (float)scale, progressive && k > 0, moved, dims, len);
+        for (d = 0; d < moved; d++)
+            ng__loops()->axpy_masked(pos + (size_t)d * len, amount, w, field + (size_t)d * len, len);
+    }
+    for (d = 0; d < dims; d++) wb.p[d] = pos + (size_t)d * len;
+    wb.pos_id = ng_new_pos_id(ctx);
+    if (ng_pull_grad(ctx, n, I_SOURCE, &wb, out, W.sgrad, 0)) goto done;
+    apply_jacobian(&W, grad, n->channels, dims, len);
+    rc = 0;
+done:
+    ng_scratch_free(ctx, pos, dims);
+    ng_scratch_free(ctx, query, dims);
+    ng_scratch_free(ctx, field, vec);
+    ng_scratch_free(ctx, amount, 1);
+    ng_scratch_free(ctx, W.J, dims * dims);
+    ng_scratch_free(ctx, W.dF, moved * dims);
+    ng_scratch_free(ctx, W.fgrad, vec * dims);
+    ng_scratch_free(ctx, W.agrad, dims);
+    ng_scratch_free(ctx, W.sgrad, n->channels * dims);
+    return rc;
+}
+
 const ng_node_type ng_type_warp = {
     .name = "warp",
     .family = "warp",
@@ -91,5 +196,6 @@ const ng_node_type ng_type_warp = {
     .dims = 0x1Eu,
     .positional = "source,by,amount",
     .setup = warp_setup,
+    .eval_grad = warp_eval_grad,
     .eval = warp_eval,
 };
