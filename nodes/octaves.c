@@ -274,40 +274,48 @@ static float sign_of(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f
 static int unclamped(float s) { return !(s < 0.0f) && !(s > 1.0f); }
 
 /* Octave gradient step for one channel along one axis, before accumulate
- * moves out and state on: x the octave's values, gx their gradient per
- * world unit; G the sum's gradient and SG the running weight's. */
+ * moves out and state on: x the octave's values, g times gs their gradient
+ * per world unit (gs: the octave's frequency scale); G the sum's gradient
+ * and SG the running weight's. */
 static void accumulate_grad(int type, const float *restrict out, const float *restrict state, const float *restrict x,
-                            const float *restrict gx, float *restrict G, float *restrict SG, float fw, float inv,
-                            int first, int n)
+                            const float *restrict g, float gs, float *restrict G, float *restrict SG, float fw,
+                            float inv, int first, int n)
 {
     int i;
-    for (i = 0; i < n; i++) {
-        float r, sig, dsig, wt, dwt, s;
-        switch (type) {
-        case NG_FRACTAL_STANDARD: G[i] += gx[i] * fw; break;
-        case NG_FRACTAL_BILLOW: G[i] += 2.0f * sign_of(x[i]) * gx[i] * fw; break;
-        case NG_FRACTAL_TERRAIN: /* out += x w (out inv + 0.5) */
-            if (first) G[i] = gx[i] * fw;
-            else G[i] += fw * (gx[i] * (out[i] * inv + 0.5f) + x[i] * inv * G[i]);
-            break;
-        case NG_FRACTAL_HYBRID: /* out += x w state; state = clamp(state (x + 1)) */
-            if (first) {
-                G[i] = gx[i] * fw;
-                s = x[i] + 1.0f;
-                SG[i] = unclamped(s) ? gx[i] : 0.0f;
-            } else {
-                G[i] += fw * (gx[i] * state[i] + x[i] * SG[i]);
-                s = state[i] * (x[i] + 1.0f);
-                SG[i] = unclamped(s) ? SG[i] * (x[i] + 1.0f) + state[i] * gx[i] : 0.0f;
+    switch (type) { /* one loop per type, so each vectorises */
+    case NG_FRACTAL_STANDARD:
+        for (i = 0; i < n; i++) G[i] += g[i] * gs * fw;
+        break;
+    case NG_FRACTAL_BILLOW: /* (2 |x| - 1) w */
+        for (i = 0; i < n; i++) G[i] += 2.0f * sign_of(x[i]) * (g[i] * gs) * fw;
+        break;
+    case NG_FRACTAL_TERRAIN: /* out += x w (out inv + 0.5) */
+        if (first)
+            for (i = 0; i < n; i++) G[i] = g[i] * gs * fw;
+        else
+            for (i = 0; i < n; i++) G[i] += fw * (g[i] * gs * (out[i] * inv + 0.5f) + x[i] * inv * G[i]);
+        break;
+    case NG_FRACTAL_HYBRID: /* out += x w state; state = clamp(state (x + 1)) */
+        if (first)
+            for (i = 0; i < n; i++) {
+                G[i] = g[i] * gs * fw;
+                SG[i] = unclamped(x[i] + 1.0f) ? g[i] * gs : 0.0f;
             }
-            break;
-        case NG_FRACTAL_RIDGED: /* out += (1 - |x|)^2 state w; state = clamp(2 (1 - |x|)^2) */
-            r = 1.0f - fabsf(x[i]), sig = r * r, dsig = -2.0f * r * sign_of(x[i]) * gx[i];
-            wt = first ? 1.0f : state[i], dwt = first ? 0.0f : SG[i];
+        else
+            for (i = 0; i < n; i++) {
+                const float s = state[i] * (x[i] + 1.0f), gx = g[i] * gs;
+                G[i] += fw * (gx * state[i] + x[i] * SG[i]);
+                SG[i] = unclamped(s) ? SG[i] * (x[i] + 1.0f) + state[i] * gx : 0.0f;
+            }
+        break;
+    case NG_FRACTAL_RIDGED: /* out += (1 - |x|)^2 state w; state = clamp(2 (1 - |x|)^2) */
+        for (i = 0; i < n; i++) {
+            const float r = 1.0f - fabsf(x[i]), sig = r * r, dsig = -2.0f * r * sign_of(x[i]) * (g[i] * gs);
+            const float wt = first ? 1.0f : state[i], dwt = first ? 0.0f : SG[i];
             G[i] += fw * (dsig * wt + sig * dwt);
             SG[i] = unclamped(sig * 2.0f) ? 2.0f * dsig : 0.0f;
-            break;
         }
+        break;
     }
 }
 
@@ -333,13 +341,11 @@ static int plain_sum_grad(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, co
         if (a <= 0) break; /* finer octaves are finer still */
         ng__octave_block(ctx, b, k, scale, NULL, B->pos, &ob);
         if (source(ctx, n, &ob, B->oct, B->ogr, user)) return -1;
-        /* per octave unit -> per world unit: octave positions are world * scale */
-        if (k > 0) L->scale(B->ogr, B->ogr, (float)scale, len * dims);
         for (c = 0; c < channels; c++)
             for (d = 0; d < dims; d++) {
                 const size_t v = (size_t)c * (size_t)np, g = ((size_t)c * (size_t)dims + (size_t)d) * (size_t)np;
-                accumulate_grad(f->type, out + v, B->state + v, B->oct + v, B->ogr + g, grad + g, B->gstate + g, fw,
-                                inv, k == 0, np);
+                accumulate_grad(f->type, out + v, B->state + v, B->oct + v, B->ogr + g, (float)scale, grad + g,
+                                B->gstate + g, fw, inv, k == 0, np); /* octave positions are world * scale */
             }
         accumulate(L, f->type, out, B->state, B->oct, fw, inv, k == 0, len);
         partial += w;

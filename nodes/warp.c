@@ -96,23 +96,28 @@ typedef struct warp_grad {
 static void jacobian_step(const warp_grad *W, const float *amount, const float *field, float w, float scale,
                           int through_J, int moved, int dims, int len)
 {
+    const size_t L = (size_t)len;
     int c, j, m, i;
     for (c = 0; c < moved; c++)
         for (j = 0; j < dims; j++) {
-            float *df = W->dF + ((size_t)c * (size_t)dims + (size_t)j) * (size_t)len;
+            float *restrict df = W->dF + ((size_t)c * (size_t)dims + (size_t)j) * L;
+            const float *restrict fg = W->fgrad + (size_t)c * (size_t)dims * L;
+            if (!through_J) {
+                for (i = 0; i < len; i++) df[i] = fg[(size_t)j * L + i] * scale;
+                continue;
+            }
             for (i = 0; i < len; i++) df[i] = 0.0f;
             for (m = 0; m < dims; m++) {
-                const float *fg = W->fgrad + ((size_t)c * (size_t)dims + (size_t)m) * (size_t)len;
-                const float *q = W->J + ((size_t)m * (size_t)dims + (size_t)j) * (size_t)len;
-                if (!through_J && m != j) continue;
-                for (i = 0; i < len; i++) df[i] += fg[i] * scale * (through_J ? q[i] : 1.0f);
+                const float *restrict q = W->J + ((size_t)m * (size_t)dims + (size_t)j) * L;
+                const float *restrict f = fg + (size_t)m * L;
+                for (i = 0; i < len; i++) df[i] += f[i] * scale * q[i];
             }
         }
     for (c = 0; c < moved; c++)
         for (j = 0; j < dims; j++) {
-            const float *df = W->dF + ((size_t)c * (size_t)dims + (size_t)j) * (size_t)len;
-            const float *f = field + (size_t)c * (size_t)len, *ga = W->agrad + (size_t)j * (size_t)len;
-            float *J = W->J + ((size_t)c * (size_t)dims + (size_t)j) * (size_t)len;
+            const float *restrict df = W->dF + ((size_t)c * (size_t)dims + (size_t)j) * L;
+            const float *restrict f = field + (size_t)c * L, *restrict ga = W->agrad + (size_t)j * L;
+            float *restrict J = W->J + ((size_t)c * (size_t)dims + (size_t)j) * L;
             for (i = 0; i < len; i++) J[i] += w * (amount[i] * df[i] + f[i] * ga[i]);
         }
 }
@@ -123,11 +128,11 @@ static void apply_jacobian(const warp_grad *W, float *grad, int channels, int di
     int ch, j, m, i;
     for (ch = 0; ch < channels; ch++)
         for (j = 0; j < dims; j++) {
-            float *g = grad + ((size_t)ch * (size_t)dims + (size_t)j) * (size_t)len;
+            float *restrict g = grad + ((size_t)ch * (size_t)dims + (size_t)j) * (size_t)len;
             for (i = 0; i < len; i++) g[i] = 0.0f;
             for (m = 0; m < dims; m++) {
-                const float *sg = W->sgrad + ((size_t)ch * (size_t)dims + (size_t)m) * (size_t)len;
-                const float *q = W->J + ((size_t)m * (size_t)dims + (size_t)j) * (size_t)len;
+                const float *restrict sg = W->sgrad + ((size_t)ch * (size_t)dims + (size_t)m) * (size_t)len;
+                const float *restrict q = W->J + ((size_t)m * (size_t)dims + (size_t)j) * (size_t)len;
                 for (i = 0; i < len; i++) g[i] += sg[i] * q[i];
             }
         }

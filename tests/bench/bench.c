@@ -86,6 +86,8 @@ static const row rows[] = {
     {"perlin_cloud3", "perlin_cloud.lua", 3, NULL, 0},
     {"simplex_cloud3", "simplex_cloud.lua", 3, NULL, 0},
     {"fast_simplex_cloud3", "fast_simplex_cloud.lua", 3, NULL, 0},
+    {"terrain2", "terrain_height.lua", 2, NULL, 0},
+    {"terrain_light2", "terrain_light.lua", 2, NULL, 0},
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
