@@ -157,8 +157,11 @@ static int warp_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, floa
     if (ng_pull_grad(ctx, n, I_AMOUNT, b, amount, W.agrad, 0)) goto done;
     for (d = 0; d < dims; d++) {
         memcpy(pos + (size_t)d * len, b->p[d], (size_t)len * sizeof(float));
-        for (k = 0; k < dims; k++)
-            for (i = 0; i < len; i++) W.J[((size_t)d * (size_t)dims + (size_t)k) * (size_t)len + i] = d == k;
+        for (k = 0; k < dims; k++) { /* the identity */
+            float *restrict J = W.J + ((size_t)d * (size_t)dims + (size_t)k) * (size_t)len;
+            const float one = d == k ? 1.0f : 0.0f;
+            for (i = 0; i < len; i++) J[i] = one;
+        }
     }
     for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
         const float w = (float)ng__octave_weight(&o, k);
