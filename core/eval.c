@@ -435,7 +435,10 @@ static int memo_share(ng_ctx *c, const ng_node *src, const ng_block *b, const fl
 static int grad_of(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h);
 
 /* Value and gradient of a chain node: its inputs' values and gradients,
- * eval on the values, chain for the gradient. 1: no analytic gradient. */
+ * eval on the values, chain for the gradient. 1: no analytic gradient
+ * (the inputs were read already: the central differences that follow find
+ * a shared input's memo entry gone sooner and compute it again, correct
+ * if slower; no chain in nodes/ returns 1). */
 static int chain_grad(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad)
 {
     const int slots = ng_node_slots(src);
