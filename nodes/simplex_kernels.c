@@ -473,11 +473,12 @@ LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *
         for (a = 0; a < dims; a++) {
             x0[a] = r[a] - t;
             UNROLL
-            for (b = a + 1; b < dims; b++) {
-                uint32_t ge = r[a] >= r[b] ? 1u : 0u;
-                rank[a] += ge;
-                rank[b] += ge ^ 1u;
-            }
+            for (b = 0; b < 4; b++) /* constant trip counts unroll in every compiler */
+                if (b > a && b < dims) {
+                    uint32_t ge = r[a] >= r[b] ? 1u : 0u;
+                    rank[a] += ge;
+                    rank[b] += ge ^ 1u;
+                }
         }
         UNROLL
         for (k = 0; k <= dims; k++) { /* corner k sets the k axes of highest rank */
