@@ -260,14 +260,18 @@ static inline float grad32(uint32_t h, float x, float y, float z, float w)
  * the basis's maximum, hence its range scale, is unchanged (searched
  * numerically, as the ranges in lattice_kernels.c: the largest value within
  * rho of a corner for any gradients and v = +-1 stays below the maximum),
- * and each channel keeps the scalar basis's statistics (std within 3%).
+ * and each channel keeps the scalar basis's statistics (rms within 4%).
  * At the lattice points the channels are now independent values, so the
- * displacement is spread as anywhere else (measured over 4e5 points per
- * basis: median |v| of a 2-channel field within 0.05 of a lattice point
- * 0.54 to 0.63 against 0.69 with the old per-channel shifted lattices;
- * tests/test_vecnoise.c checks it). A mixed-in constant per corner (a
- * value-noise term) would also do it, but raises the maximum where the
- * gradients peak: the range scale then shrinks every channel by 25 to 35%.
+ * displacement there is spread as elsewhere (4e5 points per basis, a
+ * dims-channel field within 0.05 of a lattice point: median |v| 0.53 to
+ * 0.63; the old per-channel shifted lattices gave 0.26 for perlin, 0.43 to
+ * 0.69 for simplex; tests/test_vecnoise.c checks the lattice points). A
+ * constant mixed into each corner's term (a value-noise part, the obvious
+ * fix) raises the maximum where the gradients peak: to keep the range the
+ * scale then shrinks every channel's rms by 20 to 35%.
+ * Not fixed: 3D simplex has spots reached by one corner only; two channels
+ * with parallel gradients there vanish on one plane, so three channels can
+ * share a short line of zeros outside the bump (rare; 2D has none).
  * The bump is C2 at its rim; value noise needs none (it has no zeros).
  */
 #define VEC_CHANNELS 3
