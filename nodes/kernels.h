@@ -19,12 +19,23 @@
 
 typedef void (*ng_basis_fn)(const ng_noise_pts *p, float *out);
 typedef void (*ng_basis_d_fn)(const ng_noise_pts *p, float *out, float *grad);
+/* A vector kernel (output = "vector"): `channels` (1 to 3) decorrelated
+ * channels from one lattice walk, out holding channels planes of n. Channel
+ * c is the same bits whatever channels is. The _d form also writes each
+ * channel's gradient: grad[(c * dims + e) * n + i] = d out_c / d axis e. */
+typedef void (*ng_vector_fn)(const ng_noise_pts *p, int channels, float *out);
+typedef void (*ng_vector_d_fn)(const ng_noise_pts *p, int channels, float *out, float *grad);
 
 /* A family unit's kernels, by NG_BASIS_*; NULL for other families' bases. */
 typedef struct ng_kernels {
     ng_basis_fn basis[NG_NBASES];
     ng_basis_fn tiled[NG_NBASES];  /* the kernel of a tiled render; NULL: does not tile */
     ng_basis_d_fn grad[NG_NBASES]; /* value and gradient (see noise_kernels.h); NULL: none */
+    /* every channel in one walk, honouring period like `basis`, for the
+     * dims vector_dims[basis] has bit d set; NULL: one call per channel */
+    ng_vector_fn vector[NG_NBASES];
+    ng_vector_d_fn vector_d[NG_NBASES];
+    unsigned vector_dims[NG_NBASES];
 } ng_kernels;
 
 typedef struct ng_path {
@@ -65,6 +76,19 @@ static inline ng_basis_d_fn ng__kernel_grad(const ng_path *p, int basis)
     return p->family[ng__basis_family[basis]]->grad[basis];
 }
 
+/* A basis's vector kernel on path p for dims, or NULL (one call per channel). */
+static inline ng_vector_fn ng__kernel_vector(const ng_path *p, int basis, int dims)
+{
+    const ng_kernels *k = p->family[ng__basis_family[basis]];
+    return (k->vector_dims[basis] >> dims) & 1u ? k->vector[basis] : NULL;
+}
+
+static inline ng_vector_d_fn ng__kernel_vector_d(const ng_path *p, int basis, int dims)
+{
+    const ng_kernels *k = p->family[ng__basis_family[basis]];
+    return (k->vector_dims[basis] >> dims) & 1u ? k->vector_d[basis] : NULL;
+}
+
 /* ---- in the units of a path (NG_PATH defined by the Makefile) ---------- */
 
 #define NG__CAT2(a, b) a##b
@@ -76,6 +100,11 @@ static inline ng_basis_d_fn ng__kernel_grad(const ng_path *p, int basis)
     .basis[NG_BASIS_##ID] = kfn, .tiled[NG_BASIS_##ID] = ktiled, .grad[NG_BASIS_##ID] = kgrad,
 #define NG_FAMILY_TABLE(family, list)                                                                          \
     const ng_kernels NG__CAT(ng__##family##_, NG_PATH) = {list(NG__KERNEL_ROW, ~)}
+/* The same with the family's vector kernels, vectors = NG_VECTOR_ROW(...) per basis that has one. */
+#define NG_VECTOR_ROW(ID, kvec, kvec_d, dims)                                                                  \
+    .vector[NG_BASIS_##ID] = kvec, .vector_d[NG_BASIS_##ID] = kvec_d, .vector_dims[NG_BASIS_##ID] = dims,
+#define NG_FAMILY_TABLE_VECTOR(family, list, vectors)                                                          \
+    const ng_kernels NG__CAT(ng__##family##_, NG_PATH) = {list(NG__KERNEL_ROW, ~) vectors}
 
 /* The last line of nodes/simd/<path>.c: the path's table. */
 #define NG__UNIT_REF(FAMILY, family, list, path) [NG_FAMILY_##FAMILY] = &ng__##family##_##path,

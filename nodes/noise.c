@@ -422,8 +422,11 @@ static void kernel_runs(const ng_node *n, ng_basis_fn fn, const ng_noise_pts *pt
     }
 }
 
-int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng_unified_in *drv, int type,
-                    uint32_t channel, double freq_scale, const ng_block *b, float *out, float *grad)
+/* One channel, or with vec every one of `vector` channels from vec's one
+ * lattice walk (at channel 0's seed and lattice: out holds vector planes). */
+static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng_unified_in *drv, int type,
+                    uint32_t channel, ng_vector_fn vec, ng_vector_d_fn vec_d, int vector, double freq_scale,
+                    const ng_block *b, float *out, float *grad)
 {
     static const ng_unified_in none;
     const basis *bs = &bases[type];
@@ -481,7 +484,11 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     }
     if (b->dims == 4 && pts.period[3]) pts.anchor[3] = loop_phase(b->anchor[3], b->period[3]) * pts.period[3];
     pts.seed = mix_seed(mix_seed(u->seed, b->seed), channel);
-    if (type == NG_BASIS_SIMPLEX && b->dims == 4 && pts.period[3]) {
+    if (vec && grad) {
+        vec_d(&pts, vector, out, grad); /* the same bits as vec, gradient planes c * dims + e */
+    } else if (vec) {
+        vec(&pts, vector, out);
+    } else if (type == NG_BASIS_SIMPLEX && b->dims == 4 && pts.period[3]) {
         rc = simplex_loop(ctx, fn, fd_grad, &pts, out, grad);
     } else if (grad && fd_grad) {
         fd_grad(&pts, out, grad); /* value bit-identical to fn's, gradient analytic */
@@ -494,13 +501,22 @@ int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     } else {
         fn(&pts, out);
     }
-    if (rc == 0 && grad)
-        for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
-            float *g = grad + (size_t)d * (size_t)b->n;
-            loops->scale(g, g, (float)freq[d], b->n);
-        }
+    if (rc == 0 && grad) {
+        int c;
+        for (c = 0; c < (vec ? vector : 1); c++)
+            for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
+                float *g = grad + ((size_t)c * (size_t)b->dims + (size_t)d) * (size_t)b->n;
+                loops->scale(g, g, (float)freq[d], b->n);
+            }
+    }
     ng_scratch_free(ctx, f, b->dims);
     return rc;
+}
+
+int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng_unified_in *drv, int type,
+                    uint32_t channel, double freq_scale, const ng_block *b, float *out, float *grad)
+{
+    return basis_at(ctx, n, u, drv, type, channel, NULL, NULL, 0, freq_scale, b, out, grad);
 }
 
 void ng__unified_in(ng_ctx *ctx, const ng_node *n, const float *const *in, int jitter, int flow, ng_unified_in *drv)
@@ -543,11 +559,30 @@ typedef struct noise_call {
     int channels;
 } noise_call;
 
+/* The kernel computing every channel of `vector` output in one lattice walk
+ * (kernels.h), or NULL: one call per channel, each reseeded and shifted
+ * off the others' lattice (bases without a vector kernel; a torus-tiled
+ * simplex; a looping 4D simplex, which cross-fades two calls). The two
+ * ways give different pictures; both keep every channel's range. */
+static ng_vector_fn vector_kernel(int type, const ng_block *b)
+{
+    if (bases[type].tiling == NG_TILE_TORUS && b->period[0] > 0 && b->period[1] > 0) return NULL;
+    if (b->dims == 4 && b->period[3] > 0) return NULL;
+    return ng__kernel_vector(ng__path(), type, b->dims);
+}
+
 static int noise_channels(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out, void *user)
 {
     const noise_call *call = user;
     const ng_unified *u = n->state;
+    const int type = ng_int(n, P_TYPE);
+    const ng_vector_fn vec = call->channels > 1 || n->channels > 1 ? vector_kernel(type, b) : NULL;
     int c;
+    if (vec) {
+        if (basis_at(ctx, n, u, call->drv, type, 0, vec, NULL, call->channels, 1.0, b, out, NULL)) return -1;
+        for (c = 0; c < call->channels; c++) ng__unified_map(n, u, call->drv, out + (size_t)c * (size_t)b->n, b->n);
+        return 0;
+    }
     for (c = 0; c < call->channels; c++) {
         float *o = out + (size_t)c * (size_t)b->n;
         if (ng__noise_basis(ctx, n, u, call->drv, ng_int(n, P_TYPE), (uint32_t)c, 1.0, b, o, NULL)) return -1;
@@ -614,8 +649,18 @@ static int noise_channels_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b,
     static const ng_unified_in none;
     const ng_unified *u = n->state;
     const size_t plane = (size_t)b->n;
+    const int type = ng_int(n, P_TYPE);
+    const ng_vector_fn vec = n->channels > 1 ? vector_kernel(type, b) : NULL;
+    const ng_vector_d_fn vec_d = vec ? ng__kernel_vector_d(ng__path(), type, b->dims) : NULL;
     int c;
     (void)user;
+    if (vec && vec_d) { /* the one-walk field noise_channels gives, with its gradients */
+        if (basis_at(ctx, n, u, &none, type, 0, vec, vec_d, n->channels, 1.0, b, out, grad)) return -1;
+        for (c = 0; c < n->channels; c++) ng__unified_map(n, u, &none, out + (size_t)c * plane, b->n);
+        if ((float)u->scale != 1.0f)
+            ng__loops()->scale(grad, grad, (float)u->scale, b->n * b->dims * n->channels);
+        return 0;
+    }
     for (c = 0; c < n->channels; c++) {
         float *o = out + (size_t)c * plane, *g = grad + (size_t)c * (size_t)b->dims * plane;
         if (ng__noise_basis(ctx, n, u, &none, ng_int(n, P_TYPE), (uint32_t)c, 1.0, b, o, g)) return -1;

@@ -33,6 +33,7 @@ static const struct {
     {"anim", suite_anim},
     {"friction", suite_friction},
     {"deriv", suite_deriv},
+    {"vecnoise", suite_vecnoise},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

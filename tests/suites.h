@@ -29,5 +29,6 @@ void suite_unified(void);
 void suite_anim(void);
 void suite_friction(void);
 void suite_deriv(void);
+void suite_vecnoise(void);
 
 #endif

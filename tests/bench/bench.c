@@ -642,6 +642,46 @@ static void print_machine(void)
 
 /* ---- kernels alone ------------------------------------------------------------ */
 
+/* output = "vector": ns per sample for a basis's dims channels in one walk
+ * against one call per channel (dims calls of the scalar kernel). */
+static void bench_vector_kernels(float *fp[3], const char *const *names)
+{
+    enum { N = 4096, CALLS = 50 };
+    static float out[3 * N];
+    const ng_path *path = ng__path();
+    int b, dims;
+    printf("vector kernels, %s path, ns/sample for dims channels: one walk vs dims scalar calls:\n", path->name);
+    for (b = 0; b < NG_NBASES; b++)
+        for (dims = 2; dims <= 3; dims++) {
+            ng_vector_fn vec = ng__kernel_vector(path, b, dims);
+            ng_noise_pts p;
+            double best = HUGE_VAL, best1 = HUGE_VAL;
+            int r, c, k;
+            if (!vec) continue;
+            memset(&p, 0, sizeof p);
+            p.n = N;
+            p.dims = dims;
+            p.anchor[0] = 10.5;
+            p.anchor[1] = 3.25;
+            p.anchor[2] = 7.1;
+            p.f[0] = fp[0], p.f[1] = fp[1], p.f[2] = fp[2];
+            p.seed = 1;
+            for (r = 0; r < 7; r++) {
+                double t = now();
+                for (c = 0; c < CALLS; c++) vec(&p, dims, out);
+                t = now() - t;
+                if (t < best) best = t;
+                t = now();
+                for (c = 0; c < CALLS; c++)
+                    for (k = 0; k < dims; k++) ng__kernel(path, b)(&p, out + (size_t)k * N);
+                t = now() - t;
+                if (t < best1) best1 = t;
+            }
+            printf("  %-9s %dD %7.3f vs %7.3f (%.2fx)\n", names[b], dims, best / ((double)CALLS * N) * 1e9,
+                   best1 / ((double)CALLS * N) * 1e9, best1 / best);
+        }
+}
+
 /* ns per sample of the selected path's kernels on 4096 points of a 64x64
  * grid (frequency 0.02), best of 7 batches of 50 calls. */
 static void bench_kernels(void)
@@ -677,6 +717,7 @@ static void bench_kernels(void)
             }
             printf("  %-9s %dD %7.3f\n", names[b], dims, best / ((double)CALLS * N) * 1e9);
         }
+    bench_vector_kernels(fp, names);
 }
 
 static int usage(void)

@@ -1,0 +1,316 @@
+/*
+ * test_vecnoise.c — output = "vector" from one lattice walk (the vector
+ * kernels of kernels.h: simplex 2D-4D, value, perlin and fast 2D and 3D):
+ * every channel within the basis's range and using it, channels that do
+ * not depend on how many are asked, decorrelated channels, no common zeros
+ * on the lattice (a warp moves every point), statistics like the scalar
+ * basis's, continuity, gradients of the _d form against central
+ * differences, tiled channels that repeat exactly; and through the engine:
+ * the same bits for every thread count and tile size, and tileable vector
+ * fields that wrap. Kernel cases run on every SIMD path (sample.h).
+ */
+#include "build.h"
+#include "harness.h"
+#include "kernels.h"
+#include "sample.h"
+#include "suites.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 1 << 15 };
+static float fx[4][N], out[3 * N], out2[3 * N], grad[3 * 4 * N], one[N];
+
+#define VEC_BASIS(F, ID, id, name, ...) {NG_BASIS_##ID, name},
+static const struct {
+    int id;
+    const char *name;
+} all[] = {NG_BASES(VEC_BASIS)};
+#define NALL ((int)(sizeof all / sizeof all[0]))
+
+/* Points spread over ~100 cells per axis from an anchor. */
+static ng_noise_pts points(int dims, int n, double spread)
+{
+    ng_noise_pts p;
+    int d, i;
+    memset(&p, 0, sizeof p);
+    p.n = n;
+    p.dims = dims;
+    p.seed = 11;
+    for (d = 0; d < dims; d++) {
+        p.anchor[d] = 1000.25 + 17.0 * d;
+        for (i = 0; i < n; i++) fx[d][i] = (float)t_rng_range(0, spread);
+        p.f[d] = fx[d];
+    }
+    return p;
+}
+
+/* Each basis with a vector kernel in dims: fn(basis, dims, kernel). */
+static void each_vector(void (*fn)(int b, int dims, ng_vector_fn vec))
+{
+    int b, dims, any = 0;
+    for (b = 0; b < NALL; b++)
+        for (dims = 2; dims <= 4; dims++) {
+            ng_vector_fn vec = ng__kernel_vector(t_path, all[b].id, dims);
+            if (vec) fn(b, dims, vec), any++;
+        }
+    CHECK(any >= 7); /* simplex 2D-4D, perlin 2D and 3D at least */
+}
+
+static void range_case(int b, int dims, ng_vector_fn vec)
+{
+    int c, i;
+    float lo = 0, hi = 0;
+    ng_noise_pts p = points(dims, N, 100);
+    vec(&p, 3, out);
+    for (c = 0; c < 3 * N; c++) lo = fminf(lo, out[c]), hi = fmaxf(hi, out[c]);
+    CHECKF(lo >= -1.0f && hi <= 1.0f, "%s %dD vector: range [%g, %g]", all[b].name, dims, lo, hi);
+    CHECKF(hi - lo > (dims == 4 ? 1.2f : 1.5f), "%s %dD vector: range [%g, %g] barely used", all[b].name, dims, lo, hi);
+    /* near lattice points, where the bumps are */
+    for (i = 0; i < dims; i++) {
+        int k;
+        for (k = 0; k < N; k++) fx[i][k] = (float)(floor(t_rng_range(0, 50)) + t_rng_range(-0.35, 0.35) + 0.75);
+    }
+    vec(&p, 3, out);
+    for (c = 0; c < 3 * N; c++)
+        if (!(out[c] >= -1.0f && out[c] <= 1.0f)) {
+            ng_t_fail(__FILE__, __LINE__, "%s %dD vector near the lattice: %g", all[b].name, dims, out[c]);
+            break;
+        }
+}
+
+static void test_vec_range(void) { each_vector(range_case); }
+
+/* Channel c is the same bits whether 1, 2 or 3 are asked, and the _d form's
+ * values are the plain ones. */
+static void count_case(int b, int dims, ng_vector_fn vec)
+{
+    ng_vector_d_fn vd = ng__kernel_vector_d(t_path, all[b].id, dims);
+    ng_noise_pts p = points(dims, 1000, 30);
+    int k;
+    vec(&p, 3, out);
+    for (k = 1; k <= 2; k++) {
+        vec(&p, k, out2);
+        CHECKF(memcmp(out, out2, (size_t)k * 1000 * sizeof *out) == 0, "%s %dD: %d channels differ from 3", all[b].name,
+               dims, k);
+    }
+    CHECK(vd != NULL);
+    if (!vd) return;
+    for (k = 1; k <= 3; k++) {
+        vd(&p, k, out2, grad);
+        CHECKF(memcmp(out, out2, (size_t)k * 1000 * sizeof *out) == 0, "%s %dD: the _d values (%d channels) differ",
+               all[b].name, dims, k);
+    }
+}
+
+static void test_vec_channel_count(void) { each_vector(count_case); }
+
+/* Channels are uncorrelated with each other, centred, and spread like the
+ * scalar basis. */
+static void stats_case(int b, int dims, ng_vector_fn vec)
+{
+    ng_noise_pts p = points(dims, N, 150);
+    double sd_scalar, m1 = 0, m2 = 0;
+    int c, e, i;
+    vec(&p, 3, out);
+    ng__kernel(t_path, all[b].id)(&p, one);
+    for (i = 0; i < N; i++) m1 += one[i], m2 += (double)one[i] * one[i];
+    sd_scalar = sqrt(m2 / N - (m1 / N) * (m1 / N));
+    for (c = 0; c < 3; c++) {
+        const float *v = out + (size_t)c * N;
+        double s1 = 0, s2 = 0, sd;
+        for (i = 0; i < N; i++) s1 += v[i], s2 += (double)v[i] * v[i];
+        sd = sqrt(s2 / N - (s1 / N) * (s1 / N));
+        CHECKF(fabs(s1 / N) < 0.25 * sd_scalar, "%s %dD channel %d: mean %g (scalar sd %g)", all[b].name, dims, c,
+               s1 / N, sd_scalar);
+        CHECKF(fabs(sd / sd_scalar - 1) < 0.15, "%s %dD channel %d: sd %g, scalar %g", all[b].name, dims, c, sd,
+               sd_scalar);
+        for (e = c + 1; e < 3; e++) {
+            double r = t_correlation(v, out + (size_t)e * N, N);
+            CHECKF(fabs(r) < 0.05, "%s %dD channels %d and %d: r = %g", all[b].name, dims, c, e, r);
+        }
+        /* and with the scalar basis at the same seed */
+        CHECKF(fabs(t_correlation(v, one, N)) < 0.05, "%s %dD channel %d follows the scalar field", all[b].name, dims,
+               c);
+    }
+}
+
+static void test_vec_decorrelated_like_scalar(void) { each_vector(stats_case); }
+
+/* At the lattice points (gradient noise's zeros) the channels are not all
+ * small: the vector's length there is spread like anywhere else. */
+static void zeros_case(int b, int dims, ng_vector_fn vec)
+{
+    const int n = 4000, simplex = all[b].id == NG_BASIS_SIMPLEX;
+    static const double unskew[5] = {0, 0, 0.21132486540518712, 1.0 / 6.0, 0.13819660112501051};
+    ng_noise_pts p = points(dims, n, 1);
+    double len[4000], lmin = HUGE_VAL;
+    int i, d, c, small = 0;
+    for (i = 0; i < n; i++) {
+        double cell[4], s = 0;
+        for (d = 0; d < dims; d++) s += (cell[d] = floor(t_rng_range(0, 60)));
+        for (d = 0; d < dims; d++) /* a lattice point: on the simplex grid, a skewed cell unskewed */
+            fx[d][i] = (float)(cell[d] - (simplex ? s * unskew[dims] : 0));
+    }
+    for (d = 0; d < dims; d++) p.anchor[d] = 0;
+    vec(&p, dims < 3 ? 2 : 3, out);
+    for (i = 0; i < n; i++) {
+        double l2 = 0;
+        for (c = 0; c < (dims < 3 ? 2 : 3); c++) l2 += (double)out[(size_t)c * n + i] * out[(size_t)c * n + i];
+        len[i] = sqrt(l2);
+        lmin = fmin(lmin, len[i]);
+        small += len[i] < 0.2;
+    }
+    CHECKF(lmin > 1e-4, "%s %dD: a vector of length %g at a lattice point", all[b].name, dims, lmin);
+    CHECKF(small < n / 10, "%s %dD: %d of %d lattice points with |v| < 0.2", all[b].name, dims, small, n);
+}
+
+static void gradient_zeros_case(int b, int dims, ng_vector_fn vec)
+{
+    if (all[b].id != NG_BASIS_VALUE) zeros_case(b, dims, vec);
+}
+
+static void test_vec_no_common_zeros(void) { each_vector(gradient_zeros_case); }
+
+/* Small steps, small changes; the _d gradient is the slope of the values. */
+static void continuity_case(int b, int dims, ng_vector_fn vec)
+{
+    ng_vector_d_fn vd = ng__kernel_vector_d(t_path, all[b].id, dims);
+    const int n = 4000;
+    const double h = 1.0 / 2048;
+    ng_noise_pts p = points(dims, n, 4); /* small offsets: little float rounding in the differences */
+    double worst = 0, worst_fd = 0;
+    int i, c, e;
+    if (!vd) return;
+    vd(&p, 3, out, grad);
+    for (e = 0; e < dims; e++) {
+        static float back[3 * 4000];
+        ng_noise_pts q = p, r = p;
+        q.anchor[e] += h;
+        r.anchor[e] -= h;
+        vec(&q, 3, out2);
+        vec(&r, 3, back);
+        for (c = 0; c < 3; c++)
+            for (i = 0; i < n; i++) {
+                double a = out2[(size_t)c * n + i], z = back[(size_t)c * n + i];
+                double fd = (a - z) / (2 * h), g = grad[((size_t)c * dims + e) * n + i];
+                worst = fmax(worst, fabs(a - out[(size_t)c * n + i]) / h);
+                worst_fd = fmax(worst_fd, fabs(fd - g));
+            }
+    }
+    CHECKF(worst < 12.5, "%s %dD vector: |dv|/h up to %g", all[b].name, dims, worst);
+    CHECKF(worst_fd < 0.05, "%s %dD vector: gradient off central differences by %g", all[b].name, dims, worst_fd);
+}
+
+static void test_vec_continuity_and_gradient(void) { each_vector(continuity_case); }
+
+/* Tiled lattice channels repeat exactly: f(x + period) == f(x). */
+static void tiled_case(int b, int dims, ng_vector_fn vec)
+{
+    ng_noise_pts p;
+    int d;
+    if (all[b].id == NG_BASIS_SIMPLEX) return; /* tiles on a torus through another kernel */
+    p = points(dims, 2000, 7);
+    for (d = 0; d < dims; d++) p.period[d] = 7;
+    vec(&p, 3, out);
+    for (d = 0; d < dims; d++) {
+        ng_noise_pts q = p;
+        q.anchor[d] += 7.0 * (1 + d);
+        vec(&q, 3, out2);
+        CHECKF(memcmp(out, out2, 3 * 2000 * sizeof *out) == 0, "%s %dD vector: no period along %d", all[b].name, dims,
+               d);
+    }
+}
+
+static void test_vec_tiled_repeats(void) { each_vector(tiled_case); }
+
+/* ---- through the engine ---------------------------------------------------------------- */
+
+/* A warp by vector simplex and perlin fields: the same bits for every
+ * thread count and tile size (and the field itself, all 3 channels). */
+static void test_vec_render_deterministic(void)
+{
+    static const int threads[] = {1, 2, 3}, tiles[] = {16, 64, 100};
+    static const char *const types[] = {"simplex", "perlin", "value"};
+    int t, i;
+    for (t = 0; t < 3; t++) {
+        ng_graph *g = ng_graph_new();
+        int field = t_vnoise(g, types[t], 23, 5);
+        int roots[2] = {field, t_warp(g, t_noise(g, "simplex", 31, 2), field, 9)};
+        int r;
+        for (r = 0; r < 2; r++) {
+            ng_render_opts o;
+            float *ref;
+            const size_t bytes = (size_t)97 * 61 * (r == 0 ? 3 : 1) * sizeof(float);
+            t_opts(&o, 97, 61);
+            ref = t_render(g, roots[r], &o);
+            CHECK(ref != NULL);
+            for (i = 0; ref && i < 3; i++) {
+                float *img;
+                o.threads = threads[i];
+                o.tile = tiles[i];
+                img = t_render(g, roots[r], &o);
+                CHECK(img != NULL);
+                CHECKF(img && memcmp(ref, img, bytes) == 0, "%s vector (%s): threads %d tile %d differ", types[t],
+                       r ? "warp" : "field", threads[i], tiles[i]);
+                free(img);
+            }
+            free(ref);
+        }
+        ng_graph_free(g);
+    }
+}
+
+/* A tileable render of a vector field wraps: every channel's step across
+ * the wrap is no larger than its largest inner step. */
+static void test_vec_tileable_wraps(void)
+{
+    static const char *const types[] = {"perlin", "fast", "value", "simplex"};
+    const int W = 90, H = 70;
+    int t, c, x, y;
+    for (t = 0; t < 4; t++) {
+        ng_graph *g = ng_graph_new();
+        int field = t_vnoise(g, types[t], 13, 3);
+        ng_render_opts o;
+        float *img;
+        t_opts(&o, W, H);
+        o.tileable = 1;
+        img = t_render(g, field, &o);
+        CHECK(img != NULL);
+        for (c = 0; img && c < 3; c++) {
+            const float *v = img + (size_t)c * W * H;
+            double inner = 0, wrap = 0;
+            for (y = 0; y < H; y++)
+                for (x = 0; x < W; x++) {
+                    double dx = fabs((double)v[y * W + (x + 1) % W] - v[y * W + x]);
+                    double dy = fabs((double)v[((y + 1) % H) * W + x] - v[y * W + x]);
+                    if (x + 1 < W) inner = fmax(inner, dx);
+                    else wrap = fmax(wrap, dx);
+                    if (y + 1 < H) inner = fmax(inner, dy);
+                    else wrap = fmax(wrap, dy);
+                }
+            CHECKF(wrap <= inner, "%s vector channel %d: wrap step %g, largest inner %g", types[t], c, wrap, inner);
+        }
+        free(img);
+        ng_graph_free(g);
+    }
+}
+
+static void vec_kernel_tests(void)
+{
+    t_rng_seed(14);
+    T_RUN(test_vec_range);
+    T_RUN(test_vec_channel_count);
+    T_RUN(test_vec_decorrelated_like_scalar);
+    T_RUN(test_vec_no_common_zeros);
+    T_RUN(test_vec_continuity_and_gradient);
+    T_RUN(test_vec_tiled_repeats);
+}
+
+void suite_vecnoise(void)
+{
+    t_on_every_path("vecnoise", vec_kernel_tests);
+    RUN(test_vec_render_deterministic);
+    RUN(test_vec_tileable_wraps);
+}
