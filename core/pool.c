@@ -15,6 +15,7 @@
  */
 #include "pool.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -77,11 +78,10 @@ static int spin_for_post(void)
     const double until = seconds() + SPIN_SECONDS;
     int posted = 0;
     pthread_mutex_unlock(&pool.mu);
-    while (!(posted = atomic_load_explicit(&pool.posts, memory_order_relaxed) != seen) && seconds() < until) {
-#if defined(__x86_64__)
-        __builtin_ia32_pause();
-#endif
-    }
+    /* yielding: on a machine with more runnable threads than CPUs the
+     * spin gives way to them (the caller among them) */
+    while (!(posted = atomic_load_explicit(&pool.posts, memory_order_relaxed) != seen) && seconds() < until)
+        sched_yield();
     pthread_mutex_lock(&pool.mu);
     return posted;
 }
@@ -171,13 +171,4 @@ void ng__pool_finish(ng__pool_job *job)
     while (job->active > 0) pthread_cond_wait(&job->left, &pool.mu);
     pthread_mutex_unlock(&pool.mu);
     pthread_cond_destroy(&job->left);
-}
-
-int ng__pool_threads(void)
-{
-    int n;
-    pthread_mutex_lock(&pool.mu);
-    n = pool.threads;
-    pthread_mutex_unlock(&pool.mu);
-    return n;
 }

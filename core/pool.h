@@ -33,7 +33,5 @@ void ng__pool_post(ng__pool_job *job, void (*run)(void *arg), void *arg, int hel
 /* No helper joins job any more; returns once every helper that joined has
  * returned from run. */
 void ng__pool_finish(ng__pool_job *job);
-/* Threads the pool has now (for tests and the benchmark). */
-int ng__pool_threads(void);
 
 #endif

@@ -19,6 +19,7 @@
 #include "pool.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -357,9 +358,7 @@ static int await_band(render *r, int slot)
     const double until = ng__now() + CALLER_SPIN;
     while (atomic_load(&r->band_left[slot]) > 0 && !r->failed) {
         if (ng__now() > until) return 0;
-#if defined(__x86_64__)
-        _mm_pause();
-#endif
+        sched_yield(); /* the helper may be waiting for this CPU */
     }
     return 1;
 }
