@@ -329,7 +329,10 @@ typedef struct ng_render_opts {
      * same output, bit for bit where t / time_period is a whole number
      * (noisegraph render --loop-frames). 0: no loop. */
     double time_period;
-    int threads;            /* 0: one per CPU */
+    /* 0: one per CPU. The calling thread renders too; the others come
+     * from one pool per process, started on the first render that wants
+     * them and kept asleep between renders (no thread start per render). */
+    int threads;
     int tile;               /* tile edge, pixels */
     int progress;           /* report progress on stderr */
     const char *progress_label; /* said before the percentage ("frame 3/48"), or NULL */
@@ -368,7 +371,11 @@ void ng_render_defaults(ng_render_opts *o, int width, int height);
 /* Evaluates roots[k] over the window and streams it into sinks[k]. Output is
  * bit-identical for every thread count and tile size. Worker threads block
  * every signal, so handlers run on the calling thread (or another of the
- * caller's). */
+ * caller's). Sinks are called on the calling thread only. Several threads
+ * may render at once (each its own graph and sinks): they share the pool,
+ * and a render never waits for a busy pool, it only gets fewer helpers. A
+ * process forked from one that rendered can render (it starts helpers of
+ * its own); a child forked from inside a sink must exec or _exit. */
 int ng_render(const ng_graph *g, const int *roots, int nroots,
               const ng_render_opts *o, ng_sink *sinks, ng_error *err);
 

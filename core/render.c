@@ -1,10 +1,10 @@
 /*
- * render.c — the tile scheduler. Worker threads take tiles from an atomic
- * counter in row-major order and write finished tiles into a small ring of
- * row bands; the calling thread hands each band to the sinks as soon as all
- * its tiles are done, so memory stays O(width x tile) for any image height.
- * With one thread the caller does both in turn and starts no thread, which
- * keeps small renders (an embedder's slices) free of thread start-up.
+ * render.c — the tile scheduler. The calling thread and up to threads - 1
+ * helpers of the persistent pool (pool.c: no thread starts per render) take
+ * tiles from an atomic counter in row-major order and write finished tiles
+ * into a small ring of row bands; the calling thread, between its own
+ * tiles, hands each band to the sinks as soon as all its tiles are done, so
+ * memory stays O(width x tile) for any image height.
  *
  * A volume is the same walk in three dimensions: its tiles are bricks of
  * brick^3 voxels, in z-major order, and a band is one row of bricks (every
@@ -16,9 +16,10 @@
  * thread count, tile size or region split.
  */
 #include "ng_internal.h"
+#include "pool.h"
 
 #include <pthread.h>
-#include <signal.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -246,15 +247,30 @@ static int run_tile(render *r, tiler *tl, int64_t t)
     return 0;
 }
 
-static void *worker(void *arg)
+/* Tile t of band ty is in its band: the caller, waiting to hand that
+ * band to the sinks, hears when it was the band's last. */
+static void tile_done(render *r, int64_t ty)
+{
+    if (atomic_fetch_sub(&r->band_left[ty % r->ring], 1) == 1) {
+        pthread_mutex_lock(&r->mu);
+        pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+    }
+}
+
+/* A pool helper's share of a render: tiles until none is left or the
+ * render failed. */
+static void help(void *arg)
 {
     render *r = arg;
     ng_error err;
     tiler tl;
+    /* joined after the last tile was taken: no context to make */
+    if (atomic_load(&r->next_tile) >= r->ntiles || r->failed) return;
     if (tiler_init(r, &tl, &err)) {
         fail(r, &err);
         tiler_free(r, &tl);
-        return NULL;
+        return;
     }
     for (;;) {
         int64_t t = atomic_fetch_add(&r->next_tile, 1), ty;
@@ -274,14 +290,9 @@ static void *worker(void *arg)
             fail(r, ng__ctx_error(tl.c));
             break;
         }
-        if (atomic_fetch_sub(&r->band_left[ty % r->ring], 1) == 1) {
-            pthread_mutex_lock(&r->mu);
-            pthread_cond_broadcast(&r->cv);
-            pthread_mutex_unlock(&r->mu);
-        }
+        tile_done(r, ty);
     }
     tiler_free(r, &tl);
-    return NULL;
 }
 
 /* "noisegraph: rendering 42% 3.1 s, about 4.3 s left": the time left
@@ -319,27 +330,93 @@ static int write_band(render *r, ng_sink *sinks, int64_t i, ng_error *err)
     return 0;
 }
 
-/* One thread: the caller evaluates every tile itself and writes each band
- * as its row completes; no thread is started (a render's fixed cost). */
-static int render_inline(render *r, ng_sink *sinks, ng_error *err)
+/* Band `band`, the next in order and finished, to the sinks; its slot
+ * then waits for band + ring. 0, or -1 after failing the render. */
+static int deliver(render *r, ng_sink *sinks, int64_t band)
 {
-    tiler tl;
-    int64_t t;
-    int rc = 0;
-    if (tiler_init(r, &tl, err)) {
-        tiler_free(r, &tl);
+    const int slot = (int)(band % r->ring);
+    ng_error e;
+    if (write_band(r, sinks, band, &e)) {
+        fail(r, &e);
         return -1;
     }
-    for (t = 0; t < r->ntiles && rc == 0; t++) {
-        if (run_tile(r, &tl, t)) {
-            *err = *ng__ctx_error(tl.c);
-            rc = -1;
-        } else if (t % r->ntx == r->ntx - 1) {
-            rc = write_band(r, sinks, t / r->ntx, err);
+    pthread_mutex_lock(&r->mu);
+    atomic_store(&r->band_left[slot], band + r->ring < r->nbands ? r->ntx : 0);
+    atomic_store(&r->next_write, band + 1);
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return 0;
+}
+
+/* Waits awake, up to CALLER_SPIN seconds, for the band in slot to finish
+ * (or the render to fail); 1 if it did. The caller waits only for tiles
+ * that are running, at most a tile's time away, and a sleeping thread
+ * took over 100 us to wake on a 2-vCPU VM: more than a small render. */
+#define CALLER_SPIN 100e-6
+static int await_band(render *r, int slot)
+{
+    const double until = ng__now() + CALLER_SPIN;
+    while (atomic_load(&r->band_left[slot]) > 0 && !r->failed) {
+        if (ng__now() > until) return 0;
+        sched_yield(); /* the helper may be waiting for this CPU */
+    }
+    return 1;
+}
+
+/* Hands the finished bands to the sinks in order, first waiting for every
+ * band below `until` to finish. Only the caller writes bands, so only it
+ * moves next_write. 0, or -1 once the render failed. */
+static int deliver_bands(render *r, ng_sink *sinks, int64_t until)
+{
+    for (;;) {
+        const int64_t band = atomic_load(&r->next_write);
+        const int slot = (int)(band % r->ring);
+        if (r->failed) return -1;
+        if (band >= r->nbands) return 0;
+        if (atomic_load(&r->band_left[slot]) > 0) {
+            if (band >= until) return 0;
+            if (await_band(r, slot)) continue;
+            pthread_mutex_lock(&r->mu);
+            while (!r->failed && atomic_load(&r->band_left[slot]) > 0) pthread_cond_wait(&r->cv, &r->mu);
+            pthread_mutex_unlock(&r->mu);
+            continue;
+        }
+        if (deliver(r, sinks, band)) return -1;
+    }
+}
+
+/* The calling thread takes tiles like a helper, and between its tiles
+ * hands finished bands to the sinks; before a tile whose band has no slot
+ * yet, it writes the bands that free one (those tiles were all taken
+ * earlier, so they finish without it). nthreads - 1 pool helpers join
+ * when they are free; with one thread, or none free, the caller does it
+ * all. Returns once every helper that joined has left. */
+static int render_tiles(render *r, ng_sink *sinks, int nthreads, ng_error *err)
+{
+    ng__pool_job job;
+    ng_error e;
+    tiler tl;
+    ng__pool_post(&job, help, r, nthreads - 1);
+    if (tiler_init(r, &tl, &e)) {
+        fail(r, &e);
+    } else {
+        for (;;) {
+            int64_t t = atomic_fetch_add(&r->next_tile, 1), ty = t / r->ntx;
+            if (t >= r->ntiles || deliver_bands(r, sinks, ty - r->ring + 1)) break;
+            if (run_tile(r, &tl, t)) {
+                fail(r, ng__ctx_error(tl.c));
+                break;
+            }
+            tile_done(r, ty);
+            if (deliver_bands(r, sinks, 0)) break;
         }
     }
     tiler_free(r, &tl);
-    return rc;
+    deliver_bands(r, sinks, r->nbands);
+    ng__pool_finish(&job);
+    if (!r->failed) return 0;
+    *err = r->err;
+    return -1;
 }
 
 static int coord_ok(double v) { return v >= -NG_MAX_COORD && v <= NG_MAX_COORD; } /* NaN: no */
@@ -458,31 +535,6 @@ static int check_band_memory(const render *r, int nthreads, ng_error *err)
                      window, want / gib, r->ring, r->ring == 1 ? "" : "s", have / gib, option);
 }
 
-/* Workers never run signal handlers: a handler (the CLI's, removing
- * temporary files) then runs on the caller's thread, between the sink
- * calls it could race with. */
-static int start_workers(render *r, pthread_t *th, int nthreads)
-{
-    pthread_attr_t attr;
-    sigset_t all, old;
-    int started;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, (size_t)16 << 20);
-    for (started = 0; started < nthreads; started++) {
-        if (pthread_create(&th[started], &attr, worker, r)) {
-            ng_error e;
-            ng_errorf(&e, "render: cannot start thread %d", started + 1);
-            fail(r, &e);
-            break;
-        }
-    }
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return started;
-}
-
 /* Every output of a volume render must take volumes; said before any
  * sink begins or any voxel is evaluated. */
 static int check_volume_sinks(const ng_sink *sinks, int nroots, ng_error *err)
@@ -498,9 +550,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
                        const ng__tile_job *job, ng_sink *sinks, ng_error *err)
 {
     render r;
-    pthread_t th[NG_MAX_THREADS];
-    int nthreads, started = 0, begun = 0, i, k, ok = 0;
-    int64_t band;
+    int nthreads, begun = 0, i, k, ok = 0;
     if (check_opts(o, err) || ng__check_roots(g, roots, nroots, o->dims, err)) return -1;
     if (nroots < 1 || nroots > 64) return ng_errorf(err, "render: %d outputs; 1 to 64 are possible", nroots);
     if (job && o->depth) return ng_errorf(err, "render: a view renders an image, not a volume");
@@ -584,33 +634,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
         }
     }
 
-    if (nthreads == 1) {
-        ok = render_inline(&r, sinks, err) == 0;
-        goto finished;
-    }
-    started = start_workers(&r, th, nthreads);
-
-    for (band = 0; band < r.nbands; band++) {
-        int slot = (int)(band % r.ring);
-        ng_error e;
-        pthread_mutex_lock(&r.mu);
-        while (!r.failed && atomic_load(&r.band_left[slot]) > 0) pthread_cond_wait(&r.cv, &r.mu);
-        pthread_mutex_unlock(&r.mu);
-        if (r.failed) break;
-        if (write_band(&r, sinks, band, &e)) {
-            fail(&r, &e);
-            break;
-        }
-        pthread_mutex_lock(&r.mu);
-        atomic_store(&r.band_left[slot], band + r.ring < r.nbands ? r.ntx : 0);
-        atomic_store(&r.next_write, band + 1);
-        pthread_cond_broadcast(&r.cv);
-        pthread_mutex_unlock(&r.mu);
-    }
-    for (i = 0; i < started; i++) pthread_join(th[i], NULL);
-    if (r.failed) *err = r.err;
-    else ok = 1;
-finished:
+    ok = render_tiles(&r, sinks, nthreads, err) == 0;
     if (o->progress) fputc('\n', stderr);
 done:
     /* once one sink fails to finish, the others discard theirs too */

@@ -31,6 +31,7 @@ static const struct {
     {"review12", suite_review12},
     {"unified", suite_unified},
     {"anim", suite_anim},
+    {"pool", suite_pool},
     {"friction", suite_friction},
     {"deriv", suite_deriv},
     {"vecnoise", suite_vecnoise},

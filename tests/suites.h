@@ -30,5 +30,6 @@ void suite_anim(void);
 void suite_friction(void);
 void suite_deriv(void);
 void suite_vecnoise(void);
+void suite_pool(void);
 
 #endif

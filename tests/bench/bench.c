@@ -1,24 +1,25 @@
 /*
  * bench.c — `make bench`: single-thread speed of noisegraph through the real
  * path (a graph built by a Lua script, rendered tile by tile into a sink
- * that encodes nothing), side by side with libnoise measured in the same run
- * (libnoise_peer) and FastNoise2 figures quoted from the issue; then the
- * speed-up of 2 threads over 1 and the peak memory of a huge PNG render.
+ * that encodes nothing), side by side with FastNoise2 figures of the issue's
+ * machine kind (fixed numbers, not measured here) and libnoise measured in
+ * the same run (libnoise_peer); then the fixed cost of a render and of
+ * frames in a row, the speed-up of 2 threads over 1 and the peak memory of
+ * a huge PNG render.
  *
- *   bench [--quick] [--scripts DIR] [ROW|threads|memory|volume|kernels]...
+ *   bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels]...
  *
- * Grids: 2D rows render a 2048x2048 image; 3D rows a 128^3 volume as 128
- * renders of a 128x128 image at z = 0.5 .. 127.5. Every script uses a
- * frequency of 0.02 per pixel (element_size 50), as the peers do. A row is
- * one warm-up and then timed runs (at least 5, more while the row has used
- * under a second, at most 31); the median and the minimum are printed.
+ * Grids: 2D rows render a 2048x2048 image; 3D rows one 128^3 volume render
+ * (16^3 bricks). Every script uses a frequency of 0.02 per pixel
+ * (element_size 50), as the peers do. A row is one warm-up and then timed
+ * runs (at least 5, more while the row has used under a second, at most
+ * 31); the median and the minimum are printed. Every figure is the whole
+ * cost of the render: nothing is subtracted.
  *
- * A 3D run calls ng_render 128 times, and each call has a fixed cost
- * (a scratch context, the row band, the tile positions) that a
- * peer evaluating one 128^3 block does not pay. To count evaluation only,
- * that cost is measured once on a graph of one constant node (128 renders
- * of 128x128, same median scheme) and subtracted from every 3D run; the
- * figure is printed. 2D rows are one render each and keep everything.
+ * `overhead` is the fixed cost of one render: a 64x64 image of a constant
+ * graph (its evaluation is a fill), median of many, on 1 and 2 threads.
+ * `frames` renders many small images back to back, as a sequence or a live
+ * preview does, on 1 and 2 threads.
  *
  * `volume` compares the two ways to render a 3D grid: GRID3 renders of
  * a GRID3 x GRID3 image at successive --z, and one GRID3^3 volume in
@@ -63,25 +64,27 @@ typedef struct row {
     const char *script; /* file in the scripts directory */
     int dims;
     const char *peer;   /* libnoise_peer row, or NULL */
-    double fn2_ns;      /* FastNoise2 ns/sample quoted by the issue, 0: none */
+    double fn2_ns;      /* FastNoise2 AVX-512 ns/sample, the issue's fixed figure; 0: none */
 } row;
 
-/* FastNoise2 figures are the issue's, not measured here. */
+/* FastNoise2's figures are issue 14's, measured on its machine kind (FN2_MACHINE),
+ * not here: the low end where the issue gives a range. */
+#define FN2_MACHINE "2-vCPU Intel Xeon, AVX-512, KVM; FastNoise2 1.1.1, clang, fast-math + FMA, 1 thread"
 static const row rows[] = {
-    {"value2", "value.lua", 2, NULL, 0.48},
+    {"value2", "value.lua", 2, NULL, 1.01},
     {"perlin2", "perlin.lua", 2, "perlin1_2d", 0},
-    {"perlin3", "perlin.lua", 3, "perlin1_3d", 1.14},
+    {"perlin3", "perlin.lua", 3, "perlin1_3d", 2.27},
     {"simplex2", "simplex.lua", 2, NULL, 0},
-    {"simplex3", "simplex.lua", 3, NULL, 1.23},
+    {"simplex3", "simplex.lua", 3, NULL, 2.23},
     {"worley_f1_2", "worley_f1.lua", 2, NULL, 0},
-    {"worley_f1_3", "worley_f1.lua", 3, "voronoi_3d", 9.1},
+    {"worley_f1_3", "worley_f1.lua", 3, "voronoi_3d", 15.8},
     {"fbm6_perlin2", "fbm6.lua", 2, "perlin6_2d", 0},
-    {"fbm6_perlin3", "fbm6.lua", 3, "perlin6_3d", 7.2},
+    {"fbm6_perlin3", "fbm6.lua", 3, "perlin6_3d", 12.8},
     {"terrain6_3", "terrain6.lua", 3, NULL, 0},
     {"hybrid6_3", "hybrid6.lua", 3, NULL, 0},
-    {"ridged6_3", "ridged6.lua", 3, "ridged6_3d", 0},
+    {"ridged6_3", "ridged6.lua", 3, "ridged6_3d", 12.9},
     {"billow6_3", "billow6.lua", 3, "billow6_3d", 0},
-    {"warp2", "warp.lua", 2, "turbulence_2d", 1.8},
+    {"warp2", "warp.lua", 2, "turbulence_2d", 3.12},
     {"warp_chain3", "warp_chain3.lua", 2, NULL, 0},
     {"perlin_cloud3", "perlin_cloud.lua", 3, NULL, 0},
     {"simplex_cloud3", "simplex_cloud.lua", 3, NULL, 0},
@@ -281,32 +284,14 @@ static double peer_ns(const peer_result *res, int n, const char *name)
 
 /* ---- rows ------------------------------------------------------------------------ */
 
-/* The fixed cost of one 3D grid (GRID3 renders of GRID3 x GRID3) that is
- * not evaluation: the same renders of a graph of one constant node. */
-static int plane_overhead(const config *c, timing *t, ng_error *err)
-{
-    ng_graph *g = ng_graph_new();
-    job j = {NULL, 0, 3, GRID3, 1, 0};
-    int rc;
-    if (!g) return ng_errorf(err, "out of memory");
-    if ((j.root = ng_constant(g, 0.5, err)) < 0) {
-        ng_graph_free(g);
-        return -1;
-    }
-    j.g = g;
-    rc = time_job(&j, c->min_runs, ROW_BUDGET, t, err);
-    ng_graph_free(g);
-    return rc;
-}
-
 static void print_header(void)
 {
-    printf("%-20s %9s %9s %9s %8s %11s %8s %8s %8s\n", "row", "samples", "ns/samp", "min ns", "Msamp/s",
-           "libnoise ns", "ours/ln", "FN2 ns*", "ours/FN2");
+    printf("%-20s %9s %9s %9s %8s %10s %8s %11s %8s\n", "row", "samples", "ns/samp", "min ns", "Msamp/s",
+           "FN2-512 ns", "ours/FN2", "libnoise ns", "ours/ln");
 }
 
-/* overhead: seconds per grid subtracted from 3D runs. */
-static void bench_row(const config *c, const row *r, double overhead, const peer_result *peers, int npeers)
+/* One row, whole cost: 2D one image, 3D one volume render. */
+static void bench_row(const config *c, const row *r, const peer_result *peers, int npeers)
 {
     ng_script s;
     ng_error err;
@@ -325,22 +310,143 @@ static void bench_row(const config *c, const row *r, double overhead, const peer
     j.dims = r->dims;
     j.size = r->dims == 3 ? GRID3 : GRID2;
     j.threads = 1;
-    j.volume = 0;
+    j.volume = r->dims == 3;
     if (time_job(&j, c->min_runs, ROW_BUDGET, &t, &err)) {
         printf("  error: %s\n", err.msg);
         ng_script_free(&s);
         return;
     }
     ng_script_free(&s);
-    if (r->dims != 3) overhead = 0;
-    ns = (t.median - overhead) * 1e9 / samples;
-    ns_min = (t.min - overhead) * 1e9 / samples;
+    ns = t.median * 1e9 / samples;
+    ns_min = t.min * 1e9 / samples;
     printf(" %9.3f %9.3f %8.1f", ns, ns_min, 1e3 / ns);
+    if (r->fn2_ns > 0) printf(" %10.2f %8.2f", r->fn2_ns, ns / r->fn2_ns);
+    else printf(" %10s %8s", "-", "-");
     if ((ln = peer_ns(peers, npeers, r->peer)) > 0) printf(" %11.3f %8.2f", ln, ns / ln);
     else printf(" %11s %8s", "-", "-");
-    if (r->fn2_ns > 0) printf(" %8.2f %8.2f", r->fn2_ns, ns / r->fn2_ns);
-    else printf(" %8s %8s", "-", "-");
     printf("   (%d runs)\n", t.runs);
+}
+
+/* ---- fixed cost and frames ---------------------------------------------------------- */
+
+/* Median and minimum seconds of n renders of root under o, each timed
+ * alone after 20 warm-ups. 0, or -1 with err set. */
+static int time_renders(const ng_graph *g, int root, const ng_render_opts *o, int n, double *med, double *min,
+                        ng_error *err)
+{
+    ng_sink sink = {null_begin, null_rows, null_end, NULL, null_begin_volume, null_slab};
+    double *v = malloc((size_t)n * sizeof *v);
+    int k;
+    if (!v) return ng_errorf(err, "out of memory");
+    for (k = -20; k < n; k++) {
+        double t0 = now();
+        if (ng_render(g, &root, 1, o, &sink, err)) {
+            free(v);
+            return -1;
+        }
+        if (k >= 0) v[k] = now() - t0;
+    }
+    *med = median(v, n);
+    *min = v[0];
+    free(v);
+    return 0;
+}
+
+/* The fixed cost of a render: a 64x64 image of a constant graph, whose
+ * evaluation is a fill of 4096 floats. With 64-pixel tiles the image is
+ * one tile and a render on 2 threads runs on the caller alone; smaller
+ * tiles make the same render wake a pool helper. */
+static void bench_overhead(const config *c)
+{
+    static const struct {
+        int threads, tile;
+        const char *what;
+    } cases[] = {
+        {1, 64, "1 thread, tile 64 (1 tile)"},
+        {2, 64, "2 threads, tile 64 (1 tile: the caller alone)"},
+        {2, 32, "2 threads, tile 32 (4 tiles: a pool helper woken)"},
+        {2, 16, "2 threads, tile 16 (16 tiles: a pool helper woken)"},
+    };
+    const int n = c->quick ? 501 : 2001;
+    ng_graph *g = ng_graph_new();
+    ng_error err;
+    size_t k;
+    int root;
+    printf("overhead: the fixed cost of one render, a 64x64 image of a constant graph, median of %d renders\n"
+           "          each timed alone (min in brackets), microseconds:\n",
+           n);
+    if (!g || (root = ng_constant(g, 0.5, &err)) < 0) {
+        printf("  error: %s\n", g ? err.msg : "out of memory");
+        ng_graph_free(g);
+        return;
+    }
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        ng_render_opts o;
+        double med = 0, min = 0;
+        ng_render_defaults(&o, 64, 64);
+        o.threads = cases[k].threads;
+        o.tile = cases[k].tile;
+        if (time_renders(g, root, &o, n, &med, &min, &err)) printf("  %-52s error: %s\n", cases[k].what, err.msg);
+        else printf("  %-52s %7.2f us (%.2f)\n", cases[k].what, med * 1e6, min * 1e6);
+    }
+    ng_graph_free(g);
+}
+
+/* Seconds of `count` renders of o back to back, the origin moving each
+ * frame; -1 with err set on failure. */
+static double run_frames(const ng_graph *g, int root, ng_render_opts o, int count, ng_error *err)
+{
+    ng_sink sink = {null_begin, null_rows, null_end, NULL, null_begin_volume, null_slab};
+    double t0 = now();
+    int f;
+    for (f = 0; f < count; f++) {
+        o.origin[0] = f * 3.0;
+        if (ng_render(g, &root, 1, &o, &sink, err)) return -1;
+    }
+    return now() - t0;
+}
+
+/* Many small renders in a row, as a sequence of frames or a live preview
+ * asks for them: FRAMES_EDGE^2 images of fbm6.lua in 32-pixel tiles, on
+ * 1 and 2 threads in alternating batches. */
+static void bench_frames(const config *c)
+{
+    enum { FRAMES_EDGE = 128, BATCH = 100, PAIRS = 7 };
+    ng_script s;
+    ng_error err;
+    ng_render_opts o1, o2;
+    double t1[PAIRS], t2[PAIRS], ratio[PAIRS];
+    int k, pairs = c->quick ? 3 : PAIRS;
+    printf("frames: %d renders of %dx%d fbm6.lua (2D, tile 32: 16 tiles) back to back, %d alternating batches\n"
+           "        on 1 and 2 threads: ",
+           BATCH, FRAMES_EDGE, FRAMES_EDGE, pairs);
+    fflush(stdout);
+    if (load(c, "fbm6.lua", &s, &err)) {
+        printf("error: %s\n", err.msg);
+        return;
+    }
+    ng_render_defaults(&o1, FRAMES_EDGE, FRAMES_EDGE);
+    o1.tile = 32;
+    o1.threads = 1;
+    o2 = o1;
+    o2.threads = 2;
+    if (run_frames(s.graph, s.output[0], o2, BATCH, &err) < 0) { /* warm-up */
+        printf("error: %s\n", err.msg);
+        ng_script_free(&s);
+        return;
+    }
+    for (k = 0; k < pairs; k++) {
+        if ((t1[k] = run_frames(s.graph, s.output[0], o1, BATCH, &err)) < 0 ||
+            (t2[k] = run_frames(s.graph, s.output[0], o2, BATCH, &err)) < 0) {
+            printf("error: %s\n", err.msg);
+            ng_script_free(&s);
+            return;
+        }
+        ratio[k] = t1[k] / t2[k];
+    }
+    printf("1 thread %.3f ms/frame, 2 threads %.3f ms/frame (medians), speed-up %.2fx (median of pair ratios)\n",
+           median(t1, pairs) * 1e3 / BATCH, median(t2, pairs) * 1e3 / BATCH, median(ratio, pairs));
+    ng_script_free(&s);
 }
 
 /* ---- threads ---------------------------------------------------------------------- */
@@ -723,7 +829,7 @@ static void bench_kernels(void)
 static int usage(void)
 {
     int i;
-    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|threads|memory|volume|kernels]...\nrows:");
+    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels]...\nrows:");
     for (i = 0; i < NROWS; i++) fprintf(stderr, " %s", rows[i].name);
     fprintf(stderr, "\n");
     return 2;
@@ -749,10 +855,10 @@ static void locate(config *c)
 int main(int argc, char **argv)
 {
     static config c;
-    int selected[NROWS] = {0}, any = 0, threads = 0, memory = 0, kernels = 0, volume = 0, i, k, n3 = 0;
+    int selected[NROWS] = {0}, any = 0, threads = 0, memory = 0, kernels = 0, volume = 0, overhead = 0, frames = 0;
+    int i, k;
     static peer_result peers[64];
     int npeers = 0;
-    double overhead = 0;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) c.quick = 1;
         else if (!strcmp(argv[i], "--scripts") && i + 1 < argc) snprintf(c.scripts, sizeof c.scripts, "%s", argv[++i]);
@@ -760,6 +866,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "memory")) memory = any = 1;
         else if (!strcmp(argv[i], "kernels")) kernels = any = 1;
         else if (!strcmp(argv[i], "volume")) volume = any = 1;
+        else if (!strcmp(argv[i], "overhead")) overhead = any = 1;
+        else if (!strcmp(argv[i], "frames")) frames = any = 1;
         else {
             for (k = 0; k < NROWS && strcmp(argv[i], rows[k].name); k++) continue;
             if (k == NROWS) {
@@ -771,7 +879,7 @@ int main(int argc, char **argv)
     }
     if (!any) {
         for (k = 0; k < NROWS; k++) selected[k] = 1;
-        threads = kernels = volume = 1;
+        threads = kernels = volume = overhead = frames = 1;
         memory = !c.quick;
     }
     c.min_runs = c.quick ? 3 : 5;
@@ -779,32 +887,25 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     print_machine();
-    printf("single thread, tile 64, frequency 0.02/pixel; 2D: %dx%d, 3D: %d^3 as %d renders of %dx%d;\n"
-           "1 warm-up, then >= %d timed runs (more while a row has used < %.0f s, up to %d): median and min\n",
-           GRID2, GRID2, GRID3, GRID3, GRID3, GRID3, c.min_runs, ROW_BUDGET, MAX_RUNS);
-    for (k = 0; k < NROWS; k++) n3 += selected[k] && rows[k].dims == 3;
+    printf("single thread, tile 64, frequency 0.02/pixel; 2D: one %dx%d image, 3D: one %d^3 volume (16^3 bricks);\n"
+           "whole cost of each render, nothing subtracted; 1 warm-up, then >= %d timed runs (more while a row\n"
+           "has used < %.0f s, up to %d): median and min\n",
+           GRID2, GRID2, GRID3, c.min_runs, ROW_BUDGET, MAX_RUNS);
     npeers = run_peer(&c, selected, peers, 64);
     if (npeers < 0) npeers = 0;
-    if (n3) {
-        ng_error err;
-        timing t = {0, 0, 0};
-        if (plane_overhead(&c, &t, &err)) {
-            printf("3D: cannot measure the per-render cost (%s); 3D rows include it\n", err.msg);
-        } else {
-            overhead = t.median;
-            printf("3D rows: the fixed cost of %d renders (%.3f ms per grid, %.3f ns/sample, measured on a\n"
-                   "         constant graph) is subtracted: evaluation time only\n",
-                   GRID3, overhead * 1e3, overhead * 1e9 / ((double)GRID3 * GRID3 * GRID3));
-        }
-    }
     for (k = 0; k < NROWS && !selected[k]; k++) continue;
     if (k < NROWS) {
-        printf("* FN2 = FastNoise2, the issue's figure (not measured here); ours/ln, ours/FN2 < 1: noisegraph faster\n\n");
+        printf("FN2-512 = FastNoise2 AVX-512: FIXED figures from issue 14, taken on another machine kind (%s),\n"
+               "          NOT measured here; this run is on the CPU named above. ours/FN2, ours/ln < 1: noisegraph "
+               "faster\n\n",
+               FN2_MACHINE);
         print_header();
         for (k = 0; k < NROWS; k++)
-            if (selected[k]) bench_row(&c, &rows[k], overhead, peers, npeers);
+            if (selected[k]) bench_row(&c, &rows[k], peers, npeers);
         printf("\n");
     }
+    if (overhead) bench_overhead(&c);
+    if (frames) bench_frames(&c);
     if (threads) bench_threads(&c);
     if (volume) bench_volume(&c);
     if (kernels) bench_kernels();
