@@ -86,11 +86,19 @@ static inline float pos(float frac, float off)
     return u2f((u & 0x80000000u) | mag);
 }
 
-/* floor for |x| <= 2^30 without libm, so the loop stays vectorisable. */
-static inline int32_t floor_i32(float x)
+/* floor for |x| <= 2^30, as a float (exact, so the same bits on every
+ * path). Paths with SSE4.1 round in one instruction (vroundps/vrndscaleps;
+ * the Makefile builds them with -fno-trapping-math, without which GCC will
+ * not vectorise floorf); the others truncate and step down, without libm,
+ * so the loop stays vectorisable. */
+static inline __attribute__((always_inline)) float floor_f(float x)
 {
-    int32_t i = (int32_t)x;
-    return i - (int32_t)(x < (float)i);
+#if defined(__SSE4_1__)
+    return __builtin_floorf(x);
+#else
+    float i = (float)(int32_t)x;
+    return x < i ? i - 1.0f : i;
+#endif
 }
 
 /*
@@ -117,8 +125,8 @@ static inline uint32_t wrap_cell(const axis *a, int32_t i)
  * the cell's lattice coordinate and the next one along the axis. */
 LOOP_INLINE float lattice_cell(const axis *a, float off, int tiled, uint32_t *c0, uint32_t *c1)
 {
-    float x = pos(a->frac, off);
-    int32_t i = floor_i32(x);
+    float x = pos(a->frac, off), fl = floor_f(x);
+    int32_t i = (int32_t)fl;
     if (tiled) {
         uint32_t n;
         *c0 = wrap_cell(a, i);
@@ -128,7 +136,7 @@ LOOP_INLINE float lattice_cell(const axis *a, float off, int tiled, uint32_t *c0
         *c0 = a->cell + (uint32_t)i;
         *c1 = *c0 + 1u;
     }
-    return x - (float)i;
+    return x - fl;
 }
 
 /* Untiled cell only (simplex, white). */
