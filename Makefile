@@ -146,7 +146,7 @@ else
 PATH_FLAGS_scalar := -fno-vectorize -fno-slp-vectorize
 endif
 PATH_FLAGS_sse2   :=
-PATH_FLAGS_avx2   := -mavx2 -mbmi -mbmi2 -mpopcnt -fno-trapping-math
+PATH_FLAGS_avx2   := -mavx2 -mfma -mbmi -mbmi2 -mpopcnt -fno-trapping-math
 PATH_FLAGS_avx512 := $(PATH_FLAGS_avx2) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mprefer-vector-width=512
 # Tracking variable locations through the kernels' deep inlining is more
 # than half of their compile time (gcc); the code is the same without it

@@ -150,13 +150,13 @@ static inline float cell_of(const axis *a, float off, uint32_t *cell)
  * exactly, which keeps Perlin exactly 0 on the lattice. */
 static inline float fade(float t)
 {
-    return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f);
+    return t * t * t * fma_f(t, fma_f(t, 6.0f, -15.0f), 10.0f);
 }
 
 /* 3t^2 - 2t^3: C1, two multiplies cheaper; 0 and 1 exactly at the ends. */
 static inline float smooth(float t)
 {
-    return t * t * (3.0f - 2.0f * t);
+    return t * t * fma_f(t, -2.0f, 3.0f);
 }
 
 /* Their derivatives, from t and t1 = t - 1: fade' = 30 t^2 (t - 1)^2 (0 at
@@ -175,7 +175,7 @@ static inline float smooth_slope(float t, float t1)
 
 static inline float lerp(float a, float b, float t)
 {
-    return a + t * (b - a);
+    return fma_f(t, b - a, a);
 }
 
 /* ---- corner hashes ----------------------------------------------------------

@@ -99,7 +99,7 @@ LOOP_INLINE float simplex_corner(int dims, int deriv, uint32_t h, const float *d
     float r2 = 0.0f, t3, fo, gd;
     int e, a;
     UNROLL
-    for (e = 0; e < dims; e++) r2 += d[e] * d[e];
+    for (e = 0; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
     fo = falloff(r2, &t3);
     gd = simplex_grad(dims, h, d);
     if (deriv) {

@@ -32,6 +32,7 @@ static const struct {
     {"unified", suite_unified},
     {"anim", suite_anim},
     {"friction", suite_friction},
+    {"speed", suite_speed},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

@@ -28,5 +28,6 @@ void suite_review12(void);
 void suite_unified(void);
 void suite_anim(void);
 void suite_friction(void);
+void suite_speed(void);
 
 #endif
