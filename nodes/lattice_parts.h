@@ -189,18 +189,32 @@ static inline float lerp(float a, float b, float t)
 static const uint32_t lattice_prime[4] = {NG_LATTICE_PRIME_X, NG_LATTICE_PRIME_Y,
                                           NG_LATTICE_PRIME_Z, NG_LATTICE_PRIME_W};
 
+/* ng_lattice_hash's fold v ^ (v >> 16) distributes over the xor of the
+ * seed and the coordinates, so each of those is folded once (2 dims + 1
+ * folds, not one per corner: 8 rather than 16 in 4D) and a corner is the
+ * xor of folded words times the constant: the same bits. */
+static inline uint32_t fold16(uint32_t v)
+{
+    return v ^ (v >> 16);
+}
+
 LOOP_INLINE void lattice_corners(int dims, uint32_t s, const uint32_t *lo, const uint32_t *hi,
                                  uint32_t *h)
 {
+    uint32_t flo[4] = {0, 0, 0, 0}, fhi[4] = {0, 0, 0, 0};
+    const uint32_t fs = fold16(s);
     int d, k;
+    UNROLL
+    for (d = 0; d < 4; d++)
+        if (d < dims) flo[d] = fold16(lo[d]), fhi[d] = fold16(hi[d]);
     UNROLL
     for (k = 0; k < 16; k++) /* constant trip counts unroll in every compiler */
         if (k < 1 << dims) {
-            uint32_t v = s;
+            uint32_t v = fs;
             UNROLL
             for (d = 0; d < 4; d++)
-                if (d < dims) v ^= (k >> d) & 1 ? hi[d] : lo[d];
-            h[k] = ng_lattice_hash(v);
+                if (d < dims) v ^= (k >> d) & 1 ? fhi[d] : flo[d];
+            h[k] = v * NG_LATTICE_MUL; /* ng_lattice_hash of the unfolded xor */
         }
 }
 
