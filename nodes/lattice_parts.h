@@ -10,7 +10,7 @@
  * it. All per-point arithmetic is float; double work is splitting the
  * anchor once per call (and the scalar torus mapping of tiled simplex).
  * Build with -ffp-contract=off: the same bits on every machine and SIMD
- * width.
+ * width; the fused multiply-adds are written out (fma_f, bits.h).
  */
 #ifndef NG_LATTICE_PARTS_H
 #define NG_LATTICE_PARTS_H
