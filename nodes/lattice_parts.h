@@ -229,14 +229,23 @@ static inline float flip_bit(float x, uint32_t h, int b)
     return u2f(f2u(x) ^ ((h << (31 - b)) & 0x80000000u));
 }
 
+/* bit b of h set ? a : c. The bit shifted to the sign and spread by an
+ * arithmetic shift (GCC and clang define >> of a negative int so) is the
+ * blend's mask in two instructions, one for bit 31, where testing the
+ * bit, negating and masking took four. */
+static inline float select_bit(uint32_t h, int b, float a, float c)
+{
+    uint32_t m = (uint32_t)((int32_t)(h << (31 - b)) >> 31);
+    return u2f((f2u(a) & m) | (f2u(c) & ~m));
+}
+
 /* 8 unit gradients in 2D: the 4 axis and the 4 diagonal directions. The top
  * three hash bits pick one. */
 static inline float grad8(uint32_t h, float x, float y)
 {
-    uint32_t b0 = (h >> 29) & 1u, b2 = h >> 31;
-    float along = flip_bit(select_f(b0, y, x), h, 30);
+    float along = flip_bit(select_bit(h, 29, y, x), h, 30);
     float diag = (flip_bit(x, h, 29) + flip_bit(y, h, 30)) * 0.70710678f;
-    return select_f(b2, diag, along);
+    return select_bit(h, 31, diag, along);
 }
 
 /* Perlin's 12 cube-edge gradients, chosen uniformly (not Perlin's h & 15
