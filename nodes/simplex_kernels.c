@@ -48,7 +48,7 @@
 static inline float falloff(float d2, float *t3)
 {
     uint32_t u = f2u(0.5f - d2);
-    float t = u2f(u & ((u >> 31) - 1u)); /* max(t, 0): negative -> +0 */
+    float t = u2f(u & ~(uint32_t)((int32_t)u >> 31)); /* max(t, 0): negative -> +0 */
     float tt = t * t;
     *t3 = tt * t;
     return tt * tt;
