@@ -138,7 +138,10 @@ $(BUILD)/tests/%.o: CFLAGS += $(INC_tests)
 # and one unit per kernel family, nodes/<family>_kernels.c, compiled with
 # PATH_FLAGS_<path>, the one place its target is defined (kernels.c checks
 # the CPU for the same features). The same list is NG_PATHS in kernels.h.
-# The scalar path must not vectorise.
+# The scalar path must not vectorise. -mfma: fma_f (nodes/bits.h) is the
+# instruction there and libm's fmaf elsewhere, the same bits. -fno-trapping-math
+# lets GCC vectorise floorf (vroundps); it changes no result (floating-point
+# exceptions are never read), so the paths stay bit-identical.
 IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -c clang)
 ifeq ($(IS_CLANG),0)
 PATH_FLAGS_scalar := -fno-tree-vectorize
@@ -146,7 +149,7 @@ else
 PATH_FLAGS_scalar := -fno-vectorize -fno-slp-vectorize
 endif
 PATH_FLAGS_sse2   :=
-PATH_FLAGS_avx2   := -mavx2 -mbmi -mbmi2 -mpopcnt
+PATH_FLAGS_avx2   := -mavx2 -mfma -mbmi -mbmi2 -mpopcnt -fno-trapping-math
 PATH_FLAGS_avx512 := $(PATH_FLAGS_avx2) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mprefer-vector-width=512
 # Tracking variable locations through the kernels' deep inlining is more
 # than half of their compile time (gcc); the code is the same without it

@@ -34,4 +34,14 @@ static inline __attribute__((always_inline)) float select_f(uint32_t c, float a,
     return u2f((f2u(a) & m) | (f2u(b) & ~m));
 }
 
+/* a * b + c rounded once, the same bits on every path: -ffp-contract=off
+ * keeps the compiler from fusing on its own, so a fusion is written here
+ * and only here. Paths built with -mfma (avx2, avx512) get the
+ * instruction; the others call libm's fmaf, which is exact (correctly
+ * rounded) too, and slower: its loop no longer vectorises. */
+static inline __attribute__((always_inline)) float fma_f(float a, float b, float c)
+{
+    return __builtin_fmaf(a, b, c);
+}
+
 #endif

@@ -73,16 +73,19 @@ LOOP_INLINE float flow_grad3(uint32_t h, float x, float y, float z, const rotati
     float ad = flip_bit(x, h, 17) + flip_bit(y, h, 18) + flip_bit(z, h, 19);
     float cx = gy * z - gz * y, cy = gz * x - gx * z, cz = gx * y - gy * x;
     float acx = flip_bit(cx, h, 17) + flip_bit(cy, h, 18) + flip_bit(cz, h, 19);
-    return r->c * gd + r->s3 * acx + r->c3 * ag * ad;
+    return fma_f(r->c, gd, fma_f(r->s3, acx, r->c3 * ag * ad));
 }
 
 /* Lattice values uniform in [-(1 - 2^-20), 1 - 2^-20]: the shrink covers the
  * few ulps of rounding in the nested lerps. */
 #define VALUE_SHRINK 0.99999904632568359375f /* 1 - 2^-20 */
 
+/* ng_hash_signed(h) * VALUE_SHRINK in one multiply: its scale is a power
+ * of two, so folding it into the shrink rounds the same exact product
+ * once, as before: the same bits. */
 static inline float lattice_value(uint32_t h)
 {
-    return ng_hash_signed(h) * VALUE_SHRINK;
+    return ((float)(h >> 8) - 8388607.5f) * (VALUE_SHRINK / 8388608.0f);
 }
 
 /* One corner's term: d[] is the point minus the corner. */
@@ -92,7 +95,7 @@ LOOP_INLINE float corner_term(int dims, int kind, uint32_t h, const float *d, co
     switch (dims) {
     case 1: return ng_hash_signed(h) * d[0];
     case 2:
-        if (kind == K_FLOW) return grad8(h, r->c * d[0] + r->s * d[1], r->c * d[1] - r->s * d[0]);
+        if (kind == K_FLOW) return grad8(h, fma_f(r->c, d[0], r->s * d[1]), fma_f(r->c, d[1], -(r->s * d[0])));
         return grad8(h, d[0], d[1]);
     case 3:
         if (kind == K_FLOW) return flow_grad3(h, d[0], d[1], d[2], r);

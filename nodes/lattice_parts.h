@@ -10,7 +10,7 @@
  * it. All per-point arithmetic is float; double work is splitting the
  * anchor once per call (and the scalar torus mapping of tiled simplex).
  * Build with -ffp-contract=off: the same bits on every machine and SIMD
- * width.
+ * width; the fused multiply-adds are written out (fma_f, bits.h).
  */
 #ifndef NG_LATTICE_PARTS_H
 #define NG_LATTICE_PARTS_H
@@ -86,11 +86,19 @@ static inline float pos(float frac, float off)
     return u2f((u & 0x80000000u) | mag);
 }
 
-/* floor for |x| <= 2^30 without libm, so the loop stays vectorisable. */
-static inline int32_t floor_i32(float x)
+/* floor for |x| <= 2^30, as a float (exact, so the same bits on every
+ * path). Paths with SSE4.1 round in one instruction (vroundps/vrndscaleps;
+ * the Makefile builds them with -fno-trapping-math, without which GCC will
+ * not vectorise floorf); the others truncate and step down, without libm,
+ * so the loop stays vectorisable. */
+static inline __attribute__((always_inline)) float floor_f(float x)
 {
-    int32_t i = (int32_t)x;
-    return i - (int32_t)(x < (float)i);
+#if defined(__SSE4_1__)
+    return __builtin_floorf(x);
+#else
+    float i = (float)(int32_t)x;
+    return x < i ? i - 1.0f : i;
+#endif
 }
 
 /*
@@ -117,8 +125,8 @@ static inline uint32_t wrap_cell(const axis *a, int32_t i)
  * the cell's lattice coordinate and the next one along the axis. */
 LOOP_INLINE float lattice_cell(const axis *a, float off, int tiled, uint32_t *c0, uint32_t *c1)
 {
-    float x = pos(a->frac, off);
-    int32_t i = floor_i32(x);
+    float x = pos(a->frac, off), fl = floor_f(x);
+    int32_t i = (int32_t)fl;
     if (tiled) {
         uint32_t n;
         *c0 = wrap_cell(a, i);
@@ -128,7 +136,7 @@ LOOP_INLINE float lattice_cell(const axis *a, float off, int tiled, uint32_t *c0
         *c0 = a->cell + (uint32_t)i;
         *c1 = *c0 + 1u;
     }
-    return x - (float)i;
+    return x - fl;
 }
 
 /* Untiled cell only (simplex, white). */
@@ -142,13 +150,13 @@ static inline float cell_of(const axis *a, float off, uint32_t *cell)
  * exactly, which keeps Perlin exactly 0 on the lattice. */
 static inline float fade(float t)
 {
-    return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f);
+    return t * t * t * fma_f(t, fma_f(t, 6.0f, -15.0f), 10.0f);
 }
 
 /* 3t^2 - 2t^3: C1, two multiplies cheaper; 0 and 1 exactly at the ends. */
 static inline float smooth(float t)
 {
-    return t * t * (3.0f - 2.0f * t);
+    return t * t * fma_f(t, -2.0f, 3.0f);
 }
 
 /* Their derivatives, from t and t1 = t - 1: fade' = 30 t^2 (t - 1)^2 (0 at
@@ -167,7 +175,7 @@ static inline float smooth_slope(float t, float t1)
 
 static inline float lerp(float a, float b, float t)
 {
-    return a + t * (b - a);
+    return fma_f(t, b - a, a);
 }
 
 /* ---- corner hashes ----------------------------------------------------------
@@ -181,18 +189,32 @@ static inline float lerp(float a, float b, float t)
 static const uint32_t lattice_prime[4] = {NG_LATTICE_PRIME_X, NG_LATTICE_PRIME_Y,
                                           NG_LATTICE_PRIME_Z, NG_LATTICE_PRIME_W};
 
+/* ng_lattice_hash's fold v ^ (v >> 16) distributes over the xor of the
+ * seed and the coordinates, so each of those is folded once (2 dims + 1
+ * folds, not one per corner: 8 rather than 16 in 4D) and a corner is the
+ * xor of folded words times the constant: the same bits. */
+static inline uint32_t fold16(uint32_t v)
+{
+    return v ^ (v >> 16);
+}
+
 LOOP_INLINE void lattice_corners(int dims, uint32_t s, const uint32_t *lo, const uint32_t *hi,
                                  uint32_t *h)
 {
+    uint32_t flo[4] = {0, 0, 0, 0}, fhi[4] = {0, 0, 0, 0};
+    const uint32_t fs = fold16(s);
     int d, k;
+    UNROLL
+    for (d = 0; d < 4; d++)
+        if (d < dims) flo[d] = fold16(lo[d]), fhi[d] = fold16(hi[d]);
     UNROLL
     for (k = 0; k < 16; k++) /* constant trip counts unroll in every compiler */
         if (k < 1 << dims) {
-            uint32_t v = s;
+            uint32_t v = fs;
             UNROLL
             for (d = 0; d < 4; d++)
-                if (d < dims) v ^= (k >> d) & 1 ? hi[d] : lo[d];
-            h[k] = ng_lattice_hash(v);
+                if (d < dims) v ^= (k >> d) & 1 ? fhi[d] : flo[d];
+            h[k] = v * NG_LATTICE_MUL; /* ng_lattice_hash of the unfolded xor */
         }
 }
 
@@ -207,14 +229,23 @@ static inline float flip_bit(float x, uint32_t h, int b)
     return u2f(f2u(x) ^ ((h << (31 - b)) & 0x80000000u));
 }
 
+/* bit b of h set ? a : c. The bit shifted to the sign and spread by an
+ * arithmetic shift (GCC and clang define >> of a negative int so) is the
+ * blend's mask in two instructions, one for bit 31, where testing the
+ * bit, negating and masking took four. */
+static inline float select_bit(uint32_t h, int b, float a, float c)
+{
+    uint32_t m = (uint32_t)((int32_t)(h << (31 - b)) >> 31);
+    return u2f((f2u(a) & m) | (f2u(c) & ~m));
+}
+
 /* 8 unit gradients in 2D: the 4 axis and the 4 diagonal directions. The top
  * three hash bits pick one. */
 static inline float grad8(uint32_t h, float x, float y)
 {
-    uint32_t b0 = (h >> 29) & 1u, b2 = h >> 31;
-    float along = flip_bit(select_f(b0, y, x), h, 30);
+    float along = flip_bit(select_bit(h, 29, y, x), h, 30);
     float diag = (flip_bit(x, h, 29) + flip_bit(y, h, 30)) * 0.70710678f;
-    return select_f(b2, diag, along);
+    return select_bit(h, 31, diag, along);
 }
 
 /* Perlin's 12 cube-edge gradients, chosen uniformly (not Perlin's h & 15

@@ -95,6 +95,13 @@ static void loop_axpy(float *restrict out, const float *restrict x, float w, int
     for (i = 0; i < n; i++) out[i] += x[i] * w;
 }
 
+/* the two roundings of axpy then scale, in one pass over out */
+static void loop_axpy_scale(float *restrict out, const float *restrict x, float w, float s, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) out[i] = (out[i] + x[i] * w) * s;
+}
+
 static void loop_axpy_masked(float *restrict out, const float *restrict a, float w, const float *restrict x, int n)
 {
     int i;

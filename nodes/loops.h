@@ -46,6 +46,8 @@ typedef void (*ng_loop2)(float *restrict out, const float *restrict x, const flo
     X(offset, (float *restrict out, const float *restrict x, double a, int n))                                \
     /* out += x * w */                                                                                         \
     X(axpy, (float *restrict out, const float *restrict x, float w, int n))                                   \
+    /* out = (out + x * w) * s (a fractal's last octave and its normaliser in one pass) */                    \
+    X(axpy_scale, (float *restrict out, const float *restrict x, float w, float s, int n))                    \
     /* out += a * w * x (a warp's mask times its octave weight times the field) */                             \
     X(axpy_masked, (float *restrict out, const float *restrict a, float w, const float *restrict x, int n))  \
     /* out = x * s (x may be out) */                                                                           \

@@ -88,28 +88,40 @@ static void accumulate(const ng_loops *L, int type, float *out, float *state, co
     }
 }
 
+/* The plain sum's passes over out, standard type: the first octave writes
+ * 0 + x w as x w + 0 (the same bits, -0 included, with no zeroing pass),
+ * the last adds and normalises in one pass (the same two roundings). */
 static int plain_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng_block *b, int channels,
                      ng_octave_fn source, void *user, float *out, float *pos, float *oct, float *state)
 {
-    const int len = b->n * channels;
+    const int len = b->n * channels, standard = f->type == NG_FRACTAL_STANDARD;
     const ng_loops *L = ng__loops();
     double scale = 1, partial = 0, norm;
     ng_octaves o;
-    int k, i;
+    int k, i, normalised = 0;
     ng__octaves_init(&o, f->octaves, f->lacunarity, f->roughness);
-    for (i = 0; i < len; i++) out[i] = 0;
+    norm = normaliser(&o, f->normalize);
+    if (!standard || o.count == 0)
+        for (i = 0; i < len; i++) out[i] = 0;
     for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
         const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(f->detail, b, scale, k, f->antialias);
+        const float fw = (float)(w * a);
         ng_block ob;
+        int last;
         if (a <= 0) break; /* finer octaves are finer still */
+        last = k + 1 == o.count ||
+               ng__octave_antialias(f->detail, b, scale * o.lacunarity, k + 1, f->antialias) <= 0;
         ng__octave_block(ctx, b, k, scale, NULL, pos, &ob);
         if (source(ctx, n, &ob, oct, user)) return -1;
-        accumulate(L, f->type, out, state, oct, (float)(w * a), partial > 0 ? (float)(0.5 / partial) : 0.0f, k == 0,
-                   len);
+        if (standard && k == 0)
+            L->scale_bias(out, oct, fw, 0.0f, len);
+        else if (standard && last && norm > 0)
+            L->axpy_scale(out, oct, fw, (float)(1.0 / norm), len), normalised = 1;
+        else
+            accumulate(L, f->type, out, state, oct, fw, partial > 0 ? (float)(0.5 / partial) : 0.0f, k == 0, len);
         partial += w;
     }
-    norm = normaliser(&o, f->normalize);
-    if (norm > 0) L->scale(out, out, (float)(1.0 / norm), len);
+    if (norm > 0 && !normalised) L->scale(out, out, (float)(1.0 / norm), len);
     return 0;
 }
 

@@ -48,7 +48,7 @@
 static inline float falloff(float d2, float *t3)
 {
     uint32_t u = f2u(0.5f - d2);
-    float t = u2f(u & ((u >> 31) - 1u)); /* max(t, 0): negative -> +0 */
+    float t = u2f(u & ~(uint32_t)((int32_t)u >> 31)); /* max(t, 0): negative -> +0 */
     float tt = t * t;
     *t3 = tt * t;
     return tt * tt;
@@ -99,7 +99,7 @@ LOOP_INLINE float simplex_corner(int dims, int deriv, uint32_t h, const float *d
     float r2 = 0.0f, t3, fo, gd;
     int e, a;
     UNROLL
-    for (e = 0; e < dims; e++) r2 += d[e] * d[e];
+    for (e = 0; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
     fo = falloff(r2, &t3);
     gd = simplex_grad(dims, h, d);
     if (deriv) {
