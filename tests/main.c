@@ -35,6 +35,7 @@ static const struct {
     {"friction", suite_friction},
     {"deriv", suite_deriv},
     {"vecnoise", suite_vecnoise},
+    {"review14", suite_review14},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

@@ -31,5 +31,6 @@ void suite_friction(void);
 void suite_deriv(void);
 void suite_vecnoise(void);
 void suite_pool(void);
+void suite_review14(void);
 
 #endif
