@@ -371,7 +371,9 @@ void ng_render_defaults(ng_render_opts *o, int width, int height);
 /* Evaluates roots[k] over the window and streams it into sinks[k]. Output is
  * bit-identical for every thread count and tile size. Worker threads block
  * every signal, so handlers run on the calling thread (or another of the
- * caller's). Sinks are called on the calling thread only. Several threads
+ * caller's). Sinks are called on the calling thread only. Every tile is
+ * computed in the calling thread's floating-point environment (rounding
+ * mode, FTZ/DAZ), whichever thread takes it. Several threads
  * may render at once (each its own graph and sinks): they share the pool,
  * and a render never waits for a busy pool, it only gets fewer helpers. A
  * process forked from one that rendered can render (it starts helpers of

@@ -18,6 +18,7 @@
 #include "ng_internal.h"
 #include "pool.h"
 
+#include <fenv.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -73,6 +74,7 @@ typedef struct render {
     atomic_size_t memory_used; /* bands + scratch bytes over all contexts (stop.memory_limit) */
     ng__stop stop;            /* deadline, the caller's cancel flag, failed */
     double started;           /* ng__now() when the render began, for the progress line */
+    fenv_t fenv;              /* the caller's floating-point environment, which helpers take on */
     ng_error err;
 } render;
 
@@ -258,11 +260,9 @@ static void tile_done(render *r, int64_t ty)
     }
 }
 
-/* A pool helper's share of a render: tiles until none is left or the
- * render failed. */
-static void help(void *arg)
+/* A pool helper's tiles: until none is left or the render failed. */
+static void help_tiles(render *r)
 {
-    render *r = arg;
     ng_error err;
     tiler tl;
     /* joined after the last tile was taken: no context to make */
@@ -293,6 +293,21 @@ static void help(void *arg)
         tile_done(r, ty);
     }
     tiler_free(r, &tl);
+}
+
+/* A pool helper's share of a render. A thread inherits the floating-point
+ * environment (rounding mode, FTZ/DAZ) of the thread that started it, and
+ * the pool's were started by whichever render came first: the helper
+ * computes this render's tiles in its caller's environment, as the caller
+ * computes its own, so every tile gets the same bits whoever takes it. */
+static void help(void *arg)
+{
+    render *r = arg;
+    fenv_t own;
+    fegetenv(&own);
+    fesetenv(&r->fenv);
+    help_tiles(r);
+    fesetenv(&own);
 }
 
 /* "noisegraph: rendering 42% 3.1 s, about 4.3 s left": the time left
@@ -396,6 +411,7 @@ static int render_tiles(render *r, ng_sink *sinks, int nthreads, ng_error *err)
     ng__pool_job job;
     ng_error e;
     tiler tl;
+    fegetenv(&r->fenv);
     ng__pool_post(&job, help, r, nthreads - 1);
     if (tiler_init(r, &tl, &e)) {
         fail(r, &e);
