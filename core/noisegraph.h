@@ -377,7 +377,11 @@ void ng_render_defaults(ng_render_opts *o, int width, int height);
  * may render at once (each its own graph and sinks): they share the pool,
  * and a render never waits for a busy pool, it only gets fewer helpers. A
  * process forked from one that rendered can render (it starts helpers of
- * its own); a child forked from inside a sink must exec or _exit. */
+ * its own); a child forked from inside a sink must exec or _exit. The
+ * calling thread evaluates tiles too, on its own stack: deep graphs (a
+ * hundred nested warps) need a few hundred KiB of it, as pool threads
+ * have (16 MiB). Pool threads live for the process (parked between
+ * renders), so a plugin holding this library must not be unloaded. */
 int ng_render(const ng_graph *g, const int *roots, int nroots,
               const ng_render_opts *o, ng_sink *sinks, ng_error *err);
 
