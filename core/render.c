@@ -61,6 +61,7 @@ typedef struct render {
     const ng__tile_job *job;  /* a view's own tiles, or NULL */
     int stream;               /* several workers: tiles go into bands with streaming stores */
     float **band;             /* band[slot * nroots + r]: rw * tile * channels */
+    float *xplane;            /* column positions, periodic in rw (make_xplane) */
     atomic_int *band_left;    /* tiles of the slot's band still running */
     /* the counters every tile writes, each on its own cache line so the
      * fields read per tile above stay shared clean between cores */
@@ -92,29 +93,41 @@ static void fail(render *r, const ng_error *e)
     pthread_mutex_unlock(&r->mu);
 }
 
-/* Pixel- (voxel-) centre positions of a tile, slice by slice: each depends
- * on the voxel's index in the full image only. Every row has the same x
- * values and every slice the same y values. pz is NULL for an image. */
-static void tile_positions(const render *r, int x0, int y0, int z0, int w, int h, int d, float *px, float *py,
-                           float *pz)
+/* The window's column positions, x of column i % rw at index i, over rw +
+ * a block's worth of floats: a block starting at column x reads its x
+ * positions at xplane + x whatever rows it spans, so no block writes them.
+ * Each is the pixel (voxel) centre from its index in the full image only,
+ * the same bits for any tile, thread count or region. */
+static float *make_xplane(const render *r, size_t len)
 {
-    const double ps = r->o->pixel_size;
-    const size_t plane = (size_t)w * h;
-    int i, j, k;
-    for (i = 0; i < w; i++) px[i] = (float)(((double)(r->rx + x0 + i) + 0.5) * ps);
-    for (j = 1; j < h; j++) memcpy(px + (size_t)j * w, px, (size_t)w * sizeof(float));
-    for (j = 0; j < h; j++) {
-        const float yv = (float)(((double)(r->ry + y0 + j) + 0.5) * ps);
-        float *row = py + (size_t)j * w;
-        for (i = 0; i < w; i++) row[i] = yv;
-    }
-    for (k = 1; k < d; k++) {
-        memcpy(px + k * plane, px, plane * sizeof(float));
-        memcpy(py + k * plane, py, plane * sizeof(float));
-    }
-    for (k = 0; pz && k < d; k++) {
-        const float zv = (float)(((double)(r->rz + z0 + k) + 0.5) * ps);
-        for (i = 0; i < (int)plane; i++) pz[k * plane + i] = zv;
+    float *xs = NULL;
+    size_t i;
+    if (posix_memalign((void **)&xs, 64, len * sizeof(float))) return NULL;
+    for (i = 0; i < (size_t)r->rw && i < len; i++) xs[i] = (float)(((double)(r->rx + (int)i) + 0.5) * r->o->pixel_size);
+    for (; i < len; i++) xs[i] = xs[i - (size_t)r->rw];
+    return xs;
+}
+
+/* The centre of row (slice) `index` of the full image, as a float. */
+static float centre(const render *r, int index) { return (float)(((double)index + 0.5) * r->o->pixel_size); }
+
+/* y (and z) positions of samples start .. start + n - 1 of a band whose
+ * rows are hb high, slices one after another (the band's layout). A row's
+ * samples share a y, a slice's a z. pz is NULL for an image. */
+static void chunk_positions(const render *r, int y0, int z0, int hb, int64_t start, int n, float *py, float *pz)
+{
+    int i = 0;
+    while (i < n) {
+        const int64_t row = (start + i) / r->rw;
+        const int x = (int)((start + i) % r->rw), m = r->rw - x < n - i ? r->rw - x : n - i;
+        const float yv = centre(r, r->ry + y0 + (int)(row % hb));
+        int k;
+        for (k = 0; k < m; k++) py[i + k] = yv;
+        if (pz) {
+            const float zv = centre(r, r->rz + z0 + (int)(row / hb));
+            for (k = 0; k < m; k++) pz[i + k] = zv;
+        }
+        i += m;
     }
 }
 
@@ -167,25 +180,28 @@ static void to_band(float *band, int rw, int x0, const float *out, int w, int h,
 static int band_rows(const render *r);
 static int band_slices(const render *r);
 
+/* Points in a block: a tile's (brick's), and no more than a band has. */
+static int block_cap(const render *r)
+{
+    return (r->rw < r->tile ? r->rw : r->tile) * band_rows(r) * band_slices(r);
+}
+
 /* A thread's evaluation context and its tile buffers. */
 typedef struct tiler {
     ng_ctx *c;
-    float *px, *py, *pz, *out[64];
+    float *py, *pz, *out[64];
 } tiler;
 
 static int tiler_init(render *r, tiler *t, ng_error *err)
 {
     int k;
     memset(t, 0, sizeof *t);
-    /* blocks are at most a tile (brick), and no bigger than the window */
-    const int cap = (r->rw < r->tile ? r->rw : r->tile) * band_rows(r) * band_slices(r);
-    if (!(t->c = ng__ctx_new(r->g, r->uses, r->job ? r->tile * r->tile : cap, err))) return -1;
+    if (!(t->c = ng__ctx_new(r->g, r->uses, r->job ? r->tile * r->tile : block_cap(r), err))) return -1;
     ng__ctx_set_stop(t->c, &r->stop);
-    t->px = ng_scratch(t->c, 1);
-    t->py = ng_scratch(t->c, 1);
+    if (!r->job) t->py = ng_scratch(t->c, 1);
     if (r->volume) t->pz = ng_scratch(t->c, 1);
     for (k = 0; k < r->nroots; k++) t->out[k] = ng_scratch(t->c, r->channels[k]);
-    if (!t->px || !t->py || (r->volume && !t->pz) || (r->nroots && !t->out[r->nroots - 1])) {
+    if ((!r->job && !t->py) || (r->volume && !t->pz) || (r->nroots && !t->out[r->nroots - 1])) {
         *err = *ng__ctx_error(t->c);
         return -1;
     }
@@ -196,40 +212,58 @@ static void tiler_free(render *r, tiler *t)
 {
     int k;
     if (!t->c) return;
-    ng_scratch_free(t->c, t->px, 1);
-    ng_scratch_free(t->c, t->py, 1);
+    if (t->py) ng_scratch_free(t->c, t->py, 1);
     if (t->pz) ng_scratch_free(t->c, t->pz, 1);
     for (k = 0; k < r->nroots; k++) ng_scratch_free(t->c, t->out[k], r->channels[k]);
     ng__ctx_free(t->c);
 }
 
-/* Evaluates tile number t into its place in its band; -1 on failure (the
- * error in the context). */
+/* A view's tile t: a rectangle its job evaluates, copied into the band. */
+static int run_job_tile(render *r, tiler *tl, int64_t t)
+{
+    const int64_t band = t / r->ntx;
+    const int tx = (int)(t % r->ntx), x0 = tx * r->tile, y0 = (int)band * r->tile;
+    const int w = r->rw - x0 < r->tile ? r->rw - x0 : r->tile, h = r->rh - y0 < r->tile ? r->rh - y0 : r->tile;
+    const int slot = (int)(band % r->ring);
+    int k;
+    if (r->job->run(r->job->user, tl->c, r->rx + x0, r->ry + y0, w, h, tl->out)) return -1;
+    for (k = 0; k < r->nroots; k++)
+        to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, 1, r->channels[k], r->stream);
+    return 0;
+}
+
+/*
+ * Block t of a render: the t % ntx-th of ntx equal runs of the samples of
+ * band t / ntx, in the band's own order (rows of slices), each a multiple
+ * of 16 samples long (so blocks meet on cache lines) and at most a tile's
+ * (brick's) count. Evaluation is per point, so how the band is cut does
+ * not change a bit; cut this way, a one-channel output is evaluated
+ * straight into its place in the band (no copy), and the x positions are
+ * the render's xplane (not written per block). -1 on failure (the error in
+ * the context).
+ */
 static int run_tile(render *r, tiler *tl, int64_t t)
 {
     const int64_t band = t / r->ntx;
-    const int ty = (int)(band % r->nty), tz = (int)(band / r->nty), tx = (int)(t % r->ntx);
-    const int x0 = tx * r->tile, y0 = ty * r->tile, z0 = tz * r->tz;
-    const int w = r->rw - x0 < r->tile ? r->rw - x0 : r->tile, h = r->rh - y0 < r->tile ? r->rh - y0 : r->tile;
-    const int d = r->rd - z0 < r->tz ? r->rd - z0 : r->tz;
+    const int y0 = (int)(band % r->nty) * r->tile, z0 = (int)(band / r->nty) * r->tz;
+    const int hb = r->rh - y0 < r->tile ? r->rh - y0 : r->tile, db = r->rd - z0 < r->tz ? r->rd - z0 : r->tz;
+    const int64_t total = (int64_t)r->rw * hb * db, run = ((total + r->ntx - 1) / r->ntx + 15) & ~(int64_t)15;
+    const int64_t start = (t % r->ntx) * run;
+    const int n = (int)(total - start < run ? total - start : run);
     const int slot = (int)(band % r->ring);
     ng_block b;
-    int k;
-    if (r->job) {
-        if (r->job->run(r->job->user, tl->c, r->rx + x0, r->ry + y0, w, h, tl->out)) return -1;
-        for (k = 0; k < r->nroots; k++)
-            to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, 1, r->channels[k], r->stream);
-        return 0;
-    }
-    tile_positions(r, x0, y0, z0, w, h, d, tl->px, tl->py, tl->pz);
+    int k, i, ch;
+    if (r->job) return run_job_tile(r, tl, t);
+    if (n <= 0) return 0; /* a short last band has fewer runs than ntx */
+    chunk_positions(r, y0, z0, hb, start, n, tl->py, tl->pz);
     memset(&b, 0, sizeof b);
-    b.n = w * h * d;
+    b.n = n;
     b.dims = r->o->dims;
     b.anchor[0] = r->o->origin[0];
     b.anchor[1] = r->o->origin[1];
     b.anchor[2] = r->o->z;
     b.anchor[3] = r->o->time;
-    b.p[0] = tl->px;
+    b.p[0] = r->xplane + start % r->rw;
     b.p[1] = tl->py;
     b.p[2] = b.p[3] = ng__ctx_zeros(tl->c);
     if (tl->pz) b.p[2] = tl->pz;
@@ -241,8 +275,15 @@ static int run_tile(render *r, tiler *tl, int64_t t)
     if (b.dims == 4) b.period[3] = r->o->time_period;
     b.pos_id = ng__ctx_tile(tl->c);
     for (k = 0; k < r->nroots; k++) {
+        const int nch = r->channels[k];
+        float *dst = r->band[slot * r->nroots + k] + start * nch;
+        if (nch == 1) { /* the band's layout is the block's */
+            if (ng__eval(tl->c, r->roots[k], &b, dst, 0)) return -1;
+            continue;
+        }
         if (ng__eval(tl->c, r->roots[k], &b, tl->out[k], 0)) return -1;
-        to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, d, r->channels[k], r->stream);
+        for (i = 0; i < n; i++) /* channel planes to interleaved pixels */
+            for (ch = 0; ch < nch; ch++) dst[(size_t)i * nch + ch] = tl->out[k][(size_t)ch * n + i];
     }
     return 0;
 }
@@ -550,6 +591,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
                        const ng__tile_job *job, ng_sink *sinks, ng_error *err)
 {
     render r;
+    size_t xlen;
     int nthreads, begun = 0, i, k, ok = 0;
     if (check_opts(o, err) || ng__check_roots(g, roots, nroots, o->dims, err)) return -1;
     if (nroots < 1 || nroots > 64) return ng_errorf(err, "render: %d outputs; 1 to 64 are possible", nroots);
@@ -597,9 +639,14 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
     r.stop.cancel = o->cancel;
     r.stop.abandon = nthreads > 1 ? &r.failed : NULL;
     /* the bands come first out of the limit; the scratch gets the rest */
-    atomic_init(&r.memory_used, r.stop.memory_limit ? band_bytes(&r) : 0);
+    xlen = job ? 0 : (size_t)r.rw + (size_t)((block_cap(&r) + 15) & ~15);
+    atomic_init(&r.memory_used, r.stop.memory_limit ? band_bytes(&r) + xlen * sizeof(float) : 0);
     r.stop.memory_used = &r.memory_used;
     r.uses = ng__uses(g, roots, nroots);
+    if (!job && !(r.xplane = make_xplane(&r, xlen))) {
+        ng_errorf(err, "render: out of memory");
+        goto done;
+    }
     r.band = calloc((size_t)r.ring * (size_t)nroots, sizeof *r.band);
     r.band_left = calloc((size_t)r.ring, sizeof *r.band_left);
     if (!r.uses || !r.band || !r.band_left) {
@@ -649,6 +696,7 @@ done:
     free(r.band);
     free(r.band_left);
     free(r.uses);
+    free(r.xplane);
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.cv);
     return ok ? 0 : -1;
