@@ -111,6 +111,18 @@ static float *make_xplane(const render *r, size_t len)
 /* The centre of row (slice) `index` of the full image, as a float. */
 static float centre(const render *r, int index) { return (float)(((double)index + 0.5) * r->o->pixel_size); }
 
+/* v in dst[0 .. n - 1]. A block's y planes are written per block, a few
+ * thousand floats each time, which cost 8% of a value noise render in
+ * 16-byte stores: the widest stores the CPU has do it (the same bits). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static void fill(float *dst, float v, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) dst[i] = v;
+}
+
 /* y (and z) positions of samples start .. start + n - 1 of a band whose
  * rows are hb high, slices one after another (the band's layout). A row's
  * samples share a y, a slice's a z. pz is NULL for an image. */
@@ -121,12 +133,8 @@ static void chunk_positions(const render *r, int y0, int z0, int hb, int64_t sta
         const int64_t row = (start + i) / r->rw;
         const int x = (int)((start + i) % r->rw), m = r->rw - x < n - i ? r->rw - x : n - i;
         const float yv = centre(r, r->ry + y0 + (int)(row % hb));
-        int k;
-        for (k = 0; k < m; k++) py[i + k] = yv;
-        if (pz) {
-            const float zv = centre(r, r->rz + z0 + (int)(row / hb));
-            for (k = 0; k < m; k++) pz[i + k] = zv;
-        }
+        fill(py + i, yv, m);
+        if (pz) fill(pz + i, centre(r, r->rz + z0 + (int)(row / hb)), m);
         i += m;
     }
 }
