@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +184,55 @@ static void to_band(float *band, int rw, int x0, const float *out, int w, int h,
         for (i = 0; i < w; i++)
             for (ch = 0; ch < nch; ch++)
                 band[((size_t)j * rw + (size_t)(x0 + i)) * nch + ch] = out[ch * n + (size_t)j * w + i];
+}
+
+/*
+ * Band memory kept between renders. A band freed to the C library goes
+ * back to the system (a 2048-pixel band is 512 KiB: mmap, or the top of
+ * the heap, trimmed), and the next render takes a page fault on every page
+ * it writes: 10% of a 2048^2 value noise render, paid again by every frame
+ * of a sequence or a live preview. A few freed bands wait here for the next
+ * render instead. Lock-free (a slot is taken by swapping NULL in), so a
+ * fork in the middle of a render leaves no lock held in the child.
+ */
+#define BAND_KEEP 8                      /* bands kept */
+#define BAND_KEEP_MAX ((size_t)4 << 20)  /* bytes: bigger bands go back to the system */
+typedef struct kept_band {
+    size_t bytes; /* usable bytes after the header */
+    _Alignas(64) char data[];
+} kept_band;
+static _Atomic(kept_band *) kept[BAND_KEEP];
+
+/* A 64-byte aligned band of `bytes`, a kept one if one fits (no more than
+ * twice too big, so a small render does not hold a huge band). */
+static float *band_alloc(size_t bytes)
+{
+    kept_band *k = NULL;
+    int i;
+    for (i = 0; i < BAND_KEEP; i++) {
+        kept_band *expect = NULL;
+        if (!atomic_load(&kept[i]) || !(k = atomic_exchange(&kept[i], NULL))) continue;
+        if (k->bytes >= bytes && k->bytes / 2 <= bytes) return (float *)(void *)k->data;
+        if (!atomic_compare_exchange_strong(&kept[i], &expect, k)) free(k); /* slot refilled meanwhile */
+        k = NULL;
+    }
+    if (bytes > SIZE_MAX - sizeof *k || posix_memalign((void **)&k, 64, sizeof *k + bytes)) return NULL;
+    k->bytes = bytes;
+    return (float *)(void *)k->data;
+}
+
+/* Keeps band (from band_alloc) for the next render, or frees it. */
+static void band_free(float *band)
+{
+    kept_band *k;
+    int i;
+    if (!band) return;
+    k = (kept_band *)(void *)((char *)band - offsetof(kept_band, data));
+    for (i = 0; k->bytes <= BAND_KEEP_MAX && i < BAND_KEEP; i++) {
+        kept_band *expect = NULL;
+        if (atomic_compare_exchange_strong(&kept[i], &expect, k)) return;
+    }
+    free(k);
 }
 
 static int band_rows(const render *r);
@@ -669,9 +719,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
              * multiples of 16 pixels (the default tile is 64) the tiles of
              * a band meet on line boundaries, so two threads writing
              * neighbouring tiles never share a line */
-            void *mem = NULL;
-            if (posix_memalign(&mem, 64, len * sizeof(float))) mem = NULL;
-            if (!(r.band[i * nroots + k] = mem)) {
+            if (!(r.band[i * nroots + k] = band_alloc(len * sizeof(float)))) {
                 ng_errorf(err, "render: out of memory for a %dx%dx%d band", r.rw, r.tile, r.tz);
                 goto done;
             }
@@ -700,7 +748,7 @@ done:
             ok = 0;
         }
     }
-    for (i = 0; r.band && i < r.ring * nroots; i++) free(r.band[i]);
+    for (i = 0; r.band && i < r.ring * nroots; i++) band_free(r.band[i]);
     free(r.band);
     free(r.band_left);
     free(r.uses);
