@@ -295,9 +295,10 @@ static int run_job_tile(render *r, tiler *tl, int64_t t)
  * band t / ntx, in the band's own order (rows of slices), each a multiple
  * of 16 samples long (so blocks meet on cache lines) and at most a tile's
  * (brick's) count. Evaluation is per point, so how the band is cut does
- * not change a bit; cut this way, a one-channel output is evaluated
- * straight into its place in the band (no copy), and the x positions are
- * the render's xplane (not written per block). -1 on failure (the error in
+ * not change a bit; cut this way, on one thread a one-channel output is
+ * evaluated straight into its place in the band (no copy; several threads
+ * stream a copy in, see band_row), and the x positions are the render's
+ * xplane (not written per block). -1 on failure (the error in
  * the context).
  */
 static int run_tile(render *r, tiler *tl, int64_t t)
@@ -335,11 +336,18 @@ static int run_tile(render *r, tiler *tl, int64_t t)
     for (k = 0; k < r->nroots; k++) {
         const int nch = r->channels[k];
         float *dst = r->band[slot * r->nroots + k] + start * nch;
-        if (nch == 1) { /* the band's layout is the block's */
+        if (nch == 1 && !r->stream) { /* the band's layout is the block's */
             if (ng__eval(tl->c, r->roots[k], &b, dst, 0)) return -1;
             continue;
         }
         if (ng__eval(tl->c, r->roots[k], &b, tl->out[k], 0)) return -1;
+        if (nch == 1) { /* streamed, as band_row says why */
+            band_row(dst, tl->out[k], n, 1);
+#if defined(__x86_64__)
+            _mm_sfence(); /* the streamed samples are visible before the band counts the block done */
+#endif
+            continue;
+        }
         for (i = 0; i < n; i++) /* channel planes to interleaved pixels */
             for (ch = 0; ch < nch; ch++) dst[(size_t)i * nch + ch] = tl->out[k][(size_t)ch * n + i];
     }
