@@ -125,18 +125,20 @@ static void fill(float *dst, float v, int n)
 }
 
 /* y (and z) positions of samples start .. start + n - 1 of a band whose
- * rows are hb high, slices one after another (the band's layout). A row's
+ * rows are hb high, slices one after another (the band's layout): a row's
  * samples share a y, a slice's a z. pz is NULL for an image. */
 static void chunk_positions(const render *r, int y0, int z0, int hb, int64_t start, int n, float *py, float *pz)
 {
-    int i = 0;
-    while (i < n) {
-        const int64_t row = (start + i) / r->rw;
-        const int x = (int)((start + i) % r->rw), m = r->rw - x < n - i ? r->rw - x : n - i;
-        const float yv = centre(r, r->ry + y0 + (int)(row % hb));
-        fill(py + i, yv, m);
-        if (pz) fill(pz + i, centre(r, r->rz + z0 + (int)(row / hb)), m);
-        i += m;
+    const int64_t row = start / r->rw, slice = (int64_t)r->rw * hb;
+    int i, m, x = (int)(start % r->rw), j = (int)(row % hb), s = (int)(row / hb);
+    for (i = 0; i < n; i += m, x = 0, j = j + 1 == hb ? 0 : j + 1) {
+        m = r->rw - x < n - i ? r->rw - x : n - i;
+        fill(py + i, centre(r, r->ry + y0 + j), m);
+    }
+    if (!pz) return;
+    for (i = 0, x = (int)(start % slice); i < n; i += m, x = 0, s++) {
+        m = slice - x < n - i ? (int)(slice - x) : n - i;
+        fill(pz + i, centre(r, r->rz + z0 + s), m);
     }
 }
 
