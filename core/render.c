@@ -13,7 +13,9 @@
  *
  * Every pixel's sample position depends only on its index in the full image
  * (never on the tile or the region), so the output is bit-identical for any
- * thread count, tile size or region split.
+ * thread count, tile size or region split. That also lets a tile's work be
+ * any set of its band's samples: it is a run of them in the band's order
+ * (run_tile), which a one-channel output is evaluated straight into.
  */
 #include "ng_internal.h"
 #include "pool.h"
@@ -142,9 +144,8 @@ static void chunk_positions(const render *r, int y0, int z0, int hb, int64_t sta
     }
 }
 
-/* Tile output (channel planes) into its place in the row band (interleaved). */
 /*
- * One row of a tile into the band. On x86-64 with a 16-byte aligned
+ * One row of a view's tile (or a block's run of samples) into the band. On x86-64 with a 16-byte aligned
  * destination the stores are non-temporal: they go to memory without first
  * fetching the line. A band slot is reused every ring rows, by whichever
  * thread takes the tile, so an ordinary store would often have to pull the
@@ -168,21 +169,20 @@ static void band_row(float *dst, const float *src, int w, int stream)
     memcpy(dst, src, (size_t)w * sizeof(float));
 }
 
-/* A tile of d slices of h rows: row j of slice s goes to band row s * h + j
- * (the band's layout is the slab's, rows of its slices one after another). */
-static void to_band(float *band, int rw, int x0, const float *out, int w, int h, int d, int nch, int stream)
+/* A view's tile of h rows (channel planes) into its place in the band
+ * (interleaved). */
+static void to_band(float *band, int rw, int x0, const float *out, int w, int h, int nch, int stream)
 {
-    const size_t n = (size_t)w * h * d;
-    const int rows = h * d;
+    const size_t n = (size_t)w * h;
     int i, j, ch;
     if (nch == 1) {
-        for (j = 0; j < rows; j++) band_row(band + (size_t)j * rw + x0, out + (size_t)j * w, w, stream);
+        for (j = 0; j < h; j++) band_row(band + (size_t)j * rw + x0, out + (size_t)j * w, w, stream);
 #if defined(__x86_64__)
         if (stream) _mm_sfence(); /* the streamed rows are visible before the band counts the tile done */
 #endif
         return;
     }
-    for (j = 0; j < rows; j++)
+    for (j = 0; j < h; j++)
         for (i = 0; i < w; i++)
             for (ch = 0; ch < nch; ch++)
                 band[((size_t)j * rw + (size_t)(x0 + i)) * nch + ch] = out[ch * n + (size_t)j * w + i];
@@ -288,7 +288,7 @@ static int run_job_tile(render *r, tiler *tl, int64_t t)
     int k;
     if (r->job->run(r->job->user, tl->c, r->rx + x0, r->ry + y0, w, h, tl->out)) return -1;
     for (k = 0; k < r->nroots; k++)
-        to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, 1, r->channels[k], r->stream);
+        to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, r->channels[k], r->stream);
     return 0;
 }
 
@@ -725,10 +725,10 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
         atomic_init(&r.band_left[i], r.ntx);
         for (k = 0; k < nroots; k++) {
             size_t len = (size_t)r.rw * (size_t)band_rows(&r) * (size_t)band_slices(&r) * (size_t)r.channels[k];
-            /* cache-line aligned: when the tile and the width are
-             * multiples of 16 pixels (the default tile is 64) the tiles of
-             * a band meet on line boundaries, so two threads writing
-             * neighbouring tiles never share a line */
+            /* cache-line aligned: blocks are runs of a multiple of 16
+             * samples (run_tile), so the blocks of a one-channel band meet
+             * on line boundaries and two threads writing neighbouring
+             * blocks never share a line */
             if (!(r.band[i * nroots + k] = band_alloc(len * sizeof(float)))) {
                 ng_errorf(err, "render: out of memory for a %dx%dx%d band", r.rw, r.tile, r.tz);
                 goto done;
