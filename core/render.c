@@ -104,10 +104,13 @@ static void fail(render *r, const ng_error *e)
 static float *make_xplane(const render *r, size_t len)
 {
     float *xs = NULL;
-    size_t i;
+    size_t i, m;
     if (posix_memalign((void **)&xs, 64, len * sizeof(float))) return NULL;
     for (i = 0; i < (size_t)r->rw && i < len; i++) xs[i] = (float)(((double)(r->rx + (int)i) + 0.5) * r->o->pixel_size);
-    for (; i < len; i++) xs[i] = xs[i - (size_t)r->rw];
+    for (; i < len; i += m) { /* i a multiple of rw: the copy goes on the period */
+        m = len - i < i ? len - i : i;
+        memcpy(xs + i, xs, m * sizeof(float));
+    }
     return xs;
 }
 
@@ -615,6 +618,21 @@ static size_t band_bytes(const render *r)
     return per_slot * (size_t)r->ring;
 }
 
+/* Bytes of memory this machine has, 0 if unknown. Asked once: sysconf
+ * reads it through a system call (sysinfo), a part of every small render's
+ * fixed cost, and it does not change while the process runs. */
+static double machine_memory(void)
+{
+    static _Atomic double have = -1;
+    double h = atomic_load(&have);
+    if (h < 0) {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        h = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+        atomic_store(&have, h);
+    }
+    return h;
+}
+
 /* The row bands must fit this machine's memory: a wide image with big
  * tiles and many threads can ask for terabytes, which is better refused up
  * front, by size, than met by a failed allocation or the OOM killer. */
@@ -622,22 +640,22 @@ static int check_band_memory(const render *r, int nthreads, ng_error *err)
 {
     const double gib = 1024.0 * 1024 * 1024;
     const char *unit = r->volume ? "voxel" : "pixel", *option = r->volume ? "--brick" : "--tile";
-    size_t need = band_bytes(r);
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
-    double want = need ? (double)need
-                       : (double)r->ring * r->rw * band_rows(r) * band_slices(r) * sizeof(float) * r->nroots *
-                             NG_MAX_CHANNELS;
+    const size_t need = band_bytes(r);
+    const double have = machine_memory();
+    const double want = need ? (double)need
+                             : (double)r->ring * r->rw * band_rows(r) * band_slices(r) * sizeof(float) * r->nroots *
+                                   NG_MAX_CHANNELS;
+    const int over_limit = need && r->stop.memory_limit && need > r->stop.memory_limit;
     char window[160];
+    if (!over_limit && need && (have <= 0 || want <= have)) return 0; /* every render: no formatting */
     snprintf(window, sizeof window, "a %d %s wide window in %d-%s %s on %d thread%s", r->rw, unit, r->tile, unit,
              r->volume ? "bricks" : "tiles", nthreads, nthreads == 1 ? "" : "s");
-    if (need && r->stop.memory_limit && need > r->stop.memory_limit)
+    if (over_limit)
         return ng_errorf(err,
                          "render: %s needs %.1f MiB for its %d band%s, more than the %.1f MiB the memory limit "
                          "leaves (raise --memory-limit, or use a smaller %s or a narrower --region)",
                          window, need / 1048576.0, r->ring, r->ring == 1 ? "" : "s", r->stop.memory_limit / 1048576.0,
                          option);
-    if (need && (have <= 0 || want <= have)) return 0;
     return ng_errorf(err,
                      "render: %s needs %.1f GiB for its %d band%s, more than this machine's %.1f GiB (use a "
                      "smaller %s, fewer --threads or a narrower --region)",
