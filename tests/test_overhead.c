@@ -156,6 +156,12 @@ static void check_cuts(const ng_graph *g, const int *roots, ng_render_opts *o, c
         }
 }
 
+static void set_region(ng_render_opts *o, int x, int y, int w, int h)
+{
+    const int rg[4] = {x, y, w, h};
+    memcpy(o->region, rg, sizeof rg);
+}
+
 static void two_outputs(ng_graph *g, int *roots)
 {
     int base = t_noise(g, "perlin", 9, 7), flow = t_vnoise(g, "simplex", 13, 8);
@@ -177,10 +183,7 @@ static void test_image_runs_match_single_samples(void)
     o.origin[0] = 1e9; /* far out: the anchor, not the positions, holds it */
     check_cuts(g, roots, &o, tiles, 3, "37x29 image");
     t_opts(&o, 80, 60);
-    o.region[0] = 11;
-    o.region[1] = 5;
-    o.region[2] = 29;
-    o.region[3] = 19;
+    set_region(&o, 11, 5, 29, 19);
     check_cuts(g, roots, &o, tiles, 2, "29x19 region of an 80x60 image");
     ng_graph_free(g);
 }
@@ -201,10 +204,7 @@ static void test_volume_runs_match_single_samples(void)
     t_opts(&o, 20, 20);
     o.depth = 20;
     o.dims = 3;
-    o.region[0] = 3;
-    o.region[1] = 9;
-    o.region[2] = 11;
-    o.region[3] = 10;
+    set_region(&o, 3, 9, 11, 10);
     o.zregion[0] = 6;
     o.zregion[1] = 9;
     check_cuts(g, roots, &o, bricks, 1, "11x10x9 window of a 20^3 volume");
