@@ -186,8 +186,10 @@ static void memo_release(ng_ctx *c, const ng_node *n, const ng_block *b)
 uint32_t ng__ctx_tile(ng_ctx *c)
 {
     uint32_t i;
-    /* memoised results nobody consumed (their readers were elsewhere) */
-    for (i = 0; i <= c->memo_mask; i++) {
+    /* memoised results nobody consumed (their readers were elsewhere);
+     * none when nothing was memoised, the common case of a chain without
+     * shared nodes, so the table is not walked per tile */
+    for (i = 0; c->memo_live && i <= c->memo_mask; i++) {
         memo_ent *e = &c->memo[i];
         if (e->gen == c->gen && e->buf) {
             ng_scratch_free(c, e->buf, ng_graph_node(c->g, e->node)->channels);

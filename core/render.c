@@ -13,7 +13,9 @@
  *
  * Every pixel's sample position depends only on its index in the full image
  * (never on the tile or the region), so the output is bit-identical for any
- * thread count, tile size or region split.
+ * thread count, tile size or region split. That also lets a tile's work be
+ * any set of its band's samples: it is a run of them in the band's order
+ * (run_tile), which a one-channel output is evaluated straight into.
  */
 #include "ng_internal.h"
 #include "pool.h"
@@ -22,6 +24,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +65,7 @@ typedef struct render {
     const ng__tile_job *job;  /* a view's own tiles, or NULL */
     int stream;               /* several workers: tiles go into bands with streaming stores */
     float **band;             /* band[slot * nroots + r]: rw * tile * channels */
+    float *xplane;            /* column positions, periodic in rw (make_xplane) */
     atomic_int *band_left;    /* tiles of the slot's band still running */
     /* the counters every tile writes, each on its own cache line so the
      * fields read per tile above stay shared clean between cores */
@@ -94,35 +98,59 @@ static void fail(render *r, const ng_error *e)
     pthread_mutex_unlock(&r->mu);
 }
 
-/* Pixel- (voxel-) centre positions of a tile, slice by slice: each depends
- * on the voxel's index in the full image only. Every row has the same x
- * values and every slice the same y values. pz is NULL for an image. */
-static void tile_positions(const render *r, int x0, int y0, int z0, int w, int h, int d, float *px, float *py,
-                           float *pz)
+/* The window's column positions, x of column i % rw at index i, over rw +
+ * a block's worth of floats: a block starting at column x reads its x
+ * positions at xplane + x whatever rows it spans, so no block writes them.
+ * Each is the pixel (voxel) centre from its index in the full image only,
+ * the same bits for any tile, thread count or region. */
+static float *make_xplane(const render *r, size_t len)
 {
-    const double ps = r->o->pixel_size;
-    const size_t plane = (size_t)w * h;
-    int i, j, k;
-    for (i = 0; i < w; i++) px[i] = (float)(((double)(r->rx + x0 + i) + 0.5) * ps);
-    for (j = 1; j < h; j++) memcpy(px + (size_t)j * w, px, (size_t)w * sizeof(float));
-    for (j = 0; j < h; j++) {
-        const float yv = (float)(((double)(r->ry + y0 + j) + 0.5) * ps);
-        float *row = py + (size_t)j * w;
-        for (i = 0; i < w; i++) row[i] = yv;
+    float *xs = NULL;
+    size_t i, m;
+    if (posix_memalign((void **)&xs, 64, len * sizeof(float))) return NULL;
+    for (i = 0; i < (size_t)r->rw && i < len; i++) xs[i] = (float)(((double)(r->rx + (int)i) + 0.5) * r->o->pixel_size);
+    for (; i < len; i += m) { /* i a multiple of rw: the copy goes on the period */
+        m = len - i < i ? len - i : i;
+        memcpy(xs + i, xs, m * sizeof(float));
     }
-    for (k = 1; k < d; k++) {
-        memcpy(px + k * plane, px, plane * sizeof(float));
-        memcpy(py + k * plane, py, plane * sizeof(float));
+    return xs;
+}
+
+/* The centre of row (slice) `index` of the full image, as a float. */
+static float centre(const render *r, int index) { return (float)(((double)index + 0.5) * r->o->pixel_size); }
+
+/* v in dst[0 .. n - 1]. A block's y planes are written per block, a few
+ * thousand floats each time, which cost 8% of a value noise render in
+ * 16-byte stores: the widest stores the CPU has do it (the same bits). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static void fill(float *dst, float v, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) dst[i] = v;
+}
+
+/* y (and z) positions of samples start .. start + n - 1 of a band whose
+ * rows are hb high, slices one after another (the band's layout): a row's
+ * samples share a y, a slice's a z. pz is NULL for an image. */
+static void chunk_positions(const render *r, int y0, int z0, int hb, int64_t start, int n, float *py, float *pz)
+{
+    const int64_t row = start / r->rw, slice = (int64_t)r->rw * hb;
+    int i, m, x = (int)(start % r->rw), j = (int)(row % hb), s = (int)(row / hb);
+    for (i = 0; i < n; i += m, x = 0, j = j + 1 == hb ? 0 : j + 1) {
+        m = r->rw - x < n - i ? r->rw - x : n - i;
+        fill(py + i, centre(r, r->ry + y0 + j), m);
     }
-    for (k = 0; pz && k < d; k++) {
-        const float zv = (float)(((double)(r->rz + z0 + k) + 0.5) * ps);
-        for (i = 0; i < (int)plane; i++) pz[k * plane + i] = zv;
+    if (!pz) return;
+    for (i = 0, x = (int)(start % slice); i < n; i += m, x = 0, s++) {
+        m = slice - x < n - i ? (int)(slice - x) : n - i;
+        fill(pz + i, centre(r, r->rz + z0 + s), m);
     }
 }
 
-/* Tile output (channel planes) into its place in the row band (interleaved). */
 /*
- * One row of a tile into the band. On x86-64 with a 16-byte aligned
+ * One row of a view's tile (or a block's run of samples) into the band. On x86-64 with a 16-byte aligned
  * destination the stores are non-temporal: they go to memory without first
  * fetching the line. A band slot is reused every ring rows, by whichever
  * thread takes the tile, so an ordinary store would often have to pull the
@@ -146,48 +174,99 @@ static void band_row(float *dst, const float *src, int w, int stream)
     memcpy(dst, src, (size_t)w * sizeof(float));
 }
 
-/* A tile of d slices of h rows: row j of slice s goes to band row s * h + j
- * (the band's layout is the slab's, rows of its slices one after another). */
-static void to_band(float *band, int rw, int x0, const float *out, int w, int h, int d, int nch, int stream)
+/* A view's tile of h rows (channel planes) into its place in the band
+ * (interleaved). */
+static void to_band(float *band, int rw, int x0, const float *out, int w, int h, int nch, int stream)
 {
-    const size_t n = (size_t)w * h * d;
-    const int rows = h * d;
+    const size_t n = (size_t)w * h;
     int i, j, ch;
     if (nch == 1) {
-        for (j = 0; j < rows; j++) band_row(band + (size_t)j * rw + x0, out + (size_t)j * w, w, stream);
+        for (j = 0; j < h; j++) band_row(band + (size_t)j * rw + x0, out + (size_t)j * w, w, stream);
 #if defined(__x86_64__)
         if (stream) _mm_sfence(); /* the streamed rows are visible before the band counts the tile done */
 #endif
         return;
     }
-    for (j = 0; j < rows; j++)
+    for (j = 0; j < h; j++)
         for (i = 0; i < w; i++)
             for (ch = 0; ch < nch; ch++)
                 band[((size_t)j * rw + (size_t)(x0 + i)) * nch + ch] = out[ch * n + (size_t)j * w + i];
 }
 
+/*
+ * Band memory kept between renders. A band freed to the C library goes
+ * back to the system (a 2048-pixel band is 512 KiB: mmap, or the top of
+ * the heap, trimmed), and the next render takes a page fault on every page
+ * it writes: 10% of a 2048^2 value noise render, paid again by every frame
+ * of a sequence or a live preview. A few freed bands wait here for the next
+ * render instead. Lock-free (a slot is taken by swapping NULL in), so a
+ * fork in the middle of a render leaves no lock held in the child.
+ */
+#define BAND_KEEP 8                      /* bands kept */
+#define BAND_KEEP_MAX ((size_t)4 << 20)  /* bytes: bigger bands go back to the system */
+typedef struct kept_band {
+    size_t bytes; /* usable bytes after the header */
+    _Alignas(64) char data[];
+} kept_band;
+static _Atomic(kept_band *) kept[BAND_KEEP];
+
+/* A 64-byte aligned band of `bytes`, a kept one if one fits (no more than
+ * twice too big, so a small render does not hold a huge band). */
+static float *band_alloc(size_t bytes)
+{
+    kept_band *k = NULL;
+    int i;
+    for (i = 0; i < BAND_KEEP; i++) {
+        kept_band *expect = NULL;
+        if (!atomic_load(&kept[i]) || !(k = atomic_exchange(&kept[i], NULL))) continue;
+        if (k->bytes >= bytes && k->bytes / 2 <= bytes) return (float *)(void *)k->data;
+        if (!atomic_compare_exchange_strong(&kept[i], &expect, k)) free(k); /* slot refilled meanwhile */
+        k = NULL;
+    }
+    if (bytes > SIZE_MAX - sizeof *k || posix_memalign((void **)&k, 64, sizeof *k + bytes)) return NULL;
+    k->bytes = bytes;
+    return (float *)(void *)k->data;
+}
+
+/* Keeps band (from band_alloc) for the next render, or frees it. */
+static void band_free(float *band)
+{
+    kept_band *k;
+    int i;
+    if (!band) return;
+    k = (kept_band *)(void *)((char *)band - offsetof(kept_band, data));
+    for (i = 0; k->bytes <= BAND_KEEP_MAX && i < BAND_KEEP; i++) {
+        kept_band *expect = NULL;
+        if (atomic_compare_exchange_strong(&kept[i], &expect, k)) return;
+    }
+    free(k);
+}
+
 static int band_rows(const render *r);
 static int band_slices(const render *r);
+
+/* Points in a block: a tile's (brick's), and no more than a band has. */
+static int block_cap(const render *r)
+{
+    return (r->rw < r->tile ? r->rw : r->tile) * band_rows(r) * band_slices(r);
+}
 
 /* A thread's evaluation context and its tile buffers. */
 typedef struct tiler {
     ng_ctx *c;
-    float *px, *py, *pz, *out[64];
+    float *py, *pz, *out[64];
 } tiler;
 
 static int tiler_init(render *r, tiler *t, ng_error *err)
 {
     int k;
     memset(t, 0, sizeof *t);
-    /* blocks are at most a tile (brick), and no bigger than the window */
-    const int cap = (r->rw < r->tile ? r->rw : r->tile) * band_rows(r) * band_slices(r);
-    if (!(t->c = ng__ctx_new(r->g, r->uses, r->job ? r->tile * r->tile : cap, err))) return -1;
+    if (!(t->c = ng__ctx_new(r->g, r->uses, r->job ? r->tile * r->tile : block_cap(r), err))) return -1;
     ng__ctx_set_stop(t->c, &r->stop);
-    t->px = ng_scratch(t->c, 1);
-    t->py = ng_scratch(t->c, 1);
+    if (!r->job) t->py = ng_scratch(t->c, 1);
     if (r->volume) t->pz = ng_scratch(t->c, 1);
     for (k = 0; k < r->nroots; k++) t->out[k] = ng_scratch(t->c, r->channels[k]);
-    if (!t->px || !t->py || (r->volume && !t->pz) || (r->nroots && !t->out[r->nroots - 1])) {
+    if ((!r->job && !t->py) || (r->volume && !t->pz) || (r->nroots && !t->out[r->nroots - 1])) {
         *err = *ng__ctx_error(t->c);
         return -1;
     }
@@ -198,40 +277,59 @@ static void tiler_free(render *r, tiler *t)
 {
     int k;
     if (!t->c) return;
-    ng_scratch_free(t->c, t->px, 1);
-    ng_scratch_free(t->c, t->py, 1);
+    if (t->py) ng_scratch_free(t->c, t->py, 1);
     if (t->pz) ng_scratch_free(t->c, t->pz, 1);
     for (k = 0; k < r->nroots; k++) ng_scratch_free(t->c, t->out[k], r->channels[k]);
     ng__ctx_free(t->c);
 }
 
-/* Evaluates tile number t into its place in its band; -1 on failure (the
- * error in the context). */
+/* A view's tile t: a rectangle its job evaluates, copied into the band. */
+static int run_job_tile(render *r, tiler *tl, int64_t t)
+{
+    const int64_t band = t / r->ntx;
+    const int tx = (int)(t % r->ntx), x0 = tx * r->tile, y0 = (int)band * r->tile;
+    const int w = r->rw - x0 < r->tile ? r->rw - x0 : r->tile, h = r->rh - y0 < r->tile ? r->rh - y0 : r->tile;
+    const int slot = (int)(band % r->ring);
+    int k;
+    if (r->job->run(r->job->user, tl->c, r->rx + x0, r->ry + y0, w, h, tl->out)) return -1;
+    for (k = 0; k < r->nroots; k++)
+        to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, r->channels[k], r->stream);
+    return 0;
+}
+
+/*
+ * Block t of a render: the t % ntx-th of ntx equal runs of the samples of
+ * band t / ntx, in the band's own order (rows of slices), each a multiple
+ * of 16 samples long (so blocks meet on cache lines) and at most a tile's
+ * (brick's) count. Evaluation is per point, so how the band is cut does
+ * not change a bit; cut this way, on one thread a one-channel output is
+ * evaluated straight into its place in the band (no copy; several threads
+ * stream a copy in, see band_row), and the x positions are the render's
+ * xplane (not written per block). -1 on failure (the error in
+ * the context).
+ */
 static int run_tile(render *r, tiler *tl, int64_t t)
 {
     const int64_t band = t / r->ntx;
-    const int ty = (int)(band % r->nty), tz = (int)(band / r->nty), tx = (int)(t % r->ntx);
-    const int x0 = tx * r->tile, y0 = ty * r->tile, z0 = tz * r->tz;
-    const int w = r->rw - x0 < r->tile ? r->rw - x0 : r->tile, h = r->rh - y0 < r->tile ? r->rh - y0 : r->tile;
-    const int d = r->rd - z0 < r->tz ? r->rd - z0 : r->tz;
+    const int y0 = (int)(band % r->nty) * r->tile, z0 = (int)(band / r->nty) * r->tz;
+    const int hb = r->rh - y0 < r->tile ? r->rh - y0 : r->tile, db = r->rd - z0 < r->tz ? r->rd - z0 : r->tz;
+    const int64_t total = (int64_t)r->rw * hb * db, run = ((total + r->ntx - 1) / r->ntx + 15) & ~(int64_t)15;
+    const int64_t start = (t % r->ntx) * run;
+    const int n = (int)(total - start < run ? total - start : run);
     const int slot = (int)(band % r->ring);
     ng_block b;
-    int k;
-    if (r->job) {
-        if (r->job->run(r->job->user, tl->c, r->rx + x0, r->ry + y0, w, h, tl->out)) return -1;
-        for (k = 0; k < r->nroots; k++)
-            to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, 1, r->channels[k], r->stream);
-        return 0;
-    }
-    tile_positions(r, x0, y0, z0, w, h, d, tl->px, tl->py, tl->pz);
+    int k, i, ch;
+    if (r->job) return run_job_tile(r, tl, t);
+    if (n <= 0) return 0; /* a short last band has fewer runs than ntx */
+    chunk_positions(r, y0, z0, hb, start, n, tl->py, tl->pz);
     memset(&b, 0, sizeof b);
-    b.n = w * h * d;
+    b.n = n;
     b.dims = r->o->dims;
     b.anchor[0] = r->o->origin[0];
     b.anchor[1] = r->o->origin[1];
     b.anchor[2] = r->o->z;
     b.anchor[3] = r->o->time;
-    b.p[0] = tl->px;
+    b.p[0] = r->xplane + start % r->rw;
     b.p[1] = tl->py;
     b.p[2] = b.p[3] = ng__ctx_zeros(tl->c);
     if (tl->pz) b.p[2] = tl->pz;
@@ -243,8 +341,22 @@ static int run_tile(render *r, tiler *tl, int64_t t)
     if (b.dims == 4) b.period[3] = r->o->time_period;
     b.pos_id = ng__ctx_tile(tl->c);
     for (k = 0; k < r->nroots; k++) {
+        const int nch = r->channels[k];
+        float *dst = r->band[slot * r->nroots + k] + start * nch;
+        if (nch == 1 && !r->stream) { /* the band's layout is the block's */
+            if (ng__eval(tl->c, r->roots[k], &b, dst, 0)) return -1;
+            continue;
+        }
         if (ng__eval(tl->c, r->roots[k], &b, tl->out[k], 0)) return -1;
-        to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, d, r->channels[k], r->stream);
+        if (nch == 1) { /* streamed, as band_row says why */
+            band_row(dst, tl->out[k], n, 1);
+#if defined(__x86_64__)
+            _mm_sfence(); /* the streamed samples are visible before the band counts the block done */
+#endif
+            continue;
+        }
+        for (i = 0; i < n; i++) /* channel planes to interleaved pixels */
+            for (ch = 0; ch < nch; ch++) dst[(size_t)i * nch + ch] = tl->out[k][(size_t)ch * n + i];
     }
     return 0;
 }
@@ -522,6 +634,21 @@ static size_t band_bytes(const render *r)
     return per_slot * (size_t)r->ring;
 }
 
+/* Bytes of memory this machine has, 0 if unknown. Asked once: sysconf
+ * reads it through a system call (sysinfo), a part of every small render's
+ * fixed cost, and it does not change while the process runs. */
+static double machine_memory(void)
+{
+    static _Atomic double have = -1;
+    double h = atomic_load(&have);
+    if (h < 0) {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        h = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+        atomic_store(&have, h);
+    }
+    return h;
+}
+
 /* The row bands must fit this machine's memory: a wide image with big
  * tiles and many threads can ask for terabytes, which is better refused up
  * front, by size, than met by a failed allocation or the OOM killer. */
@@ -529,22 +656,22 @@ static int check_band_memory(const render *r, int nthreads, ng_error *err)
 {
     const double gib = 1024.0 * 1024 * 1024;
     const char *unit = r->volume ? "voxel" : "pixel", *option = r->volume ? "--brick" : "--tile";
-    size_t need = band_bytes(r);
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
-    double want = need ? (double)need
-                       : (double)r->ring * r->rw * band_rows(r) * band_slices(r) * sizeof(float) * r->nroots *
-                             NG_MAX_CHANNELS;
+    const size_t need = band_bytes(r);
+    const double have = machine_memory();
+    const double want = need ? (double)need
+                             : (double)r->ring * r->rw * band_rows(r) * band_slices(r) * sizeof(float) * r->nroots *
+                                   NG_MAX_CHANNELS;
+    const int over_limit = need && r->stop.memory_limit && need > r->stop.memory_limit;
     char window[160];
+    if (!over_limit && need && (have <= 0 || want <= have)) return 0; /* every render: no formatting */
     snprintf(window, sizeof window, "a %d %s wide window in %d-%s %s on %d thread%s", r->rw, unit, r->tile, unit,
              r->volume ? "bricks" : "tiles", nthreads, nthreads == 1 ? "" : "s");
-    if (need && r->stop.memory_limit && need > r->stop.memory_limit)
+    if (over_limit)
         return ng_errorf(err,
                          "render: %s needs %.1f MiB for its %d band%s, more than the %.1f MiB the memory limit "
                          "leaves (raise --memory-limit, or use a smaller %s or a narrower --region)",
                          window, need / 1048576.0, r->ring, r->ring == 1 ? "" : "s", r->stop.memory_limit / 1048576.0,
                          option);
-    if (need && (have <= 0 || want <= have)) return 0;
     return ng_errorf(err,
                      "render: %s needs %.1f GiB for its %d band%s, more than this machine's %.1f GiB (use a "
                      "smaller %s, fewer --threads or a narrower --region)",
@@ -566,6 +693,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
                        const ng__tile_job *job, ng_sink *sinks, ng_error *err)
 {
     render r;
+    size_t xlen;
     int nthreads, begun = 0, i, k, ok = 0;
     if (check_opts(o, err) || ng__check_roots(g, roots, nroots, o->dims, err)) return -1;
     if (nroots < 1 || nroots > 64) return ng_errorf(err, "render: %d outputs; 1 to 64 are possible", nroots);
@@ -613,9 +741,14 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
     r.stop.cancel = o->cancel;
     r.stop.abandon = nthreads > 1 ? &r.failed : NULL;
     /* the bands come first out of the limit; the scratch gets the rest */
-    atomic_init(&r.memory_used, r.stop.memory_limit ? band_bytes(&r) : 0);
+    xlen = job ? 0 : (size_t)r.rw + (size_t)((block_cap(&r) + 15) & ~15);
+    atomic_init(&r.memory_used, r.stop.memory_limit ? band_bytes(&r) + xlen * sizeof(float) : 0);
     r.stop.memory_used = &r.memory_used;
     r.uses = ng__uses(g, roots, nroots);
+    if (!job && !(r.xplane = make_xplane(&r, xlen))) {
+        ng_errorf(err, "render: out of memory");
+        goto done;
+    }
     r.band = calloc((size_t)r.ring * (size_t)nroots, sizeof *r.band);
     r.band_left = calloc((size_t)r.ring, sizeof *r.band_left);
     if (!r.uses || !r.band || !r.band_left) {
@@ -626,13 +759,11 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
         atomic_init(&r.band_left[i], r.ntx);
         for (k = 0; k < nroots; k++) {
             size_t len = (size_t)r.rw * (size_t)band_rows(&r) * (size_t)band_slices(&r) * (size_t)r.channels[k];
-            /* cache-line aligned: when the tile and the width are
-             * multiples of 16 pixels (the default tile is 64) the tiles of
-             * a band meet on line boundaries, so two threads writing
-             * neighbouring tiles never share a line */
-            void *mem = NULL;
-            if (posix_memalign(&mem, 64, len * sizeof(float))) mem = NULL;
-            if (!(r.band[i * nroots + k] = mem)) {
+            /* cache-line aligned: blocks are runs of a multiple of 16
+             * samples (run_tile), so the blocks of a one-channel band meet
+             * on line boundaries and two threads writing neighbouring
+             * blocks never share a line */
+            if (!(r.band[i * nroots + k] = band_alloc(len * sizeof(float)))) {
                 ng_errorf(err, "render: out of memory for a %dx%dx%d band", r.rw, r.tile, r.tz);
                 goto done;
             }
@@ -661,10 +792,11 @@ done:
             ok = 0;
         }
     }
-    for (i = 0; r.band && i < r.ring * nroots; i++) free(r.band[i]);
+    for (i = 0; r.band && i < r.ring * nroots; i++) band_free(r.band[i]);
     free(r.band);
     free(r.band_left);
     free(r.uses);
+    free(r.xplane);
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.cv);
     return ok ? 0 : -1;

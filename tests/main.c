@@ -37,6 +37,7 @@ static const struct {
     {"vecnoise", suite_vecnoise},
     {"speed", suite_speed},
     {"review14", suite_review14},
+    {"overhead", suite_overhead},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

@@ -33,5 +33,6 @@ void suite_vecnoise(void);
 void suite_pool(void);
 void suite_speed(void);
 void suite_review14(void);
+void suite_overhead(void);
 
 #endif
