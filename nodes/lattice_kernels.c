@@ -220,6 +220,7 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
     axis a[4];
     int i, d, k, e;
     for (d = 0; d < dims; d++) a[d] = split_axis(p->anchor[d], tiled ? p->period[d] : 0u);
+    NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t lo[4], hi[4], h[16];
         float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], dw[4], c[16], g[4][16];
@@ -435,6 +436,7 @@ LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *
     size_t i;
     int d, k, e, c;
     for (d = 0; d < dims; d++) a[d] = split_axis(p->anchor[d], tiled ? p->period[d] : 0u);
+    NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t lo[4], hi[4], h[16];
         float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], dw[4], ct[VEC_CHANNELS][16],

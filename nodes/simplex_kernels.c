@@ -67,6 +67,7 @@ LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deri
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], sx = ng_pts_scale(p, 0);
     int i;
+    NO_ALIAS_LOOP
     for (i = 0; i < p->n; i++) {
         uint32_t X;
         float t = cell_of(&ax, fx[i] * sx, &X), t1 = t - 1.0f;
@@ -124,6 +125,7 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
     const float f2 = (float)F2, g2 = (float)G2, g2x2m1 = (float)(2.0 * G2 - 1.0);
     const int n = p->n;
     int i;
+    NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t X, Y;
         const float x = fx[i] * sx, y = fy[i] * sy;
@@ -165,6 +167,7 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
                 g3x3m1 = (float)(3.0 * G3 - 1.0);
     const int n = p->n;
     int i;
+    NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t X, Y, Z;
         const float x = fx[i] * sx, y = fy[i] * sy, z = fz[i] * sz;
@@ -270,6 +273,7 @@ LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *gx, float *g
     axis a[4];
     int i, d;
     for (d = 0; d < 4; d++) a[d] = split_axis(p->anchor[d] + sk, 0u);
+    NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t cell[4];
         float r[4], x[4], acc[4] = {0.0f, 0.0f, 0.0f, 0.0f}, fs;
@@ -449,6 +453,7 @@ LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *
     size_t i;
     int d, c, k, a, b;
     for (d = 0; d < dims; d++) ax[d] = split_axis(p->anchor[d] + sk, 0u);
+    NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t cell[4], rank[4] = {0, 0, 0, 0}, cp[4];
         float x[4], r[4], x0[4], sum[VEC_CHANNELS] = {0.0f, 0.0f, 0.0f}, acc[VEC_CHANNELS][4], fs = 0.0f, t = 0.0f;
