@@ -93,25 +93,29 @@ LOOP_INLINE float simplex_grad(int dims, uint32_t h, const float *d)
     return grad32(h, d[0], d[1], d[2], d[3]);
 }
 
+/* The gradient vector of hash h in the set of dims (its partials). */
+LOOP_INLINE void simplex_grad_vec(int dims, uint32_t h, float *g)
+{
+    if (dims == 2) grad8_vec(h, g);
+    else if (dims == 3) grad12_vec(h, g);
+    else grad32_vec(h, g);
+}
+
 /* One corner of 2D to 4D simplex, d the point minus the corner: the term,
  * and with deriv its partials added to acc[]. */
 LOOP_INLINE float simplex_corner(int dims, int deriv, uint32_t h, const float *d, float *acc)
 {
     float r2 = 0.0f, t3, fo, gd;
-    int e, a;
+    int e;
     UNROLL
     for (e = 0; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
     fo = falloff(r2, &t3);
     gd = simplex_grad(dims, h, d);
     if (deriv) {
-        float m = -8.0f * t3 * gd;
+        float m = -8.0f * t3 * gd, g[4];
+        simplex_grad_vec(dims, h, g);
         UNROLL
-        for (e = 0; e < dims; e++) {
-            float u[4];
-            UNROLL
-            for (a = 0; a < 4; a++) u[a] = a == e ? 1.0f : 0.0f;
-            acc[e] += fo * simplex_grad(dims, h, u) + m * d[e];
-        }
+        for (e = 0; e < dims; e++) acc[e] += fo * g[e] + m * d[e];
     }
     return fo * gd;
 }
@@ -413,7 +417,7 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, uint32_t h, co
     const float height = simplex_bump_height[dims], inv = simplex_bump_inv[dims];
     float r2 = 0.0f, t3, t2, fo, bump;
     uint32_t folded = channel_fold(h);
-    int c, e, a;
+    int c, e;
     UNROLL
     for (e = 0; e < dims; e++) r2 += d[e] * d[e];
     fo = falloff(r2, &t3);
@@ -425,14 +429,10 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, uint32_t h, co
             float gd = simplex_grad(dims, hc, d), v = channel_value(hc) * height;
             sum[c] += fo * gd + v * bump;
             if (deriv) {
-                float m = -8.0f * t3 * gd - 6.0f * inv * t2 * v;
+                float m = -8.0f * t3 * gd - 6.0f * inv * t2 * v, g[4];
+                simplex_grad_vec(dims, hc, g);
                 UNROLL
-                for (e = 0; e < dims; e++) {
-                    float u[4];
-                    UNROLL
-                    for (a = 0; a < 4; a++) u[a] = a == e ? 1.0f : 0.0f;
-                    acc[c][e] += fo * simplex_grad(dims, hc, u) + m * d[e];
-                }
+                for (e = 0; e < dims; e++) acc[c][e] += fo * g[e] + m * d[e];
             }
         }
 }
