@@ -106,11 +106,19 @@ LOOP_INLINE float corner_term(int dims, int kind, uint32_t h, const float *d, co
 
 /* d(corner term)/d(d[e]) for a gradient kind: the term is linear in d, so
  * this is the term at the unit vector along e (the float expressions give
- * the components exactly: +-1, 0, +-0.70710678f or the rotated ones). */
+ * the components exactly: +-1, 0, +-0.70710678f or the rotated ones). The
+ * unrotated sets' vectors come from selects (grad8_vec and co., the same
+ * components up to a zero's sign; calls for every e share them). */
 LOOP_INLINE float corner_slope(int dims, int kind, uint32_t h, int e, const rotation *r)
 {
     float u[4];
     int d;
+    if (kind != K_FLOW && dims >= 2) {
+        if (dims == 2) grad8_vec(h, u);
+        else if (dims == 3) grad12_vec(h, u);
+        else grad32_vec(h, u);
+        return u[e];
+    }
     UNROLL
     for (d = 0; d < 4; d++) u[d] = d == e ? 1.0f : 0.0f;
     return corner_term(dims, kind, h, u, r);

@@ -36,6 +36,7 @@ static const struct {
     {"deriv", suite_deriv},
     {"vecnoise", suite_vecnoise},
     {"speed", suite_speed},
+    {"gradk", suite_gradk},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

@@ -32,5 +32,6 @@ void suite_deriv(void);
 void suite_vecnoise(void);
 void suite_pool(void);
 void suite_speed(void);
+void suite_gradk(void);
 
 #endif
