@@ -59,7 +59,8 @@ static inline float falloff(float d2, float *t3)
  * moves one for one with the noise-space position and a corner's term
  * falloff(|d|^2) (g . d) has partials falloff g_e - 8 t3 (g . d) d_e. The
  * walk (which corners) is piecewise constant and the field continuous
- * across its switches, so it adds nothing. Sums and scales as the value.
+ * across its switches, so it adds nothing. Sums and scales as the value,
+ * each corner's partials added by two fused multiply-adds.
  */
 LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deriv)
 {
@@ -115,7 +116,7 @@ LOOP_INLINE float simplex_corner(int dims, int deriv, uint32_t h, const float *d
         float m = -8.0f * t3 * gd, g[4];
         simplex_grad_vec(dims, h, g);
         UNROLL
-        for (e = 0; e < dims; e++) acc[e] += fo * g[e] + m * d[e];
+        for (e = 0; e < dims; e++) acc[e] = fma_f(fo, g[e], fma_f(m, d[e], acc[e]));
     }
     return fo * gd;
 }
@@ -415,13 +416,17 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, uint32_t h, co
                                     float acc[VEC_CHANNELS][4])
 {
     const float height = simplex_bump_height[dims], inv = simplex_bump_inv[dims];
-    float r2 = 0.0f, t3, t2, fo, bump;
+    float r2 = 0.0f, t3, t2, fo, bump, fslope, bslope;
     uint32_t folded = channel_fold(h);
     int c, e;
     UNROLL
     for (e = 0; e < dims; e++) r2 += d[e] * d[e];
     fo = falloff(r2, &t3);
     bump = vec_bump(r2, inv, &t2);
+    /* the radial slopes per unit of gradient term and of bump value,
+     * once for every channel */
+    fslope = -8.0f * t3;
+    bslope = -6.0f * inv * t2;
     UNROLL
     for (c = 0; c < VEC_CHANNELS; c++)
         if (c < nch) {
@@ -429,10 +434,10 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, uint32_t h, co
             float gd = simplex_grad(dims, hc, d), v = channel_value(hc) * height;
             sum[c] += fo * gd + v * bump;
             if (deriv) {
-                float m = -8.0f * t3 * gd - 6.0f * inv * t2 * v, g[4];
+                float m = fma_f(bslope, v, fslope * gd), g[4];
                 simplex_grad_vec(dims, hc, g);
                 UNROLL
-                for (e = 0; e < dims; e++) acc[c][e] += fo * g[e] + m * d[e];
+                for (e = 0; e < dims; e++) acc[c][e] = fma_f(fo, g[e], fma_f(m, d[e], acc[c][e]));
             }
         }
 }
