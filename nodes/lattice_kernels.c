@@ -437,7 +437,7 @@ LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *
     const uint32_t s = ng_hash_seed(p->seed);
     const rotation rot = {1.0f, 0.0f, 0.0f, 0.0f};
     const float scale = kind == K_PERLIN ? perlin_scale[dims - 1] : kind == K_FAST ? fast_scale[dims - 1] : 1.0f;
-    const float height = kind == K_VALUE ? 0.0f : lattice_bump_height(kind, dims);
+    const float vscale = kind == K_VALUE ? 0.0f : lattice_bump_height(kind, dims) * (1.0f / 32768.0f);
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
     axis a[4];
@@ -481,7 +481,7 @@ LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *
                         uint32_t hc = channel_hash(folded, c);
                         ct[c][k] = corner_term(dims, kind, hc, dk, &rot);
                         if (kind != K_VALUE) {
-                            float v = channel_value(hc) * height;
+                            float v = channel_value_times(hc, vscale);
                             bsum[c] += v * bump;
                             if (deriv)
                                 UNROLL

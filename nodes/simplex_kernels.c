@@ -415,7 +415,7 @@ static const double simplex_unskew[5] = {0.0, 0.0, G2, G3, G4};
 LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, uint32_t h, const float *d, float *sum,
                                     float acc[VEC_CHANNELS][4])
 {
-    const float height = simplex_bump_height[dims], inv = simplex_bump_inv[dims];
+    const float vscale = simplex_bump_height[dims] * (1.0f / 32768.0f), inv = simplex_bump_inv[dims];
     float r2 = 0.0f, t3, t2, fo, bump, fslope, bslope;
     uint32_t folded = channel_fold(h);
     int c, e;
@@ -431,7 +431,7 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, uint32_t h, co
     for (c = 0; c < VEC_CHANNELS; c++)
         if (c < nch) {
             uint32_t hc = channel_hash(folded, c);
-            float gd = simplex_grad(dims, hc, d), v = channel_value(hc) * height;
+            float gd = simplex_grad(dims, hc, d), v = channel_value_times(hc, vscale);
             sum[c] += fo * gd + v * bump;
             if (deriv) {
                 float m = fma_f(bslope, v, fslope * gd), g[4];
