@@ -106,11 +106,19 @@ LOOP_INLINE float corner_term(int dims, int kind, uint32_t h, const float *d, co
 
 /* d(corner term)/d(d[e]) for a gradient kind: the term is linear in d, so
  * this is the term at the unit vector along e (the float expressions give
- * the components exactly: +-1, 0, +-0.70710678f or the rotated ones). */
+ * the components exactly: +-1, 0, +-0.70710678f or the rotated ones). The
+ * unrotated sets' vectors come from selects (grad8_vec and co., the same
+ * components up to a zero's sign; calls for every e share them). */
 LOOP_INLINE float corner_slope(int dims, int kind, uint32_t h, int e, const rotation *r)
 {
     float u[4];
     int d;
+    if (kind != K_FLOW && dims >= 2) {
+        if (dims == 2) grad8_vec(h, u);
+        else if (dims == 3) grad12_vec(h, u);
+        else grad32_vec(h, u);
+        return u[e];
+    }
     UNROLL
     for (d = 0; d < 4; d++) u[d] = d == e ? 1.0f : 0.0f;
     return corner_term(dims, kind, h, u, r);
@@ -220,6 +228,7 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
     axis a[4];
     int i, d, k, e;
     for (d = 0; d < dims; d++) a[d] = split_axis(p->anchor[d], tiled ? p->period[d] : 0u);
+    NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t lo[4], hi[4], h[16];
         float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], dw[4], c[16], g[4][16];
@@ -428,13 +437,14 @@ LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *
     const uint32_t s = ng_hash_seed(p->seed);
     const rotation rot = {1.0f, 0.0f, 0.0f, 0.0f};
     const float scale = kind == K_PERLIN ? perlin_scale[dims - 1] : kind == K_FAST ? fast_scale[dims - 1] : 1.0f;
-    const float height = kind == K_VALUE ? 0.0f : lattice_bump_height(kind, dims);
+    const float vscale = kind == K_VALUE ? 0.0f : lattice_bump_height(kind, dims) * (1.0f / 32768.0f);
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
     axis a[4];
     size_t i;
     int d, k, e, c;
     for (d = 0; d < dims; d++) a[d] = split_axis(p->anchor[d], tiled ? p->period[d] : 0u);
+    NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t lo[4], hi[4], h[16];
         float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], dw[4], ct[VEC_CHANNELS][16],
@@ -471,7 +481,7 @@ LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *
                         uint32_t hc = channel_hash(folded, c);
                         ct[c][k] = corner_term(dims, kind, hc, dk, &rot);
                         if (kind != K_VALUE) {
-                            float v = channel_value(hc) * height;
+                            float v = channel_value_times(hc, vscale);
                             bsum[c] += v * bump;
                             if (deriv)
                                 UNROLL

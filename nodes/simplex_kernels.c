@@ -59,7 +59,8 @@ static inline float falloff(float d2, float *t3)
  * moves one for one with the noise-space position and a corner's term
  * falloff(|d|^2) (g . d) has partials falloff g_e - 8 t3 (g . d) d_e. The
  * walk (which corners) is piecewise constant and the field continuous
- * across its switches, so it adds nothing. Sums and scales as the value.
+ * across its switches, so it adds nothing. Sums and scales as the value,
+ * each corner's partials added by two fused multiply-adds.
  */
 LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deriv)
 {
@@ -67,6 +68,7 @@ LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deri
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], sx = ng_pts_scale(p, 0);
     int i;
+    NO_ALIAS_LOOP
     for (i = 0; i < p->n; i++) {
         uint32_t X;
         float t = cell_of(&ax, fx[i] * sx, &X), t1 = t - 1.0f;
@@ -92,25 +94,29 @@ LOOP_INLINE float simplex_grad(int dims, uint32_t h, const float *d)
     return grad32(h, d[0], d[1], d[2], d[3]);
 }
 
+/* The gradient vector of hash h in the set of dims (its partials). */
+LOOP_INLINE void simplex_grad_vec(int dims, uint32_t h, float *g)
+{
+    if (dims == 2) grad8_vec(h, g);
+    else if (dims == 3) grad12_vec(h, g);
+    else grad32_vec(h, g);
+}
+
 /* One corner of 2D to 4D simplex, d the point minus the corner: the term,
  * and with deriv its partials added to acc[]. */
 LOOP_INLINE float simplex_corner(int dims, int deriv, uint32_t h, const float *d, float *acc)
 {
     float r2 = 0.0f, t3, fo, gd;
-    int e, a;
+    int e;
     UNROLL
     for (e = 0; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
     fo = falloff(r2, &t3);
     gd = simplex_grad(dims, h, d);
     if (deriv) {
-        float m = -8.0f * t3 * gd;
+        float m = -8.0f * t3 * gd, g[4];
+        simplex_grad_vec(dims, h, g);
         UNROLL
-        for (e = 0; e < dims; e++) {
-            float u[4];
-            UNROLL
-            for (a = 0; a < 4; a++) u[a] = a == e ? 1.0f : 0.0f;
-            acc[e] += fo * simplex_grad(dims, h, u) + m * d[e];
-        }
+        for (e = 0; e < dims; e++) acc[e] = fma_f(fo, g[e], fma_f(m, d[e], acc[e]));
     }
     return fo * gd;
 }
@@ -124,6 +130,7 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
     const float f2 = (float)F2, g2 = (float)G2, g2x2m1 = (float)(2.0 * G2 - 1.0);
     const int n = p->n;
     int i;
+    NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t X, Y;
         const float x = fx[i] * sx, y = fy[i] * sy;
@@ -165,6 +172,7 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
                 g3x3m1 = (float)(3.0 * G3 - 1.0);
     const int n = p->n;
     int i;
+    NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t X, Y, Z;
         const float x = fx[i] * sx, y = fy[i] * sy, z = fz[i] * sz;
@@ -270,6 +278,7 @@ LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *gx, float *g
     axis a[4];
     int i, d;
     for (d = 0; d < 4; d++) a[d] = split_axis(p->anchor[d] + sk, 0u);
+    NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t cell[4];
         float r[4], x[4], acc[4] = {0.0f, 0.0f, 0.0f, 0.0f}, fs;
@@ -406,29 +415,29 @@ static const double simplex_unskew[5] = {0.0, 0.0, G2, G3, G4};
 LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, uint32_t h, const float *d, float *sum,
                                     float acc[VEC_CHANNELS][4])
 {
-    const float height = simplex_bump_height[dims], inv = simplex_bump_inv[dims];
-    float r2 = 0.0f, t3, t2, fo, bump;
+    const float vscale = simplex_bump_height[dims] * (1.0f / 32768.0f), inv = simplex_bump_inv[dims];
+    float r2 = 0.0f, t3, t2, fo, bump, fslope, bslope;
     uint32_t folded = channel_fold(h);
-    int c, e, a;
+    int c, e;
     UNROLL
     for (e = 0; e < dims; e++) r2 += d[e] * d[e];
     fo = falloff(r2, &t3);
     bump = vec_bump(r2, inv, &t2);
+    /* the radial slopes per unit of gradient term and of bump value,
+     * once for every channel */
+    fslope = -8.0f * t3;
+    bslope = -6.0f * inv * t2;
     UNROLL
     for (c = 0; c < VEC_CHANNELS; c++)
         if (c < nch) {
             uint32_t hc = channel_hash(folded, c);
-            float gd = simplex_grad(dims, hc, d), v = channel_value(hc) * height;
+            float gd = simplex_grad(dims, hc, d), v = channel_value_times(hc, vscale);
             sum[c] += fo * gd + v * bump;
             if (deriv) {
-                float m = -8.0f * t3 * gd - 6.0f * inv * t2 * v;
+                float m = fma_f(bslope, v, fslope * gd), g[4];
+                simplex_grad_vec(dims, hc, g);
                 UNROLL
-                for (e = 0; e < dims; e++) {
-                    float u[4];
-                    UNROLL
-                    for (a = 0; a < 4; a++) u[a] = a == e ? 1.0f : 0.0f;
-                    acc[c][e] += fo * simplex_grad(dims, hc, u) + m * d[e];
-                }
+                for (e = 0; e < dims; e++) acc[c][e] = fma_f(fo, g[e], fma_f(m, d[e], acc[c][e]));
             }
         }
 }
@@ -449,6 +458,7 @@ LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *
     size_t i;
     int d, c, k, a, b;
     for (d = 0; d < dims; d++) ax[d] = split_axis(p->anchor[d] + sk, 0u);
+    NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t cell[4], rank[4] = {0, 0, 0, 0}, cp[4];
         float x[4], r[4], x0[4], sum[VEC_CHANNELS] = {0.0f, 0.0f, 0.0f}, acc[VEC_CHANNELS][4], fs = 0.0f, t = 0.0f;

@@ -38,6 +38,7 @@ static const struct {
     {"speed", suite_speed},
     {"review14", suite_review14},
     {"overhead", suite_overhead},
+    {"gradk", suite_gradk},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

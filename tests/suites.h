@@ -34,5 +34,6 @@ void suite_pool(void);
 void suite_speed(void);
 void suite_review14(void);
 void suite_overhead(void);
+void suite_gradk(void);
 
 #endif
