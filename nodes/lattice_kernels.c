@@ -199,6 +199,34 @@ static inline int soft_limited(int kind, int dims)
     return (dims == 4 && kind != K_VALUE) || (dims == 3 && kind == K_FLOW);
 }
 
+/* The multilinear blend of corner terms c[] (axis 0 first) and, with
+ * deriv, of their partials g[e][]: the same steps as `lattice`. */
+LOOP_INLINE float lattice_blend(int dims, int kind, int deriv, float *c, float g[4][16], const float *w,
+                                const float *dw)
+{
+    const int nc = 1 << dims;
+    int d, k, e;
+    UNROLL
+    for (d = 0; d < dims; d++)
+        UNROLL
+        for (k = 0; k < 8; k++)
+            if (k < nc >> (d + 1)) {
+                if (deriv) {
+                    float jump = dw[d] * (c[2 * k + 1] - c[2 * k]);
+                    UNROLL
+                    for (e = 0; e < dims; e++)
+                        if (kind == K_VALUE && e == d)
+                            g[e][k] = jump;
+                        else if (e == d)
+                            g[e][k] = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]) + jump;
+                        else if (kind != K_VALUE || e < d)
+                            g[e][k] = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]);
+                }
+                c[k] = lerp(c[2 * k], c[2 * k + 1], w[d]);
+            }
+    return c[0];
+}
+
 /*
  * One body for the plain kernels and their _d forms: deriv is a constant in
  * every instantiation, so the plain ones compile to the value path alone.
@@ -255,25 +283,7 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
                     UNROLL
                     for (e = 0; e < dims; e++) g[e][k] = corner_slope(dims, kind, h[k], e, &rot);
             }
-        /* multilinear blend, axis 0 first: the pairs (c[2j], c[2j + 1]) */
-        UNROLL
-        for (d = 0; d < dims; d++)
-            UNROLL
-            for (k = 0; k < 8; k++)
-                if (k < nc >> (d + 1)) {
-                    if (deriv) {
-                        float jump = dw[d] * (c[2 * k + 1] - c[2 * k]);
-                        UNROLL
-                        for (e = 0; e < dims; e++)
-                            if (kind == K_VALUE && e == d)
-                                g[e][k] = jump;
-                            else if (e == d)
-                                g[e][k] = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]) + jump;
-                            else if (kind != K_VALUE || e < d) /* value: x_e not yet in it */
-                                g[e][k] = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]);
-                    }
-                    c[k] = lerp(c[2 * k], c[2 * k + 1], w[d]);
-                }
+        lattice_blend(dims, kind, deriv, c, g, w, dw); /* c[0], g[e][0]: the point's value and partials */
         if (kind == K_VALUE) {
             out[i] = c[0];
         } else if (soft_limited(kind, dims)) {
@@ -401,33 +411,6 @@ static inline float lattice_bump_height(int kind, int dims)
                             : (dims == 2 ? 0.7f * 0.70710678f : 0.7f * 1.0449052f);
 }
 
-/* The multilinear blend of corner terms c[] (axis 0 first) and, with
- * deriv, of their partials g[e][]: the same steps as `lattice`. */
-LOOP_INLINE float lattice_blend(int dims, int kind, int deriv, float *c, float g[4][16], const float *w,
-                                const float *dw)
-{
-    const int nc = 1 << dims;
-    int d, k, e;
-    UNROLL
-    for (d = 0; d < dims; d++)
-        UNROLL
-        for (k = 0; k < 8; k++)
-            if (k < nc >> (d + 1)) {
-                if (deriv) {
-                    float jump = dw[d] * (c[2 * k + 1] - c[2 * k]);
-                    UNROLL
-                    for (e = 0; e < dims; e++)
-                        if (kind == K_VALUE && e == d)
-                            g[e][k] = jump;
-                        else if (e == d)
-                            g[e][k] = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]) + jump;
-                        else if (kind != K_VALUE || e < d)
-                            g[e][k] = lerp(g[e][2 * k], g[e][2 * k + 1], w[d]);
-                }
-                c[k] = lerp(c[2 * k], c[2 * k + 1], w[d]);
-            }
-    return c[0];
-}
 
 LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *restrict grad, int dims,
                              int kind, int tiled, int nch, int deriv)

@@ -608,9 +608,23 @@ static void details_at(const ng_node *n, const ng_unified_in *drv, double *det, 
     }
 }
 
-static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+/* The built-in fractal's numbers, as ng.fractal reads its own. */
+static void fractal_of(const ng_node *n, ng_fractal *f)
 {
     const noise_state *st = n->state;
+    const int fractal = ng_int(n, P_FRACTAL);
+    memset(f, 0, sizeof *f);
+    f->type = fractal == FRACTAL_FBM ? NG_FRACTAL_STANDARD : fractal - 1;
+    f->normalize = ng_int(n, P_NORMALIZE);
+    f->antialias = ng_int(n, P_ANTIALIAS);
+    f->octaves = ng_num(n, P_OCTAVES);
+    f->lacunarity = ng_num(n, P_LACUNARITY);
+    f->roughness = ng_num(n, P_ROUGHNESS);
+    f->detail = st->basis_detail;
+}
+
+static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
     const int fractal = ng_int(n, P_FRACTAL);
     ng_unified_in drv;
     noise_call call;
@@ -621,14 +635,7 @@ static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
     call.drv = &drv;
     call.channels = b->channels;
     if (fractal == FRACTAL_NONE) return noise_channels(ctx, n, b, out, &call);
-    memset(&f, 0, sizeof f);
-    f.type = fractal == FRACTAL_FBM ? NG_FRACTAL_STANDARD : fractal - 1;
-    f.normalize = ng_int(n, P_NORMALIZE);
-    f.antialias = ng_int(n, P_ANTIALIAS);
-    f.octaves = ng_num(n, P_OCTAVES);
-    f.lacunarity = ng_num(n, P_LACUNARITY);
-    f.roughness = ng_num(n, P_ROUGHNESS);
-    f.detail = st->basis_detail;
+    fractal_of(n, &f);
     f.roughness_at = ng_driver(n, in, P_ROUGHNESS);
     f.lacunarity_at = ng_driver(n, in, P_LACUNARITY);
     if (drv.size || drv.scale) { /* each sample cuts its octaves off at its own feature size */
@@ -675,19 +682,11 @@ static int noise_channels_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b,
  * instead) for driven options. */
 static int noise_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out, float *grad)
 {
-    const noise_state *st = n->state;
     const int fractal = ng_int(n, P_FRACTAL);
     ng_fractal f;
     if (n->ndrivers > 0) return 1;
     if (fractal == FRACTAL_NONE) return noise_channels_grad(ctx, n, b, out, grad, NULL);
-    memset(&f, 0, sizeof f);
-    f.type = fractal == FRACTAL_FBM ? NG_FRACTAL_STANDARD : fractal - 1;
-    f.normalize = ng_int(n, P_NORMALIZE);
-    f.antialias = ng_int(n, P_ANTIALIAS);
-    f.octaves = ng_num(n, P_OCTAVES);
-    f.lacunarity = ng_num(n, P_LACUNARITY);
-    f.roughness = ng_num(n, P_ROUGHNESS);
-    f.detail = st->basis_detail;
+    fractal_of(n, &f);
     return ng__fractal_sum_grad(ctx, n, &f, b, n->channels, noise_channels_grad, NULL, out, grad);
 }
 
