@@ -5,6 +5,8 @@
  */
 #include "ng_node.h"
 
+#include <string.h>
+
 enum { P_VALUE, NPARAMS };
 
 static const ng_param_desc constant_params[NPARAMS] = {
@@ -21,9 +23,19 @@ static int constant_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const
     return 0;
 }
 
+/* Flat: a zero gradient. */
+static int constant_chain(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,
+                          const float *const *din, const float *out, float *grad)
+{
+    (void)ctx, (void)n, (void)in, (void)din, (void)out;
+    memset(grad, 0, (size_t)b->dims * (size_t)b->n * sizeof *grad);
+    return 0;
+}
+
 const ng_node_type ng_type_constant = {
     .name = "constant", .family = "math", .doc = "A number, the same at every point. Numbers in scripts become constants.",
     .params = constant_params, .nparams = NPARAMS, .dims = 0x1Eu, .positional = "value",
+    .chain = constant_chain,
     .eval = constant_eval,
 };
 

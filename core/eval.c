@@ -470,13 +470,6 @@ done:
 /* The analytic value and gradient of src, 1 where it has none. */
 static int analytic(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad)
 {
-    const size_t plane = (size_t)b->n * sizeof(float);
-    ng_block nb = *b;
-    if (src->type == &ng_type_constant) { /* flat */
-        nb.channels = 1;
-        memset(grad, 0, (size_t)b->dims * plane);
-        return src->type->eval(c, src, &nb, NULL, out);
-    }
     if (src->type->eval_grad) {
         if (c->stop && stopped(c)) return -1;
         return src->type->eval_grad(c, src, b, out, grad);

@@ -748,6 +748,21 @@ static void print_machine(void)
 
 /* ---- kernels alone ------------------------------------------------------------ */
 
+/* The points both kernel timings use: n points of the grid fp at an
+ * anchor off the lattice, seed 1, full jitter. */
+static void kernel_pts(ng_noise_pts *p, int n, int dims, float *const fp[3])
+{
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->dims = dims;
+    p->anchor[0] = 10.5;
+    p->anchor[1] = 3.25;
+    p->anchor[2] = 7.1;
+    p->f[0] = fp[0], p->f[1] = fp[1], p->f[2] = fp[2];
+    p->seed = 1;
+    p->jitter = 1;
+}
+
 /* output = "vector": ns per sample for a basis's dims channels in one walk
  * against one call per channel (dims calls of the scalar kernel). */
 static void bench_vector_kernels(float *fp[3], const char *const *names)
@@ -764,14 +779,7 @@ static void bench_vector_kernels(float *fp[3], const char *const *names)
             double best = HUGE_VAL, best1 = HUGE_VAL;
             int r, c, k;
             if (!vec) continue;
-            memset(&p, 0, sizeof p);
-            p.n = N;
-            p.dims = dims;
-            p.anchor[0] = 10.5;
-            p.anchor[1] = 3.25;
-            p.anchor[2] = 7.1;
-            p.f[0] = fp[0], p.f[1] = fp[1], p.f[2] = fp[2];
-            p.seed = 1;
+            kernel_pts(&p, N, dims, fp);
             for (r = 0; r < 7; r++) {
                 double t = now();
                 for (c = 0; c < CALLS; c++) vec(&p, dims, out);
@@ -806,15 +814,7 @@ static void bench_kernels(void)
             ng_noise_pts p;
             double best = HUGE_VAL;
             int r, c;
-            memset(&p, 0, sizeof p);
-            p.n = N;
-            p.dims = dims;
-            p.anchor[0] = 10.5;
-            p.anchor[1] = 3.25;
-            p.anchor[2] = 7.1;
-            p.f[0] = f[0], p.f[1] = f[1], p.f[2] = f[2];
-            p.seed = 1;
-            p.jitter = 1;
+            kernel_pts(&p, N, dims, fp);
             for (r = 0; r < 7; r++) {
                 double t = now();
                 for (c = 0; c < CALLS; c++) ng__kernel(path, b)(&p, out);
