@@ -549,9 +549,10 @@ static const option options[] = {
      "sample depth: PNG 8 (default) or 16, EXR 32 (float, default)\n"
      "or 16 (half), PFM 32, raw 16"},
     {"--compression", NULL, "L", INT, 0, 0, 9, set_compression, TAKES_PICTURES,
-     "deflate level of a .png (default 2) or an .exr's ZIP chunks:\n"
-     "0 stored (fastest, largest) to 9 (smallest, slowest); the\n"
-     "bytes do not depend on --threads"},
+     "a .png's deflate effort: 0 stored, 1 Huffman only, 2 (default)\n"
+     "byte runs (best on noise), 3 to 9 zlib's string matching\n"
+     "(flat or terraced images); an .exr's ZIP level (zlib's 0-9);\n"
+     "the bytes do not depend on --threads"},
     {"--exr-tiles", NULL, "N", INT, 0, 1, 65536, set_exr_tiles, TAKES_PICTURES,
      "write the .exr as NxN tiles (default: scanlines); tiles count\n"
      "from the region's corner"},
