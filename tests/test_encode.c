@@ -71,7 +71,7 @@ static unsigned quantize(float v, unsigned max)
 /* Every level decodes, through libpng, to the samples of the render. */
 static void png_every_level_decodes(void)
 {
-    char s[PATHLEN], pfm[PATHLEN], out[PATHLEN], lv[4];
+    char s[PATHLEN], pfm[PATHLEN], out[PATHLEN], lv[16];
     int w, h, level, pw, ph;
     float *ref;
     res r;
