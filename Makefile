@@ -19,13 +19,14 @@ COMPILER := $(if $(filter cc gcc,$(notdir $(CC))),,-$(notdir $(CC)))
 # python3-openvdb and libopenvdb-tools read .vdb files back in the tests.
 PKGS    := liblua5.4-dev libpng-dev libstb-dev libjpeg-dev \
            libopenvdb-dev libboost-dev python3-openvdb libopenvdb-tools \
-           libmicrohttpd-dev libgraphviz-dev
+           libmicrohttpd-dev libgraphviz-dev libopenexr-dev openexr
 # a file that proves each package is present (the pyopenvdb module's name
 # carries the Python version: a pattern matching the one there is)
 PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_image.h /usr/include/jpeglib.h \
             /usr/include/openvdb/openvdb.h /usr/include/boost/numeric/conversion/conversion_traits.hpp \
             /usr/lib/python3/dist-packages/pyopenvdb.cpython-*.so /usr/bin/vdb_print \
-            /usr/include/microhttpd.h /usr/include/graphviz/gvc.h
+            /usr/include/microhttpd.h /usr/include/graphviz/gvc.h \
+            /usr/include/OpenEXR/openexr.h /usr/bin/exrheader
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 # Bit-identical kernels everywhere: no contraction into FMA, no fast-math;
@@ -39,10 +40,10 @@ STB_UNIT_SAN := -fno-sanitize=pointer-overflow,nonnull-attribute
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(FPFLAGS) $(WARN)
 # Layers (DESIGN.md section 2): each directory sees only the headers of the
 # layers below it, so core/ cannot include nodes/ or Lua, nor nodes/ Lua.
-INC_core  := -Icore -I/usr/include/stb
+INC_core  := -Icore -I/usr/include/stb -I/usr/include/OpenEXR
 INC_nodes := -Icore -Inodes
 INC_lua   := -Icore -Inodes -I/usr/include/lua5.4
-INC_tests := -Icore -Inodes -I/usr/include/lua5.4
+INC_tests := -Icore -Inodes -I/usr/include/lua5.4 -I/usr/include/OpenEXR
 # The one C++ unit (core/vdbgrid.cc, behind a C interface): OpenVDB's
 # headers are C++17; the same warnings (those C++ has), the same
 # sanitizers, -O2 (its compile time is the OpenVDB templates').
@@ -69,7 +70,10 @@ VDB_LIBS := -lopenvdb -ltbb -lImath -lstdc++
 GV_PLUGINS := /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/graphviz
 SERVE_LIBS := -lmicrohttpd -lgvc -lcgraph -lcdt -L$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core \
               -Wl,-rpath,$(GV_PLUGINS)
-LDLIBS  := -llua5.4 -lpng16 -ljpeg $(VDB_LIBS) $(SERVE_LIBS) -lm -lpthread
+# OpenEXR (.exr) through its C API, OpenEXRCore (libopenexr-dev 3.1);
+# zlib for PNG's own band-parallel deflate (png.c).
+EXR_LIBS := -lOpenEXRCore-3_1
+LDLIBS  := -llua5.4 -lpng16 -ljpeg $(VDB_LIBS) $(SERVE_LIBS) $(EXR_LIBS) -lz -lm -lpthread
 
 # The kernel sources (nodes/<family>_kernels.c) and loops.c are compiled
 # once per SIMD path below, never alone.

@@ -1,6 +1,6 @@
 /*
  * filesink.c — the file sink: picks an encoder (png.c, pfm.c, raw16.c,
- * vdb.c) by the file name's extension and gives every format the same
+ * vdb.c, nrrd.c, exr.c) by the file name's extension and gives every format the same
  * promise. The image goes to a temporary file beside the target, renamed
  * over it only when every row arrived and reached the disk; a failed or
  * cancelled render leaves whatever was at the target untouched and no
@@ -47,9 +47,9 @@
 
 /* Every format, looked up by extension. ng_file_formats() lists them. */
 static const ng__encoder *const encoders[] = {&ng__png_encoder, &ng__pfm_encoder, &ng__raw16_encoder,
-                                              &ng__vdb_encoder, &ng__nrrd_encoder};
+                                              &ng__vdb_encoder, &ng__nrrd_encoder, &ng__exr_encoder};
 
-const char *ng_file_formats(void) { return ".png, .pfm, .r16, .raw, .vdb, .nrrd"; }
+const char *ng_file_formats(void) { return ".png, .pfm, .r16, .raw, .vdb, .nrrd, .exr"; }
 
 /* Formats whose samples may be vectors of 1 to 4 channels; the others take
  * grey or RGB (or grey only). */
@@ -86,6 +86,7 @@ struct ng_file_sink {
     double memory_limit;      /* what an encoder may hold (a VDB tree); 0: no limit */
     uint64_t nan, inf;        /* samples the format changed (see ng_file_sink_changed) */
     uint64_t clamped, samples; /* finite samples outside [0, 1], of all (ng_file_sink_clamped) */
+    ng_file_options opt;      /* ng_file_sink_set_options */
     ng__image im;
 };
 
@@ -605,6 +606,7 @@ static int open_slices(ng_file_sink *f, int nslices)
         im->row = NULL;
         im->state = NULL;
         im->depth = 0; /* each slice is an image of the format */
+        im->opt.threads = 1; /* a slab's slices compress at once, each on the sink's thread */
         memset(&im->vol, 0, sizeof im->vol);
         f->nslice = s + 1;
         /* counted before it exists, so a signal never misses it */
@@ -816,6 +818,8 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     f->im.grid = f->grid ? f->grid : "density";
     f->im.background = f->background;
     f->im.memory_limit = f->memory_limit;
+    f->im.opt = f->opt;
+    f->im.name = f->grid;
     f->im.errnum = 0;
     f->im.what[0] = '\0';
     f->next_y = 0;
@@ -1040,6 +1044,7 @@ ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err)
     f->enc = enc;
     f->im.bits = use_bits;
     f->state = IDLE;
+    ng_file_options_default(&f->opt);
     return f;
 }
 
@@ -1051,6 +1056,61 @@ ng_sink ng_file_sink_as_sink(ng_file_sink *f)
         s.slab = sink_slab;
     }
     return s;
+}
+
+/* ---- encoding options ---------------------------------------------------------- */
+
+void ng_file_options_default(ng_file_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->level = -1;
+    o->exr_compression = NG_EXR_ZIP;
+    o->pixel_size = 1;
+}
+
+void ng_file_options_place(ng_file_options *o, const ng_render_opts *r)
+{
+    o->full[0] = r->width;
+    o->full[1] = r->height;
+    o->offset[0] = r->region[2] ? r->region[0] : 0;
+    o->offset[1] = r->region[2] ? r->region[1] : 0;
+    o->origin[0] = r->origin[0];
+    o->origin[1] = r->origin[1];
+    o->pixel_size = r->pixel_size;
+    o->threads = r->threads;
+}
+
+/* Options e does not read are refused, so a user never believes a file
+ * was written the way an option said when it was not. */
+static int check_options(const char *path, const ng__encoder *e, const ng_file_options *o, ng_error *err)
+{
+    if (o->level != -1 && (o->level < 0 || o->level > 9))
+        return ng_errorf(err, "%s: --compression: level %d is not 0 to 9", path, o->level);
+    if (o->level != -1 && !(e->takes & NG__LEVEL))
+        return ng_errorf(err, "%s: --compression: %s has no compression level (PNG and EXR do)", path, e->name);
+    if ((o->exr_tile || o->exr_compression != NG_EXR_ZIP) && !(e->takes & NG__EXR))
+        return ng_errorf(err, "%s: --exr-tiles, --exr-compression: are for .exr outputs, not %s", path, e->name);
+    if (o->exr_tile < 0 || o->exr_tile > 65536)
+        return ng_errorf(err, "%s: EXR tiles of %d pixels (1 to 65536)", path, o->exr_tile);
+    if ((unsigned)o->exr_compression > NG_EXR_NONE)
+        return ng_errorf(err, "%s: unknown EXR compression %d", path, (int)o->exr_compression);
+    if (o->threads < 0) return ng_errorf(err, "%s: %d encoder threads", path, o->threads);
+    return 0;
+}
+
+int ng_file_check_options(const char *path, const ng_file_options *o, ng_error *err)
+{
+    const ng__encoder *e;
+    int bits;
+    if (choose(path, 0, &e, &bits, err)) return -1;
+    return check_options(path, e, o, err);
+}
+
+int ng_file_sink_set_options(ng_file_sink *f, const ng_file_options *o, ng_error *err)
+{
+    if (check_options(f->path, f->enc, o, err)) return -1;
+    f->opt = *o;
+    return 0;
 }
 
 void ng_file_sink_set_memory_limit(ng_file_sink *f, double bytes) { f->memory_limit = bytes > 0 ? bytes : 0; }

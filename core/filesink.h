@@ -25,6 +25,8 @@ typedef struct ng__image {
     const char *grid;    /* a volume's grid name ("density" unless set) */
     double background;   /* a volume's background value (0 unless set) */
     double memory_limit; /* bytes an encoder may hold besides its row (a VDB tree); 0: none */
+    ng_file_options opt; /* how to encode (level -1: the encoder's default), where it lies */
+    const char *name;    /* the output's name (a channel's, in an .exr), or NULL */
     int errnum;          /* why the last encoder call failed: errno, or 0 */
     char what[300];      /* what failed; empty while nothing has */
 } ng__image;
@@ -57,12 +59,17 @@ typedef struct ng__encoder {
      * sink knows its size before writing and refuses one that cannot fit
      * the disk or the file size limit; 0: compressed, size unknown. */
     int uncompressed;
+    /* The ng_file_options it reads besides placement: NG__LEVEL (level),
+     * NG__EXR (exr_tile, exr_compression); 0: none. */
+    unsigned takes;
 } ng__encoder;
 enum { NG__IMAGES = 1, NG__VOLUMES = 2 };
+enum { NG__LEVEL = 1, NG__EXR = 2 };
 
 extern const ng__encoder ng__png_encoder, ng__pfm_encoder, ng__raw16_encoder;
 extern const ng__encoder ng__vdb_encoder;  /* vdb.c: volumes only, 1 or 3 channels */
 extern const ng__encoder ng__nrrd_encoder; /* nrrd.c: images and volumes, 1 to 4 channels */
+extern const ng__encoder ng__exr_encoder;  /* exr.c: images, 1 or 3 channels, float or half */
 
 /* Records why an encoder call failed (errnum: an errno value or 0) for the
  * file sink to report as "PATH: WHAT[: strerror]". Returns -1. */

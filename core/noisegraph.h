@@ -486,7 +486,11 @@ int ng_simd_supported(const char *name);
  *               "space: right-anterior-superior" (world x, y, z): the voxel
  *               size on the diagonal of "space directions", and "space
  *               origin" the world position of the window's first voxel
- *               centre, origin + (offset + 0.5) * voxel_size.
+ *               centre, origin + (offset + 0.5) * voxel_size;
+ *   .exr        OpenEXR: 32-bit float (default) or 16-bit half, one channel
+ *               (named Y, or the output's name) or RGB, scanlines or tiles
+ *               (ng_file_sink_set_options), values as they are; its data
+ *               window is the render's region of the full image.
  * A name with {z} in its file name ("slices/cloud_{z}.png", any format
  * above that holds images) writes a volume as one image per slice, {z}
  * replaced by the slice's index in the full volume (a window's slices keep
@@ -543,7 +547,40 @@ int ng_file_sink_set_grid(ng_file_sink *s, const char *name, double background, 
  * of active voxels until the end); past it the render stops with an
  * error. 0: no limit. Before the render begins. */
 void ng_file_sink_set_memory_limit(ng_file_sink *s, double bytes);
-/* The extensions understood, for messages: ".png, .pfm, .r16, .raw, .vdb, .nrrd". */
+/* How a file is encoded, and where its image lies (ng_file_sink_set_options). */
+typedef enum ng_exr_compression { /* ORDER: the words of --exr-compression in lua/args.c */
+    NG_EXR_ZIP,  /* zlib, 16 scanlines a chunk (the default) */
+    NG_EXR_PIZ,  /* wavelet + Huffman, 32 scanlines a chunk: smaller for noisy float data */
+    NG_EXR_NONE
+} ng_exr_compression;
+typedef struct ng_file_options {
+    /* The deflate level (0 stored to 9 smallest) of PNG and of an EXR's ZIP
+     * chunks; -1: the format's default. */
+    int level;
+    int exr_tile;       /* .exr: 0 scanlines, else square tiles of this edge */
+    ng_exr_compression exr_compression;
+    /* Threads that compress beside the render (0: as ng_render's threads:
+     * one per CPU). The file's bytes do not depend on it. */
+    int threads;
+    /* Where the image is in the full image, and that image's world, as the
+     * render's options say them (width, height, region, origin,
+     * pixel_size): an .exr's data window and display window, and its
+     * worldOrigin / worldPixelSize attributes. An image whose size differs
+     * from the window's is placed at 0,0 of itself. */
+    int full[2], offset[2];
+    double origin[2], pixel_size;
+} ng_file_options;
+/* level -1, scanline ZIP, threads 0, no placement (an image of its own). */
+void ng_file_options_default(ng_file_options *o);
+/* Sets full, offset, origin and pixel_size (and threads) from a render's options. */
+void ng_file_options_place(ng_file_options *o, const ng_render_opts *r);
+/* Before the render begins. 0, or -1 with err filled: an option the
+ * format does not take (--compression of a raw format, --exr-tiles of a
+ * .png), or a value out of range. */
+int ng_file_sink_set_options(ng_file_sink *s, const ng_file_options *o, ng_error *err);
+/* The same check against a path alone, creating nothing. */
+int ng_file_check_options(const char *path, const ng_file_options *o, ng_error *err);
+/* The extensions understood, for messages: ".png, .pfm, .r16, .raw, .vdb, .nrrd, .exr". */
 const char *ng_file_formats(void);
 
 #endif

@@ -145,5 +145,5 @@ static int encode_slab(ng__image *im, int z, int nslices, int y, int nrows, cons
 
 const ng__encoder ng__nrrd_encoder = {
     "NRRD", {".nrrd", NULL}, {32, 0}, NULL, encode_begin, encode_rows, NULL, NULL, 1,
-    NG__IMAGES | NG__VOLUMES, encode_slab, 1,
+    NG__IMAGES | NG__VOLUMES, encode_slab, 1, 0,
 };

@@ -63,5 +63,5 @@ static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
 }
 
 const ng__encoder ng__pfm_encoder = {
-    "PFM", {".pfm", NULL}, {32, 0}, NULL, encode_begin, encode_rows, NULL, NULL, 1, NG__IMAGES, NULL, 1,
+    "PFM", {".pfm", NULL}, {32, 0}, NULL, encode_begin, encode_rows, NULL, NULL, 1, NG__IMAGES, NULL, 1, 0,
 };

@@ -29,5 +29,5 @@ static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
 
 const ng__encoder ng__raw16_encoder = {
     "raw heightmap", {".r16", ".raw", NULL}, {16, 0}, "raw heightmaps are grey only (1 channel)",
-    NULL, encode_rows, NULL, NULL, 0, NG__IMAGES, NULL, 1,
+    NULL, encode_rows, NULL, NULL, 0, NG__IMAGES, NULL, 1, 0,
 };

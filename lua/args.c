@@ -220,6 +220,38 @@ static int set_bits(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+static int set_compression(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->file.level = (int)v->i[0];
+    c->file_set = 1;
+    return 0;
+}
+
+static int set_exr_tiles(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->file.exr_tile = (int)v->i[0];
+    c->file_set = 1;
+    return 0;
+}
+
+static int set_exr_compression(ng_cli *c, const option *o, const value *v)
+{
+    static const char *const words[] = {"zip", "piz", "none"}; /* ORDER ng_exr_compression */
+    size_t k;
+    for (k = 0; k < sizeof words / sizeof words[0]; k++)
+        if (!strcmp(v->text, words[k])) {
+            c->file.exr_compression = (ng_exr_compression)k;
+            c->file_set = 1;
+            return 0;
+        }
+    {
+        char q[SHOWN];
+        return ng_cli_fail(2, "%s: %s is not zip, piz or none", o->name, shown(v->text, q));
+    }
+}
+
 /* X,Y,W,H of an image or X,Y,Z,W,H,D of a volume. */
 static int set_region(ng_cli *c, const option *o, const value *v)
 {
@@ -520,7 +552,8 @@ static int set_height_scale(ng_cli *c, const option *o, const value *v)
 
 static const option options[] = {
     {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output, TAKES_PICTURES,
-     "the image: .png, .pfm (float), .r16/.raw (16-bit heightmap);\n"
+     "the image: .png, .exr (OpenEXR), .pfm (float), .r16/.raw\n"
+     "(16-bit heightmap);\n"
      "a volume: .vdb (OpenVDB), .nrrd, or slices 'dir/name_{z}.png';\n"
      "several outputs: FILE with {name}, or FILE-name.png;\n"
      "a view: one picture, .png or .pfm"},
@@ -528,7 +561,18 @@ static const option options[] = {
      "full image size in pixels (default 512x512); WxHxD: a volume\n"
      "of D slices, sampled in 3D; a view: the picture's size, WxH"},
     {"--bits", NULL, "8|16|32", TEXT, 0, 8, 32, set_bits, TAKES_PICTURES,
-     "sample depth: PNG 8 (default) or 16, PFM 32, raw 16"},
+     "sample depth: PNG 8 (default) or 16, EXR 32 (float, default)\n"
+     "or 16 (half), PFM 32, raw 16"},
+    {"--compression", NULL, "L", INT, 0, 0, 9, set_compression, TAKES_PICTURES,
+     "a .png's deflate effort: 0 stored, 1 Huffman only, 2 (default)\n"
+     "byte runs (best on noise), 3 to 9 zlib's string matching\n"
+     "(flat or terraced images); an .exr's ZIP level (zlib's 0-9);\n"
+     "the bytes do not depend on --threads"},
+    {"--exr-tiles", NULL, "N", INT, 0, 1, 65536, set_exr_tiles, TAKES_PICTURES,
+     "write the .exr as NxN tiles (default: scanlines); tiles count\n"
+     "from the region's corner"},
+    {"--exr-compression", NULL, "zip|piz|none", TEXT, 0, 0, 0, set_exr_compression, TAKES_PICTURES,
+     "the .exr's compression (default zip)"},
     {"--region", NULL, "X,Y,W,H | X,Y,Z,W,H,D", INTS, FIELDS(4) | FIELDS(6), 0, NG_MAX_EXTENT, set_region,
      TAKES_PICTURES,
      "render only this window of the full image or volume\n"
@@ -819,6 +863,14 @@ static int check_view(const ng_cli *c)
     return check_region_fits(c);
 }
 
+/* --compression and the EXR options suit the output's format. */
+static int check_file_options(const ng_cli *c)
+{
+    ng_error err;
+    if (!c->file_set || !c->output || !ng_file_check_options(c->output, &c->file, &err)) return 0;
+    return ng_cli_fail(2, "%s", err.msg);
+}
+
 /* --origin and --voxel-size go where the command reads them: a volume
  * view's box, or the render's world. */
 static void place(ng_cli *c)
@@ -846,8 +898,9 @@ static int check(ng_cmd cmd, ng_cli *c, unsigned long long seen)
     if (cmd == NG_CMD_SERVE && c->r.depth) return ng_cli_fail(2, "--size: serve shows images, WxH (a density's box is --volume WxHxD)");
     if (cmd == NG_CMD_SERVE && c->origin_fields == 3) return ng_cli_fail(2, "--origin: serve takes X,Y (the window's top-left corner)");
     rc = c->view ? check_view(c) : c->r.depth ? check_volume(c) : check_image(c);
-    if (rc || (rc = check_time(c))) return rc;
+    if (rc || (rc = check_time(c)) || (rc = check_file_options(c))) return rc;
     place(c);
+    ng_file_options_place(&c->file, &c->r);
     c->r.dims = c->time_set || c->frames_set ? 4 : c->z_set || c->r.depth ? 3 : 2;
     return 0;
 }
@@ -860,6 +913,7 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
     ng_render_defaults(&c->r, 512, 512);
     ng_host_defaults(&c->h);
     ng_view_defaults(&c->v, NG_VIEW_VOLUME);
+    ng_file_options_default(&c->file);
     c->view = cmd == NG_CMD_PREVIEW; /* preview is render --view volume */
     for (i = 0; i < argc; i++) {
         const char *a = argv[i];

@@ -208,6 +208,10 @@ static int render_outputs(ng_cli *c, ng_script *s, const char *output, const cha
             goto done;
         }
         ng_file_sink_set_memory_limit(files[i], c->r.memory_limit);
+        if (ng_file_sink_set_options(files[i], &c->file, &err)) {
+            ng_cli_fail(1, "%s%s", frame, err.msg);
+            goto done;
+        }
         if (has_pattern(c->output) && walk_folders(paths[i], 1)) goto done;
         ng_file_sink_defer(files[i]);
         sinks[i] = ng_file_sink_as_sink(files[i]);
@@ -313,6 +317,10 @@ static int draw_view(ng_cli *c, const ng_script *s)
     c->r.progress = !c->quiet && isatty(2);
     if ((root = view_output(s, c->script)) < 0) return 1;
     if (!(file = ng_file_sink_new(c->output, c->bits, &err))) return ng_cli_fail(1, "%s", err.msg);
+    if (ng_file_sink_set_options(file, &c->file, &err)) {
+        ng_file_sink_free(file);
+        return ng_cli_fail(1, "%s", err.msg);
+    }
     sink = ng_file_sink_as_sink(file);
     if (ng_view_render(s->graph, root, &c->v, &c->r, &sink, &err)) {
         ng_cli_fail(1, "%s", err.msg);

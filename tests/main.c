@@ -38,6 +38,8 @@ static const struct {
     {"speed", suite_speed},
     {"review14", suite_review14},
     {"overhead", suite_overhead},
+    {"exr", suite_exr},
+    {"encode", suite_encode},
     {"gradk", suite_gradk},
     {"serve", suite_serve},
 };

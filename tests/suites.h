@@ -5,6 +5,8 @@
 void suite_kernels(void);
 void suite_cell_kernels(void);
 void suite_png(void);
+void suite_exr(void);
+void suite_encode(void);
 void suite_files(void);
 void suite_core(void);
 void suite_render(void);

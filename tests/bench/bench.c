@@ -7,7 +7,7 @@
  * frames in a row, the speed-up of 2 threads over 1 and the peak memory of
  * a huge PNG render.
  *
- *   bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels]...
+ *   bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|encode]...
  *
  * Grids: 2D rows render a 2048x2048 image; 3D rows one 128^3 volume render
  * (16^3 bricks). Every script uses a frequency of 0.02 per pixel
@@ -26,6 +26,10 @@
  * 16^3 bricks, both whole (nothing subtracted), single thread; and
  * renders a VOL_BIG^3 .vdb of a cloud density through the CLI for its peak
  * memory.
+ *
+ * `encode` renders graphs/terrain.lua at 4096^2, 16-bit, on 2 threads to
+ * .r16 and to .png through the CLI and prints the ratio of their wall
+ * times (issue 15's goal: at most 1.3), and the other levels and an .exr.
  *
  * `kernels` times the noise kernels alone (no graph, no tiles) on the SIMD
  * path in use: NG_SIMD=scalar|sse2|avx2|avx512 compares paths.
@@ -661,6 +665,61 @@ static void bench_memory(const config *c)
     else printf(" (%.0f s)\n", m.secs);
 }
 
+/* ---- encoding ------------------------------------------------------------------------ */
+
+#define ENC_SIZE "4096"
+#define ENC_RUNS 3
+
+/* The fastest of ENC_RUNS CLI renders of graphs/terrain.lua to out_name
+ * with args; -1 after printing why not. */
+static int encode_best(const config *c, const char *out_name, char **args, measured *best)
+{
+    char script[PATH_MAX + 32];
+    measured m;
+    int k;
+    snprintf(script, sizeof script, "%s/../../graphs/terrain.lua", c->scripts);
+    for (k = 0; k < ENC_RUNS; k++) {
+        if (measure_render(c, script, out_name, args, &m)) return -1;
+        if (k == 0 || m.secs < best->secs) *best = m;
+    }
+    return 0;
+}
+
+/* Issue 15: a 16-bit PNG costs at most 1.3x the same render to .r16 on
+ * 2 threads (compression off the critical path, png.c); and what the
+ * other levels and an .exr cost beside them. */
+static void bench_encode(const config *c)
+{
+    static const char *const levels[] = {"0", "1", "3"};
+    char *r16[] = {"--size", ENC_SIZE, "--bits", "16", "--threads", "2", NULL};
+    char *exr[] = {"--size", ENC_SIZE, "--threads", "2", NULL};
+    char *png_args[] = {"--size", ENC_SIZE, "--bits", "16", "--threads", "2", "--compression", NULL, NULL};
+    measured raw, png, m;
+    size_t k;
+    printf("encoding: graphs/terrain.lua at %sx%s, 16-bit, 2 threads, the CLI's wall time (best of %d):\n",
+           ENC_SIZE, ENC_SIZE, ENC_RUNS);
+    printf("  .r16 (no compression): ");
+    fflush(stdout);
+    if (encode_best(c, "t.r16", r16, &raw)) return;
+    printf("%.2f s\n  .png (default level):  ", raw.secs);
+    fflush(stdout);
+    if (encode_best(c, "t.png", r16, &png)) return;
+    printf("%.2f s, %.1f MiB: png/r16 = %.2f (the goal: <= 1.30)\n", png.secs, png.bytes / 1048576.0,
+           png.secs / raw.secs);
+    for (k = 0; k < sizeof levels / sizeof levels[0]; k++) {
+        png_args[7] = (char *)levels[k];
+        printf("  .png --compression %s:  ", levels[k]);
+        fflush(stdout);
+        if (encode_best(c, "t.png", png_args, &m)) continue;
+        printf("%.2f s, %.1f MiB: png/r16 = %.2f\n", m.secs, m.bytes / 1048576.0, m.secs / raw.secs);
+    }
+    printf("  .exr (float, ZIP):     ");
+    fflush(stdout);
+    if (!encode_best(c, "t.exr", exr, &m))
+        printf("%.2f s, %.1f MiB: exr/r16 = %.2f\n", m.secs, m.bytes / 1048576.0, m.secs / raw.secs);
+    printf("\n");
+}
+
 /* ---- volumes ------------------------------------------------------------------------ */
 
 /* ns per voxel of one GRID3^3 grid rendered as planes and as a volume. */
@@ -829,7 +888,7 @@ static void bench_kernels(void)
 static int usage(void)
 {
     int i;
-    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels]...\nrows:");
+    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|encode]...\nrows:");
     for (i = 0; i < NROWS; i++) fprintf(stderr, " %s", rows[i].name);
     fprintf(stderr, "\n");
     return 2;
@@ -856,6 +915,7 @@ int main(int argc, char **argv)
 {
     static config c;
     int selected[NROWS] = {0}, any = 0, threads = 0, memory = 0, kernels = 0, volume = 0, overhead = 0, frames = 0;
+    int encode = 0;
     int i, k;
     static peer_result peers[64];
     int npeers = 0;
@@ -868,6 +928,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "volume")) volume = any = 1;
         else if (!strcmp(argv[i], "overhead")) overhead = any = 1;
         else if (!strcmp(argv[i], "frames")) frames = any = 1;
+        else if (!strcmp(argv[i], "encode")) encode = any = 1;
         else {
             for (k = 0; k < NROWS && strcmp(argv[i], rows[k].name); k++) continue;
             if (k == NROWS) {
@@ -879,7 +940,7 @@ int main(int argc, char **argv)
     }
     if (!any) {
         for (k = 0; k < NROWS; k++) selected[k] = 1;
-        threads = kernels = volume = overhead = frames = 1;
+        threads = kernels = volume = overhead = frames = encode = 1;
         memory = !c.quick;
     }
     c.min_runs = c.quick ? 3 : 5;
@@ -909,6 +970,7 @@ int main(int argc, char **argv)
     if (threads) bench_threads(&c);
     if (volume) bench_volume(&c);
     if (kernels) bench_kernels();
+    if (encode) bench_encode(&c);
     if (memory) bench_memory(&c);
     else if (c.quick && !any) printf("memory: skipped (--quick)\n");
     return 0;

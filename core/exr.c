@@ -1,0 +1,433 @@
+/*
+ * exr.c — the OpenEXR encoder of the file sink (filesink.c), through
+ * OpenEXR's C library, OpenEXRCore: 32-bit float (the default) or 16-bit
+ * half samples, one channel (named Y, or the output's name) or R, G, B;
+ * scanlines, or square tiles (ng_file_options.exr_tile); ZIP, PIZ or no
+ * compression. Values are stored as they are (half: rounded to the
+ * nearest half), not clamped.
+ *
+ * Float is the default because heights are the main use: a half has 11
+ * bits of precision, so near 1.0 its steps are 2^-11 (about 0.0005, 33
+ * times coarser than a 16-bit PNG's), which terraces a heightmap; half is
+ * there for colour and for tools that want it (--bits 16).
+ *
+ * Placement: the data window is the render's region in the full image
+ * (the display window), so regions of one image line up in any EXR
+ * reader, and the world position of the full image's top-left corner and
+ * the pixel size are the attributes worldOrigin (v2d) and worldPixelSize
+ * (double). Tiles are counted from the data window's corner (the format's
+ * rule): regions stitch tile for tile when their offsets are multiples of
+ * the tile size.
+ *
+ * Rows arrive in bands; a band of whole chunks (scanline chunks of 16
+ * rows for ZIP, 32 for PIZ, 1 uncompressed; or a row of tiles) is one job
+ * of the encoding queue (encq.c): its chunks are converted and compressed
+ * by OpenEXRCore (exr_encoding_run) on a queue thread, and written in
+ * order by the sink's thread (exr_write_*_chunk), which also writes the
+ * header and, at the end, the chunk offset table. OpenEXRCore writes
+ * through our write function into the sink's temporary file, so the sink's
+ * temporary-and-rename promise holds. Memory: a few bands per encoder
+ * thread (for tiles, a band is tile rows high).
+ */
+#ifndef _GNU_SOURCE
+#define _XOPEN_SOURCE 700 /* fseeko */
+#endif
+
+#include "encq.h"
+#include "filesink.h"
+
+#include <openexr.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Samples (as floats) a band holds at least: whole chunks or tile rows. */
+#define BAND_BYTES (512 * 1024)
+
+typedef struct chunk {
+    exr_chunk_info_t info;
+    int x, y, w, h;   /* its pixels, in the band (y) and the window (x) */
+    size_t at, size;  /* its compressed bytes in the band's out */
+} chunk;
+
+typedef struct band {
+    float *rows;      /* the band's rows, interleaved channels */
+    int y, nrows;     /* first row of the window, rows */
+    chunk *chunks;
+    int nchunks, doing; /* doing: the chunk being compressed */
+    unsigned char *out;
+    size_t nout, cap;
+    exr_encode_pipeline_t pipe;
+    int pipe_ready;
+    exr_result_t err; /* the first failure of its work, or EXR_ERR_SUCCESS */
+} band;
+
+typedef struct encoder {
+    ng__image *im;
+    exr_context_t ctx;
+    int tile;         /* 0: scanlines */
+    int lines;        /* rows of a scanline chunk, or the tile edge */
+    int band_rows, max_chunks, nslots;
+    int x0, y0;       /* the data window's corner */
+    band *slot;
+    ng__encq *q;
+    int cur;          /* the slot being filled, or -1 */
+    int dead;         /* the file is closed: writes fail without touching it */
+    off_t pos;        /* where the file's position is */
+    pthread_mutex_t mu; /* msg, written by any thread */
+    char msg[200];    /* OpenEXRCore's last error text */
+} encoder;
+
+/* ---- OpenEXRCore callbacks ----------------------------------------------------- */
+
+static void error_fn(exr_const_context_t ctx, exr_result_t code, const char *msg)
+{
+    void *user = NULL;
+    encoder *p;
+    if (exr_get_user_data(ctx, &user) != EXR_ERR_SUCCESS || !user) return;
+    p = ((ng__image *)user)->state;
+    pthread_mutex_lock(&p->mu);
+    snprintf(p->msg, sizeof p->msg, "%s", msg ? msg : exr_get_default_error_message(code));
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Into the sink's temporary file, keeping errno's reason (ENOSPC, EFBIG)
+ * for the message. Only the sink's thread writes. */
+static int64_t write_fn(exr_const_context_t ctx, void *user, const void *buf, uint64_t sz, uint64_t offset,
+                        exr_stream_error_func_ptr_t error_cb)
+{
+    ng__image *im = user;
+    encoder *p = im->state;
+    (void)ctx;
+    (void)error_cb;
+    if (p->dead || im->what[0]) return -1;
+    if ((off_t)offset != p->pos && ng__image_seek(im, (off_t)offset) != 0) return -1;
+    if (ng__image_write(im, buf, (size_t)sz) != 0) return -1;
+    p->pos = (off_t)(offset + sz);
+    return (int64_t)sz;
+}
+
+/* A failed OpenEXRCore call: a failed write has said why already. */
+static int exr_failed(ng__image *im, exr_result_t rc, const char *what)
+{
+    encoder *p = im->state;
+    if (im->what[0]) return -1;
+    return ng__image_fail(im, 0, "EXR encoder: %s: %s", what, p->msg[0] ? p->msg : exr_get_default_error_message(rc));
+}
+
+/* ---- the header ---------------------------------------------------------------- */
+
+static const char *channel_name(const ng__image *im, int c)
+{
+    static const char *const rgb[3] = {"R", "G", "B"};
+    if (im->channels == 3) return rgb[c];
+    return im->name && *im->name ? im->name : "Y";
+}
+
+static exr_compression_t compression_of(ng_exr_compression c)
+{
+    return c == NG_EXR_PIZ ? EXR_COMPRESSION_PIZ : c == NG_EXR_NONE ? EXR_COMPRESSION_NONE : EXR_COMPRESSION_ZIP;
+}
+
+/* The window within the full image, when the options place it there. */
+static int placed(const ng__image *im)
+{
+    const ng_file_options *o = &im->opt;
+    return o->full[0] > 0 && o->offset[0] >= 0 && o->offset[1] >= 0 &&
+           (long long)o->offset[0] + im->width <= o->full[0] && (long long)o->offset[1] + im->height <= o->full[1];
+}
+
+static int write_header(ng__image *im, encoder *p)
+{
+    const ng_file_options *o = &im->opt;
+    const exr_pixel_type_t type = im->bits == 16 ? EXR_PIXEL_HALF : EXR_PIXEL_FLOAT;
+    exr_attr_box2i_t data, display;
+    exr_attr_v2f_t centre = {{{0.0f, 0.0f}}};
+    exr_result_t rc;
+    int part, c;
+    const int at = placed(im);
+    p->x0 = at ? o->offset[0] : 0;
+    p->y0 = at ? o->offset[1] : 0;
+    data.min.x = p->x0, data.min.y = p->y0;
+    data.max.x = p->x0 + im->width - 1, data.max.y = p->y0 + im->height - 1;
+    display.min.x = display.min.y = 0;
+    display.max.x = at ? o->full[0] - 1 : im->width - 1;
+    display.max.y = at ? o->full[1] - 1 : im->height - 1;
+    if ((rc = exr_add_part(p->ctx, NULL, p->tile ? EXR_STORAGE_TILED : EXR_STORAGE_SCANLINE, &part)))
+        return exr_failed(im, rc, "add part");
+    if ((rc = exr_initialize_required_attr(p->ctx, part, &display, &data, 1.0f, &centre, 1.0f,
+                                           EXR_LINEORDER_INCREASING_Y, compression_of(o->exr_compression))))
+        return exr_failed(im, rc, "header");
+    if (p->tile && (rc = exr_set_tile_descriptor(p->ctx, part, (uint32_t)p->tile, (uint32_t)p->tile,
+                                                 EXR_TILE_ONE_LEVEL, EXR_TILE_ROUND_DOWN)))
+        return exr_failed(im, rc, "tiles");
+    if (o->exr_compression == NG_EXR_ZIP && o->level >= 0 &&
+        (rc = exr_set_zip_compression_level(p->ctx, part, o->level)))
+        return exr_failed(im, rc, "compression level");
+    if (strlen(channel_name(im, 0)) > 31 && (rc = exr_set_longname_support(p->ctx, 1)))
+        return exr_failed(im, rc, "long channel name");
+    for (c = 0; c < im->channels; c++)
+        if ((rc = exr_add_channel(p->ctx, part, channel_name(im, c), type, EXR_PERCEPTUALLY_LINEAR, 1, 1)))
+            return exr_failed(im, rc, "channel");
+    if (o->full[0] > 0) {
+        exr_attr_v2d_t origin = {{{o->origin[0], o->origin[1]}}};
+        if ((rc = exr_attr_set_v2d(p->ctx, part, "worldOrigin", &origin)) ||
+            (rc = exr_attr_set_double(p->ctx, part, "worldPixelSize", o->pixel_size)))
+            return exr_failed(im, rc, "attributes");
+    }
+    if ((rc = exr_write_header(p->ctx))) return exr_failed(im, rc, "header");
+    if (!p->tile && (rc = exr_get_scanlines_per_chunk(p->ctx, 0, &p->lines))) return exr_failed(im, rc, "chunks");
+    if (p->tile) p->lines = p->tile;
+    return 0;
+}
+
+/* ---- a band's work: any thread ------------------------------------------------- */
+
+/* Takes the chunk the pipeline compressed instead of writing it: the
+ * band's chunks are written in order by the sink's thread. */
+static exr_result_t keep_chunk(exr_encode_pipeline_t *pipe)
+{
+    band *b = pipe->encoding_user_data;
+    chunk *k = &b->chunks[b->doing];
+    const void *src = pipe->compressed_buffer ? pipe->compressed_buffer : pipe->packed_buffer;
+    const size_t n = pipe->compressed_buffer ? pipe->compressed_bytes : pipe->packed_bytes;
+    if (b->cap - b->nout < n) {
+        size_t cap = b->cap ? b->cap : 1024;
+        unsigned char *out;
+        while (cap - b->nout < n) cap *= 2;
+        if (!(out = realloc(b->out, cap))) return EXR_ERR_OUT_OF_MEMORY;
+        b->out = out;
+        b->cap = cap;
+    }
+    memcpy(b->out + b->nout, src, n);
+    k->at = b->nout;
+    k->size = n;
+    b->nout += n;
+    return EXR_ERR_SUCCESS;
+}
+
+/* Channel pointers into the band for chunk k: interleaved floats, which
+ * OpenEXRCore converts to the file's type (half or float). */
+static void point_channels(const ng__image *im, band *b, const chunk *k)
+{
+    const size_t stride = (size_t)im->width * (size_t)im->channels;
+    int c, i;
+    for (i = 0; i < b->pipe.channel_count; i++) {
+        exr_coding_channel_info_t *ch = &b->pipe.channels[i];
+        for (c = 0; c < im->channels && strcmp(ch->channel_name, channel_name(im, c)); c++) {
+        }
+        ch->user_bytes_per_element = 4;
+        ch->user_data_type = EXR_PIXEL_FLOAT;
+        ch->user_pixel_stride = im->channels * 4;
+        ch->user_line_stride = (int32_t)(stride * 4);
+        ch->encode_from_ptr = (const uint8_t *)(b->rows + (size_t)k->y * stride + (size_t)k->x * im->channels + c);
+    }
+}
+
+static exr_result_t encode_chunk(encoder *p, band *b, const chunk *k)
+{
+    exr_result_t rc;
+    if (!b->pipe_ready) {
+        if ((rc = exr_encoding_initialize(p->ctx, 0, &k->info, &b->pipe))) return rc;
+        b->pipe_ready = 1;
+        point_channels(p->im, b, k);
+        if ((rc = exr_encoding_choose_default_routines(p->ctx, 0, &b->pipe))) return rc;
+    } else {
+        if ((rc = exr_encoding_update(p->ctx, 0, &k->info, &b->pipe))) return rc;
+        point_channels(p->im, b, k);
+    }
+    b->pipe.encoding_user_data = b;
+    b->pipe.yield_until_ready_fn = NULL; /* chunks go out in order from the sink's thread */
+    b->pipe.write_fn = keep_chunk;
+    return exr_encoding_run(p->ctx, 0, &b->pipe);
+}
+
+static void band_work(void *ctx, int slot)
+{
+    encoder *p = ctx;
+    band *b = &p->slot[slot];
+    b->nout = 0;
+    b->err = EXR_ERR_SUCCESS;
+    for (b->doing = 0; b->doing < b->nchunks; b->doing++)
+        if ((b->err = encode_chunk(p, b, &b->chunks[b->doing]))) break;
+}
+
+/* ---- writing: the sink's thread, in order -------------------------------------- */
+
+static int band_retire(void *ctx, int slot)
+{
+    encoder *p = ctx;
+    band *b = &p->slot[slot];
+    exr_result_t rc;
+    int i;
+    if (b->err) return exr_failed(p->im, b->err, "encoding");
+    for (i = 0; i < b->nchunks; i++) {
+        const chunk *k = &b->chunks[i];
+        rc = p->tile ? exr_write_tile_chunk(p->ctx, 0, k->info.start_x, k->info.start_y, 0, 0, b->out + k->at,
+                                            k->size)
+                     : exr_write_scanline_chunk(p->ctx, 0, k->info.start_y, b->out + k->at, k->size);
+        if (rc) return exr_failed(p->im, rc, "write");
+    }
+    return 0;
+}
+
+/* The chunks of the band in b (rows y .. y + nrows - 1 of the window). */
+static int plan_chunks(encoder *p, band *b)
+{
+    const ng__image *im = p->im;
+    exr_result_t rc;
+    int r, x;
+    b->nchunks = 0;
+    for (r = 0; r < b->nrows; r += p->lines) {
+        const int h = b->nrows - r < p->lines ? b->nrows - r : p->lines;
+        for (x = 0; x < im->width; x += p->tile ? p->tile : im->width) {
+            chunk *k = &b->chunks[b->nchunks++];
+            rc = p->tile ? exr_write_tile_chunk_info(p->ctx, 0, x / p->tile, (b->y + r) / p->tile, 0, 0, &k->info)
+                         : exr_write_scanline_chunk_info(p->ctx, 0, p->y0 + b->y + r, &k->info);
+            if (rc) return exr_failed(p->im, rc, "chunk");
+            k->x = x;
+            k->y = r;
+            k->w = p->tile && im->width - x < p->tile ? im->width - x : p->tile ? p->tile : im->width;
+            k->h = h;
+        }
+    }
+    return 0;
+}
+
+/* ---- the encoder ---------------------------------------------------------------- */
+
+static int start_bands(ng__image *im, encoder *p)
+{
+    const size_t stride = (size_t)im->width * (size_t)im->channels;
+    const size_t unit = (size_t)p->lines * stride * sizeof(float); /* a chunk row's bytes */
+    const int threads = ng__encq_threads(im->opt.threads);
+    size_t units = unit >= BAND_BYTES ? 1 : BAND_BYTES / unit;
+    int s;
+    if (units > (size_t)(im->height / p->lines + 1)) units = (size_t)(im->height / p->lines + 1);
+    p->band_rows = (int)units * p->lines;
+    p->max_chunks = (int)units * (p->tile ? (im->width + p->tile - 1) / p->tile : 1);
+    p->nslots = threads ? 2 * threads : 1;
+    p->cur = -1;
+    if (!(p->slot = calloc((size_t)p->nslots, sizeof *p->slot))) return -1;
+    for (s = 0; s < p->nslots; s++) {
+        band *b = &p->slot[s];
+        b->rows = malloc((size_t)p->band_rows * stride * sizeof(float));
+        b->chunks = malloc((size_t)p->max_chunks * sizeof *b->chunks);
+        if (!b->rows || !b->chunks) return -1;
+    }
+    p->q = ng__encq_new(threads, p->nslots, band_work, band_retire, p);
+    return p->q ? 0 : -1;
+}
+
+static int encode_begin(ng__image *im)
+{
+    exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+    encoder *p = calloc(1, sizeof *p);
+    exr_result_t rc;
+    im->state = p;
+    if (!p) return ng__image_fail(im, 0, "cannot start the EXR encoder (out of memory)");
+    pthread_mutex_init(&p->mu, NULL);
+    p->im = im;
+    p->tile = im->opt.exr_tile;
+    init.error_handler_fn = error_fn;
+    init.user_data = im;
+    init.write_fn = write_fn;
+    /* noisegraph's own limits hold; OpenEXRCore's defaults guard readers */
+    init.max_image_width = init.max_image_height = NG_MAX_EXTENT;
+    init.max_tile_width = init.max_tile_height = 65536;
+    if ((rc = exr_start_write(&p->ctx, "noisegraph output", EXR_WRITE_FILE_DIRECTLY, &init)))
+        return exr_failed(im, rc, "start");
+    if (write_header(im, p)) return -1;
+    if (start_bands(im, p)) return ng__image_fail(im, 0, "cannot start the EXR encoder (out of memory)");
+    return 0;
+}
+
+static int queue_failed(ng__image *im)
+{
+    return im->what[0] ? -1 : ng__image_fail(im, 0, "EXR encoder failed");
+}
+
+/* Submits the band in the current slot. */
+static int submit(encoder *p)
+{
+    if (plan_chunks(p, &p->slot[p->cur])) return -1;
+    ng__encq_submit(p->q, p->cur);
+    p->cur = -1;
+    return 0;
+}
+
+static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
+{
+    encoder *p = im->state;
+    const size_t stride = (size_t)im->width * (size_t)im->channels;
+    int r = 0;
+    while (r < nrows) {
+        band *b;
+        int n;
+        if (p->cur < 0) {
+            if ((p->cur = ng__encq_next(p->q)) < 0) return queue_failed(im);
+            p->slot[p->cur].y = y + r;
+            p->slot[p->cur].nrows = 0;
+        }
+        b = &p->slot[p->cur];
+        n = p->band_rows - b->nrows < nrows - r ? p->band_rows - b->nrows : nrows - r;
+        memcpy(b->rows + (size_t)b->nrows * stride, rows + (size_t)r * stride, (size_t)n * stride * sizeof(float));
+        b->nrows += n;
+        r += n;
+        if ((b->nrows == p->band_rows || b->y + b->nrows == im->height) && submit(p)) return -1;
+    }
+    return 0;
+}
+
+/* The pipelines' buffers, while the context they came from lives. */
+static void free_pipes(encoder *p)
+{
+    int s;
+    for (s = 0; p->slot && s < p->nslots; s++)
+        if (p->slot[s].pipe_ready) {
+            exr_encoding_destroy(p->ctx, &p->slot[s].pipe);
+            p->slot[s].pipe_ready = 0;
+        }
+}
+
+static int encode_end(ng__image *im)
+{
+    encoder *p = im->state;
+    exr_result_t rc;
+    if (ng__encq_drain(p->q)) return queue_failed(im);
+    free_pipes(p);
+    rc = exr_finish(&p->ctx); /* the chunk offset table */
+    p->ctx = NULL;
+    if (rc) return exr_failed(im, rc, "finish");
+    return 0;
+}
+
+static void encode_discard(ng__image *im)
+{
+    encoder *p = im->state;
+    int s;
+    if (!p) return;
+    ng__encq_free(p->q); /* first: a worker may be in a band */
+    p->dead = 1;         /* the file may be closed already */
+    free_pipes(p);
+    for (s = 0; p->slot && s < p->nslots; s++) {
+        band *b = &p->slot[s];
+        free(b->rows);
+        free(b->chunks);
+        free(b->out);
+    }
+    free(p->slot);
+    if (p->ctx) exr_finish(&p->ctx);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+    im->state = NULL;
+}
+
+const ng__encoder ng__exr_encoder = {
+    "EXR", {".exr", NULL}, {32, 16, 0}, NULL, encode_begin, encode_rows, encode_end, encode_discard, 1, NG__IMAGES,
+    NULL, 0, NG__LEVEL | NG__EXR,
+};
