@@ -1,11 +1,13 @@
 /*
- * main.c — the `noisegraph` program: render, preview, nodes, info, dot.
+ * main.c — the `noisegraph` program: render, preview, tiles, stitch, nodes,
+ * info, dot (tiles and stitch: tiles.c, stitch.c).
  * Every failure is one line "noisegraph: WHERE: WHAT" on stderr; exit 1,
  * or 2 for usage.
  */
 #include "args.h"
 #include "host.h"
 #include "inspect.h"
+#include "tiles.h"
 #include "types.h"
 
 #include <signal.h>
@@ -155,7 +157,7 @@ static void on_signal(int sig)
     raise(sig);
 }
 
-static void catch_signals(void)
+void ng_catch_signals(void)
 {
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     size_t i;
@@ -395,7 +397,7 @@ static int cmd_picture(ng_cmd cmd, const char *name, int argc, char **argv)
     if (!c.script) { ng_cli_fail(2, "%s: no SCRIPT given (see --help)", name); goto out; }
     if (!c.output) { ng_cli_fail(2, "%s: no output file given (-o FILE)", name); goto out; }
     if ((rc = check_target(&c))) goto out;
-    catch_signals();
+    ng_catch_signals();
     rc = 1;
     script_context(&c);
     if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }
@@ -526,7 +528,8 @@ static const struct command {
     const char *name;
     int (*run)(int argc, char **argv);
 } commands[] = {
-    {"render", cmd_render}, {"preview", cmd_preview}, {"nodes", cmd_nodes}, {"info", cmd_info}, {"dot", cmd_dot},
+    {"render", cmd_render}, {"preview", cmd_preview}, {"tiles", ng_cmd_tiles}, {"stitch", ng_cmd_stitch},
+    {"nodes", cmd_nodes},   {"info", cmd_info},       {"dot", cmd_dot},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
