@@ -178,17 +178,17 @@ static int check_pattern(job *j)
     char *first;
     ng_error err;
     int rc = 0;
+    if (slash && strchr(out, '{') && strchr(out, '{') < slash)
+        return ng_cli_fail(2, "-o: %s: {x}, {y} and {i} belong in the file name, not in a folder", out);
     if (!((strstr(name, "{x}") && strstr(name, "{y}")) || strstr(name, "{i}")))
         return ng_cli_fail(2, "-o: %s: a tile's file name needs {x} and {y} (its column and row) or {i} (its index)",
                            out);
-    if (slash && strchr(out, '{') && strchr(out, '{') < slash)
-        return ng_cli_fail(2, "-o: %s: {x}, {y} and {i} belong in the file name, not in a folder", out);
     if (strstr(out, "{name}") || strstr(out, "{z}") || strstr(out, "{frame}"))
         return ng_cli_fail(2, "-o: %s: tiles fills {x}, {y} and {i} only", out);
-    if (!ng_tile_readable(out))
-        return ng_cli_fail(2, "-o: %s: tiles are .png, .r16, .raw or .pfm (formats stitch reads back)", out);
+    /* any image format of the file sink; stitch reads those of its table
+     * (ng_tile_readable) and says so of the others */
     if (!(first = fill_pattern(out, 0, 0, 0))) return ng_cli_fail(1, "tiles: out of memory");
-    if (ng_file_check(first, j->c.bits, &err)) rc = ng_cli_fail(2, "%s", err.msg);
+    if (ng_file_check_depth(first, j->c.bits, 0, &err)) rc = ng_cli_fail(2, "%s", err.msg);
     free(first);
     j->name_pattern = name;
     j->dir = slash ? strndup(out, (size_t)(slash - out)) : strdup(".");
@@ -344,7 +344,7 @@ static int effective_bits(const job *j)
     if (j->c.bits) return j->c.bits;
     if (!strcasecmp(ext, ".png")) return 8;
     if (!strcasecmp(ext, ".r16") || !strcasecmp(ext, ".raw")) return 16;
-    return 32; /* .pfm */
+    return 32; /* .pfm, .nrrd: floats; another format's default is its own, said by its extension */
 }
 
 /* Everything that changes a tile's bytes, one per line: the key is its
@@ -488,28 +488,35 @@ done:
 
 /* ---- the mosaic: manifest and VRT ---------------------------------------------------- */
 
-typedef enum source_kind { SOURCE_FILE, SOURCE_R16, SOURCE_PFM } source_kind;
+typedef enum source_kind { SOURCE_FILE, SOURCE_R16, SOURCE_PFM, SOURCE_NRRD } source_kind;
 
-/* How GDAL reads a tile: PNG (and formats GDAL has a driver for) as
- * itself; headerless and PFM tiles through a raw VRT of their own. */
+/* How GDAL reads a tile: PNG (and formats GDAL has a driver for, EXR
+ * where GDAL was built with it) as itself; headerless, PFM and NRRD tiles
+ * (floats GDAL has no driver for) through a raw VRT of their own. */
 static source_kind source_of(const job *j)
 {
     const char *ext = extension(j->c.output);
     if (!strcasecmp(ext, ".r16") || !strcasecmp(ext, ".raw")) return SOURCE_R16;
     if (!strcasecmp(ext, ".pfm")) return SOURCE_PFM;
+    if (!strcasecmp(ext, ".nrrd")) return SOURCE_NRRD;
     return SOURCE_FILE;
 }
 
+/* Integers as they are stored (PNG, r16); every float format (halves
+ * included) as GDAL's Float32. */
 static const char *gdal_type(const job *j)
 {
+    const char *ext = extension(j->c.output);
     const int bits = effective_bits(j);
-    return bits == 8 ? "Byte" : bits == 16 && source_of(j) != SOURCE_PFM ? "UInt16" : "Float32";
+    if (!strcasecmp(ext, ".png")) return bits == 8 ? "Byte" : "UInt16";
+    return source_of(j) == SOURCE_R16 ? "UInt16" : "Float32";
 }
 
-/* The bytes before a PFM's samples: its three header lines. */
-static long pfm_header_bytes(const char *path)
+/* The bytes before a tile's samples: a PFM's three header lines, an
+ * NRRD's header up to its blank line. */
+static long header_bytes(const char *path, int nrrd)
 {
-    char buf[128];
+    char buf[4096];
     size_t n, k;
     int lines = 0;
     FILE *fp = fopen(path, "rb");
@@ -517,24 +524,28 @@ static long pfm_header_bytes(const char *path)
     n = fread(buf, 1, sizeof buf, fp);
     fclose(fp);
     for (k = 0; k < n; k++)
-        if (buf[k] == '\n' && ++lines == 3) return (long)k + 1;
+        if (buf[k] == '\n' && (nrrd ? k > 0 && buf[k - 1] == '\n' : ++lines == 3)) return (long)k + 1;
     return 0;
 }
 
-/* .tiles/I.vrt: a raw tile as GDAL reads it. PFM rows go bottom to top:
- * the first line is the file's last, and lines step backwards. */
+/* .tiles/I.vrt: a raw tile as GDAL reads it, channels interleaved. PFM
+ * rows go bottom to top: the first line is the file's last, and lines
+ * step backwards. */
 static void print_raw_vrt(FILE *out, const job *j, int i)
 {
     const rect r = tile_rect(j, i);
-    const int pfm = source_of(j) == SOURCE_PFM, sample = pfm ? 4 : 2, ch = pfm ? j->channels : 1;
+    const source_kind kind = source_of(j);
+    const int pfm = kind == SOURCE_PFM, floats = kind != SOURCE_R16, sample = floats ? 4 : 2;
+    const int ch = floats ? j->channels : 1;
     const long line = (long)r.w * sample * ch;
     char *name = tile_name(j, i), *path = tile_path(j, i);
-    const long start = pfm ? pfm_header_bytes(path ? path : "") + (long)(r.h - 1) * line : 0;
+    const long header = floats ? header_bytes(path ? path : "", kind == SOURCE_NRRD) : 0;
+    const long start = header + (pfm ? (long)(r.h - 1) * line : 0);
     int b;
     fprintf(out, "<VRTDataset rasterXSize=\"%d\" rasterYSize=\"%d\">\n", r.w, r.h);
     for (b = 0; b < ch; b++) {
         fprintf(out, "  <VRTRasterBand dataType=\"%s\" band=\"%d\" subClass=\"VRTRawRasterBand\">\n",
-                pfm ? "Float32" : "UInt16", b + 1);
+                floats ? "Float32" : "UInt16", b + 1);
         fputs("    <SourceFilename relativeToVRT=\"1\">../", out);
         put_xml_text(out, name ? name : "");
         fprintf(out, "</SourceFilename>\n    <ImageOffset>%ld</ImageOffset>\n", start + (long)b * sample);
