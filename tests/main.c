@@ -40,6 +40,7 @@ static const struct {
     {"overhead", suite_overhead},
     {"gradk", suite_gradk},
     {"tiles", suite_tiles},
+    {"farm", suite_farm},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */
