@@ -32,9 +32,10 @@ static int hex4(cursor *c, unsigned *out)
     if (c->end - c->s < 4) return bad(c, "a short \\u escape");
     for (k = 0; k < 4; k++) {
         const char h = *c->s++;
-        *out = *out * 16 + (unsigned)(h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                                      : h >= 'A' && h <= 'F' ? h - 'A' + 10 : 99);
-        if (*out >= 0x10000) return bad(c, "a bad \\u escape");
+        const int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                    : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+        if (d < 0) return bad(c, "a bad \\u escape");
+        *out = *out * 16 + (unsigned)d;
     }
     return 0;
 }
@@ -65,7 +66,7 @@ static int parse_string(cursor *c, char **out)
     while (p < c->end && *p != '"') p += *p == '\\' ? 2 : 1;
     if (p >= c->end) return bad(c, "an unterminated string");
     if (!(*out = o = malloc((size_t)(p - c->s) + 1))) return bad(c, "out of memory");
-    while (*c->s != '"') {
+    while (c->s < p && *c->s != '"') {
         unsigned char ch = (unsigned char)*c->s++;
         if (ch < 0x20) return bad(c, "a control character in a string");
         if (ch != '\\') {
@@ -90,6 +91,7 @@ static int parse_string(cursor *c, char **out)
         }
     }
     *o = '\0';
+    if (c->s != p) return bad(c, "a bad escape"); /* an escape ran past the string's end */
     c->s++;
     return 0;
 }

@@ -679,7 +679,7 @@ static int finish(const job *j)
  * no manifest ever lists tiles that are no longer there. */
 static void drop_stale_manifest(const job *j)
 {
-    char *path = join(j->dir, NG_TILES_MANIFEST), buf[160];
+    char *path = join(j->dir, NG_TILES_MANIFEST), buf[PATH_MAX + 512]; /* past the script's path */
     const char *at;
     size_t n = 0;
     FILE *fp = path ? fopen(path, "rb") : NULL;

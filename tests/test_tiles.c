@@ -420,6 +420,12 @@ static void test_stitch_wrong_tile(void)
     pathf(p, "%s/tile_1_0.png", dir);
     put_file(p, "P5\n128 128\n255\n");
     expect_refused(dir, NULL, "tile_1_0.png: is not a PNG file");
+    good_copy(dir, "bad_manifest"); /* cut short, and a broken escape at its end */
+    cut_manifest(dir, "\"tiles\"", "\n}");
+    expect_refused(dir, NULL, "not a tiles manifest");
+    pathf(p, "%s/manifest.json", dir);
+    put_file(p, "{\"width\": \"\\u0\"00");
+    expect_refused(dir, NULL, "not a tiles manifest");
     good_copy(dir, "bad_corrupt");
     pathf(p, "%s/tile_2_0.png", dir);
     flip_byte(p, -20);
