@@ -528,8 +528,8 @@ static const struct command {
     const char *name;
     int (*run)(int argc, char **argv);
 } commands[] = {
-    {"render", cmd_render}, {"preview", cmd_preview}, {"tiles", ng_cmd_tiles}, {"stitch", ng_cmd_stitch},
-    {"nodes", cmd_nodes},   {"info", cmd_info},       {"dot", cmd_dot},
+    {"render", cmd_render}, {"preview", cmd_preview}, {"nodes", cmd_nodes},       {"info", cmd_info},
+    {"dot", cmd_dot},       {"tiles", ng_cmd_tiles},  {"stitch", ng_cmd_stitch},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
