@@ -28,6 +28,13 @@ PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_im
             /usr/include/microhttpd.h /usr/include/graphviz/gvc.h \
             /usr/include/OpenEXR/openexr.h /usr/bin/exrheader
 
+# Test tools only (the tiles and farm suites): GNU parallel and a local
+# Slurm cluster (slurmctld, slurmd, sbatch, munge) run a tiles plan;
+# gdal-bin reads the VRT mosaic back. A file that proves each, in order.
+TEST_PKGS  := parallel slurmctld slurmd slurm-client munge gdal-bin
+TEST_FILES := /usr/bin/sem /usr/sbin/slurmctld-wlm /usr/sbin/slurmd-wlm /usr/bin/sbatch /usr/sbin/munged \
+              /usr/bin/gdal_translate
+
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 # Bit-identical kernels everywhere: no contraction into FMA, no fast-math;
 # no errno from libm, so sqrtf (exact in IEEE) vectorises.
@@ -98,7 +105,7 @@ LIB     := $(BUILD)/libnoisegraph.a
 BIN     := $(BUILD)/noisegraph
 TESTBIN := $(BUILD)/run_tests
 
-.PHONY: all deps test demo bench fuzz fuzz-deps fuzz-build clean
+.PHONY: all deps test-deps test demo bench fuzz fuzz-deps fuzz-build clean
 
 all: deps $(BIN) $(LIB) build/noisegraph
 
@@ -123,6 +130,11 @@ deps:
 	@missing=""; set -- $(PKG_HDRS); for p in $(PKGS); do \
 	  [ -f "$$1" ] || missing="$$missing $$p"; shift; done; \
 	$(call install_missing,,deps)
+
+test-deps:
+	@missing=""; set -- $(TEST_FILES); for p in $(TEST_PKGS); do \
+	  [ -e "$$1" ] || missing="$$missing $$p"; shift; done; \
+	$(call install_missing, for the tests,test-deps)
 
 # -MMD: each object also depends on what it includes, from the .d files.
 $(BUILD)/%.o: %.c | deps
@@ -219,7 +231,7 @@ $(EMBED_BIN): tests/embed/own_stb.c $(LIB)
 	@echo "  LD  $@"
 	@$(CC) $(CFLAGS) $(INC_tests) -I/usr/include/stb $(LDSAN) -o $@ $< $(LIB) $(LDLIBS)
 
-test: deps $(BIN) $(TESTBIN) $(EMBED_BIN)
+test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN)
 	$(EMBED_BIN)
 	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN)
 

@@ -1,6 +1,6 @@
 /*
  * main.c — the `noisegraph` program: render, preview, nodes, info, dot,
- * serve (serve.c).
+ * serve (serve.c), tiles and stitch (tiles.c, stitch.c).
  * Every failure is one line "noisegraph: WHERE: WHAT" on stderr; exit 1,
  * or 2 for usage.
  */
@@ -8,6 +8,7 @@
 #include "host.h"
 #include "inspect.h"
 #include "serve.h"
+#include "tiles.h"
 #include "types.h"
 
 #include <signal.h>
@@ -157,7 +158,7 @@ static void on_signal(int sig)
     raise(sig);
 }
 
-static void catch_signals(void)
+void ng_catch_signals(void)
 {
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     size_t i;
@@ -405,7 +406,7 @@ static int cmd_picture(ng_cmd cmd, const char *name, int argc, char **argv)
     if (!c.script) { ng_cli_fail(2, "%s: no SCRIPT given (see --help)", name); goto out; }
     if (!c.output) { ng_cli_fail(2, "%s: no output file given (-o FILE)", name); goto out; }
     if ((rc = check_target(&c))) goto out;
-    catch_signals();
+    ng_catch_signals();
     rc = 1;
     script_context(&c);
     if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }
@@ -537,7 +538,7 @@ static const struct command {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"render", cmd_render}, {"preview", cmd_preview}, {"nodes", cmd_nodes}, {"info", cmd_info}, {"dot", cmd_dot},
-    {"serve", ng_cmd_serve},
+    {"serve", ng_cmd_serve}, {"tiles", ng_cmd_tiles},  {"stitch", ng_cmd_stitch},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -42,6 +42,8 @@ static const struct {
     {"encode", suite_encode},
     {"gradk", suite_gradk},
     {"serve", suite_serve},
+    {"tiles", suite_tiles},
+    {"farm", suite_farm},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

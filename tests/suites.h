@@ -38,5 +38,7 @@ void suite_review14(void);
 void suite_overhead(void);
 void suite_gradk(void);
 void suite_serve(void);
+void suite_tiles(void);
+void suite_farm(void);
 
 #endif

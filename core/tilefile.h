@@ -1,0 +1,56 @@
+/*
+ * tilefile.h — what a tiled render needs of the engine besides ng_render:
+ * a SHA-256 of files (the manifest's per-tile checksums), readers of the
+ * tile formats (one table by extension, tileread.c) and the stitcher that
+ * streams a grid of tiles into one sink in bounded memory.
+ */
+#ifndef NG_TILEFILE_H
+#define NG_TILEFILE_H
+
+#include "noisegraph.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- SHA-256 (FIPS 180-4) ------------------------------------------------ */
+
+typedef struct ng_sha256 {
+    uint32_t h[8];
+    uint64_t bytes;          /* hashed so far */
+    unsigned char block[64]; /* the partial block */
+    size_t fill;             /* its bytes */
+} ng_sha256;
+
+void ng_sha256_init(ng_sha256 *s);
+void ng_sha256_update(ng_sha256 *s, const void *data, size_t n);
+/* The digest as 64 lowercase hex digits and a NUL. */
+void ng_sha256_hex(ng_sha256 *s, char hex[65]);
+/* The digest of a whole file. 0, or -1 with err "PATH: WHY". */
+int ng_sha256_file(const char *path, char hex[65], ng_error *err);
+
+/* ---- reading tiles back -------------------------------------------------- */
+
+/* Whether path's extension names a format a tile can be read back from
+ * (.png 8/16, .r16/.raw, .pfm; the table in tileread.c). */
+int ng_tile_readable(const char *path);
+
+/* One tile of a stitch: its file and where it lies in the whole image. */
+typedef struct ng_stitch_tile {
+    const char *path;
+    int x, y, width, height;
+} ng_stitch_tile;
+
+/* Checks that path opens as its format, width x height, and says its
+ * channels (1 or 3). 0, or -1 with err naming the file and what is wrong
+ * (missing, not the format, another size). */
+int ng_tile_probe(const char *path, int width, int height, int *channels, ng_error *err);
+
+/* Streams tiles (sorted by y, then x, rows of equal y and height each
+ * covering 0..width without gaps or overlaps: the caller checked) into
+ * sink as one width x height image, a band of rows at a time: memory is
+ * a band of the whole width, and one open reader per tile of a row. Every
+ * tile must have the first tile's channels. The sink is ended (ok or
+ * not) whenever it was begun. 0, or -1 with err naming the tile. */
+int ng_stitch(const ng_stitch_tile *tiles, int ntiles, int width, int height, ng_sink *sink, ng_error *err);
+
+#endif

@@ -1,0 +1,278 @@
+/*
+ * stitch.c — `noisegraph stitch MANIFEST -o FILE`: the tiles a manifest
+ * lists (tiles.h), checked whole before anything is written, streamed into
+ * one file by ng_stitch (core/tileread.c) in bounded memory. The file is
+ * written through the file sink: any failure leaves nothing.
+ */
+#include "tiles.h"
+
+#include "args.h"
+#include "json.h"
+#include "tilefile.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_MANIFEST (256L << 20) /* bytes: ~1.5 million tiles */
+
+typedef struct stitch_args {
+    const char *manifest, *output, *script;
+    int bits, quiet;
+} stitch_args;
+
+/* What a manifest says, checked. */
+typedef struct mosaic {
+    json doc;
+    char *dir;            /* the manifest's folder: tiles are beside it */
+    long width, height, tile, cols, rows, bits;
+    const char *key, *script_sha;
+    int ntiles;
+    const json **slot;    /* slot[i]: tile i's entry */
+    ng_stitch_tile *tiles;
+    char **paths;         /* tiles[i].path, owned */
+} mosaic;
+
+static int parse_args(int argc, char **argv, stitch_args *a)
+{
+    int i;
+    memset(a, 0, sizeof *a);
+    for (i = 0; i < argc; i++) {
+        const char *w = argv[i];
+        const int valued = !strcmp(w, "-o") || !strcmp(w, "--output") || !strcmp(w, "--bits") || !strcmp(w, "--script");
+        if (!strcmp(w, "--quiet")) {
+            a->quiet = 1;
+            continue;
+        }
+        if (!valued) {
+            if (w[0] == '-' && w[1]) return ng_cli_fail(2, "%s: unknown option of stitch (-o FILE, --bits N, --script SCRIPT, --quiet)", w);
+            if (a->manifest) return ng_cli_fail(2, "%s: unexpected argument (the manifest is %s)", w, a->manifest);
+            a->manifest = w;
+            continue;
+        }
+        if (i + 1 >= argc) return ng_cli_fail(2, "%s: needs a value (see --help)", w);
+        if (w[1] == 'o' || w[2] == 'o') {
+            a->output = argv[++i];
+        } else if (w[2] == 's') {
+            a->script = argv[++i];
+        } else {
+            const char *v = argv[++i];
+            if (strcmp(v, "8") && strcmp(v, "16") && strcmp(v, "32")) return ng_cli_fail(2, "--bits: '%s' is not 8, 16 or 32", v);
+            a->bits = atoi(v);
+        }
+    }
+    if (!a->manifest) return ng_cli_fail(2, "stitch: no MANIFEST given (out/manifest.json)");
+    if (!a->output) return ng_cli_fail(2, "stitch: no output file given (-o FILE)");
+    return 0;
+}
+
+static void mosaic_free(mosaic *m)
+{
+    int i;
+    for (i = 0; m->paths && i < m->ntiles; i++) free(m->paths[i]);
+    free(m->paths);
+    free(m->tiles);
+    free(m->slot);
+    free(m->dir);
+    json_free(&m->doc);
+}
+
+static int read_manifest(const char *path, mosaic *m)
+{
+    FILE *fp = fopen(path, "rb");
+    char *text, why[128];
+    long n;
+    int rc;
+    if (!fp) return ng_cli_fail(1, "%s: %s", path, strerror(errno));
+    if (fseek(fp, 0, SEEK_END) != 0 || (n = ftell(fp)) < 0 || n > MAX_MANIFEST || fseek(fp, 0, SEEK_SET) != 0) {
+        fclose(fp);
+        return ng_cli_fail(1, "%s: not a tiles manifest (unreadable, or over %ld MiB)", path, MAX_MANIFEST >> 20);
+    }
+    if (!(text = malloc((size_t)n + 1))) {
+        fclose(fp);
+        return ng_cli_fail(1, "%s: out of memory", path);
+    }
+    rc = fread(text, 1, (size_t)n, fp) == (size_t)n ? 0 : ng_cli_fail(1, "%s: cannot read it", path);
+    fclose(fp);
+    if (rc == 0 && json_parse(text, (size_t)n, &m->doc, why))
+        rc = ng_cli_fail(1, "%s: not a tiles manifest (%s)", path, why);
+    free(text);
+    return rc;
+}
+
+static int is_sha(const char *s)
+{
+    size_t k;
+    if (!s || strlen(s) != 64) return 0;
+    for (k = 0; k < 64; k++)
+        if (!strchr("0123456789abcdef", s[k])) return 0;
+    return 1;
+}
+
+/* The header fields: the grid they make. */
+static int read_grid(const char *path, mosaic *m)
+{
+    const json *tiles = json_get(&m->doc, "tiles");
+    if (json_int(&m->doc, "width", 1, NG_MAX_EXTENT, &m->width) || json_int(&m->doc, "height", 1, NG_MAX_EXTENT, &m->height) ||
+        json_int(&m->doc, "tile_size", 1, NG_MAX_EXTENT, &m->tile) || json_int(&m->doc, "columns", 1, NG_MAX_EXTENT, &m->cols) ||
+        json_int(&m->doc, "rows", 1, NG_MAX_EXTENT, &m->rows) || json_int(&m->doc, "bits", 0, 32, &m->bits) ||
+        !(m->key = json_str(&m->doc, "key")) || !(m->script_sha = json_str(&m->doc, "script_sha256")) || !tiles ||
+        tiles->kind != JSON_ARRAY)
+        return ng_cli_fail(1, "%s: not a tiles manifest (width, height, tile_size, columns, rows, bits, key, "
+                              "script_sha256 and tiles are needed)", path);
+    if (m->cols != (m->width + m->tile - 1) / m->tile || m->rows != (m->height + m->tile - 1) / m->tile ||
+        m->cols * m->rows > INT_MAX / 2)
+        return ng_cli_fail(1, "%s: %ld columns and %ld rows of %ld pixels do not make the %ldx%ld image", path, m->cols,
+                           m->rows, m->tile, m->width, m->height);
+    m->ntiles = (int)(m->cols * m->rows);
+    return 0;
+}
+
+/* Each entry in its place on the grid: one per tile, at the tile's
+ * rectangle; none overlapping, none missing. */
+static int place_tiles(const char *path, mosaic *m)
+{
+    const json *list = json_get(&m->doc, "tiles");
+    int e, i;
+    if (!(m->slot = calloc((size_t)m->ntiles, sizeof *m->slot))) return ng_cli_fail(1, "stitch: out of memory");
+    for (e = 0; e < list->n; e++) {
+        const json *t = &list->items[e];
+        const char *file = json_str(t, "file");
+        long idx, x, y, w, h, gx, gy;
+        if (json_int(t, "index", 0, INT_MAX, &idx) || json_int(t, "x", 0, INT_MAX, &x) || json_int(t, "y", 0, INT_MAX, &y) ||
+            json_int(t, "width", 1, INT_MAX, &w) || json_int(t, "height", 1, INT_MAX, &h) || !file || !*file ||
+            strchr(file, '/') || !is_sha(json_str(t, "sha256")))
+            return ng_cli_fail(1, "%s: tile entry %d is not index, x, y, width, height, file (a name beside the "
+                                  "manifest) and sha256", path, e);
+        if (idx >= m->ntiles)
+            return ng_cli_fail(1, "%s: %s: tile %ld is past the grid's %d tiles", path, file, idx, m->ntiles);
+        gx = idx % m->cols * m->tile, gy = idx / m->cols * m->tile;
+        if (x != gx || y != gy || w != (m->width - gx < m->tile ? m->width - gx : m->tile) ||
+            h != (m->height - gy < m->tile ? m->height - gy : m->tile))
+            return ng_cli_fail(1, "%s: %s: tile %ld at %ld,%ld (%ldx%ld) is not the grid's tile %ld at %ld,%ld: it would "
+                                  "overlap its neighbours or leave a gap", path, file, idx, x, y, w, h, idx, gx, gy);
+        if (m->slot[idx])
+            return ng_cli_fail(1, "%s: %s and %s are both tile %ld at %ld,%ld: they overlap", path,
+                               json_str(m->slot[idx], "file"), file, idx, x, y);
+        m->slot[idx] = t;
+    }
+    for (i = 0; i < m->ntiles; i++)
+        if (!m->slot[i])
+            return ng_cli_fail(1, "%s: tile %d (column %ld, row %ld) is missing", path, i, i % m->cols, i / m->cols);
+    return 0;
+}
+
+/* The record tile i's render left beside it, if any, must be this
+ * manifest's job: a tile of another script or other parameters is not. */
+static int check_record(const mosaic *m, int i, const char *file, const char *manifest)
+{
+    char path[PATH_MAX], buf[4096], why[128];
+    const char *key;
+    json rec;
+    size_t n;
+    int rc = 0;
+    FILE *fp;
+    snprintf(path, sizeof path, "%s/" NG_TILES_RECORDS "/%d.json", m->dir, i);
+    if (!(fp = fopen(path, "rb"))) return 0;
+    n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    if (n < sizeof buf && json_parse(buf, n, &rec, why) == 0 && (key = json_str(&rec, "key")) && strcmp(key, m->key))
+        rc = ng_cli_fail(1, "%s/%s: rendered by another job than %s (another script or other parameters: its "
+                            "record's key differs)", m->dir, file, manifest);
+    json_free(&rec);
+    return rc;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Every tile: there, its record this job's, its format and size, its
+ * channels those of the first, its bytes those the manifest lists. */
+static int check_tiles(const stitch_args *a, mosaic *m)
+{
+    int i, channels = 0;
+    if (!(m->tiles = calloc((size_t)m->ntiles, sizeof *m->tiles)) || !(m->paths = calloc((size_t)m->ntiles, sizeof *m->paths)))
+        return ng_cli_fail(1, "stitch: out of memory");
+    for (i = 0; i < m->ntiles; i++) {
+        const json *t = m->slot[i];
+        const char *file = json_str(t, "file");
+        size_t len = strlen(m->dir) + strlen(file) + 2;
+        char sha[65];
+        ng_error err;
+        int ch;
+        long v;
+        if (!(m->paths[i] = malloc(len))) return ng_cli_fail(1, "stitch: out of memory");
+        snprintf(m->paths[i], len, "%s/%s", m->dir, file);
+        m->tiles[i].path = m->paths[i];
+        json_int(t, "x", 0, INT_MAX, &v), m->tiles[i].x = (int)v;
+        json_int(t, "y", 0, INT_MAX, &v), m->tiles[i].y = (int)v;
+        json_int(t, "width", 0, INT_MAX, &v), m->tiles[i].width = (int)v;
+        json_int(t, "height", 0, INT_MAX, &v), m->tiles[i].height = (int)v;
+        if (check_record(m, i, file, a->manifest)) return 1;
+        if (same_file(a->output, m->paths[i])) return ng_cli_fail(1, "%s: is tile %d itself; choose another output", a->output, i);
+        if (ng_tile_probe(m->paths[i], m->tiles[i].width, m->tiles[i].height, &ch, &err))
+            return ng_cli_fail(1, "%s (tile %d)", err.msg, i);
+        if (i == 0) channels = ch;
+        else if (ch != channels)
+            return ng_cli_fail(1, "%s: has %d channel%s; tile 0 has %d (tile %d)", m->paths[i], ch, ch == 1 ? "" : "s",
+                               channels, i);
+        if (ng_sha256_file(m->paths[i], sha, &err)) return ng_cli_fail(1, "%s", err.msg);
+        if (strcmp(sha, json_str(t, "sha256")))
+            return ng_cli_fail(1, "%s: its bytes are not those %s lists (a corrupt tile, or one of another render; "
+                                  "re-run the tiles command to redo it)", m->paths[i], a->manifest);
+    }
+    return 0;
+}
+
+static int check_script(const stitch_args *a, const mosaic *m)
+{
+    char sha[65];
+    ng_error err;
+    if (!a->script) return 0;
+    if (ng_sha256_file(a->script, sha, &err)) return ng_cli_fail(1, "%s", err.msg);
+    if (strcmp(sha, m->script_sha))
+        return ng_cli_fail(1, "%s: was made from another script than %s (its sha256 differs)", a->manifest, a->script);
+    return 0;
+}
+
+static int write_mosaic(const stitch_args *a, mosaic *m)
+{
+    ng_file_sink *file;
+    ng_sink sink;
+    ng_error err;
+    int bits = a->bits, rc = 0;
+    if (!bits && ng_file_check(a->output, (int)m->bits, &err) == 0) bits = (int)m->bits; /* the tiles' depth */
+    if (ng_file_check(a->output, bits, &err)) return ng_cli_fail(2, "%s", err.msg);
+    if (same_file(a->output, a->manifest)) return ng_cli_fail(1, "%s: is the manifest itself; choose another output", a->output);
+    if (!(file = ng_file_sink_new(a->output, bits, &err))) return ng_cli_fail(1, "%s", err.msg);
+    sink = ng_file_sink_as_sink(file);
+    if (ng_stitch(m->tiles, m->ntiles, (int)m->width, (int)m->height, &sink, &err)) rc = ng_cli_fail(1, "%s", err.msg);
+    ng_file_sink_free(file);
+    return rc;
+}
+
+int ng_cmd_stitch(int argc, char **argv)
+{
+    stitch_args a;
+    mosaic m;
+    const char *slash;
+    int rc;
+    memset(&m, 0, sizeof m);
+    if ((rc = parse_args(argc, argv, &a))) return rc;
+    slash = strrchr(a.manifest, '/');
+    m.dir = slash ? (slash == a.manifest ? strdup("/") : strndup(a.manifest, (size_t)(slash - a.manifest))) : strdup(".");
+    if (!m.dir) return ng_cli_fail(1, "stitch: out of memory");
+    ng_catch_signals();
+    if (!(rc = read_manifest(a.manifest, &m)) && !(rc = read_grid(a.manifest, &m)) && !(rc = check_script(&a, &m)) &&
+        !(rc = place_tiles(a.manifest, &m)) && !(rc = check_tiles(&a, &m)))
+        rc = write_mosaic(&a, &m);
+    mosaic_free(&m);
+    return rc;
+}

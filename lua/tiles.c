@@ -1,0 +1,766 @@
+/*
+ * tiles.c — `noisegraph tiles`: a render cut into a grid of tile files,
+ * each a --region render of the whole image (so they stitch bit for bit),
+ * with a plan of one shell command per tile for GNU parallel or a Slurm
+ * job array, resumable records, a manifest and a GDAL VRT (tiles.h says
+ * which file is where and who writes it).
+ */
+#include "tiles.h"
+
+#include "args.h"
+#include "host.h"
+#include "json.h"
+#include "tilefile.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- the job ---------------------------------------------------------------------- */
+
+typedef struct job {
+    ng_cli c;                 /* the render options (ng_cli_parse) */
+    int argc;                 /* the words given to ng_cli_parse, for the plan */
+    char **argv;
+    int tile;                 /* --tile-size */
+    long index;               /* --index I; -1: every tile */
+    int plan;                 /* --plan */
+    int cols, rows, ntiles;
+    char *dir;                /* the tiles' folder, as -o names it ("." when none) */
+    const char *name_pattern; /* -o's file name (after the last '/') */
+    char script_sha[65], key[65];
+    int channels;             /* of the script's output */
+} job;
+
+typedef struct rect {
+    int x, y, w, h, col, row;
+} rect;
+
+static rect tile_rect(const job *j, int i)
+{
+    rect r;
+    r.col = i % j->cols, r.row = i / j->cols;
+    r.x = r.col * j->tile, r.y = r.row * j->tile;
+    r.w = j->c.r.width - r.x < j->tile ? j->c.r.width - r.x : j->tile;
+    r.h = j->c.r.height - r.y < j->tile ? j->c.r.height - r.y : j->tile;
+    return r;
+}
+
+/* pattern with {x}, {y} and {i} replaced by the tile's column, row and
+ * index (malloc'd; NULL without memory). */
+static char *fill_pattern(const char *pattern, int col, int row, int index)
+{
+    static const char *const keys[3] = {"{x}", "{y}", "{i}"};
+    const int values[3] = {col, row, index};
+    size_t len = strlen(pattern) + 1, o = 0;
+    const char *p;
+    char *buf;
+    for (p = pattern; *p; p++) len += *p == '{' ? 11 : 0; /* room for any int */
+    if (!(buf = malloc(len))) return NULL;
+    for (p = pattern; *p;) {
+        int k, hit = 0;
+        for (k = 0; k < 3 && !hit; k++)
+            if (!strncmp(p, keys[k], 3)) {
+                o += (size_t)snprintf(buf + o, len - o, "%d", values[k]);
+                p += 3, hit = 1;
+            }
+        if (!hit) buf[o++] = *p++;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* a/b (malloc'd; NULL without memory) */
+static char *join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *s = malloc(n);
+    if (s) snprintf(s, n, "%s/%s", a, b);
+    return s;
+}
+
+static char *tile_name(const job *j, int i)
+{
+    rect r = tile_rect(j, i);
+    return fill_pattern(j->name_pattern, r.col, r.row, i);
+}
+
+static char *tile_path(const job *j, int i)
+{
+    char *name = tile_name(j, i), *path = name ? join(j->dir, name) : NULL;
+    free(name);
+    return path;
+}
+
+/* .tiles/I.EXT in the tiles' folder */
+static char *record_path(const job *j, int i, const char *ext)
+{
+    char name[64];
+    snprintf(name, sizeof name, NG_TILES_RECORDS "/%d.%s", i, ext);
+    return join(j->dir, name);
+}
+
+static const char *extension(const char *path)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    return dot && (!slash || dot > slash) ? dot : "";
+}
+
+/* ---- reading the command line ----------------------------------------------------- */
+
+static int read_count(const char *opt, const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi || (*s < '0' || *s > '9'))
+        return ng_cli_fail(2, "%s: '%s' is not a whole number from %ld to %ld", opt, s, lo, hi);
+    *out = v;
+    return 0;
+}
+
+/* Takes the words that are the tiles command's own (--tile-size, --index
+ * or --only, --plan); the rest go to the render's parser in j->argv. */
+static int split_args(job *j, int argc, char **argv)
+{
+    int i, seen_tile = 0, seen_index = 0;
+    long v = 0;
+    j->index = -1;
+    j->tile = 1024;
+    if (!(j->argv = calloc((size_t)argc + 1, sizeof *j->argv))) return ng_cli_fail(1, "tiles: out of memory");
+    for (i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int is_index = !strcmp(a, "--index") || !strcmp(a, "--only");
+        if (!strcmp(a, "--plan")) {
+            j->plan = 1;
+            continue;
+        }
+        if (!strcmp(a, "--tile-size") || is_index) {
+            int *seen = is_index ? &seen_index : &seen_tile;
+            if (*seen) return ng_cli_fail(2, "%s: given twice", is_index ? "--index (--only)" : a);
+            *seen = 1;
+            if (i + 1 >= argc) return ng_cli_fail(2, "%s: needs a value (see --help)", a);
+            if (read_count(a, argv[++i], is_index ? 0 : 16, is_index ? INT_MAX : NG_MAX_EXTENT, &v)) return 2;
+            if (is_index) j->index = v;
+            else j->tile = (int)v;
+            continue;
+        }
+        j->argv[j->argc++] = argv[i];
+    }
+    if (j->plan && j->index >= 0) return ng_cli_fail(2, "--plan: prints every tile's command; --index renders one");
+    return 0;
+}
+
+/* What a tiled render refuses of render's options. */
+static int check_render_options(const job *j)
+{
+    const ng_cli *c = &j->c;
+    if (!c->script) return ng_cli_fail(2, "tiles: no SCRIPT given (see --help)");
+    if (!c->output) return ng_cli_fail(2, "tiles: no output pattern given (-o 'out/tile_{x}_{y}.png')");
+    if (c->region_fields) return ng_cli_fail(2, "--region: tiles renders every tile's region itself (--index I for one)");
+    if (c->frames_set) return ng_cli_fail(2, "--frames: tiles renders one image; give --time T");
+    if (c->view) return ng_cli_fail(2, "--view: tiles renders the output itself, not a view");
+    if (c->r.depth) return ng_cli_fail(2, "--size: tiles cuts an image (WxH); a volume is not tiled");
+    return 0;
+}
+
+/* The pattern names each tile apart ({x} and {y}, or {i}) in its file name
+ * only, and a format a tile can be read back from. */
+static int check_pattern(job *j)
+{
+    const char *out = j->c.output, *slash = strrchr(out, '/'), *name = slash ? slash + 1 : out;
+    char *first;
+    ng_error err;
+    int rc = 0;
+    if (slash && strchr(out, '{') && strchr(out, '{') < slash)
+        return ng_cli_fail(2, "-o: %s: {x}, {y} and {i} belong in the file name, not in a folder", out);
+    if (!((strstr(name, "{x}") && strstr(name, "{y}")) || strstr(name, "{i}")))
+        return ng_cli_fail(2, "-o: %s: a tile's file name needs {x} and {y} (its column and row) or {i} (its index)",
+                           out);
+    if (strstr(out, "{name}") || strstr(out, "{z}") || strstr(out, "{frame}"))
+        return ng_cli_fail(2, "-o: %s: tiles fills {x}, {y} and {i} only", out);
+    /* any image format of the file sink; stitch reads those of its table
+     * (ng_tile_readable) and says so of the others */
+    if (!(first = fill_pattern(out, 0, 0, 0))) return ng_cli_fail(1, "tiles: out of memory");
+    if (ng_file_check_depth(first, j->c.bits, 0, &err)) rc = ng_cli_fail(2, "%s", err.msg);
+    free(first);
+    j->name_pattern = name;
+    j->dir = slash ? strndup(out, (size_t)(slash - out)) : strdup(".");
+    if (!rc && !j->dir) rc = ng_cli_fail(1, "tiles: out of memory");
+    if (!rc && !*j->dir) { /* "/tile_{i}.png": the root */
+        free(j->dir);
+        j->dir = strdup("/");
+    }
+    return rc;
+}
+
+static int parse_job(job *j, int argc, char **argv)
+{
+    int rc;
+    if ((rc = split_args(j, argc, argv))) return rc;
+    if ((rc = ng_cli_parse(NG_CMD_RENDER, j->argc, j->argv, &j->c))) return rc;
+    if ((rc = check_render_options(j)) || (rc = check_pattern(j))) return rc;
+    j->cols = (j->c.r.width + j->tile - 1) / j->tile;
+    j->rows = (j->c.r.height + j->tile - 1) / j->tile;
+    if ((long)j->cols * j->rows > INT_MAX / 2) return ng_cli_fail(2, "--tile-size: %d makes too many tiles", j->tile);
+    j->ntiles = j->cols * j->rows;
+    if (j->index >= j->ntiles)
+        return ng_cli_fail(2, "--index: %ld: the %dx%d image has tiles 0 to %d (%d columns, %d rows of %d pixels)",
+                           j->index, j->c.r.width, j->c.r.height, j->ntiles - 1, j->cols, j->rows, j->tile);
+    return 0;
+}
+
+/* ---- the plan ------------------------------------------------------------------- */
+
+/* word for sh: as it is when it holds only safe characters, else in
+ * single quotes (a quote inside as '\''). */
+static void put_word(FILE *out, const char *w)
+{
+    const char *p;
+    int plain = *w != '\0';
+    for (p = w; *p && plain; p++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=,:+@%", *p) != NULL;
+    if (plain) {
+        fputs(w, out);
+        return;
+    }
+    fputc('\'', out);
+    for (p = w; *p; p++)
+        if (*p == '\'') fputs("'\\''", out);
+        else fputc(*p, out);
+    fputc('\'', out);
+}
+
+/* path made absolute against the current folder (malloc'd; NULL on
+ * failure): a farm node runs the plan from any folder. */
+static char *absolute(const char *path)
+{
+    char cwd[PATH_MAX];
+    if (path[0] == '/') return strdup(path);
+    if (!getcwd(cwd, sizeof cwd)) return NULL;
+    return join(cwd, path);
+}
+
+/* One line per tile, tile I on line I + 1: this program, the script and
+ * the pattern by absolute paths, the render options as given. */
+static int print_plan(const job *j)
+{
+    char self[PATH_MAX], script[PATH_MAX], *output = absolute(j->c.output);
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    int i, k;
+    if (n <= 0 || !realpath(j->c.script, script) || !output) {
+        free(output);
+        return ng_cli_fail(1, "%s: %s", j->c.script, strerror(errno));
+    }
+    self[n] = '\0';
+    for (i = 0; i < j->ntiles; i++) {
+        put_word(stdout, self);
+        fputs(" tiles", stdout);
+        for (k = 0; k < j->argc; k++) {
+            fputc(' ', stdout);
+            put_word(stdout, j->argv[k] == j->c.script ? script : j->argv[k] == j->c.output ? output : j->argv[k]);
+        }
+        printf(" --tile-size %d --index %d\n", j->tile, i);
+    }
+    free(output);
+    return fflush(stdout) == 0 ? 0 : ng_cli_fail(1, "tiles: cannot write the plan");
+}
+
+/* ---- files written whole ---------------------------------------------------------- */
+
+/* text into path through a temporary beside it, synced and renamed: a
+ * reader sees the old file or the new one, never a part. */
+static int write_atomic(const char *path, const char *text, size_t len)
+{
+    char tmp[PATH_MAX + 64];
+    FILE *fp;
+    int bad;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    if (!(fp = fopen(tmp, "wb"))) return ng_cli_fail(1, "%s: %s", tmp, strerror(errno));
+    bad = fwrite(text, 1, len, fp) != len;
+    bad |= fflush(fp) != 0 || fsync(fileno(fp)) != 0;
+    bad |= fclose(fp) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return ng_cli_fail(1, "%s: cannot write it: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+static void put_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        const unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
+        else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
+        else fputc(ch, out);
+    }
+    fputc('"', out);
+}
+
+static void put_xml_text(FILE *out, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default: fputc(*s, out);
+        }
+}
+
+/* A text built by print(out, arg) into memory, then written whole. */
+static int write_built(const char *path, void (*print)(FILE *, const job *, int), const job *j, int arg)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) return ng_cli_fail(1, "%s: out of memory", path);
+    print(mem, j, arg);
+    if (fclose(mem) != 0) {
+        free(text);
+        return ng_cli_fail(1, "%s: out of memory", path);
+    }
+    rc = write_atomic(path, text, len);
+    free(text);
+    return rc;
+}
+
+/* ---- what makes the pixels: the job's key ------------------------------------------- */
+
+static int effective_bits(const job *j)
+{
+    const char *ext = extension(j->c.output);
+    if (j->c.bits) return j->c.bits;
+    if (!strcasecmp(ext, ".png")) return 8;
+    if (!strcasecmp(ext, ".r16") || !strcasecmp(ext, ".raw")) return 16;
+    return 32; /* .pfm, .nrrd: floats; another format's default is its own, said by its extension */
+}
+
+/* Everything that changes a tile's bytes, one per line: the key is its
+ * SHA-256. Two runs with the same key make the same files. */
+static void print_identity(FILE *out, const job *j, int unused)
+{
+    const ng_render_opts *r = &j->c.r;
+    int k;
+    (void)unused;
+    fprintf(out, "noisegraph %s tiles\nscript %s\nsize %dx%d\ntile %d\norigin %.17g %.17g\npixel %.17g\n", NG_VERSION,
+            j->script_sha, r->width, r->height, j->tile, r->origin[0], r->origin[1], r->pixel_size);
+    fprintf(out, "z %.17g\ntime %.17g\ndims %d\nperiod %.17g\ntileable %d\nfps %.17g\nbits %d\nname %s\n", r->z,
+            r->time, r->dims, r->time_period, r->tileable, j->c.h.fps, effective_bits(j), j->name_pattern);
+    for (k = 0; k < j->c.h.nsets; k++) fprintf(out, "set %s=%s\n", j->c.h.set_name[k], j->c.h.set_value[k]);
+}
+
+static int make_key(job *j)
+{
+    ng_sha256 s;
+    ng_error err;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem;
+    if (ng_sha256_file(j->c.script, j->script_sha, &err)) return ng_cli_fail(1, "%s", err.msg);
+    if (!(mem = open_memstream(&text, &len))) return ng_cli_fail(1, "tiles: out of memory");
+    print_identity(mem, j, 0);
+    fclose(mem);
+    ng_sha256_init(&s);
+    ng_sha256_update(&s, text, len);
+    ng_sha256_hex(&s, j->key);
+    free(text);
+    return 0;
+}
+
+/* ---- records: one per finished tile ----------------------------------------------- */
+
+typedef struct record {
+    json doc;
+    const char *file, *sha256;
+} record;
+
+/* Reads tile i's record; 1 when it is this job's (its key and file name),
+ * 0 when there is none or another's. */
+static int read_record(const job *j, int i, record *rec)
+{
+    char *path = record_path(j, i, "json"), *name = tile_name(j, i), why[128], buf[4096];
+    const char *key;
+    size_t n = 0;
+    long idx;
+    int ok = 0;
+    FILE *fp = path ? fopen(path, "rb") : NULL;
+    memset(rec, 0, sizeof *rec);
+    if (fp) {
+        n = fread(buf, 1, sizeof buf, fp);
+        fclose(fp);
+    }
+    if (fp && n < sizeof buf && json_parse(buf, n, &rec->doc, why) == 0) {
+        key = json_str(&rec->doc, "key");
+        rec->file = json_str(&rec->doc, "file");
+        rec->sha256 = json_str(&rec->doc, "sha256");
+        ok = key && rec->file && rec->sha256 && name && !strcmp(key, j->key) && !strcmp(rec->file, name) &&
+             json_int(&rec->doc, "index", 0, INT_MAX, &idx) == 0 && idx == i;
+    }
+    free(path);
+    free(name);
+    return ok;
+}
+
+static void print_record(FILE *out, const job *j, int i)
+{
+    const rect r = tile_rect(j, i);
+    char *name = tile_name(j, i), sha[65];
+    ng_error err;
+    char *path = tile_path(j, i);
+    if (!path || ng_sha256_file(path, sha, &err)) strcpy(sha, "unreadable");
+    fprintf(out, "{\"key\": \"%s\", \"index\": %d, \"column\": %d, \"row\": %d, \"x\": %d, \"y\": %d, ", j->key, i,
+            r.col, r.row, r.x, r.y);
+    fprintf(out, "\"width\": %d, \"height\": %d, \"file\": ", r.w, r.h);
+    put_json_string(out, name ? name : "");
+    fprintf(out, ", \"sha256\": \"%s\"}\n", sha);
+    free(name);
+    free(path);
+}
+
+/* Whether tile i is done: its record is this job's and the file's bytes
+ * are what it recorded (a corrupt or foreign file is not). */
+static int tile_done(const job *j, int i)
+{
+    record rec;
+    char sha[65], *path = tile_path(j, i);
+    ng_error err;
+    int done = read_record(j, i, &rec) && path && ng_sha256_file(path, sha, &err) == 0 && !strcmp(sha, rec.sha256);
+    json_free(&rec.doc);
+    free(path);
+    return done;
+}
+
+/* ---- rendering a tile ---------------------------------------------------------------- */
+
+static void print_note(void *user, const char *msg)
+{
+    (void)user;
+    fprintf(stderr, "noisegraph: %s\n", msg);
+}
+
+static int render_tile(job *j, ng_script *s, int i, int first)
+{
+    const rect t = tile_rect(j, i);
+    char label[64], *path = tile_path(j, i), *rec = record_path(j, i, "json");
+    ng_render_opts r = j->c.r;
+    ng_file_sink *file = NULL;
+    ng_sink sink;
+    ng_error err;
+    int rc = 1;
+    if (!path || !rec) {
+        ng_cli_fail(1, "tiles: out of memory");
+        goto done;
+    }
+    r.region[0] = t.x, r.region[1] = t.y, r.region[2] = t.w, r.region[3] = t.h;
+    snprintf(label, sizeof label, "tile %d/%d", i + 1, j->ntiles);
+    r.progress_label = label;
+    r.progress = !j->c.quiet && isatty(2);
+    r.note = !j->c.quiet && first ? print_note : NULL;
+    if (!(file = ng_file_sink_new(path, j->c.bits, &err))) {
+        ng_cli_fail(1, "%s", err.msg);
+        goto done;
+    }
+    ng_file_sink_set_memory_limit(file, r.memory_limit);
+    sink = ng_file_sink_as_sink(file);
+    if (ng_render(s->graph, s->output, 1, &r, &sink, &err)) {
+        ng_cli_fail(1, "tile %d (%s): %s", i, path, err.msg);
+        goto done;
+    }
+    rc = write_built(rec, print_record, j, i);
+done:
+    ng_file_sink_free(file);
+    free(path);
+    free(rec);
+    return rc;
+}
+
+/* ---- the mosaic: manifest and VRT ---------------------------------------------------- */
+
+typedef enum source_kind { SOURCE_FILE, SOURCE_R16, SOURCE_PFM, SOURCE_NRRD } source_kind;
+
+/* How GDAL reads a tile: PNG (and formats GDAL has a driver for, EXR
+ * where GDAL was built with it) as itself; headerless, PFM and NRRD tiles
+ * (floats GDAL has no driver for) through a raw VRT of their own. */
+static source_kind source_of(const job *j)
+{
+    const char *ext = extension(j->c.output);
+    if (!strcasecmp(ext, ".r16") || !strcasecmp(ext, ".raw")) return SOURCE_R16;
+    if (!strcasecmp(ext, ".pfm")) return SOURCE_PFM;
+    if (!strcasecmp(ext, ".nrrd")) return SOURCE_NRRD;
+    return SOURCE_FILE;
+}
+
+/* Integers as they are stored (PNG, r16); every float format (halves
+ * included) as GDAL's Float32. */
+static const char *gdal_type(const job *j)
+{
+    const char *ext = extension(j->c.output);
+    const int bits = effective_bits(j);
+    if (!strcasecmp(ext, ".png")) return bits == 8 ? "Byte" : "UInt16";
+    return source_of(j) == SOURCE_R16 ? "UInt16" : "Float32";
+}
+
+/* The bytes before a tile's samples: a PFM's three header lines, an
+ * NRRD's header up to its blank line. */
+static long header_bytes(const char *path, int nrrd)
+{
+    char buf[4096];
+    size_t n, k;
+    int lines = 0;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return 0;
+    n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    for (k = 0; k < n; k++)
+        if (buf[k] == '\n' && (nrrd ? k > 0 && buf[k - 1] == '\n' : ++lines == 3)) return (long)k + 1;
+    return 0;
+}
+
+/* .tiles/I.vrt: a raw tile as GDAL reads it, channels interleaved. PFM
+ * rows go bottom to top: the first line is the file's last, and lines
+ * step backwards. */
+static void print_raw_vrt(FILE *out, const job *j, int i)
+{
+    const rect r = tile_rect(j, i);
+    const source_kind kind = source_of(j);
+    const int pfm = kind == SOURCE_PFM, floats = kind != SOURCE_R16, sample = floats ? 4 : 2;
+    const int ch = floats ? j->channels : 1;
+    const long line = (long)r.w * sample * ch;
+    char *name = tile_name(j, i), *path = tile_path(j, i);
+    const long header = floats ? header_bytes(path ? path : "", kind == SOURCE_NRRD) : 0;
+    const long start = header + (pfm ? (long)(r.h - 1) * line : 0);
+    int b;
+    fprintf(out, "<VRTDataset rasterXSize=\"%d\" rasterYSize=\"%d\">\n", r.w, r.h);
+    for (b = 0; b < ch; b++) {
+        fprintf(out, "  <VRTRasterBand dataType=\"%s\" band=\"%d\" subClass=\"VRTRawRasterBand\">\n",
+                floats ? "Float32" : "UInt16", b + 1);
+        fputs("    <SourceFilename relativeToVRT=\"1\">../", out);
+        put_xml_text(out, name ? name : "");
+        fprintf(out, "</SourceFilename>\n    <ImageOffset>%ld</ImageOffset>\n", start + (long)b * sample);
+        fprintf(out, "    <PixelOffset>%d</PixelOffset>\n    <LineOffset>%ld</LineOffset>\n", sample * ch,
+                pfm ? -line : line);
+        fputs("    <ByteOrder>LSB</ByteOrder>\n  </VRTRasterBand>\n", out);
+    }
+    fputs("</VRTDataset>\n", out);
+    free(name);
+    free(path);
+}
+
+static void print_vrt(FILE *out, const job *j, int unused)
+{
+    const ng_render_opts *o = &j->c.r;
+    const source_kind kind = source_of(j);
+    int b, i;
+    (void)unused;
+    fprintf(out, "<VRTDataset rasterXSize=\"%d\" rasterYSize=\"%d\">\n", o->width, o->height);
+    /* pixel (i, j) covers origin + [i, i+1) * pixel_size (its centre is
+     * sampled); y grows down the image, as world y does */
+    fprintf(out, "  <GeoTransform>%.17g, %.17g, 0, %.17g, 0, %.17g</GeoTransform>\n", o->origin[0], o->pixel_size,
+            o->origin[1], o->pixel_size);
+    for (b = 0; b < j->channels; b++) {
+        fprintf(out, "  <VRTRasterBand dataType=\"%s\" band=\"%d\">\n", gdal_type(j), b + 1);
+        if (j->channels == 3) fprintf(out, "    <ColorInterp>%s</ColorInterp>\n", b == 0 ? "Red" : b == 1 ? "Green" : "Blue");
+        for (i = 0; i < j->ntiles; i++) {
+            const rect r = tile_rect(j, i);
+            char *name = tile_name(j, i);
+            fputs("    <SimpleSource>\n      <SourceFilename relativeToVRT=\"1\">", out);
+            if (kind == SOURCE_FILE) put_xml_text(out, name ? name : "");
+            else fprintf(out, NG_TILES_RECORDS "/%d.vrt", i);
+            fprintf(out, "</SourceFilename>\n      <SourceBand>%d</SourceBand>\n", b + 1);
+            fprintf(out, "      <SourceProperties RasterXSize=\"%d\" RasterYSize=\"%d\" DataType=\"%s\"/>\n", r.w, r.h,
+                    gdal_type(j));
+            fprintf(out, "      <SrcRect xOff=\"0\" yOff=\"0\" xSize=\"%d\" ySize=\"%d\"/>\n", r.w, r.h);
+            fprintf(out, "      <DstRect xOff=\"%d\" yOff=\"%d\" xSize=\"%d\" ySize=\"%d\"/>\n", r.x, r.y, r.w, r.h);
+            fputs("    </SimpleSource>\n", out);
+            free(name);
+        }
+        fputs("  </VRTRasterBand>\n", out);
+    }
+    fputs("</VRTDataset>\n", out);
+}
+
+static void print_manifest(FILE *out, const job *j, int unused)
+{
+    const ng_render_opts *o = &j->c.r;
+    char script[PATH_MAX];
+    int i, k;
+    (void)unused;
+    if (!realpath(j->c.script, script)) snprintf(script, sizeof script, "%s", j->c.script);
+    fputs("{\n  \"noisegraph\": \"" NG_VERSION "\",\n  \"script\": ", out);
+    put_json_string(out, script);
+    fprintf(out, ",\n  \"script_sha256\": \"%s\",\n  \"key\": \"%s\",\n", j->script_sha, j->key);
+    fprintf(out, "  \"width\": %d,\n  \"height\": %d,\n  \"tile_size\": %d,\n  \"columns\": %d,\n  \"rows\": %d,\n",
+            o->width, o->height, j->tile, j->cols, j->rows);
+    fprintf(out, "  \"origin\": [%.17g, %.17g],\n  \"pixel_size\": %.17g,\n  \"z\": %.17g,\n  \"time\": %.17g,\n",
+            o->origin[0], o->origin[1], o->pixel_size, o->z, o->time);
+    fprintf(out, "  \"dims\": %d,\n  \"time_period\": %.17g,\n  \"tileable\": %s,\n", o->dims, o->time_period,
+            o->tileable ? "true" : "false");
+    fprintf(out, "  \"format\": \"%s\",\n  \"bits\": %d,\n  \"channels\": %d,\n  \"pattern\": ", extension(j->c.output) + 1,
+            effective_bits(j), j->channels);
+    put_json_string(out, j->name_pattern);
+    fputs(",\n  \"sets\": [", out);
+    for (k = 0; k < j->c.h.nsets; k++) {
+        char *kv = malloc(strlen(j->c.h.set_name[k]) + strlen(j->c.h.set_value[k]) + 2);
+        if (!kv) continue;
+        sprintf(kv, "%s=%s", j->c.h.set_name[k], j->c.h.set_value[k]);
+        fputs(k ? ", " : "", out);
+        put_json_string(out, kv);
+        free(kv);
+    }
+    fputs("],\n  \"tiles\": [\n", out);
+    for (i = 0; i < j->ntiles; i++) {
+        record rec;
+        const rect r = tile_rect(j, i);
+        read_record(j, i, &rec);
+        fprintf(out, "    {\"index\": %d, \"column\": %d, \"row\": %d, \"x\": %d, \"y\": %d, \"width\": %d, "
+                "\"height\": %d, \"file\": ", i, r.col, r.row, r.x, r.y, r.w, r.h);
+        put_json_string(out, rec.file ? rec.file : "");
+        fprintf(out, ", \"sha256\": \"%s\"}%s\n", rec.sha256 ? rec.sha256 : "", i + 1 < j->ntiles ? "," : "");
+        json_free(&rec.doc);
+    }
+    fputs("  ]\n}\n", out);
+}
+
+/* The script's name without folder or extension: the VRT's name. */
+static char *vrt_path(const job *j)
+{
+    const char *slash = strrchr(j->c.script, '/'), *base = slash ? slash + 1 : j->c.script;
+    const char *dot = strrchr(base, '.');
+    size_t n = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+    char *name = malloc(n + 5), *path;
+    if (!name) return NULL;
+    snprintf(name, n + 5, "%.*s.vrt", (int)n, base);
+    path = join(j->dir, name);
+    free(name);
+    return path;
+}
+
+/* When every tile has this job's record, the manifest and the VRT (each
+ * written whole; processes finishing at once write the same bytes). */
+static int finish(const job *j)
+{
+    char *manifest, *vrt;
+    int i, rc = 0;
+    for (i = 0; i < j->ntiles; i++) {
+        record rec;
+        int ok = read_record(j, i, &rec);
+        json_free(&rec.doc);
+        if (!ok) return 0; /* another process renders it, or will */
+    }
+    if (source_of(j) != SOURCE_FILE)
+        for (i = 0; i < j->ntiles && rc == 0; i++) {
+            char *path = record_path(j, i, "vrt");
+            rc = path ? write_built(path, print_raw_vrt, j, i) : ng_cli_fail(1, "tiles: out of memory");
+            free(path);
+        }
+    manifest = join(j->dir, NG_TILES_MANIFEST);
+    vrt = vrt_path(j);
+    if (rc == 0 && (!manifest || !vrt)) rc = ng_cli_fail(1, "tiles: out of memory");
+    if (rc == 0) rc = write_built(vrt, print_vrt, j, 0);
+    if (rc == 0) rc = write_built(manifest, print_manifest, j, 0);
+    free(manifest);
+    free(vrt);
+    return rc;
+}
+
+/* A manifest of another job in the folder goes before a tile changes, so
+ * no manifest ever lists tiles that are no longer there. */
+static void drop_stale_manifest(const job *j)
+{
+    char *path = join(j->dir, NG_TILES_MANIFEST), buf[PATH_MAX + 512]; /* past the script's path */
+    const char *at;
+    size_t n = 0;
+    FILE *fp = path ? fopen(path, "rb") : NULL;
+    if (fp) {
+        n = fread(buf, 1, sizeof buf - 1, fp);
+        fclose(fp);
+        buf[n] = '\0';
+        at = strstr(buf, "\"key\": \"");
+        if (!at || strncmp(at + 8, j->key, 64)) unlink(path);
+    }
+    free(path);
+}
+
+/* ---- the command ------------------------------------------------------------------- */
+
+/* mkdir -p of the tiles' folder and its records' (the folders of a
+ * pattern are made, as render makes those of {name} and {z}). */
+static int make_folders(const job *j)
+{
+    char *records = join(j->dir, NG_TILES_RECORDS);
+    size_t k, n;
+    int rc = 0;
+    if (!records) return ng_cli_fail(1, "tiles: out of memory");
+    n = strlen(records);
+    for (k = 1; k <= n && rc == 0; k++) {
+        if (records[k] != '/' && records[k] != '\0') continue;
+        records[k] = '\0';
+        if (mkdir(records, 0777) != 0 && errno != EEXIST)
+            rc = ng_cli_fail(1, "%s: cannot create the folder: %s", records, strerror(errno));
+        if (k < n) records[k] = '/';
+    }
+    free(records);
+    return rc;
+}
+
+static int run_script(job *j, ng_script *s)
+{
+    ng_host_opts *h = &j->c.h;
+    ng_error err;
+    h->width = j->c.r.width, h->height = j->c.r.height, h->depth = 0;
+    h->origin[0] = j->c.r.origin[0], h->origin[1] = j->c.r.origin[1];
+    h->pixel_size = j->c.r.pixel_size;
+    if (ng_script_run(j->c.script, h, s, &err)) return ng_cli_fail(1, "%s", err.msg);
+    if (s->noutputs != 1) {
+        ng_script_free(s);
+        return ng_cli_fail(1, "%s: returns %d outputs; tiles renders a script of one output", j->c.script,
+                           s->noutputs);
+    }
+    j->c.r.memory_limit = h->memory_limit > (double)s->memory_held ? h->memory_limit - (double)s->memory_held : 1;
+    j->channels = ng_node_channels(ng_graph_node(s->graph, s->output[0]));
+    return 0;
+}
+
+/* Renders the tiles asked for that are not done yet, one after another
+ * (each with every thread), then the manifest if the set is complete. */
+static int render_tiles(job *j)
+{
+    ng_script s;
+    int i, first = 1, rc;
+    if ((rc = make_key(j)) || (rc = make_folders(j))) return rc;
+    ng_catch_signals();
+    if ((rc = run_script(j, &s))) return rc;
+    for (i = j->index < 0 ? 0 : (int)j->index; rc == 0 && i < (j->index < 0 ? j->ntiles : j->index + 1); i++) {
+        if (tile_done(j, i)) continue;
+        if (first) drop_stale_manifest(j);
+        rc = render_tile(j, &s, i, first);
+        first = 0;
+    }
+    if (rc == 0) rc = finish(j);
+    ng_script_free(&s);
+    return rc;
+}
+
+int ng_cmd_tiles(int argc, char **argv)
+{
+    job j;
+    int rc;
+    memset(&j, 0, sizeof j);
+    if ((rc = parse_job(&j, argc, argv)) == 0) rc = j.plan ? print_plan(&j) : render_tiles(&j);
+    ng_cli_free(&j.c);
+    free(j.argv);
+    free(j.dir);
+    return rc;
+}

@@ -1,0 +1,25 @@
+/*
+ * tiles.h — `noisegraph tiles` (a big image as a grid of tile files, a
+ * plan of one command per tile for farms, a manifest and a GDAL VRT) and
+ * `noisegraph stitch` (the tiles streamed back into one file).
+ *
+ * In the folder of the tiles: manifest.json (written once every tile is
+ * done, by whichever process finishes the last one), SCRIPT.vrt (the
+ * mosaic for GDAL), and .tiles/ holding one record per finished tile
+ * (I.json, written by the process that rendered it: parallel jobs never
+ * write the same file) and, for raw formats, I.vrt (the tile described
+ * for GDAL).
+ */
+#ifndef NG_TILES_H
+#define NG_TILES_H
+
+#define NG_TILES_RECORDS ".tiles"
+#define NG_TILES_MANIFEST "manifest.json"
+
+int ng_cmd_tiles(int argc, char **argv);
+int ng_cmd_stitch(int argc, char **argv);
+
+/* main.c: remove temporaries on SIGINT, SIGTERM, SIGHUP (render's own). */
+void ng_catch_signals(void);
+
+#endif

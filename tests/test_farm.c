@@ -1,0 +1,131 @@
+/*
+ * test_farm.c — the tiles plan run by real distribution engines: GNU
+ * parallel (two local jobs) and a Slurm job array on a one-node cluster
+ * the test starts (tests/farm/cluster.sh: its own munged, slurmctld and
+ * slurmd, all in the suite's scratch folder). Each checks that the
+ * stitched tiles are the single render's bytes. The Slurm test runs as
+ * root only (the daemons need it); elsewhere it says why it did not run.
+ */
+#include "cli_support.h"
+#include "suites.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char script[PATHLEN];
+
+static int shell(const char *cmd, char **out)
+{
+    char buf[4096], *text = calloc(1, 1);
+    size_t len = 0, n;
+    int st;
+    FILE *p;
+    fflush(stdout);
+    if (!(p = popen(cmd, "r"))) return -1;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) {
+        char *t = realloc(text, len + n + 1);
+        if (!t) break;
+        text = t;
+        memcpy(text + len, buf, n);
+        len += n;
+        text[len] = '\0';
+    }
+    st = pclose(p);
+    if (out) *out = text;
+    else free(text);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The plan of a 300x200 16-bit PNG job in 128-pixel tiles (6 lines) into
+ * DIR/plan, its tiles going to DIR/tiles/. */
+static void write_plan(const char *dir)
+{
+    char pattern[PATHLEN], plan[PATHLEN];
+    res r;
+    pathf(pattern, "%s/tiles/t_{x}_{y}.png", dir);
+    pathf(plan, "%s/plan", dir);
+    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "128", "--bits", "16", "-o", pattern, "--plan", NULL);
+    EXPECT_SILENT(&r);
+    CHECK_INT(count_lines(r.out), 6);
+    put_file(plan, r.out);
+    res_free(&r);
+}
+
+/* The tiles in DIR/tiles stitched are the single render's bytes. */
+static void expect_mosaic(const char *dir)
+{
+    char manifest[PATHLEN], big[PATHLEN], single[PATHLEN];
+    res r;
+    pathf(manifest, "%s/tiles/manifest.json", dir);
+    pathf(big, "%s/big.png", dir);
+    pathf(single, "%s/single.png", dir);
+    CHECKF(exists(manifest), "%s: the last tile's job wrote no manifest", manifest);
+    cli(&r, "stitch", manifest, "-o", big, NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    cli(&r, "render", script, "--size", "300x200", "--bits", "16", "-o", single, NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(big, single));
+}
+
+static void test_gnu_parallel(void)
+{
+    char dir[PATHLEN], cmd[PATHLEN * 3], *out = NULL;
+    pathf(dir, "%s/parallel", tmpdir);
+    mksub(dir, "parallel");
+    write_plan(dir);
+    /* from another folder, as a farm node would; the hang guard is generous */
+    snprintf(cmd, sizeof cmd, "cd / && timeout 300 parallel --will-cite --halt now,fail=1 -j2 < '%s/plan' 2>&1", dir);
+    CHECKF(shell(cmd, &out) == 0, "%s: %s", cmd, out);
+    free(out);
+    expect_mosaic(dir);
+}
+
+static void test_slurm_array(void)
+{
+    char dir[PATHLEN], cluster[PATHLEN], job[PATHLEN], cmd[PATHLEN * 4], text[PATHLEN * 2], *out = NULL;
+    int up;
+    if (geteuid() != 0) {
+        printf("farm: test_slurm_array did not run: not root (the local cluster's munged, slurmctld and slurmd "
+               "run as root)\n");
+        return;
+    }
+    pathf(dir, "%s/slurm", tmpdir);
+    mksub(dir, "slurm");
+    write_plan(dir);
+    pathf(cluster, "%s/cluster", dir);
+    snprintf(cmd, sizeof cmd, "timeout 60 sh '%s/tests/farm/cluster.sh' start '%s' 2>&1", ng_root, cluster);
+    up = shell(cmd, &out) == 0;
+    CHECKF(up, "the local Slurm cluster did not start: %s", out);
+    free(out);
+    if (up) {
+        /* the sbatch script of docs/farm.md: line I + 1 of the plan is tile I */
+        pathf(job, "%s/job.sh", dir);
+        snprintf(text, sizeof text, "#!/bin/sh\nsed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" '%s/plan' | sh\n", dir);
+        put_file(job, text);
+        snprintf(cmd, sizeof cmd,
+                 "cd / && SLURM_CONF='%s/slurm.conf' timeout 300 sbatch --quiet --wait --array=0-5 -o '%s/slurm-%%a.out' "
+                 "'%s' 2>&1",
+                 cluster, dir, job);
+        CHECKF(shell(cmd, &out) == 0, "%s: %s", cmd, out);
+        free(out);
+        snprintf(cmd, sizeof cmd, "sh '%s/tests/farm/cluster.sh' stop '%s'", ng_root, cluster);
+        CHECK_INT(shell(cmd, NULL), 0);
+        expect_mosaic(dir);
+    }
+}
+
+void suite_farm(void)
+{
+    if (cli_setup("ng-farm")) {
+        ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
+        return;
+    }
+    mkscript(script, "field.lua",
+             "return ng.fbm{source = ng.perlin{element_size = 40, seed = 5}, octaves = 3}:fit(-0.7, 0.7, 0, 1, true)\n");
+    RUN(test_gnu_parallel);
+    RUN(test_slurm_array);
+    cli_teardown();
+}

@@ -1,0 +1,488 @@
+/*
+ * test_tiles.c — `noisegraph tiles` and `noisegraph stitch`: the plan's
+ * lines run from anywhere, one tile equals its --region render, tiles
+ * stitched equal the single render bit for bit (PNG 16, r16, PFM; edge
+ * tiles), GDAL reads the VRT mosaic as the same samples, a re-run redoes
+ * only what is missing or wrong, and stitch refuses every bad input in
+ * one line, writing nothing.
+ */
+#include "cli_support.h"
+#include "suites.h"
+#include "tilefile.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const SCRIPT_TEXT =
+    "local seed = ng.param(\"seed\", 3, {doc = \"pattern seed\"})\n"
+    "return ng.fbm{source = ng.perlin{element_size = 40, seed = seed}, octaves = 3}:fit(-0.7, 0.7, 0, 1, true)\n";
+
+static char script[PATHLEN];
+
+/* sh -c cmd; its exit status (stdout and stderr into *out when out). */
+static int shell(const char *cmd, char **out)
+{
+    char buf[4096], *text = calloc(1, 1);
+    size_t len = 0, n;
+    int st;
+    FILE *p;
+    fflush(stdout);
+    if (!(p = popen(cmd, "r"))) return -1;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) {
+        char *t = realloc(text, len + n + 1);
+        if (!t) break;
+        text = t;
+        memcpy(text + len, buf, n);
+        len += n;
+        text[len] = '\0';
+    }
+    st = pclose(p);
+    if (out) *out = text;
+    else free(text);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The 300x200 job cut in 128-pixel tiles: 3 columns, 2 rows, the last
+ * column 44 wide and the last row 72 high. */
+static void tiles_into(res *r, const char *dir, const char *ext, const char *seed)
+{
+    char pattern[PATHLEN], set[64];
+    pathf(pattern, "%s/tile_{x}_{y}.%s", dir, ext);
+    snprintf(set, sizeof set, "seed=%s", seed);
+    cli(r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--set", set,
+        !strcmp(ext, "png") ? "--bits" : "--quiet", !strcmp(ext, "png") ? "16" : "--quiet", NULL);
+}
+
+static void single_into(const char *path, const char *seed)
+{
+    char set[64];
+    res r;
+    snprintf(set, sizeof set, "seed=%s", seed);
+    cli(&r, "render", script, "--size", "300x200", "-o", path, "--set", set, "--bits",
+        strstr(path, ".pfm") ? "32" : "16", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+}
+
+static void test_sha256_vectors(void)
+{
+    static const struct {
+        const char *text, *hex;
+    } v[] = {
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+    };
+    char hex[65];
+    size_t i, k;
+    ng_sha256 s;
+    for (i = 0; i < sizeof v / sizeof v[0]; i++) {
+        ng_sha256_init(&s);
+        ng_sha256_update(&s, v[i].text, strlen(v[i].text));
+        ng_sha256_hex(&s, hex);
+        CHECK_STR(hex, v[i].hex);
+    }
+    /* a million 'a' fed in uneven pieces: block boundaries anywhere */
+    ng_sha256_init(&s);
+    for (k = 0; k < 1000000;) {
+        static const char as[1000] = {[0 ... 999] = 'a'};
+        size_t n = (k * 7 + 13) % 997 + 1;
+        if (n > 1000000 - k) n = 1000000 - k;
+        ng_sha256_update(&s, as, n);
+        k += n;
+    }
+    ng_sha256_hex(&s, hex);
+    CHECK_STR(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+/* One line per tile, in index order, each self-contained: run from / it
+ * renders its tile into a folder whose name needs quoting. */
+static void test_plan_lines(void)
+{
+    char pattern[PATHLEN], tile[PATHLEN], cmd[PATHLEN * 2], *line, *save = NULL, want[32];
+    res r;
+    int n = 0;
+    pathf(pattern, "%s/it's a farm/t_{x}_{y}.png", tmpdir);
+    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--plan", NULL);
+    EXPECT_SILENT(&r);
+    for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
+        snprintf(want, sizeof want, " --index %d", n);
+        CHECKF(strlen(line) > strlen(want) && !strcmp(line + strlen(line) - strlen(want), want), "line %d: %s", n, line);
+        CHECK_CONTAINS(line, ng_bin);
+        CHECK_CONTAINS(line, script); /* absolute: tmpdir is */
+        if (n == 5) {
+            snprintf(cmd, sizeof cmd, "cd / && %s 2>&1", line);
+            CHECK_INT(shell(cmd, NULL), 0);
+        }
+    }
+    CHECK_INT(n, 6);
+    pathf(tile, "%s/it's a farm/t_2_1.png", tmpdir);
+    {
+        unsigned w = 0, h = 0;
+        int depth, ctype;
+        CHECK(ihdr(tile, &w, &h, &depth, &ctype));
+        CHECK_INT(w, 44); /* the edge tile: what is left of the width and height */
+        CHECK_INT(h, 72);
+    }
+    pathf(tile, "%s/it's a farm/t_0_0.png", tmpdir);
+    CHECK(!exists(tile)); /* one line, one tile */
+    res_free(&r);
+}
+
+/* --index I (and its alias --only) writes tile I alone: the bytes of the
+ * --region render of its rectangle. */
+static void test_index_is_region(void)
+{
+    char pattern[PATHLEN], tile[PATHLEN], region[PATHLEN], other[PATHLEN];
+    res r;
+    pathf(pattern, "%s/idx/tile_{i}.png", tmpdir);
+    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--index", "4", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    pathf(tile, "%s/idx/tile_4.png", tmpdir);
+    tpath(region, "region4.png");
+    cli(&r, "render", script, "--size", "300x200", "--region", "128,128,128,72", "-o", region, NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(tile, region));
+    pathf(other, "%s/idx/tile_3.png", tmpdir);
+    CHECK(!exists(other));
+    pathf(other, "%s/idx/manifest.json", tmpdir);
+    CHECK(!exists(other)); /* not every tile is done */
+    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--only", "2", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    pathf(other, "%s/idx/tile_2.png", tmpdir);
+    CHECK(exists(other));
+}
+
+/* The whole run, then stitch: the single render's bytes, per format. */
+static void test_stitch_equals_single(void)
+{
+    static const char *const exts[] = {"png", "r16", "pfm"};
+    size_t e;
+    for (e = 0; e < sizeof exts / sizeof exts[0]; e++) {
+        char dir[PATHLEN], manifest[PATHLEN], big[PATHLEN], single[PATHLEN];
+        res r;
+        pathf(dir, "%s/full_%s", tmpdir, exts[e]);
+        tiles_into(&r, dir, exts[e], "3");
+        EXPECT_OK(&r);
+        res_free(&r);
+        pathf(manifest, "%s/manifest.json", dir);
+        pathf(big, "%s/big.%s", tmpdir, exts[e]);
+        pathf(single, "%s/single.%s", tmpdir, exts[e]);
+        cli(&r, "stitch", manifest, "-o", big, NULL);
+        EXPECT_SILENT(&r);
+        res_free(&r);
+        single_into(single, "3");
+        CHECKF(same_bytes(big, single), "%s: the stitched tiles differ from the single render", exts[e]);
+    }
+}
+
+/* GDAL opens the VRT as one raster and reads the single render's samples
+ * (16-bit PNG and r16 tiles as UInt16, PFM tiles as Float32, rows top
+ * down): gdal_translate to raw ENVI and compare. */
+static void test_vrt_reads_in_gdal(void)
+{
+    static const char *const exts[] = {"png", "r16", "pfm"};
+    char cmd[PATHLEN * 4], single16[PATHLEN], singlef[PATHLEN], *out = NULL;
+    size_t e;
+    tpath(single16, "single.r16");
+    tpath(singlef, "single.pfm");
+    single_into(single16, "3");
+    single_into(singlef, "3");
+    for (e = 0; e < sizeof exts / sizeof exts[0]; e++) {
+        char vrt[PATHLEN], raw[PATHLEN];
+        unsigned char *got, *want;
+        size_t ngot = 0, nwant = 0;
+        pathf(vrt, "%s/full_%s/field.vrt", tmpdir, exts[e]);
+        pathf(raw, "%s/gdal_%s.bin", tmpdir, exts[e]);
+        CHECKF(exists(vrt), "%s: no VRT", vrt);
+        snprintf(cmd, sizeof cmd, "gdal_translate -q -of ENVI '%s' '%s' 2>&1", vrt, raw);
+        CHECKF(shell(cmd, &out) == 0, "%s: %s", cmd, out);
+        free(out);
+        got = slurp(raw, &ngot);
+        want = slurp(e == 2 ? singlef : single16, &nwant);
+        if (got && want && e == 2) { /* PFM: header, then rows bottom up */
+            const size_t row = 300 * 4, body = 300 * 200 * 4;
+            unsigned char *top = want + nwant - body;
+            int y;
+            CHECK_INT(ngot, body);
+            for (y = 0; y < 200 && ngot == body; y++)
+                CHECKF(!memcmp(got + (size_t)y * row, top + (size_t)(199 - y) * row, row), "pfm row %d", y);
+        } else {
+            CHECKF(got && want && ngot == nwant && !memcmp(got, want, ngot), "%s: GDAL read other samples", exts[e]);
+        }
+        free(got);
+        free(want);
+    }
+    snprintf(cmd, sizeof cmd, "gdalinfo '%s/full_png/field.vrt' 2>&1", tmpdir);
+    CHECK_INT(shell(cmd, &out), 0);
+    CHECK_CONTAINS(out, "Size is 300, 200");
+    CHECK_CONTAINS(out, "Type=UInt16");
+    free(out);
+}
+
+static int stat_of(const char *dir, const char *name, struct stat *st)
+{
+    char p[PATHLEN];
+    pathf(p, "%s/%s", dir, name);
+    return stat(p, st);
+}
+
+static void flip_byte(const char *path, long at)
+{
+    FILE *f = fopen(path, "r+b");
+    int c;
+    if (!f) {
+        CHECKF(0, "cannot open %s", path);
+        return;
+    }
+    fseek(f, at, at < 0 ? SEEK_END : SEEK_SET);
+    c = fgetc(f);
+    fseek(f, -1, SEEK_CUR);
+    fputc(c ^ 0x55, f);
+    fclose(f);
+}
+
+/* A re-run leaves good tiles alone (same inode, same mtime) and renders
+ * again a corrupted one and a foreign one. */
+static void test_resume(void)
+{
+    static const char *const names[6] = {"tile_0_0.png", "tile_1_0.png", "tile_2_0.png",
+                                         "tile_0_1.png", "tile_1_1.png", "tile_2_1.png"};
+    char dir[PATHLEN], p[PATHLEN], q[PATHLEN], cmd[PATHLEN * 3], manifest[PATHLEN], big[PATHLEN], single[PATHLEN];
+    struct stat before[6], after[6];
+    res r;
+    int i;
+    pathf(dir, "%s/resume", tmpdir);
+    tiles_into(&r, dir, "png", "3");
+    EXPECT_OK(&r);
+    res_free(&r);
+    sleep(1); /* mtimes of a redone tile differ even on a coarse clock */
+    pathf(p, "%s/tile_2_0.png", dir);
+    flip_byte(p, -20); /* inside the data: still opens as a PNG */
+    pathf(p, "%s/tile_0_0.png", dir);
+    pathf(q, "%s/tile_1_1.png", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", p, q); /* a foreign file in its place */
+    CHECK_INT(shell(cmd, NULL), 0);
+    for (i = 0; i < 6; i++) CHECK(stat_of(dir, names[i], &before[i]) == 0);
+    tiles_into(&r, dir, "png", "3");
+    EXPECT_OK(&r);
+    res_free(&r);
+    for (i = 0; i < 6; i++) {
+        const int redo = i == 2 || i == 4;
+        CHECK(stat_of(dir, names[i], &after[i]) == 0);
+        CHECKF((after[i].st_ino != before[i].st_ino) == redo, "%s: inode %s", names[i], redo ? "kept" : "changed");
+        CHECKF((after[i].st_mtim.tv_sec != before[i].st_mtim.tv_sec ||
+                after[i].st_mtim.tv_nsec != before[i].st_mtim.tv_nsec) == redo,
+               "%s: mtime %s", names[i], redo ? "kept" : "changed");
+    }
+    pathf(manifest, "%s/manifest.json", dir);
+    tpath(big, "resumed.png");
+    tpath(single, "resumed_single.png");
+    cli(&r, "stitch", manifest, "-o", big, NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    single_into(single, "3");
+    CHECK(same_bytes(big, single));
+}
+
+/* ---- stitch's bad inputs ---------------------------------------------------------- */
+
+/* A fresh copy of a good tiled render (the folder of test_stitch_equals_single) as dir. */
+static void good_copy(char *dir, const char *name)
+{
+    char cmd[PATHLEN * 4];
+    pathf(dir, "%s/%s", tmpdir, name);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -a '%s/full_png' '%s'", dir, tmpdir, dir);
+    CHECK_INT(shell(cmd, NULL), 0);
+}
+
+/* stitch dir/manifest.json fails in one line naming each of needles, and
+ * writes nothing. */
+static void expect_refused(const char *dir, const char *extra, const char *needle)
+{
+    char manifest[PATHLEN], out[PATHLEN];
+    res r;
+    pathf(manifest, "%s/manifest.json", dir);
+    pathf(out, "%s/refused.png", tmpdir);
+    if (extra) cli(&r, "stitch", manifest, "-o", out, "--script", extra, NULL);
+    else cli(&r, "stitch", manifest, "-o", out, NULL);
+    EXPECT_ERR(&r, 1, needle);
+    CHECKF(!exists(out), "%s: written", out);
+    CHECK_INT(count_entries(tmpdir, "refused"), 0); /* no temporary left either */
+    res_free(&r);
+}
+
+/* The manifest's text with the first `from` replaced by `to`. */
+static void edit_manifest(const char *dir, const char *from, const char *to)
+{
+    char path[PATHLEN], *hit, *text2;
+    size_t n;
+    unsigned char *text;
+    pathf(path, "%s/manifest.json", dir);
+    text = slurp(path, &n);
+    if (!text || !(hit = strstr((char *)text, from))) {
+        CHECKF(0, "%s: no '%s'", path, from);
+        free(text);
+        return;
+    }
+    text2 = malloc(n + strlen(to) + 1);
+    sprintf(text2, "%.*s%s%s", (int)(hit - (char *)text), (char *)text, to, hit + strlen(from));
+    put_file(path, text2);
+    free(text);
+    free(text2);
+}
+
+/* The manifest's text from `from` up to (not including) `to` removed. */
+static void cut_manifest(const char *dir, const char *from, const char *to)
+{
+    char path[PATHLEN], *a, *b;
+    size_t n;
+    unsigned char *text;
+    pathf(path, "%s/manifest.json", dir);
+    text = slurp(path, &n);
+    if (!text || !(a = strstr((char *)text, from)) || !(b = strstr(a, to))) {
+        CHECKF(0, "%s: no '%s'", path, from);
+        free(text);
+        return;
+    }
+    memmove(a, b, strlen(b) + 1);
+    put_file(path, (char *)text);
+    free(text);
+}
+
+static void test_stitch_missing_tile(void)
+{
+    char dir[PATHLEN], p[PATHLEN];
+    good_copy(dir, "bad_missing");
+    pathf(p, "%s/tile_1_1.png", dir);
+    unlink(p);
+    expect_refused(dir, NULL, "tile_1_1.png: missing");
+    good_copy(dir, "bad_missing_entry"); /* the manifest lists no tile 3 */
+    edit_manifest(dir, "\"index\": 3,", "\"index\": 4,");
+    expect_refused(dir, NULL, "tile_0_1.png"); /* tile 4's place taken by tile_0_1: overlap */
+    good_copy(dir, "bad_short_list"); /* the last entry cut off */
+    cut_manifest(dir, ",\n    {\"index\": 5,", "\n  ]");
+    expect_refused(dir, NULL, "tile 5 (column 2, row 1) is missing");
+}
+
+static void test_stitch_overlap(void)
+{
+    char dir[PATHLEN];
+    good_copy(dir, "bad_overlap");
+    edit_manifest(dir, "\"x\": 128, \"y\": 0,", "\"x\": 100, \"y\": 0,");
+    expect_refused(dir, NULL, "tile_1_0.png: tile 1 at 100,0");
+    good_copy(dir, "bad_twice");
+    edit_manifest(dir, "\"index\": 4, \"column\": 1, \"row\": 1, \"x\": 128, \"y\": 128, \"width\": 128, \"height\": 72, "
+                       "\"file\": \"tile_1_1.png\"",
+                  "\"index\": 1, \"column\": 1, \"row\": 0, \"x\": 128, \"y\": 0, \"width\": 128, \"height\": 128, "
+                  "\"file\": \"tile_1_1.png\"");
+    expect_refused(dir, NULL, "tile_1_0.png and tile_1_1.png are both tile 1");
+}
+
+/* A manifest of another job's parameters over these tiles: their records
+ * say so; without the records, their checksums do; --script SCRIPT checks
+ * the script itself. */
+static void test_stitch_other_job(void)
+{
+    char dir[PATHLEN], other[PATHLEN], cmd[PATHLEN * 3], script2[PATHLEN];
+    res r;
+    good_copy(dir, "bad_job");
+    pathf(other, "%s/other_seed", tmpdir);
+    tiles_into(&r, other, "png", "4");
+    EXPECT_OK(&r);
+    res_free(&r);
+    snprintf(cmd, sizeof cmd, "cp '%s/manifest.json' '%s/manifest.json'", dir, other);
+    CHECK_INT(shell(cmd, NULL), 0);
+    expect_refused(other, NULL, "tile_0_0.png: rendered by another job");
+    snprintf(cmd, sizeof cmd, "rm -r '%s/.tiles'", other);
+    CHECK_INT(shell(cmd, NULL), 0);
+    expect_refused(other, NULL, "tile_0_0.png: its bytes are not those");
+    mkscript(script2, "other.lua", "return ng.perlin{element_size = 9}\n");
+    expect_refused(dir, script2, "was made from another script");
+}
+
+static void test_stitch_wrong_tile(void)
+{
+    char dir[PATHLEN], p[PATHLEN], q[PATHLEN], cmd[PATHLEN * 3];
+    good_copy(dir, "bad_size");
+    pathf(p, "%s/tile_0_0.png", dir);
+    pathf(q, "%s/tile_2_1.png", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", q, p); /* a 44x72 tile where a 128x128 one belongs */
+    CHECK_INT(shell(cmd, NULL), 0);
+    expect_refused(dir, NULL, "tile_0_0.png: is 44x72; the tile is 128x128");
+    good_copy(dir, "bad_format");
+    pathf(p, "%s/tile_1_0.png", dir);
+    put_file(p, "P5\n128 128\n255\n");
+    expect_refused(dir, NULL, "tile_1_0.png: is not a PNG file");
+    good_copy(dir, "bad_manifest"); /* cut short, and a broken escape at its end */
+    cut_manifest(dir, "\"tiles\"", "\n}");
+    expect_refused(dir, NULL, "not a tiles manifest");
+    pathf(p, "%s/manifest.json", dir);
+    put_file(p, "{\"width\": \"\\u0\"00");
+    expect_refused(dir, NULL, "not a tiles manifest");
+    good_copy(dir, "bad_corrupt");
+    pathf(p, "%s/tile_2_0.png", dir);
+    flip_byte(p, -20);
+    expect_refused(dir, NULL, "tile_2_0.png: its bytes are not those");
+}
+
+/* The tiles command's own usage errors. */
+static void test_tiles_usage(void)
+{
+    char pattern[PATHLEN];
+    res r;
+    tpath(pattern, "u/flat.png");
+    cli(&r, "tiles", script, "--size", "64", "-o", pattern, NULL);
+    EXPECT_ERR(&r, 2, "needs {x} and {y}");
+    res_free(&r);
+    pathf(pattern, "%s/u_{x}/t_{y}.png", tmpdir);
+    cli(&r, "tiles", script, "--size", "64", "-o", pattern, NULL);
+    EXPECT_ERR(&r, 2, "not in a folder");
+    res_free(&r);
+    tpath(pattern, "u/t_{i}.png");
+    cli(&r, "tiles", script, "--size", "64", "--tile-size", "32", "-o", pattern, "--index", "4", NULL);
+    EXPECT_ERR(&r, 2, "--index: 4", "tiles 0 to 3");
+    res_free(&r);
+    cli(&r, "tiles", script, "--size", "64", "-o", pattern, "--region", "0,0,8,8", NULL);
+    EXPECT_ERR(&r, 2, "--region");
+    res_free(&r);
+    cli(&r, "tiles", script, "--size", "64", "-o", pattern, "--plan", "--index", "0", NULL);
+    EXPECT_ERR(&r, 2, "--plan");
+    res_free(&r);
+    cli(&r, "tiles", script, "--size", "8x8x8", "-o", pattern, NULL);
+    EXPECT_ERR(&r, 2, "volume");
+    res_free(&r);
+    tpath(pattern, "u/t_{i}.vdb");
+    cli(&r, "tiles", script, "--size", "64", "-o", pattern, NULL);
+    EXPECT_ERR(&r, 2, "t_0.vdb");
+    res_free(&r);
+    tpath(pattern, "u");
+    CHECK(!exists(pattern)); /* a usage error makes no folder */
+}
+
+void suite_tiles(void)
+{
+    if (cli_setup("ng-tiles")) {
+        ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
+        return;
+    }
+    mkscript(script, "field.lua", SCRIPT_TEXT);
+    RUN(test_sha256_vectors);
+    RUN(test_plan_lines);
+    RUN(test_index_is_region);
+    RUN(test_stitch_equals_single);
+    RUN(test_vrt_reads_in_gdal);
+    RUN(test_resume);
+    RUN(test_stitch_missing_tile);
+    RUN(test_stitch_overlap);
+    RUN(test_stitch_other_job);
+    RUN(test_stitch_wrong_tile);
+    RUN(test_tiles_usage);
+    cli_teardown();
+}
