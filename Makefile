@@ -19,12 +19,14 @@ COMPILER := $(if $(filter cc gcc,$(notdir $(CC))),,-$(notdir $(CC)))
 # Boost headers its own headers include (Debian 12), hence libboost-dev;
 # python3-openvdb and libopenvdb-tools read .vdb files back in the tests.
 PKGS    := liblua5.4-dev libpng-dev libstb-dev libjpeg-dev \
-           libopenvdb-dev libboost-dev python3-openvdb libopenvdb-tools
+           libopenvdb-dev libboost-dev python3-openvdb libopenvdb-tools \
+           libmicrohttpd-dev libgraphviz-dev
 # a file that proves each package is present (the pyopenvdb module's name
 # carries the Python version: a pattern matching the one there is)
 PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_image.h /usr/include/jpeglib.h \
             /usr/include/openvdb/openvdb.h /usr/include/boost/numeric/conversion/conversion_traits.hpp \
-            /usr/lib/python3/dist-packages/pyopenvdb.cpython-*.so /usr/bin/vdb_print
+            /usr/lib/python3/dist-packages/pyopenvdb.cpython-*.so /usr/bin/vdb_print \
+            /usr/include/microhttpd.h /usr/include/graphviz/gvc.h
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 # Bit-identical kernels everywhere: no contraction into FMA, no fast-math;
@@ -63,7 +65,9 @@ endif
 # OpenVDB and what its headers' inline code calls (TBB, Imath's half
 # tables), and the C++ runtime: programs are linked by the C compiler.
 VDB_LIBS := -lopenvdb -ltbb -lImath -lstdc++
-LDLIBS  := -llua5.4 -lpng16 -ljpeg $(VDB_LIBS) -lm -lpthread
+# serve: libmicrohttpd, and Graphviz to lay out the graph in process
+SERVE_LIBS := -lmicrohttpd -lgvc -lcgraph -lcdt
+LDLIBS  := -llua5.4 -lpng16 -ljpeg $(VDB_LIBS) $(SERVE_LIBS) -lm -lpthread
 
 # The kernel sources (nodes/<family>_kernels.c) and loops.c are compiled
 # once per SIMD path below, never alone.
@@ -80,7 +84,9 @@ TEST_SRC := $(wildcard tests/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CORE_CXX_SRC:%.cc=$(BUILD)/%.o)
 NODES_OBJ = $(NODES_SRC:%.c=$(BUILD)/%.o) $(KERNEL_OBJ)
 LIB_OBJ = $(CORE_OBJ) $(NODES_OBJ)
-CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+# serve's page: every file in web/, embedded by a generated C file
+WEB_OBJ := $(BUILD)/gen/web_files.o
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o) $(WEB_OBJ)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 LIB     := $(BUILD)/libnoisegraph.a
 BIN     := $(BUILD)/noisegraph
@@ -132,6 +138,15 @@ endif
 $(BUILD)/nodes/%.o: CFLAGS += $(INC_nodes)
 $(BUILD)/lua/%.o: CFLAGS += $(INC_lua)
 $(BUILD)/tests/%.o: CFLAGS += $(INC_tests)
+
+# The folder itself is a prerequisite: a file added or removed changes it.
+$(BUILD)/gen/web_files.c: web $(wildcard web/*) lua/embed_web.sh
+	@mkdir -p $(dir $@)
+	@echo "  GEN $@"
+	@sh lua/embed_web.sh $(wildcard web/*) > $@.tmp && mv $@.tmp $@
+$(WEB_OBJ): $(BUILD)/gen/web_files.c | deps
+	@echo "  CC  $<"
+	@$(CC) $(CFLAGS) $(INC_lua) -Ilua -c $< -o $@
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tests/bench/bench.d
 

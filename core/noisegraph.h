@@ -450,6 +450,11 @@ void ng_view_sun(ng_view_opts *v, double azimuth, double elevation);
 int ng_view_render(const ng_graph *g, int root, const ng_view_opts *v, const ng_render_opts *o, ng_sink *sink,
                    ng_error *err);
 
+/* The terrain view's colour ramp (water below 0.3, sand, grass, forest,
+ * rock, snow toward 1) without its shading: the colour of a height, for
+ * pictures of a value by colour (serve's "ramp" view). NaN is the bottom. */
+void ng_view_ramp(float h, float rgb[3]);
+
 /* ---- SIMD paths ------------------------------------------------------- */
 
 /* The kernels run on one SIMD path, chosen once: NG_SIMD=avx512|avx2|sse2|

@@ -41,7 +41,7 @@ int ng__view_terrain_setup(ng__view *w, ng_error *err)
     return 0;
 }
 
-static void ramp(float h, float rgb[3])
+void ng_view_ramp(float h, float rgb[3])
 {
     int i = 1, a;
     float t;
@@ -100,7 +100,7 @@ static void shade(const ng__view *w, const float *hgt, int at, int bw, float rgb
     }
     len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     lambert = (n[0] * w->sun[0] + n[1] * w->sun[1] + n[2] * w->sun[2]) / len;
-    ramp(h, rgb);
+    ng_view_ramp(h, rgb);
     for (a = 0; a < 3; a++) rgb[a] *= AMBIENT + DIFFUSE * (float)(lambert > 0 ? lambert : 0);
 }
 

@@ -70,9 +70,10 @@ enum {
     TAKES_VOLUME = 2u,  /* a volume view: preview, render --view volume */
     TAKES_TERRAIN = 4u, /* a terrain view: preview or render --view terrain */
     TAKES_INSPECT = 8u, /* info, dot: the script alone */
+    TAKES_SERVE = 16u,  /* serve: the page's first window, its views */
     TAKES_VIEWS = TAKES_VOLUME | TAKES_TERRAIN,
     TAKES_PICTURES = TAKES_RENDER | TAKES_VIEWS,
-    TAKES_ALL = TAKES_PICTURES | TAKES_INSPECT
+    TAKES_ALL = TAKES_PICTURES | TAKES_INSPECT | TAKES_SERVE
 };
 
 /* A whole number from [s, end): optional sign, digits only. Overflow past
@@ -401,6 +402,20 @@ static int set_only(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+static int set_port(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->port = (int)v->i[0];
+    return 0;
+}
+
+static int set_listen(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->listen = v->text;
+    return 0;
+}
+
 /* ---- what each view option sets ---------------------------------------------------------- */
 
 /* The position of word s in the option's "a|b|c" (its value as --help
@@ -509,7 +524,7 @@ static const option options[] = {
      "a volume: .vdb (OpenVDB), .nrrd, or slices 'dir/name_{z}.png';\n"
      "several outputs: FILE with {name}, or FILE-name.png;\n"
      "a view: one picture, .png or .pfm"},
-    {"--size", NULL, "WxH | WxHxD | N", TEXT, 0, 1, NG_MAX_EXTENT, set_size, TAKES_PICTURES,
+    {"--size", NULL, "WxH | WxHxD | N", TEXT, 0, 1, NG_MAX_EXTENT, set_size, TAKES_PICTURES | TAKES_SERVE,
      "full image size in pixels (default 512x512); WxHxD: a volume\n"
      "of D slices, sampled in 3D; a view: the picture's size, WxH"},
     {"--bits", NULL, "8|16|32", TEXT, 0, 8, 32, set_bits, TAKES_PICTURES,
@@ -518,23 +533,23 @@ static const option options[] = {
      TAKES_PICTURES,
      "render only this window of the full image or volume\n"
      "(stitches exactly)"},
-    {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, TAKES_PICTURES, "worker threads (default: one per CPU)"},
-    {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, TAKES_PICTURES, "tile edge in pixels, 8 to 1024 (default 64)"},
+    {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, TAKES_PICTURES | TAKES_SERVE, "worker threads (default: one per CPU)"},
+    {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, TAKES_PICTURES | TAKES_SERVE, "tile edge in pixels, 8 to 1024 (default 64)"},
     {"--origin", NULL, "X,Y | X,Y,Z", REALS, FIELDS(2) | FIELDS(3), -NG_MAX_COORD, NG_MAX_COORD, set_origin,
-     TAKES_PICTURES,
+     TAKES_PICTURES | TAKES_SERVE,
      "world position of the image's top-left corner (default 0,0);\n"
      "X,Y,Z: a volume's lowest corner, and a volume view's box's"},
     {"--pixel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_pixel_size,
-     TAKES_RENDER | TAKES_TERRAIN, "world units per pixel (default 1)"},
+     TAKES_RENDER | TAKES_TERRAIN | TAKES_SERVE, "world units per pixel (default 1)"},
     {"--voxel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_voxel_size,
      TAKES_RENDER | TAKES_VOLUME, "a volume's (or a volume view's box's) world units per voxel\n(default 1)"},
     {"--brick", NULL, "N", INT, 0, 8, 64, set_brick, TAKES_RENDER,
      "a volume's brick edge in voxels, 8 to 64 (default 16)"},
     {"--vdb-background", NULL, "B", REAL, 0, -1e30, 1e30, set_vdb_background, TAKES_RENDER,
      "voxels at or below B stay inactive in a .vdb (default 0)"},
-    {"--z", NULL, "Z", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_z, TAKES_RENDER | TAKES_TERRAIN,
+    {"--z", NULL, "Z", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_z, TAKES_RENDER | TAKES_TERRAIN | TAKES_SERVE,
      "sample the 3D plane z = Z"},
-    {"--time", NULL, "T", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_time, TAKES_PICTURES,
+    {"--time", NULL, "T", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_time, TAKES_PICTURES | TAKES_SERVE,
      "sample 4D noise at time T (implies 3D z = 0 unless --z)"},
     {"--frames", NULL, "A-B | N", TEXT, 0, 0, 99999999, set_frames, TAKES_RENDER,
      "render frames A to B (or frame N), frame f at time f / fps, in\n"
@@ -554,38 +569,43 @@ static const option options[] = {
      "seconds the script may run (default 10)"},
     {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit, TAKES_ALL,
      "memory the script may use (default 512)"},
-    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit, TAKES_PICTURES,
+    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit, TAKES_PICTURES | TAKES_SERVE,
      "seconds the render may take, then it stops and writes nothing\n"
      "(default: no limit)"},
     {"--tileable", NULL, NULL, FLAG, 0, 0, 0, set_tileable, TAKES_RENDER,
      "make the image wrap seamlessly in x and y (element sizes are\n"
      "adjusted to whole cells per image; a note says so)"},
-    {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, TAKES_PICTURES, "no progress or notes on stderr"},
+    {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, TAKES_PICTURES | TAKES_SERVE, "no progress or notes on stderr"},
     {"--only", NULL, "NAME", TEXT, 0, 0, 0, set_only, TAKES_PICTURES,
      "of a script returning several named outputs, render (or view)\n"
      "only output NAME; the others are not evaluated"},
+    /* serve's own */
+    {"--port", NULL, "N", INT, 0, 0, 65535, set_port, TAKES_SERVE, "serve: the port (default 0: a free one, printed)"},
+    {"--listen", NULL, "ADDR", TEXT, 0, 0, 0, set_listen, TAKES_SERVE,
+     "serve: the IPv4 address to listen on (default 127.0.0.1;\n"
+     "another one is reachable from other machines: a warning says so)"},
     /* the view's own */
     {"--view", NULL, "volume|terrain", TEXT, 0, 0, 0, set_view, TAKES_VIEWS,
      "what the output is: a density (a cloud; preview's default) or\n"
      "a height; render --view draws the picture preview draws"},
-    {"--volume", NULL, "WxHxD", TEXT, 0, 1, NG_MAX_EXTENT, set_volume, TAKES_VOLUME,
+    {"--volume", NULL, "WxHxD", TEXT, 0, 1, NG_MAX_EXTENT, set_volume, TAKES_VOLUME | TAKES_SERVE,
      "the density's box in voxels (default 128x128x128)"},
-    {"--camera", NULL, "X,Y,Z", REALS, FIELDS(3), -NG_MAX_COORD, NG_MAX_COORD, set_camera, TAKES_VOLUME,
+    {"--camera", NULL, "X,Y,Z", REALS, FIELDS(3), -NG_MAX_COORD, NG_MAX_COORD, set_camera, TAKES_VOLUME | TAKES_SERVE,
      "where the camera stands (default: the preset's place)"},
-    {"--look-at", NULL, "X,Y,Z", REALS, FIELDS(3), -NG_MAX_COORD, NG_MAX_COORD, set_look_at, TAKES_VOLUME,
+    {"--look-at", NULL, "X,Y,Z", REALS, FIELDS(3), -NG_MAX_COORD, NG_MAX_COORD, set_look_at, TAKES_VOLUME | TAKES_SERVE,
      "what it looks at (default: the box's centre)"},
-    {"--fov", NULL, "DEG", REAL, 0, 1, 170, set_fov, TAKES_VOLUME, "vertical field of view, degrees (default 40)"},
-    {"--view-preset", NULL, "three-quarter|side|top", TEXT, 0, 0, 0, set_view_preset, TAKES_VOLUME,
+    {"--fov", NULL, "DEG", REAL, 0, 1, 170, set_fov, TAKES_VOLUME | TAKES_SERVE, "vertical field of view, degrees (default 40)"},
+    {"--view-preset", NULL, "three-quarter|side|top", TEXT, 0, 0, 0, set_view_preset, TAKES_VOLUME | TAKES_SERVE,
      "the camera around the box when --camera is not given\n"
      "(default three-quarter: from above and aside; z is up)"},
-    {"--sun", NULL, "AZ,EL | X,Y,Z", REALS, FIELDS(2) | FIELDS(3), -1e6, 1e6, set_sun, TAKES_VIEWS,
+    {"--sun", NULL, "AZ,EL | X,Y,Z", REALS, FIELDS(2) | FIELDS(3), -1e6, 1e6, set_sun, TAKES_VIEWS | TAKES_SERVE,
      "the sun: azimuth (degrees from -y toward +x: on a heightmap,\n"
      "from the top, clockwise) and elevation, or a direction toward it\n"
      "(default 315,40: high in the top left)"},
-    {"--density-scale", NULL, "K", REAL, 0, 0, 1e6, set_density_scale, TAKES_VOLUME,
+    {"--density-scale", NULL, "K", REAL, 0, 0, 1e6, set_density_scale, TAKES_VOLUME | TAKES_SERVE,
      "extinction per voxel length per unit of density (default 0.5)"},
-    {"--step", NULL, "S", REAL, 0, 0.05, 64, set_step, TAKES_VOLUME, "ray-march step in voxels (default 1)"},
-    {"--height-scale", NULL, "H", REAL, 0, 0, 1e12, set_height_scale, TAKES_TERRAIN,
+    {"--step", NULL, "S", REAL, 0, 0.05, 64, set_step, TAKES_VOLUME | TAKES_SERVE, "ray-march step in voxels (default 1)"},
+    {"--height-scale", NULL, "H", REAL, 0, 0, 1e12, set_height_scale, TAKES_TERRAIN | TAKES_SERVE,
      "world units of height per unit of value (default: a fifth of\n"
      "the picture's width)"},
 };
@@ -609,13 +629,13 @@ static const option *find_option(const char *word)
  * option); NULL when it does not. */
 static const char *takes_tag(unsigned takes)
 {
-    switch (takes) {
+    switch (takes & ~(unsigned)TAKES_SERVE) { /* serve's own list is in its section */
     case TAKES_RENDER: return "render only";
     case TAKES_RENDER | TAKES_VOLUME: return "not a terrain view";
     case TAKES_RENDER | TAKES_TERRAIN: return "not a volume view";
     case TAKES_VOLUME: return "volume view";
     case TAKES_TERRAIN: return "terrain view";
-    case TAKES_ALL: return "info and dot too";
+    case TAKES_ALL & ~(unsigned)TAKES_SERVE: return "info and dot too";
     default: return NULL;
     }
 }
@@ -648,6 +668,8 @@ void ng_cli_usage(FILE *out)
           "       noisegraph nodes [TYPE]                      every node type, its options and docs\n"
           "       noisegraph info SCRIPT [--set k=v]...        the graph a script builds, as text\n"
           "       noisegraph dot SCRIPT [--set k=v]...         the same as a Graphviz graph\n"
+          "       noisegraph serve SCRIPT [options]            a live preview page on http://127.0.0.1:PORT/,\n"
+          "                                                    re-rendered when the script changes\n"
           "       noisegraph --help | --version\n"
           "\n"
           "render options (a view takes them too unless marked):\n",
@@ -658,7 +680,13 @@ void ng_cli_usage(FILE *out)
           "view options (preview, and render --view volume|terrain):\n",
           out);
     for (i = 0; i < NOPTIONS; i++)
-        if (!(options[i].takes & TAKES_RENDER)) print_row(out, &options[i]);
+        if (!(options[i].takes & TAKES_RENDER) && (options[i].takes & TAKES_VIEWS)) print_row(out, &options[i]);
+    fputs("\n"
+          "serve options (serve also takes --size, --origin, --pixel-size, --z, --time, --threads,\n"
+          "--tile, --render-time-limit, --quiet, the view options, and --set, --unsafe and the limits):\n",
+          out);
+    for (i = 0; i < NOPTIONS; i++)
+        if ((options[i].takes & (TAKES_SERVE | TAKES_PICTURES)) == TAKES_SERVE) print_row(out, &options[i]);
     fputs("\n"
           "environment: NG_SIMD=avx512|avx2|sse2|scalar forces a SIMD path (all give the same bits)\n",
           out);
@@ -666,13 +694,14 @@ void ng_cli_usage(FILE *out)
 
 /* ---- parsing -------------------------------------------------------------------- */
 
-static const char *const command_names[] = {"render", "preview", "info", "dot"}; /* ORDER ng_cmd */
+static const char *const command_names[] = {"render", "preview", "info", "dot", "serve"}; /* ORDER ng_cmd */
 
 /* Where the options of this command line are read: info and dot read the
  * script's; render, unless --view made it draw a view. */
 static unsigned context(ng_cmd cmd, const ng_cli *c)
 {
     if (cmd == NG_CMD_INFO || cmd == NG_CMD_DOT) return TAKES_INSPECT;
+    if (cmd == NG_CMD_SERVE) return TAKES_SERVE;
     if (!c->view) return TAKES_RENDER;
     return c->v.kind == NG_VIEW_TERRAIN ? TAKES_TERRAIN : TAKES_VOLUME;
 }
@@ -680,6 +709,7 @@ static unsigned context(ng_cmd cmd, const ng_cli *c)
 /* Where an option is read, as a message says it. */
 static const char *takes_text(unsigned takes)
 {
+    if (!(takes & TAKES_PICTURES)) return "serve";
     switch (takes & TAKES_PICTURES) {
     case TAKES_RENDER: return "render";
     case TAKES_VIEWS: return "preview (and render --view)";
@@ -703,7 +733,7 @@ static int not_taken(const option *o, ng_cmd cmd, unsigned where)
         return ng_cli_fail(2, "%s: is for %s; %s reads the script alone (%s)", o->name, takes_text(o->takes),
                            command_names[cmd], list);
     }
-    if (where == TAKES_RENDER) return ng_cli_fail(2, "%s: is for %s", o->name, takes_text(o->takes));
+    if (where == TAKES_RENDER || where == TAKES_SERVE) return ng_cli_fail(2, "%s: is for %s", o->name, takes_text(o->takes));
     if (o->takes & TAKES_VIEWS) /* the other view's */
         return ng_cli_fail(2, "%s: only a %s view takes it (this is a %s view)", o->name,
                            view_word(o->takes & TAKES_VIEWS), view_word(where));
@@ -813,6 +843,8 @@ static int check(ng_cmd cmd, ng_cli *c, unsigned long long seen)
     if (c->view && (rc = check_view_words(c))) return rc;
     for (i = 0; i < NOPTIONS; i++)
         if ((seen >> i & 1) && !(options[i].takes & where)) return not_taken(&options[i], cmd, where);
+    if (cmd == NG_CMD_SERVE && c->r.depth) return ng_cli_fail(2, "--size: serve shows images, WxH (a density's box is --volume WxHxD)");
+    if (cmd == NG_CMD_SERVE && c->origin_fields == 3) return ng_cli_fail(2, "--origin: serve takes X,Y (the window's top-left corner)");
     rc = c->view ? check_view(c) : c->r.depth ? check_volume(c) : check_image(c);
     if (rc || (rc = check_time(c))) return rc;
     place(c);

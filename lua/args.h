@@ -17,7 +17,7 @@
 
 /* The commands that read options. A view (preview, or render --view)
  * draws a picture of one output instead of writing the output itself. */
-typedef enum ng_cmd { NG_CMD_RENDER, NG_CMD_PREVIEW, NG_CMD_INFO, NG_CMD_DOT } ng_cmd;
+typedef enum ng_cmd { NG_CMD_RENDER, NG_CMD_PREVIEW, NG_CMD_INFO, NG_CMD_DOT, NG_CMD_SERVE } ng_cmd;
 
 typedef struct ng_cli {
     const char *script, *output; /* point into argv; NULL when not given */
@@ -41,6 +41,10 @@ typedef struct ng_cli {
     long frame_first, frame_last, loop_frames;
     int view; /* 1: draw v (preview, render --view); r is the picture's */
     ng_view_opts v;
+    /* serve: the port (0: a free one) and address (NULL: 127.0.0.1);
+     * r is the window the page opens on, v its hillshade and volume views */
+    int port;
+    const char *listen;
 } ng_cli;
 
 /* Parses argv (the words after the command cmd); an option cmd does not

@@ -252,7 +252,9 @@ static int l_require(lua_State *L)
     snprintf(path, sizeof path, "%s/%s.lua", h->dir, name);
     for (i = strlen(h->dir) + 1; path[i]; i++)
         if (path[i] == '.' && strcmp(path + i, ".lua") != 0) path[i] = '/';
+    if (h->o->on_require) h->o->on_require(h->o->on_require_user, path); /* also when it does not exist yet */
     if (!realpath(path, real)) return luaL_error(L, "require '%s': %s: %s", name, path, strerror(errno));
+    if (h->o->on_require && strcmp(real, path)) h->o->on_require(h->o->on_require_user, real);
     if (strncmp(real, h->realdir, dl) != 0 || (real[dl] != '/' && strcmp(h->realdir, "/") != 0))
         return luaL_error(L, "require '%s': %s leads outside the script's directory (--unsafe allows it)", name,
                           path);
@@ -412,7 +414,7 @@ static int l_param(lua_State *L)
     hoststate *h = host(L);
     ng_script *s = h->s;
     const char *name = luaL_checkstring(L, 1), *doc, *text;
-    int t = lua_type(L, 2), i, has_min, has_max, fail = 0;
+    int t = lua_type(L, 2), i, has_min, has_max, fail = 0, integer = lua_isinteger(L, 2);
     double mn, mx;
     char *name_copy, *doc_copy, *value_copy;
     ng_script_param *p;
@@ -474,6 +476,8 @@ static int l_param(lua_State *L)
         p->max = mx;
         p->has_min = has_min;
         p->has_max = has_max;
+        p->kind = t == LUA_TBOOLEAN ? NG_SCRIPT_BOOLEAN : t == LUA_TSTRING ? NG_SCRIPT_STRING
+                  : integer ? NG_SCRIPT_INTEGER : NG_SCRIPT_NUMBER;
     }
     lua_pushvalue(L, 2);
     return 1;

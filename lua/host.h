@@ -40,12 +40,28 @@ typedef struct ng_host_opts {
     int nsets;
     const char *set_name[NG_MAX_SETS]; /* --set name=value, as given */
     const char *set_value[NG_MAX_SETS];
+    /* Called with the path of every module the script requires, as
+     * found under the script's directory and (when a link) resolved,
+     * before it is read (a module that is missing or fails to load is
+     * named too): serve watches them. NULL: not called. */
+    void (*on_require)(void *user, const char *path);
+    void *on_require_user;
 } ng_host_opts;
+
+/* What a parameter's default was: a number (an integer when the script
+ * wrote one), a boolean or a string. */
+typedef enum ng_script_param_kind {
+    NG_SCRIPT_NUMBER,
+    NG_SCRIPT_INTEGER,
+    NG_SCRIPT_BOOLEAN,
+    NG_SCRIPT_STRING
+} ng_script_param_kind;
 
 typedef struct ng_script_param {
     char *name, *doc, *value; /* value: as the script sees it, printed */
     double min, max;
     int has_min, has_max, was_set;
+    ng_script_param_kind kind;
 } ng_script_param;
 
 typedef struct ng_script {

@@ -33,6 +33,8 @@ static int folded(const ng_script *s, int id)
     return 1;
 }
 
+int ng_inspect_shown(const ng_script *s, int id) { return !folded(s, id); }
+
 /* ---- cost estimate ---------------------------------------------------------- */
 
 /* Evaluations per pixel of a node and of everything below it: nodes run,

@@ -1,11 +1,13 @@
 /*
- * main.c — the `noisegraph` program: render, preview, nodes, info, dot.
+ * main.c — the `noisegraph` program: render, preview, nodes, info, dot,
+ * serve (serve.c).
  * Every failure is one line "noisegraph: WHERE: WHAT" on stderr; exit 1,
  * or 2 for usage.
  */
 #include "args.h"
 #include "host.h"
 #include "inspect.h"
+#include "serve.h"
 #include "types.h"
 
 #include <signal.h>
@@ -527,6 +529,7 @@ static const struct command {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"render", cmd_render}, {"preview", cmd_preview}, {"nodes", cmd_nodes}, {"info", cmd_info}, {"dot", cmd_dot},
+    {"serve", ng_cmd_serve},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -39,6 +39,7 @@ static const struct {
     {"review14", suite_review14},
     {"overhead", suite_overhead},
     {"gradk", suite_gradk},
+    {"serve", suite_serve},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

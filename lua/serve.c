@@ -1,0 +1,289 @@
+/*
+ * serve.c — `noisegraph serve SCRIPT`: the daemon (libmicrohttpd, one
+ * thread per connection, so a slow render holds only its own connection),
+ * the checks every request gets (Host, method, path), the embedded page,
+ * and the event stream. It runs until SIGINT or SIGTERM, which the main
+ * thread waits for (every other thread blocks them), then stops cleanly:
+ * renders are cancelled, event streams end, threads are joined.
+ */
+#include "serve.h"
+
+#include <microhttpd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+/* Hosts a request may name: the loopback names and the --listen address,
+ * each with the port (a page from elsewhere reaching us through DNS
+ * rebinding names its own host). */
+static char hosts[3][300];
+static int nhosts;
+
+/* ---- answers ------------------------------------------------------------------ */
+
+static enum MHD_Result send_response(struct MHD_Connection *conn, struct MHD_Response *resp, int status,
+                                     const char *type)
+{
+    enum MHD_Result rc;
+    if (!resp) return MHD_NO;
+    MHD_add_response_header(resp, "Content-Type", type);
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    rc = MHD_queue_response(conn, (unsigned)status, resp);
+    MHD_destroy_response(resp);
+    return rc;
+}
+
+static enum MHD_Result send_answer(struct MHD_Connection *conn, ng_answer *a)
+{
+    struct MHD_Response *resp;
+    char num[64];
+    if (a->body.oom) ng_answer_text(a, 500, "out of memory");
+    resp = MHD_create_response_from_buffer(a->body.len, a->body.data ? a->body.data : (void *)"",
+                                           a->body.data ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        ng_buf_free(&a->body);
+        return MHD_NO;
+    }
+    a->body.data = NULL; /* the response frees it */
+    if (a->generation >= 0) {
+        snprintf(num, sizeof num, "%ld", a->generation);
+        MHD_add_response_header(resp, "X-Noisegraph-Generation", num);
+    }
+    if (a->render_ms >= 0) {
+        snprintf(num, sizeof num, "%.1f", a->render_ms);
+        MHD_add_response_header(resp, "X-Noisegraph-Render-Ms", num);
+    }
+    if (a->status == 405) MHD_add_response_header(resp, "Allow", "GET, HEAD");
+    return send_response(conn, resp, a->status, a->type);
+}
+
+static enum MHD_Result send_text(struct MHD_Connection *conn, int status, const char *msg)
+{
+    ng_answer a = {.generation = -1, .render_ms = -1};
+    ng_answer_text(&a, status, "%s", msg);
+    return send_answer(conn, &a);
+}
+
+/* ---- the page ------------------------------------------------------------------ */
+
+static const char *content_type(const char *name)
+{
+    static const struct {
+        const char *ext, *type;
+    } types[] = {{".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
+                 {".css", "text/css; charset=utf-8"},   {".svg", "image/svg+xml"},
+                 {".png", "image/png"},                 {".json", "application/json"}};
+    const char *dot = strrchr(name, '.');
+    size_t i;
+    for (i = 0; dot && i < sizeof types / sizeof types[0]; i++)
+        if (!strcasecmp(dot, types[i].ext)) return types[i].type;
+    return "application/octet-stream";
+}
+
+static enum MHD_Result send_file(struct MHD_Connection *conn, const char *url)
+{
+    const char *name = strcmp(url, "/") ? url + 1 : "index.html";
+    int i;
+    for (i = 0; i < ng_web_nfiles; i++)
+        if (!strcmp(ng_web_files[i].name, name)) {
+            struct MHD_Response *r = MHD_create_response_from_buffer(
+                ng_web_files[i].len, (void *)ng_web_files[i].data, MHD_RESPMEM_PERSISTENT);
+            return send_response(conn, r, 200, content_type(name));
+        }
+    return send_text(conn, 404, "no such page");
+}
+
+/* ---- events ---------------------------------------------------------------------- */
+
+/* An event stream's position: the generation last said. */
+typedef struct events {
+    long seen;
+    int started;
+} events;
+
+/* SSE: the current generation at once (so a page that loaded its state
+ * just before a change does not miss it), then one event per new
+ * generation and a comment every 15 s. Blocks between them: this is the
+ * connection's own thread. */
+static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    events *e = cls;
+    ng_buf b = {0};
+    long g;
+    (void)pos;
+    if (!e->started) {
+        e->started = 1;
+        g = ng_serve_generation();
+    } else {
+        g = ng_serve_wait_generation(e->seen, 15);
+        if (g < 0) return MHD_CONTENT_READER_END_OF_STREAM;
+    }
+    if (e->started && g == e->seen) {
+        ng_buf_puts(&b, ": keep-alive\n\n");
+    } else {
+        ng_buf_printf(&b, "event: generation\ndata: {\"generation\": %ld, \"error\": ", g);
+        ng_api_error_json(&b);
+        ng_buf_puts(&b, "}\n\n");
+        e->seen = g;
+    }
+    if (b.oom || b.len > max) { /* cannot happen with a 16 KiB block; say the generation at least */
+        ng_buf_free(&b);
+        ng_buf_printf(&b, "event: generation\ndata: {\"generation\": %ld, \"error\": null}\n\n", g);
+    }
+    memcpy(buf, b.data, b.len);
+    {
+        size_t n = b.len;
+        ng_buf_free(&b);
+        return (ssize_t)n;
+    }
+}
+
+static enum MHD_Result send_events(struct MHD_Connection *conn)
+{
+    events *e = calloc(1, sizeof *e);
+    struct MHD_Response *r;
+    if (!e) return send_text(conn, 500, "out of memory");
+    e->seen = -1;
+    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, events_read, e, free);
+    if (!r) {
+        free(e);
+        return MHD_NO;
+    }
+    return send_response(conn, r, 200, "text/event-stream");
+}
+
+/* ---- requests ------------------------------------------------------------------------ */
+
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    ng_query *q = cls;
+    (void)kind;
+    if (q->n == (int)(sizeof q->key / sizeof q->key[0])) {
+        q->overflow = 1;
+        return MHD_NO;
+    }
+    q->key[q->n] = key;
+    q->value[q->n++] = value ? value : "";
+    return MHD_YES;
+}
+
+static int host_allowed(struct MHD_Connection *conn)
+{
+    const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    int i;
+    for (i = 0; host && i < nhosts; i++)
+        if (!strcasecmp(host, hosts[i])) return 1;
+    return 0;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                              const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+    ng_answer a = {.generation = -1, .render_ms = -1};
+    ng_query q = {0};
+    (void)cls, (void)version, (void)upload, (void)con_cls;
+    *upload_size = 0; /* a body is never read */
+    if (!host_allowed(conn)) return send_text(conn, 403, "this server answers only requests for its own address (Host)");
+    if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+        ng_answer_text(&a, 405, "only GET and HEAD");
+        return send_answer(conn, &a);
+    }
+    if (strncmp(url, "/api/", 5)) return send_file(conn, url);
+    if (!strcmp(url, "/api/events")) return send_events(conn);
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_arg, &q);
+    if (ng_serve_stopping()) ng_answer_text(&a, 503, "the server is stopping");
+    else if (!strcmp(url, "/api/state")) ng_api_state(&q, &a);
+    else if (!strcmp(url, "/api/render")) ng_api_render(&q, &a);
+    else if (!strcmp(url, "/api/graph.svg")) ng_api_graph_svg(&q, &a);
+    else ng_answer_text(&a, 404, "no such API");
+    return send_answer(conn, &a);
+}
+
+/* ---- the command ------------------------------------------------------------------------ */
+
+/* What ng.size(), ng.u() and ng.v() tell the script: the serve window. */
+static void script_context(ng_cli *c)
+{
+    c->h.width = c->r.width, c->h.height = c->r.height, c->h.depth = 0;
+    c->h.origin[0] = c->r.origin[0], c->h.origin[1] = c->r.origin[1];
+    c->h.pixel_size = c->r.pixel_size;
+}
+
+static int parse_listen(const ng_cli *c, struct sockaddr_in *sa)
+{
+    struct stat st;
+    memset(sa, 0, sizeof *sa);
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons((unsigned short)c->port);
+    if (inet_pton(AF_INET, c->listen ? c->listen : "127.0.0.1", &sa->sin_addr) != 1)
+        return ng_cli_fail(2, "--listen: '%.64s' is not an IPv4 address (like 127.0.0.1 or 0.0.0.0)", c->listen);
+    if (stat(c->script, &st) != 0 || !S_ISREG(st.st_mode))
+        return ng_cli_fail(1, "%s: cannot read the script (%s)", c->script,
+                           stat(c->script, &st) != 0 ? "no such file" : "not a regular file");
+    if ((ntohl(sa->sin_addr.s_addr) >> 24) != 127)
+        fprintf(stderr, "noisegraph: serve: warning: listening on %s: anyone who can reach it sees the renders and "
+                        "can set the script's parameters\n", c->listen);
+    return 0;
+}
+
+int ng_cmd_serve(int argc, char **argv)
+{
+    ng_cli c;
+    ng_error err;
+    struct sockaddr_in sa;
+    struct MHD_Daemon *d = NULL;
+    const union MHD_DaemonInfo *info;
+    sigset_t stop;
+    int rc, sig, port;
+    if ((rc = ng_cli_parse(NG_CMD_SERVE, argc, argv, &c))) goto out;
+    rc = 2;
+    if (!c.script) { ng_cli_fail(2, "serve: no SCRIPT given (see --help)"); goto out; }
+    if ((rc = parse_listen(&c, &sa))) goto out;
+    rc = 1;
+    script_context(&c);
+    /* SIGINT and SIGTERM wait for sigwait below: every thread made from
+     * here on inherits the mask */
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN); /* a page closed mid-answer */
+    if (ng_serve_state_start(&c, &err)) {
+        ng_cli_fail(1, "%s", err.msg);
+        goto stop;
+    }
+    d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)c.port, NULL,
+                         NULL, handle, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+                         MHD_OPTION_CONNECTION_LIMIT, 128u, MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_END);
+    if (!d || !(info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT))) {
+        ng_cli_fail(1, "serve: cannot listen on %s:%d (is the port in use?)", c.listen ? c.listen : "127.0.0.1",
+                    c.port);
+        goto stop;
+    }
+    port = info->port;
+    snprintf(hosts[nhosts++], sizeof hosts[0], "127.0.0.1:%d", port);
+    snprintf(hosts[nhosts++], sizeof hosts[0], "localhost:%d", port);
+    if (c.listen) snprintf(hosts[nhosts++], sizeof hosts[0], "%s:%d", c.listen, port);
+    printf("noisegraph: serving %s at http://%s:%d/\n", c.script, c.listen ? c.listen : "127.0.0.1", port);
+    fflush(stdout);
+    sigwait(&stop, &sig);
+    rc = 0;
+stop:
+    ng_serve_state_stopping(); /* event streams end, new requests get 503 */
+    ng_api_cancel_all();
+    if (d) MHD_stop_daemon(d); /* joins every connection's thread */
+    ng_serve_state_stop();
+    ng_api_shutdown();
+out:
+    ng_cli_free(&c);
+    return rc;
+}

@@ -1,0 +1,145 @@
+/*
+ * serve.h — `noisegraph serve`: a local HTTP server (libmicrohttpd, a
+ * thread per connection) that shows a script's render on a page and
+ * re-runs the script when it, a module it requires or a file it reads
+ * changes on disk. What the files share:
+ *   serve.c        the command: options, the daemon, routing, Host check;
+ *   serve_state.c  script runs, reference-counted graphs, the file watcher,
+ *                  generations and their events;
+ *   serve_api.c    the API answers: state JSON, renders, the graph's SVG;
+ *   serve_png.c    PNG encoding into memory;
+ *   serve_buf.c    a growable text buffer and JSON strings.
+ * The HTTP contract is in the README's "Live preview" section.
+ */
+#ifndef NG_SERVE_H
+#define NG_SERVE_H
+
+#include "args.h"
+#include "host.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+/* Largest picture a request may ask for, per side. */
+#define NG_SERVE_MAX_SIDE 2048
+
+/* The command (main.c's table). */
+int ng_cmd_serve(int argc, char **argv);
+
+/* The files of web/, embedded at build time (lua/embed_web.sh writes
+ * them into a generated C file): name without directory, bytes. */
+typedef struct ng_web_file {
+    const char *name;
+    const unsigned char *data;
+    size_t len;
+} ng_web_file;
+extern const ng_web_file ng_web_files[];
+extern const int ng_web_nfiles;
+
+/* ---- text buffers (serve_buf.c) ---------------------------------------------- */
+
+/* A growable byte buffer; after a failed allocation it stays failed (oom)
+ * and every later append is a no-op, so callers check once at the end. */
+typedef struct ng_buf {
+    char *data;
+    size_t len, cap;
+    int oom;
+} ng_buf;
+
+void ng_buf_add(ng_buf *b, const void *data, size_t n);
+void ng_buf_puts(ng_buf *b, const char *s);
+void ng_buf_printf(ng_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s as a JSON string, quotes included; NULL as null. */
+void ng_buf_json_str(ng_buf *b, const char *s);
+/* A finite number, or null. */
+void ng_buf_json_num(ng_buf *b, double v);
+void ng_buf_free(ng_buf *b);
+
+/* ---- graphs and generations (serve_state.c) ------------------------------------- */
+
+/* One good run of the script with some parameter values: read-only once
+ * made, shared by every request that renders it; freed by the last
+ * ng_served_put. */
+typedef struct ng_served {
+    ng_script s;
+    long generation; /* of the script files it was run from */
+    char *key;       /* the --set values it was run with, canonical ("" for none) */
+    atomic_int refs;
+} ng_served;
+
+/* An error of the script's last run, split for the page. */
+typedef struct ng_script_error {
+    char file[256];    /* relative to the script's directory when inside it */
+    int line;          /* 0: unknown */
+    char message[512]; /* the whole one-line message */
+    char source[256];  /* the text of that line, or "" */
+} ng_script_error;
+
+typedef struct ng_serve_sets {
+    int n;
+    const char *name[NG_MAX_SETS], *value[NG_MAX_SETS];
+} ng_serve_sets;
+
+/* Starts the state: runs the script once (a failure is kept as the error,
+ * not fatal) and starts the watcher thread. 0, or -1 with err filled. */
+int ng_serve_state_start(const ng_cli *c, ng_error *err);
+/* Shutdown, in two steps: stopping (event streams end, waits return)
+ * while requests may still run; then stop (joins the watcher, frees the
+ * graphs) once none does. */
+void ng_serve_state_stopping(void);
+void ng_serve_state_stop(void);
+/* The current generation; the last good run (NULL when there never was
+ * one; a reference the caller puts back); the last run's error (returns
+ * whether there is one). */
+long ng_serve_generation(void);
+ng_served *ng_served_get_base(void);
+int ng_serve_error(ng_script_error *e);
+/* The good graph run with these parameter values (NULL sets: none),
+ * from a cache of recent runs or a new run. NULL with a message in err
+ * when the script fails with them (or there is no good graph). */
+ng_served *ng_served_get(const ng_serve_sets *sets, ng_error *err);
+void ng_served_put(ng_served *s);
+/* Waits until the generation differs from `seen` or `seconds` pass or the
+ * server stops; returns the generation (< 0: stopping). */
+long ng_serve_wait_generation(long seen, double seconds);
+/* The options serve was started with. */
+const ng_cli *ng_serve_cli(void);
+int ng_serve_stopping(void);
+
+/* ---- answers (serve_api.c) --------------------------------------------------------- */
+
+/* An answer: status, content type, body (malloc'd, owned by the answer),
+ * extra headers. */
+typedef struct ng_answer {
+    int status;
+    const char *type;
+    ng_buf body;
+    long generation; /* >= 0: X-Noisegraph-Generation */
+    double render_ms;   /* >= 0: X-Noisegraph-Render-Ms */
+} ng_answer;
+
+/* A query: the request's arguments, in order. */
+typedef struct ng_query {
+    int n;
+    const char *key[64], *value[64];
+    int overflow; /* more than 64 */
+} ng_query;
+
+void ng_answer_text(ng_answer *a, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void ng_api_state(const ng_query *q, ng_answer *a);
+void ng_api_render(const ng_query *q, ng_answer *a);
+void ng_api_graph_svg(const ng_query *q, ng_answer *a);
+/* The last run's error as JSON ({"file", "line", "message", "source"}), or null. */
+void ng_api_error_json(ng_buf *b);
+/* Cancels every render in progress (shutdown). */
+void ng_api_cancel_all(void);
+/* Frees the Graphviz context, once no request runs. */
+void ng_api_shutdown(void);
+
+/* ---- PNG in memory (serve_png.c) ----------------------------------------------------- */
+
+/* 8-bit PNG of w x h pixels of nch interleaved float channels (1: grey, 3:
+ * RGB), quantised as the file sink does, into out. 0, or -1. */
+int ng_png_encode(const float *px, int w, int h, int nch, ng_buf *out);
+
+#endif

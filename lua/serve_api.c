@@ -1,0 +1,712 @@
+/*
+ * serve_api.c — the answers of /api/state, /api/render and /api/graph.svg.
+ * Every argument is read whole and strictly (decimal numbers only, within
+ * the bounds a render accepts, each key once); anything else is a 400 that
+ * names the argument. Parameters are checked against what the script
+ * declares (ng.param: name, kind, min, max) before it is run with them.
+ *
+ * Streams: a render names a stream; a new render on the same stream sets
+ * the cancel flag of the one in progress there, which then stops within a
+ * tile and answers 409.
+ */
+#include "inspect.h"
+#include "serve.h"
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void ng_answer_text(ng_answer *a, int status, const char *fmt, ...)
+{
+    char msg[1024], *c;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (c = msg; *c; c++) /* one line, like the CLI's */
+        if (*c == '\n' || *c == '\r') *c = ' ';
+    a->status = status;
+    a->type = "text/plain; charset=utf-8";
+    ng_buf_free(&a->body);
+    ng_buf_printf(&a->body, "%s\n", msg);
+}
+
+/* ---- reading arguments ------------------------------------------------------------ */
+
+static const char *arg(const ng_query *q, const char *key)
+{
+    int i;
+    for (i = 0; i < q->n; i++)
+        if (!strcmp(q->key[i], key)) return q->value[i];
+    return NULL;
+}
+
+static int read_real(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v;
+    if (!ng_decimal_syntax(s, s + strlen(s))) return -1;
+    v = strtod(s, &end);
+    if (!isfinite(v) || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+static int read_int(const char *s, long lo, long hi, long *out)
+{
+    const char *p = s;
+    long v = 0;
+    if (*p == '+') p++;
+    if (!*p || strlen(p) > 9) return -1;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        v = v * 10 + (*p - '0');
+    }
+    if (v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+/* Every key once, and only the keys this endpoint knows ("set.NAME" for
+ * parameters; keys starting with "_" are the page's cache-busters and are
+ * ignored). known: NULL-terminated. */
+static int check_keys(const ng_query *q, const char *const *known, ng_answer *a)
+{
+    int i, k;
+    if (q->overflow) return ng_answer_text(a, 400, "too many arguments"), -1;
+    for (i = 0; i < q->n; i++) {
+        const char *key = q->key[i];
+        int ok = !strncmp(key, "set.", 4) && key[4];
+        for (k = 0; known[k] && !ok; k++) ok = !strcmp(key, known[k]);
+        if (!ok && key[0] != '_') return ng_answer_text(a, 400, "unknown argument '%.64s'", key), -1;
+        for (k = 0; k < i; k++)
+            if (!strcmp(q->key[k], key)) return ng_answer_text(a, 400, "'%.64s' given twice", key), -1;
+    }
+    return 0;
+}
+
+static const ng_script_param *find_param(const ng_script *s, const char *name)
+{
+    int i;
+    for (i = 0; i < s->nparams; i++)
+        if (!strcmp(s->params[i].name, name)) return &s->params[i];
+    return NULL;
+}
+
+/* One set.NAME=V against the declaration of NAME. */
+static int check_set(const ng_script_param *p, const char *name, const char *v, ng_answer *a)
+{
+    double x;
+    if (p->kind == NG_SCRIPT_BOOLEAN) {
+        if (strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "1") && strcmp(v, "0"))
+            return ng_answer_text(a, 400, "set.%s: '%.64s' is not true or false", name, v), -1;
+        return 0;
+    }
+    if (p->kind == NG_SCRIPT_STRING) {
+        if (strlen(v) > 1024) return ng_answer_text(a, 400, "set.%s: longer than 1024 bytes", name), -1;
+        return 0;
+    }
+    if (read_real(v, -HUGE_VAL, HUGE_VAL, &x))
+        return ng_answer_text(a, 400, "set.%s: '%.64s' is not a finite decimal number", name, v), -1;
+    if (p->kind == NG_SCRIPT_INTEGER && x != floor(x))
+        return ng_answer_text(a, 400, "set.%s: '%.64s' is not a whole number", name, v), -1;
+    if (p->has_min && p->has_max && (x < p->min || x > p->max))
+        return ng_answer_text(a, 400, "set.%s: %.64s is outside %g to %g", name, v, p->min, p->max), -1;
+    if (p->has_min && x < p->min) return ng_answer_text(a, 400, "set.%s: %.64s is below its min %g", name, v, p->min), -1;
+    if (p->has_max && x > p->max) return ng_answer_text(a, 400, "set.%s: %.64s is above its max %g", name, v, p->max), -1;
+    return 0;
+}
+
+/* The set.NAME arguments, checked against the base's declarations. */
+static int read_sets(const ng_query *q, const ng_served *base, ng_serve_sets *sets, ng_answer *a)
+{
+    int i;
+    sets->n = 0;
+    for (i = 0; i < q->n; i++) {
+        const char *name = q->key[i] + 4;
+        const ng_script_param *p;
+        if (strncmp(q->key[i], "set.", 4)) continue;
+        if (!(p = find_param(&base->s, name)))
+            return ng_answer_text(a, 400, "set.%.64s: the script declares no parameter '%.64s'", name, name), -1;
+        if (check_set(p, name, q->value[i], a)) return -1;
+        if (sets->n == NG_MAX_SETS) return ng_answer_text(a, 400, "more than %d parameters", NG_MAX_SETS), -1;
+        sets->name[sets->n] = name;
+        sets->value[sets->n++] = q->value[i];
+    }
+    return 0;
+}
+
+/* The base, or a 503 saying why there is none. */
+static ng_served *need_base(ng_answer *a)
+{
+    ng_served *base = ng_served_get_base();
+    ng_script_error e;
+    if (!base) {
+        if (ng_serve_error(&e)) ng_answer_text(a, 503, "the script has no good run yet: %s", e.message);
+        else ng_answer_text(a, 503, "the script has no good run yet");
+    }
+    return base;
+}
+
+/* The graph run with the query's parameters: base checks them first. */
+static ng_served *served_for(const ng_query *q, ng_answer *a)
+{
+    ng_served *base = need_base(a), *s;
+    ng_serve_sets sets;
+    ng_error err;
+    if (!base) return NULL;
+    if (read_sets(q, base, &sets, a)) {
+        ng_served_put(base);
+        return NULL;
+    }
+    ng_served_put(base);
+    if (!(s = ng_served_get(&sets, &err))) ng_answer_text(a, 400, "%s", err.msg);
+    return s;
+}
+
+/* ---- /api/state ----------------------------------------------------------------------- */
+
+static const char *kind_word(ng_script_param_kind k)
+{
+    switch (k) {
+    case NG_SCRIPT_INTEGER: return "int";
+    case NG_SCRIPT_BOOLEAN: return "bool";
+    case NG_SCRIPT_STRING: return "string";
+    default: return "number";
+    }
+}
+
+/* A parameter's value as JSON: numbers and booleans bare, strings quoted. */
+static void json_value(ng_buf *b, const ng_script_param *p)
+{
+    double x;
+    if (p->kind == NG_SCRIPT_STRING) ng_buf_json_str(b, p->value);
+    else if (p->kind == NG_SCRIPT_BOOLEAN) ng_buf_puts(b, strcmp(p->value, "true") ? "false" : "true");
+    else if (read_real(p->value, -HUGE_VAL, HUGE_VAL, &x) == 0) ng_buf_json_num(b, x);
+    else ng_buf_json_num(b, strtod(p->value, NULL)); /* "inf", "1e+300": null when not finite */
+}
+
+static void json_params(ng_buf *b, const ng_served *s, const ng_served *base)
+{
+    int i;
+    ng_buf_puts(b, "[");
+    for (i = 0; i < s->s.nparams; i++) {
+        const ng_script_param *p = &s->s.params[i], *d = find_param(&base->s, p->name);
+        ng_buf_puts(b, i ? ", {\"name\": " : "{\"name\": ");
+        ng_buf_json_str(b, p->name);
+        ng_buf_printf(b, ", \"kind\": \"%s\", \"min\": ", kind_word(p->kind));
+        if (p->has_min) ng_buf_json_num(b, p->min);
+        else ng_buf_puts(b, "null");
+        ng_buf_puts(b, ", \"max\": ");
+        if (p->has_max) ng_buf_json_num(b, p->max);
+        else ng_buf_puts(b, "null");
+        ng_buf_puts(b, ", \"default\": ");
+        json_value(b, d ? d : p);
+        ng_buf_puts(b, ", \"value\": ");
+        json_value(b, p);
+        ng_buf_puts(b, ", \"doc\": ");
+        ng_buf_json_str(b, p->doc ? p->doc : "");
+        ng_buf_puts(b, "}");
+    }
+    ng_buf_puts(b, "]");
+}
+
+static void json_nodes(ng_buf *b, const ng_script *s)
+{
+    int i, first = 1;
+    ng_buf_puts(b, "[");
+    for (i = 0; i < ng_graph_count(s->graph); i++) {
+        const ng_node *n = ng_graph_node(s->graph, i);
+        if (!ng_inspect_shown(s, i)) continue;
+        ng_buf_printf(b, "%s{\"id\": %d, \"label\": ", first ? "" : ", ", i);
+        ng_buf_json_str(b, ng_node_label(n));
+        ng_buf_puts(b, ", \"type\": ");
+        ng_buf_json_str(b, ng_node_type_of(n)->name);
+        ng_buf_printf(b, ", \"channels\": %d}", ng_node_channels(n));
+        first = 0;
+    }
+    ng_buf_puts(b, "]");
+}
+
+static void json_outputs(ng_buf *b, const ng_script *s)
+{
+    int i;
+    ng_buf_puts(b, "[");
+    for (i = 0; i < s->noutputs; i++) {
+        ng_buf_printf(b, "%s{\"id\": %d, \"name\": ", i ? ", " : "", s->output[i]);
+        ng_buf_json_str(b, s->output_name[i]);
+        ng_buf_puts(b, "}");
+    }
+    ng_buf_puts(b, "]");
+}
+
+void ng_api_error_json(ng_buf *b)
+{
+    ng_script_error e;
+    if (!ng_serve_error(&e)) {
+        ng_buf_puts(b, "null");
+        return;
+    }
+    ng_buf_puts(b, "{\"file\": ");
+    ng_buf_json_str(b, e.file);
+    ng_buf_puts(b, ", \"line\": ");
+    if (e.line > 0) ng_buf_printf(b, "%d", e.line);
+    else ng_buf_puts(b, "null");
+    ng_buf_puts(b, ", \"message\": ");
+    ng_buf_json_str(b, e.message);
+    ng_buf_puts(b, ", \"source\": ");
+    ng_buf_json_str(b, e.source);
+    ng_buf_puts(b, "}");
+}
+
+/* A word for a POSIX shell: bare when safe, else in single quotes. */
+static void shell_word(ng_buf *b, const char *w)
+{
+    const char *c;
+    int safe = *w != '\0';
+    for (c = w; *c && safe; c++)
+        safe = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("_-+=.,/:@%", *c);
+    if (safe) {
+        ng_buf_puts(b, w);
+        return;
+    }
+    ng_buf_puts(b, "'");
+    for (c = w; *c; c++) {
+        if (*c == '\'') ng_buf_puts(b, "'\\''");
+        else ng_buf_add(b, c, 1);
+    }
+    ng_buf_puts(b, "'");
+}
+
+/* The render command of the serve window with the query's values. */
+static void command(ng_buf *b, const ng_query *q)
+{
+    const ng_cli *c = ng_serve_cli();
+    ng_buf cmd = {0};
+    int i;
+    ng_buf_puts(&cmd, "noisegraph render ");
+    shell_word(&cmd, c->script);
+    ng_buf_printf(&cmd, " -o out.png --size %dx%d", c->r.width, c->r.height);
+    if (c->r.origin[0] != 0 || c->r.origin[1] != 0) ng_buf_printf(&cmd, " --origin %.17g,%.17g", c->r.origin[0], c->r.origin[1]);
+    if (c->r.pixel_size != 1) ng_buf_printf(&cmd, " --pixel-size %.17g", c->r.pixel_size);
+    for (i = 0; i < q->n; i++) {
+        if (strncmp(q->key[i], "set.", 4)) continue;
+        ng_buf_puts(&cmd, " --set ");
+        {
+            ng_buf kv = {0};
+            ng_buf_printf(&kv, "%s=%s", q->key[i] + 4, q->value[i]);
+            shell_word(&cmd, kv.oom ? "" : kv.data);
+            ng_buf_free(&kv);
+        }
+    }
+    ng_buf_json_str(b, cmd.oom ? "" : cmd.data);
+    ng_buf_free(&cmd);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+void ng_api_state(const ng_query *q, ng_answer *a)
+{
+    static const char *const known[] = {NULL};
+    const ng_cli *c = ng_serve_cli();
+    ng_served *base = NULL, *s = NULL;
+    ng_buf *b = &a->body;
+    if (check_keys(q, known, a)) return;
+    base = ng_served_get_base();
+    if (base && !(s = served_for(q, a))) goto out; /* a bad parameter: 400 */
+    a->status = 200;
+    a->type = "application/json";
+    ng_buf_free(b);
+    ng_buf_puts(b, "{\"script\": ");
+    ng_buf_json_str(b, base_name(c->script));
+    ng_buf_printf(b, ", \"generation\": %ld, \"size\": [%d, %d], \"origin\": [", ng_serve_generation(), c->r.width,
+                  c->r.height);
+    ng_buf_json_num(b, c->r.origin[0]);
+    ng_buf_puts(b, ", ");
+    ng_buf_json_num(b, c->r.origin[1]);
+    ng_buf_puts(b, "], \"pixel_size\": ");
+    ng_buf_json_num(b, c->r.pixel_size);
+    ng_buf_printf(b, ", \"graph_generation\": %ld, \"params\": ", s ? s->generation : 0L);
+    if (s) json_params(b, s, base);
+    else ng_buf_puts(b, "[]");
+    ng_buf_puts(b, ", \"nodes\": ");
+    if (s) json_nodes(b, &s->s);
+    else ng_buf_puts(b, "[]");
+    ng_buf_puts(b, ", \"outputs\": ");
+    if (s) json_outputs(b, &s->s);
+    else ng_buf_puts(b, "[]");
+    ng_buf_puts(b, ", \"error\": ");
+    ng_api_error_json(b);
+    ng_buf_puts(b, ", \"command\": ");
+    command(b, q);
+    ng_buf_puts(b, "}\n");
+out:
+    ng_served_put(s);
+    ng_served_put(base);
+}
+
+/* ---- streams ---------------------------------------------------------------------------- */
+
+#define MAX_STREAMS 64
+static struct {
+    pthread_mutex_t mu;
+    struct {
+        char id[65];
+        atomic_int *cancel;
+    } s[MAX_STREAMS];
+} streams = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* Makes flag the stream's render, cancelling the one there was. */
+static void stream_begin(const char *id, atomic_int *flag)
+{
+    int i, free_slot = -1;
+    pthread_mutex_lock(&streams.mu);
+    for (i = 0; i < MAX_STREAMS; i++) {
+        if (streams.s[i].cancel && !strcmp(streams.s[i].id, id)) {
+            atomic_store(streams.s[i].cancel, 1);
+            streams.s[i].cancel = flag;
+            free_slot = -2;
+            break;
+        }
+        if (!streams.s[i].cancel && free_slot == -1) free_slot = i;
+    }
+    if (free_slot >= 0) { /* all slots busy: this render is just not cancellable */
+        snprintf(streams.s[free_slot].id, sizeof streams.s[free_slot].id, "%s", id);
+        streams.s[free_slot].cancel = flag;
+    }
+    pthread_mutex_unlock(&streams.mu);
+}
+
+/* The render of flag ended: its slot is free unless a newer one took it.
+ * The flag's memory may go once this returns (nobody else holds it). */
+static void stream_end(atomic_int *flag)
+{
+    int i;
+    pthread_mutex_lock(&streams.mu);
+    for (i = 0; i < MAX_STREAMS; i++)
+        if (streams.s[i].cancel == flag) streams.s[i].cancel = NULL;
+    pthread_mutex_unlock(&streams.mu);
+}
+
+void ng_api_cancel_all(void)
+{
+    int i;
+    pthread_mutex_lock(&streams.mu);
+    for (i = 0; i < MAX_STREAMS; i++)
+        if (streams.s[i].cancel) atomic_store(streams.s[i].cancel, 1);
+    pthread_mutex_unlock(&streams.mu);
+}
+
+/* ---- /api/render --------------------------------------------------------------------------- */
+
+/* ORDER: the view words of the contract. */
+typedef enum view { GREY, RAMP, HILLSHADE, REPEAT, VOLUME } view;
+static const char *const view_words[] = {"grey", "ramp", "hillshade", "repeat", "volume", NULL};
+
+typedef struct request {
+    long w, h, node;
+    double ox, oy, ps;
+    view view;
+    const char *stream;
+} request;
+
+static int valid_stream(const char *s)
+{
+    size_t n = strlen(s), i;
+    if (n < 1 || n > 64) return 0;
+    for (i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+              strchr("_-.", s[i])))
+            return 0;
+    return 1;
+}
+
+static int read_request(const ng_query *q, request *r, ng_answer *a)
+{
+    static const char *const known[] = {"w", "h", "ox", "oy", "ps", "node", "view", "stream", NULL};
+    const ng_cli *c = ng_serve_cli();
+    const char *v;
+    int k;
+    if (check_keys(q, known, a)) return -1;
+    r->w = c->r.width, r->h = c->r.height, r->node = -1;
+    r->ox = c->r.origin[0], r->oy = c->r.origin[1], r->ps = c->r.pixel_size;
+    r->view = GREY;
+    r->stream = NULL;
+    if ((v = arg(q, "w")) && read_int(v, 1, NG_SERVE_MAX_SIDE, &r->w))
+        return ng_answer_text(a, 400, "w: '%.64s' is not a whole number from 1 to %d", v, NG_SERVE_MAX_SIDE), -1;
+    if ((v = arg(q, "h")) && read_int(v, 1, NG_SERVE_MAX_SIDE, &r->h))
+        return ng_answer_text(a, 400, "h: '%.64s' is not a whole number from 1 to %d", v, NG_SERVE_MAX_SIDE), -1;
+    if (r->w > NG_SERVE_MAX_SIDE || r->h > NG_SERVE_MAX_SIDE) /* serve's own --size as the default */
+        return ng_answer_text(a, 400, "w, h: %ldx%ld is larger than %d per side", r->w, r->h, NG_SERVE_MAX_SIDE), -1;
+    if ((v = arg(q, "ox")) && read_real(v, -NG_MAX_COORD, NG_MAX_COORD, &r->ox))
+        return ng_answer_text(a, 400, "ox: '%.64s' is not a number from %g to %g", v, -NG_MAX_COORD, NG_MAX_COORD), -1;
+    if ((v = arg(q, "oy")) && read_real(v, -NG_MAX_COORD, NG_MAX_COORD, &r->oy))
+        return ng_answer_text(a, 400, "oy: '%.64s' is not a number from %g to %g", v, -NG_MAX_COORD, NG_MAX_COORD), -1;
+    if ((v = arg(q, "ps")) && read_real(v, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, &r->ps))
+        return ng_answer_text(a, 400, "ps: '%.64s' is not a number from %g to %g", v, NG_MIN_PIXEL_SIZE,
+                              NG_MAX_PIXEL_SIZE),
+               -1;
+    if ((v = arg(q, "node")) && read_int(v, 0, NG_MAX_NODES, &r->node))
+        return ng_answer_text(a, 400, "node: '%.64s' is not a node id", v), -1;
+    if ((v = arg(q, "view"))) {
+        for (k = 0; view_words[k] && strcmp(view_words[k], v); k++) continue;
+        if (!view_words[k])
+            return ng_answer_text(a, 400, "view: '%.64s' is not grey, ramp, hillshade, repeat or volume", v), -1;
+        r->view = (view)k;
+    }
+    if ((v = arg(q, "stream")) && !valid_stream(v))
+        return ng_answer_text(a, 400, "stream: '%.64s' is not 1 to 64 letters, digits, '_', '-' or '.'", v), -1;
+    r->stream = v;
+    return 0;
+}
+
+/* A sink into one float buffer (a view's picture). */
+typedef struct picture {
+    float *px;
+    int w, h, ch;
+} picture;
+
+static int pic_begin(void *user, int w, int h, int ch, ng_error *err)
+{
+    picture *p = user;
+    if (!(p->px = malloc((size_t)w * (size_t)h * (size_t)ch * sizeof *p->px))) return ng_errorf(err, "out of memory");
+    p->w = w, p->h = h, p->ch = ch;
+    return 0;
+}
+
+static int pic_rows(void *user, int y, int n, const float *rows, ng_error *err)
+{
+    picture *p = user;
+    (void)err;
+    memcpy(p->px + (size_t)y * (size_t)p->w * (size_t)p->ch, rows, (size_t)n * (size_t)p->w * (size_t)p->ch * sizeof *rows);
+    return 0;
+}
+
+static int pic_end(void *user, int ok, ng_error *err)
+{
+    (void)user, (void)ok, (void)err;
+    return 0;
+}
+
+/* The render options of a w x h picture of the request's window. */
+static ng_render_opts render_opts(const request *r, const ng_served *s, int w, int h, const atomic_int *cancel)
+{
+    const ng_cli *c = ng_serve_cli();
+    ng_render_opts o = c->r;
+    o.width = w, o.height = h;
+    memset(o.region, 0, sizeof o.region);
+    o.origin[0] = r->ox, o.origin[1] = r->oy;
+    o.pixel_size = r->ps;
+    o.depth = 0;
+    o.progress = 0;
+    o.note = NULL;
+    o.cancel = cancel;
+    o.memory_limit = c->h.memory_limit > (double)s->s.memory_held ? c->h.memory_limit - (double)s->s.memory_held : 1;
+    return o;
+}
+
+/* Renders the picture; 0, or -1 with err (cancelled or failed). */
+static int draw(const request *r, const ng_served *s, int root, picture *p, const atomic_int *cancel, ng_error *err)
+{
+    const ng_graph *g = s->s.graph;
+    int w = (int)r->w, h = (int)r->h, ch = ng_node_channels(ng_graph_node(g, root));
+    if (r->view == HILLSHADE || r->view == VOLUME) {
+        ng_view_opts v = ng_serve_cli()->v;
+        ng_render_opts o = render_opts(r, s, w, h, cancel);
+        ng_sink sink = {pic_begin, pic_rows, pic_end, p, NULL, NULL};
+        v.kind = r->view == VOLUME ? NG_VIEW_VOLUME : NG_VIEW_TERRAIN;
+        return ng_view_render(g, root, &v, &o, &sink, err);
+    }
+    if (r->view == REPEAT) w = (w + 1) / 2, h = (h + 1) / 2;
+    {
+        ng_render_opts o = render_opts(r, s, w, h, cancel);
+        if (pic_begin(p, w, h, ch, err)) return -1;
+        return ng_render_buffer(g, root, &o, p->px, err);
+    }
+}
+
+/* The picture as PNG channels: 1 (grey) or 3 (RGB: a ramp, a view, or
+ * the first channels of a vector node, missing ones 0). */
+static int to_png_channels(picture *p, view v, ng_error *err)
+{
+    const size_t n = (size_t)p->w * (size_t)p->h;
+    float *rgb;
+    size_t i;
+    int c;
+    if (p->ch == 1 && v != RAMP) return 0;
+    if (p->ch == 3) return 0;
+    if (!(rgb = malloc(n * 3 * sizeof *rgb))) return ng_errorf(err, "out of memory");
+    for (i = 0; i < n; i++) {
+        if (v == RAMP) ng_view_ramp(p->px[i], rgb + 3 * i);
+        else
+            for (c = 0; c < 3; c++) rgb[3 * i + c] = c < p->ch ? p->px[i * (size_t)p->ch + (size_t)c] : 0;
+    }
+    free(p->px);
+    p->px = rgb;
+    p->ch = 3;
+    return 0;
+}
+
+/* 2 x 2 copies of the picture, cut to w x h. */
+static int tile_2x2(picture *p, int w, int h, ng_error *err)
+{
+    float *out = malloc((size_t)w * (size_t)h * (size_t)p->ch * sizeof *out);
+    int x, y;
+    if (!out) return ng_errorf(err, "out of memory");
+    for (y = 0; y < h; y++)
+        for (x = 0; x < w; x++)
+            memcpy(out + ((size_t)y * (size_t)w + (size_t)x) * (size_t)p->ch,
+                   p->px + ((size_t)(y % p->h) * (size_t)p->w + (size_t)(x % p->w)) * (size_t)p->ch,
+                   (size_t)p->ch * sizeof *out);
+    free(p->px);
+    p->px = out, p->w = w, p->h = h;
+    return 0;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* The node to draw: the request's, or the script's first output. */
+static int pick_node(const request *r, const ng_served *s, ng_answer *a)
+{
+    const ng_graph *g = s->s.graph;
+    if (r->node < 0) return s->s.output[0];
+    if (r->node >= ng_graph_count(g))
+        return ng_answer_text(a, 400, "node: %ld is not a node of the graph (ids 0 to %d)", r->node,
+                              ng_graph_count(g) - 1),
+               -1;
+    return (int)r->node;
+}
+
+void ng_api_render(const ng_query *q, ng_answer *a)
+{
+    request r;
+    ng_served *s;
+    picture p = {0};
+    atomic_int cancel;
+    ng_error err;
+    double t0 = now_ms();
+    int root, rc;
+    if (read_request(q, &r, a) || !(s = served_for(q, a))) return;
+    if ((root = pick_node(&r, s, a)) < 0) goto out;
+    if (r.view == RAMP && ng_node_channels(ng_graph_node(s->s.graph, root)) != 1) {
+        ng_answer_text(a, 400, "view ramp: node %d has %d channels; a ramp colours one", root,
+                       ng_node_channels(ng_graph_node(s->s.graph, root)));
+        goto out;
+    }
+    atomic_init(&cancel, 0);
+    if (r.stream) stream_begin(r.stream, &cancel);
+    rc = draw(&r, s, root, &p, &cancel, &err);
+    if (r.stream) stream_end(&cancel);
+    if (rc && atomic_load(&cancel)) {
+        ng_answer_text(a, 409, "cancelled: a newer render on stream %s, or the server is stopping",
+                       r.stream ? r.stream : "(none)");
+    } else if (rc) {
+        ng_answer_text(a, r.view == VOLUME || r.view == HILLSHADE ? 400 : 500, "%s", err.msg);
+    } else if (to_png_channels(&p, r.view, &err) || (r.view == REPEAT && tile_2x2(&p, (int)r.w, (int)r.h, &err)) ||
+               ng_png_encode(p.px, p.w, p.h, p.ch, &a->body)) {
+        ng_answer_text(a, 500, "cannot encode the picture (out of memory)");
+    } else {
+        a->status = 200;
+        a->type = "image/png";
+        a->generation = s->generation;
+        a->render_ms = now_ms() - t0;
+    }
+    free(p.px);
+out:
+    ng_served_put(s);
+}
+
+/* ---- /api/graph.svg ------------------------------------------------------------------------- */
+
+/* Graphviz is not thread-safe: one layout at a time, one context. */
+static pthread_mutex_t gv_mu = PTHREAD_MUTEX_INITIALIZER;
+static GVC_t *gvc;
+
+/* Each node's <g> gets id="node-ID" (the id of /api/state), each output
+ * "output-K", so the page can find what was clicked. */
+static void set_ids(Agraph_t *g)
+{
+    Agnode_t *n;
+    for (n = agfstnode(g); n; n = agnxtnode(g, n)) {
+        const char *name = agnameof(n);
+        char id[32];
+        if (name[0] == 'n') snprintf(id, sizeof id, "node-%s", name + 1);
+        else if (!strncmp(name, "out", 3)) snprintf(id, sizeof id, "output-%s", name + 3);
+        else continue;
+        agsafeset(n, "id", id, "");
+    }
+}
+
+static int layout_svg(const char *dot, ng_buf *out)
+{
+    Agraph_t *g;
+    char *data = NULL;
+    unsigned len = 0;
+    int rc = -1;
+    pthread_mutex_lock(&gv_mu);
+    if (!gvc) gvc = gvContext();
+    if (gvc && (g = agmemread(dot))) {
+        set_ids(g);
+        if (gvLayout(gvc, g, "dot") == 0) {
+            if (gvRenderData(gvc, g, "svg", &data, &len) == 0 && data) {
+                ng_buf_add(out, data, len);
+                rc = out->oom ? -1 : 0;
+            }
+            if (data) gvFreeRenderData(data);
+            gvFreeLayout(gvc, g);
+        }
+        agclose(g);
+    }
+    pthread_mutex_unlock(&gv_mu);
+    return rc;
+}
+
+void ng_api_graph_svg(const ng_query *q, ng_answer *a)
+{
+    static const char *const known[] = {NULL};
+    ng_served *s;
+    char *dot = NULL;
+    size_t len = 0;
+    FILE *f;
+    if (check_keys(q, known, a) || !(s = served_for(q, a))) return;
+    if (!(f = open_memstream(&dot, &len))) {
+        ng_answer_text(a, 500, "out of memory");
+    } else {
+        ng_print_dot(&s->s, base_name(ng_serve_cli()->script), f);
+        fclose(f);
+        ng_buf_free(&a->body);
+        if (layout_svg(dot, &a->body)) {
+            ng_answer_text(a, 500, "Graphviz could not lay out the graph");
+        } else {
+            a->status = 200;
+            a->type = "image/svg+xml";
+            a->generation = s->generation;
+        }
+    }
+    free(dot);
+    ng_served_put(s);
+}
+
+void ng_api_shutdown(void)
+{
+    pthread_mutex_lock(&gv_mu);
+    if (gvc) gvFreeContext(gvc);
+    gvc = NULL;
+    pthread_mutex_unlock(&gv_mu);
+}

@@ -1,0 +1,433 @@
+/*
+ * serve_state.c — what the server serves: the script's last good run (the
+ * "base", with its parameters at their defaults), recent runs with other
+ * parameter values, the generation and the last run's error, and the
+ * watcher thread that re-runs the script when one of its files changes.
+ *
+ * Ownership: every ng_served is reference-counted. The state holds one
+ * reference to the base and one to each cached run; each request holds one
+ * while it reads or renders the graph, so a swap (a new generation) never
+ * frees a graph under a render: the last ng_served_put frees it.
+ *
+ * Watching: editors save by writing a new file and renaming it over the
+ * old, so the directories of the files are watched (inotify) and events
+ * are matched by name. The files are the script, every module it required
+ * (host's on_require) and every file a node reads (its path options). A
+ * burst of events is debounced: the script runs once they have been quiet
+ * for DEBOUNCE_MS.
+ */
+#include "serve.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEBOUNCE_MS 50
+#define CACHE_SIZE 8
+#define MAX_WATCHED 256
+
+typedef struct watched {
+    int wd;
+    char name[NAME_MAX + 1];
+} watched;
+
+static struct {
+    const ng_cli *cli;
+    char dir[PATH_MAX]; /* the script's directory as given ("." when none) */
+    pthread_mutex_t mu;
+    pthread_cond_t changed;
+    long generation;
+    ng_served *base;
+    ng_served *cache[CACHE_SIZE];
+    int next_slot;
+    int has_error;
+    ng_script_error error;
+    int stopping;
+    /* the watcher */
+    pthread_t thread;
+    int thread_running;
+    int ifd, wake[2];
+    pthread_mutex_t watch_mu; /* files[]: scripts run on request threads add to it */
+    watched files[MAX_WATCHED];
+    int nfiles;
+} st = {.mu = PTHREAD_MUTEX_INITIALIZER,
+        .changed = PTHREAD_COND_INITIALIZER,
+        .watch_mu = PTHREAD_MUTEX_INITIALIZER,
+        .ifd = -1,
+        .wake = {-1, -1}};
+
+const ng_cli *ng_serve_cli(void) { return st.cli; }
+
+/* ---- watching --------------------------------------------------------------------- */
+
+/* Adds path's directory to the inotify set and its name to the files
+ * whose events count. Quietly ignores what cannot be watched (the script
+ * still works; it is just not re-run on that file). */
+static void watch_file(const char *path)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    int wd, i;
+    if (st.ifd < 0 || !*name || strlen(name) > NAME_MAX) return;
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    wd = inotify_add_watch(st.ifd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE);
+    if (wd < 0) return;
+    pthread_mutex_lock(&st.watch_mu);
+    for (i = 0; i < st.nfiles; i++)
+        if (st.files[i].wd == wd && !strcmp(st.files[i].name, name)) break;
+    if (i == st.nfiles && st.nfiles < MAX_WATCHED) {
+        st.files[st.nfiles].wd = wd;
+        snprintf(st.files[st.nfiles].name, sizeof st.files[st.nfiles].name, "%s", name);
+        st.nfiles++;
+    }
+    pthread_mutex_unlock(&st.watch_mu);
+}
+
+static void on_require(void *user, const char *path)
+{
+    (void)user;
+    watch_file(path);
+}
+
+/* The files the graph's nodes read (images): their path options. */
+static void watch_graph_files(const ng_script *s)
+{
+    int i, k;
+    for (i = 0; i < ng_graph_count(s->graph); i++) {
+        const ng_node *n = ng_graph_node(s->graph, i);
+        const ng_node_type *t = ng_node_type_of(n);
+        for (k = 0; k < t->nparams; k++)
+            if (t->params[k].kind == NG_PARAM_PATH && ng_node_param(n, k)->s) watch_file(ng_node_param(n, k)->s);
+    }
+}
+
+static int is_watched(int wd, const char *name)
+{
+    int i, hit = 0;
+    pthread_mutex_lock(&st.watch_mu);
+    for (i = 0; i < st.nfiles && !hit; i++) hit = st.files[i].wd == wd && !strcmp(st.files[i].name, name);
+    pthread_mutex_unlock(&st.watch_mu);
+    return hit;
+}
+
+/* Reads the pending events; whether one concerns a watched file. */
+static int drain_events(void)
+{
+    char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    int hit = 0;
+    for (;;) {
+        ssize_t n = read(st.ifd, buf, sizeof buf), off = 0;
+        if (n <= 0) return hit; /* EAGAIN: nothing more */
+        while (off < n) {
+            const struct inotify_event *e = (const struct inotify_event *)(buf + off);
+            if (e->len && is_watched(e->wd, e->name)) hit = 1;
+            if (e->mask & IN_Q_OVERFLOW) hit = 1; /* lost events: assume ours */
+            off += (ssize_t)sizeof *e + e->len;
+        }
+    }
+}
+
+/* ---- running the script ------------------------------------------------------------ */
+
+static void served_free(ng_served *s)
+{
+    ng_script_free(&s->s);
+    free(s->key);
+    free(s);
+}
+
+void ng_served_put(ng_served *s)
+{
+    if (s && atomic_fetch_sub(&s->refs, 1) == 1) served_free(s);
+}
+
+static ng_served *ref(ng_served *s)
+{
+    if (s) atomic_fetch_add(&s->refs, 1);
+    return s;
+}
+
+/* A run of the script with sets (NULL: none); NULL and err on failure. */
+static ng_served *run(const ng_serve_sets *sets, const char *key, long generation, ng_error *err)
+{
+    ng_host_opts h = st.cli->h;
+    ng_served *s = calloc(1, sizeof *s);
+    int i;
+    if (!s || !(s->key = strdup(key))) {
+        free(s);
+        ng_errorf(err, "%s: out of memory", st.cli->script);
+        return NULL;
+    }
+    h.nsets = sets ? sets->n : 0;
+    for (i = 0; i < h.nsets; i++) h.set_name[i] = sets->name[i], h.set_value[i] = sets->value[i];
+    h.on_require = on_require;
+    if (ng_script_run(st.cli->script, &h, &s->s, err)) {
+        free(s->key);
+        free(s);
+        return NULL;
+    }
+    watch_graph_files(&s->s);
+    s->generation = generation;
+    atomic_init(&s->refs, 1);
+    return s;
+}
+
+/* "FILE:LINE: message" as Lua writes it: the file (relative to the
+ * script's directory), the line and the text of that line. */
+static void split_error(const char *msg, ng_script_error *e)
+{
+    const char *p, *colon = NULL;
+    char path[PATH_MAX];
+    size_t dl = strlen(st.dir);
+    memset(e, 0, sizeof *e);
+    snprintf(e->message, sizeof e->message, "%s", msg);
+    for (p = msg; (p = strchr(p, ':')); p++) { /* the first ":DIGITS:" */
+        const char *d = p + 1;
+        while (*d >= '0' && *d <= '9') d++;
+        if (d > p + 1 && *d == ':') {
+            colon = p;
+            e->line = atoi(p + 1);
+            break;
+        }
+    }
+    if (!colon) colon = strstr(msg, ": ");
+    if (!colon || (size_t)(colon - msg) >= sizeof path) {
+        snprintf(path, sizeof path, "%s", st.cli->script);
+        e->line = 0;
+    } else {
+        snprintf(path, sizeof path, "%.*s", (int)(colon - msg), msg);
+    }
+    p = path;
+    if (strcmp(st.dir, ".") && !strncmp(path, st.dir, dl) && path[dl] == '/') p = path + dl + 1;
+    snprintf(e->file, sizeof e->file, "%.*s", (int)sizeof e->file - 1, p);
+    if (e->line > 0) { /* the source line, as the file is now */
+        FILE *f = fopen(path, "r");
+        char line[4096];
+        int n = 0;
+        while (f && fgets(line, sizeof line, f))
+            if (++n == e->line) {
+                line[strcspn(line, "\r\n")] = '\0';
+                snprintf(e->source, sizeof e->source, "%.*s", (int)sizeof e->source - 1, line);
+                break;
+            }
+        if (f) fclose(f);
+    }
+}
+
+/* Runs the base (defaults) as a new generation: a success replaces the
+ * base and empties the cache; a failure keeps the base and sets the error. */
+static void rerun(void)
+{
+    ng_error err;
+    ng_served *s, *old = NULL, *dropped[CACHE_SIZE];
+    long gen;
+    int i;
+    pthread_mutex_lock(&st.mu);
+    gen = st.generation + 1;
+    pthread_mutex_unlock(&st.mu);
+    s = run(NULL, "", gen, &err);
+    pthread_mutex_lock(&st.mu);
+    st.generation = gen;
+    if (s) {
+        old = st.base;
+        st.base = s;
+        st.has_error = 0;
+    } else {
+        split_error(err.msg, &st.error);
+        st.has_error = 1;
+    }
+    for (i = 0; i < CACHE_SIZE; i++) {
+        dropped[i] = s ? st.cache[i] : NULL;
+        if (s) st.cache[i] = NULL;
+    }
+    pthread_cond_broadcast(&st.changed);
+    pthread_mutex_unlock(&st.mu);
+    ng_served_put(old);
+    for (i = 0; i < CACHE_SIZE; i++) ng_served_put(dropped[i]);
+    if (!ng_serve_cli()->quiet) {
+        if (s) fprintf(stderr, "noisegraph: serve: generation %ld: %s ran\n", gen, st.cli->script);
+        else fprintf(stderr, "noisegraph: serve: generation %ld: %s\n", gen, err.msg);
+    }
+}
+
+static void *watcher(void *arg)
+{
+    sigset_t all;
+    (void)arg;
+    sigfillset(&all); /* SIGINT and SIGTERM belong to the main thread */
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    for (;;) {
+        struct pollfd p[2] = {{st.ifd, POLLIN, 0}, {st.wake[0], POLLIN, 0}};
+        int hit;
+        if (poll(p, 2, -1) < 0 && errno != EINTR) break;
+        if (ng_serve_stopping()) break;
+        if (!(hit = drain_events())) continue;
+        while (poll(p, 1, DEBOUNCE_MS) > 0) drain_events(); /* until quiet */
+        if (ng_serve_stopping()) break;
+        rerun();
+    }
+    return NULL;
+}
+
+/* ---- the interface ----------------------------------------------------------------- */
+
+int ng_serve_state_start(const ng_cli *c, ng_error *err)
+{
+    const char *slash = strrchr(c->script, '/');
+    st.cli = c;
+    if (!slash) snprintf(st.dir, sizeof st.dir, ".");
+    else snprintf(st.dir, sizeof st.dir, "%.*s", (int)(slash - c->script), c->script);
+    st.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (st.ifd < 0) return ng_errorf(err, "serve: cannot watch files (inotify: %s)", strerror(errno));
+    if (pipe(st.wake)) return ng_errorf(err, "serve: %s", strerror(errno));
+    watch_file(c->script);
+    st.generation = 0;
+    rerun(); /* generation 1; an error is shown, not fatal: the user may be about to fix it */
+    if (pthread_create(&st.thread, NULL, watcher, NULL)) return ng_errorf(err, "serve: cannot start the watcher");
+    st.thread_running = 1;
+    return 0;
+}
+
+void ng_serve_state_stopping(void)
+{
+    pthread_mutex_lock(&st.mu);
+    st.stopping = 1;
+    pthread_cond_broadcast(&st.changed);
+    pthread_mutex_unlock(&st.mu);
+}
+
+void ng_serve_state_stop(void)
+{
+    int i;
+    ng_serve_state_stopping();
+    if (st.wake[1] >= 0 && write(st.wake[1], "x", 1) < 0) { /* the watcher also polls the flag */
+    }
+    if (st.thread_running) pthread_join(st.thread, NULL);
+    st.thread_running = 0;
+    ng_served_put(st.base);
+    st.base = NULL;
+    for (i = 0; i < CACHE_SIZE; i++) {
+        ng_served_put(st.cache[i]);
+        st.cache[i] = NULL;
+    }
+    if (st.ifd >= 0) close(st.ifd);
+    if (st.wake[0] >= 0) close(st.wake[0]), close(st.wake[1]);
+    st.ifd = st.wake[0] = st.wake[1] = -1;
+}
+
+int ng_serve_stopping(void)
+{
+    int s;
+    pthread_mutex_lock(&st.mu);
+    s = st.stopping;
+    pthread_mutex_unlock(&st.mu);
+    return s;
+}
+
+long ng_serve_generation(void)
+{
+    long g;
+    pthread_mutex_lock(&st.mu);
+    g = st.generation;
+    pthread_mutex_unlock(&st.mu);
+    return g;
+}
+
+ng_served *ng_served_get_base(void)
+{
+    ng_served *s;
+    pthread_mutex_lock(&st.mu);
+    s = ref(st.base);
+    pthread_mutex_unlock(&st.mu);
+    return s;
+}
+
+int ng_serve_error(ng_script_error *e)
+{
+    int has;
+    pthread_mutex_lock(&st.mu);
+    has = st.has_error;
+    if (has) *e = st.error;
+    pthread_mutex_unlock(&st.mu);
+    return has;
+}
+
+/* "name=value\n" per set, sorted by name: one run per set of values.
+ * Names are unique (the API refuses a name given twice). */
+static char *sets_key(const ng_serve_sets *sets)
+{
+    int order[NG_MAX_SETS], i, j;
+    ng_buf b = {0};
+    for (i = 0; i < sets->n; i++) {
+        for (j = i; j > 0 && strcmp(sets->name[order[j - 1]], sets->name[i]) > 0; j--) order[j] = order[j - 1];
+        order[j] = i;
+    }
+    ng_buf_puts(&b, "");
+    for (i = 0; i < sets->n; i++) ng_buf_printf(&b, "%s=%s\n", sets->name[order[i]], sets->value[order[i]]);
+    if (b.oom) {
+        ng_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+ng_served *ng_served_get(const ng_serve_sets *sets, ng_error *err)
+{
+    ng_served *s = NULL, *evicted = NULL;
+    char *key;
+    long gen;
+    int i;
+    if (!sets || sets->n == 0) {
+        if (!(s = ng_served_get_base())) ng_errorf(err, "%s: the script has no good run yet", st.cli->script);
+        return s;
+    }
+    if (!(key = sets_key(sets))) {
+        ng_errorf(err, "out of memory");
+        return NULL;
+    }
+    pthread_mutex_lock(&st.mu);
+    gen = st.base ? st.base->generation : -1;
+    for (i = 0; i < CACHE_SIZE && !s; i++)
+        if (st.cache[i] && st.cache[i]->generation == gen && !strcmp(st.cache[i]->key, key)) s = ref(st.cache[i]);
+    pthread_mutex_unlock(&st.mu);
+    if (!s && gen < 0) ng_errorf(err, "%s: the script has no good run yet", st.cli->script);
+    if (!s && gen >= 0 && (s = run(sets, key, gen, err))) {
+        pthread_mutex_lock(&st.mu);
+        if (st.base && st.base->generation == gen) { /* still current: keep it for the next request */
+            evicted = st.cache[st.next_slot];
+            st.cache[st.next_slot] = ref(s);
+            st.next_slot = (st.next_slot + 1) % CACHE_SIZE;
+        }
+        pthread_mutex_unlock(&st.mu);
+        ng_served_put(evicted);
+    }
+    free(key);
+    return s;
+}
+
+long ng_serve_wait_generation(long seen, double seconds)
+{
+    struct timespec until;
+    long g;
+    int rc = 0;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)seconds;
+    until.tv_nsec += (long)((seconds - (double)(time_t)seconds) * 1e9);
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_mutex_lock(&st.mu);
+    while (st.generation == seen && !st.stopping && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&st.changed, &st.mu, &until);
+    g = st.stopping ? -1 : st.generation;
+    pthread_mutex_unlock(&st.mu);
+    return g;
+}

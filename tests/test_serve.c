@@ -1,0 +1,632 @@
+/*
+ * test_serve.c — `noisegraph serve` from the outside, as a browser sees
+ * it: the program runs as a child on a free port and a small HTTP client
+ * here talks to it over a socket. The answers of every endpoint and of
+ * each class of bad request (wrong Host, wrong method, bad numbers, unknown
+ * views, nodes and parameters, sizes past the bound); a served render has
+ * the pixels of `noisegraph render` of the same window (8-bit grey PNG);
+ * a script edited on disk makes a new generation and a new picture, a
+ * broken one an error with its line while the last good picture is still
+ * served; a new render on a stream cancels the one in progress there
+ * while other requests answer; SIGTERM ends it with status 0 (under SAN,
+ * no leak either).
+ */
+#include "cli_support.h"
+#include "suites.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the server ---------------------------------------------------------------- */
+
+typedef struct server {
+    pid_t pid;
+    int port;
+    char err[PATHLEN]; /* its stderr */
+} server;
+
+/* Starts `noisegraph serve script --port 0 extra...` and reads the port
+ * from the line it prints. 0, or -1 (a test failure) when it did not. */
+static int server_start(server *s, const char *script, const char *const *extra)
+{
+    const char *argv[32];
+    char line[512];
+    int out[2], i = 0, k, n = 0;
+    static int count;
+    memset(s, 0, sizeof *s);
+    pathf(s->err, "%s/serve-err-%d.txt", tmpdir, count++);
+    argv[i++] = ng_bin, argv[i++] = "serve", argv[i++] = script, argv[i++] = "--port", argv[i++] = "0";
+    for (k = 0; extra && extra[k] && i < 30; k++) argv[i++] = extra[k];
+    argv[i] = NULL;
+    if (pipe(out)) return -1;
+    fflush(stdout), fflush(stderr);
+    if ((s->pid = fork()) == 0) {
+        int e = open(s->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        sigset_t none;
+        if (e < 0 || dup2(out[1], 1) < 0 || dup2(e, 2) < 0) _exit(126);
+        close(out[0]);
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        alarm(DEFAULT_TIMEOUT * 2); /* a hang guard */
+        execv(ng_bin, (char *const *)argv);
+        _exit(127);
+    }
+    close(out[1]);
+    while (n < (int)sizeof line - 1) { /* the first line, with a hang guard */
+        struct pollfd p = {out[0], POLLIN, 0};
+        ssize_t r;
+        if (poll(&p, 1, DEFAULT_TIMEOUT * 1000) <= 0 || (r = read(out[0], line + n, 1)) <= 0) break;
+        if (line[n++] == '\n') break;
+    }
+    line[n] = '\0';
+    close(out[0]); /* the server prints nothing more on stdout */
+    {
+        const char *at = strstr(line, "http://"), *colon = at ? strchr(at + 7, ':') : NULL;
+        s->port = colon ? atoi(colon + 1) : 0;
+    }
+    CHECKF(s->port > 0, "serve did not print its address: '%s'", line);
+    CHECK_CONTAINS(line, "noisegraph: serving ");
+    return s->port > 0 ? 0 : -1;
+}
+
+/* SIGTERM; the exit status (-signal if it was killed). */
+static int server_stop(server *s)
+{
+    int status = 0;
+    if (s->pid <= 0) return -1000;
+    kill(s->pid, SIGTERM);
+    if (waitpid(s->pid, &status, 0) != s->pid) return -1000;
+    s->pid = 0;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+/* ---- a tiny HTTP client -------------------------------------------------------------- */
+
+typedef struct http {
+    int status;
+    char *head;  /* status line and headers */
+    char *body;
+    size_t nbody;
+} http;
+
+static void http_free(http *r)
+{
+    free(r->head);
+    free(r->body);
+    memset(r, 0, sizeof *r);
+}
+
+/* Sends a raw request; the socket to read the answer from, or -1. */
+static int http_send_raw(int port, const char *request)
+{
+    struct sockaddr_in a;
+    struct timeval tv = {DEFAULT_TIMEOUT, 0};
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    size_t off = 0, len = strlen(request);
+    if (fd < 0) return -1;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv); /* a hang guard */
+    if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
+        close(fd);
+        return -1;
+    }
+    while (off < len) {
+        ssize_t w = write(fd, request + off, len - off);
+        if (w <= 0) break;
+        off += (size_t)w;
+    }
+    return fd;
+}
+
+/* GET path with Host 127.0.0.1:PORT. */
+static int http_send(int port, const char *path)
+{
+    char req[8192];
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n", path, port);
+    return http_send_raw(port, req);
+}
+
+/* Reads the whole answer (the server closes the connection). */
+static void http_read(int fd, http *r)
+{
+    char *all = NULL, *sep;
+    size_t len = 0, cap = 0;
+    memset(r, 0, sizeof *r);
+    r->status = -1;
+    for (;;) {
+        ssize_t n;
+        if (len + 65536 > cap) {
+            char *b = realloc(all, cap = len + 65536 + cap);
+            if (!b) break;
+            all = b;
+        }
+        if ((n = read(fd, all + len, cap - len - 1)) <= 0) break;
+        len += (size_t)n;
+    }
+    close(fd);
+    if (!all) return;
+    all[len] = '\0';
+    if (!(sep = strstr(all, "\r\n\r\n"))) {
+        r->head = all;
+        return;
+    }
+    r->nbody = len - (size_t)(sep + 4 - all);
+    r->body = malloc(r->nbody + 1);
+    memcpy(r->body, sep + 4, r->nbody);
+    r->body[r->nbody] = '\0';
+    sep[2] = '\0';
+    r->head = all;
+    sscanf(all, "HTTP/1.%*d %d", &r->status);
+}
+
+static void get(http *r, int port, const char *path)
+{
+    int fd = http_send(port, path);
+    CHECKF(fd >= 0, "cannot connect to port %d", port);
+    http_read(fd, r);
+}
+
+/* A header's value (case as the server writes it), or NULL. */
+static const char *header(const http *r, const char *name, char *buf, size_t len)
+{
+    char key[128];
+    const char *at;
+    snprintf(key, sizeof key, "\r\n%s: ", name);
+    if (!r->head || !(at = strstr(r->head, key))) return NULL;
+    at += strlen(key);
+    snprintf(buf, len, "%.*s", (int)strcspn(at, "\r\n"), at);
+    return buf;
+}
+
+static long json_long(const char *json, const char *key)
+{
+    char k[128];
+    const char *at;
+    snprintf(k, sizeof k, "\"%s\": ", key);
+    at = json ? strstr(json, k) : NULL;
+    return at ? strtol(at + strlen(k), NULL, 10) : -1;
+}
+
+static long generation(int port)
+{
+    http r;
+    long g;
+    get(&r, port, "/api/state");
+    g = r.status == 200 ? json_long(r.body, "generation") : -1;
+    http_free(&r);
+    return g;
+}
+
+/* Waits (a hang guard, not a timing check) until the generation passes
+ * `after`; the new one. */
+static long wait_generation(int port, long after)
+{
+    int i;
+    long g = -1;
+    for (i = 0; i < DEFAULT_TIMEOUT * 20; i++) {
+        struct timespec t = {0, 50000000};
+        if ((g = generation(port)) > after) return g;
+        nanosleep(&t, NULL);
+    }
+    return g;
+}
+
+/* The PNG of an answer, decoded as 8-bit grey or RGB (w, h set); NULL if
+ * it is not one. */
+static unsigned char *answer_png(const http *r, png_uint_32 format, int *w, int *h)
+{
+    char path[PATHLEN];
+    FILE *f;
+    tpath(path, "answer.png");
+    if (!r->body || !(f = fopen(path, "wb"))) return NULL;
+    fwrite(r->body, 1, r->nbody, f);
+    fclose(f);
+    return decode(path, format, w, h);
+}
+
+static int status_of(int port, const char *path)
+{
+    http r;
+    int s;
+    get(&r, port, path);
+    s = r.status;
+    http_free(&r);
+    return s;
+}
+
+/* ---- scripts ---------------------------------------------------------------- */
+
+static const char *const SCRIPT =
+    "-- a test script\n"
+    "local seed = ng.param(\"seed\", 5, {min = 0, max = 100, doc = \"pattern seed\"})\n"
+    "local gain = ng.param(\"gain\", 0.5, {min = 0, max = 1})\n"
+    "local flat = ng.param(\"flat\", false)\n"
+    "local n = ng.fbm{source = ng.simplex{element_size = 40, seed = seed}, octaves = 4}\n"
+    "return (n * gain + 0.5)\n";
+
+/* A directory of its own for each server: the watcher sees only its files. */
+static void script_in(char *path, const char *dir, const char *text)
+{
+    char d[PATHLEN], name[PATHLEN];
+    mksub(d, dir);
+    snprintf(name, sizeof name, "%s/s.lua", dir);
+    mkscript(path, name, text);
+}
+
+/* ---- tests ------------------------------------------------------------------- */
+
+static void test_state_page_and_status_codes(void)
+{
+    char script[PATHLEN], path[PATHLEN], buf[256];
+    const char *const *bad;
+    server s;
+    http r;
+    unsigned char *page;
+    size_t npage;
+    static const char *const bad_renders[] = {
+        "/api/render?w=abc",         "/api/render?w=0",          "/api/render?w=2049",
+        "/api/render?h=NaN",         "/api/render?w=1e3",        "/api/render?w=99999999999999999999",
+        "/api/render?ox=nan",        "/api/render?ox=inf",       "/api/render?oy=1e400",
+        "/api/render?ox=2e15",       "/api/render?ps=0",         "/api/render?ps=-1",
+        "/api/render?ps=0x10",       "/api/render?node=99999",   "/api/render?node=-1",
+        "/api/render?node=abc",      "/api/render?view=sepia",   "/api/render?stream=a/b",
+        "/api/render?w=8&w=9",       "/api/render?zoom=2",       "/api/render?set.nope=1",
+        "/api/render?set.seed=101",  "/api/render?set.seed=-1",  "/api/render?set.seed=1.5",
+        "/api/render?set.gain=nan",  "/api/render?set.gain=",    "/api/render?set.flat=maybe",
+        "/api/state?set.nope=1",     "/api/state?set.gain=2",    "/api/graph.svg?set.seed=x",
+        "/api/state?x=1",            NULL};
+    script_in(script, "state", SCRIPT);
+    if (server_start(&s, script, NULL)) return;
+
+    get(&r, s.port, "/api/state");
+    CHECK_INT(r.status, 200);
+    CHECK_STR(header(&r, "Content-Type", buf, sizeof buf), "application/json");
+    CHECK_STR(header(&r, "Cache-Control", buf, sizeof buf), "no-store");
+    CHECK_CONTAINS(r.body, "\"script\": \"s.lua\"");
+    CHECK_CONTAINS(r.body, "\"generation\": 1,");
+    CHECK_CONTAINS(r.body, "{\"name\": \"seed\", \"kind\": \"int\", \"min\": 0, \"max\": 100, \"default\": 5, "
+                           "\"value\": 5, \"doc\": \"pattern seed\"}");
+    CHECK_CONTAINS(r.body, "{\"name\": \"gain\", \"kind\": \"number\", \"min\": 0, \"max\": 1, \"default\": 0.5");
+    CHECK_CONTAINS(r.body, "{\"name\": \"flat\", \"kind\": \"bool\", \"min\": null, \"max\": null, \"default\": false");
+    CHECK_CONTAINS(r.body, "\"type\": \"fractal\"");
+    CHECK_CONTAINS(r.body, "\"error\": null");
+    CHECK_CONTAINS(r.body, "\"command\": \"noisegraph render ");
+    http_free(&r);
+    /* values applied: the command line says them */
+    get(&r, s.port, "/api/state?set.seed=9&set.gain=0.25");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"default\": 5, \"value\": 9");
+    CHECK_CONTAINS(r.body, "\"default\": 0.5, \"value\": 0.25");
+    CHECK_CONTAINS(r.body, "--set seed=9 --set gain=0.25\"");
+    http_free(&r);
+
+    /* the page: the files of web/, as they are */
+    get(&r, s.port, "/");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(header(&r, "Content-Type", buf, sizeof buf), "text/html");
+    pathf(path, "%s/web/index.html", ng_root);
+    page = slurp(path, &npage);
+    CHECK(page && r.nbody == npage && memcmp(r.body, page, npage) == 0);
+    free(page);
+    http_free(&r);
+    get(&r, s.port, "/app.js");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(header(&r, "Content-Type", buf, sizeof buf), "javascript");
+    http_free(&r);
+    CHECK_INT(status_of(s.port, "/nope.html"), 404);
+    CHECK_INT(status_of(s.port, "/api/nope"), 404);
+    CHECK_INT(status_of(s.port, "/../../etc/passwd"), 404);
+
+    /* the graph: Graphviz's SVG, each node's group carrying its id */
+    get(&r, s.port, "/api/graph.svg");
+    CHECK_INT(r.status, 200);
+    CHECK_STR(header(&r, "Content-Type", buf, sizeof buf), "image/svg+xml");
+    CHECK_CONTAINS(r.body, "<svg");
+    CHECK_CONTAINS(r.body, "<g id=\"node&#45;"); /* id="node-ID", the dash as XML writes it */
+    http_free(&r);
+
+    /* Host: only this server's own names (no DNS rebinding) */
+    {
+        char req[512];
+        snprintf(req, sizeof req, "GET /api/state HTTP/1.1\r\nHost: evil.example:%d\r\nConnection: close\r\n\r\n", s.port);
+        http_read(http_send_raw(s.port, req), &r);
+        CHECK_INT(r.status, 403);
+        http_free(&r);
+        snprintf(req, sizeof req, "GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n",
+                 s.port + 1 == 65536 ? 1 : s.port + 1);
+        http_read(http_send_raw(s.port, req), &r);
+        CHECK_INT(r.status, 403);
+        http_free(&r);
+        http_read(http_send_raw(s.port, "GET / HTTP/1.0\r\n\r\n"), &r); /* no Host at all */
+        CHECK_INT(r.status, 403);
+        http_free(&r);
+        snprintf(req, sizeof req, "GET /api/state HTTP/1.1\r\nHost: localhost:%d\r\nConnection: close\r\n\r\n", s.port);
+        http_read(http_send_raw(s.port, req), &r);
+        CHECK_INT(r.status, 200);
+        http_free(&r);
+        /* methods: GET and HEAD only */
+        snprintf(req, sizeof req, "POST /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Length: 2\r\n"
+                 "Connection: close\r\n\r\n{}", s.port);
+        http_read(http_send_raw(s.port, req), &r);
+        CHECK_INT(r.status, 405);
+        CHECK_STR(header(&r, "Allow", buf, sizeof buf), "GET, HEAD");
+        http_free(&r);
+        snprintf(req, sizeof req, "DELETE / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n", s.port);
+        http_read(http_send_raw(s.port, req), &r);
+        CHECK_INT(r.status, 405);
+        http_free(&r);
+        snprintf(req, sizeof req, "HEAD /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n", s.port);
+        http_read(http_send_raw(s.port, req), &r);
+        CHECK_INT(r.status, 200);
+        CHECK_INT(r.nbody, 0);
+        http_free(&r);
+    }
+
+    /* every malformed request: a 400 with a one-line reason naming what */
+    for (bad = bad_renders; *bad; bad++) {
+        get(&r, s.port, *bad);
+        CHECKF(r.status == 400, "%s: status %d, expected 400", *bad, r.status);
+        CHECKF(r.body && strchr(r.body, '\n') == r.body + r.nbody - 1, "%s: not one line: %s", *bad,
+               r.body ? r.body : "(none)");
+        http_free(&r);
+    }
+    get(&r, s.port, "/api/render?set.seed=101");
+    CHECK_CONTAINS(r.body, "set.seed: 101 is outside 0 to 100");
+    http_free(&r);
+    get(&r, s.port, "/api/render?set.nope=1");
+    CHECK_CONTAINS(r.body, "no parameter 'nope'");
+    http_free(&r);
+    get(&r, s.port, "/api/render?w=2049");
+    CHECK_CONTAINS(r.body, "w: '2049' is not a whole number from 1 to 2048");
+    http_free(&r);
+    CHECK_INT(status_of(s.port, "/api/render?w=16&h=16&_=123"), 200); /* a cache-buster is ignored */
+    CHECK_INT(server_stop(&s), 0);
+}
+
+/* A served grey render has the pixels of `noisegraph render` of the same
+ * window, parameters and all; the views have their shapes. */
+static void test_render_matches_the_cli(void)
+{
+    char script[PATHLEN], out[PATHLEN], buf[64];
+    server s;
+    http r;
+    res c;
+    int w, h, w2, h2, i, differ = 0;
+    unsigned char *served, *cli_px, *node0;
+    unsigned dw, dh;
+    int depth, ctype;
+    script_in(script, "match", SCRIPT);
+    if (server_start(&s, script, NULL)) return;
+    tpath(out, "match/cli.png");
+
+    get(&r, s.port, "/api/render?w=96&h=64&ox=10.5&oy=-20&ps=0.75&set.seed=3&stream=t");
+    CHECK_INT(r.status, 200);
+    CHECK_STR(header(&r, "Content-Type", buf, sizeof buf), "image/png");
+    CHECK_STR(header(&r, "X-Noisegraph-Generation", buf, sizeof buf), "1");
+    CHECK(header(&r, "X-Noisegraph-Render-Ms", buf, sizeof buf) != NULL);
+    served = answer_png(&r, PNG_FORMAT_GRAY, &w, &h);
+    tpath(buf, "answer.png");
+    CHECK(ihdr(buf, &dw, &dh, &depth, &ctype) && depth == 8 && ctype == PNG_COLOR_TYPE_GRAY);
+    http_free(&r);
+    cli(&c, "render", script, "-o", out, "--size", "96x64", "--origin", "10.5,-20", "--pixel-size", "0.75", "--set",
+        "seed=3", NULL);
+    EXPECT_OK(&c);
+    res_free(&c);
+    cli_px = decode(out, PNG_FORMAT_GRAY, &w2, &h2);
+    CHECK(served && cli_px);
+    CHECK_INT(w, 96);
+    CHECK_INT(h, 64);
+    CHECK_INT(w2, 96);
+    CHECK_INT(h2, 64);
+    if (served && cli_px) CHECK(memcmp(served, cli_px, 96 * 64) == 0);
+
+    /* another node: its own picture */
+    get(&r, s.port, "/api/render?w=96&h=64&ox=10.5&oy=-20&ps=0.75&set.seed=3&node=0");
+    CHECK_INT(r.status, 200);
+    node0 = answer_png(&r, PNG_FORMAT_GRAY, &w, &h);
+    for (i = 0; node0 && served && i < 96 * 64; i++) differ += node0[i] != served[i];
+    CHECK(differ > 0);
+    http_free(&r);
+    free(node0), free(served), free(cli_px);
+
+    /* views: ramp and hillshade are RGB; repeat is four equal quadrants */
+    get(&r, s.port, "/api/render?w=40&h=30&view=ramp");
+    CHECK_INT(r.status, 200);
+    tpath(buf, "answer.png");
+    free(answer_png(&r, PNG_FORMAT_RGB, &w, &h));
+    CHECK(ihdr(buf, &dw, &dh, &depth, &ctype) && dw == 40 && dh == 30 && ctype == PNG_COLOR_TYPE_RGB);
+    http_free(&r);
+    get(&r, s.port, "/api/render?w=40&h=30&view=hillshade");
+    CHECK_INT(r.status, 200);
+    free(answer_png(&r, PNG_FORMAT_RGB, &w, &h));
+    CHECK(ihdr(buf, &dw, &dh, &depth, &ctype) && dw == 40 && dh == 30 && ctype == PNG_COLOR_TYPE_RGB);
+    http_free(&r);
+    get(&r, s.port, "/api/render?w=40&h=30&view=repeat");
+    CHECK_INT(r.status, 200);
+    served = answer_png(&r, PNG_FORMAT_GRAY, &w, &h);
+    CHECK(served && w == 40 && h == 30);
+    for (i = 0, differ = 0; served && i < 40 * 30; i++) {
+        int x = i % 40, y = i / 40;
+        differ += served[i] != served[(y % 15) * 40 + x % 20];
+    }
+    CHECK_INT(differ, 0);
+    free(served);
+    http_free(&r);
+    get(&r, s.port, "/api/render?w=24&h=24&view=volume");
+    CHECK_INT(r.status, 200); /* simplex and fbm take 3D: a cloud */
+    http_free(&r);
+    CHECK_INT(server_stop(&s), 0);
+}
+
+/* Edits on disk: a new generation and picture; a broken script keeps the
+ * last good picture and says its line; a required module is watched; the
+ * event stream tells each generation. */
+static void test_edits_make_generations(void)
+{
+    char script[PATHLEN], mod[PATHLEN], line[4096];
+    server s;
+    http r;
+    unsigned char *first, *second, *third;
+    int w, h, ev, n = 0;
+    long g;
+    script_in(script, "edit", "local m = require \"mod\"\nreturn ng.simplex{element_size = 30, seed = m.seed}\n");
+    mkscript(mod, "edit/mod.lua", "return {seed = 1}\n");
+    if (server_start(&s, script, NULL)) return;
+    CHECK_INT(generation(s.port), 1);
+    ev = http_send(s.port, "/api/events");
+    get(&r, s.port, "/api/render?w=32&h=32");
+    first = answer_png(&r, PNG_FORMAT_GRAY, &w, &h);
+    http_free(&r);
+
+    /* the module changes: generation 2, another picture */
+    put_file(mod, "return {seed = 2}\n");
+    g = wait_generation(s.port, 1);
+    CHECK(g >= 2);
+    get(&r, s.port, "/api/render?w=32&h=32");
+    CHECK_INT(r.status, 200);
+    second = answer_png(&r, PNG_FORMAT_GRAY, &w, &h);
+    CHECK(first && second && memcmp(first, second, 32 * 32) != 0);
+    http_free(&r);
+
+    /* broken: the error with file, line and source; the last good picture stays */
+    put_file(script, "local m = require \"mod\"\n-- fine so far\nreturn ng.simplex{element_size = = 30}\n");
+    g = wait_generation(s.port, g);
+    get(&r, s.port, "/api/state");
+    CHECK_CONTAINS(r.body, "\"error\": {\"file\": \"s.lua\", \"line\": 3,");
+    CHECK_CONTAINS(r.body, "\"source\": \"return ng.simplex{element_size = = 30}\"}");
+    CHECK_INT(json_long(r.body, "generation"), g);
+    http_free(&r);
+    get(&r, s.port, "/api/render?w=32&h=32");
+    CHECK_INT(r.status, 200);
+    third = answer_png(&r, PNG_FORMAT_GRAY, &w, &h);
+    CHECK(second && third && memcmp(second, third, 32 * 32) == 0);
+    http_free(&r);
+
+    /* the events said generations 1, then the later ones, errors included */
+    {
+        char *all = calloc(1, 65536);
+        size_t len = 0;
+        while (all && len < 65535 && !strstr(all, "\"line\": 3")) {
+            struct pollfd p = {ev, POLLIN, 0};
+            ssize_t k;
+            if (poll(&p, 1, DEFAULT_TIMEOUT * 1000) <= 0 || (k = read(ev, all + len, 65535 - len)) <= 0) break;
+            len += (size_t)k;
+        }
+        CHECK_CONTAINS(all, "Content-Type: text/event-stream");
+        CHECK_CONTAINS(all, "event: generation\ndata: {\"generation\": 1, \"error\": null}\n\n");
+        CHECK_CONTAINS(all, "event: generation\ndata: {\"generation\": 2, \"error\": null}\n\n");
+        snprintf(line, sizeof line, "event: generation\ndata: {\"generation\": %ld, \"error\": {\"file\": \"s.lua\", "
+                 "\"line\": 3,", g);
+        CHECK_CONTAINS(all, line);
+        free(all);
+    }
+    close(ev);
+    n = server_stop(&s);
+    CHECK_INT(n, 0); /* with an event stream open */
+    free(first), free(second), free(third);
+}
+
+/* A new render on a stream cancels the one in progress there (409),
+ * while other requests answer; SIGTERM during a render exits 0. */
+static void test_stream_cancels_stale_render(void)
+{
+    char script[PATHLEN];
+    server s;
+    http r, slow;
+    int fd, other;
+    struct timespec t = {0, 500000000};
+    struct pollfd p;
+    /* slow: a cloud of fBm ray-marched through a 512^3 box, 2048^2 rays
+     * (minutes, where the 0.5 s below lets it begin) */
+    static const char *const big_box[] = {"--volume", "512x512x512", NULL};
+    static const char *const SLOW = "/api/render?w=2048&h=2048&view=volume&stream=A";
+    script_in(script, "cancel", "return ng.fbm{source = ng.simplex{element_size = 64}, octaves = 8}:fit(-1, 1, 0, 1)\n");
+    if (server_start(&s, script, big_box)) return;
+    fd = http_send(s.port, SLOW);
+    nanosleep(&t, NULL); /* let it begin: it takes far longer than this */
+    get(&r, s.port, "/api/state");
+    CHECK_INT(r.status, 200); /* not blocked by the render */
+    http_free(&r);
+    p.fd = fd, p.events = POLLIN, p.revents = 0;
+    CHECKF(poll(&p, 1, 0) == 0, "the slow render already answered");
+    other = http_send(s.port, "/api/render?w=8&h=8&stream=B"); /* another stream: not cancelled by A's */
+    get(&r, s.port, "/api/render?w=8&h=8&stream=A");
+    CHECK_INT(r.status, 200);
+    http_free(&r);
+    http_read(fd, &slow);
+    CHECK_INT(slow.status, 409);
+    CHECK_CONTAINS(slow.body, "cancelled");
+    http_free(&slow);
+    http_read(other, &r);
+    CHECK_INT(r.status, 200);
+    http_free(&r);
+    /* a render in progress when SIGTERM comes: cancelled, exit 0 */
+    fd = http_send(s.port, SLOW);
+    nanosleep(&t, NULL);
+    CHECK_INT(server_stop(&s), 0);
+    http_read(fd, &slow);
+    CHECK(slow.status == 409 || slow.status == -1); /* cancelled, or the connection closed */
+    http_free(&slow);
+}
+
+static void test_command_line(void)
+{
+    char script[PATHLEN], text[4096];
+    static const char *const wide[] = {"--listen", "0.0.0.0", NULL};
+    server s;
+    res r;
+    unsigned char *err;
+    size_t n;
+    script_in(script, "cmd", SCRIPT);
+    cli(&r, "serve", NULL);
+    EXPECT_ERR(&r, 2, "serve: no SCRIPT given");
+    res_free(&r);
+    cli(&r, "serve", script, "--listen", "example.com", NULL);
+    EXPECT_ERR(&r, 2, "--listen", "not an IPv4 address");
+    res_free(&r);
+    cli(&r, "serve", script, "--port", "70000", NULL);
+    EXPECT_ERR(&r, 2, "--port");
+    res_free(&r);
+    cli(&r, "serve", script, "-o", "x.png", NULL);
+    EXPECT_ERR(&r, 2, "-o");
+    res_free(&r);
+    cli(&r, "serve", script, "--size", "8x8x8", NULL);
+    EXPECT_ERR(&r, 2, "--size", "serve shows images");
+    res_free(&r);
+    pathf(text, "%s/cmd/missing.lua", tmpdir);
+    cli(&r, "serve", text, NULL);
+    EXPECT_ERR(&r, 1, "missing.lua", "cannot read the script");
+    res_free(&r);
+    /* another address than loopback: served, with a warning */
+    if (server_start(&s, script, wide)) return;
+    CHECK_INT(status_of(s.port, "/api/state"), 200); /* reached through loopback, named so */
+    CHECK_INT(server_stop(&s), 0);
+    err = slurp(s.err, &n);
+    CHECK_CONTAINS((const char *)err, "noisegraph: serve: warning: listening on 0.0.0.0");
+    free(err);
+}
+
+void suite_serve(void)
+{
+    if (cli_setup("serve")) return;
+    RUN(test_state_page_and_status_codes);
+    RUN(test_render_matches_the_cli);
+    RUN(test_edits_make_generations);
+    RUN(test_stream_cancels_stale_render);
+    RUN(test_command_line);
+    cli_teardown();
+}
