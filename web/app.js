@@ -31,11 +31,20 @@ function debounce(name, ms, fn) {
   ui.timers[name] = setTimeout(fn, ms);
 }
 
-// A number as short text that parses back to the same value.
+// A number as short text: six significant digits.
 function fmt(v) {
   if (typeof v !== "number") return String(v);
   if (Number.isInteger(v)) return String(v);
   return String(parseFloat(v.toPrecision(6)));
+}
+
+// A world coordinate to 1/100 of a pixel of size ps: far from the origin
+// six significant digits would move the picture by whole pixels.
+function fmtAt(v, ps) {
+  const decimals = Math.max(0, Math.min(15, Math.ceil(-Math.log10(ps / 100))));
+  const t = v.toFixed(decimals);
+  const short = decimals ? t.replace(/\.?0+$/, "") : t;
+  return short === "-0" ? "0" : short;
 }
 
 function el(tag, attrs, ...kids) {
@@ -134,7 +143,7 @@ function updateCommand() {
     const st = await resp.json();
     let cmd = st.command.replace(/ --origin \S+| --pixel-size \S+/g, "");
     const w = ui.win;
-    if (w.ox !== 0 || w.oy !== 0) cmd += " --origin " + fmt(w.ox) + "," + fmt(w.oy);
+    if (w.ox !== 0 || w.oy !== 0) cmd += " --origin " + fmtAt(w.ox, w.ps) + "," + fmtAt(w.oy, w.ps);
     if (w.ps !== 1) cmd += " --pixel-size " + fmt(w.ps);
     $("command").textContent = cmd;
   });
@@ -345,7 +354,7 @@ function resetWindow(rerender) {
 
 function showWindow() {
   const w = ui.win;
-  $("where").textContent = "origin " + fmt(w.ox) + ", " + fmt(w.oy) + " · pixel " + fmt(w.ps);
+  $("where").textContent = "origin " + fmtAt(w.ox, w.ps) + ", " + fmtAt(w.oy, w.ps) + " · pixel " + fmt(w.ps);
   placeImage();
 }
 
@@ -420,7 +429,7 @@ function setupPanZoom() {
 
 function renderUrl(w, h, ps) {
   const v = ui.win;
-  let u = `api/render?w=${w}&h=${h}&ox=${fmt(v.ox)}&oy=${fmt(v.oy)}&ps=${fmt(ps)}&view=${ui.view}`;
+  let u = `api/render?w=${w}&h=${h}&ox=${fmtAt(v.ox, v.ps)}&oy=${fmtAt(v.oy, v.ps)}&ps=${fmt(ps)}&view=${ui.view}`;
   if (ui.node !== null) u += "&node=" + ui.node;
   return u + setsQuery() + "&stream=" + ui.stream;
 }
