@@ -271,6 +271,7 @@ function changeParam(name, value) {
   if (div) div.querySelector(".name").classList.add("changed");
   showStatus("bad", "");
   updateCommand();
+  debounce("graph", 300, loadGraph);
   render(30);
 }
 
@@ -278,13 +279,15 @@ function resetParams() {
   ui.sets = {};
   if (ui.state) buildParams(ui.state.params);
   updateCommand();
+  loadGraph();
   render(0);
 }
 
 // ---- the graph -----------------------------------------------------------------
 
+// The graph with the page's values (its labels show options they set).
 async function loadGraph() {
-  const resp = await fetch("api/graph.svg");
+  const resp = await fetch("api/graph.svg?" + setsQuery().slice(1));
   const box = $("graph");
   if (!resp.ok) { box.textContent = await reason(resp); return; }
   const doc = new DOMParser().parseFromString(await resp.text(), "image/svg+xml");
@@ -300,12 +303,21 @@ async function loadGraph() {
     if (!Number.isInteger(id)) continue;
     g.addEventListener("click", () => previewNode(ui.node === id ? null : id, true));
   }
+  // an output's box: the first output is what the page shows by default
+  for (const g of box.querySelectorAll('g[id^="output-"]')) {
+    const k = parseInt(g.id.slice(7), 10), out = ui.state.outputs[k];
+    if (!out) continue;
+    g.classList.add("node");
+    g.addEventListener("click", () => previewNode(k === 0 ? null : out.id, true));
+  }
   markSelected();
 }
 
+// Highlights what the picture shows: the previewed node, or the output.
 function markSelected() {
-  for (const g of $("graph").querySelectorAll('g[id^="node-"]'))
-    g.classList.toggle("selected", ui.node !== null && g.id === "node-" + ui.node);
+  const shown = ui.node === null ? "output-0" : "node-" + ui.node;
+  for (const g of $("graph").querySelectorAll('g[id^="node-"], g[id^="output-"]'))
+    g.classList.toggle("selected", g.id === shown);
 }
 
 function nodeName(id) {

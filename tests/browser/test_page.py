@@ -82,7 +82,9 @@ def can_run():
 
 class Server:
     def __init__(self, binary, script):
-        self.proc = subprocess.Popen([binary, "serve", script, "--port", "0"], stdout=subprocess.PIPE,
+        # run where the script is, so the page names it as a user would
+        self.proc = subprocess.Popen([binary, "serve", os.path.basename(script), "--port", "0"],
+                                     cwd=os.path.dirname(script), stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
         self.out = []
         self.err = []
