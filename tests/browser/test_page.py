@@ -8,7 +8,9 @@ URL read from its stdout) and checks what a user relies on: the page shows
 an image that is not flat; moving a slider changes it; saving the script
 makes the page update (the generation shown and the image); a broken script
 shows its file:line and source line while the last image stays; clicking a
-node in the graph previews that node. SCREENSHOT (a 1280x800 picture of the
+node in the graph previews that node; a drag and a wheel turn move the
+world window (origin, pixel size) and 'reset view' brings it back; the
+views ramp, hillshade and repeat each draw their own picture. SCREENSHOT (a 1280x800 picture of the
 page) is written when given: docs/serve.png is one.
 
 Needs Debian's chromium, chromium-driver and python3-selenium (`make test`
@@ -285,6 +287,39 @@ def check_node_click(d, before):
     check(back["hash"] == before["hash"], "'back to the output' shows the output again")
 
 
+def check_pan_zoom(d, before):
+    from selenium.webdriver.common.action_chains import ActionChains
+    vp = d.find_element("id", "viewport")
+    ActionChains(d).move_to_element(vp).click_and_hold().move_by_offset(120, 60).release().perform()
+    panned = settled_image(d, "the image after a drag", differs_from=before)
+    m = re.search(r"ox=([-0-9.e]+)&oy=([-0-9.e]+)", panned["url"])
+    check(m and float(m.group(1)) < 0 and float(m.group(2)) < 0,
+          "dragging right and down moves the window's origin left and up", panned["url"])
+    check("--origin " in text(d, "command"), "the command line carries the new origin", text(d, "command"))
+    check(not text(d, "where").startswith("origin 0, 0"), "the origin shown follows the drag", text(d, "where"))
+    d.execute_script("""const vp = document.getElementById('viewport'), r = vp.getBoundingClientRect();
+        vp.dispatchEvent(new WheelEvent('wheel', {deltaY: -400, clientX: r.left + r.width / 2,
+            clientY: r.top + r.height / 2, bubbles: true, cancelable: true}));""")
+    zoomed = settled_image(d, "the image after a wheel turn", differs_from=panned)
+    m = re.search(r"&ps=([-0-9.e]+)", zoomed["url"])
+    check(m and 0 < float(m.group(1)) < 1, "the wheel zooms in (a smaller pixel size)", zoomed["url"])
+    d.find_element("id", "reset").click()
+    back = settled_image(d, "the image after 'reset view'", url_has="ox=0&oy=0&ps=1&")
+    check(back["hash"] == before["hash"], "'reset view' shows the script's window again")
+    return back
+
+
+def check_views(d, before):
+    seen = {before["hash"]}
+    for v in ("ramp", "hillshade", "repeat"):
+        d.find_element("css selector", '#views button[data-view="%s"]' % v).click()
+        im = settled_image(d, "the %s view" % v, url_has="view=" + v)
+        check(im["hash"] not in seen and im["levels"] > 16, "the %s view is a picture of its own" % v)
+        seen.add(im["hash"])
+    d.find_element("css selector", '#views button[data-view="grey"]').click()
+    return settled_image(d, "the grey view again", url_has="view=grey")
+
+
 def screenshot(d, path):
     # the ramp view reads best in a small picture; then back to grey
     d.find_element("css selector", '#views button[data-view="ramp"]').click()
@@ -319,7 +354,9 @@ def main():
         steps = [lambda im: check_slider(driver, im),
                  lambda im: check_file_change(driver, script, im),
                  lambda im: check_broken(driver, script, im) or im,
-                 lambda im: check_node_click(driver, im) or im]
+                 lambda im: check_node_click(driver, im) or im,
+                 lambda im: check_pan_zoom(driver, im),
+                 lambda im: check_views(driver, im)]
         for step in steps:
             im = step(im)
         if shot:
