@@ -330,6 +330,7 @@ function previewNode(id, rerender) {
   $("preview-bar").hidden = id === null;
   $("preview-name").textContent = id === null ? "" : nodeName(id);
   markSelected();
+  probeVolume();
   if (rerender) render(0);
 }
 
@@ -341,10 +342,12 @@ function setView(v) {
   render(0);
 }
 
-// The volume view exists only for a 3D-capable graph; the server says why not.
+// The volume view exists only for a 3D-capable 1-channel node (the output
+// or the one previewed); the server says why not.
 async function probeVolume() {
   const b = document.querySelector('#views button[data-view="volume"]');
-  const resp = await fetch("api/render?w=16&h=16&view=volume&stream=" + ui.stream + "-probe");
+  const node = ui.node === null ? "" : "&node=" + ui.node;
+  const resp = await fetch("api/render?w=16&h=16&view=volume" + node + setsQuery() + "&stream=" + ui.stream + "-probe");
   if (resp.ok) {
     b.disabled = false;
     b.title = "the volume preview (a ray-march through the density)";

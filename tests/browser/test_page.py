@@ -282,7 +282,18 @@ def check_node_click(d, before):
     check("node=%d" % target in after["url"], "clicking a node asks for that node's output", after["url"])
     check(after["hash"] != before["hash"], "the node's preview differs from the output")
     check(visible(d, "preview-bar"), "the page says which node is previewed", text(d, "preview-bar"))
+    # terrain.lua's warp is driven by a 3-channel (vector) simplex: no volume of that
+    vec = d.execute_script("return ui.state.nodes.filter(n => n.channels === 3).map(n => n.id)")
+    check(vec != [], "terrain.lua has a vector node", str(vec))
+    if vec:
+        ActionChains(d).move_to_element(d.find_element("css selector", "#graph g#node-%d" % vec[0])).click().perform()
+        volume = d.find_element("css selector", '#views button[data-view="volume"]')
+        wait_for(lambda: not volume.is_enabled(), "the volume view to be disabled for a vector node")
+        check("channels" in volume.get_attribute("title"), "the disabled volume view says why",
+              volume.get_attribute("title"))
     d.find_element("id", "back").click()
+    wait_for(lambda: d.find_element("css selector", '#views button[data-view="volume"]').is_enabled(),
+             "the volume view to be back for the output")
     back = settled_image(d, "the output again", url_lacks="node=")
     check(back["hash"] == before["hash"], "'back to the output' shows the output again")
 
