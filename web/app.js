@@ -104,7 +104,7 @@ async function refresh() {
   if (first) resetWindow(false);
   // parameters the script no longer declares are dropped, not sent; while
   // a run fails the last good graph (and its parameters) stays in use
-  if (!st.error) {
+  if (!st.error || first) {
     const names = new Set(st.params.map((p) => p.name));
     for (const k of Object.keys(ui.sets)) if (!names.has(k)) delete ui.sets[k];
     buildParams(st.params);
