@@ -20,6 +20,7 @@ const ui = {
   seq: 0,                  // render sequence number: a newer one makes older stale
   abort: null,
   stale: 0,                // renders cancelled because a newer one started
+  probes: 0,               // volume view probes asked for
   imageUrl: null,
   timers: {},
 };
@@ -339,6 +340,7 @@ function previewNode(id, rerender) {
 function setView(v) {
   ui.view = v;
   for (const b of document.querySelectorAll("#views button")) b.classList.toggle("on", b.dataset.view === v);
+  $("viewport").classList.toggle("fixed", v === "volume");
   render(0);
 }
 
@@ -347,14 +349,17 @@ function setView(v) {
 async function probeVolume() {
   const b = document.querySelector('#views button[data-view="volume"]');
   const node = ui.node === null ? "" : "&node=" + ui.node;
+  const seq = ++ui.probes; // an older probe's answer may come last: it is ignored
   const resp = await fetch("api/render?w=16&h=16&view=volume" + node + setsQuery() + "&stream=" + ui.stream + "-probe");
+  const why = resp.ok ? "" : await reason(resp);
+  if (seq !== ui.probes) return;
   if (resp.ok) {
     b.disabled = false;
     b.title = "the volume preview (a ray-march through the density)";
     return;
   }
   b.disabled = true;
-  b.title = "volume preview not available: " + await reason(resp);
+  b.title = "volume preview not available: " + why;
   if (ui.view === "volume") setView("grey");
 }
 
@@ -405,11 +410,16 @@ function windowChanged() {
   render(100);
 }
 
+// The volume view looks at a box from a camera: the window does not move it.
+function panZooms() {
+  return ui.win && ui.view !== "volume";
+}
+
 function setupPanZoom() {
   const vp = $("viewport");
   let drag = null;
   vp.addEventListener("pointerdown", (e) => {
-    if (e.button !== 0 || !ui.win) return;
+    if (e.button !== 0 || !panZooms()) return;
     drag = { x: e.clientX, y: e.clientY };
     vp.setPointerCapture(e.pointerId);
     vp.classList.add("dragging");
@@ -426,7 +436,7 @@ function setupPanZoom() {
   vp.addEventListener("pointerup", end);
   vp.addEventListener("pointercancel", end);
   vp.addEventListener("wheel", (e) => {
-    if (!ui.win) return;
+    if (!panZooms()) return;
     e.preventDefault();
     const { k, left, top, vp: r } = contentBox();
     const ix = (e.clientX - r.left - left) / k, iy = (e.clientY - r.top - top) / k;
