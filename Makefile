@@ -65,8 +65,11 @@ endif
 # OpenVDB and what its headers' inline code calls (TBB, Imath's half
 # tables), and the C++ runtime: programs are linked by the C compiler.
 VDB_LIBS := -lopenvdb -ltbb -lImath -lstdc++
-# serve: libmicrohttpd, and Graphviz to lay out the graph in process
-SERVE_LIBS := -lmicrohttpd -lgvc -lcgraph -lcdt
+# serve: libmicrohttpd, and Graphviz to lay out the graph in process with
+# its two plugins linked in (lua/serve_api.c says why), from their folder
+GV_PLUGINS := /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/graphviz
+SERVE_LIBS := -lmicrohttpd -lgvc -lcgraph -lcdt -L$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core \
+              -Wl,-rpath,$(GV_PLUGINS)
 LDLIBS  := -llua5.4 -lpng16 -ljpeg $(VDB_LIBS) $(SERVE_LIBS) -lm -lpthread
 
 # The kernel sources (nodes/<family>_kernels.c) and loops.c are compiled

@@ -540,6 +540,36 @@ static void test_edits_make_generations(void)
     free(first), free(second), free(third);
 }
 
+/* A file the script reads (an image) replaced the way editors save, by a
+ * rename over it: a new generation with the new picture. */
+static void test_image_read_is_watched(void)
+{
+    char script[PATHLEN], img[PATHLEN], tmp[PATHLEN];
+    unsigned char black[16], white[16], *first, *second;
+    server s;
+    http r;
+    int w, h;
+    memset(black, 0, sizeof black);
+    memset(white, 255, sizeof white);
+    script_in(script, "img", "return ng.image{path = \"img.png\"}\n");
+    tpath(img, "img/img.png");
+    tpath(tmp, "img/img.png.new");
+    write_png(img, 4, 4, 8, PNG_COLOR_TYPE_GRAY, 1, black);
+    if (server_start(&s, script, NULL)) return;
+    get(&r, s.port, "/api/render?w=4&h=4");
+    first = answer_png(&r, PNG_FORMAT_GRAY, &w, &h);
+    http_free(&r);
+    write_png(tmp, 4, 4, 8, PNG_COLOR_TYPE_GRAY, 1, white);
+    CHECK(rename(tmp, img) == 0);
+    CHECK(wait_generation(s.port, 1) >= 2);
+    get(&r, s.port, "/api/render?w=4&h=4");
+    second = answer_png(&r, PNG_FORMAT_GRAY, &w, &h);
+    http_free(&r);
+    CHECK(first && second && first[5] == 0 && second[5] == 255);
+    free(first), free(second);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* A new render on a stream cancels the one in progress there (409),
  * while other requests answer; SIGTERM during a render exits 0. */
 static void test_stream_cancels_stale_render(void)
@@ -626,6 +656,7 @@ void suite_serve(void)
     RUN(test_state_page_and_status_codes);
     RUN(test_render_matches_the_cli);
     RUN(test_edits_make_generations);
+    RUN(test_image_read_is_watched);
     RUN(test_stream_cancels_stale_render);
     RUN(test_command_line);
     cli_teardown();
