@@ -2,6 +2,7 @@
 #   make          build build/noisegraph and build/libnoisegraph.a
 #   make test     build and run every test (SAN=1: under ASan + UBSan)
 #   make demo     render graphs/terrain.lua to terrain.png
+#   make test-browser  the page of `noisegraph serve` in headless Chromium (make test runs it)
 #   make bench    optimised single-thread benchmark
 #   make fuzz     every libFuzzer target for FUZZ_TIME seconds (clang 14)
 # Missing Debian packages are installed with apt-get when run as root.
@@ -234,6 +235,30 @@ $(EMBED_BIN): tests/embed/own_stb.c $(LIB)
 test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN)
 	$(EMBED_BIN)
 	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN)
+	@$(MAKE) --no-print-directory test-browser
+
+# The page of `noisegraph serve` in a real browser: tests/browser/test_page.py
+# drives headless Chromium through Selenium (Debian's, run by Debian's
+# python3, not another on the PATH). The packages are installed when missing
+# and root; otherwise the test names them and fails: it never skips (CI is
+# root, so it runs there). It leaves a 1280x800 screenshot of the page at
+# SERVE_SHOT; docs/serve.png is one: make test-browser SERVE_SHOT=docs/serve.png
+BROWSER_PKGS  := chromium chromium-driver python3-selenium
+BROWSER_FILES := /usr/bin/chromium /usr/bin/chromedriver /usr/lib/python3/dist-packages/selenium/__init__.py
+SERVE_SHOT    ?= $(BUILD)/serve.png
+.PHONY: browser-deps test-browser
+browser-deps:
+	@missing=""; set -- $(BROWSER_FILES); for p in $(BROWSER_PKGS); do \
+	  [ -e "$$1" ] || missing="$$missing $$p"; shift; done; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
+	  echo "installing:$$missing"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >&2 || exit 1; \
+	fi
+
+test-browser: deps browser-deps $(BIN)
+	@if [ ! -x /usr/bin/python3 ]; then \
+	  echo "noisegraph: the browser test needs Debian's python3 and$(BROWSER_PKGS:%= %) (make test as root installs them)" >&2; exit 1; fi
+	/usr/bin/python3 tests/browser/test_page.py $(abspath $(BIN)) $(CURDIR) $(SERVE_SHOT)
 
 demo: all
 	$(BIN) render graphs/terrain.lua -o terrain.png --size 1024

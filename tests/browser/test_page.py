@@ -1,0 +1,395 @@
+#!/usr/bin/python3
+"""test_page.py — the page of `noisegraph serve`, driven in headless Chromium.
+
+Usage: test_page.py NG_BIN NG_ROOT [SCREENSHOT.png]
+
+Starts `NG_BIN serve` on a scratch copy of graphs/terrain.lua (port 0, the
+URL read from its stdout) and checks what a user relies on: the page shows
+an image that is not flat; moving a slider changes it; saving the script
+makes the page update (the generation shown and the image); a broken script
+shows its file:line and source line while the last image stays; clicking a
+node in the graph previews that node; a drag and a wheel turn move the
+world window (origin, pixel size) and 'reset view' brings it back; the
+views ramp, hillshade and repeat each draw their own picture. SCREENSHOT (a 1280x800 picture of the
+page) is written when given: docs/serve.png is one.
+
+Needs Debian's chromium, chromium-driver and python3-selenium (`make test`
+installs them as root). Without them it says so and fails: it never skips.
+The last line is "N passed, N failed", like the C harness. Timeouts are hang
+guards only (generous: a SAN build renders 3-10x slower); nothing is timed.
+"""
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+CHROMEDRIVER = "/usr/bin/chromedriver"
+CHROMIUM = "/usr/bin/chromium"
+WAIT = 90          # seconds any one thing may take before it counts as hung
+WIDTH, HEIGHT = 1280, 800
+
+passed = failed = 0
+
+
+def check(cond, what, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("ok   " + what)
+    else:
+        failed += 1
+        print("FAIL " + what + (": " + detail if detail else ""))
+    return cond
+
+
+class Hung(Exception):
+    pass
+
+
+def wait_for(fn, what, timeout=WAIT):
+    """fn() until it returns something true; Hung after timeout seconds."""
+    end = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < end:
+        try:
+            v = fn()
+            if v:
+                return v
+        except Exception as e:  # the page may be mid-update (stale element)
+            last = e
+        time.sleep(0.1)
+    raise Hung("timed out after %d s waiting for %s%s" % (timeout, what, " (%s)" % last if last else ""))
+
+
+def can_run():
+    """Why the browser test cannot run here, or None."""
+    missing = [p for p, f in (("chromium", CHROMIUM), ("chromium-driver", CHROMEDRIVER)) if not os.path.exists(f)]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("python3-selenium")
+    if missing:
+        return ("missing Debian packages: %s (run 'make test' as root, or 'sudo apt-get install %s')"
+                % (" ".join(missing), " ".join(missing)))
+    return None
+
+
+# ---- the server ---------------------------------------------------------------
+
+class Server:
+    def __init__(self, binary, script):
+        # run where the script is, so the page names it as a user would
+        self.proc = subprocess.Popen([binary, "serve", os.path.basename(script), "--port", "0"],
+                                     cwd=os.path.dirname(script), stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        self.out = []
+        self.err = []
+        self.url = None
+        got = threading.Event()
+
+        def read(stream, into, look):
+            for line in stream:
+                into.append(line)
+                m = look and re.search(r"http://[^\s]+", line)
+                if m and not self.url:
+                    self.url = m.group(0)
+                    got.set()
+            got.set()  # the process ended: stop waiting
+
+        threading.Thread(target=read, args=(self.proc.stdout, self.out, True), daemon=True).start()
+        threading.Thread(target=read, args=(self.proc.stderr, self.err, False), daemon=True).start()
+        got.wait(WAIT)
+        if not self.url:
+            self.stop()
+            raise Hung("`noisegraph serve` printed no URL; stdout: %r stderr: %r"
+                       % ("".join(self.out)[-500:], "".join(self.err)[-500:]))
+        if not self.url.endswith("/"):
+            self.url += "/"
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+# ---- the page -------------------------------------------------------------------
+
+# What the image on screen is: its size, how many distinct grey levels, a
+# hash of its pixels, and the request that made it (for the node check).
+READ_IMAGE = """
+const done = arguments[arguments.length - 1];
+const img = document.getElementById('render');
+if (!img || !img.complete || !img.naturalWidth || img.dataset.coarse !== '0') { done(null); return; }
+const c = document.createElement('canvas');
+c.width = img.naturalWidth; c.height = img.naturalHeight;
+const g = c.getContext('2d');
+g.drawImage(img, 0, 0);
+const d = g.getImageData(0, 0, c.width, c.height).data;
+let h = 2166136261 >>> 0;
+const levels = new Set();
+for (let i = 0; i < d.length; i++) {
+  h = Math.imul(h ^ d[i], 16777619) >>> 0;
+  if ((i & 3) === 0) levels.add(d[i] * 65536 + d[i + 1] * 256 + d[i + 2]);
+}
+done({w: c.width, h: c.height, levels: levels.size, hash: h, url: img.dataset.url || '',
+      src: img.src, gen: img.dataset.generation || ''});
+"""
+
+
+def new_driver():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    o = webdriver.ChromeOptions()
+    o.binary_location = CHROMIUM
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+              "--window-size=%d,%d" % (WIDTH, HEIGHT), "--hide-scrollbars", "--force-device-scale-factor=1"):
+        o.add_argument(a)
+    d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
+    d.set_script_timeout(WAIT)
+    # the page itself 1280x800, whatever the headless window's decorations take
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
+    return d
+
+
+def image(d):
+    return d.execute_async_script(READ_IMAGE)
+
+
+def settled_image(d, what, differs_from=None, url_has=None, url_lacks=None):
+    """The full-size image once it is on screen (and differs from a given
+    one, and came from a request with/without some text)."""
+    def ready():
+        im = image(d)
+        if not im:
+            return None
+        if differs_from is not None and im["hash"] == differs_from["hash"]:
+            return None
+        if url_has and url_has not in im["url"]:
+            return None
+        if url_lacks and url_lacks in im["url"]:
+            return None
+        return im
+    return wait_for(ready, what)
+
+
+def text(d, id_):
+    return d.execute_script("const e = document.getElementById(arguments[0]);"
+                            "return e ? e.textContent : '';", id_)
+
+
+def visible(d, id_):
+    return d.execute_script("const e = document.getElementById(arguments[0]);"
+                            "return !!e && !e.hidden && e.getClientRects().length > 0;", id_)
+
+
+def generation(d):
+    m = re.search(r"gen (\d+)", text(d, "status"))
+    return int(m.group(1)) if m else None
+
+
+# ---- the checks ------------------------------------------------------------------
+
+def check_loads(d, url):
+    d.get(url)
+    im = settled_image(d, "the first full-size image")
+    check(im["w"] > 0 and im["h"] > 0, "the page shows an image", "%dx%d" % (im["w"], im["h"]))
+    check(im["levels"] > 16, "the image is not flat", "%d distinct colours" % im["levels"])
+    check(d.find_elements("css selector", '.param[data-name="warp"] input[type=range]') != [],
+          "each parameter has a slider (warp)")
+    cmd = text(d, "command")
+    check("noisegraph render" in cmd and "terrain.lua" in cmd, "the command line is shown", cmd)
+    return im
+
+
+def check_slider(d, before):
+    from selenium.webdriver.common.action_chains import ActionChains
+    slider = d.find_element("css selector", '.param[data-name="warp"] input[type=range]')
+    field = d.find_element("css selector", '.param[data-name="warp"] input[type=number]')
+    old = field.get_attribute("value")
+    # a click well right of the thumb moves it there, as a user's would
+    ActionChains(d).move_to_element_with_offset(slider, slider.size["width"] // 3, 0).click().perform()
+    wait_for(lambda: field.get_attribute("value") != old, "the warp field to follow the slider")
+    after = settled_image(d, "a new image after moving the warp slider", differs_from=before,
+                          url_has="set.warp=")
+    check(after["hash"] != before["hash"], "moving a slider changes the image")
+    new = field.get_attribute("value")
+    wait_for(lambda: "--set warp=" + new in text(d, "command"), "the command to carry warp=" + new)
+    check("--set warp=" + new in text(d, "command"), "the command line carries the slider's value",
+          text(d, "command"))
+    return after
+
+
+def check_file_change(d, script, before):
+    gen0 = generation(d)
+    src = open(script).read()
+    # a different seed: the same graph, another pattern
+    open(script, "w").write(src.replace('ng.param("seed", 7', 'ng.param("seed", 11'))
+    wait_for(lambda: generation(d) not in (None, gen0), "the generation shown to change after saving")
+    check(generation(d) != gen0, "saving the script changes the generation shown",
+          "%s -> %s" % (gen0, generation(d)))
+    after = settled_image(d, "a new image after saving the script", differs_from=before)
+    check(after["hash"] != before["hash"], "saving the script changes the image")
+    check("set.warp=" in after["url"], "the slider's value survives the script's re-run", after["url"])
+    return after
+
+
+BROKEN_LINE = 6
+BROKEN_SOURCE = "local oops = nil + 1"
+
+
+def check_broken(d, script, before):
+    good = open(script).read()
+    lines = good.split("\n")
+    lines.insert(BROKEN_LINE - 1, BROKEN_SOURCE)
+    gen0 = generation(d)
+    open(script, "w").write("\n".join(lines))
+    wait_for(lambda: visible(d, "error"), "the error to be shown")
+    where = "terrain.lua:%d" % BROKEN_LINE
+    page = text(d, "error")
+    check(where in page, "a broken script shows file:line", page)
+    check(BROKEN_SOURCE in text(d, "error-source"), "a broken script shows its source line", page)
+    check(generation(d) != gen0, "the failed run is a new generation")
+    im = settled_image(d, "the image while the script is broken")
+    check(im["levels"] > 16 and im["hash"] == before["hash"], "the last good image stays on screen",
+          "%d levels, hash %s vs %s" % (im["levels"], im["hash"], before["hash"]))
+    open(script, "w").write(good)
+    wait_for(lambda: not visible(d, "error"), "the error to go when the script is fixed")
+    check(not visible(d, "error"), "fixing the script clears the error")
+
+
+def check_node_click(d, before):
+    from selenium.webdriver.common.action_chains import ActionChains
+    nodes = d.execute_script("return ui.state.nodes.map(n => n.id)")
+    outs = d.execute_script("return ui.state.outputs.map(o => o.id)")
+    # the first node (the Perlin noise under the warp): not the output
+    target = [n for n in nodes if n not in outs][0]
+    g = wait_for(lambda: d.find_elements("css selector", "#graph g#node-%d" % target),
+                 "node %d in the graph" % target)[0]
+    ActionChains(d).move_to_element(g).click().perform()
+    after = settled_image(d, "the preview of node %d" % target, differs_from=before,
+                          url_has="node=%d" % target)
+    check("node=%d" % target in after["url"], "clicking a node asks for that node's output", after["url"])
+    check(after["hash"] != before["hash"], "the node's preview differs from the output")
+    check(visible(d, "preview-bar"), "the page says which node is previewed", text(d, "preview-bar"))
+    # terrain.lua's warp is driven by a 3-channel (vector) simplex: no volume of that
+    vec = d.execute_script("return ui.state.nodes.filter(n => n.channels === 3).map(n => n.id)")
+    check(vec != [], "terrain.lua has a vector node", str(vec))
+    if vec:
+        ActionChains(d).move_to_element(d.find_element("css selector", "#graph g#node-%d" % vec[0])).click().perform()
+        volume = d.find_element("css selector", '#views button[data-view="volume"]')
+        wait_for(lambda: not volume.is_enabled(), "the volume view to be disabled for a vector node")
+        check("channels" in volume.get_attribute("title"), "the disabled volume view says why",
+              volume.get_attribute("title"))
+    d.find_element("id", "back").click()
+    wait_for(lambda: d.find_element("css selector", '#views button[data-view="volume"]').is_enabled(),
+             "the volume view to be back for the output")
+    back = settled_image(d, "the output again", url_lacks="node=")
+    check(back["hash"] == before["hash"], "'back to the output' shows the output again")
+
+
+def check_pan_zoom(d, before):
+    from selenium.webdriver.common.action_chains import ActionChains
+    vp = d.find_element("id", "viewport")
+    ActionChains(d).move_to_element(vp).click_and_hold().move_by_offset(120, 60).release().perform()
+    panned = settled_image(d, "the image after a drag", differs_from=before)
+    m = re.search(r"ox=([-0-9.e]+)&oy=([-0-9.e]+)", panned["url"])
+    check(m and float(m.group(1)) < 0 and float(m.group(2)) < 0,
+          "dragging right and down moves the window's origin left and up", panned["url"])
+    check("--origin " in text(d, "command"), "the command line carries the new origin", text(d, "command"))
+    check(not text(d, "where").startswith("origin 0, 0"), "the origin shown follows the drag", text(d, "where"))
+    d.execute_script("""const vp = document.getElementById('viewport'), r = vp.getBoundingClientRect();
+        vp.dispatchEvent(new WheelEvent('wheel', {deltaY: -400, clientX: r.left + r.width / 2,
+            clientY: r.top + r.height / 2, bubbles: true, cancelable: true}));""")
+    zoomed = settled_image(d, "the image after a wheel turn", differs_from=panned)
+    m = re.search(r"&ps=([-0-9.e]+)", zoomed["url"])
+    check(m and 0 < float(m.group(1)) < 1, "the wheel zooms in (a smaller pixel size)", zoomed["url"])
+    d.find_element("id", "reset").click()
+    back = settled_image(d, "the image after 'reset view'", url_has="ox=0&oy=0&ps=1&")
+    check(back["hash"] == before["hash"], "'reset view' shows the script's window again")
+    return back
+
+
+def check_views(d, before):
+    seen = {before["hash"]}
+    for v in ("ramp", "hillshade", "repeat"):
+        d.find_element("css selector", '#views button[data-view="%s"]' % v).click()
+        im = settled_image(d, "the %s view" % v, url_has="view=" + v)
+        check(im["hash"] not in seen and im["levels"] > 16, "the %s view is a picture of its own" % v)
+        seen.add(im["hash"])
+    d.find_element("css selector", '#views button[data-view="grey"]').click()
+    return settled_image(d, "the grey view again", url_has="view=grey")
+
+
+def screenshot(d, path):
+    # the ramp view reads best in a small picture; then back to grey
+    d.find_element("css selector", '#views button[data-view="ramp"]').click()
+    settled_image(d, "the ramp view", url_has="view=ramp")
+    d.save_screenshot(path)
+    with open(path, "rb") as f:
+        head = f.read(24)
+    size = struct.unpack(">II", head[16:24]) if head[:8] == b"\x89PNG\r\n\x1a\n" else None
+    check(size == (WIDTH, HEIGHT), "the screenshot is a %dx%d PNG" % (WIDTH, HEIGHT), str(size))
+
+
+def main():
+    if len(sys.argv) < 3:
+        print("usage: test_page.py NG_BIN NG_ROOT [SCREENSHOT.png]", file=sys.stderr)
+        return 2
+    binary, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    shot = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
+    why = can_run()
+    if why:
+        check(False, "the browser test can run", why)
+        print("%d passed, %d failed" % (passed, failed))
+        return 1
+    tmp = tempfile.mkdtemp(prefix="ng_page_")
+    script = os.path.join(tmp, "terrain.lua")
+    shutil.copy(os.path.join(root, "graphs", "terrain.lua"), script)
+    server = driver = None
+    try:
+        server = Server(binary, script)
+        print("serving at " + server.url)
+        driver = new_driver()
+        im = check_loads(driver, server.url)
+        steps = [lambda im: check_slider(driver, im),
+                 lambda im: check_file_change(driver, script, im),
+                 lambda im: check_broken(driver, script, im) or im,
+                 lambda im: check_node_click(driver, im) or im,
+                 lambda im: check_pan_zoom(driver, im),
+                 lambda im: check_views(driver, im)]
+        for step in steps:
+            im = step(im)
+        if shot:
+            screenshot(driver, shot)
+        errors = [e["message"] for e in driver.get_log("browser") if "Uncaught" in e["message"]]
+        check(not errors, "no script error in the page", "; ".join(errors))
+    except Exception as e:
+        check(False, "the browser session ran to its end", "%s: %s" % (type(e).__name__, e))
+        traceback.print_exc()
+        if driver:
+            print("status line: %r" % text(driver, "status"))
+            if server:
+                print("server stderr: %r" % "".join(server.err)[-1500:])
+    finally:
+        if driver:
+            driver.quit()
+        if server:
+            server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
