@@ -322,11 +322,58 @@ static void release(ng_ctx *c, int node, const ng_block *b)
     }
 }
 
+/* ---- scaled positions (ng_block.p_scale) ----------------------------------- */
+
+const ng_block *ng_block_unscaled(const ng_block *b, ng_block *tmp, float *pos)
+{
+    const float s = b->p_scale;
+    int d, i;
+    if (s == 0.0f) return b;
+    *tmp = *b;
+    for (d = 0; d < b->dims; d++) {
+        const float *src = b->p[d];
+        float *dst = pos + (size_t)d * (size_t)b->n;
+        for (i = 0; i < b->n; i++) dst[i] = src[i] * s;
+        tmp->p[d] = dst;
+    }
+    tmp->p_scale = 0.0f;
+    return tmp;
+}
+
+/* Whether n is evaluated on a block with p_scale as it is: its type folds
+ * the scale, and no input is evaluated at its positions (they would not). */
+static int takes_p_scale(const ng_node *n)
+{
+    int k;
+    if (!n->type->takes_p_scale) return 0;
+    for (k = 0; k < ng_node_slots(n); k++)
+        if (same_position(n, k)) return 0;
+    return 1;
+}
+
+/* eval (grad: NULL) or grad_of at b with its scale multiplied out; the
+ * positions' identity is kept: they are the same points. */
+static int grad_of(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h);
+
+static int at_unscaled(ng_ctx *c, const ng_node *n, const ng_block *b, float *out, int want, float *grad, double h)
+{
+    float *pos = ng_scratch(c, b->dims);
+    ng_block plain;
+    int rc;
+    if (!pos) return -1;
+    ng_block_unscaled(b, &plain, pos);
+    rc = grad ? grad_of(c, n, &plain, out, grad, h) : ng__eval(c, n->id, &plain, out, want);
+    ng_scratch_free(c, pos, b->dims);
+    return rc;
+}
+
 int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
 {
     const ng_graph *g = c->g;
     int base = c->sp;
     if (c->failed) return -1;
+    if (b->p_scale != 0.0f && !takes_p_scale(ng_graph_node(g, root)))
+        return at_unscaled(c, ng_graph_node(g, root), b, out, want, NULL, 0);
     if (shared(c, root)) { /* already computed at these positions? */
         float *m = memo_get(c, root, b);
         if (m) {
@@ -434,8 +481,6 @@ static int memo_share(ng_ctx *c, const ng_node *src, const ng_block *b, const fl
     return 0;
 }
 
-static int grad_of(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h);
-
 /* Value and gradient of a chain node: its inputs' values and gradients,
  * eval on the values, chain for the gradient. 1: no analytic gradient
  * (the inputs were read already: the central differences that follow find
@@ -517,6 +562,7 @@ done:
 static int grad_of(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h)
 {
     if (c->failed) return -1;
+    if (b->p_scale != 0.0f && !takes_p_scale(src)) return at_unscaled(c, src, b, out, 0, grad, h);
     if (h <= 0 && c->grad_depth < NG_GRAD_DEPTH) {
         int rc;
         c->grad_depth++;

@@ -58,7 +58,19 @@ struct ng_block {
      * node it calls; in a block a node makes for a pull it means nothing
      * (ng_pull asks for every channel, ng_pull_channels for some). */
     int channels;
+    /* Positions scaled without a pass over them (a fractal's octave): 0
+     * for none, else a power of two s >= 1 with every |p[d][i]| * s below
+     * float's maximum, so p[d][i] * s is exact: point i's offset along d is
+     * then p[d][i] * s (anchor and period are scaled already). Only a node
+     * whose type sets takes_p_scale and that has no same-position inputs
+     * sees it; the evaluator multiplies it out for every other node, so
+     * the positions are those of a pass, bit for bit. */
+    float p_scale;
 };
+
+/* b itself when it has no p_scale, else tmp: b with p[d] * p_scale
+ * multiplied out into pos (b->dims planes of b->n floats) and p_scale 0. */
+const ng_block *ng_block_unscaled(const ng_block *b, ng_block *tmp, float *pos);
 
 /* A scratch buffer of channels * tile-area floats from the thread's pool
  * (channels up to NG_MAX_PLANES, for gradients).

@@ -178,6 +178,12 @@ typedef struct ng_node_type {
      * unconnected optional inputs). 0, or -1 with the context's error set. */
     int (*eval)(ng_ctx *ctx, const ng_node *node, const ng_block *b,
                 const float *const *in, float *out);
+    /* Optional: eval and eval_grad honour the block's p_scale (ng_node.h),
+     * folding it into their own multiply of the positions (a noise: into
+     * its frequency), so a fractal's octave costs no pass over them. Read
+     * only for a node without same-position inputs. 0: the evaluator
+     * multiplies it out first. */
+    int takes_p_scale;
     /* Optional: frees what the node's state owns besides itself (a buffer
      * it took over); the graph then frees the state with free(). */
     void (*free_state)(void *state);

@@ -137,4 +137,5 @@ const ng_node_type ng_type_fractal = {
     .setup = fractal_setup,
     .eval_grad = fractal_eval_grad,
     .eval = fractal_eval,
+    .takes_p_scale = 1, /* octave blocks compose it (octaves.c) */
 };

@@ -120,50 +120,101 @@ static void loop_scale_bias(float *out, const float *x, float s, float b, int n)
     for (i = 0; i < n; i++) out[i] = x[i] * s + b;
 }
 
-/* ---- fractal octave accumulation (see fractal.c for the bounds) ---------- */
+/* ---- fractal octave accumulation (see fractal.c for the bounds) ----------
+ * One pass per octave: the first starts the sum (0 + v, the bits of adding
+ * to a zeroed sum, -0 included), the last multiplies by the normaliser in
+ * the same pass. Each body is inlined with constant flags, so every
+ * variant is its own vectorised loop. */
 
-static void loop_acc_billow(float *restrict out, const float *restrict x, float w, int n)
+/* the sum so far (0 before the first octave) plus v; that times s on the last octave */
+#define ACC_ADD(o, v, first) ((first) ? 0.0f + (v) : (o) + (v))
+#define ACC_END(v, s) ((s) != 0.0f ? (v) * (s) : (v))
+
+static inline void acc_billow_body(float *restrict out, const float *restrict x, float w, int first, float s, int n)
 {
     int i;
-    for (i = 0; i < n; i++) out[i] += (2.0f * fabsf(x[i]) - 1.0f) * w;
-}
-
-/* |sum| <= partial weight, so (sum * inv + 0.5), inv = 0.5 / partial, is in [0, 1] */
-static void loop_acc_terrain(float *restrict out, const float *restrict x, float w, float inv, int first, int n)
-{
-    int i;
-    if (first)
-        for (i = 0; i < n; i++) out[i] = x[i] * w;
-    else
-        for (i = 0; i < n; i++) out[i] += x[i] * w * (out[i] * inv + 0.5f);
-}
-
-/* state: the running weight, in [0, 1] */
-static void loop_acc_hybrid(float *restrict out, float *restrict state, const float *restrict x, float w, int first, int n)
-{
-    int i;
-    if (first)
-        for (i = 0; i < n; i++) out[i] = x[i] * w, state[i] = 1.0f;
-    else
-        for (i = 0; i < n; i++) out[i] += x[i] * w * state[i];
     for (i = 0; i < n; i++) {
-        float s = state[i] * (x[i] + 1.0f);
-        state[i] = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
+        const float v = ACC_ADD(out[i], (2.0f * fabsf(x[i]) - 1.0f) * w, first);
+        out[i] = ACC_END(v, s);
     }
+}
+
+static void loop_acc_billow(float *restrict out, const float *restrict x, float w, int first, float s, int n)
+{
+    if (first && s != 0.0f) acc_billow_body(out, x, w, 1, s, n);
+    else if (first) acc_billow_body(out, x, w, 1, 0.0f, n);
+    else if (s != 0.0f) acc_billow_body(out, x, w, 0, s, n);
+    else acc_billow_body(out, x, w, 0, 0.0f, n);
+}
+
+/* |sum| <= partial weight, so (sum * inv + 0.5), inv = 0.5 / partial, is in
+ * [0, 1]; the first octave is x w (no partial sum to scale it by) */
+static inline void acc_terrain_body(float *restrict out, const float *restrict x, float w, float inv, int first,
+                                    float s, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        const float v = first ? x[i] * w : out[i] + x[i] * w * (out[i] * inv + 0.5f);
+        out[i] = ACC_END(v, s);
+    }
+}
+
+static void loop_acc_terrain(float *restrict out, const float *restrict x, float w, float inv, int first, float s,
+                             int n)
+{
+    if (first && s != 0.0f) acc_terrain_body(out, x, w, inv, 1, s, n);
+    else if (first) acc_terrain_body(out, x, w, inv, 1, 0.0f, n);
+    else if (s != 0.0f) acc_terrain_body(out, x, w, inv, 0, s, n);
+    else acc_terrain_body(out, x, w, inv, 0, 0.0f, n);
+}
+
+/* state: the running weight, in [0, 1] (1 before the first octave) */
+static inline void acc_hybrid_body(float *restrict out, float *restrict state, const float *restrict x, float w,
+                                   int first, float s, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        const float st = first ? 1.0f : state[i], v = first ? x[i] * w : out[i] + x[i] * w * st;
+        const float next = st * (x[i] + 1.0f);
+        out[i] = ACC_END(v, s);
+        state[i] = next < 0.0f ? 0.0f : next > 1.0f ? 1.0f : next;
+    }
+}
+
+static void loop_acc_hybrid(float *restrict out, float *restrict state, const float *restrict x, float w, int first,
+                            float s, int n)
+{
+    if (first && s != 0.0f) acc_hybrid_body(out, state, x, w, 1, s, n);
+    else if (first) acc_hybrid_body(out, state, x, w, 1, 0.0f, n);
+    else if (s != 0.0f) acc_hybrid_body(out, state, x, w, 0, s, n);
+    else acc_hybrid_body(out, state, x, w, 0, 0.0f, n);
 }
 
 /* signal (1 - |n|)^2 in [0, 1], weighted by the previous signal times 2,
  * clamped to [0, 1] (Musgrave's gain) */
-static void loop_acc_ridged(float *restrict out, float *restrict state, const float *restrict x, float w, int first, int n)
+static inline void acc_ridged_body(float *restrict out, float *restrict state, const float *restrict x, float w,
+                                   int first, float s, int n)
 {
     int i;
     for (i = 0; i < n; i++) {
-        float r = 1.0f - fabsf(x[i]), sig = r * r, wt = first ? 1.0f : state[i];
-        out[i] += sig * wt * w;
-        wt = sig * 2.0f;
-        state[i] = wt < 0.0f ? 0.0f : wt > 1.0f ? 1.0f : wt;
+        const float r = 1.0f - fabsf(x[i]), sig = r * r, wt = first ? 1.0f : state[i];
+        const float v = ACC_ADD(out[i], sig * wt * w, first), g = sig * 2.0f;
+        out[i] = ACC_END(v, s);
+        state[i] = g < 0.0f ? 0.0f : g > 1.0f ? 1.0f : g;
     }
 }
+
+static void loop_acc_ridged(float *restrict out, float *restrict state, const float *restrict x, float w, int first,
+                            float s, int n)
+{
+    if (first && s != 0.0f) acc_ridged_body(out, state, x, w, 1, s, n);
+    else if (first) acc_ridged_body(out, state, x, w, 1, 0.0f, n);
+    else if (s != 0.0f) acc_ridged_body(out, state, x, w, 0, s, n);
+    else acc_ridged_body(out, state, x, w, 0, 0.0f, n);
+}
+
+#undef ACC_ADD
+#undef ACC_END
 
 /* ---- cloud (see cloud.c) ------------------------------------------------- */
 

@@ -54,13 +54,16 @@ typedef void (*ng_loop2)(float *restrict out, const float *restrict x, const flo
     X(scale, (float *out, const float *x, float s, int n))                                                    \
     /* out = x * s + b (x may be out) */                                                                       \
     X(scale_bias, (float *out, const float *x, float s, float b, int n))                                      \
-    /* fractal octave accumulation, one per type (fractal.c says why each is bounded) */                       \
-    X(acc_billow, (float *restrict out, const float *restrict x, float w, int n))                             \
-    X(acc_terrain, (float *restrict out, const float *restrict x, float w, float inv, int first, int n))      \
+    /* fractal octave accumulation, one per type (fractal.c says why each is bounded): first, the first    \
+     * octave (out is not read: the sum starts at 0); s != 0, the last, whose sum is then times s (the     \
+     * normaliser, the same two roundings as a pass after) */                                                 \
+    X(acc_billow, (float *restrict out, const float *restrict x, float w, int first, float s, int n))        \
+    X(acc_terrain, (float *restrict out, const float *restrict x, float w, float inv, int first, float s,    \
+                    int n))                                                                                    \
     X(acc_hybrid, (float *restrict out, float *restrict state, const float *restrict x, float w, int first,  \
-                   int n))                                                                                     \
+                   float s, int n))                                                                            \
     X(acc_ridged, (float *restrict out, float *restrict state, const float *restrict x, float w, int first,  \
-                   int n))                                                                                     \
+                   float s, int n))                                                                            \
     /* cloud: out = p + g * dg + v * dv (a position moved along the gradient and by the droop) */              \
     X(displace, (float *restrict out, const float *restrict p, const float *restrict g, float dg,            \
                  const float *restrict v, float dv, int n))                                                   \

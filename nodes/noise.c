@@ -395,6 +395,24 @@ static void positions_at(const ng_node *n, const ng_unified *u, const ng_unified
     }
 }
 
+/* Whether the kernel's one multiply per axis, p * (p_scale * frequency),
+ * gives the bits of p * p_scale then times the frequency: p * p_scale is
+ * exact (ng_node.h), so both round the same real number once, provided
+ * p_scale * frequency, a power of two times a float, is exact too (no
+ * overflow). Driven options and a zero frequency prepare positions in a
+ * pass of their own: b's scale is multiplied out first. */
+static int folds_p_scale(const ng_block *b, const double *freq, int moved)
+{
+    int d;
+    if (b->p_scale == 0.0f) return 1;
+    if (moved) return 0;
+    for (d = 0; d < b->dims; d++) {
+        const float fr = (float)freq[d];
+        if (fr == 0.0f || !isfinite(b->p_scale * fr)) return 0;
+    }
+    return 1;
+}
+
 /* The kernel over runs of points whose driven jitter and flow are equal:
  * both are one value per kernel call. */
 static void kernel_runs(const ng_node *n, ng_basis_fn fn, const ng_noise_pts *pts, const ng_unified_in *drv,
@@ -432,12 +450,14 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     const basis *bs = &bases[type];
     const int own = n->type == &ng_type_noise; /* basis-specific options exist */
     float *f = NULL, *tmp = NULL; /* f: scaled positions, for a zero frequency or driven options */
+    float *unscaled = NULL;
     const ng_path *path = ng__path();
     const ng_loops *loops = &path->loops;
     ng_basis_fn fn = ng__kernel(path, type);
     ng_basis_d_fn fd_grad = ng__kernel_grad(path, type);
     double freq[4];
     ng_noise_pts pts;
+    ng_block plain;
     int d, moved, rc = 0;
     if (!drv) drv = &none;
     moved = drv->offset || drv->size || drv->scale;
@@ -460,11 +480,15 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     if (bs->tiling == NG_TILE_TORUS && pts.period[0] && pts.period[1])
         fn = ng__kernel_tiled(path, type), fd_grad = NULL;
     if (type == NG_BASIS_FLOW && b->dims == 4) fn = flow_in_time, fd_grad = NULL; /* central differences */
+    if (!folds_p_scale(b, freq, moved)) { /* a pass multiplies it out, as the evaluator would */
+        if (!(unscaled = ng_scratch(ctx, b->dims))) return -1;
+        b = ng_block_unscaled(b, &plain, unscaled);
+    }
     for (d = 0; d < b->dims; d++) { /* positions -> noise space: the kernel multiplies */
         float fr = (float)freq[d];
         if (fr != 0.0f && !moved) {
             pts.f[d] = b->p[d];
-            pts.scale[d] = fr;
+            pts.scale[d] = b->p_scale != 0.0f ? b->p_scale * fr : fr; /* exact (folds_p_scale) */
         } else { /* a frequency below float's range (0 would read as "no scale"), or per sample */
             if (!f && !(f = ng_scratch(ctx, b->dims))) return -1;
             if (moved)
@@ -510,6 +534,7 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
             }
     }
     ng_scratch_free(ctx, f, b->dims);
+    ng_scratch_free(ctx, unscaled, b->dims);
     return rc;
 }
 
@@ -706,4 +731,5 @@ const ng_node_type ng_type_noise = {
                    1ull << P_ROUGHNESS,
     .eval_grad = noise_eval_grad,
     .eval = noise_eval,
+    .takes_p_scale = 1,
 };

@@ -4,6 +4,7 @@
 #include "loops.h"
 #include "noise_kernels.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -47,24 +48,71 @@ double ng__octave_antialias(double detail, const ng_block *b, double scale, int 
     return antialias(detail, b->footprint, scale, k, enabled);
 }
 
-void ng__octave_block(ng_ctx *ctx, const ng_block *b, int k, double scale, const float *src, float *pos,
-                      ng_block *ob)
+/* ob = b moved to octave k at frequency scale `scale`, but its positions. */
+static void octave_frame(ng_ctx *ctx, const ng_block *b, int k, double scale, ng_block *ob)
 {
-    const float fs = (float)scale;
     int d;
     *ob = *b;
-    if (k == 0 && !src) return;
     for (d = 0; d < b->dims; d++) {
-        const float *s = src ? src + (size_t)d * (size_t)b->n : b->p[d];
-        float *p = pos + (size_t)d * (size_t)b->n;
-        ng__loops()->scale(p, s, fs, b->n);
-        ob->p[d] = p;
         ob->anchor[d] = b->anchor[d] * scale;
         ob->period[d] = b->period[d] * scale;
     }
     if (k > 0) ob->seed = ng_hash_mix(b->seed + (uint32_t)k * 0x9E3779B9u);
     ob->pos_id = ng_new_pos_id(ctx);
     ob->footprint = (float)(b->footprint * scale);
+}
+
+void ng__octave_block(ng_ctx *ctx, const ng_block *b, int k, double scale, const float *src, float *pos,
+                      ng_block *ob)
+{
+    const float fs = (float)scale, ps = src ? 0.0f : b->p_scale;
+    int d, i;
+    if (k == 0 && !src) {
+        *ob = *b;
+        return;
+    }
+    octave_frame(ctx, b, k, scale, ob);
+    for (d = 0; d < b->dims; d++) {
+        const float *s = src ? src + (size_t)d * (size_t)b->n : b->p[d];
+        float *p = pos + (size_t)d * (size_t)b->n;
+        if (ps != 0.0f) /* b's positions are s * ps: the product a pass would have made, then the octave's */
+            for (i = 0; i < b->n; i++) p[i] = s[i] * ps * fs;
+        else
+            ng__loops()->scale(p, s, fs, b->n);
+        ob->p[d] = p;
+    }
+    ob->p_scale = 0.0f;
+}
+
+float ng__block_max_abs(const ng_block *b)
+{
+    float m = 0.0f;
+    int d, i;
+    for (d = 0; d < b->dims; d++)
+        for (i = 0; i < b->n; i++) {
+            const float v = fabsf(b->p[d][i]);
+            m = v > m ? v : m; /* NaN is skipped: times any scale it stays NaN */
+        }
+    return m;
+}
+
+/* Whether s is a power of two >= 1 (then x * s is exact unless it overflows). */
+static int power_of_two(double s)
+{
+    int e;
+    return s >= 1 && s <= FLT_MAX && frexp(s, &e) == 0.5;
+}
+
+void ng__octave_block_scaled(ng_ctx *ctx, const ng_block *b, int k, double scale, float max_abs, float *pos,
+                             ng_block *ob)
+{
+    const double fs = (float)scale, s = fs * (b->p_scale != 0.0f ? b->p_scale : 1.0f);
+    if (k == 0 || !power_of_two(fs) || !power_of_two(s) || !((double)max_abs * s < FLT_MAX)) {
+        ng__octave_block(ctx, b, k, scale, NULL, pos, ob);
+        return;
+    }
+    octave_frame(ctx, b, k, scale, ob);
+    ob->p_scale = (float)s; /* exact: a product of powers of two, below float's maximum */
 }
 
 /* ---- the fractal sum ------------------------------------------------------ */
@@ -75,50 +123,56 @@ static double normaliser(const ng_octaves *o, int normalize)
 }
 
 /* One octave's weighted values x (len floats) into out; state: the running
- * weight of hybrid and ridged. fractal.c's header says why each is bounded. */
+ * weight of hybrid and ridged; first: out holds nothing yet; norm != 0:
+ * the last octave, the sum then times norm. fractal.c's header says why
+ * each is bounded. */
 static void accumulate(const ng_loops *L, int type, float *out, float *state, const float *x, float fw, float inv,
-                       int first, int len)
+                       int first, float norm, int len)
 {
     switch (type) {
-    case NG_FRACTAL_STANDARD: L->axpy(out, x, fw, len); break;
-    case NG_FRACTAL_BILLOW: L->acc_billow(out, x, fw, len); break;
-    case NG_FRACTAL_TERRAIN: L->acc_terrain(out, x, fw, inv, first, len); break;
-    case NG_FRACTAL_HYBRID: L->acc_hybrid(out, state, x, fw, first, len); break;
-    case NG_FRACTAL_RIDGED: L->acc_ridged(out, state, x, fw, first, len); break;
+    case NG_FRACTAL_STANDARD: /* x w + 0 is 0 + x w, -0 included */
+        if (first && norm != 0.0f) L->scale_bias(out, x, fw, 0.0f, len), L->scale(out, out, norm, len);
+        else if (first) L->scale_bias(out, x, fw, 0.0f, len);
+        else if (norm != 0.0f) L->axpy_scale(out, x, fw, norm, len);
+        else L->axpy(out, x, fw, len);
+        break;
+    case NG_FRACTAL_BILLOW: L->acc_billow(out, x, fw, first, norm, len); break;
+    case NG_FRACTAL_TERRAIN: L->acc_terrain(out, x, fw, inv, first, norm, len); break;
+    case NG_FRACTAL_HYBRID: L->acc_hybrid(out, state, x, fw, first, norm, len); break;
+    case NG_FRACTAL_RIDGED: L->acc_ridged(out, state, x, fw, first, norm, len); break;
     }
 }
 
-/* The plain sum's passes over out, standard type: the first octave writes
- * 0 + x w as x w + 0 (the same bits, -0 included, with no zeroing pass),
- * the last adds and normalises in one pass (the same two roundings). */
+/* The plain sum: one pass over out per octave (accumulate), the last one
+ * normalising; the octaves' positions without a pass where the scale
+ * allows (ng__octave_block_scaled). */
 static int plain_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng_block *b, int channels,
                      ng_octave_fn source, void *user, float *out, float *pos, float *oct, float *state)
 {
-    const int len = b->n * channels, standard = f->type == NG_FRACTAL_STANDARD;
+    const int len = b->n * channels;
     const ng_loops *L = ng__loops();
+    const float max_abs = ng__block_max_abs(b);
     double scale = 1, partial = 0, norm;
     ng_octaves o;
     int k, i, normalised = 0;
     ng__octaves_init(&o, f->octaves, f->lacunarity, f->roughness);
     norm = normaliser(&o, f->normalize);
-    if (!standard || o.count == 0)
+    if (o.count == 0)
         for (i = 0; i < len; i++) out[i] = 0;
     for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
         const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(f->detail, b, scale, k, f->antialias);
         const float fw = (float)(w * a);
+        float end;
         ng_block ob;
         int last;
         if (a <= 0) break; /* finer octaves are finer still */
         last = k + 1 == o.count ||
                ng__octave_antialias(f->detail, b, scale * o.lacunarity, k + 1, f->antialias) <= 0;
-        ng__octave_block(ctx, b, k, scale, NULL, pos, &ob);
+        end = last && norm > 0 ? (float)(1.0 / norm) : 0.0f;
+        ng__octave_block_scaled(ctx, b, k, scale, max_abs, pos, &ob);
         if (source(ctx, n, &ob, oct, user)) return -1;
-        if (standard && k == 0)
-            L->scale_bias(out, oct, fw, 0.0f, len);
-        else if (standard && last && norm > 0)
-            L->axpy_scale(out, oct, fw, (float)(1.0 / norm), len), normalised = 1;
-        else
-            accumulate(L, f->type, out, state, oct, fw, partial > 0 ? (float)(0.5 / partial) : 0.0f, k == 0, len);
+        accumulate(L, f->type, out, state, oct, fw, partial > 0 ? (float)(0.5 / partial) : 0.0f, k == 0, end, len);
+        normalised |= end != 0.0f;
         partial += w;
     }
     if (norm > 0 && !normalised) L->scale(out, out, (float)(1.0 / norm), len);
@@ -255,6 +309,14 @@ int ng__fractal_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng
     float *dbl[4] = {NULL, NULL, NULL, NULL}, *fw = NULL, *inv = NULL; /* 2 floats hold a double */
     int rc = -1, j;
     if (!pos || !oct || ((stateful || per_sample) && !state)) goto done;
+    if (per_sample && b->p_scale != 0.0f) { /* the per-sample octaves multiply b's positions themselves */
+        ng_block plain;
+        float *p = ng_scratch(ctx, b->dims);
+        if (!p) goto done;
+        rc = ng__fractal_sum(ctx, n, f, ng_block_unscaled(b, &plain, p), channels, source, user, out);
+        ng_scratch_free(ctx, p, b->dims);
+        goto done;
+    }
     if (!per_sample) {
         rc = plain_sum(ctx, n, f, b, channels, source, user, out, pos, oct, state);
     } else {
@@ -343,15 +405,17 @@ static int plain_sum_grad(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, co
     double scale = 1, partial = 0, norm;
     ng_octaves o;
     int k, i, c, d;
+    const float max_abs = ng__block_max_abs(b);
     ng__octaves_init(&o, f->octaves, f->lacunarity, f->roughness);
-    for (i = 0; i < len; i++) out[i] = 0;
+    if (o.count == 0) /* else the first octave starts the sum */
+        for (i = 0; i < len; i++) out[i] = 0;
     for (i = 0; i < len * dims; i++) grad[i] = 0;
     for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
         const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(f->detail, b, scale, k, f->antialias);
         const float fw = (float)(w * a), inv = partial > 0 ? (float)(0.5 / partial) : 0.0f;
         ng_block ob;
         if (a <= 0) break; /* finer octaves are finer still */
-        ng__octave_block(ctx, b, k, scale, NULL, B->pos, &ob);
+        ng__octave_block_scaled(ctx, b, k, scale, max_abs, B->pos, &ob);
         if (source(ctx, n, &ob, B->oct, B->ogr, user)) return -1;
         for (c = 0; c < channels; c++)
             for (d = 0; d < dims; d++) {
@@ -359,7 +423,7 @@ static int plain_sum_grad(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, co
                 accumulate_grad(f->type, out + v, B->state + v, B->oct + v, B->ogr + g, (float)scale, grad + g,
                                 B->gstate + g, fw, inv, k == 0, np); /* octave positions are world * scale */
             }
-        accumulate(L, f->type, out, B->state, B->oct, fw, inv, k == 0, len);
+        accumulate(L, f->type, out, B->state, B->oct, fw, inv, k == 0, 0.0f, len);
         partial += w;
     }
     norm = normaliser(&o, f->normalize);

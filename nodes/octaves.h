@@ -31,6 +31,16 @@ double ng__octave_antialias(double detail, const ng_block *b, double scale, int 
  * block itself. pos: scratch of b->dims planes. */
 void ng__octave_block(ng_ctx *ctx, const ng_block *b, int k, double scale, const float *src, float *pos,
                       ng_block *ob);
+/* The same block of b's own positions with no pass over them where it
+ * can: for a power-of-two scale whose products with positions up to
+ * max_abs (ng__block_max_abs) stay below float's maximum, ob keeps b's
+ * positions and carries the scale in p_scale (ng_node.h); the source then
+ * sees the same bits as from the pass, which ng__octave_block makes
+ * otherwise (pos: scratch of b->dims planes). */
+void ng__octave_block_scaled(ng_ctx *ctx, const ng_block *b, int k, double scale, float max_abs, float *pos,
+                             ng_block *ob);
+/* The largest |p[d][i]| of b's positions (NaN skipped). */
+float ng__block_max_abs(const ng_block *b);
 
 /* ---- the fractal sum ------------------------------------------------------ */
 

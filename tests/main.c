@@ -44,6 +44,7 @@ static const struct {
     {"serve", suite_serve},
     {"tiles", suite_tiles},
     {"farm", suite_farm},
+    {"octscale", suite_octscale},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

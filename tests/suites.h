@@ -40,5 +40,6 @@ void suite_gradk(void);
 void suite_serve(void);
 void suite_tiles(void);
 void suite_farm(void);
+void suite_octscale(void);
 
 #endif

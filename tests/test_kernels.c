@@ -1435,11 +1435,11 @@ static void test_loops_same_bits_as_scalar(void)
     BOTH(P->axpy_masked(o, t, 0.6f, x, N));
     BOTH(P->scale(o, x, 1.7f, N));
     BOTH(P->scale_bias(o, x, 1.7f, -0.2f, N));
-    BOTH(P->acc_billow(o, x, 0.5f, N));
-    for (i = 0; i < 2; i++) {
-        BOTH(P->acc_terrain(o, x, 0.5f, 0.25f, i, N));
-        BOTH(P->acc_hybrid(o, st, x, 0.5f, i, N));
-        BOTH(P->acc_ridged(o, st, x, 0.5f, i, N));
+    for (i = 0; i < 4; i++) { /* first octave or not, last (normalising) or not */
+        BOTH(P->acc_billow(o, x, 0.5f, i & 1, i & 2 ? 0.3f : 0.0f, N));
+        BOTH(P->acc_terrain(o, x, 0.5f, 0.25f, i & 1, i & 2 ? 0.3f : 0.0f, N));
+        BOTH(P->acc_hybrid(o, st, x, 0.5f, i & 1, i & 2 ? 0.3f : 0.0f, N));
+        BOTH(P->acc_ridged(o, st, x, 0.5f, i & 1, i & 2 ? 0.3f : 0.0f, N));
     }
     BOTH(P->displace(o, x, y, 0.3f, t, -0.2f, N));
     BOTH(P->puff(o, t, 0.4f, 0.9f, N));
