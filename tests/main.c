@@ -39,6 +39,7 @@ static const struct {
     {"review14", suite_review14},
     {"overhead", suite_overhead},
     {"gradk", suite_gradk},
+    {"hillshade", suite_hillshade},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

@@ -35,5 +35,6 @@ void suite_speed(void);
 void suite_review14(void);
 void suite_overhead(void);
 void suite_gradk(void);
+void suite_hillshade(void);
 
 #endif
