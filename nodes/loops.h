@@ -81,8 +81,12 @@ typedef struct ng_warp_octave2 {
     X(acc_distance, (float *restrict out, const float *restrict p, double a, int metric, int n))             \
     /* 2D warp octave (warp.c): Jacobian J (4 planes, J[c][j] plane c * 2 + j) and positions pos (2 planes) */ \
     X(warp_step2, (float *restrict J, float *restrict pos, const ng_warp_octave2 *o, int n))                 \
-    /* 2D warp: g[c] = sg[c] J for `channels` channels of 2 planes each (warp.c) */                            \
-    X(warp_apply2, (float *restrict g, const float *restrict sg, const float *restrict J, int channels, int n))
+    /* 2D warp: g[c] = sg[c] J for `channels` channels of 2 planes each (warp.c); J NULL: the one octave o's */ \
+    X(warp_apply2, (float *restrict g, const float *restrict sg, const float *restrict J,                    \
+                    const ng_warp_octave2 *o, int channels, int n))                                            \
+    /* surface (light): Lambert max(0, n . l) of the height field's normal, hs times the gradient (gx, gy) */  \
+    X(light, (float *restrict out, const float *restrict gx, const float *restrict gy, float hs, float lx,    \
+              float ly, float lz, int n))
 
 #define NG__LOOP_FIELD(name, params) void(*name) params;
 typedef struct ng_loops {

@@ -138,12 +138,14 @@ static void identity(float *J, int dims, int len)
             ng__loops()->fill(J + ((size_t)d * (size_t)dims + (size_t)k) * (size_t)len, d == k ? 1.0f : 0.0f, len);
 }
 
-/* grad[ch][j] = sum_m sgrad[ch][m] J[m][j] */
-static void apply_jacobian(const warp_grad *W, float *grad, int channels, int dims, int len)
+/* grad[ch][j] = sum_m sgrad[ch][m] J[m][j]; one: the 2D warp's only
+ * octave, whose J the fused loop makes as it goes (W->J unwritten) */
+static void apply_jacobian(const warp_grad *W, const ng_warp_octave2 *one, float *grad, int channels, int dims,
+                           int len)
 {
     int ch, j, m, i;
     if (dims == 2) {
-        ng__loops()->warp_apply2(grad, W->sgrad, W->J, channels, len);
+        ng__loops()->warp_apply2(grad, W->sgrad, one ? NULL : W->J, one, channels, len);
         return;
     }
     for (ch = 0; ch < channels; ch++)
@@ -176,6 +178,7 @@ static int warp_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, floa
     const int fused = dims == 2 && moved == 2;
     float *pos = ng_scratch(ctx, dims), *field = ng_scratch(ctx, vec), *amount = ng_scratch(ctx, 1), *query = NULL;
     warp_grad W = {NULL, NULL, NULL, NULL, NULL};
+    ng_warp_octave2 oct; /* the last octave, for a single-octave 2D warp's Jacobian */
     double scale = 1;
     ng_block wb = *b;
     ng_octaves o;
@@ -197,8 +200,13 @@ static int warp_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, floa
         else ng__octave_block(ctx, b, k, scale, progressive ? pos : NULL, query, &fb);
         if (ng_pull_grad_channels(ctx, n, I_BY, &fb, field, W.fgrad, 0, moved)) goto done;
         if (fused) {
-            const ng_warp_octave2 oct = {amount, field, W.fgrad, W.agrad, w, (float)scale, through_J, k == 0};
-            ng__loops()->warp_step2(W.J, pos, &oct, len);
+            const ng_warp_octave2 step = {amount, field, W.fgrad, W.agrad, w, (float)scale, through_J, k == 0};
+            oct = step;
+            if (o.count > 1) {
+                ng__loops()->warp_step2(W.J, pos, &oct, len);
+                continue;
+            }
+            for (d = 0; d < 2; d++) ng__loops()->axpy_masked(pos + (size_t)d * len, amount, w, field + (size_t)d * len, len);
         } else {
             jacobian_step(&W, pos, amount, field, w, (float)scale, through_J, moved, dims, len);
         }
@@ -206,7 +214,7 @@ static int warp_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, floa
     for (d = 0; d < dims; d++) wb.p[d] = pos + (size_t)d * len;
     wb.pos_id = ng_new_pos_id(ctx);
     if (ng_pull_grad_channels(ctx, n, I_SOURCE, &wb, out, W.sgrad, 0, ch)) goto done;
-    apply_jacobian(&W, grad, ch, dims, len);
+    apply_jacobian(&W, fused && o.count == 1 ? &oct : NULL, grad, ch, dims, len);
     rc = 0;
 done:
     ng_scratch_free(ctx, pos, dims);
