@@ -353,7 +353,7 @@ static int takes_p_scale(const ng_node *n)
 
 /* eval (grad: NULL) or grad_of at b with its scale multiplied out; the
  * positions' identity is kept: they are the same points. */
-static int grad_of(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h);
+static int grad_of(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h, int want);
 
 static int at_unscaled(ng_ctx *c, const ng_node *n, const ng_block *b, float *out, int want, float *grad, double h)
 {
@@ -362,7 +362,7 @@ static int at_unscaled(ng_ctx *c, const ng_node *n, const ng_block *b, float *ou
     int rc;
     if (!pos) return -1;
     ng_block_unscaled(b, &plain, pos);
-    rc = grad ? grad_of(c, n, &plain, out, grad, h) : ng__eval(c, n->id, &plain, out, want);
+    rc = grad ? grad_of(c, n, &plain, out, grad, h, want) : ng__eval(c, n->id, &plain, out, want);
     ng_scratch_free(c, pos, b->dims);
     return rc;
 }
@@ -459,6 +459,11 @@ int ng_input_channels(const ng_ctx *c, const ng_node *node, int k)
     return node->input[k] >= 0 ? ng_graph_node(c->g, node->input[k])->channels : 0;
 }
 
+int ng_input_constant(const ng_ctx *c, const ng_node *node, int k, double *value)
+{
+    return node->input[k] >= 0 && ng_node_is_constant(ng_graph_node(c->g, node->input[k]), value);
+}
+
 /* ---- gradients ---------------------------------------------------------------- */
 
 /* A source evaluated outside the walk (ng_pull_grad's analytic path) is
@@ -497,7 +502,7 @@ static int chain_grad(ng_ctx *c, const ng_node *src, const ng_block *b, float *o
         if (src->input[k] < 0) continue;
         in = ng_graph_node(c->g, src->input[k]);
         if (!(val[k] = ng_scratch(c, in->channels)) || !(dval[k] = ng_scratch(c, in->channels * b->dims))) goto done;
-        if (grad_of(c, in, b, val[k], dval[k], 0)) goto done;
+        if (grad_of(c, in, b, val[k], dval[k], 0, 0)) goto done;
     }
     if (c->stop && stopped(c)) goto done;
     nb.channels = src->channels;
@@ -512,12 +517,16 @@ done:
     return rc;
 }
 
-/* The analytic value and gradient of src, 1 where it has none. */
-static int analytic(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad)
+/* The analytic value and gradient of src, 1 where it has none; want: the
+ * leading channels the consumer reads (eval_grad sees them in its block's
+ * channels; a chain computes every channel). */
+static int analytic(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, int want)
 {
     if (src->type->eval_grad) {
+        ng_block nb = *b;
+        nb.channels = want;
         if (c->stop && stopped(c)) return -1;
-        return src->type->eval_grad(c, src, b, out, grad);
+        return src->type->eval_grad(c, src, &nb, out, grad);
     }
     if (src->type->chain && src->ndrivers == 0) {
         int k;
@@ -528,25 +537,26 @@ static int analytic(ng_ctx *c, const ng_node *src, const ng_block *b, float *out
     return 1;
 }
 
-/* Central differences of src, every channel: the step goes into the double
- * anchor, so it is exact at any distance. */
-static int central_differences(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h)
+/* Central differences of src's leading `want` channels: the step goes into
+ * the double anchor, so it is exact at any distance. */
+static int central_differences(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h,
+                               int want)
 {
     const int ch = src->channels, n = b->n, dims = b->dims;
     const float inv = (float)(0.5 / h);
     float *hi = NULL, *lo = NULL;
     int d, j, i, rc = -1;
-    if (ng__eval(c, src->id, b, out, 0)) return -1;
+    if (ng__eval(c, src->id, b, out, want)) return -1;
     if (!(hi = ng_scratch(c, ch)) || !(lo = ng_scratch(c, ch))) goto done;
     for (d = 0; d < dims; d++) {
         ng_block s = *b;
         s.anchor[d] = b->anchor[d] + h;
         s.pos_id = ng_new_pos_id(c);
-        if (ng__eval(c, src->id, &s, hi, 0)) goto done;
+        if (ng__eval(c, src->id, &s, hi, want)) goto done;
         s.anchor[d] = b->anchor[d] - h;
         s.pos_id = ng_new_pos_id(c);
-        if (ng__eval(c, src->id, &s, lo, 0)) goto done;
-        for (j = 0; j < ch; j++) {
+        if (ng__eval(c, src->id, &s, lo, want)) goto done;
+        for (j = 0; j < want; j++) {
             float *g = grad + ((size_t)j * (size_t)dims + (size_t)d) * (size_t)n;
             const float *x = hi + (size_t)j * (size_t)n, *y = lo + (size_t)j * (size_t)n;
             for (i = 0; i < n; i++) g[i] = (x[i] - y[i]) * inv;
@@ -559,14 +569,17 @@ done:
     return rc;
 }
 
-static int grad_of(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h)
+/* want: the leading channels the consumer reads, 0 for all; a shared
+ * source computes all (its memoised value serves every reader). */
+static int grad_of(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h, int want)
 {
     if (c->failed) return -1;
-    if (b->p_scale != 0.0f && !takes_p_scale(src)) return at_unscaled(c, src, b, out, 0, grad, h);
+    if (b->p_scale != 0.0f && !takes_p_scale(src)) return at_unscaled(c, src, b, out, want, grad, h);
+    if (want <= 0 || want > src->channels || shared(c, src->id)) want = src->channels;
     if (h <= 0 && c->grad_depth < NG_GRAD_DEPTH) {
         int rc;
         c->grad_depth++;
-        rc = analytic(c, src, b, out, grad);
+        rc = analytic(c, src, b, out, grad, want);
         c->grad_depth--;
         if (rc < 0) {
             if (!c->failed) ng_fail(c, "evaluation failed");
@@ -575,10 +588,16 @@ static int grad_of(ng_ctx *c, const ng_node *src, const ng_block *b, float *out,
         if (rc == 0) return memo_share(c, src, b, out);
     }
     if (h <= 0) h = src->detail < HUGE_VAL ? src->detail * 1e-3 : 1e-2;
-    return central_differences(c, src, b, out, grad, h);
+    return central_differences(c, src, b, out, grad, h, want);
 }
 
 int ng_pull_grad(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float *out, float *grad, double h)
 {
-    return grad_of(c, ng_graph_node(c->g, node->input[k]), b, out, grad, h);
+    return grad_of(c, ng_graph_node(c->g, node->input[k]), b, out, grad, h, 0);
+}
+
+int ng_pull_grad_channels(ng_ctx *c, const ng_node *node, int k, const ng_block *b, float *out, float *grad, double h,
+                          int channels)
+{
+    return grad_of(c, ng_graph_node(c->g, node->input[k]), b, out, grad, h, channels > 0 ? channels : 1);
 }

@@ -54,9 +54,11 @@ struct ng_block {
     uint32_t pos_id;   /* identity of these positions within the tile, for the memo */
     /* The leading channels of out the consumer reads, 1 to the node's
      * channels: the node may leave the others unwritten (a vector noise
-     * under a 2D warp computes 2 of its 3). The evaluator sets it for each
-     * node it calls; in a block a node makes for a pull it means nothing
-     * (ng_pull asks for every channel, ng_pull_channels for some). */
+     * under a 2D warp computes 2 of its 3), and eval_grad their gradient
+     * planes. The evaluator sets it for each node it calls; in a block a
+     * node makes for a pull it means nothing (ng_pull and ng_pull_grad ask
+     * for every channel, ng_pull_channels and ng_pull_grad_channels for
+     * some). */
     int channels;
     /* Positions scaled without a pass over them (a fractal's octave): 0
      * for none, else a power of two s >= 1 with every |p[d][i]| * s below
@@ -99,6 +101,14 @@ int ng_pull_channels(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b,
  * thousandth of the source's detail size. A shared source's value is
  * memoised as ng_pull would, so its other readers do not recompute it. */
 int ng_pull_grad(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b, float *out, float *grad, double h);
+/* The same when the consumer reads only the first `channels` channels and
+ * their gradient planes (a 2D warp's field: 2 of 3): a source read by this
+ * consumer alone sees them in its block's `channels` (eval_grad) and may
+ * leave the other channels and planes unwritten; a memoised source, a
+ * chain node, or an eval_grad that ignores the request computes them all,
+ * so out and grad still hold room for every channel. */
+int ng_pull_grad_channels(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b, float *out, float *grad, double h,
+                          int channels);
 /* Nesting of analytic gradients through chain and eval_grad (each level
  * one C stack frame of the evaluator): deeper, central differences. */
 #define NG_GRAD_DEPTH 48
@@ -107,6 +117,10 @@ int ng_pull_grad(ng_ctx *ctx, const ng_node *node, int k, const ng_block *b, flo
 #define NG_MAX_PLANES (NG_MAX_CHANNELS * 4)
 /* Channel count of input k's source (0 when unconnected). */
 int ng_input_channels(const ng_ctx *ctx, const ng_node *node, int k);
+/* Whether input k's source is a constant (a number, so its gradient is
+ * zero and a consumer may skip asking for it); its value in *value when
+ * value is not NULL. */
+int ng_input_constant(const ng_ctx *ctx, const ng_node *node, int k, double *value);
 /* Record an error (printf-style) and return -1. */
 int ng_fail(ng_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

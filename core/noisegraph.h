@@ -153,8 +153,10 @@ typedef struct ng_node_type {
      *
      * eval_grad (optional): value and gradient in one pass, for nodes that
      * evaluate inputs themselves (noises, fractals, warps pull them through
-     * ng_pull_grad at the positions they choose). out gets every channel,
-     * bit for bit what eval writes; grad the C * dims planes.
+     * ng_pull_grad at the positions they choose). out gets the block's
+     * leading `channels` channels (ng_block: the ones the consumer reads;
+     * writing them all is always right), bit for bit what eval writes;
+     * grad their channels * dims planes (the same layout as C * dims).
      *
      * chain (optional): for a node whose inputs are all same-position
      * (arithmetic, fit, curves): the evaluator pulls each input's value and

@@ -254,6 +254,108 @@ static void loop_acc_distance(float *restrict out, const float *restrict p, doub
         }
 }
 
+/* ---- warp (see warp.c) ------------------------------------------------------------- */
+
+/* J += w (a dF + f ga), dF = scale fg (J if through_J), and pos += a w f: the
+ * rounding order of the generic 3D/4D steps in warp.c, in one pass (a 0.0f
+ * start where they sum from zero; a flat amount leaves out f ga, +-0 that
+ * cannot change J, which is never -0). */
+static inline void warp_step2(float *restrict J, float *restrict pos, const float *restrict a,
+                              const float *restrict f, const float *restrict fg, const float *restrict ga, float w,
+                              float s, int through_J, int first, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        const float j00 = first ? 1.0f : J[i], j01 = first ? 0.0f : J[n + i];
+        const float j10 = first ? 0.0f : J[2 * n + i], j11 = first ? 1.0f : J[3 * n + i];
+        const float g00 = fg[i] * s, g01 = fg[n + i] * s, g10 = fg[2 * n + i] * s, g11 = fg[3 * n + i] * s;
+        const float ai = a[i], f0 = f[i], f1 = f[n + i];
+        float d00 = g00, d01 = g01, d10 = g10, d11 = g11, t00, t01, t10, t11;
+        if (through_J) {
+            d00 = (0.0f + g00 * j00) + g01 * j10, d01 = (0.0f + g00 * j01) + g01 * j11;
+            d10 = (0.0f + g10 * j00) + g11 * j10, d11 = (0.0f + g10 * j01) + g11 * j11;
+        }
+        t00 = ai * d00, t01 = ai * d01, t10 = ai * d10, t11 = ai * d11;
+        if (ga) {
+            t00 = t00 + f0 * ga[i], t01 = t01 + f0 * ga[n + i];
+            t10 = t10 + f1 * ga[i], t11 = t11 + f1 * ga[n + i];
+        }
+        J[i] = j00 + w * t00, J[n + i] = j01 + w * t01;
+        J[2 * n + i] = j10 + w * t10, J[3 * n + i] = j11 + w * t11;
+        pos[i] += ai * w * f0;
+        pos[n + i] += ai * w * f1;
+    }
+}
+
+/* one loop per case, each vectorised (the first octave starts from the identity) */
+static void loop_warp_step2(float *restrict J, float *restrict pos, const ng_warp_octave2 *o, int n)
+{
+    if (o->first && o->ga)
+        warp_step2(J, pos, o->a, o->f, o->fg, o->ga, o->w, o->scale, 0, 1, n);
+    else if (o->first)
+        warp_step2(J, pos, o->a, o->f, o->fg, NULL, o->w, o->scale, 0, 1, n);
+    else if (o->ga)
+        warp_step2(J, pos, o->a, o->f, o->fg, o->ga, o->w, o->scale, o->through_J, 0, n);
+    else
+        warp_step2(J, pos, o->a, o->f, o->fg, NULL, o->w, o->scale, o->through_J, 0, n);
+}
+
+/* J of a warp's only octave, from the identity (warp_step2's first octave,
+ * the same bits), without storing it */
+static inline void warp_apply2_one(float *restrict g, const float *restrict sg, const float *restrict a,
+                                   const float *restrict f, const float *restrict fg, const float *restrict ga,
+                                   float w, int channels, int n)
+{
+    int c, i;
+    for (c = 0; c < channels; c++, g += 2 * n, sg += 2 * n)
+        for (i = 0; i < n; i++) {
+            const float ai = a[i], s0 = sg[i], s1 = sg[n + i];
+            float t00 = ai * fg[i], t01 = ai * fg[n + i], t10 = ai * fg[2 * n + i], t11 = ai * fg[3 * n + i];
+            float j00, j01, j10, j11;
+            if (ga) {
+                t00 = t00 + f[i] * ga[i], t01 = t01 + f[i] * ga[n + i];
+                t10 = t10 + f[n + i] * ga[i], t11 = t11 + f[n + i] * ga[n + i];
+            }
+            j00 = 1.0f + w * t00, j01 = 0.0f + w * t01, j10 = 0.0f + w * t10, j11 = 1.0f + w * t11;
+            g[i] = (0.0f + s0 * j00) + s1 * j10;
+            g[n + i] = (0.0f + s0 * j01) + s1 * j11;
+        }
+}
+
+static void loop_warp_apply2(float *restrict g, const float *restrict sg, const float *restrict J,
+                             const ng_warp_octave2 *o, int channels, int n)
+{
+    int c, i;
+    if (!J && o->ga) {
+        warp_apply2_one(g, sg, o->a, o->f, o->fg, o->ga, o->w, channels, n);
+        return;
+    }
+    if (!J) {
+        warp_apply2_one(g, sg, o->a, o->f, o->fg, NULL, o->w, channels, n);
+        return;
+    }
+    for (c = 0; c < channels; c++, g += 2 * n, sg += 2 * n)
+        for (i = 0; i < n; i++) {
+            const float s0 = sg[i], s1 = sg[n + i];
+            g[i] = (0.0f + s0 * J[i]) + s1 * J[2 * n + i];
+            g[n + i] = (0.0f + s0 * J[n + i]) + s1 * J[3 * n + i];
+        }
+}
+
+/* ---- surface (see surface.c) ------------------------------------------------------- */
+
+/* the normal (-gx, -gy, 1) / length of z = hs h, dotted with the light */
+static void loop_light(float *restrict out, const float *restrict gx, const float *restrict gy, float hs, float lx,
+                       float ly, float lz, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        const float x = hs * gx[i], y = hs * gy[i], slope2 = x * x + y * y;
+        const float inv = 1.0f / sqrtf(1.0f + slope2), d = -x * inv * lx + -y * inv * ly + inv * lz;
+        out[i] = d > 0.0f ? d : 0.0f;
+    }
+}
+
 /* nodes/simd/<path>.c puts it in the path's table. */
 #define NG__LOOP_REF(name, params) .name = loop_##name,
 #define NG_LOOP_TABLE {NG_LOOPS(NG__LOOP_REF)}

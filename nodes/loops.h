@@ -10,6 +10,17 @@
 typedef void (*ng_loop1)(float *restrict out, const float *restrict x, int n);
 typedef void (*ng_loop2)(float *restrict out, const float *restrict x, const float *restrict y, int n);
 
+/* One octave of a 2D warp's field, read by warp_step2: amount a, the field's
+ * 2 channels f (2 planes) and their gradient fg (4 planes, fg[c][j] plane
+ * c * 2 + j) at positions whose derivative is `scale` times J (through_J)
+ * or the identity, the amount's gradient ga (2 planes; NULL: a number, flat),
+ * the octave's weight w; first: J is the identity (not read). */
+typedef struct ng_warp_octave2 {
+    const float *a, *f, *fg, *ga;
+    float w, scale;
+    int through_J, first;
+} ng_warp_octave2;
+
 /* The loops, X(name, parameters): the table's fields (ng_loops.name) and
  * loops.c's static loop_<name>. Adding a loop: an entry here and its body
  * in loops.c. */
@@ -70,7 +81,15 @@ typedef void (*ng_loop2)(float *restrict out, const float *restrict x, const flo
     /* cloud: out = (out + w * (1 - 2 x)) * s (the Worley puffs blended in) */                                 \
     X(puff, (float *restrict out, const float *restrict x, float w, float s, int n))                          \
     /* distance: one axis, offset a + p, accumulated by metric (coords.c) */                                   \
-    X(acc_distance, (float *restrict out, const float *restrict p, double a, int metric, int n))
+    X(acc_distance, (float *restrict out, const float *restrict p, double a, int metric, int n))             \
+    /* 2D warp octave (warp.c): Jacobian J (4 planes, J[c][j] plane c * 2 + j) and positions pos (2 planes) */ \
+    X(warp_step2, (float *restrict J, float *restrict pos, const ng_warp_octave2 *o, int n))                 \
+    /* 2D warp: g[c] = sg[c] J for `channels` channels of 2 planes each (warp.c); J NULL: the one octave o's */ \
+    X(warp_apply2, (float *restrict g, const float *restrict sg, const float *restrict J,                    \
+                    const ng_warp_octave2 *o, int channels, int n))                                            \
+    /* surface (light): Lambert max(0, n . l) of the height field's normal, hs times the gradient (gx, gy) */  \
+    X(light, (float *restrict out, const float *restrict gx, const float *restrict gy, float hs, float lx,    \
+              float ly, float lz, int n))
 
 #define NG__LOOP_FIELD(name, params) void(*name) params;
 typedef struct ng_loops {

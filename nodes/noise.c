@@ -673,27 +673,27 @@ static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
     return rc;
 }
 
-/* noise_channels with gradients: every channel c, its gradient in the dims
- * planes from c * dims (ng_pull_grad's layout); the output mapping scales
- * both. Only without driven options (the caller checks). */
+/* noise_channels with gradients: channels c < b->channels (the ones the
+ * consumer reads), each gradient in the dims planes from c * dims
+ * (ng_pull_grad's layout); the output mapping scales both. Only without
+ * driven options (the caller checks). */
 static int noise_channels_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out, float *grad, void *user)
 {
     static const ng_unified_in none;
     const ng_unified *u = n->state;
     const size_t plane = (size_t)b->n;
-    const int type = ng_int(n, P_TYPE);
+    const int type = ng_int(n, P_TYPE), channels = b->channels;
     const ng_vector_fn vec = n->channels > 1 ? vector_kernel(type, b) : NULL;
     const ng_vector_d_fn vec_d = vec ? ng__kernel_vector_d(ng__path(), type, b->dims) : NULL;
     int c;
     (void)user;
     if (vec && vec_d) { /* the one-walk field noise_channels gives, with its gradients */
-        if (basis_at(ctx, n, u, &none, type, 0, vec, vec_d, n->channels, 1.0, b, out, grad)) return -1;
-        for (c = 0; c < n->channels; c++) ng__unified_map(n, u, &none, out + (size_t)c * plane, b->n);
-        if ((float)u->scale != 1.0f)
-            ng__loops()->scale(grad, grad, (float)u->scale, b->n * b->dims * n->channels);
+        if (basis_at(ctx, n, u, &none, type, 0, vec, vec_d, channels, 1.0, b, out, grad)) return -1;
+        for (c = 0; c < channels; c++) ng__unified_map(n, u, &none, out + (size_t)c * plane, b->n);
+        if ((float)u->scale != 1.0f) ng__loops()->scale(grad, grad, (float)u->scale, b->n * b->dims * channels);
         return 0;
     }
-    for (c = 0; c < n->channels; c++) {
+    for (c = 0; c < channels; c++) {
         float *o = out + (size_t)c * plane, *g = grad + (size_t)c * (size_t)b->dims * plane;
         if (ng__noise_basis(ctx, n, u, &none, ng_int(n, P_TYPE), (uint32_t)c, 1.0, b, o, g)) return -1;
         ng__unified_map(n, u, &none, o, b->n);
@@ -702,9 +702,9 @@ static int noise_channels_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b,
     return 0;
 }
 
-/* Value and world-space gradient of every channel, the built-in fractal
- * summed as ng.fractal sums it (octaves.c); 1 (central differences
- * instead) for driven options. */
+/* Value and world-space gradient of the channels the consumer reads, the
+ * built-in fractal summed as ng.fractal sums it (octaves.c); 1 (central
+ * differences instead) for driven options. */
 static int noise_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out, float *grad)
 {
     const int fractal = ng_int(n, P_FRACTAL);
@@ -712,7 +712,7 @@ static int noise_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, flo
     if (n->ndrivers > 0) return 1;
     if (fractal == FRACTAL_NONE) return noise_channels_grad(ctx, n, b, out, grad, NULL);
     fractal_of(n, &f);
-    return ng__fractal_sum_grad(ctx, n, &f, b, n->channels, noise_channels_grad, NULL, out, grad);
+    return ng__fractal_sum_grad(ctx, n, &f, b, b->channels, noise_channels_grad, NULL, out, grad);
 }
 
 const ng_node_type ng_type_noise = {

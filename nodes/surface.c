@@ -8,6 +8,7 @@
  * choice of scale, say to soften a relief).
  */
 #include "ng_node.h"
+#include "loops.h"
 #include "types.h"
 
 #include <math.h>
@@ -66,6 +67,11 @@ static int surface_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
     int i, rc = -1;
     (void)in;
     if (!val || !grad || ng_pull_grad(ctx, n, I_SOURCE, b, val, grad, ng_num(n, P_STEP))) goto done;
+    if (mode == M_LIGHT) { /* the hillshade: the path's loop, the same arithmetic as below */
+        ng__loops()->light(out, grad, grad + len, hs, lx, ly, lz, len);
+        rc = 0;
+        goto done;
+    }
     for (i = 0; i < len; i++) {
         /* z = hs * h: the normal is (-hs h_x, -hs h_y, 1) / length */
         float gx = hs * grad[i], gy = hs * grad[len + i], slope2 = gx * gx + gy * gy;

@@ -85,16 +85,18 @@ done:
  * warped so far when progressive). Its Jacobian J (J[i][j] = dP_i/dx_j,
  * plane i * dims + j) grows by w_k (amount dF/dx + F grad(amount)) per
  * octave, dF/dx = JF(Q) dQ/dx; the source's gradient at P times J is the
- * output's. */
+ * output's. A 2D warp by a field of 2 or more channels (terrain) takes the
+ * path's fused loops (loops.h warp_step2, warp_apply2); other dimensions
+ * these steps, the same rounding. */
 typedef struct warp_grad {
-    float *J, *dF, *fgrad, *agrad, *sgrad;
+    float *J, *dF, *fgrad, *agrad, *sgrad; /* agrad NULL: a number (flat); dF only for the generic steps */
 } warp_grad;
 
 /* J += w (amount dF/dx + F grad amount) for the moved axes; dF/dx from the
  * field's gradient fgrad at its positions, scale times J (progressive) or
- * the identity (independent, and octave 0). */
-static void jacobian_step(const warp_grad *W, const float *amount, const float *field, float w, float scale,
-                          int through_J, int moved, int dims, int len)
+ * the identity (independent, and octave 0); pos += amount w F. */
+static void jacobian_step(const warp_grad *W, float *pos, const float *amount, const float *field, float w,
+                          float scale, int through_J, int moved, int dims, int len)
 {
     const size_t L = (size_t)len;
     int c, j, m, i;
@@ -116,16 +118,36 @@ static void jacobian_step(const warp_grad *W, const float *amount, const float *
     for (c = 0; c < moved; c++)
         for (j = 0; j < dims; j++) {
             const float *restrict df = W->dF + ((size_t)c * (size_t)dims + (size_t)j) * L;
-            const float *restrict f = field + (size_t)c * L, *restrict ga = W->agrad + (size_t)j * L;
+            const float *restrict f = field + (size_t)c * L;
             float *restrict J = W->J + ((size_t)c * (size_t)dims + (size_t)j) * L;
-            for (i = 0; i < len; i++) J[i] += w * (amount[i] * df[i] + f[i] * ga[i]);
+            if (W->agrad) {
+                const float *restrict ga = W->agrad + (size_t)j * L;
+                for (i = 0; i < len; i++) J[i] += w * (amount[i] * df[i] + f[i] * ga[i]);
+            } else { /* f * 0 is +-0: J (never -0) comes out the same without it */
+                for (i = 0; i < len; i++) J[i] += w * (amount[i] * df[i]);
+            }
         }
+    for (c = 0; c < moved; c++) ng__loops()->axpy_masked(pos + (size_t)c * L, amount, w, field + (size_t)c * L, len);
 }
 
-/* grad[ch][j] = sum_m sgrad[ch][m] J[m][j] */
-static void apply_jacobian(const warp_grad *W, float *grad, int channels, int dims, int len)
+static void identity(float *J, int dims, int len)
+{
+    int d, k;
+    for (d = 0; d < dims; d++)
+        for (k = 0; k < dims; k++)
+            ng__loops()->fill(J + ((size_t)d * (size_t)dims + (size_t)k) * (size_t)len, d == k ? 1.0f : 0.0f, len);
+}
+
+/* grad[ch][j] = sum_m sgrad[ch][m] J[m][j]; one: the 2D warp's only
+ * octave, whose J the fused loop makes as it goes (W->J unwritten) */
+static void apply_jacobian(const warp_grad *W, const ng_warp_octave2 *one, float *grad, int channels, int dims,
+                           int len)
 {
     int ch, j, m, i;
+    if (dims == 2) {
+        ng__loops()->warp_apply2(grad, W->sgrad, one ? NULL : W->J, one, channels, len);
+        return;
+    }
     for (ch = 0; ch < channels; ch++)
         for (j = 0; j < dims; j++) {
             float *restrict g = grad + ((size_t)ch * (size_t)dims + (size_t)j) * (size_t)len;
@@ -138,45 +160,61 @@ static void apply_jacobian(const warp_grad *W, float *grad, int channels, int di
         }
 }
 
-/* warp_eval's steps (the same values, bit for bit) with the Jacobian beside */
+/* The amount's value, and its gradient unless it is a number. */
+static int amount_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *amount, warp_grad *W)
+{
+    const int dims = b->dims;
+    if (ng_input_constant(ctx, n, I_AMOUNT, NULL)) return ng_pull(ctx, n, I_AMOUNT, b, amount);
+    if (!(W->agrad = ng_scratch(ctx, dims))) return -1;
+    return ng_pull_grad(ctx, n, I_AMOUNT, b, amount, W->agrad, 0);
+}
+
+/* warp_eval's steps (the same values, bit for bit) with the Jacobian beside;
+ * the field's and the source's channels only as far as they are read. */
 static int warp_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out, float *grad)
 {
-    const int progressive = ng_int(n, P_MODE) == 0, dims = b->dims, len = b->n;
+    const int progressive = ng_int(n, P_MODE) == 0, dims = b->dims, len = b->n, ch = b->channels;
     const int vec = ng_input_channels(ctx, n, I_BY), moved = dims < vec ? dims : vec;
+    const int fused = dims == 2 && moved == 2;
     float *pos = ng_scratch(ctx, dims), *field = ng_scratch(ctx, vec), *amount = ng_scratch(ctx, 1), *query = NULL;
-    warp_grad W;
+    warp_grad W = {NULL, NULL, NULL, NULL, NULL};
+    ng_warp_octave2 oct; /* the last octave, for a single-octave 2D warp's Jacobian */
     double scale = 1;
     ng_block wb = *b;
     ng_octaves o;
-    int d, k, i, rc = -1;
-    W.J = ng_scratch(ctx, dims * dims), W.dF = ng_scratch(ctx, moved * dims), W.fgrad = ng_scratch(ctx, vec * dims);
-    W.agrad = ng_scratch(ctx, dims), W.sgrad = ng_scratch(ctx, n->channels * dims);
+    int d, k, rc = -1;
+    W.J = ng_scratch(ctx, dims * dims), W.fgrad = ng_scratch(ctx, vec * dims);
+    W.sgrad = ng_scratch(ctx, n->channels * dims);
     ng__octaves_init(&o, ng_num(n, P_OCTAVES), ng_num(n, P_LACUNARITY), ng_num(n, P_ROUGHNESS));
-    if (!pos || !field || !amount || !W.J || !W.dF || !W.fgrad || !W.agrad || !W.sgrad) goto done;
+    if (!pos || !field || !amount || !W.J || !W.fgrad || !W.sgrad) goto done;
+    if (!fused && !(W.dF = ng_scratch(ctx, moved * dims))) goto done;
     if (o.count > 1 && !(query = ng_scratch(ctx, dims))) goto done;
-    if (ng_pull_grad(ctx, n, I_AMOUNT, b, amount, W.agrad, 0)) goto done;
-    for (d = 0; d < dims; d++) {
-        memcpy(pos + (size_t)d * len, b->p[d], (size_t)len * sizeof(float));
-        for (k = 0; k < dims; k++) { /* the identity */
-            float *restrict J = W.J + ((size_t)d * (size_t)dims + (size_t)k) * (size_t)len;
-            const float one = d == k ? 1.0f : 0.0f;
-            for (i = 0; i < len; i++) J[i] = one;
-        }
-    }
+    if (amount_grad(ctx, n, b, amount, &W)) goto done;
+    for (d = 0; d < dims; d++) memcpy(pos + (size_t)d * len, b->p[d], (size_t)len * sizeof(float));
+    if (!fused) identity(W.J, dims, len);
     for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
         const float w = (float)ng__octave_weight(&o, k);
+        const int through_J = progressive && k > 0;
         ng_block fb;
         if (k == 0) fb = *b;
         else ng__octave_block(ctx, b, k, scale, progressive ? pos : NULL, query, &fb);
-        if (ng_pull_grad(ctx, n, I_BY, &fb, field, W.fgrad, 0)) goto done;
-        jacobian_step(&W, amount, field, w, (float)scale, progressive && k > 0, moved, dims, len);
-        for (d = 0; d < moved; d++)
-            ng__loops()->axpy_masked(pos + (size_t)d * len, amount, w, field + (size_t)d * len, len);
+        if (ng_pull_grad_channels(ctx, n, I_BY, &fb, field, W.fgrad, 0, moved)) goto done;
+        if (fused) {
+            const ng_warp_octave2 step = {amount, field, W.fgrad, W.agrad, w, (float)scale, through_J, k == 0};
+            oct = step;
+            if (o.count > 1) {
+                ng__loops()->warp_step2(W.J, pos, &oct, len);
+                continue;
+            }
+            for (d = 0; d < 2; d++) ng__loops()->axpy_masked(pos + (size_t)d * len, amount, w, field + (size_t)d * len, len);
+        } else {
+            jacobian_step(&W, pos, amount, field, w, (float)scale, through_J, moved, dims, len);
+        }
     }
     for (d = 0; d < dims; d++) wb.p[d] = pos + (size_t)d * len;
     wb.pos_id = ng_new_pos_id(ctx);
-    if (ng_pull_grad(ctx, n, I_SOURCE, &wb, out, W.sgrad, 0)) goto done;
-    apply_jacobian(&W, grad, n->channels, dims, len);
+    if (ng_pull_grad_channels(ctx, n, I_SOURCE, &wb, out, W.sgrad, 0, ch)) goto done;
+    apply_jacobian(&W, fused && o.count == 1 ? &oct : NULL, grad, ch, dims, len);
     rc = 0;
 done:
     ng_scratch_free(ctx, pos, dims);

@@ -45,6 +45,7 @@ static const struct {
     {"tiles", suite_tiles},
     {"farm", suite_farm},
     {"octscale", suite_octscale},
+    {"hillshade", suite_hillshade},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

@@ -41,5 +41,6 @@ void suite_serve(void);
 void suite_tiles(void);
 void suite_farm(void);
 void suite_octscale(void);
+void suite_hillshade(void);
 
 #endif
