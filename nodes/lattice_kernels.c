@@ -421,14 +421,16 @@ LOOP_INLINE void lattice_vec_bump(int dims, int kind, int nch, int deriv, const 
 {
     const float height = lattice_bump_height(kind, dims);
     uint32_t near[4], hn[8];
-    float dn[4], r2 = 0.0f, t2, bump, slope;
+    float dn[4], r2, t2, bump, slope;
     int d, k, c, e;
     UNROLL
     for (d = 0; d < dims; d++) {
         near[d] = 0u - (uint32_t)(t[d] >= 0.5f);
         dn[d] = select_f(t[d] >= 0.5f, t1[d], t[d]);
-        r2 += dn[d] * dn[d];
     }
+    r2 = dn[0] * dn[0];
+    UNROLL
+    for (d = 1; d < dims; d++) r2 = fma_f(dn[d], dn[d], r2);
     UNROLL
     for (k = 0; k < 8; k++)
         if (k < 1 << (dims - 1)) hn[k] = select_u(near[0], h[2 * k + 1], h[2 * k]);
@@ -470,7 +472,7 @@ LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *
     for (i = 0; i < n; i++) {
         uint32_t lo[4], hi[4], h[16];
         float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], dw[4], ct[VEC_CHANNELS][16],
-              g[VEC_CHANNELS][4][16], bsum[VEC_CHANNELS] = {0.0f, 0.0f, 0.0f}, bg[VEC_CHANNELS][4];
+              g[VEC_CHANNELS][4][16], bsum[VEC_CHANNELS], bg[VEC_CHANNELS][4];
         UNROLL
         for (d = 0; d < dims; d++) {
             t[d] = lattice_cell(&a[d], f[d][i] * fsc[d], tiled, &lo[d], &hi[d]);

@@ -428,7 +428,7 @@ static inline uint32_t bump_hash(uint32_t h)
  * less 3/2. */
 static inline float bump_value(uint32_t hb, int c)
 {
-    return u2f(((hb * channel_mul[c]) >> 9) | 0x3f800001u) - 1.5f;
+    return u2f(((c == 0 ? hb : hb * channel_mul[c]) >> 9) | 0x3f800001u) - 1.5f;
 }
 
 /* (1 - r2 / rho^2)_+^3 from inv = 1 / rho^2; t2 = (1 - r2 / rho^2)_+^2 for

@@ -427,11 +427,11 @@ typedef struct nearest {
 LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, int first, uint32_t h, const float *d,
                                     float *sum, float acc[VEC_CHANNELS][4], nearest *near)
 {
-    float r2 = 0.0f, t3, fo, fslope;
+    float r2 = d[0] * d[0], t3, fo, fslope;
     uint32_t closer;
     int c, e;
     UNROLL
-    for (e = 0; e < dims; e++) r2 += d[e] * d[e];
+    for (e = 1; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
     fo = falloff(r2, &t3);
     fslope = -8.0f * t3; /* the radial slope per unit of gradient term */
     UNROLL
@@ -439,15 +439,24 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, int first, uin
         if (c < nch) {
             uint32_t w = channel_word(dims, h, c);
             float gd = channel_grad(dims, w, d);
-            sum[c] += fo * gd;
+            /* the first corner starts the sums: no additions of zero */
+            sum[c] = first ? fo * gd : fma_f(fo, gd, sum[c]);
             if (deriv) {
                 float m = fslope * gd, g[4];
                 channel_grad_vec(dims, w, g);
                 UNROLL
-                for (e = 0; e < dims; e++) acc[c][e] = fma_f(fo, g[e], fma_f(m, d[e], acc[c][e]));
+                for (e = 0; e < dims; e++)
+                    acc[c][e] = first ? fma_f(fo, g[e], m * d[e]) : fma_f(fo, g[e], fma_f(m, d[e], acc[c][e]));
             }
         }
-    closer = first ? 0xffffffffu : 0u - (uint32_t)(r2 < near->r2);
+    if (first) {
+        near->r2 = r2;
+        near->h = h;
+        UNROLL
+        for (e = 0; e < dims; e++) near->d[e] = d[e];
+        return;
+    }
+    closer = 0u - (uint32_t)(r2 < near->r2);
     near->r2 = u2f(select_u(closer, f2u(r2), f2u(near->r2)));
     near->h = select_u(closer, h, near->h);
     if (deriv)
@@ -467,7 +476,7 @@ LOOP_INLINE void simplex_vec_bump(int dims, int nch, int deriv, const nearest *n
     for (c = 0; c < VEC_CHANNELS; c++)
         if (c < nch) {
             float v = bump_value(hb, c);
-            sum[c] += v * bump;
+            sum[c] = fma_f(v, bump, sum[c]);
             if (deriv)
                 UNROLL
                 for (e = 0; e < dims; e++) acc[c][e] = fma_f(slope * v, near->d[e], acc[c][e]);
@@ -492,25 +501,24 @@ LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *
     for (d = 0; d < dims; d++) ax[d] = split_axis(p->anchor[d] + sk, 0u);
     NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
-        uint32_t cell[4], rank[4] = {0, 0, 0, 0}, cp[4];
-        float x[4], r[4], x0[4], sum[VEC_CHANNELS] = {0.0f, 0.0f, 0.0f}, acc[VEC_CHANNELS][4], fs = 0.0f, t = 0.0f;
-        nearest near = {0.0f, {0.0f, 0.0f, 0.0f, 0.0f}, 0u};
+        uint32_t cell[4], rank[4] = {0, 0, 0, 0}, cp[4], cp1[4];
+        float x[4], r[4], x0[4], sum[VEC_CHANNELS], acc[VEC_CHANNELS][4], fs, t;
+        nearest near;
         UNROLL
-        for (c = 0; c < VEC_CHANNELS; c++)
-            UNROLL
-            for (d = 0; d < 4; d++) acc[c][d] = 0.0f;
+        for (d = 0; d < dims; d++) x[d] = f[d][i] * fsc[d];
+        fs = x[0];
         UNROLL
-        for (d = 0; d < dims; d++) {
-            x[d] = f[d][i] * fsc[d];
-            fs += x[d];
-        }
+        for (d = 1; d < dims; d++) fs += x[d];
         fs *= skew;
         UNROLL
         for (d = 0; d < dims; d++) {
             r[d] = cell_of(&ax[d], x[d] + fs, &cell[d]);
-            t += r[d];
             cp[d] = cell[d] * lattice_prime[d];
+            cp1[d] = cp[d] + lattice_prime[d];
         }
+        t = r[0];
+        UNROLL
+        for (d = 1; d < dims; d++) t += r[d];
         t *= g;
         UNROLL
         for (a = 0; a < dims; a++) {
@@ -525,13 +533,15 @@ LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *
         }
         UNROLL
         for (k = 0; k <= dims; k++) { /* corner k sets the k axes of highest rank */
+            /* the unskew of k steps, without and with the step on the axis */
+            const float kg = (float)(k * simplex_unskew[dims]), kg1 = (float)(k * simplex_unskew[dims] - 1.0);
             float dk[4];
             uint32_t v = s;
             UNROLL
             for (a = 0; a < dims; a++) {
                 uint32_t o = rank[a] >= (uint32_t)(dims - k) && k > 0 ? 1u : 0u;
-                dk[a] = x0[a] - (float)(int32_t)o + (float)(k * simplex_unskew[dims]);
-                v ^= cp[a] + (lattice_prime[a] & (0u - o));
+                dk[a] = select_f(o, x0[a] + kg1, x0[a] + kg);
+                v ^= select_u(0u - o, cp1[a], cp[a]);
             }
             simplex_vec_corner(dims, nch, deriv, k == 0, ng_lattice_hash(v), dk, sum, acc, &near);
         }
