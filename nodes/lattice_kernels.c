@@ -397,30 +397,71 @@ static void flow_noise_d(const ng_noise_pts *p, float *out, float *grad)
 /* ---- vector channels (see lattice_parts.h) --------------------------------------
  * value, perlin and fast in 2D and 3D: one walk for every channel (cells,
  * fades and corner hashes shared), the per-channel corner terms blended as
- * in `lattice`, plus (gradient kinds) the corner bumps, radius 0.3 and
- * height 0.7 of the basis's maximum: within 0.3 of a corner the largest
- * |value| for any gradients and values is 0.5106 (perlin 2D), 0.7465
- * (perlin 3D), 0.5135 (fast 2D) and 0.7549 (fast 3D), below the maxima, so
- * the scales are the scalar kernels'. Value channels need no bump.
+ * in `lattice`, plus (gradient kinds) the nearest corner's bump, radius 0.3
+ * and height 0.7 of the basis's maximum: within 0.3 of a corner the
+ * largest |value| for any gradients and values is 0.5106 (perlin 2D),
+ * 0.7465 (perlin 3D), 0.5135 (fast 2D) and 0.7549 (fast 3D), below the
+ * maxima, so the scales are the scalar kernels'. Value channels need no
+ * bump.
  */
 #define LATTICE_BUMP_INV 11.111111f /* 1 / 0.3^2 */
 
+/* The bump's height per unit of bump_value (whose |v| < 1/2), in
+ * channel_grad's units: 2 x 0.7 x the maximum / CHANNEL_GRAD_NORM. */
 static inline float lattice_bump_height(int kind, int dims)
 {
-    return kind == K_PERLIN ? (dims == 2 ? 0.7f * 0.70710678f : 0.7f * 1.0363538f)
-                            : (dims == 2 ? 0.7f * 0.70710678f : 0.7f * 1.0449052f);
+    return dims == 2 ? 1.4f : kind == K_PERLIN ? 1.4f * 1.0363538f : 1.4f * 1.0449052f;
 }
 
+/* The bump at the cell's nearest corner for every channel: bsum[c] and,
+ * with deriv, its partials bg[c][e]. The nearest corner is the +1 one on
+ * the axes where t >= 1/2; its hash is picked from h[] axis by axis. */
+LOOP_INLINE void lattice_vec_bump(int dims, int kind, int nch, int deriv, const float *t, const float *t1,
+                                  const uint32_t *h, float *bsum, float bg[VEC_CHANNELS][4])
+{
+    const float height = lattice_bump_height(kind, dims);
+    uint32_t near[4], hn[8];
+    float dn[4], r2, t2, bump, slope;
+    int d, k, c, e;
+    UNROLL
+    for (d = 0; d < dims; d++) {
+        near[d] = 0u - (uint32_t)(t[d] >= 0.5f);
+        dn[d] = select_f(t[d] >= 0.5f, t1[d], t[d]);
+    }
+    r2 = dn[0] * dn[0];
+    UNROLL
+    for (d = 1; d < dims; d++) r2 = fma_f(dn[d], dn[d], r2);
+    UNROLL
+    for (k = 0; k < 8; k++)
+        if (k < 1 << (dims - 1)) hn[k] = select_u(near[0], h[2 * k + 1], h[2 * k]);
+    UNROLL
+    for (d = 1; d < dims; d++)
+        UNROLL
+        for (k = 0; k < 4; k++)
+            if (k < 1 << (dims - 1 - d)) hn[k] = select_u(near[d], hn[2 * k + 1], hn[2 * k]);
+    bump = vec_bump(r2, LATTICE_BUMP_INV, &t2) * height;
+    slope = -6.0f * LATTICE_BUMP_INV * height * t2;
+    hn[0] = bump_hash(hn[0]);
+    UNROLL
+    for (c = 0; c < VEC_CHANNELS; c++)
+        if (c < nch) {
+            float v = bump_value(hn[0], c);
+            bsum[c] = v * bump;
+            if (deriv)
+                UNROLL
+                for (e = 0; e < dims; e++) bg[c][e] = slope * v * dn[e];
+        }
+}
 
 LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *restrict grad, int dims,
                              int kind, int tiled, int nch, int deriv)
 {
     const int nc = 1 << dims;
     const size_t n = (size_t)p->n;
-    const uint32_t s = ng_hash_seed(p->seed);
-    const rotation rot = {1.0f, 0.0f, 0.0f, 0.0f};
-    const float scale = kind == K_PERLIN ? perlin_scale[dims - 1] : kind == K_FAST ? fast_scale[dims - 1] : 1.0f;
-    const float vscale = kind == K_VALUE ? 0.0f : lattice_bump_height(kind, dims) * (1.0f / 32768.0f);
+    const uint32_t s = kind == K_VALUE ? ng_hash_seed(p->seed) : vec_seed(p->seed);
+    const float scale = kind == K_PERLIN ? perlin_scale[dims - 1] * CHANNEL_GRAD_NORM(dims)
+                        : kind == K_FAST ? fast_scale[dims - 1] * CHANNEL_GRAD_NORM(dims)
+                                         : 1.0f;
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
     axis a[4];
@@ -431,7 +472,7 @@ LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *
     for (i = 0; i < n; i++) {
         uint32_t lo[4], hi[4], h[16];
         float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], dw[4], ct[VEC_CHANNELS][16],
-              g[VEC_CHANNELS][4][16], bsum[VEC_CHANNELS] = {0.0f, 0.0f, 0.0f}, bg[VEC_CHANNELS][4];
+              g[VEC_CHANNELS][4][16], bsum[VEC_CHANNELS], bg[VEC_CHANNELS][4];
         UNROLL
         for (d = 0; d < dims; d++) {
             t[d] = lattice_cell(&a[d], f[d][i] * fsc[d], tiled, &lo[d], &hi[d]);
@@ -441,40 +482,30 @@ LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *
             w[d] = kind == K_FAST ? smooth(t[d]) : fade(t[d]);
             if (deriv) dw[d] = kind == K_FAST ? smooth_slope(t[d], t1[d]) : fade_slope(t[d], t1[d]);
         }
-        UNROLL
-        for (c = 0; c < VEC_CHANNELS; c++)
-            UNROLL
-            for (e = 0; e < 4; e++) bg[c][e] = 0.0f;
         lattice_corners(dims, s, lo, hi, h);
         UNROLL
         for (k = 0; k < 16; k++)
             if (k < nc) {
-                float dk[4], r2 = 0.0f, t2 = 0.0f, bump = 0.0f;
+                float dk[4];
                 uint32_t folded = channel_fold(h[k]);
                 UNROLL
                 for (d = 0; d < 4; d++) dk[d] = (k >> d) & 1 ? t1[d] : t[d];
-                if (kind != K_VALUE) {
-                    UNROLL
-                    for (d = 0; d < dims; d++) r2 += dk[d] * dk[d];
-                    bump = vec_bump(r2, LATTICE_BUMP_INV, &t2);
-                }
                 UNROLL
                 for (c = 0; c < VEC_CHANNELS; c++)
-                    if (c < nch) {
-                        uint32_t hc = channel_hash(folded, c);
-                        ct[c][k] = corner_term(dims, kind, hc, dk, &rot);
-                        if (kind != K_VALUE) {
-                            float v = channel_value_times(hc, vscale);
-                            bsum[c] += v * bump;
-                            if (deriv)
-                                UNROLL
-                                for (e = 0; e < dims; e++) {
-                                    g[c][e][k] = corner_slope(dims, kind, hc, e, &rot);
-                                    bg[c][e] += -6.0f * LATTICE_BUMP_INV * t2 * v * dk[e];
-                                }
+                    if (c < nch && kind == K_VALUE) {
+                        ct[c][k] = lattice_value(channel_hash(folded, c));
+                    } else if (c < nch) {
+                        uint32_t wc = channel_word(dims, h[k], c);
+                        ct[c][k] = channel_grad(dims, wc, dk);
+                        if (deriv) {
+                            float gv[4];
+                            channel_grad_vec(dims, wc, gv);
+                            UNROLL
+                            for (e = 0; e < dims; e++) g[c][e][k] = gv[e];
                         }
                     }
             }
+        if (kind != K_VALUE) lattice_vec_bump(dims, kind, nch, deriv, t, t1, h, bsum, bg);
         UNROLL
         for (c = 0; c < VEC_CHANNELS; c++)
             if (c < nch) {

@@ -323,38 +323,55 @@ static inline void grad32_vec(uint32_t h, float *g)
 
 /* ---- vector channels ----------------------------------------------------------
  * output = "vector" walks the lattice once for every channel: cells,
- * corner hashes, fades and falloffs are shared; each channel rehashes the
- * corner hash h with its own odd multiplier (the fold brings h's strong top
- * bits into the low ones first), takes its gradient from the top bits of
- * that and a value v in (-1, 1) from its low 16 (bits no gradient set
- * reads, so within a corner v and the gradient are unrelated).
+ * corner hashes, fades and falloffs are shared. The gradient kinds hash
+ * their corners with their own seed (vec_seed: the channels are unrelated
+ * to the scalar basis at the same seed) and take each channel's gradient
+ * from its own bits of the one corner hash (channel_word), with no rehash
+ * per corner and channel: in 2D a diagonal (+-1, +-1), two sign bits per
+ * channel (31-30, 29-28, 27-26: one flip each, where grad8 needs a dozen
+ * operations); in 3D and 4D grad12 and grad32 of the corner hash times an
+ * odd constant per channel. The diagonals have grad8's second moments
+ * (E[g g^T] = I / 2 once divided by sqrt 2), hence its statistics, and are
+ * a subset of it, hence no larger maximum: the scalar scales hold.
  *
  * Gradient noise is 0 at every lattice point whatever its gradients, so on
  * a shared lattice every channel would vanish at the same regular grid of
- * points (a warp would leave them in place). Each corner therefore adds,
+ * points (a warp would leave them in place). The field therefore adds,
  * per channel, a small bump v * height * (1 - r^2 / rho^2)_+^3 centred on
- * it: with rho at most 0.3 cells (0.25 or 0.2 on the simplex grids) the
- * bumps never overlap and stay clear of where the gradient terms peak, so
- * the basis's maximum, hence its range scale, is unchanged (searched
- * numerically, as the ranges in lattice_kernels.c: the largest value within
- * rho of a corner for any gradients and v = +-1 stays below the maximum),
- * and each channel keeps the scalar basis's statistics (rms within 4%).
- * At the lattice points the channels are now independent values, so the
- * displacement there is spread as elsewhere (4e5 points per basis, a
- * dims-channel field within 0.05 of a lattice point: median |v| 0.53 to
- * 0.63; the old per-channel shifted lattices gave 0.26 for perlin, 0.43 to
- * 0.69 for simplex; tests/test_vecnoise.c checks the lattice points). A
- * constant mixed into each corner's term (a value-noise part, the obvious
- * fix) raises the maximum where the gradients peak: to keep the range the
- * scale then shrinks every channel's rms by 20 to 35%.
+ * the corner nearest the point: with rho at most 0.3 cells (0.25 or 0.2 on
+ * the simplex grids) the bumps of different corners never overlap, so the
+ * nearest corner's is the only one that can be non-zero (one bump and
+ * one value per channel and point, not per corner), and they stay clear
+ * of where the gradient terms peak, so the basis's maximum, hence its
+ * range scale, is unchanged (searched numerically, as the ranges in
+ * lattice_kernels.c: the largest value within rho of a corner for any
+ * gradients and v = +-1 stays below the maximum), and each channel keeps
+ * the scalar basis's statistics (rms within 4%). v comes from the nearest
+ * corner's hash rehashed (bump_hash), so it is unrelated to the
+ * gradients. At the lattice points the channels are independent values,
+ * so the displacement there is spread as elsewhere (a dims-channel field
+ * within 0.05 of a lattice point: median |v| 0.53 to 0.63;
+ * tests/test_vecnoise.c checks the lattice points). A constant mixed into
+ * each corner's term (a value-noise part, the obvious fix) raises the
+ * maximum where the gradients peak: to keep the range the scale then
+ * shrinks every channel's rms by 20 to 35%.
  * Not fixed: 3D simplex has spots reached by one corner only; two channels
  * with parallel gradients there vanish on one plane, so three channels can
  * share a short line of zeros outside the bump (rare; 2D has none).
- * The bump is C2 at its rim; value noise needs none (it has no zeros).
+ * The bump is C2 at its rim. Value noise needs none (it has no zeros); its
+ * channels keep the corner hash of the scalar seed, each rehashed
+ * (channel_hash of channel_fold) for a value of its own.
  */
 #define VEC_CHANNELS 3
 static const uint32_t channel_mul[VEC_CHANNELS] = {0x7feb352du, 0x846ca68bu, 0x297a2d39u};
 
+/* the corner-hash seed of the gradient kinds' channels */
+static inline uint32_t vec_seed(uint32_t seed)
+{
+    return ng_hash_mix(ng_hash_seed(seed) ^ 0x68e31da4u);
+}
+
+/* value noise: channel c's own hash of the folded corner hash */
 static inline uint32_t channel_hash(uint32_t folded, int c)
 {
     return folded * channel_mul[c];
@@ -366,17 +383,52 @@ static inline uint32_t channel_fold(uint32_t h)
     return h ^ (h >> 16);
 }
 
-/* Low 16 bits as a value in (-1, 1), symmetric, never 0; exact. */
-static inline float channel_value(uint32_t hc)
+/* The word channel c takes its gradient from: in 2D the corner hash
+ * shifted to its two sign bits; in 3D and 4D (grad12 and grad32 read more
+ * bits) the corner hash times an odd constant, channel 0 the hash itself. */
+LOOP_INLINE uint32_t channel_word(int dims, uint32_t h, int c)
 {
-    return ((float)(int32_t)(hc & 0xffffu) - 32767.5f) * (1.0f / 32768.0f);
+    if (dims == 2) return h << (2 * c);
+    return c == 0 ? h : h * channel_mul[c];
 }
 
-/* channel_value(hc) * k2 with k2 = k * 32768 given as k: the same bits
- * (scaling by 2^-15 is exact at either place), one multiply fewer. */
-static inline float channel_value_times(uint32_t hc, float k)
+/* A channel's gradient term: 2D the diagonal of bits 31 and 30, unscaled
+ * (length sqrt 2; CHANNEL_GRAD_NORM undoes it); 3D, 4D the scalar sets. */
+LOOP_INLINE float channel_grad(int dims, uint32_t w, const float *d)
 {
-    return ((float)(int32_t)(hc & 0xffffu) - 32767.5f) * k;
+    if (dims == 2) return flip_bit(d[0], w, 31) + flip_bit(d[1], w, 30);
+    if (dims == 3) return grad12(w, d[0], d[1], d[2]);
+    return grad32(w, d[0], d[1], d[2], d[3]);
+}
+
+/* its partials */
+LOOP_INLINE void channel_grad_vec(int dims, uint32_t w, float *g)
+{
+    if (dims == 2) {
+        g[0] = flip_bit(1.0f, w, 31);
+        g[1] = flip_bit(1.0f, w, 30);
+    } else if (dims == 3) {
+        grad12_vec(w, g);
+    } else {
+        grad32_vec(w, g);
+    }
+}
+
+/* what multiplies channel_grad's terms to give the set's unit lengths */
+#define CHANNEL_GRAD_NORM(dims) ((dims) == 2 ? 0.70710678f : 1.0f)
+
+/* The hash the nearest corner's bump values come from. */
+static inline uint32_t bump_hash(uint32_t h)
+{
+    return (h ^ (h >> 16)) * 0x9e3779b1u;
+}
+
+/* Channel c's bump value in (-1/2, 1/2), symmetric, never 0, exact: 22 bits
+ * of its word as the mantissa of a float in [1, 2) with the last bit set,
+ * less 3/2. */
+static inline float bump_value(uint32_t hb, int c)
+{
+    return u2f(((c == 0 ? hb : hb * channel_mul[c]) >> 9) | 0x3f800001u) - 1.5f;
 }
 
 /* (1 - r2 / rho^2)_+^3 from inv = 1 / rho^2; t2 = (1 - r2 / rho^2)_+^2 for
@@ -384,9 +436,15 @@ static inline float channel_value_times(uint32_t hc, float k)
 static inline float vec_bump(float r2, float inv, float *t2)
 {
     uint32_t u = f2u(1.0f - r2 * inv);
-    float t = u2f(u & ((u >> 31) - 1u));
+    float t = u2f(u & ~(uint32_t)((int32_t)u >> 31)); /* max(t, 0) */
     *t2 = t * t;
     return *t2 * t;
+}
+
+/* bit-mask select of words: m all ones or zero */
+static inline uint32_t select_u(uint32_t m, uint32_t a, uint32_t b)
+{
+    return (a & m) | (b & ~m);
 }
 
 /* A vector kernel of a fixed channel count, its _d form (grad as in

@@ -108,6 +108,12 @@ static void loop_axpy_masked(float *restrict out, const float *restrict a, float
     for (i = 0; i < n; i++) out[i] += a[i] * w * x[i];
 }
 
+static void loop_axpy_masked_to(float *out, const float *p, const float *restrict a, float w, const float *x, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) out[i] = p[i] + a[i] * w * x[i];
+}
+
 static void loop_scale(float *out, const float *x, float s, int n)
 {
     int i;

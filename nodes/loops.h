@@ -61,6 +61,8 @@ typedef struct ng_warp_octave2 {
     X(axpy_scale, (float *restrict out, const float *restrict x, float w, float s, int n))                    \
     /* out += a * w * x (a warp's mask times its octave weight times the field) */                             \
     X(axpy_masked, (float *restrict out, const float *restrict a, float w, const float *restrict x, int n))  \
+    /* out = p + a * w * x, the same bits as out = p then axpy_masked (a warp's first octave; p or x may be out) */ \
+    X(axpy_masked_to, (float *out, const float *p, const float *restrict a, float w, const float *x, int n))  \
     /* out = x * s (x may be out) */                                                                           \
     X(scale, (float *out, const float *x, float s, int n))                                                    \
     /* out = x * s + b (x may be out) */                                                                       \

@@ -396,49 +396,90 @@ static void simplex_tiled2(const ng_noise_pts *p, float *out)
  * One walk of the skewed lattice for every channel, 2D to 4D: the walk of
  * simplex4_at in any dims (axes added in decreasing order of the skewed
  * fraction; in 2D and 3D the same simplices as simplex2 and simplex3), a
- * falloff and a bump per corner shared, a gradient and bump value per
- * corner and channel. Bump radius and height (unscaled) per dims: the
+ * falloff per corner shared, a gradient per corner and channel, and the
+ * nearest corner's bump. Bump radius and height (unscaled) per dims: the
  * largest |value| within the radius of a corner, for any gradients and
  * values, stays below the basis's maximum (2D 0.0099473 < 0.0100802; 3D
  * and 4D: the maximum's point is 0.236 and more from every corner), so the
- * scales are simplex's.
+ * scales are simplex's. A point within a bump's radius of a vertex lies in
+ * a simplex of that vertex (the radius is below every simplex's height),
+ * so the nearest of the walk's corners is the one.
  */
-static const float simplex_vec_scale[5] = {0.0f, 0.0f, SIMPLEX2_SCALE, SIMPLEX3_SCALE, SIMPLEX4_SCALE};
-static const float simplex_bump_height[5] = {0.0f, 0.0f, 0.7f * 0.0100802047f, 0.7f * 0.0130071572f,
-                                              0.6f * 0.0159292215f};
+static const float simplex_vec_scale[5] = {0.0f, 0.0f, SIMPLEX2_SCALE * 0.70710678f, SIMPLEX3_SCALE,
+                                           SIMPLEX4_SCALE};
+/* per unit of bump_value (|v| < 1/2), in channel_grad's units: 2 x 0.7
+ * (4D 0.6) x the maximum / CHANNEL_GRAD_NORM */
+static const float simplex_bump_height[5] = {0.0f, 0.0f, 1.4f * 0.0100802047f / 0.70710678f, 1.4f * 0.0130071572f,
+                                              1.2f * 0.0159292215f};
 static const float simplex_bump_inv[5] = {0.0f, 0.0f, 16.0f, 25.0f, 25.0f}; /* 1 / rho^2: 0.25, 0.2, 0.2 */
 static const double simplex_skew[5] = {0.0, 0.0, F2, F3, F4};
 static const double simplex_unskew[5] = {0.0, 0.0, G2, G3, G4};
 
+/* The corner nearest the point so far: its r^2, hash and offset. */
+typedef struct nearest {
+    float r2, d[4];
+    uint32_t h;
+} nearest;
+
 /* One corner for every channel: d the point minus the corner, h its hash;
- * sums and, with deriv, partials (acc[c][e]) added. */
-LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, uint32_t h, const float *d, float *sum,
-                                    float acc[VEC_CHANNELS][4])
+ * sums and, with deriv, partials (acc[c][e]) added; near updated (first:
+ * the walk's first corner). */
+LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, int first, uint32_t h, const float *d,
+                                    float *sum, float acc[VEC_CHANNELS][4], nearest *near)
 {
-    const float vscale = simplex_bump_height[dims] * (1.0f / 32768.0f), inv = simplex_bump_inv[dims];
-    float r2 = 0.0f, t3, t2, fo, bump, fslope, bslope;
-    uint32_t folded = channel_fold(h);
+    float r2 = d[0] * d[0], t3, fo, fslope;
+    uint32_t closer;
     int c, e;
     UNROLL
-    for (e = 0; e < dims; e++) r2 += d[e] * d[e];
+    for (e = 1; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
     fo = falloff(r2, &t3);
-    bump = vec_bump(r2, inv, &t2);
-    /* the radial slopes per unit of gradient term and of bump value,
-     * once for every channel */
-    fslope = -8.0f * t3;
-    bslope = -6.0f * inv * t2;
+    fslope = -8.0f * t3; /* the radial slope per unit of gradient term */
     UNROLL
     for (c = 0; c < VEC_CHANNELS; c++)
         if (c < nch) {
-            uint32_t hc = channel_hash(folded, c);
-            float gd = simplex_grad(dims, hc, d), v = channel_value_times(hc, vscale);
-            sum[c] += fo * gd + v * bump;
+            uint32_t w = channel_word(dims, h, c);
+            float gd = channel_grad(dims, w, d);
+            /* the first corner starts the sums: no additions of zero */
+            sum[c] = first ? fo * gd : fma_f(fo, gd, sum[c]);
             if (deriv) {
-                float m = fma_f(bslope, v, fslope * gd), g[4];
-                simplex_grad_vec(dims, hc, g);
+                float m = fslope * gd, g[4];
+                channel_grad_vec(dims, w, g);
                 UNROLL
-                for (e = 0; e < dims; e++) acc[c][e] = fma_f(fo, g[e], fma_f(m, d[e], acc[c][e]));
+                for (e = 0; e < dims; e++)
+                    acc[c][e] = first ? fma_f(fo, g[e], m * d[e]) : fma_f(fo, g[e], fma_f(m, d[e], acc[c][e]));
             }
+        }
+    if (first) {
+        near->r2 = r2;
+        near->h = h;
+        UNROLL
+        for (e = 0; e < dims; e++) near->d[e] = d[e];
+        return;
+    }
+    closer = 0u - (uint32_t)(r2 < near->r2);
+    near->r2 = u2f(select_u(closer, f2u(r2), f2u(near->r2)));
+    near->h = select_u(closer, h, near->h);
+    if (deriv)
+        UNROLL
+        for (e = 0; e < dims; e++) near->d[e] = u2f(select_u(closer, f2u(d[e]), f2u(near->d[e])));
+}
+
+/* The nearest corner's bump added to every channel's sum (and partials). */
+LOOP_INLINE void simplex_vec_bump(int dims, int nch, int deriv, const nearest *near, float *sum,
+                                  float acc[VEC_CHANNELS][4])
+{
+    const float height = simplex_bump_height[dims], inv = simplex_bump_inv[dims];
+    float t2, bump = vec_bump(near->r2, inv, &t2) * height, slope = -6.0f * inv * height * t2;
+    uint32_t hb = bump_hash(near->h);
+    int c, e;
+    UNROLL
+    for (c = 0; c < VEC_CHANNELS; c++)
+        if (c < nch) {
+            float v = bump_value(hb, c);
+            sum[c] = fma_f(v, bump, sum[c]);
+            if (deriv)
+                UNROLL
+                for (e = 0; e < dims; e++) acc[c][e] = fma_f(slope * v, near->d[e], acc[c][e]);
         }
 }
 
@@ -449,7 +490,7 @@ LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *
 {
     const double sk = (p->anchor[0] + p->anchor[1] + (dims > 2 ? p->anchor[2] : 0.0) +
                        (dims > 3 ? p->anchor[3] : 0.0)) * simplex_skew[dims];
-    const uint32_t s = ng_hash_seed(p->seed);
+    const uint32_t s = vec_seed(p->seed);
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
     const float skew = (float)simplex_skew[dims], g = (float)simplex_unskew[dims], scale = simplex_vec_scale[dims];
@@ -460,24 +501,24 @@ LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *
     for (d = 0; d < dims; d++) ax[d] = split_axis(p->anchor[d] + sk, 0u);
     NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
-        uint32_t cell[4], rank[4] = {0, 0, 0, 0}, cp[4];
-        float x[4], r[4], x0[4], sum[VEC_CHANNELS] = {0.0f, 0.0f, 0.0f}, acc[VEC_CHANNELS][4], fs = 0.0f, t = 0.0f;
+        uint32_t cell[4], rank[4] = {0, 0, 0, 0}, cp[4], cp1[4];
+        float x[4], r[4], x0[4], sum[VEC_CHANNELS], acc[VEC_CHANNELS][4], fs, t;
+        nearest near;
         UNROLL
-        for (c = 0; c < VEC_CHANNELS; c++)
-            UNROLL
-            for (d = 0; d < 4; d++) acc[c][d] = 0.0f;
+        for (d = 0; d < dims; d++) x[d] = f[d][i] * fsc[d];
+        fs = x[0];
         UNROLL
-        for (d = 0; d < dims; d++) {
-            x[d] = f[d][i] * fsc[d];
-            fs += x[d];
-        }
+        for (d = 1; d < dims; d++) fs += x[d];
         fs *= skew;
         UNROLL
         for (d = 0; d < dims; d++) {
             r[d] = cell_of(&ax[d], x[d] + fs, &cell[d]);
-            t += r[d];
             cp[d] = cell[d] * lattice_prime[d];
+            cp1[d] = cp[d] + lattice_prime[d];
         }
+        t = r[0];
+        UNROLL
+        for (d = 1; d < dims; d++) t += r[d];
         t *= g;
         UNROLL
         for (a = 0; a < dims; a++) {
@@ -492,16 +533,19 @@ LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *
         }
         UNROLL
         for (k = 0; k <= dims; k++) { /* corner k sets the k axes of highest rank */
+            /* the unskew of k steps, without and with the step on the axis */
+            const float kg = (float)(k * simplex_unskew[dims]), kg1 = (float)(k * simplex_unskew[dims] - 1.0);
             float dk[4];
             uint32_t v = s;
             UNROLL
             for (a = 0; a < dims; a++) {
                 uint32_t o = rank[a] >= (uint32_t)(dims - k) && k > 0 ? 1u : 0u;
-                dk[a] = x0[a] - (float)(int32_t)o + (float)(k * simplex_unskew[dims]);
-                v ^= cp[a] + (lattice_prime[a] & (0u - o));
+                dk[a] = select_f(o, x0[a] + kg1, x0[a] + kg);
+                v ^= select_u(0u - o, cp1[a], cp[a]);
             }
-            simplex_vec_corner(dims, nch, deriv, ng_lattice_hash(v), dk, sum, acc);
+            simplex_vec_corner(dims, nch, deriv, k == 0, ng_lattice_hash(v), dk, sum, acc, &near);
         }
+        simplex_vec_bump(dims, nch, deriv, &near, sum, acc);
         UNROLL
         for (c = 0; c < VEC_CHANNELS; c++)
             if (c < nch) {

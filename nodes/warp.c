@@ -43,21 +43,39 @@ static int warp_setup(ng_node *n, const int *ch, ng_error *err)
     return 0;
 }
 
+/* One octave: pos = from + w amount field on the moved axes, in one pass
+ * (from: the block's positions at octave 0, pos itself after). */
+static void warp_move(float *pos, const ng_block *b, int k, const float *amount, float w, const float *field,
+                      int moved)
+{
+    const size_t n = (size_t)b->n;
+    int d;
+    for (d = 0; d < moved; d++)
+        ng__loops()->axpy_masked_to(pos + d * n, k == 0 ? b->p[d] : pos + d * n, amount, w, field + d * n, b->n);
+}
+
+/* One octave (the common case) moves the field's own planes in place: no
+ * position buffer, and the axes the field does not move keep the block's
+ * positions, uncopied. More octaves keep every axis in pos for the next
+ * octave's field positions. */
 static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const int progressive = ng_int(n, P_MODE) == 0;
     const int vec = ng_input_channels(ctx, n, I_BY);
     const int moved = b->dims < vec ? b->dims : vec;
+    const size_t len = (size_t)b->n;
     const float *amount = in[I_AMOUNT];
-    float *pos = ng_scratch(ctx, b->dims), *field = ng_scratch(ctx, vec), *query = NULL;
+    float *field = ng_scratch(ctx, vec), *pos = NULL, *query = NULL;
     double scale = 1;
     ng_block wb = *b;
     ng_octaves o;
     int d, k, rc = -1;
     ng__octaves_init(&o, ng_num(n, P_OCTAVES), ng_num(n, P_LACUNARITY), ng_num(n, P_ROUGHNESS));
-    if (!pos || !field) goto done;
-    if (o.count > 1 && !(query = ng_scratch(ctx, b->dims))) goto done;
-    for (d = 0; d < b->dims; d++) memcpy(pos + (size_t)d * b->n, b->p[d], (size_t)b->n * sizeof(float));
+    if (!field) goto done;
+    if (o.count > 1) {
+        if (!(pos = ng_scratch(ctx, b->dims)) || !(query = ng_scratch(ctx, b->dims))) goto done;
+        for (d = moved; d < b->dims; d++) memcpy(pos + d * len, b->p[d], len * sizeof(float));
+    }
     for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
         const float w = (float)ng__octave_weight(&o, k);
         ng_block fb;
@@ -65,10 +83,10 @@ static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
         if (k == 0) fb = *b;
         else ng__octave_block(ctx, b, k, scale, progressive ? pos : NULL, query, &fb);
         if (ng_pull_channels(ctx, n, I_BY, &fb, field, moved)) goto done;
-        for (d = 0; d < moved; d++)
-            ng__loops()->axpy_masked(pos + (size_t)d * b->n, amount, w, field + (size_t)d * b->n, b->n);
+        warp_move(pos ? pos : field, b, k, amount, w, field, moved);
     }
-    for (d = 0; d < b->dims; d++) wb.p[d] = pos + (size_t)d * b->n;
+    for (d = 0; d < moved; d++) wb.p[d] = (pos ? pos : field) + d * len;
+    for (; d < b->dims; d++) wb.p[d] = pos ? pos + d * len : b->p[d];
     wb.pos_id = ng_new_pos_id(ctx);
     rc = ng_pull_channels(ctx, n, I_SOURCE, &wb, out, b->channels);
 done:

@@ -35,6 +35,7 @@ static const struct {
     {"friction", suite_friction},
     {"deriv", suite_deriv},
     {"vecnoise", suite_vecnoise},
+    {"vecwalk", suite_vecwalk},
     {"speed", suite_speed},
     {"review14", suite_review14},
     {"overhead", suite_overhead},

@@ -32,6 +32,7 @@ void suite_anim(void);
 void suite_friction(void);
 void suite_deriv(void);
 void suite_vecnoise(void);
+void suite_vecwalk(void);
 void suite_pool(void);
 void suite_speed(void);
 void suite_review14(void);
