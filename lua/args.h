@@ -61,4 +61,8 @@ void ng_cli_usage(FILE *out);
  * and returns code. */
 int ng_cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* signals.c: SIGINT, SIGTERM, SIGHUP remove the temporaries of the files
+ * being written, then end the process by the same signal. */
+void ng_catch_signals(void);
+
 #endif

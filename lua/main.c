@@ -149,34 +149,6 @@ static int walk_folders(const char *path, int make)
     return rc;
 }
 
-/* SIGINT, SIGTERM, SIGHUP mid-render: the temporaries go, then the process
- * dies of the same signal (SA_RESETHAND restored the default action; the
- * signal, blocked while the handler runs, is delivered on return). */
-static void on_signal(int sig)
-{
-    ng_file_remove_temporaries();
-    raise(sig);
-}
-
-void ng_catch_signals(void)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    size_t i;
-    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa, old;
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue; /* nohup */
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sa.sa_flags = SA_RESETHAND;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
-    }
-    /* Past the file size limit (ulimit -f) a write fails with EFBIG and the
-     * render says so and removes its temporary; the default action would
-     * kill the process mid-file, silently, leaving the temporary. */
-    signal(SIGXFSZ, SIG_IGN);
-}
-
 /* Every output is written to its temporary first; only when the whole
  * render succeeded are they renamed, so a failure on one output never
  * leaves another replaced. output: -o with {frame} already filled in;

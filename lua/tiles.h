@@ -19,7 +19,4 @@
 int ng_cmd_tiles(int argc, char **argv);
 int ng_cmd_stitch(int argc, char **argv);
 
-/* main.c: remove temporaries on SIGINT, SIGTERM, SIGHUP (render's own). */
-void ng_catch_signals(void);
-
 #endif

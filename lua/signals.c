@@ -1,0 +1,36 @@
+/*
+ * signals.c — what the commands that write files (render, preview, tiles,
+ * stitch) do on a signal: remove their temporaries, then die of it.
+ */
+#include "args.h"
+
+#include <signal.h>
+#include <string.h>
+
+/* SIGINT, SIGTERM, SIGHUP mid-render: the temporaries go, then the process
+ * dies of the same signal (SA_RESETHAND restored the default action; the
+ * signal, blocked while the handler runs, is delivered on return). */
+static void on_signal(int sig)
+{
+    ng_file_remove_temporaries();
+    raise(sig);
+}
+
+void ng_catch_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    size_t i;
+    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa, old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue; /* nohup */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESETHAND;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+    /* Past the file size limit (ulimit -f) a write fails with EFBIG and the
+     * render says so and removes its temporary; the default action would
+     * kill the process mid-file, silently, leaving the temporary. */
+    signal(SIGXFSZ, SIG_IGN);
+}
