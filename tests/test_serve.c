@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -540,6 +541,48 @@ static void test_edits_make_generations(void)
     free(first), free(second), free(third);
 }
 
+/* An error in a required module names the module, its line and that
+ * line's text (the host puts "SCRIPT: " before such a message). A path
+ * the script writes into its own error is not read outside its tree: not
+ * a file beside it, nor one through a symlink, nor a FIFO (which would
+ * hang the server). */
+static void test_error_in_module_and_foreign_paths(void)
+{
+    char script[PATHLEN], mod[PATHLEN], secret[PATHLEN], link[PATHLEN], fifo[PATHLEN], text[3 * PATHLEN];
+    server s;
+    http r;
+    long g;
+    script_in(script, "moderr", "local m = require \"mod\"\nreturn ng.simplex{element_size = 30, seed = m.seed}\n");
+    mkscript(mod, "moderr/mod.lua", "local t = {seed = 1}\nlocal y = nil + 1\nreturn t\n");
+    mkscript(secret, "secret.txt", "TOPSECRET line one\n");
+    tpath(link, "moderr/link.txt");
+    tpath(fifo, "moderr/pipe");
+    CHECK(symlink(secret, link) == 0);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    if (server_start(&s, script, NULL)) return;
+    get(&r, s.port, "/api/state");
+    CHECK_CONTAINS(r.body, "\"error\": {\"file\": \"mod.lua\", \"line\": 2,");
+    CHECK_CONTAINS(r.body, "\"source\": \"local y = nil + 1\"}");
+    http_free(&r);
+    g = 1;
+    {
+        const char *const foreign[] = {secret, link, fifo, "/dev/zero"};
+        size_t k;
+        for (k = 0; k < sizeof foreign / sizeof foreign[0]; k++) {
+            snprintf(text, sizeof text, "error(\"%s:1: look\", 0)\n", foreign[k]);
+            put_file(script, text);
+            g = wait_generation(s.port, g);
+            get(&r, s.port, "/api/state");
+            CHECKF(r.status == 200 && json_long(r.body, "generation") == g, "%s: status %d", foreign[k], r.status);
+            CHECK_CONTAINS(r.body, "\"line\": 1,");
+            CHECK_CONTAINS(r.body, "\"source\": \"\"}");
+            CHECKF(!r.body || !strstr(r.body, "TOPSECRET"), "%s: a line outside the tree shown: %s", foreign[k], r.body);
+            http_free(&r);
+        }
+    }
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* A file the script reads (an image) replaced the way editors save, by a
  * rename over it: a new generation with the new picture. */
 static void test_image_read_is_watched(void)
@@ -657,6 +700,7 @@ void suite_serve(void)
     RUN(test_render_matches_the_cli);
     RUN(test_edits_make_generations);
     RUN(test_image_read_is_watched);
+    RUN(test_error_in_module_and_foreign_paths);
     RUN(test_stream_cancels_stale_render);
     RUN(test_command_line);
     cli_teardown();
