@@ -403,8 +403,10 @@ int ng_serve_error(ng_script_error *e)
     return has;
 }
 
-/* "name=value\n" per set, sorted by name: one run per set of values.
- * Names are unique (the API refuses a name given twice). */
+/* "LEN:name LEN:value\n" per set, sorted by name: one run per set of
+ * values. The lengths keep it unambiguous: a string value may hold "\n"
+ * and "=" (set.a="x\nb=1" is not set.a=x with set.b=1). Names are unique
+ * (the API refuses a name given twice). */
 static char *sets_key(const ng_serve_sets *sets)
 {
     int order[NG_MAX_SETS], i, j;
@@ -414,7 +416,9 @@ static char *sets_key(const ng_serve_sets *sets)
         order[j] = i;
     }
     ng_buf_puts(&b, "");
-    for (i = 0; i < sets->n; i++) ng_buf_printf(&b, "%s=%s\n", sets->name[order[i]], sets->value[order[i]]);
+    for (i = 0; i < sets->n; i++)
+        ng_buf_printf(&b, "%zu:%s %zu:%s\n", strlen(sets->name[order[i]]), sets->name[order[i]],
+                      strlen(sets->value[order[i]]), sets->value[order[i]]);
     if (b.oom) {
         ng_buf_free(&b);
         return NULL;

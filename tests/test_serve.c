@@ -583,6 +583,31 @@ static void test_error_in_module_and_foreign_paths(void)
     CHECK_INT(server_stop(&s), 0);
 }
 
+/* Runs with other parameter values are cached by their values: a string
+ * value holding "\n" and "=" is its own run, not the run of two values. */
+static void test_cached_runs_by_value(void)
+{
+    char script[PATHLEN];
+    server s;
+    http r;
+    script_in(script, "cachekey",
+              "local a = ng.param(\"a\", \"x\")\n"
+              "local b = ng.param(\"b\", 0.5, {min = 0, max = 1})\n"
+              "return ng.simplex{element_size = 30} * b\n");
+    if (server_start(&s, script, NULL)) return;
+    get(&r, s.port, "/api/state?set.a=x%0Ab%3D0.25");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"default\": \"x\", \"value\": \"x\\u000ab=0.25\"");
+    CHECK_CONTAINS(r.body, "\"default\": 0.5, \"value\": 0.5");
+    http_free(&r);
+    get(&r, s.port, "/api/state?set.a=x&set.b=0.25");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"default\": \"x\", \"value\": \"x\"");
+    CHECK_CONTAINS(r.body, "\"default\": 0.5, \"value\": 0.25");
+    http_free(&r);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* A file the script reads (an image) replaced the way editors save, by a
  * rename over it: a new generation with the new picture. */
 static void test_image_read_is_watched(void)
@@ -701,6 +726,7 @@ void suite_serve(void)
     RUN(test_edits_make_generations);
     RUN(test_image_read_is_watched);
     RUN(test_error_in_module_and_foreign_paths);
+    RUN(test_cached_runs_by_value);
     RUN(test_stream_cancels_stale_render);
     RUN(test_command_line);
     cli_teardown();
