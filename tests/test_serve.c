@@ -681,6 +681,28 @@ static void test_stream_cancels_stale_render(void)
     http_free(&slow);
 }
 
+/* SIGTERM cancels a render that names no stream too: the server does not
+ * wait for it (this one takes hours; the old server waited until the hang
+ * guard's alarm killed it). */
+static void test_shutdown_cancels_unstreamed_render(void)
+{
+    char script[PATHLEN];
+    server s;
+    http slow;
+    int fd;
+    struct timespec t = {0, 500000000};
+    static const char *const endless[] = {"--volume", "2048x2048x2048", "--step", "0.05", "--density-scale", "0.00001",
+                                          NULL};
+    script_in(script, "stopall", "return ng.fbm{source = ng.simplex{element_size = 64}, octaves = 8}:fit(-1, 1, 0, 1)\n");
+    if (server_start(&s, script, endless)) return;
+    fd = http_send(s.port, "/api/render?w=2048&h=2048&view=volume");
+    nanosleep(&t, NULL); /* let it begin */
+    CHECK_INT(server_stop(&s), 0);
+    http_read(fd, &slow);
+    CHECK(slow.status == 409 || slow.status == -1); /* cancelled, or the connection closed */
+    http_free(&slow);
+}
+
 static void test_command_line(void)
 {
     char script[PATHLEN], text[4096];
@@ -728,6 +750,7 @@ void suite_serve(void)
     RUN(test_error_in_module_and_foreign_paths);
     RUN(test_cached_runs_by_value);
     RUN(test_stream_cancels_stale_render);
+    RUN(test_shutdown_cancels_unstreamed_render);
     RUN(test_command_line);
     cli_teardown();
 }
