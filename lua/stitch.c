@@ -172,7 +172,7 @@ static int check_record(const mosaic *m, int i, const char *file, const char *ma
 {
     char path[PATH_MAX], buf[4096], why[128];
     const char *key;
-    json rec;
+    json rec = {0}; /* freed below also when too long to be parsed */
     size_t n;
     int rc = 0;
     FILE *fp;

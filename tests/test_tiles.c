@@ -432,6 +432,30 @@ static void test_stitch_wrong_tile(void)
     expect_refused(dir, NULL, "tile_2_0.png: its bytes are not those");
 }
 
+/* A tile's record too long to be one of ours (4 KiB or more) is not
+ * read, and stitch still works (it freed a record it had never parsed:
+ * uninitialised memory, which valgrind showed on the old code). */
+static void test_stitch_long_record(void)
+{
+    char dir[PATHLEN], p[PATHLEN], big[PATHLEN], single[PATHLEN], *text;
+    res r;
+    good_copy(dir, "long_record");
+    pathf(p, "%s/.tiles/0.json", dir);
+    text = malloc(5001);
+    memset(text, ' ', 5000);
+    text[5000] = '\0';
+    put_file(p, text);
+    free(text);
+    pathf(p, "%s/manifest.json", dir);
+    pathf(big, "%s/long_record.png", tmpdir);
+    pathf(single, "%s/long_record_single.png", tmpdir);
+    cli(&r, "stitch", p, "-o", big, NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    single_into(single, "3");
+    CHECK(same_bytes(big, single));
+}
+
 /* The tiles command's own usage errors. */
 static void test_tiles_usage(void)
 {
@@ -483,6 +507,7 @@ void suite_tiles(void)
     RUN(test_stitch_overlap);
     RUN(test_stitch_other_job);
     RUN(test_stitch_wrong_tile);
+    RUN(test_stitch_long_record);
     RUN(test_tiles_usage);
     cli_teardown();
 }
