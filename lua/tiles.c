@@ -358,6 +358,10 @@ static void print_identity(FILE *out, const job *j, int unused)
             j->script_sha, r->width, r->height, j->tile, r->origin[0], r->origin[1], r->pixel_size);
     fprintf(out, "z %.17g\ntime %.17g\ndims %d\nperiod %.17g\ntileable %d\nfps %.17g\nbits %d\nname %s\n", r->z,
             r->time, r->dims, r->time_period, r->tileable, j->c.h.fps, effective_bits(j), j->name_pattern);
+    /* the encoding, when not the default (the keys of earlier runs stay) */
+    if (j->c.file.level != -1) fprintf(out, "level %d\n", j->c.file.level);
+    if (j->c.file.exr_tile) fprintf(out, "exr_tile %d\n", j->c.file.exr_tile);
+    if (j->c.file.exr_compression != NG_EXR_ZIP) fprintf(out, "exr_compression %d\n", (int)j->c.file.exr_compression);
     for (k = 0; k < j->c.h.nsets; k++) fprintf(out, "set %s=%s\n", j->c.h.set_name[k], j->c.h.set_value[k]);
 }
 
@@ -450,11 +454,25 @@ static void print_note(void *user, const char *msg)
     fprintf(stderr, "noisegraph: %s\n", msg);
 }
 
+/* How a tile is encoded: --compression, --exr-tiles, --exr-compression
+ * as given, and each tile an image of its own (no placement in the whole). */
+static ng_file_options encoding(const job *j)
+{
+    ng_file_options o;
+    ng_file_options_default(&o);
+    o.level = j->c.file.level;
+    o.exr_tile = j->c.file.exr_tile;
+    o.exr_compression = j->c.file.exr_compression;
+    o.threads = j->c.r.threads;
+    return o;
+}
+
 static int render_tile(job *j, ng_script *s, int i, int first)
 {
     const rect t = tile_rect(j, i);
     char label[64], *path = tile_path(j, i), *rec = record_path(j, i, "json");
     ng_render_opts r = j->c.r;
+    ng_file_options opt = encoding(j);
     ng_file_sink *file = NULL;
     ng_sink sink;
     ng_error err;
@@ -473,6 +491,10 @@ static int render_tile(job *j, ng_script *s, int i, int first)
         goto done;
     }
     ng_file_sink_set_memory_limit(file, r.memory_limit);
+    if (ng_file_sink_set_options(file, &opt, &err)) {
+        ng_cli_fail(1, "%s", err.msg);
+        goto done;
+    }
     sink = ng_file_sink_as_sink(file);
     if (ng_render(s->graph, s->output, 1, &r, &sink, &err)) {
         ng_cli_fail(1, "tile %d (%s): %s", i, path, err.msg);

@@ -159,6 +159,39 @@ static void test_index_is_region(void)
     CHECK(exists(other));
 }
 
+/* The encoding options reach the tiles: a tile with --compression is the
+ * --region render with it (they were ignored: every tile at the default
+ * level), and a re-run with another level redoes the tiles. */
+static void test_tiles_take_compression(void)
+{
+    char pattern[PATHLEN], tile[PATHLEN], region[PATHLEN];
+    struct stat before, after;
+    res r;
+    pathf(pattern, "%s/level/tile_{i}.png", tmpdir);
+    pathf(tile, "%s/level/tile_4.png", tmpdir);
+    tpath(region, "level_region4.png");
+    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--index", "4",
+        "--compression", "9", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", script, "--size", "300x200", "--region", "128,128,128,72", "-o", region, "--compression", "9",
+        NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(tile, region));
+    CHECK(stat(tile, &before) == 0);
+    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--index", "4",
+        "--compression", "1", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", script, "--size", "300x200", "--region", "128,128,128,72", "-o", region, "--compression", "1",
+        NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(stat(tile, &after) == 0 && after.st_ino != before.st_ino); /* redone, not skipped as done */
+    CHECK(same_bytes(tile, region));
+}
+
 /* The whole run, then stitch: the single render's bytes, per format. */
 static void test_stitch_equals_single(void)
 {
@@ -500,6 +533,7 @@ void suite_tiles(void)
     RUN(test_sha256_vectors);
     RUN(test_plan_lines);
     RUN(test_index_is_region);
+    RUN(test_tiles_take_compression);
     RUN(test_stitch_equals_single);
     RUN(test_vrt_reads_in_gdal);
     RUN(test_resume);
