@@ -170,6 +170,26 @@ static int check_render_options(const job *j)
     return 0;
 }
 
+/* Whether two of {x}, {y}, {i} meet with only digits between them: the
+ * numbers then run together and names repeat ("{x}{y}": column 1 of row
+ * 11 and column 11 of row 1 are both "111"). With a non-digit between
+ * each, the digits before it tell each number apart. */
+static int placeholders_run_together(const char *name)
+{
+    const char *p = name;
+    int seen = 0, apart = 1;
+    while (*p) {
+        if (*p == '{' && (!strncmp(p, "{x}", 3) || !strncmp(p, "{y}", 3) || !strncmp(p, "{i}", 3))) {
+            if (seen && !apart) return 1;
+            seen = 1, apart = 0, p += 3;
+            continue;
+        }
+        if (*p < '0' || *p > '9') apart = 1;
+        p++;
+    }
+    return 0;
+}
+
 /* The pattern names each tile apart ({x} and {y}, or {i}) in its file name
  * only, and a format a tile can be read back from. */
 static int check_pattern(job *j)
@@ -183,6 +203,9 @@ static int check_pattern(job *j)
     if (!((strstr(name, "{x}") && strstr(name, "{y}")) || strstr(name, "{i}")))
         return ng_cli_fail(2, "-o: %s: a tile's file name needs {x} and {y} (its column and row) or {i} (its index)",
                            out);
+    if (placeholders_run_together(name))
+        return ng_cli_fail(2, "-o: %s: put a separator that is not a digit between {x}, {y} and {i} (as in "
+                              "tile_{x}_{y}): run together, two tiles' numbers can make the same name", out);
     if (strstr(out, "{name}") || strstr(out, "{z}") || strstr(out, "{frame}"))
         return ng_cli_fail(2, "-o: %s: tiles fills {x}, {y} and {i} only", out);
     /* any image format of the file sink; stitch reads those of its table

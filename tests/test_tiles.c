@@ -519,6 +519,22 @@ static void test_tiles_usage(void)
     cli(&r, "tiles", script, "--size", "64", "-o", pattern, NULL);
     EXPECT_ERR(&r, 2, "t_0.vdb");
     res_free(&r);
+    /* numbers run together repeat names: column 1 of row 11 and column 11
+     * of row 1 were both t111.png, the second tile over the first */
+    {
+        static const char *const together[] = {"u/t{x}{y}.png", "u/t{x}1{y}.png", "u/t_{i}{x}_{y}.png"};
+        size_t k;
+        for (k = 0; k < sizeof together / sizeof together[0]; k++) {
+            tpath(pattern, together[k]);
+            cli(&r, "tiles", script, "--size", "192", "--tile-size", "16", "-o", pattern, "--plan", NULL);
+            EXPECT_ERR(&r, 2, "-o", "separator that is not a digit");
+            res_free(&r);
+        }
+        tpath(pattern, "u/t{x}1a{y}.png"); /* a non-digit after the digits tells them apart */
+        cli(&r, "tiles", script, "--size", "192", "--tile-size", "16", "-o", pattern, "--plan", NULL);
+        CHECK_INT(r.code, 0);
+        res_free(&r);
+    }
     tpath(pattern, "u");
     CHECK(!exists(pattern)); /* a usage error makes no folder */
 }
