@@ -282,6 +282,15 @@ static int print_plan(const job *j)
         return ng_cli_fail(1, "%s: %s", j->c.script, strerror(errno));
     }
     self[n] = '\0';
+    /* a newline, even quoted, splits a tile's command over two lines of
+     * the plan, which parallel and the Slurm array read line by line */
+    for (k = 0; k < j->argc; k++)
+        if (strchr(j->argv[k], '\n') || strchr(self, '\n') || strchr(script, '\n') || strchr(output, '\n')) {
+            free(output);
+            return ng_cli_fail(2, "--plan: '%s' holds a newline, which a plan's one line per tile cannot",
+                               strchr(j->argv[k], '\n') ? j->argv[k] : strchr(self, '\n') ? self
+                               : strchr(script, '\n') ? script : output);
+        }
     for (i = 0; i < j->ntiles; i++) {
         put_word(stdout, self);
         fputs(" tiles", stdout);

@@ -130,6 +130,11 @@ static void test_plan_lines(void)
     pathf(tile, "%s/it's a farm/t_0_0.png", tmpdir);
     CHECK(!exists(tile)); /* one line, one tile */
     res_free(&r);
+    /* a newline in a word would split a tile's line in two: refused */
+    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--plan", "--set",
+        "seed=3\n4", NULL);
+    EXPECT_ERR(&r, 2, "--plan", "newline");
+    res_free(&r);
 }
 
 /* --index I (and its alias --only) writes tile I alone: the bytes of the
