@@ -359,6 +359,30 @@ static void test_state_page_and_status_codes(void)
         http_read(http_send_raw(s.port, req), &r);
         CHECK_INT(r.status, 200);
         http_free(&r);
+        {
+            /* names that only start or end like ours, no port, another
+             * spelling of the port: refused; an address: accepted */
+            static const char *const refused[] = {"127.0.0.1:%d.evil.example", "evil.127.0.0.1:%d",
+                                                  "localhost.evil.example:%d", "127.0.0.1", "127.0.0.1:0%d",
+                                                  "127.0.0.1.:%d", "[::1]:%d", "127.1:%d"};
+            static const char *const accepted[] = {"LocalHost:%d", "127.0.0.2:%d", "192.0.2.7:%d"};
+            char host[128];
+            size_t k;
+            for (k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+                snprintf(host, sizeof host, refused[k], s.port);
+                snprintf(req, sizeof req, "GET /api/state HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", host);
+                http_read(http_send_raw(s.port, req), &r);
+                CHECKF(r.status == 403, "Host %s: status %d", host, r.status);
+                http_free(&r);
+            }
+            for (k = 0; k < sizeof accepted / sizeof accepted[0]; k++) {
+                snprintf(host, sizeof host, accepted[k], s.port);
+                snprintf(req, sizeof req, "GET /api/state HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", host);
+                http_read(http_send_raw(s.port, req), &r);
+                CHECKF(r.status == 200, "Host %s: status %d", host, r.status);
+                http_free(&r);
+            }
+        }
         /* methods: GET and HEAD only */
         snprintf(req, sizeof req, "POST /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Length: 2\r\n"
                  "Connection: close\r\n\r\n{}", s.port);
@@ -734,6 +758,22 @@ static void test_command_line(void)
     /* another address than loopback: served, with a warning */
     if (server_start(&s, script, wide)) return;
     CHECK_INT(status_of(s.port, "/api/state"), 200); /* reached through loopback, named so */
+    {
+        /* a browser on another machine names this one's address (it was
+         * refused: only the --listen address 0.0.0.0 itself was taken) */
+        char req[512];
+        http hr;
+        snprintf(req, sizeof req, "GET /api/state HTTP/1.1\r\nHost: 192.0.2.7:%d\r\nConnection: close\r\n\r\n",
+                 s.port);
+        http_read(http_send_raw(s.port, req), &hr);
+        CHECK_INT(hr.status, 200);
+        http_free(&hr);
+        snprintf(req, sizeof req, "GET /api/state HTTP/1.1\r\nHost: evil.example:%d\r\nConnection: close\r\n\r\n",
+                 s.port);
+        http_read(http_send_raw(s.port, req), &hr);
+        CHECK_INT(hr.status, 403);
+        http_free(&hr);
+    }
     CHECK_INT(server_stop(&s), 0);
     err = slurp(s.err, &n);
     CHECK_CONTAINS((const char *)err, "noisegraph: serve: warning: listening on 0.0.0.0");
