@@ -494,6 +494,29 @@ static void test_stitch_long_record(void)
     CHECK(same_bytes(big, single));
 }
 
+/* A grid of more columns than the soft limit of open files allows (as
+ * 1024 columns under Debian's usual 1024): stitch raises the limit
+ * toward the hard one instead of failing on "Too many open files". */
+static void test_stitch_many_columns(void)
+{
+    char pattern[PATHLEN], cmd[PATHLEN * 3], big[PATHLEN], single[PATHLEN], *out = NULL;
+    res r;
+    pathf(pattern, "%s/columns/t_{i}.png", tmpdir);
+    cli(&r, "tiles", script, "--size", "1600x40", "--tile-size", "16", "-o", pattern, "--quiet", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    pathf(big, "%s/columns.png", tmpdir);
+    snprintf(cmd, sizeof cmd, "ulimit -Sn 48 && '%s' stitch '%s/columns/manifest.json' -o '%s' 2>&1", ng_bin, tmpdir, big);
+    CHECK_INT(shell(cmd, &out), 0); /* 100 columns, 48 files */
+    CHECKF(out && !*out, "stitch said: %s", out ? out : "");
+    free(out);
+    pathf(single, "%s/columns_single.png", tmpdir);
+    cli(&r, "render", script, "--size", "1600x40", "-o", single, NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(big, single));
+}
+
 /* The tiles command's own usage errors. */
 static void test_tiles_usage(void)
 {
@@ -563,6 +586,7 @@ void suite_tiles(void)
     RUN(test_stitch_other_job);
     RUN(test_stitch_wrong_tile);
     RUN(test_stitch_long_record);
+    RUN(test_stitch_many_columns);
     RUN(test_tiles_usage);
     cli_teardown();
 }
