@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +22,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-/* Hosts a request may name: the loopback names and the --listen address,
- * each with the port (a page from elsewhere reaching us through DNS
- * rebinding names its own host). */
-static char hosts[3][300];
-static int nhosts;
+/* The port requests must name in Host; 0 until the daemon is bound (a
+ * request before that is refused). Atomic: connection threads read it. */
+static atomic_int served_port;
 
 /* ---- answers ------------------------------------------------------------------ */
 
@@ -176,13 +175,28 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
     return MHD_YES;
 }
 
+/* Host: "localhost" or an IPv4 address, with this server's port (or
+ * without one on port 80, as browsers write it). A page from elsewhere
+ * reaching us through DNS rebinding names its own host name; an address
+ * cannot be rebound, and is what a browser on another machine names when
+ * --listen 0.0.0.0 lets it in. */
 static int host_allowed(struct MHD_Connection *conn)
 {
-    const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-    int i;
-    for (i = 0; host && i < nhosts; i++)
-        if (!strcasecmp(host, hosts[i])) return 1;
-    return 0;
+    const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST), *colon;
+    const int port = atomic_load(&served_port);
+    char name[16], text[16];
+    struct in_addr addr;
+    size_t n;
+    if (!host || port <= 0) return 0;
+    snprintf(text, sizeof text, "%d", port);
+    colon = strrchr(host, ':');
+    if (colon ? strcmp(colon + 1, text) != 0 : port != 80) return 0;
+    n = colon ? (size_t)(colon - host) : strlen(host);
+    if (n == 9 && !strncasecmp(host, "localhost", 9)) return 1;
+    if (n >= sizeof name) return 0;
+    memcpy(name, host, n);
+    name[n] = '\0';
+    return inet_pton(AF_INET, name, &addr) == 1;
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
@@ -263,16 +277,14 @@ int ng_cmd_serve(int argc, char **argv)
     }
     d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)c.port, NULL,
                          NULL, handle, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                         MHD_OPTION_CONNECTION_LIMIT, 128u, MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_END);
+                         MHD_OPTION_CONNECTION_LIMIT, (unsigned)NG_SERVE_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_END);
     if (!d || !(info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT))) {
         ng_cli_fail(1, "serve: cannot listen on %s:%d (is the port in use?)", c.listen ? c.listen : "127.0.0.1",
                     c.port);
         goto stop;
     }
     port = info->port;
-    snprintf(hosts[nhosts++], sizeof hosts[0], "127.0.0.1:%d", port);
-    snprintf(hosts[nhosts++], sizeof hosts[0], "localhost:%d", port);
-    if (c.listen) snprintf(hosts[nhosts++], sizeof hosts[0], "%s:%d", c.listen, port);
+    atomic_store(&served_port, port);
     printf("noisegraph: serving %s at http://%s:%d/\n", c.script, c.listen ? c.listen : "127.0.0.1", port);
     fflush(stdout);
     sigwait(&stop, &sig);

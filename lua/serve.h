@@ -22,6 +22,8 @@
 
 /* Largest picture a request may ask for, per side. */
 #define NG_SERVE_MAX_SIDE 2048
+/* Connections served at once (each a thread, at most one render). */
+#define NG_SERVE_MAX_CONNECTIONS 128
 
 /* The command (main.c's table). */
 int ng_cmd_serve(int argc, char **argv);

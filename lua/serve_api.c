@@ -357,56 +357,63 @@ out:
     ng_served_put(base);
 }
 
-/* ---- streams ---------------------------------------------------------------------------- */
+/* ---- renders in progress, streams ---------------------------------------------------------------------------- */
 
-#define MAX_STREAMS 64
+/* Every render in progress has a slot (one per connection, so there is
+ * always one): its stream ("" for none, which no other render names) and
+ * its cancel flag, which a newer render on the stream or the shutdown sets. */
 static struct {
     pthread_mutex_t mu;
     struct {
         char id[65];
         atomic_int *cancel;
-    } s[MAX_STREAMS];
-} streams = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    } s[NG_SERVE_MAX_CONNECTIONS];
+} renders = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-/* Makes flag the stream's render, cancelling the one there was. */
-static void stream_begin(const char *id, atomic_int *flag)
+/* Makes flag a render in progress (on stream id, or none: NULL),
+ * cancelling the one there was on that stream. */
+static void render_begin(const char *id, atomic_int *flag)
 {
     int i, free_slot = -1;
-    pthread_mutex_lock(&streams.mu);
-    for (i = 0; i < MAX_STREAMS; i++) {
-        if (streams.s[i].cancel && !strcmp(streams.s[i].id, id)) {
-            atomic_store(streams.s[i].cancel, 1);
-            streams.s[i].cancel = flag;
+    if (!id) id = "";
+    pthread_mutex_lock(&renders.mu);
+    for (i = 0; i < NG_SERVE_MAX_CONNECTIONS; i++) {
+        if (*id && renders.s[i].cancel && !strcmp(renders.s[i].id, id)) {
+            atomic_store(renders.s[i].cancel, 1);
+            renders.s[i].cancel = flag;
             free_slot = -2;
             break;
         }
-        if (!streams.s[i].cancel && free_slot == -1) free_slot = i;
+        if (!renders.s[i].cancel && free_slot == -1) free_slot = i;
     }
-    if (free_slot >= 0) { /* all slots busy: this render is just not cancellable */
-        snprintf(streams.s[free_slot].id, sizeof streams.s[free_slot].id, "%s", id);
-        streams.s[free_slot].cancel = flag;
+    if (free_slot >= 0) { /* none free cannot happen: a slot per connection */
+        snprintf(renders.s[free_slot].id, sizeof renders.s[free_slot].id, "%s", id);
+        renders.s[free_slot].cancel = flag;
     }
-    pthread_mutex_unlock(&streams.mu);
+    pthread_mutex_unlock(&renders.mu);
+    /* a request that passed the stopping check before a shutdown's
+     * ng_api_cancel_all, and registers after it: stopping is set by then */
+    if (ng_serve_stopping()) atomic_store(flag, 1);
 }
 
 /* The render of flag ended: its slot is free unless a newer one took it.
  * The flag's memory may go once this returns (nobody else holds it). */
-static void stream_end(atomic_int *flag)
+static void render_end(atomic_int *flag)
 {
     int i;
-    pthread_mutex_lock(&streams.mu);
-    for (i = 0; i < MAX_STREAMS; i++)
-        if (streams.s[i].cancel == flag) streams.s[i].cancel = NULL;
-    pthread_mutex_unlock(&streams.mu);
+    pthread_mutex_lock(&renders.mu);
+    for (i = 0; i < NG_SERVE_MAX_CONNECTIONS; i++)
+        if (renders.s[i].cancel == flag) renders.s[i].cancel = NULL;
+    pthread_mutex_unlock(&renders.mu);
 }
 
 void ng_api_cancel_all(void)
 {
     int i;
-    pthread_mutex_lock(&streams.mu);
-    for (i = 0; i < MAX_STREAMS; i++)
-        if (streams.s[i].cancel) atomic_store(streams.s[i].cancel, 1);
-    pthread_mutex_unlock(&streams.mu);
+    pthread_mutex_lock(&renders.mu);
+    for (i = 0; i < NG_SERVE_MAX_CONNECTIONS; i++)
+        if (renders.s[i].cancel) atomic_store(renders.s[i].cancel, 1);
+    pthread_mutex_unlock(&renders.mu);
 }
 
 /* ---- /api/render --------------------------------------------------------------------------- */
@@ -611,9 +618,9 @@ void ng_api_render(const ng_query *q, ng_answer *a)
         goto out;
     }
     atomic_init(&cancel, 0);
-    if (r.stream) stream_begin(r.stream, &cancel);
+    render_begin(r.stream, &cancel);
     rc = draw(&r, s, root, &p, &cancel, &err);
-    if (r.stream) stream_end(&cancel);
+    render_end(&cancel);
     if (rc && atomic_load(&cancel)) {
         ng_answer_text(a, 409, "cancelled: a newer render on stream %s, or the server is stopping",
                        r.stream ? r.stream : "(none)");

@@ -19,6 +19,7 @@
 #include "serve.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -27,12 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define DEBOUNCE_MS 50
 #define CACHE_SIZE 8
 #define MAX_WATCHED 256
+#define SOURCE_SCAN_MAX (64L << 20) /* bytes read to find an error's line */
 
 typedef struct watched {
     int wd;
@@ -42,6 +45,7 @@ typedef struct watched {
 static struct {
     const ng_cli *cli;
     char dir[PATH_MAX]; /* the script's directory as given ("." when none) */
+    char realdir[PATH_MAX]; /* and with symlinks resolved ("" when it cannot be) */
     pthread_mutex_t mu;
     pthread_cond_t changed;
     long generation;
@@ -182,45 +186,80 @@ static ng_served *run(const ng_serve_sets *sets, const char *key, long generatio
     return s;
 }
 
+/* Where a message names its file: after the "SCRIPT: " the host puts
+ * before a message that does not start with the script's path (a module's
+ * error, an error() of the script's own), up to the first ":DIGITS:". */
+static const char *error_at(const char *msg, int *line, size_t *len)
+{
+    const char *rest = msg, *p;
+    size_t sl = strlen(st.cli->script);
+    if (!strncmp(msg, st.cli->script, sl) && !strncmp(msg + sl, ": ", 2)) rest = msg + sl + 2;
+    for (p = rest; (p = strchr(p, ':')); p++) {
+        const char *d = p + 1;
+        while (*d >= '0' && *d <= '9') d++;
+        if (d > p + 1 && d - p < 11 && *d == ':') {
+            *line = atoi(p + 1);
+            *len = (size_t)(p - rest);
+            return rest;
+        }
+    }
+    *line = 0;
+    *len = sl;
+    return st.cli->script;
+}
+
+/* path opened for reading when it is a regular file inside the script's
+ * directory tree (symlinks resolved), the files the sandbox lets the
+ * script read; else NULL. The path comes from the error's text, which the
+ * script writes (error("/etc/passwd:1: x", 0)): trusted, it would show
+ * lines of any file, or hang on a FIFO or /dev/zero. */
+static FILE *open_in_tree(const char *path)
+{
+    char real[PATH_MAX];
+    size_t dl = strlen(st.realdir);
+    struct stat sb;
+    FILE *f = NULL;
+    int fd;
+    if (!dl || !realpath(path, real) || strncmp(real, st.realdir, dl) ||
+        (real[dl] != '/' && strcmp(st.realdir, "/")))
+        return NULL;
+    if ((fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) return NULL;
+    if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || !(f = fdopen(fd, "r"))) close(fd);
+    return f;
+}
+
+/* Line n (from 1) of the file into out, cut to size; "" past its end. */
+static void read_line(FILE *f, int n, char *out, size_t size)
+{
+    long line = 1, bytes = 0;
+    size_t k = 0;
+    int ch;
+    while (line < n && (ch = getc(f)) != EOF && ++bytes < SOURCE_SCAN_MAX) line += ch == '\n';
+    while (line == n && (ch = getc(f)) != EOF && ch != '\n' && ch != '\r')
+        if (k + 1 < size) out[k++] = (char)ch;
+    out[k] = '\0';
+}
+
 /* "FILE:LINE: message" as Lua writes it: the file (relative to the
  * script's directory), the line and the text of that line. */
 static void split_error(const char *msg, ng_script_error *e)
 {
-    const char *p, *colon = NULL;
     char path[PATH_MAX];
-    size_t dl = strlen(st.dir);
+    const char *p;
+    size_t dl = strlen(st.dir), len;
+    FILE *f;
     memset(e, 0, sizeof *e);
     snprintf(e->message, sizeof e->message, "%s", msg);
-    for (p = msg; (p = strchr(p, ':')); p++) { /* the first ":DIGITS:" */
-        const char *d = p + 1;
-        while (*d >= '0' && *d <= '9') d++;
-        if (d > p + 1 && *d == ':') {
-            colon = p;
-            e->line = atoi(p + 1);
-            break;
-        }
-    }
-    if (!colon) colon = strstr(msg, ": ");
-    if (!colon || (size_t)(colon - msg) >= sizeof path) {
-        snprintf(path, sizeof path, "%s", st.cli->script);
-        e->line = 0;
-    } else {
-        snprintf(path, sizeof path, "%.*s", (int)(colon - msg), msg);
-    }
+    p = error_at(msg, &e->line, &len);
+    if (len >= sizeof path) p = st.cli->script, len = strlen(p), e->line = 0;
+    snprintf(path, sizeof path, "%.*s", (int)len, p);
     p = path;
     if (strcmp(st.dir, ".") && !strncmp(path, st.dir, dl) && path[dl] == '/') p = path + dl + 1;
+    while (!strncmp(p, "./", 2)) p += 2;
     snprintf(e->file, sizeof e->file, "%.*s", (int)sizeof e->file - 1, p);
-    if (e->line > 0) { /* the source line, as the file is now */
-        FILE *f = fopen(path, "r");
-        char line[4096];
-        int n = 0;
-        while (f && fgets(line, sizeof line, f))
-            if (++n == e->line) {
-                line[strcspn(line, "\r\n")] = '\0';
-                snprintf(e->source, sizeof e->source, "%.*s", (int)sizeof e->source - 1, line);
-                break;
-            }
-        if (f) fclose(f);
+    if (e->line > 0 && (f = open_in_tree(path))) { /* the source line, as the file is now */
+        read_line(f, e->line, e->source, sizeof e->source);
+        fclose(f);
     }
 }
 
@@ -287,6 +326,8 @@ int ng_serve_state_start(const ng_cli *c, ng_error *err)
     st.cli = c;
     if (!slash) snprintf(st.dir, sizeof st.dir, ".");
     else snprintf(st.dir, sizeof st.dir, "%.*s", (int)(slash - c->script), c->script);
+    if (slash == c->script) snprintf(st.dir, sizeof st.dir, "/");
+    if (!realpath(st.dir, st.realdir)) st.realdir[0] = '\0';
     st.ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (st.ifd < 0) return ng_errorf(err, "serve: cannot watch files (inotify: %s)", strerror(errno));
     if (pipe(st.wake)) return ng_errorf(err, "serve: %s", strerror(errno));
@@ -362,8 +403,10 @@ int ng_serve_error(ng_script_error *e)
     return has;
 }
 
-/* "name=value\n" per set, sorted by name: one run per set of values.
- * Names are unique (the API refuses a name given twice). */
+/* "LEN:name LEN:value\n" per set, sorted by name: one run per set of
+ * values. The lengths keep it unambiguous: a string value may hold "\n"
+ * and "=" (set.a="x\nb=1" is not set.a=x with set.b=1). Names are unique
+ * (the API refuses a name given twice). */
 static char *sets_key(const ng_serve_sets *sets)
 {
     int order[NG_MAX_SETS], i, j;
@@ -373,7 +416,9 @@ static char *sets_key(const ng_serve_sets *sets)
         order[j] = i;
     }
     ng_buf_puts(&b, "");
-    for (i = 0; i < sets->n; i++) ng_buf_printf(&b, "%s=%s\n", sets->name[order[i]], sets->value[order[i]]);
+    for (i = 0; i < sets->n; i++)
+        ng_buf_printf(&b, "%zu:%s %zu:%s\n", strlen(sets->name[order[i]]), sets->name[order[i]],
+                      strlen(sets->value[order[i]]), sets->value[order[i]]);
     if (b.oom) {
         ng_buf_free(&b);
         return NULL;

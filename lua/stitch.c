@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -172,7 +173,7 @@ static int check_record(const mosaic *m, int i, const char *file, const char *ma
 {
     char path[PATH_MAX], buf[4096], why[128];
     const char *key;
-    json rec;
+    json rec = {0}; /* freed below also when too long to be parsed */
     size_t n;
     int rc = 0;
     FILE *fp;
@@ -242,6 +243,20 @@ static int check_script(const stitch_args *a, const mosaic *m)
     return 0;
 }
 
+/* ng_stitch reads a row of tiles at once, every tile of it open: a grid
+ * of many columns (a 65536-wide image in 64-pixel tiles: 1024) needs more
+ * descriptors than the usual soft limit of 1024. Raised, up to the hard
+ * limit, to what the columns need; past that the tile that cannot be
+ * opened is named. */
+static void allow_open_tiles(long columns)
+{
+    struct rlimit l;
+    const rlim_t want = (rlim_t)columns + 64; /* the output, the standard streams, libraries */
+    if (getrlimit(RLIMIT_NOFILE, &l) != 0 || l.rlim_cur == RLIM_INFINITY || l.rlim_cur >= want) return;
+    l.rlim_cur = l.rlim_max != RLIM_INFINITY && l.rlim_max < want ? l.rlim_max : want;
+    setrlimit(RLIMIT_NOFILE, &l);
+}
+
 static int write_mosaic(const stitch_args *a, mosaic *m)
 {
     ng_file_sink *file;
@@ -253,6 +268,7 @@ static int write_mosaic(const stitch_args *a, mosaic *m)
     if (same_file(a->output, a->manifest)) return ng_cli_fail(1, "%s: is the manifest itself; choose another output", a->output);
     if (!(file = ng_file_sink_new(a->output, bits, &err))) return ng_cli_fail(1, "%s", err.msg);
     sink = ng_file_sink_as_sink(file);
+    allow_open_tiles(m->cols);
     if (ng_stitch(m->tiles, m->ntiles, (int)m->width, (int)m->height, &sink, &err)) rc = ng_cli_fail(1, "%s", err.msg);
     ng_file_sink_free(file);
     return rc;

@@ -170,6 +170,26 @@ static int check_render_options(const job *j)
     return 0;
 }
 
+/* Whether two of {x}, {y}, {i} meet with only digits between them: the
+ * numbers then run together and names repeat ("{x}{y}": column 1 of row
+ * 11 and column 11 of row 1 are both "111"). With a non-digit between
+ * each, the digits before it tell each number apart. */
+static int placeholders_run_together(const char *name)
+{
+    const char *p = name;
+    int seen = 0, apart = 1;
+    while (*p) {
+        if (*p == '{' && (!strncmp(p, "{x}", 3) || !strncmp(p, "{y}", 3) || !strncmp(p, "{i}", 3))) {
+            if (seen && !apart) return 1;
+            seen = 1, apart = 0, p += 3;
+            continue;
+        }
+        if (*p < '0' || *p > '9') apart = 1;
+        p++;
+    }
+    return 0;
+}
+
 /* The pattern names each tile apart ({x} and {y}, or {i}) in its file name
  * only, and a format a tile can be read back from. */
 static int check_pattern(job *j)
@@ -183,6 +203,9 @@ static int check_pattern(job *j)
     if (!((strstr(name, "{x}") && strstr(name, "{y}")) || strstr(name, "{i}")))
         return ng_cli_fail(2, "-o: %s: a tile's file name needs {x} and {y} (its column and row) or {i} (its index)",
                            out);
+    if (placeholders_run_together(name))
+        return ng_cli_fail(2, "-o: %s: put a separator that is not a digit between {x}, {y} and {i} (as in "
+                              "tile_{x}_{y}): run together, two tiles' numbers can make the same name", out);
     if (strstr(out, "{name}") || strstr(out, "{z}") || strstr(out, "{frame}"))
         return ng_cli_fail(2, "-o: %s: tiles fills {x}, {y} and {i} only", out);
     /* any image format of the file sink; stitch reads those of its table
@@ -259,6 +282,15 @@ static int print_plan(const job *j)
         return ng_cli_fail(1, "%s: %s", j->c.script, strerror(errno));
     }
     self[n] = '\0';
+    /* a newline, even quoted, splits a tile's command over two lines of
+     * the plan, which parallel and the Slurm array read line by line */
+    for (k = 0; k < j->argc; k++)
+        if (strchr(j->argv[k], '\n') || strchr(self, '\n') || strchr(script, '\n') || strchr(output, '\n')) {
+            free(output);
+            return ng_cli_fail(2, "--plan: '%s' holds a newline, which a plan's one line per tile cannot",
+                               strchr(j->argv[k], '\n') ? j->argv[k] : strchr(self, '\n') ? self
+                               : strchr(script, '\n') ? script : output);
+        }
     for (i = 0; i < j->ntiles; i++) {
         put_word(stdout, self);
         fputs(" tiles", stdout);
@@ -358,6 +390,10 @@ static void print_identity(FILE *out, const job *j, int unused)
             j->script_sha, r->width, r->height, j->tile, r->origin[0], r->origin[1], r->pixel_size);
     fprintf(out, "z %.17g\ntime %.17g\ndims %d\nperiod %.17g\ntileable %d\nfps %.17g\nbits %d\nname %s\n", r->z,
             r->time, r->dims, r->time_period, r->tileable, j->c.h.fps, effective_bits(j), j->name_pattern);
+    /* the encoding, when not the default (the keys of earlier runs stay) */
+    if (j->c.file.level != -1) fprintf(out, "level %d\n", j->c.file.level);
+    if (j->c.file.exr_tile) fprintf(out, "exr_tile %d\n", j->c.file.exr_tile);
+    if (j->c.file.exr_compression != NG_EXR_ZIP) fprintf(out, "exr_compression %d\n", (int)j->c.file.exr_compression);
     for (k = 0; k < j->c.h.nsets; k++) fprintf(out, "set %s=%s\n", j->c.h.set_name[k], j->c.h.set_value[k]);
 }
 
@@ -450,11 +486,25 @@ static void print_note(void *user, const char *msg)
     fprintf(stderr, "noisegraph: %s\n", msg);
 }
 
+/* How a tile is encoded: --compression, --exr-tiles, --exr-compression
+ * as given, and each tile an image of its own (no placement in the whole). */
+static ng_file_options encoding(const job *j)
+{
+    ng_file_options o;
+    ng_file_options_default(&o);
+    o.level = j->c.file.level;
+    o.exr_tile = j->c.file.exr_tile;
+    o.exr_compression = j->c.file.exr_compression;
+    o.threads = j->c.r.threads;
+    return o;
+}
+
 static int render_tile(job *j, ng_script *s, int i, int first)
 {
     const rect t = tile_rect(j, i);
     char label[64], *path = tile_path(j, i), *rec = record_path(j, i, "json");
     ng_render_opts r = j->c.r;
+    ng_file_options opt = encoding(j);
     ng_file_sink *file = NULL;
     ng_sink sink;
     ng_error err;
@@ -473,6 +523,10 @@ static int render_tile(job *j, ng_script *s, int i, int first)
         goto done;
     }
     ng_file_sink_set_memory_limit(file, r.memory_limit);
+    if (ng_file_sink_set_options(file, &opt, &err)) {
+        ng_cli_fail(1, "%s", err.msg);
+        goto done;
+    }
     sink = ng_file_sink_as_sink(file);
     if (ng_render(s->graph, s->output, 1, &r, &sink, &err)) {
         ng_cli_fail(1, "tile %d (%s): %s", i, path, err.msg);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -358,6 +359,30 @@ static void test_state_page_and_status_codes(void)
         http_read(http_send_raw(s.port, req), &r);
         CHECK_INT(r.status, 200);
         http_free(&r);
+        {
+            /* names that only start or end like ours, no port, another
+             * spelling of the port: refused; an address: accepted */
+            static const char *const refused[] = {"127.0.0.1:%d.evil.example", "evil.127.0.0.1:%d",
+                                                  "localhost.evil.example:%d", "127.0.0.1", "127.0.0.1:0%d",
+                                                  "127.0.0.1.:%d", "[::1]:%d", "127.1:%d"};
+            static const char *const accepted[] = {"LocalHost:%d", "127.0.0.2:%d", "192.0.2.7:%d"};
+            char host[128];
+            size_t k;
+            for (k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+                snprintf(host, sizeof host, refused[k], s.port);
+                snprintf(req, sizeof req, "GET /api/state HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", host);
+                http_read(http_send_raw(s.port, req), &r);
+                CHECKF(r.status == 403, "Host %s: status %d", host, r.status);
+                http_free(&r);
+            }
+            for (k = 0; k < sizeof accepted / sizeof accepted[0]; k++) {
+                snprintf(host, sizeof host, accepted[k], s.port);
+                snprintf(req, sizeof req, "GET /api/state HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", host);
+                http_read(http_send_raw(s.port, req), &r);
+                CHECKF(r.status == 200, "Host %s: status %d", host, r.status);
+                http_free(&r);
+            }
+        }
         /* methods: GET and HEAD only */
         snprintf(req, sizeof req, "POST /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Length: 2\r\n"
                  "Connection: close\r\n\r\n{}", s.port);
@@ -540,6 +565,73 @@ static void test_edits_make_generations(void)
     free(first), free(second), free(third);
 }
 
+/* An error in a required module names the module, its line and that
+ * line's text (the host puts "SCRIPT: " before such a message). A path
+ * the script writes into its own error is not read outside its tree: not
+ * a file beside it, nor one through a symlink, nor a FIFO (which would
+ * hang the server). */
+static void test_error_in_module_and_foreign_paths(void)
+{
+    char script[PATHLEN], mod[PATHLEN], secret[PATHLEN], link[PATHLEN], fifo[PATHLEN], text[3 * PATHLEN];
+    server s;
+    http r;
+    long g;
+    script_in(script, "moderr", "local m = require \"mod\"\nreturn ng.simplex{element_size = 30, seed = m.seed}\n");
+    mkscript(mod, "moderr/mod.lua", "local t = {seed = 1}\nlocal y = nil + 1\nreturn t\n");
+    mkscript(secret, "secret.txt", "TOPSECRET line one\n");
+    tpath(link, "moderr/link.txt");
+    tpath(fifo, "moderr/pipe");
+    CHECK(symlink(secret, link) == 0);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    if (server_start(&s, script, NULL)) return;
+    get(&r, s.port, "/api/state");
+    CHECK_CONTAINS(r.body, "\"error\": {\"file\": \"mod.lua\", \"line\": 2,");
+    CHECK_CONTAINS(r.body, "\"source\": \"local y = nil + 1\"}");
+    http_free(&r);
+    g = 1;
+    {
+        const char *const foreign[] = {secret, link, fifo, "/dev/zero"};
+        size_t k;
+        for (k = 0; k < sizeof foreign / sizeof foreign[0]; k++) {
+            snprintf(text, sizeof text, "error(\"%s:1: look\", 0)\n", foreign[k]);
+            put_file(script, text);
+            g = wait_generation(s.port, g);
+            get(&r, s.port, "/api/state");
+            CHECKF(r.status == 200 && json_long(r.body, "generation") == g, "%s: status %d", foreign[k], r.status);
+            CHECK_CONTAINS(r.body, "\"line\": 1,");
+            CHECK_CONTAINS(r.body, "\"source\": \"\"}");
+            CHECKF(!r.body || !strstr(r.body, "TOPSECRET"), "%s: a line outside the tree shown: %s", foreign[k], r.body);
+            http_free(&r);
+        }
+    }
+    CHECK_INT(server_stop(&s), 0);
+}
+
+/* Runs with other parameter values are cached by their values: a string
+ * value holding "\n" and "=" is its own run, not the run of two values. */
+static void test_cached_runs_by_value(void)
+{
+    char script[PATHLEN];
+    server s;
+    http r;
+    script_in(script, "cachekey",
+              "local a = ng.param(\"a\", \"x\")\n"
+              "local b = ng.param(\"b\", 0.5, {min = 0, max = 1})\n"
+              "return ng.simplex{element_size = 30} * b\n");
+    if (server_start(&s, script, NULL)) return;
+    get(&r, s.port, "/api/state?set.a=x%0Ab%3D0.25");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"default\": \"x\", \"value\": \"x\\u000ab=0.25\"");
+    CHECK_CONTAINS(r.body, "\"default\": 0.5, \"value\": 0.5");
+    http_free(&r);
+    get(&r, s.port, "/api/state?set.a=x&set.b=0.25");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"default\": \"x\", \"value\": \"x\"");
+    CHECK_CONTAINS(r.body, "\"default\": 0.5, \"value\": 0.25");
+    http_free(&r);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* A file the script reads (an image) replaced the way editors save, by a
  * rename over it: a new generation with the new picture. */
 static void test_image_read_is_watched(void)
@@ -613,6 +705,28 @@ static void test_stream_cancels_stale_render(void)
     http_free(&slow);
 }
 
+/* SIGTERM cancels a render that names no stream too: the server does not
+ * wait for it (this one takes hours; the old server waited until the hang
+ * guard's alarm killed it). */
+static void test_shutdown_cancels_unstreamed_render(void)
+{
+    char script[PATHLEN];
+    server s;
+    http slow;
+    int fd;
+    struct timespec t = {0, 500000000};
+    static const char *const endless[] = {"--volume", "2048x2048x2048", "--step", "0.05", "--density-scale", "0.00001",
+                                          NULL};
+    script_in(script, "stopall", "return ng.fbm{source = ng.simplex{element_size = 64}, octaves = 8}:fit(-1, 1, 0, 1)\n");
+    if (server_start(&s, script, endless)) return;
+    fd = http_send(s.port, "/api/render?w=2048&h=2048&view=volume");
+    nanosleep(&t, NULL); /* let it begin */
+    CHECK_INT(server_stop(&s), 0);
+    http_read(fd, &slow);
+    CHECK(slow.status == 409 || slow.status == -1); /* cancelled, or the connection closed */
+    http_free(&slow);
+}
+
 static void test_command_line(void)
 {
     char script[PATHLEN], text[4096];
@@ -644,6 +758,22 @@ static void test_command_line(void)
     /* another address than loopback: served, with a warning */
     if (server_start(&s, script, wide)) return;
     CHECK_INT(status_of(s.port, "/api/state"), 200); /* reached through loopback, named so */
+    {
+        /* a browser on another machine names this one's address (it was
+         * refused: only the --listen address 0.0.0.0 itself was taken) */
+        char req[512];
+        http hr;
+        snprintf(req, sizeof req, "GET /api/state HTTP/1.1\r\nHost: 192.0.2.7:%d\r\nConnection: close\r\n\r\n",
+                 s.port);
+        http_read(http_send_raw(s.port, req), &hr);
+        CHECK_INT(hr.status, 200);
+        http_free(&hr);
+        snprintf(req, sizeof req, "GET /api/state HTTP/1.1\r\nHost: evil.example:%d\r\nConnection: close\r\n\r\n",
+                 s.port);
+        http_read(http_send_raw(s.port, req), &hr);
+        CHECK_INT(hr.status, 403);
+        http_free(&hr);
+    }
     CHECK_INT(server_stop(&s), 0);
     err = slurp(s.err, &n);
     CHECK_CONTAINS((const char *)err, "noisegraph: serve: warning: listening on 0.0.0.0");
@@ -657,7 +787,10 @@ void suite_serve(void)
     RUN(test_render_matches_the_cli);
     RUN(test_edits_make_generations);
     RUN(test_image_read_is_watched);
+    RUN(test_error_in_module_and_foreign_paths);
+    RUN(test_cached_runs_by_value);
     RUN(test_stream_cancels_stale_render);
+    RUN(test_shutdown_cancels_unstreamed_render);
     RUN(test_command_line);
     cli_teardown();
 }

@@ -130,6 +130,11 @@ static void test_plan_lines(void)
     pathf(tile, "%s/it's a farm/t_0_0.png", tmpdir);
     CHECK(!exists(tile)); /* one line, one tile */
     res_free(&r);
+    /* a newline in a word would split a tile's line in two: refused */
+    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--plan", "--set",
+        "seed=3\n4", NULL);
+    EXPECT_ERR(&r, 2, "--plan", "newline");
+    res_free(&r);
 }
 
 /* --index I (and its alias --only) writes tile I alone: the bytes of the
@@ -157,6 +162,39 @@ static void test_index_is_region(void)
     res_free(&r);
     pathf(other, "%s/idx/tile_2.png", tmpdir);
     CHECK(exists(other));
+}
+
+/* The encoding options reach the tiles: a tile with --compression is the
+ * --region render with it (they were ignored: every tile at the default
+ * level), and a re-run with another level redoes the tiles. */
+static void test_tiles_take_compression(void)
+{
+    char pattern[PATHLEN], tile[PATHLEN], region[PATHLEN];
+    struct stat before, after;
+    res r;
+    pathf(pattern, "%s/level/tile_{i}.png", tmpdir);
+    pathf(tile, "%s/level/tile_4.png", tmpdir);
+    tpath(region, "level_region4.png");
+    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--index", "4",
+        "--compression", "9", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", script, "--size", "300x200", "--region", "128,128,128,72", "-o", region, "--compression", "9",
+        NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(tile, region));
+    CHECK(stat(tile, &before) == 0);
+    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--index", "4",
+        "--compression", "1", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", script, "--size", "300x200", "--region", "128,128,128,72", "-o", region, "--compression", "1",
+        NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(stat(tile, &after) == 0 && after.st_ino != before.st_ino); /* redone, not skipped as done */
+    CHECK(same_bytes(tile, region));
 }
 
 /* The whole run, then stitch: the single render's bytes, per format. */
@@ -432,6 +470,53 @@ static void test_stitch_wrong_tile(void)
     expect_refused(dir, NULL, "tile_2_0.png: its bytes are not those");
 }
 
+/* A tile's record too long to be one of ours (4 KiB or more) is not
+ * read, and stitch still works (it freed a record it had never parsed:
+ * uninitialised memory, which valgrind showed on the old code). */
+static void test_stitch_long_record(void)
+{
+    char dir[PATHLEN], p[PATHLEN], big[PATHLEN], single[PATHLEN], *text;
+    res r;
+    good_copy(dir, "long_record");
+    pathf(p, "%s/.tiles/0.json", dir);
+    text = malloc(5001);
+    memset(text, ' ', 5000);
+    text[5000] = '\0';
+    put_file(p, text);
+    free(text);
+    pathf(p, "%s/manifest.json", dir);
+    pathf(big, "%s/long_record.png", tmpdir);
+    pathf(single, "%s/long_record_single.png", tmpdir);
+    cli(&r, "stitch", p, "-o", big, NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    single_into(single, "3");
+    CHECK(same_bytes(big, single));
+}
+
+/* A grid of more columns than the soft limit of open files allows (as
+ * 1024 columns under Debian's usual 1024): stitch raises the limit
+ * toward the hard one instead of failing on "Too many open files". */
+static void test_stitch_many_columns(void)
+{
+    char pattern[PATHLEN], cmd[PATHLEN * 3], big[PATHLEN], single[PATHLEN], *out = NULL;
+    res r;
+    pathf(pattern, "%s/columns/t_{i}.png", tmpdir);
+    cli(&r, "tiles", script, "--size", "1600x40", "--tile-size", "16", "-o", pattern, "--quiet", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    pathf(big, "%s/columns.png", tmpdir);
+    snprintf(cmd, sizeof cmd, "ulimit -Sn 48 && '%s' stitch '%s/columns/manifest.json' -o '%s' 2>&1", ng_bin, tmpdir, big);
+    CHECK_INT(shell(cmd, &out), 0); /* 100 columns, 48 files */
+    CHECKF(out && !*out, "stitch said: %s", out ? out : "");
+    free(out);
+    pathf(single, "%s/columns_single.png", tmpdir);
+    cli(&r, "render", script, "--size", "1600x40", "-o", single, NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(big, single));
+}
+
 /* The tiles command's own usage errors. */
 static void test_tiles_usage(void)
 {
@@ -462,6 +547,22 @@ static void test_tiles_usage(void)
     cli(&r, "tiles", script, "--size", "64", "-o", pattern, NULL);
     EXPECT_ERR(&r, 2, "t_0.vdb");
     res_free(&r);
+    /* numbers run together repeat names: column 1 of row 11 and column 11
+     * of row 1 were both t111.png, the second tile over the first */
+    {
+        static const char *const together[] = {"u/t{x}{y}.png", "u/t{x}1{y}.png", "u/t_{i}{x}_{y}.png"};
+        size_t k;
+        for (k = 0; k < sizeof together / sizeof together[0]; k++) {
+            tpath(pattern, together[k]);
+            cli(&r, "tiles", script, "--size", "192", "--tile-size", "16", "-o", pattern, "--plan", NULL);
+            EXPECT_ERR(&r, 2, "-o", "separator that is not a digit");
+            res_free(&r);
+        }
+        tpath(pattern, "u/t{x}1a{y}.png"); /* a non-digit after the digits tells them apart */
+        cli(&r, "tiles", script, "--size", "192", "--tile-size", "16", "-o", pattern, "--plan", NULL);
+        CHECK_INT(r.code, 0);
+        res_free(&r);
+    }
     tpath(pattern, "u");
     CHECK(!exists(pattern)); /* a usage error makes no folder */
 }
@@ -476,6 +577,7 @@ void suite_tiles(void)
     RUN(test_sha256_vectors);
     RUN(test_plan_lines);
     RUN(test_index_is_region);
+    RUN(test_tiles_take_compression);
     RUN(test_stitch_equals_single);
     RUN(test_vrt_reads_in_gdal);
     RUN(test_resume);
@@ -483,6 +585,8 @@ void suite_tiles(void)
     RUN(test_stitch_overlap);
     RUN(test_stitch_other_job);
     RUN(test_stitch_wrong_tile);
+    RUN(test_stitch_long_record);
+    RUN(test_stitch_many_columns);
     RUN(test_tiles_usage);
     cli_teardown();
 }
