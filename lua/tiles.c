@@ -312,9 +312,19 @@ static int write_atomic(const char *path, const char *text, size_t len)
 {
     char tmp[PATH_MAX + 64];
     FILE *fp;
-    int bad;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (!(fp = fopen(tmp, "wb"))) return ng_cli_fail(1, "%s: %s", tmp, strerror(errno));
+    int bad, fd;
+    mode_t mask = umask(0);
+    umask(mask);
+    /* mkstemp, not a name from the pid: farm nodes sharing the folder
+     * can have the same pid, and O_EXCL keeps their temporaries apart */
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    if ((fd = mkstemp(tmp)) < 0) return ng_cli_fail(1, "%s: %s", tmp, strerror(errno));
+    if (fchmod(fd, 0666 & ~mask) != 0 || !(fp = fdopen(fd, "wb"))) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        return ng_cli_fail(1, "%s: %s", tmp, strerror(e));
+    }
     bad = fwrite(text, 1, len, fp) != len;
     bad |= fflush(fp) != 0 || fsync(fileno(fp)) != 0;
     bad |= fclose(fp) != 0;
