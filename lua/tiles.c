@@ -344,7 +344,7 @@ static int effective_bits(const job *j)
     if (j->c.bits) return j->c.bits;
     if (!strcasecmp(ext, ".png")) return 8;
     if (!strcasecmp(ext, ".r16") || !strcasecmp(ext, ".raw")) return 16;
-    return 32; /* .pfm, .nrrd: floats; another format's default is its own, said by its extension */
+    return 32; /* .pfm, .nrrd, .exr (float; --bits 16 is half): floats; another format's default is its own */
 }
 
 /* Everything that changes a tile's bytes, one per line: the key is its
@@ -358,6 +358,8 @@ static void print_identity(FILE *out, const job *j, int unused)
             j->script_sha, r->width, r->height, j->tile, r->origin[0], r->origin[1], r->pixel_size);
     fprintf(out, "z %.17g\ntime %.17g\ndims %d\nperiod %.17g\ntileable %d\nfps %.17g\nbits %d\nname %s\n", r->z,
             r->time, r->dims, r->time_period, r->tileable, j->c.h.fps, effective_bits(j), j->name_pattern);
+    /* the encoding: --compression, --exr-tiles, --exr-compression */
+    fprintf(out, "encoding %d %d %d\n", j->c.file.level, j->c.file.exr_tile, (int)j->c.file.exr_compression);
     for (k = 0; k < j->c.h.nsets; k++) fprintf(out, "set %s=%s\n", j->c.h.set_name[k], j->c.h.set_value[k]);
 }
 
@@ -455,6 +457,7 @@ static int render_tile(job *j, ng_script *s, int i, int first)
     const rect t = tile_rect(j, i);
     char label[64], *path = tile_path(j, i), *rec = record_path(j, i, "json");
     ng_render_opts r = j->c.r;
+    ng_file_options opt;
     ng_file_sink *file = NULL;
     ng_sink sink;
     ng_error err;
@@ -468,7 +471,11 @@ static int render_tile(job *j, ng_script *s, int i, int first)
     r.progress_label = label;
     r.progress = !j->c.quiet && isatty(2);
     r.note = !j->c.quiet && first ? print_note : NULL;
-    if (!(file = ng_file_sink_new(path, j->c.bits, &err))) {
+    /* the encoding options as given, and the tile's place in the image:
+     * an .exr tile's data window is its rectangle, as a --region render's */
+    opt = j->c.file;
+    ng_file_options_place(&opt, &r);
+    if (!(file = ng_file_sink_new(path, j->c.bits, &err)) || ng_file_sink_set_options(file, &opt, &err)) {
         ng_cli_fail(1, "%s", err.msg);
         goto done;
     }
