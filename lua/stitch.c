@@ -272,7 +272,10 @@ static int check_tiles(const stitch_args *a, mosaic *m)
         if (ng_tile_probe(&m->tiles[i], (int)m->width, (int)m->height, &ch, &err))
             return ng_cli_fail(1, "%s (tile %d)", err.msg, i);
         if (i == 0) channels = ch;
-        else if (ch != channels)
+        if (json_int(&m->doc, "channels", 1, 3, &v) == 0 && ch != v)
+            return ng_cli_fail(1, "%s: has %d channel%s; %s says %ld (tile %d)", m->paths[i], ch, ch == 1 ? "" : "s",
+                               a->manifest, v, i);
+        if (ch != channels)
             return ng_cli_fail(1, "%s: has %d channel%s; tile 0 has %d (tile %d)", m->paths[i], ch, ch == 1 ? "" : "s",
                                channels, i);
         if (ng_sha256_file(m->paths[i], sha, &err)) return ng_cli_fail(1, "%s", err.msg);
