@@ -444,8 +444,10 @@ static void exr_tiles_into(res *r, const char *dir, const char *const *opts)
         opts[2], opts[3], NULL);
 }
 
-/* Stitched .exr tiles are the single render's file, byte for byte (so its
- * samples bit for bit): float and half, scanline ZIP (a tie-sized chunk
+/* A tile is its --region render (the EXR options and the data window in
+ * the whole image's display window), and stitched .exr tiles are the
+ * single render's file, byte for byte (so its samples bit for bit): float
+ * and half, scanline ZIP (a tie-sized chunk
  * included: the encoder stores it raw), none, and tiles of 48 (partial
  * EXR tiles inside every noisegraph tile) with PIZ; and float tiles
  * stitched into .pfm are the single .pfm render. */
@@ -483,6 +485,14 @@ static void test_stitch_exr_equals_single(void)
         EXPECT_OK(&r);
         res_free(&r);
         CHECKF(same_bytes(big, single), "variant %zu: the stitched EXR tiles differ from the single render", v);
+        /* a tile is its --region render, options and placement included */
+        pathf(big, "%s/tile_1_0.exr", dir);
+        pathf(single, "%s/region_%zu.exr", tmpdir, v);
+        cli(&r, "render", script, "--size", "300x200", "--region", "128,0,128,128", "-o", single, "--quiet", o[0], o[1],
+            o[2], o[3], NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        CHECKF(same_bytes(big, single), "variant %zu: tile 1 differs from its --region render", v);
         if (half) continue;
         pathf(big, "%s/big_%zu.pfm", tmpdir, v);
         pathf(single, "%s/single_%zu.pfm", tmpdir, v);
