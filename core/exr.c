@@ -193,8 +193,13 @@ static exr_result_t keep_chunk(exr_encode_pipeline_t *pipe)
 {
     band *b = pipe->encoding_user_data;
     chunk *k = &b->chunks[b->doing];
-    const void *src = pipe->compressed_buffer ? pipe->compressed_buffer : pipe->packed_buffer;
-    const size_t n = pipe->compressed_buffer ? pipe->compressed_bytes : pipe->packed_bytes;
+    /* A chunk whose stored size is its raw size is raw to every reader;
+     * OpenEXRCore 3.1 keeps a compressed chunk that came out exactly that
+     * long (OpenEXR issue 2306), which reads back as garbage: store the
+     * raw bytes then, as the format says (the smaller; raw on a tie). */
+    const int raw = !pipe->compressed_buffer || pipe->compressed_bytes >= pipe->packed_bytes;
+    const void *src = raw ? pipe->packed_buffer : pipe->compressed_buffer;
+    const size_t n = raw ? pipe->packed_bytes : pipe->compressed_bytes;
     if (b->cap - b->nout < n) {
         size_t cap = b->cap ? b->cap : 1024;
         unsigned char *out;

@@ -31,7 +31,7 @@ int ng_sha256_file(const char *path, char hex[65], ng_error *err);
 /* ---- reading tiles back -------------------------------------------------- */
 
 /* Whether path's extension names a format a tile can be read back from
- * (.png 8/16, .r16/.raw, .pfm; the table in tileread.c). */
+ * (.png 8/16, .r16/.raw, .pfm, .exr; the table in tileread.c). */
 int ng_tile_readable(const char *path);
 
 /* One tile of a stitch: its file and where it lies in the whole image. */
@@ -40,10 +40,12 @@ typedef struct ng_stitch_tile {
     int x, y, width, height;
 } ng_stitch_tile;
 
-/* Checks that path opens as its format, width x height, and says its
- * channels (1 or 3). 0, or -1 with err naming the file and what is wrong
- * (missing, not the format, another size). */
-int ng_tile_probe(const char *path, int width, int height, int *channels, ng_error *err);
+/* Checks that tile t of a full_width x full_height image opens as its
+ * format at t's size (an .exr also at t's place, when its windows say
+ * one; and every chunk within the file), and says its channels (1 or 3).
+ * 0, or -1 with err naming the file and what is wrong (missing, not the
+ * format, another size or place, cut short). */
+int ng_tile_probe(const ng_stitch_tile *t, int full_width, int full_height, int *channels, ng_error *err);
 
 /* Streams tiles (sorted by y, then x, rows of equal y and height each
  * covering 0..width without gaps or overlaps: the caller checked) into

@@ -24,6 +24,7 @@
 typedef struct stitch_args {
     const char *manifest, *output, *script;
     int bits, quiet;
+    ng_file_options file; /* --compression, --exr-tiles, --exr-compression */
 } stitch_args;
 
 /* What a manifest says, checked. */
@@ -31,6 +32,7 @@ typedef struct mosaic {
     json doc;
     char *dir;            /* the manifest's folder: tiles are beside it */
     long width, height, tile, cols, rows, bits;
+    double origin[2], pixel_size; /* the world the image samples */
     const char *key, *script_sha;
     int ntiles;
     const json **slot;    /* slot[i]: tile i's entry */
@@ -38,36 +40,74 @@ typedef struct mosaic {
     char **paths;         /* tiles[i].path, owned */
 } mosaic;
 
+#define STITCH_USAGE "-o FILE, --bits N, --script SCRIPT, --compression L, --exr-tiles N, --exr-compression W, --quiet"
+
+/* The output's encoding, as render's options of the same names say it. */
+static int parse_encoding(const char *opt, const char *v, ng_file_options *o)
+{
+    static const char *const words[] = {"zip", "piz", "none"}; /* ORDER ng_exr_compression */
+    char *end;
+    long n;
+    size_t k;
+    if (!strcmp(opt, "--exr-compression")) {
+        for (k = 0; k < sizeof words / sizeof words[0]; k++)
+            if (!strcmp(v, words[k])) {
+                o->exr_compression = (ng_exr_compression)k;
+                return 0;
+            }
+        return ng_cli_fail(2, "--exr-compression: '%s' is not zip, piz or none", v);
+    }
+    errno = 0;
+    n = strtol(v, &end, 10);
+    if (!strcmp(opt, "--compression")) {
+        if (errno || end == v || *end || n < 0 || n > 9) return ng_cli_fail(2, "--compression: '%s' is not 0 to 9", v);
+        o->level = (int)n;
+    } else {
+        if (errno || end == v || *end || n < 1 || n > 65536) return ng_cli_fail(2, "--exr-tiles: '%s' is not 1 to 65536", v);
+        o->exr_tile = (int)n;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, stitch_args *a)
 {
-    int i;
+    static const char *const valued[] = {"-o", "--output", "--bits", "--script", "--compression", "--exr-tiles",
+                                         "--exr-compression"};
+    ng_error err;
+    int i, rc;
+    size_t k;
     memset(a, 0, sizeof *a);
+    ng_file_options_default(&a->file);
     for (i = 0; i < argc; i++) {
-        const char *w = argv[i];
-        const int valued = !strcmp(w, "-o") || !strcmp(w, "--output") || !strcmp(w, "--bits") || !strcmp(w, "--script");
+        const char *w = argv[i], *v;
+        for (k = 0; k < sizeof valued / sizeof valued[0] && strcmp(w, valued[k]); k++) {
+        }
         if (!strcmp(w, "--quiet")) {
             a->quiet = 1;
             continue;
         }
-        if (!valued) {
-            if (w[0] == '-' && w[1]) return ng_cli_fail(2, "%s: unknown option of stitch (-o FILE, --bits N, --script SCRIPT, --quiet)", w);
+        if (k == sizeof valued / sizeof valued[0]) {
+            if (w[0] == '-' && w[1]) return ng_cli_fail(2, "%s: unknown option of stitch (" STITCH_USAGE ")", w);
             if (a->manifest) return ng_cli_fail(2, "%s: unexpected argument (the manifest is %s)", w, a->manifest);
             a->manifest = w;
             continue;
         }
         if (i + 1 >= argc) return ng_cli_fail(2, "%s: needs a value (see --help)", w);
-        if (w[1] == 'o' || w[2] == 'o') {
-            a->output = argv[++i];
-        } else if (w[2] == 's') {
-            a->script = argv[++i];
-        } else {
-            const char *v = argv[++i];
+        v = argv[++i];
+        if (!strcmp(w, "-o") || !strcmp(w, "--output")) {
+            a->output = v;
+        } else if (!strcmp(w, "--script")) {
+            a->script = v;
+        } else if (!strcmp(w, "--bits")) {
             if (strcmp(v, "8") && strcmp(v, "16") && strcmp(v, "32")) return ng_cli_fail(2, "--bits: '%s' is not 8, 16 or 32", v);
             a->bits = atoi(v);
+        } else if ((rc = parse_encoding(w, v, &a->file))) {
+            return rc;
         }
     }
     if (!a->manifest) return ng_cli_fail(2, "stitch: no MANIFEST given (out/manifest.json)");
     if (!a->output) return ng_cli_fail(2, "stitch: no output file given (-o FILE)");
+    if (ng_file_check_options(a->output, &a->file, &err)) return ng_cli_fail(2, "%s", err.msg);
     return 0;
 }
 
@@ -114,6 +154,18 @@ static int is_sha(const char *s)
     return 1;
 }
 
+/* The world: origin [x, y] and pixel_size, numbers. 0, or -1. */
+static int read_world(mosaic *m)
+{
+    const json *origin = json_get(&m->doc, "origin"), *pixel = json_get(&m->doc, "pixel_size");
+    if (!origin || origin->kind != JSON_ARRAY || origin->n != 2 || origin->items[0].kind != JSON_NUMBER ||
+        origin->items[1].kind != JSON_NUMBER || !pixel || pixel->kind != JSON_NUMBER || !(pixel->number > 0))
+        return -1;
+    m->origin[0] = origin->items[0].number, m->origin[1] = origin->items[1].number;
+    m->pixel_size = pixel->number;
+    return 0;
+}
+
 /* The header fields: the grid they make. */
 static int read_grid(const char *path, mosaic *m)
 {
@@ -122,9 +174,9 @@ static int read_grid(const char *path, mosaic *m)
         json_int(&m->doc, "tile_size", 1, NG_MAX_EXTENT, &m->tile) || json_int(&m->doc, "columns", 1, NG_MAX_EXTENT, &m->cols) ||
         json_int(&m->doc, "rows", 1, NG_MAX_EXTENT, &m->rows) || json_int(&m->doc, "bits", 0, 32, &m->bits) ||
         !(m->key = json_str(&m->doc, "key")) || !(m->script_sha = json_str(&m->doc, "script_sha256")) || !tiles ||
-        tiles->kind != JSON_ARRAY)
+        tiles->kind != JSON_ARRAY || read_world(m))
         return ng_cli_fail(1, "%s: not a tiles manifest (width, height, tile_size, columns, rows, bits, key, "
-                              "script_sha256 and tiles are needed)", path);
+                              "script_sha256, origin, pixel_size and tiles are needed)", path);
     if (m->cols != (m->width + m->tile - 1) / m->tile || m->rows != (m->height + m->tile - 1) / m->tile ||
         m->cols * m->rows > INT_MAX / 2)
         return ng_cli_fail(1, "%s: %ld columns and %ld rows of %ld pixels do not make the %ldx%ld image", path, m->cols,
@@ -218,10 +270,13 @@ static int check_tiles(const stitch_args *a, mosaic *m)
         json_int(t, "height", 0, INT_MAX, &v), m->tiles[i].height = (int)v;
         if (check_record(m, i, file, a->manifest)) return 1;
         if (same_file(a->output, m->paths[i])) return ng_cli_fail(1, "%s: is tile %d itself; choose another output", a->output, i);
-        if (ng_tile_probe(m->paths[i], m->tiles[i].width, m->tiles[i].height, &ch, &err))
+        if (ng_tile_probe(&m->tiles[i], (int)m->width, (int)m->height, &ch, &err))
             return ng_cli_fail(1, "%s (tile %d)", err.msg, i);
         if (i == 0) channels = ch;
-        else if (ch != channels)
+        if (json_int(&m->doc, "channels", 1, 3, &v) == 0 && ch != v)
+            return ng_cli_fail(1, "%s: has %d channel%s; %s says %ld (tile %d)", m->paths[i], ch, ch == 1 ? "" : "s",
+                               a->manifest, v, i);
+        if (ch != channels)
             return ng_cli_fail(1, "%s: has %d channel%s; tile 0 has %d (tile %d)", m->paths[i], ch, ch == 1 ? "" : "s",
                                channels, i);
         if (ng_sha256_file(m->paths[i], sha, &err)) return ng_cli_fail(1, "%s", err.msg);
@@ -259,6 +314,7 @@ static void allow_open_tiles(long columns)
 
 static int write_mosaic(const stitch_args *a, mosaic *m)
 {
+    ng_file_options opt;
     ng_file_sink *file;
     ng_sink sink;
     ng_error err;
@@ -266,7 +322,18 @@ static int write_mosaic(const stitch_args *a, mosaic *m)
     if (!bits && ng_file_check(a->output, (int)m->bits, &err) == 0) bits = (int)m->bits; /* the tiles' depth */
     if (ng_file_check(a->output, bits, &err)) return ng_cli_fail(2, "%s", err.msg);
     if (same_file(a->output, a->manifest)) return ng_cli_fail(1, "%s: is the manifest itself; choose another output", a->output);
+    /* placed as a single render of the whole image is: an .exr's windows
+     * and world attributes are that render's */
+    opt = a->file;
+    opt.full[0] = (int)m->width, opt.full[1] = (int)m->height;
+    opt.offset[0] = opt.offset[1] = 0;
+    opt.origin[0] = m->origin[0], opt.origin[1] = m->origin[1];
+    opt.pixel_size = m->pixel_size;
     if (!(file = ng_file_sink_new(a->output, bits, &err))) return ng_cli_fail(1, "%s", err.msg);
+    if (ng_file_sink_set_options(file, &opt, &err)) {
+        ng_file_sink_free(file);
+        return ng_cli_fail(2, "%s", err.msg);
+    }
     sink = ng_file_sink_as_sink(file);
     allow_open_tiles(m->cols);
     if (ng_stitch(m->tiles, m->ntiles, (int)m->width, (int)m->height, &sink, &err)) rc = ng_cli_fail(1, "%s", err.msg);

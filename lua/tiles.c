@@ -386,7 +386,7 @@ static int effective_bits(const job *j)
     if (j->c.bits) return j->c.bits;
     if (!strcasecmp(ext, ".png")) return 8;
     if (!strcasecmp(ext, ".r16") || !strcasecmp(ext, ".raw")) return 16;
-    return 32; /* .pfm, .nrrd: floats; another format's default is its own, said by its extension */
+    return 32; /* .pfm, .nrrd, .exr (float; --bits 16 is half): floats; another format's default is its own */
 }
 
 /* Everything that changes a tile's bytes, one per line: the key is its
@@ -498,23 +498,12 @@ static void print_note(void *user, const char *msg)
 
 /* How a tile is encoded: --compression, --exr-tiles, --exr-compression
  * as given, and each tile an image of its own (no placement in the whole). */
-static ng_file_options encoding(const job *j)
-{
-    ng_file_options o;
-    ng_file_options_default(&o);
-    o.level = j->c.file.level;
-    o.exr_tile = j->c.file.exr_tile;
-    o.exr_compression = j->c.file.exr_compression;
-    o.threads = j->c.r.threads;
-    return o;
-}
-
 static int render_tile(job *j, ng_script *s, int i, int first)
 {
     const rect t = tile_rect(j, i);
     char label[64], *path = tile_path(j, i), *rec = record_path(j, i, "json");
     ng_render_opts r = j->c.r;
-    ng_file_options opt = encoding(j);
+    ng_file_options opt;
     ng_file_sink *file = NULL;
     ng_sink sink;
     ng_error err;
@@ -528,15 +517,15 @@ static int render_tile(job *j, ng_script *s, int i, int first)
     r.progress_label = label;
     r.progress = !j->c.quiet && isatty(2);
     r.note = !j->c.quiet && first ? print_note : NULL;
-    if (!(file = ng_file_sink_new(path, j->c.bits, &err))) {
+    /* the encoding options as given, and the tile's place in the image:
+     * an .exr tile's data window is its rectangle, as a --region render's */
+    opt = j->c.file;
+    ng_file_options_place(&opt, &r);
+    if (!(file = ng_file_sink_new(path, j->c.bits, &err)) || ng_file_sink_set_options(file, &opt, &err)) {
         ng_cli_fail(1, "%s", err.msg);
         goto done;
     }
     ng_file_sink_set_memory_limit(file, r.memory_limit);
-    if (ng_file_sink_set_options(file, &opt, &err)) {
-        ng_cli_fail(1, "%s", err.msg);
-        goto done;
-    }
     sink = ng_file_sink_as_sink(file);
     if (ng_render(s->graph, s->output, 1, &r, &sink, &err)) {
         ng_cli_fail(1, "tile %d (%s): %s", i, path, err.msg);

@@ -392,6 +392,37 @@ static void exr_usage_errors(void)
     CHECK(!exists(png));
 }
 
+/* A ZIP chunk that compresses to exactly its raw size must be stored raw:
+ * a reader takes a chunk of its raw size for raw data. This region's rows
+ * 64 to 79 are such a chunk (deflate of its 8192 bytes is 8192 bytes);
+ * OpenEXRCore 3.1 kept the zlib bytes, which read back as garbage. */
+static void exr_tie_sized_chunk_is_raw(void)
+{
+    static const char *const text =
+        "return ng.fbm{source = ng.perlin{element_size = 40, seed = 3}, octaves = 3}:fit(-0.7, 0.7, 0, 1, true)\n";
+    char s[PATHLEN], pfm[PATHLEN], out[PATHLEN];
+    int w, h, nch;
+    float *ref;
+    exr_read e;
+    res r;
+    mkscript(s, "exr_tie.lua", text);
+    tpath(pfm, "exr_tie.pfm");
+    tpath(out, "exr_tie.exr");
+    cli(&r, "render", s, "-o", pfm, "--size", "300x200", "--region", "128,0,128,128", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", s, "-o", out, "--size", "300x200", "--region", "128,0,128,128", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    ref = read_pfm(pfm, &w, &h, &nch);
+    CHECK(ref != NULL);
+    CHECKF(read_exr(out, &e), "%s does not read back", out);
+    CHECK_INT(e.w * e.h, 128 * 128);
+    CHECKF(ref && e.f && w * h == e.w * e.h && samples_equal(e.f, ref, (size_t)w * h), "%s: samples differ from the PFM", out);
+    exr_read_free(&e);
+    free(ref);
+}
+
 void suite_exr(void)
 {
     if (cli_setup("exr")) return;
@@ -402,5 +433,6 @@ void suite_exr(void)
     RUN(exr_same_bytes_any_threads);
     RUN(exr_exrheader_reads_it);
     RUN(exr_usage_errors);
+    RUN(exr_tie_sized_chunk_is_raw);
     cli_teardown();
 }

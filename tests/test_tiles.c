@@ -517,6 +517,130 @@ static void test_stitch_many_columns(void)
     CHECK(same_bytes(big, single));
 }
 
+/* ---- EXR tiles ---------------------------------------------------------------------- */
+
+/* The 300x200 job in 128-pixel tiles as .exr, with the render options
+ * opts (NULL-terminated, at most 4), into dir. */
+static void exr_tiles_into(res *r, const char *dir, const char *const *opts)
+{
+    char pattern[PATHLEN];
+    pathf(pattern, "%s/tile_{x}_{y}.exr", dir);
+    cli(r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--quiet", opts[0], opts[1],
+        opts[2], opts[3], NULL);
+}
+
+/* A tile is its --region render (the EXR options and the data window in
+ * the whole image's display window), and stitched .exr tiles are the
+ * single render's file, byte for byte (so its samples bit for bit): float
+ * and half, scanline ZIP (a tie-sized chunk
+ * included: the encoder stores it raw), none, and tiles of 48 (partial
+ * EXR tiles inside every noisegraph tile) with PIZ; and float tiles
+ * stitched into .pfm are the single .pfm render. */
+static void test_stitch_exr_equals_single(void)
+{
+    static const char *const variants[][5] = {
+        {NULL},
+        {"--bits", "16", NULL},
+        {"--exr-tiles", "48", "--exr-compression", "piz", NULL},
+        {"--exr-compression", "none", NULL},
+    };
+    size_t v;
+    for (v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        const char *const *o = variants[v];
+        const int half = o[0] && !strcmp(o[0], "--bits");
+        const char *const enc[4] = {half ? NULL : o[0], half ? NULL : o[1], half ? NULL : o[2], half ? NULL : o[3]};
+        char dir[PATHLEN], manifest[PATHLEN], big[PATHLEN], single[PATHLEN], *text;
+        size_t n;
+        res r;
+        pathf(dir, "%s/exr_%zu", tmpdir, v);
+        exr_tiles_into(&r, dir, o);
+        EXPECT_OK(&r);
+        res_free(&r);
+        pathf(manifest, "%s/manifest.json", dir);
+        text = (char *)slurp(manifest, &n);
+        CHECK(text && strstr(text, "\"format\": \"exr\""));
+        CHECKF(text && strstr(text, half ? "\"bits\": 16," : "\"bits\": 32,"), "variant %zu: the manifest's bits", v);
+        free(text);
+        pathf(big, "%s/big_%zu.exr", tmpdir, v);
+        pathf(single, "%s/single_%zu.exr", tmpdir, v);
+        cli(&r, "stitch", manifest, "-o", big, enc[0], enc[1], enc[2], enc[3], NULL);
+        EXPECT_SILENT(&r);
+        res_free(&r);
+        cli(&r, "render", script, "--size", "300x200", "-o", single, "--quiet", o[0], o[1], o[2], o[3], NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        CHECKF(same_bytes(big, single), "variant %zu: the stitched EXR tiles differ from the single render", v);
+        /* a tile is its --region render, options and placement included */
+        pathf(big, "%s/tile_1_0.exr", dir);
+        pathf(single, "%s/region_%zu.exr", tmpdir, v);
+        cli(&r, "render", script, "--size", "300x200", "--region", "128,0,128,128", "-o", single, "--quiet", o[0], o[1],
+            o[2], o[3], NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        CHECKF(same_bytes(big, single), "variant %zu: tile 1 differs from its --region render", v);
+        if (half) continue;
+        pathf(big, "%s/big_%zu.pfm", tmpdir, v);
+        pathf(single, "%s/single_%zu.pfm", tmpdir, v);
+        cli(&r, "stitch", manifest, "-o", big, NULL);
+        EXPECT_SILENT(&r);
+        res_free(&r);
+        single_into(single, "3");
+        CHECKF(same_bytes(big, single), "variant %zu: EXR tiles stitched into .pfm differ from the .pfm render", v);
+    }
+}
+
+/* The manifest's SHA-256 of file in dir set to the file's current one,
+ * so that stitch reaches the file's contents. */
+static void rehash_tile(const char *dir, const char *file, const char *old_sha)
+{
+    char p[PATHLEN], sha[65];
+    ng_error err;
+    pathf(p, "%s/%s", dir, file);
+    CHECK(ng_sha256_file(p, sha, &err) == 0);
+    edit_manifest(dir, old_sha, sha);
+}
+
+/* Damaged EXR tiles, each refused in one line naming it, nothing written:
+ * a chunk that does not decompress (its checksum made to match, so the
+ * decoder meets it), a tile cut short, the header alone, and a tile of
+ * the right size from another place of the image. */
+static void test_stitch_exr_damaged(void)
+{
+    static const char *const half[] = {"--bits", "16", NULL, NULL, NULL};
+    char good[PATHLEN], dir[PATHLEN], p[PATHLEN], q[PATHLEN], sha[65], cmd[PATHLEN * 5];
+    ng_error err;
+    res r;
+    pathf(good, "%s/exr_half", tmpdir); /* halves compress: the last chunk is zlib data */
+    exr_tiles_into(&r, good, half);
+    EXPECT_OK(&r);
+    res_free(&r);
+    pathf(dir, "%s/exr_bad_chunk", tmpdir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -a '%s' '%s'", dir, good, dir);
+    CHECK_INT(shell(cmd, NULL), 0);
+    pathf(p, "%s/tile_2_1.exr", dir);
+    CHECK(ng_sha256_file(p, sha, &err) == 0);
+    flip_byte(p, -100);
+    rehash_tile(dir, "tile_2_1.exr", sha);
+    expect_refused(dir, NULL, "tile_2_1.exr: is not a readable EXR (rows 64 to 71");
+
+    pathf(dir, "%s/exr_cut", tmpdir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -a '%s' '%s' && truncate -s 1000 '%s/tile_1_1.exr'", dir, good, dir, dir);
+    CHECK_INT(shell(cmd, NULL), 0);
+    expect_refused(dir, NULL, "tile_1_1.exr: is not a readable EXR (chunk table");
+    snprintf(cmd, sizeof cmd, "truncate -s 200 '%s/tile_1_1.exr'", dir);
+    CHECK_INT(shell(cmd, NULL), 0);
+    expect_refused(dir, NULL, "tile_1_1.exr: is not a readable EXR (header");
+
+    pathf(dir, "%s/exr_moved", tmpdir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -a '%s' '%s'", dir, good, dir);
+    CHECK_INT(shell(cmd, NULL), 0);
+    pathf(p, "%s/tile_0_0.exr", dir);
+    pathf(q, "%s/tile_1_0.exr", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", q, p); /* 128x128 as well, but at 128,0 */
+    CHECK_INT(shell(cmd, NULL), 0);
+    expect_refused(dir, NULL, "tile_0_0.exr: lies at 128,0 of a 300x200 image; the tile is at 0,0");
+}
+
 /* The tiles command's own usage errors. */
 static void test_tiles_usage(void)
 {
@@ -588,5 +712,7 @@ void suite_tiles(void)
     RUN(test_stitch_long_record);
     RUN(test_stitch_many_columns);
     RUN(test_tiles_usage);
+    RUN(test_stitch_exr_equals_single);
+    RUN(test_stitch_exr_damaged);
     cli_teardown();
 }
