@@ -114,6 +114,23 @@ static void loop_axpy_masked_to(float *out, const float *p, const float *restric
     for (i = 0; i < n; i++) out[i] = p[i] + a[i] * w * x[i];
 }
 
+/* A non-negative float's order is its bits' order as an integer, so the
+ * largest |x| is an integer maximum, which vectorises (a float compare
+ * that skips NaN does not); NaN's bits, above infinity's, are dropped. */
+static void loop_max_abs_bits(unsigned *restrict m, const float *restrict x, int n)
+{
+    unsigned best = *m;
+    int i;
+    for (i = 0; i < n; i++) {
+        unsigned u;
+        memcpy(&u, &x[i], sizeof u);
+        u &= 0x7fffffffu;
+        u &= 0u - (unsigned)(u <= 0x7f800000u); /* a mask, not a select: GCC vectorises it */
+        best = best > u ? best : u;
+    }
+    *m = best;
+}
+
 static void loop_scale(float *out, const float *x, float s, int n)
 {
     int i;

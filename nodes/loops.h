@@ -65,6 +65,8 @@ typedef struct ng_warp_octave2 {
     X(axpy_masked_to, (float *out, const float *p, const float *restrict a, float w, const float *x, int n))  \
     /* out = x * s (x may be out) */                                                                           \
     X(scale, (float *out, const float *x, float s, int n))                                                    \
+    /* *m = the largest of *m and the bits of |x| over x, NaN skipped (octaves.c: ng__block_max_abs) */       \
+    X(max_abs_bits, (unsigned *restrict m, const float *restrict x, int n))                                   \
     /* out = x * s + b (x may be out) */                                                                       \
     X(scale_bias, (float *out, const float *x, float s, float b, int n))                                      \
     /* fractal octave accumulation, one per type (fractal.c says why each is bounded): first, the first    \

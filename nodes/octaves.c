@@ -84,16 +84,16 @@ void ng__octave_block(ng_ctx *ctx, const ng_block *b, int k, double scale, const
     ob->p_scale = 0.0f;
 }
 
+/* The largest |p| over the block's positions, NaN skipped (times any scale
+ * it stays NaN): an integer maximum of the bits (loop_max_abs_bits). */
 float ng__block_max_abs(const ng_block *b)
 {
-    float m = 0.0f;
-    int d, i;
-    for (d = 0; d < b->dims; d++)
-        for (i = 0; i < b->n; i++) {
-            const float v = fabsf(b->p[d][i]);
-            m = v > m ? v : m; /* NaN is skipped: times any scale it stays NaN */
-        }
-    return m;
+    unsigned m = 0;
+    float f;
+    int d;
+    for (d = 0; d < b->dims; d++) ng__loops()->max_abs_bits(&m, b->p[d], b->n);
+    memcpy(&f, &m, sizeof f);
+    return f;
 }
 
 /* Whether s is a power of two >= 1 (then x * s is exact unless it overflows). */

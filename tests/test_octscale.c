@@ -13,6 +13,7 @@
 #include "cli_support.h"
 #include "harness.h"
 #include "ng_internal.h"
+#include "octaves.h"
 #include "suites.h"
 
 #include <stdint.h>
@@ -263,8 +264,31 @@ static void test_renders_keep_their_pictures(void)
     }
 }
 
+/* The largest |p| that decides whether an octave may fold its scale: NaN
+ * skipped (it stays NaN at any scale), infinity and -0 as they are, at any
+ * length (the vector loop's tail), on the path in use. */
+static void test_block_max_abs(void)
+{
+    static float x[37], y[37];
+    ng_block b;
+    int i;
+    memset(&b, 0, sizeof b);
+    for (i = 0; i < 37; i++) x[i] = (float)(i % 7) - 3.0f, y[i] = -0.0f;
+    b.n = 37, b.dims = 2, b.p[0] = x, b.p[1] = y;
+    CHECK(ng__block_max_abs(&b) == 3.0f);
+    y[36] = -1e30f; /* the tail */
+    CHECK(ng__block_max_abs(&b) == 1e30f);
+    x[5] = __builtin_nanf(""), y[3] = -__builtin_nanf("");
+    CHECK(ng__block_max_abs(&b) == 1e30f);
+    x[20] = -__builtin_inff();
+    CHECK(ng__block_max_abs(&b) == __builtin_inff());
+    for (i = 0; i < 37; i++) x[i] = y[i] = __builtin_nanf("");
+    CHECK(ng__block_max_abs(&b) == 0.0f);
+}
+
 void suite_octscale(void)
 {
+    RUN(test_block_max_abs);
     RUN(test_noises_fold_the_scale);
     RUN(test_fractals_compose_the_scale);
     RUN(test_other_sources_see_the_positions);
