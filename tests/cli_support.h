@@ -74,4 +74,8 @@ int write_png(const char *path, int w, int h, int depth, int ctype, int nch, con
  * waits for it). For tests that signal a running render. */
 pid_t cli_spawn(const char *const *args);
 
+/* sh -c cmd; its exit status (stdout and stderr into *out when out,
+ * the caller frees it). */
+int shell(const char *cmd, char **out);
+
 #endif

@@ -15,28 +15,6 @@
 
 static char script[PATHLEN];
 
-static int shell(const char *cmd, char **out)
-{
-    char buf[4096], *text = calloc(1, 1);
-    size_t len = 0, n;
-    int st;
-    FILE *p;
-    fflush(stdout);
-    if (!(p = popen(cmd, "r"))) return -1;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) {
-        char *t = realloc(text, len + n + 1);
-        if (!t) break;
-        text = t;
-        memcpy(text + len, buf, n);
-        len += n;
-        text[len] = '\0';
-    }
-    st = pclose(p);
-    if (out) *out = text;
-    else free(text);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* The plan of a 300x200 16-bit PNG job in 128-pixel tiles (6 lines) into
  * DIR/plan, its tiles going to DIR/tiles/. */
 static void write_plan(const char *dir)

@@ -21,29 +21,6 @@ static const char *const SCRIPT_TEXT =
 
 static char script[PATHLEN];
 
-/* sh -c cmd; its exit status (stdout and stderr into *out when out). */
-static int shell(const char *cmd, char **out)
-{
-    char buf[4096], *text = calloc(1, 1);
-    size_t len = 0, n;
-    int st;
-    FILE *p;
-    fflush(stdout);
-    if (!(p = popen(cmd, "r"))) return -1;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) {
-        char *t = realloc(text, len + n + 1);
-        if (!t) break;
-        text = t;
-        memcpy(text + len, buf, n);
-        len += n;
-        text[len] = '\0';
-    }
-    st = pclose(p);
-    if (out) *out = text;
-    else free(text);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* The 300x200 job cut in 128-pixel tiles: 3 columns, 2 rows, the last
  * column 44 wide and the last row 72 high. */
 static void tiles_into(res *r, const char *dir, const char *ext, const char *seed)
