@@ -385,7 +385,7 @@ $(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(CORE_CXX_SRC:%.cc=$(FUZZ_BUILD)/
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/%.o $(FUZZ_BUILD)/tests/fuzz/fuzz_util.o \
                      $$(addprefix $(FUZZ_BUILD)/,$$(FUZZ_OBJ_$$*)) $(FUZZ_LIB)
 	@echo "  LD  $@"
-	@$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+	@$(FUZZ_CXX) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LDLIBS)
 
 -include $(wildcard $(FUZZ_BUILD)/*/*.d $(FUZZ_BUILD)/*/*/*.d $(FUZZ_BUILD)/*/*/*/*.d)
 
