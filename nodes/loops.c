@@ -152,6 +152,15 @@ static void loop_scale_bias(float *out, const float *x, float s, float b, int n)
 /* the sum so far (0 before the first octave) plus v; that times s on the last octave */
 #define ACC_ADD(o, v, first) ((first) ? 0.0f + (v) : (o) + (v))
 #define ACC_END(v, s) ((s) != 0.0f ? (v) * (s) : (v))
+/* body(args..., first, s, n) called with first and s as constants, so each
+ * of the four variants is its own loop with no per-sample test */
+#define ACC_VARIANTS(body, ...)                                                                                \
+    do {                                                                                                       \
+        if (first && s != 0.0f) body(__VA_ARGS__, 1, s, n);                                                    \
+        else if (first) body(__VA_ARGS__, 1, 0.0f, n);                                                         \
+        else if (s != 0.0f) body(__VA_ARGS__, 0, s, n);                                                        \
+        else body(__VA_ARGS__, 0, 0.0f, n);                                                                    \
+    } while (0)
 
 static inline void acc_billow_body(float *restrict out, const float *restrict x, float w, int first, float s, int n)
 {
@@ -164,10 +173,7 @@ static inline void acc_billow_body(float *restrict out, const float *restrict x,
 
 static void loop_acc_billow(float *restrict out, const float *restrict x, float w, int first, float s, int n)
 {
-    if (first && s != 0.0f) acc_billow_body(out, x, w, 1, s, n);
-    else if (first) acc_billow_body(out, x, w, 1, 0.0f, n);
-    else if (s != 0.0f) acc_billow_body(out, x, w, 0, s, n);
-    else acc_billow_body(out, x, w, 0, 0.0f, n);
+    ACC_VARIANTS(acc_billow_body, out, x, w);
 }
 
 /* |sum| <= partial weight, so (sum * inv + 0.5), inv = 0.5 / partial, is in
@@ -185,10 +191,7 @@ static inline void acc_terrain_body(float *restrict out, const float *restrict x
 static void loop_acc_terrain(float *restrict out, const float *restrict x, float w, float inv, int first, float s,
                              int n)
 {
-    if (first && s != 0.0f) acc_terrain_body(out, x, w, inv, 1, s, n);
-    else if (first) acc_terrain_body(out, x, w, inv, 1, 0.0f, n);
-    else if (s != 0.0f) acc_terrain_body(out, x, w, inv, 0, s, n);
-    else acc_terrain_body(out, x, w, inv, 0, 0.0f, n);
+    ACC_VARIANTS(acc_terrain_body, out, x, w, inv);
 }
 
 /* state: the running weight, in [0, 1] (1 before the first octave) */
@@ -207,10 +210,7 @@ static inline void acc_hybrid_body(float *restrict out, float *restrict state, c
 static void loop_acc_hybrid(float *restrict out, float *restrict state, const float *restrict x, float w, int first,
                             float s, int n)
 {
-    if (first && s != 0.0f) acc_hybrid_body(out, state, x, w, 1, s, n);
-    else if (first) acc_hybrid_body(out, state, x, w, 1, 0.0f, n);
-    else if (s != 0.0f) acc_hybrid_body(out, state, x, w, 0, s, n);
-    else acc_hybrid_body(out, state, x, w, 0, 0.0f, n);
+    ACC_VARIANTS(acc_hybrid_body, out, state, x, w);
 }
 
 /* signal (1 - |n|)^2 in [0, 1], weighted by the previous signal times 2,
@@ -230,14 +230,12 @@ static inline void acc_ridged_body(float *restrict out, float *restrict state, c
 static void loop_acc_ridged(float *restrict out, float *restrict state, const float *restrict x, float w, int first,
                             float s, int n)
 {
-    if (first && s != 0.0f) acc_ridged_body(out, state, x, w, 1, s, n);
-    else if (first) acc_ridged_body(out, state, x, w, 1, 0.0f, n);
-    else if (s != 0.0f) acc_ridged_body(out, state, x, w, 0, s, n);
-    else acc_ridged_body(out, state, x, w, 0, 0.0f, n);
+    ACC_VARIANTS(acc_ridged_body, out, state, x, w);
 }
 
 #undef ACC_ADD
 #undef ACC_END
+#undef ACC_VARIANTS
 
 /* ---- cloud (see cloud.c) ------------------------------------------------- */
 
