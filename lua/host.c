@@ -31,6 +31,8 @@ typedef struct hoststate {
     ng_script *s;
     ng_budget budget; /* the script's memory: Lua's allocator and the graph */
     struct timespec start;
+    int expired;    /* the time limit has passed: the hook fails every instruction */
+    int in_handler; /* inside the message handler of the innermost xpcall (see l_xpcall) */
     int set_used[NG_MAX_SETS];
     char dir[4096];
     char realdir[PATH_MAX]; /* dir with symlinks resolved: require stays inside it */
@@ -87,6 +89,7 @@ static void time_hook(lua_State *L, lua_Debug *ar)
     char msg[160];
     (void)ar;
     if (elapsed(&h->start) <= h->o->time_limit) return;
+    h->expired = 1;
     /* From now on fail at every instruction, so a pcall cannot swallow the
      * error and carry on: the first instruction outside it fails too. */
     lua_sethook(L, time_hook, LUA_MASKCOUNT, 1);
@@ -289,6 +292,58 @@ static int l_load_text(lua_State *L)
     return lua_gettop(L) - n;
 }
 
+/* xpcall's message handler runs where the hook cannot stop it: Lua calls
+ * it before unwinding, and for an error the time hook raised, with hooks
+ * still off, so a handler that loops would outlive the limit (and end the
+ * process through the watchdog). An error inside the handler calls the
+ * handler again, nesting until the C stack runs out, a path where Lua
+ * 5.4.4 overflows its own stack. So the script's handler is called
+ * through this one: not at all once the time limit has passed, and not
+ * again for an error raised inside it. Either way the error value goes on
+ * as it is, and the xpcall returns false with it. */
+static int l_msgh(lua_State *L)
+{
+    hoststate *h = host(L);
+    lua_settop(L, 1);
+    if (h->expired || h->in_handler) return 1;
+    h->in_handler = 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, 1, 1);
+    h->in_handler = 0;
+    return 1;
+}
+
+/* After the protected call of l_xpcall, or when it resumes after a yield. */
+static int xpcall_done(lua_State *L, int status, lua_KContext saved)
+{
+    host(L)->in_handler = (int)saved;
+    if (status != LUA_OK && status != LUA_YIELD) {
+        lua_pushboolean(L, 0);
+        lua_pushvalue(L, -2);
+        return 2;
+    }
+    return lua_gettop(L) - 2; /* true and the results */
+}
+
+/* xpcall(f, msgh, ...) with msgh called through l_msgh. A handler that
+ * itself calls xpcall gets a handler of its own; in_handler comes back
+ * however the call ends (an error in the handler skips l_msgh's reset). */
+static int l_xpcall(lua_State *L)
+{
+    hoststate *h = host(L);
+    int n = lua_gettop(L), saved = h->in_handler;
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushboolean(L, 1); /* the first result on success */
+    lua_pushvalue(L, 1);   /* the function */
+    lua_rotate(L, 3, 2);   /* f, msgh, true, f, args... */
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, l_msgh, 1);
+    lua_replace(L, 2);
+    h->in_handler = 0;
+    return xpcall_done(L, lua_pcallk(L, n - 2, LUA_MULTRET, 2, saved, xpcall_done), saved);
+}
+
 static void open_sandbox(lua_State *L)
 {
     static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},     {LUA_TABLIBNAME, luaopen_table},
@@ -309,11 +364,15 @@ static void open_sandbox(lua_State *L)
     lua_setglobal(L, "load");
     lua_pushcfunction(L, l_require);
     lua_setglobal(L, "require");
+    lua_pushcfunction(L, l_xpcall);
+    lua_setglobal(L, "xpcall");
 }
 
 static void open_unsafe(lua_State *L, const char *dir)
 {
     luaL_openlibs(L);
+    lua_pushcfunction(L, l_xpcall);
+    lua_setglobal(L, "xpcall");
     lua_getglobal(L, "package");
     lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", dir, dir);
     lua_getfield(L, -2, "path");

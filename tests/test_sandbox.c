@@ -139,9 +139,70 @@ static void test_time_limit_in_finalizers(void)
     expect_time_limit("gc_loop_close.lua",
                       "setmetatable({}, {__gc = function() while true do end end})\n"
                       "return ng.perlin{}\n");
-    expect_time_limit("xpcall_handler.lua",
-                      "xpcall(function() error('x') end, function() while true do end end)\n"
-                      "return ng.perlin{}\n");
+}
+
+/* As expect_time_limit, and the instruction hook, not the watchdog, ended
+ * it: the script's own time-limit message, not the "stuck" one. */
+static void expect_hook_time_limit(const char *name, const char *text)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    mkscript(s, name, text);
+    pathf(o, "%s/%s.png", tmpdir, name);
+    cli_t(&r, 60, "render", s, "-o", o, "--size", "16", "--time-limit", "0.5", NULL);
+    EXPECT_ERR(&r, 1, s, "ran longer than its time limit of 0.5 s", "--time-limit");
+    CHECK(r.err && !strstr(r.err, "stuck"));
+    CHECK(!exists(o));
+    res_free(&r);
+}
+
+/* xpcall's message handler runs before the error unwinds, and for an
+ * error the hook raised, with hooks off: the host calls it through its own
+ * handler, which skips it once the limit has passed, so a looping handler
+ * cannot outlive the limit (and take a whole `serve` down with the
+ * watchdog). */
+static void test_time_limit_in_xpcall_handlers(void)
+{
+    expect_hook_time_limit("xpcall_handler.lua",
+                           "xpcall(function() error('x') end, function() while true do end end)\n"
+                           "return ng.perlin{}\n");
+    expect_hook_time_limit("xpcall_hook_error.lua",
+                           "xpcall(function() while true do end end, function() while true do end end)\n"
+                           "return ng.perlin{}\n");
+    expect_hook_time_limit("xpcall_tail_loop.lua",
+                           "local function h(m) return h(m) end\n"
+                           "xpcall(function() return {} .. 1 end, h)\n"
+                           "return ng.perlin{}\n");
+    expect_hook_time_limit("xpcall_swallows.lua",
+                           "for i = 1, 1e9 do xpcall(function() while true do end end, function(m) return m end) end\n"
+                           "return ng.perlin{}\n");
+}
+
+/* The host's xpcall is Lua's to a script: results, arguments, a handler's
+ * value, xpcall inside a handler, and a yield across it in a coroutine;
+ * but an error inside the handler ends the xpcall with that error (Lua
+ * would call the handler for it again, and again, until "error in error
+ * handling"). */
+static void test_xpcall_keeps_its_meaning(void)
+{
+    render_ok("xpcall_meaning.lua",
+              "local ok, a, b = xpcall(function(x, y) return x + y, 'z' end, print, 1, 2)\n"
+              "assert(ok == true and a == 3 and b == 'z')\n"
+              "local ok2, m = xpcall(error, function(e) return 'H:' .. e end, 'boom', 0)\n"
+              "assert(ok2 == false and m == 'H:boom')\n"
+              "local ok3, m3 = xpcall(error, function(e) error('again', 0) end, 'x', 0)\n"
+              "assert(ok3 == false and m3 == 'again')\n"
+              "local ok4, m4 = xpcall(error, function(e)\n"
+              "  local _, inner = xpcall(error, function(e2) return 'in:' .. e2 end, 'y', 0)\n"
+              "  return e .. '/' .. inner end, 'x', 0)\n"
+              "assert(ok4 == false and m4 == 'x/in:y')\n"
+              "local co = coroutine.wrap(function()\n"
+              "  return xpcall(function() return 2 * coroutine.yield(1) end, print) end)\n"
+              "assert(co() == 1)\n"
+              "local ok5, v5 = co(21)\n"
+              "assert(ok5 == true and v5 == 42)\n"
+              "assert(not pcall(xpcall, print, 1))\n"
+              "return ng.perlin{}\n");
 }
 
 static void test_time_limit_in_long_c_calls(void)
@@ -348,6 +409,8 @@ void suite_sandbox(void)
     RUN(test_param_callbacks);
     RUN(test_finalizers_cannot_leak_nodes);
     RUN(test_time_limit_in_finalizers);
+    RUN(test_time_limit_in_xpcall_handlers);
+    RUN(test_xpcall_keeps_its_meaning);
     RUN(test_time_limit_in_long_c_calls);
     RUN(test_fifos_are_not_read);
     RUN(test_memory_limit_counts_params);
