@@ -106,7 +106,7 @@ LIB     := $(BUILD)/libnoisegraph.a
 BIN     := $(BUILD)/noisegraph
 TESTBIN := $(BUILD)/run_tests
 
-.PHONY: all deps test-deps test demo bench fuzz fuzz-deps fuzz-build clean
+.PHONY: all deps test-deps test demo bench fuzz fuzz-deps fuzz-build fuzz-recap clean
 
 all: deps $(BIN) $(LIB) build/noisegraph
 
@@ -426,7 +426,22 @@ endef
 fuzz: fuzz-build
 	@rm -f $(FUZZ_BUILD)/failed
 	$(foreach t,$(FUZZ_TARGETS),$(call fuzz_run,$(t))$(newline))
-	@if [ -s $(FUZZ_BUILD)/failed ]; then echo "fuzz: findings in:" $$(cat $(FUZZ_BUILD)/failed) >&2; exit 1; fi
+	@if [ -s $(FUZZ_BUILD)/failed ]; then $(MAKE) -s fuzz-recap; exit 1; fi
+
+# What a finding was, last in the log where a CI summary that keeps only
+# the end still shows it: per failed target the error's first lines and
+# the input itself (printable, its first 1500 bytes), so a finding on a
+# machine that is gone can be replayed.
+fuzz-recap:
+	@for t in $$(cat $(FUZZ_BUILD)/failed); do \
+	  f=$$(sed -n 's/.*Test unit written to //p' $(FUZZ_BUILD)/$$t.log | head -n 1); \
+	  echo "== fuzz $$t: the finding"; \
+	  grep -m1 -A12 '^==[0-9]*==ERROR\|runtime error\|^==[0-9]*== ERROR\|fuzz: the host' $(FUZZ_BUILD)/$$t.log | cut -c1-160; \
+	  if [ -n "$$f" ] && [ -f "$$f" ]; then \
+	    echo "-- its input ($$(wc -c <"$$f") bytes; cat -v):"; head -c 1500 "$$f" | cat -v; echo; \
+	  fi; \
+	done >&2
+	@echo "fuzz: findings in:" $$(cat $(FUZZ_BUILD)/failed) >&2
 
 clean:
 	rm -rf build
