@@ -33,6 +33,7 @@ typedef struct hoststate {
     struct timespec start;
     int expired;    /* the time limit has passed: the hook fails every instruction */
     int in_handler; /* inside the message handler of the innermost xpcall (see l_xpcall) */
+    int closing;    /* coroutine.close calls under way, one inside another (see l_coclose) */
     int set_used[NG_MAX_SETS];
     char dir[4096];
     char realdir[PATH_MAX]; /* dir with symlinks resolved: require stays inside it */
@@ -344,6 +345,41 @@ static int l_xpcall(lua_State *L)
     return xpcall_done(L, lua_pcallk(L, n - 2, LUA_MULTRET, 2, saved, xpcall_done), saved);
 }
 
+/* coroutine.close(co) runs co's pending __close methods, which may close
+ * another coroutine, and so on: Lua 5.4.4 does not count that nesting
+ * against its C stack limit, and a few thousand levels overflow the
+ * process's stack (a crash, not an error). The host counts it and refuses
+ * past CLOSE_DEPTH, well inside the C stack. Upvalue 1: Lua's close. */
+#define CLOSE_DEPTH 100
+
+static int l_coclose(lua_State *L)
+{
+    hoststate *h = host(L);
+    int status;
+    if (h->closing >= CLOSE_DEPTH)
+        return luaL_error(L, "coroutine.close: more than %d closes inside one another", CLOSE_DEPTH);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    h->closing++;
+    status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    h->closing--;
+    if (status != LUA_OK) return lua_error(L);
+    return lua_gettop(L);
+}
+
+/* The host's versions of Lua functions with holes (l_xpcall, l_coclose). */
+static void guard_library(lua_State *L)
+{
+    lua_pushcfunction(L, l_xpcall);
+    lua_setglobal(L, "xpcall");
+    if (lua_getglobal(L, LUA_COLIBNAME) == LUA_TTABLE) {
+        lua_getfield(L, -1, "close");
+        lua_pushcclosure(L, l_coclose, 1);
+        lua_setfield(L, -2, "close");
+    }
+    lua_pop(L, 1);
+}
+
 static void open_sandbox(lua_State *L)
 {
     static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},     {LUA_TABLIBNAME, luaopen_table},
@@ -364,15 +400,13 @@ static void open_sandbox(lua_State *L)
     lua_setglobal(L, "load");
     lua_pushcfunction(L, l_require);
     lua_setglobal(L, "require");
-    lua_pushcfunction(L, l_xpcall);
-    lua_setglobal(L, "xpcall");
+    guard_library(L);
 }
 
 static void open_unsafe(lua_State *L, const char *dir)
 {
     luaL_openlibs(L);
-    lua_pushcfunction(L, l_xpcall);
-    lua_setglobal(L, "xpcall");
+    guard_library(L);
     lua_getglobal(L, "package");
     lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", dir, dir);
     lua_getfield(L, -2, "path");

@@ -178,6 +178,31 @@ static void test_time_limit_in_xpcall_handlers(void)
                            "return ng.perlin{}\n");
 }
 
+/* coroutine.close running __close methods that close other coroutines,
+ * thousands deep: Lua 5.4.4 does not count that nesting and overflowed the
+ * C stack (a crash); the host refuses past 100, as an error close returns. */
+static void test_nested_coroutine_close(void)
+{
+    render_ok("close_nest.lua",
+              "local co = false\n"
+              "for i = 1, 20000 do\n"
+              "  local previous = co\n"
+              "  co = coroutine.create(function()\n"
+              "    local cc <close> = setmetatable({}, {__close = function()\n"
+              "      if previous then assert(coroutine.close(previous)) end end})\n"
+              "    coroutine.yield()\n"
+              "  end)\n"
+              "  assert(coroutine.resume(co))\n"
+              "end\n"
+              "local ok, msg = coroutine.close(co)\n"
+              "assert(not ok and msg:find('more than 100 closes inside one another', 1, true))\n"
+              "local a = coroutine.create(function() local x <close> = setmetatable({}, {__close = function() end})\n"
+              "  coroutine.yield() end)\n"
+              "coroutine.resume(a)\n"
+              "assert(coroutine.close(a) == true and coroutine.status(a) == 'dead')\n"
+              "return ng.perlin{}\n");
+}
+
 /* The host's xpcall is Lua's to a script: results, arguments, a handler's
  * value, xpcall inside a handler, and a yield across it in a coroutine;
  * but an error inside the handler ends the xpcall with that error (Lua
@@ -411,6 +436,7 @@ void suite_sandbox(void)
     RUN(test_time_limit_in_finalizers);
     RUN(test_time_limit_in_xpcall_handlers);
     RUN(test_xpcall_keeps_its_meaning);
+    RUN(test_nested_coroutine_close);
     RUN(test_time_limit_in_long_c_calls);
     RUN(test_fifos_are_not_read);
     RUN(test_memory_limit_counts_params);
