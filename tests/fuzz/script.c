@@ -22,8 +22,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define SIDE 8
 /* Seconds the script, and then its render, may take. A render of nested
- * fractals could take hours even at 8x8; the render's deadline stops it. */
-#define TIME_LIMIT 1.0
+ * fractals could take hours even at 8x8; the render's deadline stops it.
+ * NG_FUZZ_TIME_LIMIT=S sets another: a short one drives many more inputs
+ * into the paths where the limit strikes (hooks failing every
+ * instruction, deadlines in renders), as a slow machine would. */
+static double time_limit = 1.0;
 
 static char script_path[4200];
 static int verbose; /* NG_FUZZ_VERBOSE=1: say what became of each input, on stderr */
@@ -152,7 +155,7 @@ static void render(const ng_script *s, const uint8_t *data, size_t size)
     o.time = o.dims > 3 ? 0.5 : 0;
     o.tileable = (h >> 8) % 4 == 0;
     o.time_period = o.dims > 3 && (h >> 10) % 2 ? 2.0 : 0; /* looping time */
-    o.time_limit = TIME_LIMIT;
+    o.time_limit = time_limit;
     if (verbose) fprintf(stderr, "fuzz: %d nodes, %dD%s\n", ng_graph_count(s->graph), o.dims, o.tileable ? ", tileable" : "");
     memset(mem, 0, sizeof mem);
     for (k = 0; k < s->noutputs; k++) {
@@ -186,10 +189,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!script_path[0]) {
         setup_dir();
         verbose = getenv("NG_FUZZ_VERBOSE") != NULL;
+        if (getenv("NG_FUZZ_TIME_LIMIT") && atof(getenv("NG_FUZZ_TIME_LIMIT")) > 0)
+            time_limit = atof(getenv("NG_FUZZ_TIME_LIMIT"));
     }
     ng_fuzz_write(script_path, data, size);
     ng_host_defaults(&o);
-    o.time_limit = TIME_LIMIT;
+    o.time_limit = time_limit;
     o.memory_limit = 16.0 * 1024 * 1024;
     o.overrun = overrun;
     if (ng_script_run(script_path, &o, &s, &err) == 0) {
