@@ -22,6 +22,7 @@
  * Memory: a few bands per encoder thread (the queue's slots), whatever the
  * height.
  */
+#include "deflate.h"
 #include "encq.h"
 #include "filesink.h"
 
@@ -123,47 +124,74 @@ static int encoder_failed(ng__image *im)
 
 /* ---- a band's work: any thread ---------------------------------------------- */
 
-/* 16-bit samples are stored big-endian, as PNG wants, by hand. */
-static void pack_row(const ng__image *im, unsigned char *dst, const float *src)
+/* ng__quantize's arithmetic, written so the compiler vectorises it: the
+ * clamps as selects (NaN fails v > 0 and goes to 0, as there), and the
+ * result, at most 65535.5 truncated, fits an int, whose conversion SIMD
+ * has. Same values. */
+static inline int quantize(float v, double max)
 {
-    size_t n = (size_t)im->width * (size_t)im->channels, i;
+    v = v > 0.0f ? v : 0.0f;
+    v = v < 1.0f ? v : 1.0f;
+    return (int)((double)v * max + 0.5);
+}
+
+static void pack8(unsigned char *restrict dst, const float *restrict src, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) dst[i] = (unsigned char)quantize(src[i], 255.0);
+}
+
+/* 16-bit samples are stored big-endian, as PNG wants, by hand. */
+static void pack16(unsigned char *restrict dst, const float *restrict src, size_t n)
+{
+    size_t i;
     for (i = 0; i < n; i++) {
-        if (im->bits == 8) {
-            dst[i] = (unsigned char)ng__quantize(src[i], 255);
-        } else {
-            unsigned q = ng__quantize(src[i], 65535);
-            dst[2 * i] = (unsigned char)(q >> 8);
-            dst[2 * i + 1] = (unsigned char)(q & 0xff);
-        }
+        const int q = quantize(src[i], 65535.0);
+        dst[2 * i] = (unsigned char)(q >> 8);
+        dst[2 * i + 1] = (unsigned char)q;
     }
 }
 
-static unsigned char paeth(unsigned char a, unsigned char b, unsigned char c)
+static void pack_row(const ng__image *im, unsigned char *dst, const float *src)
 {
-    int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
-    return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+    const size_t n = (size_t)im->width * (size_t)im->channels;
+    if (im->bits == 8) pack8(dst, src, n);
+    else pack16(dst, src, n);
+}
+
+/* The Paeth predictor of a (left), b (up), c (up left): the one nearest
+ * a + b - c, ties to a then b. Written as selects on ints without
+ * branches so that the loop below vectorises. */
+static inline int paeth(int a, int b, int c)
+{
+    const int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+    const int ab = pb <= pc ? b : c;
+    return pa <= pb && pa <= pc ? a : ab;
 }
 
 /* The Paeth filter (type 4) of row `cur` under row `up` (zeros above the
- * image), bpp bytes a pixel, into dst: its type byte, then n bytes. */
-static void filter_row(unsigned char *dst, const unsigned char *cur, const unsigned char *up, size_t n, size_t bpp)
+ * image), bpp bytes a pixel, into dst: its type byte, then n bytes. On the
+ * encoder's side every byte depends on the inputs alone, so the loop has
+ * no carried dependence. */
+static void filter_row(unsigned char *restrict dst, const unsigned char *restrict cur,
+                       const unsigned char *restrict up, size_t n, size_t bpp)
 {
     size_t i;
     dst[0] = 4;
-    for (i = 0; i < bpp && i < n; i++) dst[1 + i] = (unsigned char)(cur[i] - paeth(0, up[i], 0));
+    /* no left neighbours: the predictor of (0, b, 0) is b */
+    for (i = 0; i < bpp && i < n; i++) dst[1 + i] = (unsigned char)(cur[i] - up[i]);
     for (; i < n; i++) dst[1 + i] = (unsigned char)(cur[i] - paeth(cur[i - bpp], up[i], up[i - bpp]));
 }
 
-/* Deflates b->filt into b->out, growing it as needed. */
-static int deflate_band(band *b, int level)
+/* Deflates b->filt into b->out with zlib (levels 0 and 3-9), growing it as needed. */
+static int zlib_band(band *b, int level)
 {
     int rc;
     if (!b->z_ready) {
         memset(&b->z, 0, sizeof b->z);
         /* raw deflate (-15): the zlib header and trailer are written once
          * for the whole image */
-        const int strategy = level == 1 ? Z_HUFFMAN_ONLY : level == 2 ? Z_RLE : Z_FILTERED;
-        if ((rc = deflateInit2(&b->z, level, Z_DEFLATED, -15, 8, strategy)) != Z_OK) return rc;
+        if ((rc = deflateInit2(&b->z, level, Z_DEFLATED, -15, 8, Z_FILTERED)) != Z_OK) return rc;
         b->z_ready = 1;
     } else if ((rc = deflateReset(&b->z)) != Z_OK) {
         return rc;
@@ -186,6 +214,22 @@ static int deflate_band(band *b, int level)
         if (rc == Z_STREAM_ERROR) return rc;
     } while (b->last ? rc != Z_STREAM_END : b->z.avail_out == 0);
     return Z_OK;
+}
+
+/* Levels 1 and 2: our own coder (deflate.c), several times zlib's speed
+ * at those strategies for the same size. */
+static int deflate_band(band *b, int level)
+{
+    const size_t need = ng__deflate_bound(b->nfilt);
+    if (level != 1 && level != 2) return zlib_band(b, level);
+    if (b->cap < need) {
+        free(b->out);
+        b->cap = 0;
+        if (!(b->out = malloc(need))) return Z_MEM_ERROR;
+        b->cap = need;
+    }
+    b->nout = ng__deflate(b->out, b->filt, b->nfilt, level == 2, b->last);
+    return b->nout ? Z_OK : Z_MEM_ERROR;
 }
 
 static void band_work(void *ctx, int slot)
