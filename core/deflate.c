@@ -32,42 +32,53 @@
 
 /* ---- the bit writer: bits go out least significant first ---------------- */
 
+/* The writer stores 8 bytes at a time and moves on by the whole bytes
+ * among them, without a branch; the output buffer has 8 bytes to spare
+ * (ng__deflate_bound). */
 typedef struct bitw {
     unsigned char *p;
     uint64_t bb; /* pending bits, the oldest lowest */
-    unsigned bn; /* how many: < 32 between calls */
+    unsigned bn; /* how many: < 8 after a flush */
 } bitw;
 
-static inline void store32(unsigned char *p, uint32_t v)
+static inline void store64(unsigned char *p, uint64_t v)
 {
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-    p[2] = (unsigned char)(v >> 16);
-    p[3] = (unsigned char)(v >> 24);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 8);
+#else
+    int i;
+    for (i = 0; i < 8; i++) p[i] = (unsigned char)(v >> 8 * i);
+#endif
 }
 
-/* n <= 32 bits of code. */
+/* Adds n bits of code; at most 56 bits may be added between flushes. */
+static inline void add(bitw *w, uint64_t code, unsigned n)
+{
+    w->bb |= code << w->bn;
+    w->bn += n;
+}
+
+static inline void flush(bitw *w)
+{
+    store64(w->p, w->bb);
+    w->p += w->bn >> 3;
+    w->bb >>= w->bn & ~7u;
+    w->bn &= 7;
+}
+
+/* n <= 32 bits, flushed. */
 static inline void put(bitw *w, uint32_t code, unsigned n)
 {
-    w->bb |= (uint64_t)code << w->bn;
-    w->bn += n;
-    if (w->bn >= 32) {
-        store32(w->p, (uint32_t)w->bb);
-        w->p += 4;
-        w->bb >>= 32;
-        w->bn -= 32;
-    }
+    add(w, code, n);
+    flush(w);
 }
 
 /* Pads to a byte boundary with zero bits and writes every pending byte. */
 static void align(bitw *w)
 {
-    while (w->bn > 0) {
-        *w->p++ = (unsigned char)w->bb;
-        w->bb >>= 8;
-        w->bn = w->bn > 8 ? w->bn - 8 : 0;
-    }
+    if (w->bn) *w->p++ = (unsigned char)w->bb;
     w->bb = 0;
+    w->bn = 0;
 }
 
 /* ---- length-limited code lengths: package-merge --------------------------- */
@@ -280,28 +291,29 @@ static int dynamic_pays(const table *t, uint64_t data, size_t n)
     return t->bits + data + t->len[256] <= 3 + 7 + 32 + 8 * (uint64_t)n;
 }
 
-/* ---- level 1: literals -------------------------------------------------------- */
+/* ---- tokens ------------------------------------------------------------------- */
 
-static void literal_block(bitw *w, const unsigned char *src, size_t n, int final)
+/* Each run length's symbol (- 257), extra bits and their value. */
+typedef struct runsyms {
+    unsigned sym[256], nextra[256], extra[256];
+} runsyms;
+
+/* Literal counts of src[0..n) added to freq, four counts apart so that a
+ * run of one byte does not wait on its own increments. */
+static void count_literals(uint32_t *freq, const unsigned char *src, size_t n)
 {
-    uint32_t freq[NLIT] = {0};
-    table t;
-    uint64_t data = 0;
+    uint32_t part[3][256] = {{0}};
     size_t i;
     int s;
-    for (i = 0; i < n; i++) freq[src[i]]++;
-    build_table(&t, freq);
-    for (s = 0; s < 256; s++) data += (uint64_t)freq[s] * t.len[s];
-    if (!dynamic_pays(&t, data, n)) {
-        put_stored(w, src, n, final);
-        return;
+    for (i = 0; i + 4 <= n; i += 4) {
+        freq[src[i]]++;
+        part[0][src[i + 1]]++;
+        part[1][src[i + 2]]++;
+        part[2][src[i + 3]]++;
     }
-    put_table(w, &t, final);
-    for (i = 0; i < n; i++) put(w, t.code[src[i]], t.len[src[i]]);
-    put(w, t.code[256], t.len[256]);
+    for (; i < n; i++) freq[src[i]]++;
+    for (s = 0; s < 256; s++) freq[s] += part[0][s] + part[1][s] + part[2][s];
 }
-
-/* ---- level 2: literals and runs ------------------------------------------------ */
 
 /* How many bytes from p on (at most max) equal v. */
 static size_t run_length(const unsigned char *p, size_t max, unsigned char v)
@@ -322,63 +334,151 @@ static size_t run_length(const unsigned char *p, size_t max, unsigned char v)
 }
 
 /* src[start..end) as tokens: a literal byte (0-255), or 256 + l for a
- * run of l + 3 copies of the byte before (distance 1). A run may reach
- * back before start (the decoder still has those bytes), never before
- * src. Returns the token count. */
-static size_t tokenize(uint16_t *tok, const unsigned char *src, size_t start, size_t end)
+ * run of l + 3 copies of the byte before (distance 1), counted into freq
+ * by symbol. A run may reach back before start (the decoder still has
+ * those bytes), never before src. Returns the token count. */
+static size_t tokenize(uint16_t *tok, uint32_t *freq, const runsyms *rs, const unsigned char *src, size_t start,
+                       size_t end)
 {
     size_t i = start, k = 0;
+    if (i == 0 && i < end) freq[tok[k++] = src[i++]]++;
     while (i < end) {
-        if (i > 0 && src[i] == src[i - 1]) {
+        const unsigned char v = src[i];
+        if (v == src[i - 1]) {
             const size_t max = end - i < MAX_RUN ? end - i : MAX_RUN;
-            const size_t r = run_length(src + i, max, src[i - 1]);
+            const size_t r = run_length(src + i, max, v);
             if (r >= MIN_RUN) {
                 tok[k++] = (uint16_t)(256 + r - MIN_RUN);
+                freq[257 + rs->sym[r - MIN_RUN]]++;
                 i += r;
                 continue;
             }
         }
-        tok[k++] = src[i++];
+        tok[k++] = v;
+        freq[v]++;
+        i++;
     }
     return k;
 }
 
-static void run_block(bitw *w, const unsigned char *src, size_t start, size_t end, uint16_t *tok, int final)
+/* ---- one block ------------------------------------------------------------------ */
+
+/* Input bytes [start, end) and, at level 2, their tokens [tok0, tok1). */
+typedef struct span {
+    size_t start, end, tok0, tok1;
+    uint32_t freq[NLIT];
+} span;
+
+/* The span as one block: dynamic, or stored when that is smaller. tok:
+ * NULL at level 1 (the bytes are the literals). */
+static void code_block(bitw *w, const unsigned char *src, const uint16_t *tok, const runsyms *rs, span *sp,
+                       int final)
 {
-    uint32_t freq[NLIT] = {0}, rcode[256];
+    uint32_t rcode[256];
     unsigned char rlen[256];
-    unsigned lsym[256], lnx[256], lx[256];
     table t;
+    bitw o;
     uint64_t data = 0;
-    size_t i, ntok = tokenize(tok, src, start, end);
-    unsigned l;
+    size_t i;
     int s;
-    for (l = 0; l < 256; l++) run_symbol(l, &lsym[l], &lnx[l], &lx[l]);
-    for (i = 0; i < ntok; i++) {
-        const unsigned v = tok[i];
-        freq[v < 256 ? v : 257 + lsym[v - 256]]++;
-    }
-    build_table(&t, freq);
-    for (s = 0; s < 256; s++) data += (uint64_t)freq[s] * t.len[s];
+    build_table(&t, sp->freq);
+    for (s = 0; s < 256; s++) data += (uint64_t)sp->freq[s] * t.len[s];
     /* a run: its length symbol, the extra bits, then distance code 0 (one bit, 0) */
-    for (l = 0; l < 256; l++) {
-        const unsigned s257 = 257 + lsym[l];
-        rcode[l] = t.code[s257] | lx[l] << t.len[s257];
-        rlen[l] = (unsigned char)(t.len[s257] + lnx[l] + 1);
+    for (s = 0; tok && s < 256; s++) {
+        const unsigned ls = 257 + rs->sym[s];
+        rcode[s] = t.code[ls] | rs->extra[s] << t.len[ls];
+        rlen[s] = (unsigned char)(t.len[ls] + rs->nextra[s] + 1);
     }
-    for (i = 0; i < ntok; i++)
+    for (i = sp->tok0; tok && i < sp->tok1; i++)
         if (tok[i] >= 256) data += rlen[tok[i] - 256];
-    if (!dynamic_pays(&t, data, end - start)) {
-        put_stored(w, src + start, end - start, final);
+    if (!dynamic_pays(&t, data, sp->end - sp->start)) {
+        put_stored(w, src + sp->start, sp->end - sp->start, final);
         return;
     }
     put_table(w, &t, final);
-    for (i = 0; i < ntok; i++) {
-        const unsigned v = tok[i];
-        if (v < 256) put(w, t.code[v], t.len[v]);
-        else put(w, rcode[v - 256], rlen[v - 256]);
+    /* the writer in a local, which the compiler keeps in registers (the
+     * stores through w->p might otherwise alias it) */
+    o = *w;
+    if (!tok) { /* three codes of at most 15 bits between flushes */
+        const unsigned char *p = src + sp->start, *e = src + sp->end;
+        for (; e - p >= 3; p += 3) {
+            add(&o, t.code[p[0]], t.len[p[0]]);
+            add(&o, t.code[p[1]], t.len[p[1]]);
+            add(&o, t.code[p[2]], t.len[p[2]]);
+            flush(&o);
+        }
+        for (; p < e; p++) put(&o, t.code[*p], t.len[*p]);
+    } else { /* tokens of at most 21 bits (a run: 15 + 5 extra + 1), two between flushes */
+        for (i = sp->tok0; i < sp->tok1; i++) {
+            const unsigned v = tok[i];
+            if (v < 256) add(&o, t.code[v], t.len[v]);
+            else add(&o, rcode[v - 256], rlen[v - 256]);
+            if (i & 1) flush(&o);
+        }
+        flush(&o);
     }
-    put(w, t.code[256], t.len[256]);
+    put(&o, t.code[256], t.len[256]);
+    *w = o;
+}
+
+/* ---- a chunk: one block, or PARTS when its statistics change within it ---------- */
+
+#define PARTS 4
+
+/* log2(x) for x >= 1 to within 0.09: the float's exponent plus its
+ * mantissa as the fraction. Good enough to compare two estimates. */
+static float rough_log2(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return (float)u * (1.0f / 8388608.0f) - 127.0f;
+}
+
+/* Bits the counts cost: their entropy, and a code table of about 5 bits
+ * a symbol used. */
+static float estimate(const uint32_t *freq)
+{
+    float total = 1, bits = 0, used = 0, lt;
+    int s;
+    for (s = 0; s < NLIT; s++) total += (float)freq[s];
+    lt = rough_log2(total);
+    for (s = 0; s < NLIT; s++)
+        if (freq[s]) {
+            bits += (float)freq[s] * (lt - rough_log2((float)freq[s]));
+            used += 1;
+        }
+    return bits + 5 * used + 40;
+}
+
+/* src[start..end) (at most BLOCK bytes) as one block, or as PARTS blocks
+ * when the parts' own codes are estimated to pay for their tables. */
+static void code_chunk(bitw *w, const unsigned char *src, size_t start, size_t end, uint16_t *tok,
+                       const runsyms *rs, int final)
+{
+    span part[PARTS], all;
+    float split = 0;
+    size_t k = 0;
+    int i, s;
+    memset(&all, 0, sizeof all);
+    all.start = start, all.end = end;
+    for (i = 0; i < PARTS; i++) {
+        span *p = &part[i];
+        memset(p->freq, 0, sizeof p->freq);
+        p->start = start + (end - start) * (size_t)i / PARTS;
+        p->end = start + (end - start) * (size_t)(i + 1) / PARTS;
+        p->tok0 = k;
+        if (tok) k += tokenize(tok + k, p->freq, rs, src, p->start, p->end);
+        else count_literals(p->freq, src + p->start, p->end - p->start);
+        p->tok1 = k;
+        for (s = 0; s < NLIT; s++) all.freq[s] += p->freq[s];
+        split += estimate(p->freq);
+    }
+    all.tok1 = k;
+    if (split >= estimate(all.freq)) {
+        code_block(w, src, tok, rs, &all, final);
+        return;
+    }
+    for (i = 0; i < PARTS; i++) code_block(w, src, tok, rs, &part[i], final && i == PARTS - 1);
 }
 
 /* ---- the stream ----------------------------------------------------------------- */
@@ -386,22 +486,23 @@ static void run_block(bitw *w, const unsigned char *src, size_t start, size_t en
 size_t ng__deflate_bound(size_t n)
 {
     /* each block no larger than stored (5 bytes of header, one of padding),
-     * the closing empty stored block, and the writer's last partial word */
-    return n + 6 * (n / BLOCK + 1) + 5 + 8;
+     * the closing empty stored block, and the writer's 8 bytes of slack */
+    return n + 6 * (n / BLOCK + 1) + 6 + 8;
 }
 
 size_t ng__deflate(unsigned char *dst, const unsigned char *src, size_t n, int runs, int final)
 {
     bitw w = {dst, 0, 0};
     uint16_t *tok = NULL;
+    runsyms rs;
     size_t at = 0;
+    unsigned l;
     if (runs && n && !(tok = malloc((n < BLOCK ? n : BLOCK) * sizeof *tok))) return 0;
+    for (l = 0; runs && l < 256; l++) run_symbol(l, &rs.sym[l], &rs.nextra[l], &rs.extra[l]);
     if (n == 0 && final) put_stored(&w, src, 0, 1);
     while (at < n) {
         const size_t end = n - at > BLOCK ? at + BLOCK : n;
-        const int last = final && end == n;
-        if (runs) run_block(&w, src, at, end, tok, last);
-        else literal_block(&w, src + at, end - at, last);
+        code_chunk(&w, src, at, end, tok, &rs, final && end == n);
         at = end;
     }
     /* what a sync flush writes: the next stream starts on a byte */
