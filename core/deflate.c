@@ -374,23 +374,27 @@ typedef struct span {
 static void code_block(bitw *w, const unsigned char *src, const uint16_t *tok, const runsyms *rs, span *sp,
                        int final)
 {
-    uint32_t rcode[256];
-    unsigned char rlen[256];
+    uint32_t code[512]; /* by token: a literal's code, or a run's (length, extra bits, distance) */
+    unsigned char len[512];
     table t;
     bitw o;
     uint64_t data = 0;
     size_t i;
     int s;
     build_table(&t, sp->freq);
-    for (s = 0; s < 256; s++) data += (uint64_t)sp->freq[s] * t.len[s];
+    for (s = 0; s < 256; s++) {
+        code[s] = t.code[s];
+        len[s] = t.len[s];
+        data += (uint64_t)sp->freq[s] * t.len[s];
+    }
     /* a run: its length symbol, the extra bits, then distance code 0 (one bit, 0) */
     for (s = 0; tok && s < 256; s++) {
         const unsigned ls = 257 + rs->sym[s];
-        rcode[s] = t.code[ls] | rs->extra[s] << t.len[ls];
-        rlen[s] = (unsigned char)(t.len[ls] + rs->nextra[s] + 1);
+        code[256 + s] = t.code[ls] | rs->extra[s] << t.len[ls];
+        len[256 + s] = (unsigned char)(t.len[ls] + rs->nextra[s] + 1);
     }
     for (i = sp->tok0; tok && i < sp->tok1; i++)
-        if (tok[i] >= 256) data += rlen[tok[i] - 256];
+        if (tok[i] >= 256) data += len[tok[i]];
     if (!dynamic_pays(&t, data, sp->end - sp->start)) {
         put_stored(w, src + sp->start, sp->end - sp->start, final);
         return;
@@ -402,20 +406,20 @@ static void code_block(bitw *w, const unsigned char *src, const uint16_t *tok, c
     if (!tok) { /* three codes of at most 15 bits between flushes */
         const unsigned char *p = src + sp->start, *e = src + sp->end;
         for (; e - p >= 3; p += 3) {
-            add(&o, t.code[p[0]], t.len[p[0]]);
-            add(&o, t.code[p[1]], t.len[p[1]]);
-            add(&o, t.code[p[2]], t.len[p[2]]);
+            add(&o, code[p[0]], len[p[0]]);
+            add(&o, code[p[1]], len[p[1]]);
+            add(&o, code[p[2]], len[p[2]]);
             flush(&o);
         }
-        for (; p < e; p++) put(&o, t.code[*p], t.len[*p]);
+        for (; p < e; p++) put(&o, code[*p], len[*p]);
     } else { /* tokens of at most 21 bits (a run: 15 + 5 extra + 1), two between flushes */
-        for (i = sp->tok0; i < sp->tok1; i++) {
-            const unsigned v = tok[i];
-            if (v < 256) add(&o, t.code[v], t.len[v]);
-            else add(&o, rcode[v - 256], rlen[v - 256]);
-            if (i & 1) flush(&o);
+        const uint16_t *p = tok + sp->tok0, *e = tok + sp->tok1;
+        for (; e - p >= 2; p += 2) {
+            add(&o, code[p[0]], len[p[0]]);
+            add(&o, code[p[1]], len[p[1]]);
+            flush(&o);
         }
-        flush(&o);
+        for (; p < e; p++) put(&o, code[*p], len[*p]);
     }
     put(&o, t.code[256], t.len[256]);
     *w = o;

@@ -37,15 +37,18 @@
 #include <string.h>
 
 /* Levels: 0 stores; 1 is Huffman coding alone; 2 (the default) adds
- * runs of one byte (zlib's Z_RLE); 3 to 9 are zlib's string matching at
- * that level (Z_FILTERED, as libpng). Noise filtered by Paeth leaves few
- * repeated strings to find: on graphs/terrain.lua at 4096^2, 16-bit, the
- * filtered rows of a band took with Z_RLE 71.6% of their size at 50 MB/s,
- * Huffman alone 71.7% at 47 MB/s, level 1 with matching 73.9% at 28 MB/s,
- * level 6 71.6% at 5 MB/s: Z_RLE is both the smallest and the fastest
- * there. Matching pays on flat or terraced images (masks, quantized
- * steps). Paeth alone matches libpng's try-every-filter heuristic on
- * smooth noise (same size) at a fraction of the filtering work. */
+ * runs of one byte (as zlib's Z_RLE); both are our own coder (deflate.c);
+ * 3 to 9 are zlib's string matching at that level (Z_FILTERED, as
+ * libpng). Noise filtered by Paeth leaves few repeated strings to find:
+ * on graphs/terrain.lua at 4096^2, 16-bit, the filtered rows of a band
+ * took with zlib's Z_RLE 71.4% of their size (~120 MB/s of one core
+ * unloaded), Huffman alone 71.5%, level 1 with matching 73.9%, level 6
+ * 71.6% (at a tenth of the speed). deflate.c takes 71.2% at level 2
+ * (~370 MB/s) and 71.3% at level 1 (~680 MB/s): a code per 64 KiB rather
+ * than zlib's 16 K symbols, and optimal lengths. Matching pays on flat or
+ * terraced images (masks, quantized steps). Paeth alone matches libpng's
+ * try-every-filter heuristic on smooth noise (same size) at a fraction of
+ * the filtering work. */
 #define DEFAULT_LEVEL 2
 /* Samples per band, in bytes as stored: large enough that a fresh
  * compressor history per band costs little, small enough that a few bands
@@ -124,31 +127,47 @@ static int encoder_failed(ng__image *im)
 
 /* ---- a band's work: any thread ---------------------------------------------- */
 
-/* ng__quantize's arithmetic, written so the compiler vectorises it: the
- * clamps as selects (NaN fails v > 0 and goes to 0, as there), and the
- * result, at most 65535.5 truncated, fits an int, whose conversion SIMD
- * has. Same values. */
-static inline int quantize(float v, double max)
+/* ng__quantize's arithmetic, split in two loops that the compiler
+ * vectorises (one loop with both does not: its selects become branches
+ * around the conversion): the clamps as selects (NaN fails v > 0 and goes
+ * to 0, as there), then the scaling, whose result (at most 65535.5,
+ * truncated) fits an int, a conversion SIMD has. Same values. */
+#define PACK_CHUNK 256
+
+static void clamp01(float *restrict dst, const float *restrict src, size_t n)
 {
-    v = v > 0.0f ? v : 0.0f;
-    v = v < 1.0f ? v : 1.0f;
-    return (int)((double)v * max + 0.5);
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const float v = src[i] > 0.0f ? src[i] : 0.0f;
+        dst[i] = v < 1.0f ? v : 1.0f;
+    }
 }
 
 static void pack8(unsigned char *restrict dst, const float *restrict src, size_t n)
 {
-    size_t i;
-    for (i = 0; i < n; i++) dst[i] = (unsigned char)quantize(src[i], 255.0);
+    float c[PACK_CHUNK];
+    size_t at, i;
+    for (at = 0; at < n; at += PACK_CHUNK) {
+        const size_t m = n - at < PACK_CHUNK ? n - at : PACK_CHUNK;
+        clamp01(c, src + at, m);
+        for (i = 0; i < m; i++) dst[at + i] = (unsigned char)(int)((double)c[i] * 255.0 + 0.5);
+    }
 }
 
 /* 16-bit samples are stored big-endian, as PNG wants, by hand. */
 static void pack16(unsigned char *restrict dst, const float *restrict src, size_t n)
 {
-    size_t i;
-    for (i = 0; i < n; i++) {
-        const int q = quantize(src[i], 65535.0);
-        dst[2 * i] = (unsigned char)(q >> 8);
-        dst[2 * i + 1] = (unsigned char)q;
+    float c[PACK_CHUNK];
+    size_t at, i;
+    for (at = 0; at < n; at += PACK_CHUNK) {
+        const size_t m = n - at < PACK_CHUNK ? n - at : PACK_CHUNK;
+        unsigned char *d = dst + 2 * at;
+        clamp01(c, src + at, m);
+        for (i = 0; i < m; i++) {
+            const int q = (int)((double)c[i] * 65535.0 + 0.5);
+            d[2 * i] = (unsigned char)(q >> 8);
+            d[2 * i + 1] = (unsigned char)q;
+        }
     }
 }
 
