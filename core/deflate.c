@@ -284,13 +284,6 @@ static void put_stored(bitw *w, const unsigned char *src, size_t n, int final)
     w->p += 4 + n;
 }
 
-/* Whether the dynamic block (table plus `data` bits) is no larger than a
- * stored one of n bytes (its header and the worst padding counted). */
-static int dynamic_pays(const table *t, uint64_t data, size_t n)
-{
-    return t->bits + data + t->len[256] <= 3 + 7 + 32 + 8 * (uint64_t)n;
-}
-
 /* ---- tokens ------------------------------------------------------------------- */
 
 /* Each run length's symbol (- 257), extra bits and their value. */
@@ -363,43 +356,58 @@ static size_t tokenize(uint16_t *tok, uint32_t *freq, const runsyms *rs, const u
 
 /* ---- one block ------------------------------------------------------------------ */
 
-/* Input bytes [start, end) and, at level 2, their tokens [tok0, tok1). */
+/* Input bytes [start, end) and, at level 2, their tokens [tok0, tok1):
+ * a block to be, with its code, the code of each token (a literal's, or a
+ * run's length, extra bits and distance together) and its size. */
 typedef struct span {
     size_t start, end, tok0, tok1;
     uint32_t freq[NLIT];
+    table t;
+    uint32_t code[512];
+    unsigned char len[512];
+    uint64_t bits;  /* the block's size, coded as it will be */
+    int stored;     /* stored: smaller than its dynamic code */
 } span;
 
-/* The span as one block: dynamic, or stored when that is smaller. tok:
- * NULL at level 1 (the bytes are the literals). */
-static void code_block(bitw *w, const unsigned char *src, const uint16_t *tok, const runsyms *rs, span *sp,
-                       int final)
+/* The span's code and size. tok: NULL at level 1 (the bytes are the
+ * literals). */
+static void plan_block(span *sp, const uint16_t *tok, const runsyms *rs)
 {
-    uint32_t code[512]; /* by token: a literal's code, or a run's (length, extra bits, distance) */
-    unsigned char len[512];
-    table t;
-    bitw o;
-    uint64_t data = 0;
+    table *t = &sp->t;
+    uint64_t data = 0, stored;
     size_t i;
     int s;
-    build_table(&t, sp->freq);
+    build_table(t, sp->freq);
     for (s = 0; s < 256; s++) {
-        code[s] = t.code[s];
-        len[s] = t.len[s];
-        data += (uint64_t)sp->freq[s] * t.len[s];
+        sp->code[s] = t->code[s];
+        sp->len[s] = t->len[s];
+        data += (uint64_t)sp->freq[s] * t->len[s];
     }
     /* a run: its length symbol, the extra bits, then distance code 0 (one bit, 0) */
     for (s = 0; tok && s < 256; s++) {
         const unsigned ls = 257 + rs->sym[s];
-        code[256 + s] = t.code[ls] | rs->extra[s] << t.len[ls];
-        len[256 + s] = (unsigned char)(t.len[ls] + rs->nextra[s] + 1);
+        sp->code[256 + s] = t->code[ls] | rs->extra[s] << t->len[ls];
+        sp->len[256 + s] = (unsigned char)(t->len[ls] + rs->nextra[s] + 1);
     }
     for (i = sp->tok0; tok && i < sp->tok1; i++)
-        if (tok[i] >= 256) data += len[tok[i]];
-    if (!dynamic_pays(&t, data, sp->end - sp->start)) {
+        if (tok[i] >= 256) data += sp->len[tok[i]];
+    data += t->bits + t->len[256];
+    /* a stored block: its header, the worst padding, LEN and NLEN, the bytes */
+    stored = 3 + 7 + 32 + 8 * (uint64_t)(sp->end - sp->start);
+    sp->stored = stored < data;
+    sp->bits = sp->stored ? stored : data;
+}
+
+static void emit_block(bitw *w, const unsigned char *src, const uint16_t *tok, const span *sp, int final)
+{
+    const uint32_t *code = sp->code;
+    const unsigned char *len = sp->len;
+    bitw o;
+    if (sp->stored) {
         put_stored(w, src + sp->start, sp->end - sp->start, final);
         return;
     }
-    put_table(w, &t, final);
+    put_table(w, &sp->t, final);
     /* the writer in a local, which the compiler keeps in registers (the
      * stores through w->p might otherwise alias it) */
     o = *w;
@@ -421,7 +429,7 @@ static void code_block(bitw *w, const unsigned char *src, const uint16_t *tok, c
         }
         for (; p < e; p++) put(&o, code[*p], len[*p]);
     }
-    put(&o, t.code[256], t.len[256]);
+    put(&o, sp->t.code[256], sp->t.len[256]); /* end of block */
     *w = o;
 }
 
@@ -455,16 +463,20 @@ static float estimate(const uint32_t *freq)
 }
 
 /* src[start..end) (at most BLOCK bytes) as one block, or as PARTS blocks
- * when the parts' own codes are estimated to pay for their tables. */
+ * when that is smaller. The estimate spares building PARTS codes for
+ * nothing where the statistics hold (most images); where it says split,
+ * the exact sizes decide, so a chunk never takes more than one block
+ * would. */
 static void code_chunk(bitw *w, const unsigned char *src, size_t start, size_t end, uint16_t *tok,
                        const runsyms *rs, int final)
 {
     span part[PARTS], all;
     float split = 0;
+    uint64_t bits = 0;
     size_t k = 0;
     int i, s;
-    memset(&all, 0, sizeof all);
-    all.start = start, all.end = end;
+    memset(all.freq, 0, sizeof all.freq);
+    all.start = start, all.end = end, all.tok0 = 0;
     for (i = 0; i < PARTS; i++) {
         span *p = &part[i];
         memset(p->freq, 0, sizeof p->freq);
@@ -478,11 +490,18 @@ static void code_chunk(bitw *w, const unsigned char *src, size_t start, size_t e
         split += estimate(p->freq);
     }
     all.tok1 = k;
-    if (split >= estimate(all.freq)) {
-        code_block(w, src, tok, rs, &all, final);
-        return;
+    plan_block(&all, tok, rs);
+    if (split < estimate(all.freq)) {
+        for (i = 0; i < PARTS; i++) {
+            plan_block(&part[i], tok, rs);
+            bits += part[i].bits;
+        }
+        if (bits < all.bits) {
+            for (i = 0; i < PARTS; i++) emit_block(w, src, tok, &part[i], final && i == PARTS - 1);
+            return;
+        }
     }
-    for (i = 0; i < PARTS; i++) code_block(w, src, tok, rs, &part[i], final && i == PARTS - 1);
+    emit_block(w, src, tok, &all, final);
 }
 
 /* ---- the stream ----------------------------------------------------------------- */
