@@ -73,8 +73,10 @@ static unsigned char *make_data(kind k, size_t n)
     return d;
 }
 
-/* Raw inflate of z (zlib's); whether it ends, uses all of z and gives src. */
-static int inflates_to(const unsigned char *z, size_t nz, const unsigned char *src, size_t n)
+/* Raw inflate of z (zlib's); whether it uses all of z, gives src and
+ * ends (final) or stops at a byte boundary with every byte out (not
+ * final: a sync flush). */
+static int inflates_to(const unsigned char *z, size_t nz, const unsigned char *src, size_t n, int final)
 {
     z_stream s;
     unsigned char *out = malloc(n + 16);
@@ -88,22 +90,29 @@ static int inflates_to(const unsigned char *z, size_t nz, const unsigned char *s
     s.avail_in = (uInt)nz;
     s.next_out = out;
     s.avail_out = (uInt)(n + 16);
-    rc = inflate(&s, Z_FINISH);
-    ok = rc == Z_STREAM_END && s.avail_in == 0 && s.total_out == n && (n == 0 || memcmp(out, src, n) == 0);
+    rc = inflate(&s, final ? Z_FINISH : Z_SYNC_FLUSH);
+    ok = rc == (final ? Z_STREAM_END : Z_OK) && s.avail_in == 0 && s.total_out == n && (n == 0 || memcmp(out, src, n) == 0);
     inflateEnd(&s);
     free(out);
     return ok;
 }
 
-/* src coded as one final stream (runs or not); its size, 0 when it does not inflate back. */
-static size_t round_trip(const unsigned char *src, size_t n, int runs)
+/* src coded (runs or not) as a stream, final or not; its size, 0 when it
+ * is past the bound or does not inflate back. */
+static size_t coded_size(const unsigned char *src, size_t n, int runs, int final)
 {
     const size_t bound = ng__deflate_bound(n);
     unsigned char *z = malloc(bound);
-    size_t nz = z ? ng__deflate(z, src, n, runs, 1) : 0;
-    int ok = nz > 0 && nz <= bound && inflates_to(z, nz, src, n);
+    size_t nz = z ? ng__deflate(z, src, n, runs, final) : 0;
+    int ok = nz > 0 && nz <= bound && inflates_to(z, nz, src, n, final);
     free(z);
     return ok ? nz : 0;
+}
+
+/* As a final stream, and as one ended by a sync flush: the final size. */
+static size_t round_trip(const unsigned char *src, size_t n, int runs)
+{
+    return coded_size(src, n, runs, 0) ? coded_size(src, n, runs, 1) : 0;
 }
 
 static void deflate_round_trips(void)
@@ -120,6 +129,48 @@ static void deflate_round_trips(void)
                        kind_name[k], sizes[i], runs + 1);
             free(d);
         }
+}
+
+/* Short inputs of every size up to 400, of mixed statistics (a half of
+ * one kind, a half of another, so that splitting a block tempts), each
+ * within ng__deflate_bound and inflating back. */
+static void deflate_short_inputs(void)
+{
+    size_t n, bad = 0;
+    int runs, k;
+    for (k = 0; k < NKINDS; k++) {
+        unsigned char *a = make_data((kind)k, 400), *b = make_data((kind)((k + 1) % NKINDS), 400), *d = malloc(400);
+        CHECK(a && b && d);
+        for (n = 0; a && b && d && n <= 400; n++) {
+            memcpy(d, a, n / 2);
+            memcpy(d + n / 2, b + 200, n - n / 2);
+            for (runs = 0; runs <= 1; runs++)
+                if (!round_trip(d, n, runs)) {
+                    if (bad++ < 5)
+                        CHECKF(0, "%s then %s, %zu bytes, level %d: past the bound or does not inflate back",
+                               kind_name[k], kind_name[(k + 1) % NKINDS], n, runs + 1);
+                }
+        }
+        free(a);
+        free(b);
+        free(d);
+    }
+    CHECKF(bad == 0, "%zu short inputs failed", bad);
+}
+
+/* What the fuzz target found: 115 bytes, coded at level 1 as four blocks
+ * on an estimate, took 138 bytes, past the bound (135). */
+static void deflate_fuzz_found_bound(void)
+{
+    static const unsigned char found[] =
+        "\xf7\xa6\x08\x94\x94\xe8\x94\x94\x94\x94\x94\x94\x94\x94\x94\x94\x94\x03\x94\x00\x41\x60\x00\x0d"
+        "\x3d\xdc\x61\x27\x61\x9e\x38\xc7\xc7\xc7\xc7\xc7\xc7\x00\xc7\xc7\x43\xc7\xc7\xc7\xc7\xc7\xc7\xc7"
+        "\xc7\xc7\x69\x8e\x69\x7e\xfa\x11\x8e\x3b\x4a\xbb\x17\xfe\x3f\xf8\xff\xff\x9e\xfe\x9e\xfe\x9d\xfb"
+        "\xc4\x44\xb5\xf6\x13\x5d\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x17\x44\x7f\x00\x00\x62\xaf\x63"
+        "\xff\xfd\xc1\xc1\xc1\xc1\xc1\xc1\xc1\xc1\xc1\xc1\xc1\x01\x00\x00\x00\x00\x17";
+    CHECK_INT(sizeof found - 1, 115);
+    CHECKF(coded_size(found, 115, 0, 0) > 0, "level 1: past the bound or does not inflate back");
+    CHECKF(coded_size(found, 115, 1, 0) > 0, "level 2: past the bound or does not inflate back");
 }
 
 /* Several calls' streams, one after the other behind one zlib header and
@@ -296,6 +347,8 @@ static void deflate_png_constant_tiny(void)
 void suite_deflate(void)
 {
     RUN(deflate_round_trips);
+    RUN(deflate_short_inputs);
+    RUN(deflate_fuzz_found_bound);
     RUN(deflate_bands_join);
     RUN(deflate_sizes);
     if (cli_setup("deflate")) return;
