@@ -328,7 +328,7 @@ static size_t run_length(const unsigned char *p, size_t max, unsigned char v)
 
 /* src[start..end) as tokens: a literal byte (0-255), or 256 + l for a
  * run of l + 3 copies of the byte before (distance 1), counted into freq
- * by symbol. A run may reach back before start (the decoder still has
+ * by symbol, and runs also by length (freq[NLIT + l]). A run may reach back before start (the decoder still has
  * those bytes), never before src. Returns the token count. */
 static size_t tokenize(uint16_t *tok, uint32_t *freq, const runsyms *rs, const unsigned char *src, size_t start,
                        size_t end)
@@ -343,6 +343,7 @@ static size_t tokenize(uint16_t *tok, uint32_t *freq, const runsyms *rs, const u
             if (r >= MIN_RUN) {
                 tok[k++] = (uint16_t)(256 + r - MIN_RUN);
                 freq[257 + rs->sym[r - MIN_RUN]]++;
+                freq[NLIT + r - MIN_RUN]++;
                 i += r;
                 continue;
             }
@@ -361,7 +362,7 @@ static size_t tokenize(uint16_t *tok, uint32_t *freq, const runsyms *rs, const u
  * run's length, extra bits and distance together) and its size. */
 typedef struct span {
     size_t start, end, tok0, tok1;
-    uint32_t freq[NLIT];
+    uint32_t freq[NLIT + 256]; /* by symbol, then runs by length - 3 */
     table t;
     uint32_t code[512];
     unsigned char len[512];
@@ -375,7 +376,6 @@ static void plan_block(span *sp, const uint16_t *tok, const runsyms *rs)
 {
     table *t = &sp->t;
     uint64_t data = 0, stored;
-    size_t i;
     int s;
     build_table(t, sp->freq);
     for (s = 0; s < 256; s++) {
@@ -389,8 +389,7 @@ static void plan_block(span *sp, const uint16_t *tok, const runsyms *rs)
         sp->code[256 + s] = t->code[ls] | rs->extra[s] << t->len[ls];
         sp->len[256 + s] = (unsigned char)(t->len[ls] + rs->nextra[s] + 1);
     }
-    for (i = sp->tok0; tok && i < sp->tok1; i++)
-        if (tok[i] >= 256) data += sp->len[tok[i]];
+    for (s = 0; tok && s < 256; s++) data += (uint64_t)sp->freq[NLIT + s] * sp->len[256 + s];
     data += t->bits + t->len[256];
     /* a stored block: its header, the worst padding, LEN and NLEN, the bytes */
     stored = 3 + 7 + 32 + 8 * (uint64_t)(sp->end - sp->start);
@@ -486,7 +485,7 @@ static void code_chunk(bitw *w, const unsigned char *src, size_t start, size_t e
         if (tok) k += tokenize(tok + k, p->freq, rs, src, p->start, p->end);
         else count_literals(p->freq, src + p->start, p->end - p->start);
         p->tok1 = k;
-        for (s = 0; s < NLIT; s++) all.freq[s] += p->freq[s];
+        for (s = 0; s < NLIT + 256; s++) all.freq[s] += p->freq[s];
         split += estimate(p->freq);
     }
     all.tok1 = k;
