@@ -2,12 +2,14 @@
  * deflate.c — a fast deflate coder (RFC 1951) for PNG levels 1 and 2: see
  * deflate.h.
  *
- * zlib's Z_HUFFMAN_ONLY and Z_RLE spend most of their time in generic
- * machinery (a sliding window, a pending buffer, per-symbol tallies with
- * block-full checks); this file does only what those two strategies
- * need. The input is cut into blocks of at most BLOCK bytes; each block
- * gets its own dynamic Huffman code (or is stored when that is smaller,
- * as random bytes are), so the size tracks zlib's at the same strategy.
+ * zlib's Z_HUFFMAN_ONLY and Z_RLE go through its general machinery (a
+ * sliding window, a pending buffer, per-symbol tallies with block-full
+ * checks); this file does only what those two strategies need, 3-6 times
+ * faster. The input is cut into chunks of at most BLOCK bytes; each is
+ * one block with its own dynamic Huffman code, or four when their own
+ * codes are smaller (statistics that change within the chunk), and any
+ * block is stored when that is smaller (random bytes). The sizes come
+ * out at or a little under zlib's with the same strategy.
  *
  * Code lengths are limited (15 bits, 7 for the code-length code) by
  * package-merge (Larmore and Hirschberg, 1990): optimal lengths under the
@@ -19,9 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Input bytes per block: a stored block holds at most 65535. Smaller
+/* Input bytes per chunk: a stored block holds at most 65535. Smaller
  * blocks follow the data's statistics more closely but pay a code table
- * (about 60-100 bytes) each. */
+ * (about 60-100 bytes) each: on filtered noise 64 KiB takes 0.2% less
+ * than zlib's blocks of 16 K symbols. */
 #define BLOCK 65535
 #define NLIT 286       /* literal/length symbols that may occur: 0-285 */
 #define NCL 19         /* code-length code symbols */

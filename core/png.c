@@ -310,7 +310,7 @@ static int band_retire(void *ctx, int slot)
     unsigned char head[2], tail[4];
     const size_t len = b->nout + (b->y == 0 ? 2 : 0) + (b->last ? 4 : 0);
     if (b->zerr != Z_OK)
-        return ng__image_fail(im, 0, "PNG encoder: zlib: %s", b->zerr == Z_MEM_ERROR ? "out of memory" : "failed");
+        return ng__image_fail(im, 0, "PNG encoder: deflate: %s", b->zerr == Z_MEM_ERROR ? "out of memory" : "failed");
     p->adler = b->y == 0 ? b->adler : adler32_combine(p->adler, b->adler, (z_off_t)b->nfilt);
     if (b->y == 0) zlib_header(head, p->level);
     if (b->last) put_be32(tail, p->adler);
