@@ -22,6 +22,7 @@
  * Memory: a few bands per encoder thread (the queue's slots), whatever the
  * height.
  */
+#include "deflate.h"
 #include "encq.h"
 #include "filesink.h"
 
@@ -36,15 +37,18 @@
 #include <string.h>
 
 /* Levels: 0 stores; 1 is Huffman coding alone; 2 (the default) adds
- * runs of one byte (zlib's Z_RLE); 3 to 9 are zlib's string matching at
- * that level (Z_FILTERED, as libpng). Noise filtered by Paeth leaves few
- * repeated strings to find: on graphs/terrain.lua at 4096^2, 16-bit, the
- * filtered rows of a band took with Z_RLE 71.6% of their size at 50 MB/s,
- * Huffman alone 71.7% at 47 MB/s, level 1 with matching 73.9% at 28 MB/s,
- * level 6 71.6% at 5 MB/s: Z_RLE is both the smallest and the fastest
- * there. Matching pays on flat or terraced images (masks, quantized
- * steps). Paeth alone matches libpng's try-every-filter heuristic on
- * smooth noise (same size) at a fraction of the filtering work. */
+ * runs of one byte (as zlib's Z_RLE); both are our own coder (deflate.c);
+ * 3 to 9 are zlib's string matching at that level (Z_FILTERED, as
+ * libpng). Noise filtered by Paeth leaves few repeated strings to find:
+ * on graphs/terrain.lua at 4096^2, 16-bit, the filtered rows of a band
+ * took with zlib's Z_RLE 71.4% of their size (~120 MB/s of one core
+ * unloaded), Huffman alone 71.5%, level 1 with matching 73.9%, level 6
+ * 71.6% (at a tenth of the speed). deflate.c takes 71.2% at level 2
+ * (~370 MB/s) and 71.3% at level 1 (~680 MB/s): a code per 64 KiB rather
+ * than zlib's 16 K symbols, and optimal lengths. Matching pays on flat or
+ * terraced images (masks, quantized steps). Paeth alone matches libpng's
+ * try-every-filter heuristic on smooth noise (same size) at a fraction of
+ * the filtering work. */
 #define DEFAULT_LEVEL 2
 /* Samples per band, in bytes as stored: large enough that a fresh
  * compressor history per band costs little, small enough that a few bands
@@ -123,47 +127,96 @@ static int encoder_failed(ng__image *im)
 
 /* ---- a band's work: any thread ---------------------------------------------- */
 
-/* 16-bit samples are stored big-endian, as PNG wants, by hand. */
-static void pack_row(const ng__image *im, unsigned char *dst, const float *src)
+/* ng__quantize's arithmetic, split in two loops that the compiler
+ * vectorises (one loop with both does not: its selects become branches
+ * around the conversion): the clamps as selects (NaN fails v > 0 and goes
+ * to 0, as there), then the scaling, whose result (at most 65535.5,
+ * truncated) fits an int, a conversion SIMD has. Same values. */
+#define PACK_CHUNK 256
+
+static void clamp01(float *restrict dst, const float *restrict src, size_t n)
 {
-    size_t n = (size_t)im->width * (size_t)im->channels, i;
+    size_t i;
     for (i = 0; i < n; i++) {
-        if (im->bits == 8) {
-            dst[i] = (unsigned char)ng__quantize(src[i], 255);
-        } else {
-            unsigned q = ng__quantize(src[i], 65535);
-            dst[2 * i] = (unsigned char)(q >> 8);
-            dst[2 * i + 1] = (unsigned char)(q & 0xff);
+        const float v = src[i] > 0.0f ? src[i] : 0.0f;
+        dst[i] = v < 1.0f ? v : 1.0f;
+    }
+}
+
+static void pack8(unsigned char *restrict dst, const float *restrict src, size_t n)
+{
+    float c[PACK_CHUNK];
+    size_t at, i;
+    for (at = 0; at < n; at += PACK_CHUNK) {
+        const size_t m = n - at < PACK_CHUNK ? n - at : PACK_CHUNK;
+        clamp01(c, src + at, m);
+        for (i = 0; i < m; i++) dst[at + i] = (unsigned char)(int)((double)c[i] * 255.0 + 0.5);
+    }
+}
+
+/* 16-bit samples are stored big-endian, as PNG wants, by hand. */
+static void pack16(unsigned char *restrict dst, const float *restrict src, size_t n)
+{
+    float c[PACK_CHUNK];
+    size_t at, i;
+    for (at = 0; at < n; at += PACK_CHUNK) {
+        const size_t m = n - at < PACK_CHUNK ? n - at : PACK_CHUNK;
+        unsigned char *d = dst + 2 * at;
+        clamp01(c, src + at, m);
+        for (i = 0; i < m; i++) {
+            const int q = (int)((double)c[i] * 65535.0 + 0.5);
+            d[2 * i] = (unsigned char)(q >> 8);
+            d[2 * i + 1] = (unsigned char)q;
         }
     }
 }
 
-static unsigned char paeth(unsigned char a, unsigned char b, unsigned char c)
+static void pack_row(const ng__image *im, unsigned char *dst, const float *src)
 {
-    int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
-    return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+    const size_t n = (size_t)im->width * (size_t)im->channels;
+    if (im->bits == 8) pack8(dst, src, n);
+    else pack16(dst, src, n);
+}
+
+/* The Paeth predictor of a (left), b (up), c (up left): the one nearest
+ * a + b - c, ties to a then b. Written as selects without branches, in
+ * 16-bit arithmetic (every difference of bytes here fits), so that the
+ * loop below vectorises with 8 lanes a vector rather than 4. */
+static inline int16_t abs16(int16_t x)
+{
+    return x < 0 ? (int16_t)-x : x;
+}
+
+static inline int16_t paeth(int16_t a, int16_t b, int16_t c)
+{
+    const int16_t pa = abs16((int16_t)(b - c)), pb = abs16((int16_t)(a - c)), pc = abs16((int16_t)(a + b - c - c));
+    const int16_t ab = pb <= pc ? b : c;
+    return pa <= pb && pa <= pc ? a : ab;
 }
 
 /* The Paeth filter (type 4) of row `cur` under row `up` (zeros above the
- * image), bpp bytes a pixel, into dst: its type byte, then n bytes. */
-static void filter_row(unsigned char *dst, const unsigned char *cur, const unsigned char *up, size_t n, size_t bpp)
+ * image), bpp bytes a pixel, into dst: its type byte, then n bytes. On the
+ * encoder's side every byte depends on the inputs alone, so the loop has
+ * no carried dependence. */
+static void filter_row(unsigned char *restrict dst, const unsigned char *restrict cur,
+                       const unsigned char *restrict up, size_t n, size_t bpp)
 {
     size_t i;
     dst[0] = 4;
-    for (i = 0; i < bpp && i < n; i++) dst[1 + i] = (unsigned char)(cur[i] - paeth(0, up[i], 0));
+    /* no left neighbours: the predictor of (0, b, 0) is b */
+    for (i = 0; i < bpp && i < n; i++) dst[1 + i] = (unsigned char)(cur[i] - up[i]);
     for (; i < n; i++) dst[1 + i] = (unsigned char)(cur[i] - paeth(cur[i - bpp], up[i], up[i - bpp]));
 }
 
-/* Deflates b->filt into b->out, growing it as needed. */
-static int deflate_band(band *b, int level)
+/* Deflates b->filt into b->out with zlib (levels 0 and 3-9), growing it as needed. */
+static int zlib_band(band *b, int level)
 {
     int rc;
     if (!b->z_ready) {
         memset(&b->z, 0, sizeof b->z);
         /* raw deflate (-15): the zlib header and trailer are written once
          * for the whole image */
-        const int strategy = level == 1 ? Z_HUFFMAN_ONLY : level == 2 ? Z_RLE : Z_FILTERED;
-        if ((rc = deflateInit2(&b->z, level, Z_DEFLATED, -15, 8, strategy)) != Z_OK) return rc;
+        if ((rc = deflateInit2(&b->z, level, Z_DEFLATED, -15, 8, Z_FILTERED)) != Z_OK) return rc;
         b->z_ready = 1;
     } else if ((rc = deflateReset(&b->z)) != Z_OK) {
         return rc;
@@ -186,6 +239,22 @@ static int deflate_band(band *b, int level)
         if (rc == Z_STREAM_ERROR) return rc;
     } while (b->last ? rc != Z_STREAM_END : b->z.avail_out == 0);
     return Z_OK;
+}
+
+/* Levels 1 and 2: our own coder (deflate.c), several times zlib's speed
+ * at those strategies for the same size. */
+static int deflate_band(band *b, int level)
+{
+    const size_t need = ng__deflate_bound(b->nfilt);
+    if (level != 1 && level != 2) return zlib_band(b, level);
+    if (b->cap < need) {
+        free(b->out);
+        b->cap = 0;
+        if (!(b->out = malloc(need))) return Z_MEM_ERROR;
+        b->cap = need;
+    }
+    b->nout = ng__deflate(b->out, b->filt, b->nfilt, level == 2, b->last);
+    return b->nout ? Z_OK : Z_MEM_ERROR;
 }
 
 static void band_work(void *ctx, int slot)
@@ -241,7 +310,7 @@ static int band_retire(void *ctx, int slot)
     unsigned char head[2], tail[4];
     const size_t len = b->nout + (b->y == 0 ? 2 : 0) + (b->last ? 4 : 0);
     if (b->zerr != Z_OK)
-        return ng__image_fail(im, 0, "PNG encoder: zlib: %s", b->zerr == Z_MEM_ERROR ? "out of memory" : "failed");
+        return ng__image_fail(im, 0, "PNG encoder: deflate: %s", b->zerr == Z_MEM_ERROR ? "out of memory" : "failed");
     p->adler = b->y == 0 ? b->adler : adler32_combine(p->adler, b->adler, (z_off_t)b->nfilt);
     if (b->y == 0) zlib_header(head, p->level);
     if (b->last) put_be32(tail, p->adler);
