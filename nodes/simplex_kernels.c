@@ -461,8 +461,10 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, int first, uin
         return;
     }
     closer = 0u - (uint32_t)(r2 < near->r2);
-    near->r2 = u2f(select_u(closer, f2u(r2), f2u(near->r2)));
-    near->h = select_u(closer, h, near->h);
+    /* integer selects on the compare: one blend each on AVX-512, where
+     * select_u's masks took two operations */
+    near->r2 = u2f(closer ? f2u(r2) : f2u(near->r2));
+    near->h = closer ? h : near->h;
     if (deriv)
         UNROLL
         for (e = 0; e < dims; e++) near->d[e] = u2f(select_u(closer, f2u(d[e]), f2u(near->d[e])));
