@@ -435,8 +435,8 @@ static inline float bump_value(uint32_t hb, int c)
  * its slope: d/dd_e = -6 inv t2 d_e. */
 static inline float vec_bump(float r2, float inv, float *t2)
 {
-    uint32_t u = f2u(1.0f - r2 * inv);
-    float t = u2f(u & ~(uint32_t)((int32_t)u >> 31)); /* max(t, 0) */
+    int32_t u = (int32_t)f2u(1.0f - r2 * inv);
+    float t = u2f((uint32_t)(u > 0 ? u : 0)); /* max(t, 0) on the bits: one integer max */
     *t2 = t * t;
     return *t2 * t;
 }

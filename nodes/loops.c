@@ -114,6 +114,38 @@ static void loop_axpy_masked_to(float *out, const float *p, const float *restric
     for (i = 0; i < n; i++) out[i] = p[i] + a[i] * w * x[i];
 }
 
+/* The axes of a warp's move together: one loop reads the field once
+ * per point for every plane it moves. Each point reads its inputs before
+ * its stores, so out in place of p or x is safe: said to the compiler,
+ * which otherwise runs the in-place case (the common one) unvectorised
+ * behind its overlap check. */
+#if defined(__clang__)
+#define MOVE_NO_ALIAS _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define MOVE_NO_ALIAS _Pragma("GCC ivdep")
+#endif
+static void loop_axpy_const_to(float *out, const float *const *p, float s, const float *x, int axes, int n)
+{
+    const size_t N = (size_t)n;
+    const float *p0 = p[0], *p1 = axes > 1 ? p[1] : NULL;
+    int i, d;
+    if (axes == 2) {
+        MOVE_NO_ALIAS
+        for (i = 0; i < n; i++) {
+            float a = p0[i] + s * x[i], b = p1[i] + s * x[N + i];
+            out[i] = a;
+            out[N + i] = b;
+        }
+        return;
+    }
+    for (d = 0; d < axes; d++) {
+        const float *pd = p[d], *xd = x + d * N;
+        float *od = out + d * N;
+        MOVE_NO_ALIAS
+        for (i = 0; i < n; i++) od[i] = pd[i] + s * xd[i];
+    }
+}
+
 /* A non-negative float's order is its bits' order as an integer, so the
  * largest |x| is an integer maximum, which vectorises (a float compare
  * that skips NaN does not); NaN's bits, above infinity's, are dropped. */

@@ -63,6 +63,9 @@ typedef struct ng_warp_octave2 {
     X(axpy_masked, (float *restrict out, const float *restrict a, float w, const float *restrict x, int n))  \
     /* out = p + a * w * x, the same bits as out = p then axpy_masked (a warp's first octave; p or x may be out) */ \
     X(axpy_masked_to, (float *out, const float *p, const float *restrict a, float w, const float *x, int n))  \
+    /* out + d n = p[d] + s * (x + d n) for d < axes in one pass: axpy_masked_to's bits when every a is the   \
+     * same, s = a * w (a warp by a constant amount; p[d] or x may be out) */                                  \
+    X(axpy_const_to, (float *out, const float *const *p, float s, const float *x, int axes, int n))           \
     /* out = x * s (x may be out) */                                                                           \
     X(scale, (float *out, const float *x, float s, int n))                                                    \
     /* *m = the largest of *m and the bits of |x| over x, NaN skipped (octaves.c: ng__block_max_abs) */       \

@@ -47,8 +47,10 @@
  * corner offset d, d/dd_e falloff = -8 d_e t3 (C3 where it reaches 0). */
 static inline float falloff(float d2, float *t3)
 {
-    uint32_t u = f2u(0.5f - d2);
-    float t = u2f(u & ~(uint32_t)((int32_t)u >> 31)); /* max(t, 0): negative -> +0 */
+    /* max(t, 0) on the bits (negative -> +0): one integer max, where a
+     * mask from the sign took two operations */
+    int32_t u = (int32_t)f2u(0.5f - d2);
+    float t = u2f((uint32_t)(u > 0 ? u : 0));
     float tt = t * t;
     *t3 = tt * t;
     return tt * tt;
@@ -106,10 +108,10 @@ LOOP_INLINE void simplex_grad_vec(int dims, uint32_t h, float *g)
  * and with deriv its partials added to acc[]. */
 LOOP_INLINE float simplex_corner(int dims, int deriv, uint32_t h, const float *d, float *acc)
 {
-    float r2 = 0.0f, t3, fo, gd;
+    float r2 = d[0] * d[0], t3, fo, gd; /* the same bits as a fusion with +0 */
     int e;
     UNROLL
-    for (e = 0; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
+    for (e = 1; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
     fo = falloff(r2, &t3);
     gd = simplex_grad(dims, h, d);
     if (deriv) {
@@ -140,11 +142,13 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
         float x0 = rx - t, y0 = ry - t; /* unskewed, from corner 0 */
         /* lower triangle (rx >= ry) steps along x first */
         uint32_t lower = rx >= ry ? 1u : 0u;
-        float ox = (float)(int32_t)lower, oy = 1.0f - ox;
+        /* corner 1's step (1, 0) or (0, 1) as masked bits of 1.0f: no
+         * conversion, no subtraction */
+        float ox = u2f(0x3f800000u & (0u - lower)), oy = u2f(0x3f800000u & (lower - 1u));
         float d0[2] = {x0, y0}, d1[2] = {x0 - ox + g2, y0 - oy + g2},
               d2[2] = {x0 + g2x2m1, y0 + g2x2m1}, acc[2] = {0.0f, 0.0f};
-        uint32_t xp = s ^ (X * NG_LATTICE_PRIME_X), yp = Y * NG_LATTICE_PRIME_Y;
-        uint32_t xp1 = s ^ (X * NG_LATTICE_PRIME_X + NG_LATTICE_PRIME_X), yp1 = yp + NG_LATTICE_PRIME_Y;
+        uint32_t xm = X * NG_LATTICE_PRIME_X, yp = Y * NG_LATTICE_PRIME_Y;
+        uint32_t xp = s ^ xm, xp1 = s ^ (xm + NG_LATTICE_PRIME_X), yp1 = yp + NG_LATTICE_PRIME_Y;
         uint32_t h0 = ng_lattice_hash(xp ^ yp);
         uint32_t h1 = ng_lattice_hash(lower ? xp1 ^ yp : xp ^ yp1);
         uint32_t h2 = ng_lattice_hash(xp1 ^ yp1);
@@ -457,8 +461,10 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, int first, uin
         return;
     }
     closer = 0u - (uint32_t)(r2 < near->r2);
-    near->r2 = u2f(select_u(closer, f2u(r2), f2u(near->r2)));
-    near->h = select_u(closer, h, near->h);
+    /* integer selects on the compare: one blend each on AVX-512, where
+     * select_u's masks took two operations */
+    near->r2 = u2f(closer ? f2u(r2) : f2u(near->r2));
+    near->h = closer ? h : near->h;
     if (deriv)
         UNROLL
         for (e = 0; e < dims; e++) near->d[e] = u2f(select_u(closer, f2u(d[e]), f2u(near->d[e])));
@@ -540,7 +546,7 @@ LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *
             UNROLL
             for (a = 0; a < dims; a++) {
                 uint32_t o = rank[a] >= (uint32_t)(dims - k) && k > 0 ? 1u : 0u;
-                dk[a] = select_f(o, x0[a] + kg1, x0[a] + kg);
+                dk[a] = x0[a] + select_f(o, kg1, kg); /* a select of constants, then one add */
                 v ^= select_u(0u - o, cp1[a], cp[a]);
             }
             simplex_vec_corner(dims, nch, deriv, k == 0, ng_lattice_hash(v), dk, sum, acc, &near);

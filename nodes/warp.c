@@ -43,15 +43,22 @@ static int warp_setup(ng_node *n, const int *ch, ng_error *err)
     return 0;
 }
 
-/* One octave: pos = from + w amount field on the moved axes, in one pass
- * (from: the block's positions at octave 0, pos itself after). */
-static void warp_move(float *pos, const ng_block *b, int k, const float *amount, float w, const float *field,
-                      int moved)
+/* One octave: pos = from + w amount field on the moved axes (from: the
+ * block's positions at octave 0, pos itself after). A constant amount
+ * (every sample's the same float, so amount[0] w rounds as each a[i] w
+ * would) moves every axis in one pass without reading its plane. */
+static void warp_move(float *pos, const ng_block *b, int k, const float *amount, int constant, float w,
+                      const float *field, int moved)
 {
     const size_t n = (size_t)b->n;
+    const float *from[3];
     int d;
-    for (d = 0; d < moved; d++)
-        ng__loops()->axpy_masked_to(pos + d * n, k == 0 ? b->p[d] : pos + d * n, amount, w, field + d * n, b->n);
+    for (d = 0; d < moved; d++) from[d] = k == 0 ? b->p[d] : pos + d * n;
+    if (constant && n > 0) {
+        ng__loops()->axpy_const_to(pos, from, amount[0] * w, field, moved, b->n);
+        return;
+    }
+    for (d = 0; d < moved; d++) ng__loops()->axpy_masked_to(pos + d * n, from[d], amount, w, field + d * n, b->n);
 }
 
 /* One octave (the common case) moves the field's own planes in place: no
@@ -65,6 +72,7 @@ static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
     const int moved = b->dims < vec ? b->dims : vec;
     const size_t len = (size_t)b->n;
     const float *amount = in[I_AMOUNT];
+    const int constant = ng_input_constant(ctx, n, I_AMOUNT, NULL);
     float *field = ng_scratch(ctx, vec), *pos = NULL, *query = NULL;
     double scale = 1;
     ng_block wb = *b;
@@ -83,7 +91,7 @@ static int warp_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
         if (k == 0) fb = *b;
         else ng__octave_block(ctx, b, k, scale, progressive ? pos : NULL, query, &fb);
         if (ng_pull_channels(ctx, n, I_BY, &fb, field, moved)) goto done;
-        warp_move(pos ? pos : field, b, k, amount, w, field, moved);
+        warp_move(pos ? pos : field, b, k, amount, constant, w, field, moved);
     }
     for (d = 0; d < moved; d++) wb.p[d] = (pos ? pos : field) + d * len;
     for (; d < b->dims; d++) wb.p[d] = pos ? pos + d * len : b->p[d];

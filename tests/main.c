@@ -36,6 +36,7 @@ static const struct {
     {"deriv", suite_deriv},
     {"vecnoise", suite_vecnoise},
     {"vecwalk", suite_vecwalk},
+    {"warpspeed", suite_warpspeed},
     {"speed", suite_speed},
     {"review14", suite_review14},
     {"overhead", suite_overhead},

@@ -33,6 +33,7 @@ void suite_friction(void);
 void suite_deriv(void);
 void suite_vecnoise(void);
 void suite_vecwalk(void);
+void suite_warpspeed(void);
 void suite_pool(void);
 void suite_speed(void);
 void suite_review14(void);
