@@ -47,6 +47,7 @@ static const struct {
     {"farm", suite_farm},
     {"octscale", suite_octscale},
     {"hillshade", suite_hillshade},
+    {"dker", suite_dker},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

@@ -43,5 +43,6 @@ void suite_tiles(void);
 void suite_farm(void);
 void suite_octscale(void);
 void suite_hillshade(void);
+void suite_dker(void);
 
 #endif
