@@ -3,7 +3,9 @@
  * smooth min/max, fit and fBm gradient steps moved from scalar code in
  * math.c and octaves.c into the SIMD paths' loops (loops.c) must give, on
  * every path this CPU runs, the bits of the scalar formulas they replace
- * (kept here as the reference), NaN, infinities and both zeros included.
+ * (kept here as the reference), NaN, infinities and both zeros included;
+ * and the gradient kernels' own multiply by frequency and output scale
+ * (ng_noise_pts.gmul) gives the bits of the passes it replaces.
  */
 #include "harness.h"
 #include "kernels.h"
@@ -129,8 +131,64 @@ static void test_acc_grad_keeps_the_scalar_bits(void)
     }
 }
 
+enum { KN = 203 };
+
+/* Kernel batch of KN points at offsets spread over a few cells (f holds
+ * 4 planes), scaled offsets like a fractal octave's. */
+static ng_noise_pts batch(int dims, float f[4][KN])
+{
+    ng_noise_pts p;
+    int d, i;
+    memset(&p, 0, sizeof p);
+    p.n = KN;
+    p.dims = dims;
+    p.seed = 1234u;
+    for (d = 0; d < dims; d++) {
+        p.anchor[d] = 17.25 + 3.0 * d;
+        p.scale[d] = 0.5f;
+        for (i = 0; i < KN; i++) f[d][i] = uniform(-9, 9);
+        p.f[d] = f[d];
+    }
+    return p;
+}
+
+/* gmul[d] then gmul_all in the kernel: the bits of plane passes g * fr[d],
+ * then g * all, on every basis's gradient and vector gradient kernels */
+static void test_gradient_kernels_scale_as_passes(void)
+{
+    static float f[4][KN], out1[3 * KN], out2[3 * KN], g1[3 * 4 * KN], g2[3 * 4 * KN];
+    static const float fr[4] = {0.0123f, 0.0077f, 3.0f, 0.37f}, all = -1.75f;
+    int p, runs, basis, dims, c, d, i, ch;
+    for (p = 0; ng__path_at(p, &runs); p++) {
+        const ng_path *P = ng__path_at(p, &runs);
+        if (!runs) continue;
+        for (basis = 0; basis < NG_NBASES; basis++)
+            for (dims = 1; dims <= 4; dims++)
+                for (ch = 1; ch <= 3; ch++) {
+                    const ng_basis_d_fn fd = ch == 1 ? ng__kernel_grad(P, basis) : NULL;
+                    const ng_vector_d_fn vd = ch > 1 ? ng__kernel_vector_d(P, basis, dims) : NULL;
+                    ng_noise_pts a = batch(dims, f), b = a;
+                    if (!fd && !vd) continue;
+                    for (d = 0; d < dims; d++) b.gmul[d] = fr[d];
+                    b.gmul_all = all;
+                    if (fd) fd(&a, out1, g1), fd(&b, out2, g2);
+                    else vd(&a, ch, out1, g1), vd(&b, ch, out2, g2);
+                    for (c = 0; c < ch; c++)
+                        for (d = 0; d < dims; d++)
+                            for (i = 0; i < KN; i++) {
+                                float *g = &g1[((size_t)c * (size_t)dims + (size_t)d) * KN + (size_t)i];
+                                *g = *g * fr[d];
+                                *g = *g * all;
+                            }
+                    CHECKF(same_bits(out1, out2, ch * KN) && same_bits(g1, g2, ch * dims * KN),
+                           "%s: basis %d %dD %d channel(s): gmul differs from passes", P->name, basis, dims, ch);
+                }
+    }
+}
+
 void suite_dker(void)
 {
+    RUN(test_gradient_kernels_scale_as_passes);
     RUN(test_smooth_loops_keep_the_scalar_bits);
     RUN(test_fit_slope_keeps_the_scalar_bits);
     RUN(test_acc_grad_keeps_the_scalar_bits);
