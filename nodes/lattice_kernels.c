@@ -299,7 +299,7 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
             UNROLL
             for (e = 0; e < dims; e++) {
                 float *ge = e == 0 ? gx : e == 1 ? gy : e == 2 ? gz : gw;
-                ge[i] = g[e][0] * gscale * gm[e] * gma;
+                ge[i] = ng_gscaled(g[e][0] * gscale, gm[e], gma);
             }
     }
 }
@@ -518,8 +518,8 @@ LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *
                 if (deriv)
                     UNROLL
                     for (e = 0; e < dims; e++)
-                        grad[((size_t)c * (size_t)dims + (size_t)e) * n + i] =
-                            (kind == K_VALUE ? g[c][e][0] : (g[c][e][0] + bg[c][e]) * scale) * gm[e] * gma;
+                        grad[((size_t)c * (size_t)dims + (size_t)e) * n + i] = ng_gscaled(
+                            kind == K_VALUE ? g[c][e][0] : (g[c][e][0] + bg[c][e]) * scale, gm[e], gma);
             }
     }
 }

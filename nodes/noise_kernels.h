@@ -145,6 +145,13 @@ static inline float ng_pts_gmul_all(const ng_noise_pts *p)
     return p->gmul_all != 0.0f ? p->gmul_all : 1.0f;
 }
 
+/* A gradient kernel's partial v (its own scale applied) times gm, the
+ * axis's gmul, then times gma, gmul_all (x * 1 is x: unset, the same bits). */
+static inline float ng_gscaled(float v, float gm, float gma)
+{
+    return v * gm * gma;
+}
+
 /* ---- hashing ------------------------------------------------------------
  * Seeds differing in any bit give unrelated fields: the seed is mixed
  * before the first coordinate, and coordinates are multiplied before being

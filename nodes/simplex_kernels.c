@@ -81,8 +81,9 @@ LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deri
         out[i] = (n0 + n1) * SIMPLEX1_SCALE;
         /* d/dt (1 - t^2)^4 g t = g (1 - t^2)^3 (1 - t^2 - 8 t^2) */
         if (deriv)
-            gx[i] = (g0 * (a2 * a) * (a - 8.0f * t * t) + g1 * (b2 * b) * (b - 8.0f * t1 * t1)) *
-                    SIMPLEX1_SCALE * gm * gma;
+            gx[i] = ng_gscaled((g0 * (a2 * a) * (a - 8.0f * t * t) + g1 * (b2 * b) * (b - 8.0f * t1 * t1)) *
+                                   SIMPLEX1_SCALE,
+                               gm, gma);
     }
 }
 
@@ -155,8 +156,8 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
         float n2 = simplex_corner(2, deriv, h2, d2, acc);
         out[i] = (n0 + n1 + n2) * SIMPLEX2_SCALE;
         if (deriv) {
-            gx[i] = acc[0] * SIMPLEX2_SCALE * gm[0] * gma;
-            gy[i] = acc[1] * SIMPLEX2_SCALE * gm[1] * gma;
+            gx[i] = ng_gscaled(acc[0] * SIMPLEX2_SCALE, gm[0], gma);
+            gy[i] = ng_gscaled(acc[1] * SIMPLEX2_SCALE, gm[1], gma);
         }
     }
 }
@@ -211,9 +212,9 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         float n3 = simplex_corner(3, deriv, h3, d3, acc);
         out[i] = (n0 + n1 + n2 + n3) * SIMPLEX3_SCALE;
         if (deriv) {
-            gx[i] = acc[0] * SIMPLEX3_SCALE * gm[0] * gma;
-            gy[i] = acc[1] * SIMPLEX3_SCALE * gm[1] * gma;
-            gz[i] = acc[2] * SIMPLEX3_SCALE * gm[2] * gma;
+            gx[i] = ng_gscaled(acc[0] * SIMPLEX3_SCALE, gm[0], gma);
+            gy[i] = ng_gscaled(acc[1] * SIMPLEX3_SCALE, gm[1], gma);
+            gz[i] = ng_gscaled(acc[2] * SIMPLEX3_SCALE, gm[2], gma);
         }
     }
 }
@@ -295,10 +296,10 @@ LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *gx, float *g
         for (d = 0; d < 4; d++) r[d] = cell_of(&a[d], x[d] + fs, &cell[d]);
         out[i] = simplex4_at(s, cell, r, deriv, acc) * SIMPLEX4_SCALE;
         if (deriv) {
-            gx[i] = acc[0] * SIMPLEX4_SCALE * gm[0] * gma;
-            gy[i] = acc[1] * SIMPLEX4_SCALE * gm[1] * gma;
-            gz[i] = acc[2] * SIMPLEX4_SCALE * gm[2] * gma;
-            gw[i] = acc[3] * SIMPLEX4_SCALE * gm[3] * gma;
+            gx[i] = ng_gscaled(acc[0] * SIMPLEX4_SCALE, gm[0], gma);
+            gy[i] = ng_gscaled(acc[1] * SIMPLEX4_SCALE, gm[1], gma);
+            gz[i] = ng_gscaled(acc[2] * SIMPLEX4_SCALE, gm[2], gma);
+            gw[i] = ng_gscaled(acc[3] * SIMPLEX4_SCALE, gm[3], gma);
         }
     }
 }
@@ -561,7 +562,8 @@ LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *
                 if (deriv)
                     UNROLL
                     for (d = 0; d < dims; d++)
-                        grad[((size_t)c * (size_t)dims + (size_t)d) * n + i] = acc[c][d] * scale * gm[d] * gma;
+                        grad[((size_t)c * (size_t)dims + (size_t)d) * n + i] =
+                            ng_gscaled(acc[c][d] * scale, gm[d], gma);
             }
     }
 }
