@@ -253,6 +253,8 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
                                          : 1.0f;
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
+    const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
+    const float gma = ng_pts_gmul_all(p);
     axis a[4];
     int i, d, k, e;
     for (d = 0; d < dims; d++) a[d] = split_axis(p->anchor[d], tiled ? p->period[d] : 0u);
@@ -297,7 +299,7 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
             UNROLL
             for (e = 0; e < dims; e++) {
                 float *ge = e == 0 ? gx : e == 1 ? gy : e == 2 ? gz : gw;
-                ge[i] = g[e][0] * gscale;
+                ge[i] = ng_gscaled(g[e][0] * gscale, gm[e], gma);
             }
     }
 }
@@ -464,6 +466,8 @@ LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *
                                          : 1.0f;
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
+    const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
+    const float gma = ng_pts_gmul_all(p);
     axis a[4];
     size_t i;
     int d, k, e, c;
@@ -514,8 +518,8 @@ LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *
                 if (deriv)
                     UNROLL
                     for (e = 0; e < dims; e++)
-                        grad[((size_t)c * (size_t)dims + (size_t)e) * n + i] =
-                            kind == K_VALUE ? g[c][e][0] : (g[c][e][0] + bg[c][e]) * scale;
+                        grad[((size_t)c * (size_t)dims + (size_t)e) * n + i] = ng_gscaled(
+                            kind == K_VALUE ? g[c][e][0] : (g[c][e][0] + bg[c][e]) * scale, gm[e], gma);
             }
     }
 }

@@ -495,11 +495,16 @@ static inline void unsupported(const ng_noise_pts *p, float *out)
     if (p->n > 0) memset(out, 0, (size_t)p->n * sizeof *out);
 }
 
-/* Zeros in out and in grad's dims planes (none for dims below 1). */
+/* Zeros in out and in grad's dims planes (none for dims below 1), times
+ * the gradient multipliers as a kernel's partials (a negative one: -0). */
 static inline void unsupported_d(const ng_noise_pts *p, float *out, float *grad)
 {
+    int d, i;
     unsupported(p, out);
-    if (p->n > 0 && p->dims > 0) memset(grad, 0, (size_t)p->dims * (size_t)p->n * sizeof *grad);
+    for (d = 0; d < p->dims; d++) { /* dims past 4 too: every plane the caller gave */
+        const float z = 0.0f * (d < 4 ? ng_pts_gmul(p, d) : 1.0f) * ng_pts_gmul_all(p);
+        for (i = 0; i < p->n; i++) grad[(size_t)d * (size_t)p->n + (size_t)i] = z;
+    }
 }
 
 typedef void (*kernel)(const ng_noise_pts *p, float *out);

@@ -409,6 +409,59 @@ static void loop_light(float *restrict out, const float *restrict gx, const floa
     }
 }
 
+/* ---- smooth min and max, fit (see math.c) ------------------------------------------ */
+
+/* Bit-pattern selects instead of branches, so every path vectorises them;
+ * the same bits as math.c's former scalar ternaries (NaN compares false). */
+static void loop_smooth_min(float *restrict out, const float *restrict x, const float *restrict y, float k,
+                            float sign, int n)
+{
+    const float q = k > 0.0f ? 0.25f / k : 0.0f;
+    int i;
+    for (i = 0; i < n; i++) {
+        const float a = sign * x[i], c = sign * y[i], m = select_f(a < c, a, c);
+        float e = k - fabsf(a - c);
+        e = select_f(e > 0.0f, e, 0.0f);
+        out[i] = sign * (m - e * e * q);
+    }
+}
+
+/* dm the side min takes, de = -sign(a - c) (da - dc) where e > 0 */
+static void loop_smooth_slope(float *restrict out, const float *restrict x, const float *restrict y,
+                              const float *restrict gx, const float *restrict gy, float k, float sign, int n)
+{
+    const float q = k > 0.0f ? 0.25f / k : 0.0f;
+    int i;
+    for (i = 0; i < n; i++) {
+        const float a = sign * x[i], c = sign * y[i], da = sign * gx[i], dc = sign * gy[i];
+        const float dm = select_f(a < c, da, dc), diff = a - c;
+        const float s1 = select_f(diff > 0.0f, 1.0f, select_f(diff < 0.0f, -1.0f, 0.0f));
+        float e = k - fabsf(diff), de;
+        e = select_f(e > 0.0f, e, 0.0f);
+        de = select_f(e > 0.0f, -s1 * (da - dc), 0.0f);
+        out[i] = sign * (dm - 2.0f * e * q * de);
+    }
+}
+
+static void loop_fit_slope(float *restrict out, const float *restrict x, const float *restrict g, float s, float b,
+                           float lo, float hi, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        const float v = x[i] * s + b;
+        out[i] = select_f((v < lo) | (v > hi), 0.0f, g[i] * s);
+    }
+}
+
+static void loop_acc_grad(float *restrict G, const float *restrict g, float gs, float fw, int first, int n)
+{
+    int i;
+    if (first)
+        for (i = 0; i < n; i++) G[i] = 0.0f + g[i] * gs * fw;
+    else
+        for (i = 0; i < n; i++) G[i] += g[i] * gs * fw;
+}
+
 /* nodes/simd/<path>.c puts it in the path's table. */
 #define NG__LOOP_REF(name, params) .name = loop_##name,
 #define NG_LOOP_TABLE {NG_LOOPS(NG__LOOP_REF)}

@@ -94,6 +94,18 @@ typedef struct ng_warp_octave2 {
     /* 2D warp: g[c] = sg[c] J for `channels` channels of 2 planes each (warp.c); J NULL: the one octave o's */ \
     X(warp_apply2, (float *restrict g, const float *restrict sg, const float *restrict J,                    \
                     const ng_warp_octave2 *o, int channels, int n))                                            \
+    /* smin (sign 1) / smax (sign -1) with smoothness k: sign (min(sign x, sign y) - max(k - |x - y|, 0)^2 / 4k) \
+     * (math.c) */                                                                                            \
+    X(smooth_min, (float *restrict out, const float *restrict x, const float *restrict y, float k, float sign, \
+                   int n))                                                                                     \
+    /* its derivative along one axis from the operands' gx, gy (math.c) */                                     \
+    X(smooth_slope, (float *restrict out, const float *restrict x, const float *restrict y,                   \
+                     const float *restrict gx, const float *restrict gy, float k, float sign, int n))         \
+    /* fit with clamp: out = g * s, 0 where x * s + b lies outside [lo, hi] (math.c) */                        \
+    X(fit_slope, (float *restrict out, const float *restrict x, const float *restrict g, float s, float b,    \
+                  float lo, float hi, int n))                                                                  \
+    /* fBm's octave gradient: G += g * gs * fw (first: G = 0 + g * gs * fw, the bits of a zeroed G) */          \
+    X(acc_grad, (float *restrict G, const float *restrict g, float gs, float fw, int first, int n))           \
     /* surface (light): Lambert max(0, n . l) of the height field's normal, hs times the gradient (gx, gy) */  \
     X(light, (float *restrict out, const float *restrict gx, const float *restrict gy, float hs, float lx,    \
               float ly, float lz, int n))

@@ -282,9 +282,25 @@ static int fit_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const floa
 }
 
 /* the slope times scale, 0 where clamp limited the line x * scale + bias */
-UNARY_CHAIN(fit_chain, const fit_state *s = n->state; const int clamped = ng_int(n, P_FIT_CLAMP),
-            clamped && (x[i] * s->scale + s->bias < s->lo || x[i] * s->scale + s->bias > s->hi) ? 0.0f
-                                                                                                : g[i] * s->scale)
+static int fit_chain(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,
+                     const float *const *din, const float *out, float *grad)
+{
+    const fit_state *s = n->state;
+    const ng_loops *L = ng__loops();
+    const size_t len = (size_t)b->n;
+    int c, d;
+    (void)ctx, (void)out;
+    for (c = 0; c < n->channels; c++)
+        for (d = 0; d < b->dims; d++) {
+            const float *g = din[I_SOURCE] + ((size_t)c * (size_t)b->dims + (size_t)d) * len;
+            float *r = gplane(grad, c, d, b->dims, b->n);
+            if (ng_int(n, P_FIT_CLAMP))
+                L->fit_slope(r, in[I_SOURCE] + (size_t)c * len, g, s->scale, s->bias, s->lo, s->hi, b->n);
+            else
+                L->scale(r, g, s->scale, b->n);
+        }
+    return 0;
+}
 
 const ng_node_type ng_type_fit = {
     .name = "fit", .family = "math",
@@ -688,19 +704,8 @@ static const ng_param_desc smin_params[SMIN_NPARAMS] = {
 
 /* The polynomial smooth min: min(a, b) - max(k - |a - b|, 0)^2 / (4k), a
  * C1 blend that is min itself once |a - b| >= k and never above it.
- * sign = -1 gives the smooth max (the mirror image). */
-static void smooth_min(float *o, const float *x, const float *y, float k, float sign, int len)
-{
-    const float q = k > 0.0f ? 0.25f / k : 0.0f;
-    int i;
-    for (i = 0; i < len; i++) {
-        const float a = sign * x[i], c = sign * y[i], m = a < c ? a : c;
-        float e = k - fabsf(a - c);
-        e = e > 0.0f ? e : 0.0f;
-        o[i] = sign * (m - e * e * q);
-    }
-}
-
+ * sign = -1 gives the smooth max (the mirror image). The loops (value and
+ * slope) are the SIMD path's (loops.c). */
 #define SMOOTH_EVAL(fname, sign)                                                                  \
     static int fname(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,   \
                      float *out)                                                                  \
@@ -708,28 +713,32 @@ static void smooth_min(float *o, const float *x, const float *y, float k, float 
         const float k = (float)ng_num(n, P_SMOOTHNESS);                                           \
         int c, len = b->n;                                                                        \
         for (c = 0; c < n->channels; c++)                                                         \
-            smooth_min(out + (size_t)c * (size_t)len, plane(ctx, n, in, I_A, c, len),             \
-                       plane(ctx, n, in, I_B, c, len), k, sign, len);                             \
+            ng__loops()->smooth_min(out + (size_t)c * (size_t)len, plane(ctx, n, in, I_A, c, len), \
+                                    plane(ctx, n, in, I_B, c, len), k, sign, len);                \
         return 0;                                                                                 \
     }
 
 SMOOTH_EVAL(smin_eval, 1.0f)
 SMOOTH_EVAL(smax_eval, -1.0f)
 
-/* sign (m - e^2 q) with a = sign x, c = sign y: dm the side min takes,
- * de = -sign(a - c) (da - dc) where e > 0 */
-static float smooth_slope(float x, float y, float gx, float gy, float k, float sign)
-{
-    const float q = k > 0.0f ? 0.25f / k : 0.0f, a = sign * x, c = sign * y, da = sign * gx, dc = sign * gy;
-    const float dm = a < c ? da : dc;
-    float e = k - fabsf(a - c), de;
-    e = e > 0.0f ? e : 0.0f;
-    de = e > 0.0f ? -sign1(a - c) * (da - dc) : 0.0f;
-    return sign * (dm - 2.0f * e * q * de);
-}
+#define SMOOTH_CHAIN(fname, sign)                                                                            \
+    static int fname(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,              \
+                     const float *const *din, const float *out, float *grad)                                 \
+    {                                                                                                        \
+        const float k = (float)ng_num(n, P_SMOOTHNESS);                                                      \
+        int c, d, len = b->n;                                                                                \
+        (void)out;                                                                                           \
+        for (c = 0; c < n->channels; c++)                                                                    \
+            for (d = 0; d < b->dims; d++)                                                                    \
+                ng__loops()->smooth_slope(gplane(grad, c, d, b->dims, len), plane(ctx, n, in, I_A, c, len), \
+                                          plane(ctx, n, in, I_B, c, len),                                    \
+                                          dplane(ctx, n, din, I_A, c, d, b->dims, len),                      \
+                                          dplane(ctx, n, din, I_B, c, d, b->dims, len), k, sign, len);       \
+        return 0;                                                                                            \
+    }
 
-BINARY_CHAIN(smin_chain, smooth_slope(x[i], y[i], gx[i], gy[i], k, 1.0f))
-BINARY_CHAIN(smax_chain, smooth_slope(x[i], y[i], gx[i], gy[i], k, -1.0f))
+SMOOTH_CHAIN(smin_chain, 1.0f)
+SMOOTH_CHAIN(smax_chain, -1.0f)
 
 const ng_node_type ng_type_smin = {
     .name = "smin", .family = "math",

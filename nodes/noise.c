@@ -440,11 +440,40 @@ static void kernel_runs(const ng_node *n, ng_basis_fn fn, const ng_noise_pts *pt
     }
 }
 
+/* Gradient planes g[c * dims + d] (c < channels) times freq[d], then
+ * times gall unless it is 1: the multiplies a gradient kernel does itself
+ * with ng_noise_pts.gmul, as passes. */
+static void scale_gradient(const ng_loops *loops, float *grad, int channels, int dims, int n, const double *freq,
+                           float gall)
+{
+    int c, d;
+    for (c = 0; c < channels; c++)
+        for (d = 0; d < dims; d++) { /* per cell -> per world unit */
+            float *g = grad + ((size_t)c * (size_t)dims + (size_t)d) * (size_t)n;
+            loops->scale(g, g, (float)freq[d], n);
+        }
+    if (gall != 1.0f) loops->scale(grad, grad, gall, n * dims * channels);
+}
+
+/* Asks a gradient kernel to multiply by freq and gall itself (1), unless
+ * one is 0, which gmul would read as 1 (0: scale_gradient does). */
+static int kernel_scales(ng_noise_pts *pts, int dims, const double *freq, float gall)
+{
+    int d;
+    if (gall == 0.0f) return 0;
+    for (d = 0; d < dims; d++)
+        if ((float)freq[d] == 0.0f) return 0;
+    for (d = 0; d < dims; d++) pts->gmul[d] = (float)freq[d];
+    pts->gmul_all = gall;
+    return 1;
+}
+
 /* One channel, or with vec every one of `vector` channels from vec's one
- * lattice walk (at channel 0's seed and lattice: out holds vector planes). */
+ * lattice walk (at channel 0's seed and lattice: out holds vector planes).
+ * grad: per world unit, then times gall (the output's scale). */
 static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng_unified_in *drv, int type,
                     uint32_t channel, ng_vector_fn vec, ng_vector_d_fn vec_d, int vector, double freq_scale,
-                    const ng_block *b, float *out, float *grad)
+                    float gall, const ng_block *b, float *out, float *grad)
 {
     static const ng_unified_in none;
     const basis *bs = &bases[type];
@@ -509,13 +538,17 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     if (b->dims == 4 && pts.period[3]) pts.anchor[3] = loop_phase(b->anchor[3], b->period[3]) * pts.period[3];
     pts.seed = mix_seed(mix_seed(u->seed, b->seed), channel);
     if (vec && grad) {
+        const int scaled = kernel_scales(&pts, b->dims, freq, gall);
         vec_d(&pts, vector, out, grad); /* the same bits as vec, gradient planes c * dims + e */
+        if (scaled) grad = NULL;
     } else if (vec) {
         vec(&pts, vector, out);
     } else if (type == NG_BASIS_SIMPLEX && b->dims == 4 && pts.period[3]) {
         rc = simplex_loop(ctx, fn, fd_grad, &pts, out, grad);
     } else if (grad && fd_grad) {
+        const int scaled = kernel_scales(&pts, b->dims, freq, gall);
         fd_grad(&pts, out, grad); /* value bit-identical to fn's, gradient analytic */
+        if (scaled) grad = NULL;
     } else if (grad) {
         if (!(tmp = ng_scratch(ctx, 1))) rc = -1;
         else value_and_gradient(fn, NULL, &pts, out, grad, tmp);
@@ -525,14 +558,7 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     } else {
         fn(&pts, out);
     }
-    if (rc == 0 && grad) {
-        int c;
-        for (c = 0; c < (vec ? vector : 1); c++)
-            for (d = 0; d < b->dims; d++) { /* per cell -> per world unit */
-                float *g = grad + ((size_t)c * (size_t)b->dims + (size_t)d) * (size_t)b->n;
-                loops->scale(g, g, (float)freq[d], b->n);
-            }
-    }
+    if (rc == 0 && grad) scale_gradient(loops, grad, vec ? vector : 1, b->dims, b->n, freq, gall);
     ng_scratch_free(ctx, f, b->dims);
     ng_scratch_free(ctx, unscaled, b->dims);
     return rc;
@@ -541,7 +567,7 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
 int ng__noise_basis(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng_unified_in *drv, int type,
                     uint32_t channel, double freq_scale, const ng_block *b, float *out, float *grad)
 {
-    return basis_at(ctx, n, u, drv, type, channel, NULL, NULL, 0, freq_scale, b, out, grad);
+    return basis_at(ctx, n, u, drv, type, channel, NULL, NULL, 0, freq_scale, 1.0f, b, out, grad);
 }
 
 void ng__unified_in(ng_ctx *ctx, const ng_node *n, const float *const *in, int jitter, int flow, ng_unified_in *drv)
@@ -604,7 +630,7 @@ static int noise_channels(ng_ctx *ctx, const ng_node *n, const ng_block *b, floa
     const ng_vector_fn vec = call->channels > 1 || n->channels > 1 ? vector_kernel(type, b) : NULL;
     int c;
     if (vec) {
-        if (basis_at(ctx, n, u, call->drv, type, 0, vec, NULL, call->channels, 1.0, b, out, NULL)) return -1;
+        if (basis_at(ctx, n, u, call->drv, type, 0, vec, NULL, call->channels, 1.0, 1.0f, b, out, NULL)) return -1;
         for (c = 0; c < call->channels; c++) ng__unified_map(n, u, call->drv, out + (size_t)c * (size_t)b->n, b->n);
         return 0;
     }
@@ -687,17 +713,15 @@ static int noise_channels_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b,
     const ng_vector_d_fn vec_d = vec ? ng__kernel_vector_d(ng__path(), type, b->dims) : NULL;
     int c;
     (void)user;
-    if (vec && vec_d) { /* the one-walk field noise_channels gives, with its gradients */
-        if (basis_at(ctx, n, u, &none, type, 0, vec, vec_d, channels, 1.0, b, out, grad)) return -1;
+    if (vec && vec_d) { /* the one-walk field noise_channels gives, with its gradients (scaled) */
+        if (basis_at(ctx, n, u, &none, type, 0, vec, vec_d, channels, 1.0, (float)u->scale, b, out, grad)) return -1;
         for (c = 0; c < channels; c++) ng__unified_map(n, u, &none, out + (size_t)c * plane, b->n);
-        if ((float)u->scale != 1.0f) ng__loops()->scale(grad, grad, (float)u->scale, b->n * b->dims * channels);
         return 0;
     }
     for (c = 0; c < channels; c++) {
         float *o = out + (size_t)c * plane, *g = grad + (size_t)c * (size_t)b->dims * plane;
-        if (ng__noise_basis(ctx, n, u, &none, ng_int(n, P_TYPE), (uint32_t)c, 1.0, b, o, g)) return -1;
+        if (basis_at(ctx, n, u, &none, type, (uint32_t)c, NULL, NULL, 0, 1.0, (float)u->scale, b, o, g)) return -1;
         ng__unified_map(n, u, &none, o, b->n);
-        if ((float)u->scale != 1.0f) ng__loops()->scale(g, g, (float)u->scale, b->n * b->dims);
     }
     return 0;
 }

@@ -28,6 +28,11 @@ typedef struct ng_noise_pts {
      * multiply, as if the caller had scaled the array); 0, a zeroed
      * struct's value, means 1. */
     float scale[4];
+    /* Gradient kernels (the _d forms) only: partial d comes out times
+     * gmul[d], then times gmul_all, the bits of those two multiplies as
+     * passes over the planes after the kernel (a node's frequency and its
+     * output scale); 0, a zeroed struct's value, means 1. */
+    float gmul[4], gmul_all;
     uint32_t seed;
     /* Tileable output: the lattice repeats every period[d] cells along axis
      * d (0: no period). Only whole cells, so a basis's look is unchanged. */
@@ -127,6 +132,24 @@ typedef struct ng_noise_pts {
 static inline float ng_pts_scale(const ng_noise_pts *p, int d)
 {
     return p->scale[d] != 0.0f ? p->scale[d] : 1.0f;
+}
+
+/* The gradient multipliers of axis d and of every axis (ng_noise_pts.gmul). */
+static inline float ng_pts_gmul(const ng_noise_pts *p, int d)
+{
+    return p->gmul[d] != 0.0f ? p->gmul[d] : 1.0f;
+}
+
+static inline float ng_pts_gmul_all(const ng_noise_pts *p)
+{
+    return p->gmul_all != 0.0f ? p->gmul_all : 1.0f;
+}
+
+/* A gradient kernel's partial v (its own scale applied) times gm, the
+ * axis's gmul, then times gma, gmul_all (x * 1 is x: unset, the same bits). */
+static inline float ng_gscaled(float v, float gm, float gma)
+{
+    return v * gm * gma;
 }
 
 /* ---- hashing ------------------------------------------------------------

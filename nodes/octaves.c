@@ -357,8 +357,8 @@ static void accumulate_grad(int type, const float *restrict out, const float *re
 {
     int i;
     switch (type) { /* one loop per type, so each vectorises */
-    case NG_FRACTAL_STANDARD:
-        for (i = 0; i < n; i++) G[i] += g[i] * gs * fw;
+    case NG_FRACTAL_STANDARD: /* the SIMD path's loop */
+        ng__loops()->acc_grad(G, g, gs, fw, first, n);
         break;
     case NG_FRACTAL_BILLOW: /* (2 |x| - 1) w */
         for (i = 0; i < n; i++) G[i] += 2.0f * sign_of(x[i]) * (g[i] * gs) * fw;

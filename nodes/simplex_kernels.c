@@ -68,7 +68,7 @@ LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deri
 {
     const axis ax = split_axis(p->anchor[0], 0u);
     const uint32_t s = ng_hash_seed(p->seed);
-    const float *fx = p->f[0], sx = ng_pts_scale(p, 0);
+    const float *fx = p->f[0], sx = ng_pts_scale(p, 0), gm = ng_pts_gmul(p, 0), gma = ng_pts_gmul_all(p);
     int i;
     NO_ALIAS_LOOP
     for (i = 0; i < p->n; i++) {
@@ -83,8 +83,9 @@ LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deri
         out[i] = (n0 + n1) * SIMPLEX1_SCALE;
         /* d/dt (1 - t^2)^4 g t = g (1 - t^2)^3 (1 - t^2 - 8 t^2) */
         if (deriv)
-            gx[i] = (g0 * (a2 * a) * (a - 8.0f * t * t) + g1 * (b2 * b) * (b - 8.0f * t1 * t1)) *
-                    SIMPLEX1_SCALE;
+            gx[i] = ng_gscaled((g0 * (a2 * a) * (a - 8.0f * t * t) + g1 * (b2 * b) * (b - 8.0f * t1 * t1)) *
+                                   SIMPLEX1_SCALE,
+                               gm, gma);
     }
 }
 
@@ -129,6 +130,8 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
     const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u);
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1], sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1);
+    const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
+    const float gma = ng_pts_gmul_all(p);
     const float f2 = (float)F2, g2 = (float)G2, g2x2m1 = (float)(2.0 * G2 - 1.0);
     const int n = p->n;
     int i;
@@ -157,8 +160,8 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
         float n2 = simplex_corner(2, deriv, h2, d2, acc);
         out[i] = (n0 + n1 + n2) * SIMPLEX2_SCALE;
         if (deriv) {
-            gx[i] = acc[0] * SIMPLEX2_SCALE;
-            gy[i] = acc[1] * SIMPLEX2_SCALE;
+            gx[i] = ng_gscaled(acc[0] * SIMPLEX2_SCALE, gm[0], gma);
+            gy[i] = ng_gscaled(acc[1] * SIMPLEX2_SCALE, gm[1], gma);
         }
     }
 }
@@ -172,6 +175,8 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
     const float sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1), sz = ng_pts_scale(p, 2);
+    const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
+    const float gma = ng_pts_gmul_all(p);
     const float f3 = (float)F3, g3 = (float)G3, g3x2 = (float)(2.0 * G3),
                 g3x3m1 = (float)(3.0 * G3 - 1.0);
     const int n = p->n;
@@ -211,9 +216,9 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         float n3 = simplex_corner(3, deriv, h3, d3, acc);
         out[i] = (n0 + n1 + n2 + n3) * SIMPLEX3_SCALE;
         if (deriv) {
-            gx[i] = acc[0] * SIMPLEX3_SCALE;
-            gy[i] = acc[1] * SIMPLEX3_SCALE;
-            gz[i] = acc[2] * SIMPLEX3_SCALE;
+            gx[i] = ng_gscaled(acc[0] * SIMPLEX3_SCALE, gm[0], gma);
+            gy[i] = ng_gscaled(acc[1] * SIMPLEX3_SCALE, gm[1], gma);
+            gz[i] = ng_gscaled(acc[2] * SIMPLEX3_SCALE, gm[2], gma);
         }
     }
 }
@@ -277,6 +282,8 @@ LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *gx, float *g
     const uint32_t s = ng_hash_seed(p->seed);
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
+    const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
+    const float gma = ng_pts_gmul_all(p);
     const float f4 = (float)F4;
     const int n = p->n;
     axis a[4];
@@ -293,10 +300,10 @@ LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *gx, float *g
         for (d = 0; d < 4; d++) r[d] = cell_of(&a[d], x[d] + fs, &cell[d]);
         out[i] = simplex4_at(s, cell, r, deriv, acc) * SIMPLEX4_SCALE;
         if (deriv) {
-            gx[i] = acc[0] * SIMPLEX4_SCALE;
-            gy[i] = acc[1] * SIMPLEX4_SCALE;
-            gz[i] = acc[2] * SIMPLEX4_SCALE;
-            gw[i] = acc[3] * SIMPLEX4_SCALE;
+            gx[i] = ng_gscaled(acc[0] * SIMPLEX4_SCALE, gm[0], gma);
+            gy[i] = ng_gscaled(acc[1] * SIMPLEX4_SCALE, gm[1], gma);
+            gz[i] = ng_gscaled(acc[2] * SIMPLEX4_SCALE, gm[2], gma);
+            gw[i] = ng_gscaled(acc[3] * SIMPLEX4_SCALE, gm[3], gma);
         }
     }
 }
@@ -499,6 +506,8 @@ LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *
     const uint32_t s = vec_seed(p->seed);
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
+    const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
+    const float gma = ng_pts_gmul_all(p);
     const float skew = (float)simplex_skew[dims], g = (float)simplex_unskew[dims], scale = simplex_vec_scale[dims];
     const size_t n = (size_t)p->n;
     axis ax[4];
@@ -558,7 +567,9 @@ LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *
                 out[(size_t)c * n + i] = sum[c] * scale;
                 if (deriv)
                     UNROLL
-                    for (d = 0; d < dims; d++) grad[((size_t)c * (size_t)dims + (size_t)d) * n + i] = acc[c][d] * scale;
+                    for (d = 0; d < dims; d++)
+                        grad[((size_t)c * (size_t)dims + (size_t)d) * n + i] =
+                            ng_gscaled(acc[c][d] * scale, gm[d], gma);
             }
     }
 }

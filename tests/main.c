@@ -49,6 +49,7 @@ static const struct {
     {"octscale", suite_octscale},
     {"hillshade", suite_hillshade},
     {"deflate", suite_deflate},
+    {"dker", suite_dker},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

@@ -45,5 +45,6 @@ void suite_farm(void);
 void suite_octscale(void);
 void suite_hillshade(void);
 void suite_deflate(void);
+void suite_dker(void);
 
 #endif
