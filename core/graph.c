@@ -320,7 +320,9 @@ int ng_set_number(ng_node *n, int k, double v, ng_error *err)
     const ng_param_desc *p;
     if (check_kind(n, k, NG_PARAM_NUMBER, err)) return -1;
     p = &n->type->params[k];
-    if (p->kind == NG_PARAM_INT && v != (double)(long long)v)
+    /* trunc, not a cast: a cast of 4e30 to an integer is undefined; past
+     * the bounds (and NaN, infinities) check_bounds speaks */
+    if (p->kind == NG_PARAM_INT && isfinite(v) && v != trunc(v))
         return ng_errorf(err, "%s: option '%s' must be an integer, got %g", node_name(n), p->name, v);
     if (check_bounds(n, p, v, err)) return -1;
     undrive(n, k);

@@ -230,6 +230,15 @@ static void test_validation_messages(void)
     CHECK_CONTAINS(err.msg, "perlin: option 'element_size' = -2 is out of range");
     CHECK_INT(ng_set_number(n, ng_param_index(noise, "seed"), 1.5, &err), -1);
     CHECK_CONTAINS(err.msg, "must be an integer");
+    /* an integer option far past any integer type: out of range, without
+     * an undefined cast on the way (the SAN build checks; the fuzzer found
+     * seed = 4e30) */
+    CHECK_INT(ng_set_number(n, ng_param_index(noise, "seed"), 4e30, &err), -1);
+    CHECK_CONTAINS(err.msg, "option 'seed' = 4e+30 is out of range");
+    CHECK_INT(ng_set_number(n, ng_param_index(noise, "seed"), -1.0 / 0.0, &err), -1);
+    CHECK_CONTAINS(err.msg, "option 'seed' = -inf is out of range");
+    CHECK_INT(ng_set_number(n, ng_param_index(noise, "seed"), 0.0 / 0.0, &err), -1);
+    CHECK_CONTAINS(err.msg, "out of range");
     CHECK_INT(ng_set_choice(n, ng_param_index(noise, "type"), "perlinn", &err), -1);
     CHECK_CONTAINS(err.msg, "\"perlin\"");
     CHECK_CONTAINS(err.msg, "\"simplex\"");
