@@ -474,7 +474,7 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, int first, uin
     near->h = closer ? h : near->h;
     if (deriv)
         UNROLL
-        for (e = 0; e < dims; e++) near->d[e] = u2f(select_u(closer, f2u(d[e]), f2u(near->d[e])));
+        for (e = 0; e < dims; e++) near->d[e] = u2f(closer ? f2u(d[e]) : f2u(near->d[e]));
 }
 
 /* The nearest corner's bump added to every channel's sum (and partials). */

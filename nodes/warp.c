@@ -186,11 +186,16 @@ static void apply_jacobian(const warp_grad *W, const ng_warp_octave2 *one, float
         }
 }
 
-/* The amount's value, and its gradient unless it is a number. */
+/* The amount's value, and its gradient unless it is a number (a number is
+ * written as the constant node would, (float) of its value, without a pull). */
 static int amount_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *amount, warp_grad *W)
 {
     const int dims = b->dims;
-    if (ng_input_constant(ctx, n, I_AMOUNT, NULL)) return ng_pull(ctx, n, I_AMOUNT, b, amount);
+    double v;
+    if (ng_input_constant(ctx, n, I_AMOUNT, &v)) {
+        ng__loops()->fill(amount, (float)v, b->n);
+        return 0;
+    }
     if (!(W->agrad = ng_scratch(ctx, dims))) return -1;
     return ng_pull_grad(ctx, n, I_AMOUNT, b, amount, W->agrad, 0);
 }
@@ -201,7 +206,7 @@ static int warp_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, floa
 {
     const int progressive = ng_int(n, P_MODE) == 0, dims = b->dims, len = b->n, ch = b->channels;
     const int vec = ng_input_channels(ctx, n, I_BY), moved = dims < vec ? dims : vec;
-    const int fused = dims == 2 && moved == 2;
+    const int fused = dims == 2 && moved == 2, constant = ng_input_constant(ctx, n, I_AMOUNT, NULL);
     float *pos = ng_scratch(ctx, dims), *field = ng_scratch(ctx, vec), *amount = ng_scratch(ctx, 1), *query = NULL;
     warp_grad W = {NULL, NULL, NULL, NULL, NULL};
     ng_warp_octave2 oct; /* the last octave, for a single-octave 2D warp's Jacobian */
@@ -216,7 +221,9 @@ static int warp_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, floa
     if (!fused && !(W.dF = ng_scratch(ctx, moved * dims))) goto done;
     if (o.count > 1 && !(query = ng_scratch(ctx, dims))) goto done;
     if (amount_grad(ctx, n, b, amount, &W)) goto done;
-    for (d = 0; d < dims; d++) memcpy(pos + (size_t)d * len, b->p[d], (size_t)len * sizeof(float));
+    /* a single-octave 2D warp moves the block's positions straight into pos */
+    if (!fused || o.count > 1)
+        for (d = 0; d < dims; d++) memcpy(pos + (size_t)d * len, b->p[d], (size_t)len * sizeof(float));
     if (!fused) identity(W.J, dims, len);
     for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
         const float w = (float)ng__octave_weight(&o, k);
@@ -232,7 +239,7 @@ static int warp_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, floa
                 ng__loops()->warp_step2(W.J, pos, &oct, len);
                 continue;
             }
-            for (d = 0; d < 2; d++) ng__loops()->axpy_masked(pos + (size_t)d * len, amount, w, field + (size_t)d * len, len);
+            warp_move(pos, b, 0, amount, constant, w, field, 2);
         } else {
             jacobian_step(&W, pos, amount, field, w, (float)scale, through_J, moved, dims, len);
         }

@@ -7,11 +7,14 @@
  * and the gradient kernels' own multiply by frequency and output scale
  * (ng_noise_pts.gmul) gives the bits of the passes it replaces.
  */
+#include "build.h"
 #include "harness.h"
 #include "kernels.h"
+#include "ng_internal.h"
 #include "suites.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { N = 1003 };
@@ -186,8 +189,84 @@ static void test_gradient_kernels_scale_as_passes(void)
     }
 }
 
+/* ---- the warp's gradient with a number amount ---------------------------------- */
+
+enum { WN = 200 };
+
+/* value and gradient of root at WN points of dims axes near anchor a;
+ * 0 on success */
+static int pull_grad_at(const ng_graph *g, int root, int dims, double a, float *out, float *grad)
+{
+    static float pos[3][WN];
+    ng_error err;
+    ng_node consumer;
+    ng_block b;
+    ng_ctx *c;
+    int *uses = ng__uses(g, &root, 1), d, i, rc = -1;
+    unsigned seed = 777u;
+    c = uses ? ng__ctx_new(g, uses, WN, &err) : NULL;
+    if (c) {
+        memset(&consumer, 0, sizeof consumer);
+        memset(&b, 0, sizeof b);
+        consumer.input[0] = root;
+        b.n = WN, b.dims = dims, b.channels = 1;
+        for (d = 0; d < 4; d++) b.p[d] = ng__ctx_zeros(c);
+        for (d = 0; d < dims; d++) {
+            b.anchor[d] = a * (d + 1);
+            for (i = 0; i < WN; i++) {
+                seed = seed * 1664525u + 1013904223u;
+                pos[d][i] = (float)((seed >> 8) * (500.0 / 16777216.0));
+            }
+            b.p[d] = pos[d];
+        }
+        b.pos_id = ng__ctx_tile(c);
+        rc = ng_pull_grad(c, &consumer, 0, &b, out, grad, 0);
+    }
+    ng__ctx_free(c);
+    free(uses);
+    return rc;
+}
+
+static int warp_by(ng_graph *g, int amount, double octaves)
+{
+    ng_node *n = t_begin(g, "warp");
+    t_in(g, n, "source", t_noise(g, "perlin", 256, 7));
+    t_in(g, n, "by", t_vnoise(g, "simplex", 384, 8));
+    t_in(g, n, "amount", amount);
+    t_set(n, "octaves", octaves);
+    return t_finish(g, n);
+}
+
+/* warp_eval_grad fills a number amount itself (no pull of its constant)
+ * and moves a single-octave 2D warp's positions straight from the block:
+ * the bits of the same warp whose amount is a node of that value (60 +
+ * 0 * noise: pulled, with a gradient of zeros), 2D and 3D, 1 and 2
+ * octaves, near 0 and far out */
+static void test_warp_number_amount_keeps_the_node_bits(void)
+{
+    static float v1[WN], v2[WN], g1[3 * WN], g2[3 * WN];
+    static const double anchors[2] = {0, 98765.25};
+    int dims, a;
+    double octaves;
+    for (dims = 2; dims <= 3; dims++)
+        for (octaves = 1; octaves <= 2; octaves++)
+            for (a = 0; a < 2; a++) {
+                ng_graph *g = ng_graph_new();
+                const int zero = t_bin(g, "mul", t_noise(g, "value", 100, 3), t_const(g, 0));
+                const int number = warp_by(g, t_const(g, 60), octaves);
+                const int node = warp_by(g, t_bin(g, "add", t_const(g, 60), zero), octaves);
+                CHECK(pull_grad_at(g, number, dims, anchors[a], v1, g1) == 0);
+                CHECK(pull_grad_at(g, node, dims, anchors[a], v2, g2) == 0);
+                CHECKF(same_bits(v1, v2, WN) && same_bits(g1, g2, dims * WN),
+                       "%dD warp of %g octave(s) at %g: a number amount differs from the node of its value", dims,
+                       octaves, anchors[a]);
+                ng_graph_free(g);
+            }
+}
+
 void suite_dker(void)
 {
+    RUN(test_warp_number_amount_keeps_the_node_bits);
     RUN(test_gradient_kernels_scale_as_passes);
     RUN(test_smooth_loops_keep_the_scalar_bits);
     RUN(test_fit_slope_keeps_the_scalar_bits);

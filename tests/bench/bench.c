@@ -881,6 +881,94 @@ static void bench_vector_kernels(float *fp[3], const char *const *names)
         }
 }
 
+/* Best of 7 batches of calls calls of fn on p, in ns per sample. */
+static double time_value(ng_basis_fn fn, const ng_noise_pts *p, int calls, float *out)
+{
+    double best = HUGE_VAL;
+    int r, c;
+    for (r = 0; r < 7; r++) {
+        double t = now();
+        for (c = 0; c < calls; c++) fn(p, out);
+        t = now() - t;
+        if (t < best) best = t;
+    }
+    return best / ((double)calls * p->n) * 1e9;
+}
+
+static double time_grad(ng_basis_d_fn fn, const ng_noise_pts *p, int calls, float *out, float *grad)
+{
+    double best = HUGE_VAL;
+    int r, c;
+    for (r = 0; r < 7; r++) {
+        double t = now();
+        for (c = 0; c < calls; c++) fn(p, out, grad);
+        t = now() - t;
+        if (t < best) best = t;
+    }
+    return best / ((double)calls * p->n) * 1e9;
+}
+
+static double time_vector(ng_vector_fn fn, const ng_noise_pts *p, int calls, float *out)
+{
+    double best = HUGE_VAL;
+    int r, c;
+    for (r = 0; r < 7; r++) {
+        double t = now();
+        for (c = 0; c < calls; c++) fn(p, p->dims, out);
+        t = now() - t;
+        if (t < best) best = t;
+    }
+    return best / ((double)calls * p->n) * 1e9;
+}
+
+static double time_vector_d(ng_vector_d_fn fn, const ng_noise_pts *p, int calls, float *out, float *grad)
+{
+    double best = HUGE_VAL;
+    int r, c;
+    for (r = 0; r < 7; r++) {
+        double t = now();
+        for (c = 0; c < calls; c++) fn(p, p->dims, out, grad);
+        t = now() - t;
+        if (t < best) best = t;
+    }
+    return best / ((double)calls * p->n) * 1e9;
+}
+
+/* The value-and-gradient (_d) kernels beside their value kernels: a
+ * hillshade or slope pulls the _d form, so its ratio to the value kernel
+ * is what lighting a terrain costs per octave. */
+static void bench_grad_kernels(float *fp[3], const char *const *names)
+{
+    enum { N = 4096, CALLS = 50 };
+    static float out[3 * N], grad[9 * N];
+    const ng_path *path = ng__path();
+    int b, dims;
+    printf("gradient kernels, %s path, ns/sample: value, value+gradient (_d), ratio:\n", path->name);
+    for (b = 0; b < NG_NBASES; b++)
+        for (dims = 2; dims <= 3; dims++) {
+            ng_basis_d_fn gfn = ng__kernel_grad(path, b);
+            ng_noise_pts p;
+            double tv, td;
+            if (!gfn) continue;
+            kernel_pts(&p, N, dims, fp);
+            tv = time_value(ng__kernel(path, b), &p, CALLS, out);
+            td = time_grad(gfn, &p, CALLS, out, grad);
+            printf("  %-9s %dD %7.3f %7.3f (%.2fx)\n", names[b], dims, tv, td, td / tv);
+        }
+    for (b = 0; b < NG_NBASES; b++)
+        for (dims = 2; dims <= 3; dims++) {
+            ng_vector_fn vec = ng__kernel_vector(path, b, dims);
+            ng_vector_d_fn vec_d = ng__kernel_vector_d(path, b, dims);
+            ng_noise_pts p;
+            double tv, td;
+            if (!vec || !vec_d) continue;
+            kernel_pts(&p, N, dims, fp);
+            tv = time_vector(vec, &p, CALLS, out);
+            td = time_vector_d(vec_d, &p, CALLS, out, grad);
+            printf("  %-9s vec%d %7.3f %7.3f (%.2fx)\n", names[b], dims, tv, td, td / tv);
+        }
+}
+
 /* ns per sample of the selected path's kernels on 4096 points of a 64x64
  * grid (frequency 0.02), best of 7 batches of 50 calls. */
 static void bench_kernels(void)
@@ -909,6 +997,7 @@ static void bench_kernels(void)
             printf("  %-9s %dD %7.3f\n", names[b], dims, best / ((double)CALLS * N) * 1e9);
         }
     bench_vector_kernels(fp, names);
+    bench_grad_kernels(fp, names);
 }
 
 static int usage(void)
