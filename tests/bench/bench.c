@@ -881,53 +881,30 @@ static void bench_vector_kernels(float *fp[3], const char *const *names)
         }
 }
 
-/* Best of 7 batches of calls calls of fn on p, in ns per sample. */
-static double time_value(ng_basis_fn fn, const ng_noise_pts *p, int calls, float *out)
+/* One kernel of any of the four signatures, to time. */
+typedef struct any_kernel {
+    ng_basis_fn value;
+    ng_basis_d_fn grad;
+    ng_vector_fn vector;
+    ng_vector_d_fn vector_d;
+} any_kernel;
+
+static void call_kernel(const any_kernel *k, const ng_noise_pts *p, float *out, float *grad)
 {
-    double best = HUGE_VAL;
-    int r, c;
-    for (r = 0; r < 7; r++) {
-        double t = now();
-        for (c = 0; c < calls; c++) fn(p, out);
-        t = now() - t;
-        if (t < best) best = t;
-    }
-    return best / ((double)calls * p->n) * 1e9;
+    if (k->value) k->value(p, out);
+    else if (k->grad) k->grad(p, out, grad);
+    else if (k->vector) k->vector(p, p->dims, out);
+    else k->vector_d(p, p->dims, out, grad);
 }
 
-static double time_grad(ng_basis_d_fn fn, const ng_noise_pts *p, int calls, float *out, float *grad)
+/* Best of 7 batches of calls calls of k on p, in ns per sample. */
+static double time_kernel(any_kernel k, const ng_noise_pts *p, int calls, float *out, float *grad)
 {
     double best = HUGE_VAL;
     int r, c;
     for (r = 0; r < 7; r++) {
         double t = now();
-        for (c = 0; c < calls; c++) fn(p, out, grad);
-        t = now() - t;
-        if (t < best) best = t;
-    }
-    return best / ((double)calls * p->n) * 1e9;
-}
-
-static double time_vector(ng_vector_fn fn, const ng_noise_pts *p, int calls, float *out)
-{
-    double best = HUGE_VAL;
-    int r, c;
-    for (r = 0; r < 7; r++) {
-        double t = now();
-        for (c = 0; c < calls; c++) fn(p, p->dims, out);
-        t = now() - t;
-        if (t < best) best = t;
-    }
-    return best / ((double)calls * p->n) * 1e9;
-}
-
-static double time_vector_d(ng_vector_d_fn fn, const ng_noise_pts *p, int calls, float *out, float *grad)
-{
-    double best = HUGE_VAL;
-    int r, c;
-    for (r = 0; r < 7; r++) {
-        double t = now();
-        for (c = 0; c < calls; c++) fn(p, p->dims, out, grad);
+        for (c = 0; c < calls; c++) call_kernel(&k, p, out, grad);
         t = now() - t;
         if (t < best) best = t;
     }
@@ -951,8 +928,8 @@ static void bench_grad_kernels(float *fp[3], const char *const *names)
             double tv, td;
             if (!gfn) continue;
             kernel_pts(&p, N, dims, fp);
-            tv = time_value(ng__kernel(path, b), &p, CALLS, out);
-            td = time_grad(gfn, &p, CALLS, out, grad);
+            tv = time_kernel((any_kernel){.value = ng__kernel(path, b)}, &p, CALLS, out, grad);
+            td = time_kernel((any_kernel){.grad = gfn}, &p, CALLS, out, grad);
             printf("  %-9s %dD %7.3f %7.3f (%.2fx)\n", names[b], dims, tv, td, td / tv);
         }
     for (b = 0; b < NG_NBASES; b++)
@@ -963,8 +940,8 @@ static void bench_grad_kernels(float *fp[3], const char *const *names)
             double tv, td;
             if (!vec || !vec_d) continue;
             kernel_pts(&p, N, dims, fp);
-            tv = time_vector(vec, &p, CALLS, out);
-            td = time_vector_d(vec_d, &p, CALLS, out, grad);
+            tv = time_kernel((any_kernel){.vector = vec}, &p, CALLS, out, grad);
+            td = time_kernel((any_kernel){.vector_d = vec_d}, &p, CALLS, out, grad);
             printf("  %-9s vec%d %7.3f %7.3f (%.2fx)\n", names[b], dims, tv, td, td / tv);
         }
 }
