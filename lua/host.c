@@ -19,6 +19,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +33,7 @@ typedef struct hoststate {
     ng_budget budget; /* the script's memory: Lua's allocator and the graph */
     struct timespec start;
     int expired;    /* the time limit has passed: the hook fails every instruction */
-    int in_handler; /* inside the message handler of the innermost xpcall (see l_xpcall) */
-    int closing;    /* coroutine.close calls under way, one inside another (see l_coclose) */
+    uintptr_t stack_base; /* the C stack where the script started (see stack_deep) */
     int set_used[NG_MAX_SETS];
     char dir[4096];
     char realdir[PATH_MAX]; /* dir with symlinks resolved: require stays inside it */
@@ -84,16 +84,42 @@ static double elapsed(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
 }
 
-static void time_hook(lua_State *L, lua_Debug *ar)
+/* The C stack a script may use below where it started. Lua counts nested
+ * C calls (200) per coroutine, but 5.4.4 starts a coroutine closed by
+ * coroutine.close or by a failed coroutine.wrap from its own stale count,
+ * so __close methods that close or call further coroutines nest without
+ * limit and overflow the process's stack: a crash, not an error. The host
+ * measures the stack itself, at every call (the hook) and where Lua calls
+ * the script without hooks (l_msgh, l_coclose). A megabyte is a few
+ * thousand C-level calls; Lua-to-Lua calls use none. */
+#define C_STACK_BUDGET ((uintptr_t)1 << 20)
+
+static int stack_deep(const hoststate *h)
+{
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    return h->stack_base > here && h->stack_base - here > C_STACK_BUDGET;
+}
+
+static int too_deep(lua_State *L, const char *what)
+{
+    return luaL_error(L, "%s nests too deeply: more than %d KiB of the C stack (metamethods, callbacks or "
+                         "__close methods, one inside another)", what, (int)(C_STACK_BUDGET >> 10));
+}
+
+/* Every 1000 instructions: the time limit; at every call: the C stack. */
+static void guard_hook(lua_State *L, lua_Debug *ar)
 {
     hoststate *h = host(L);
     char msg[160];
-    (void)ar;
+    if (ar->event != LUA_HOOKCOUNT) {
+        if (stack_deep(h)) too_deep(L, "the script");
+        return;
+    }
     if (elapsed(&h->start) <= h->o->time_limit) return;
     h->expired = 1;
     /* From now on fail at every instruction, so a pcall cannot swallow the
      * error and carry on: the first instruction outside it fails too. */
-    lua_sethook(L, time_hook, LUA_MASKCOUNT, 1);
+    lua_sethook(L, guard_hook, LUA_MASKCOUNT, 1);
     snprintf(msg, sizeof msg, "the script ran longer than its time limit of %g s (raise it with --time-limit)",
              h->o->time_limit);
     luaL_error(L, "%s", msg);
@@ -294,31 +320,35 @@ static int l_load_text(lua_State *L)
 }
 
 /* xpcall's message handler runs where the hook cannot stop it: Lua calls
- * it before unwinding, and for an error the time hook raised, with hooks
- * still off, so a handler that loops would outlive the limit (and end the
+ * it before unwinding, and for an error a hook raised, with hooks still
+ * off, so a handler that loops would outlive the limit (and end the
  * process through the watchdog). An error inside the handler calls the
  * handler again, nesting until the C stack runs out, a path where Lua
- * 5.4.4 overflows its own stack. So the script's handler is called
- * through this one: not at all once the time limit has passed, and not
- * again for an error raised inside it. Either way the error value goes on
- * as it is, and the xpcall returns false with it. */
+ * 5.4.4 overflows its own stack. So the script's handler (upvalue 1) is
+ * called through this one: not at all once the time limit has passed or
+ * the C stack is deep, and not again for an error raised inside it
+ * (upvalue 2: this xpcall's handler is running; each xpcall has its own).
+ * Either way the error value goes on as it is, and the xpcall returns
+ * false with it. */
 static int l_msgh(lua_State *L)
 {
     hoststate *h = host(L);
     lua_settop(L, 1);
-    if (h->expired || h->in_handler) return 1;
-    h->in_handler = 1;
+    if (h->expired || stack_deep(h) || lua_toboolean(L, lua_upvalueindex(2))) return 1;
+    lua_pushboolean(L, 1);
+    lua_replace(L, lua_upvalueindex(2));
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, 1, 1);
-    h->in_handler = 0;
+    lua_pushboolean(L, 0);
+    lua_replace(L, lua_upvalueindex(2));
     return 1;
 }
 
 /* After the protected call of l_xpcall, or when it resumes after a yield. */
-static int xpcall_done(lua_State *L, int status, lua_KContext saved)
+static int xpcall_done(lua_State *L, int status, lua_KContext ctx)
 {
-    host(L)->in_handler = (int)saved;
+    (void)ctx;
     if (status != LUA_OK && status != LUA_YIELD) {
         lua_pushboolean(L, 0);
         lua_pushvalue(L, -2);
@@ -327,43 +357,31 @@ static int xpcall_done(lua_State *L, int status, lua_KContext saved)
     return lua_gettop(L) - 2; /* true and the results */
 }
 
-/* xpcall(f, msgh, ...) with msgh called through l_msgh. A handler that
- * itself calls xpcall gets a handler of its own; in_handler comes back
- * however the call ends (an error in the handler skips l_msgh's reset). */
+/* xpcall(f, msgh, ...) with msgh called through its own l_msgh. */
 static int l_xpcall(lua_State *L)
 {
-    hoststate *h = host(L);
-    int n = lua_gettop(L), saved = h->in_handler;
+    int n = lua_gettop(L);
     luaL_checktype(L, 2, LUA_TFUNCTION);
     lua_pushboolean(L, 1); /* the first result on success */
     lua_pushvalue(L, 1);   /* the function */
     lua_rotate(L, 3, 2);   /* f, msgh, true, f, args... */
     lua_pushvalue(L, 2);
-    lua_pushcclosure(L, l_msgh, 1);
+    lua_pushboolean(L, 0);
+    lua_pushcclosure(L, l_msgh, 2);
     lua_replace(L, 2);
-    h->in_handler = 0;
-    return xpcall_done(L, lua_pcallk(L, n - 2, LUA_MULTRET, 2, saved, xpcall_done), saved);
+    return xpcall_done(L, lua_pcallk(L, n - 2, LUA_MULTRET, 2, 0, xpcall_done), 0);
 }
 
 /* coroutine.close(co) runs co's pending __close methods, which may close
- * another coroutine, and so on: Lua 5.4.4 does not count that nesting
- * against its C stack limit, and a few thousand levels overflow the
- * process's stack (a crash, not an error). The host counts it and refuses
- * past CLOSE_DEPTH, well inside the C stack. Upvalue 1: Lua's close. */
-#define CLOSE_DEPTH 100
-
+ * another coroutine, and so on, also from finalizers, where no hook runs:
+ * refused once the C stack is deep (see C_STACK_BUDGET). Upvalue 1: Lua's
+ * close. */
 static int l_coclose(lua_State *L)
 {
-    hoststate *h = host(L);
-    int status;
-    if (h->closing >= CLOSE_DEPTH)
-        return luaL_error(L, "coroutine.close: more than %d closes inside one another", CLOSE_DEPTH);
+    if (stack_deep(host(L))) return too_deep(L, "coroutine.close");
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
-    h->closing++;
-    status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
-    h->closing--;
-    if (status != LUA_OK) return lua_error(L);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
     return lua_gettop(L);
 }
 
@@ -722,6 +740,7 @@ int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_erro
     if (slash == path) snprintf(h.dir, sizeof h.dir, "/");
     if (!realpath(h.dir, h.realdir)) return ng_errorf(err, "%s: cannot read the script (%s)", path, strerror(errno));
     clock_gettime(CLOCK_MONOTONIC, &h.start);
+    h.stack_base = (uintptr_t)__builtin_frame_address(0);
     if (watchdog_start(&dog, path, o, &h.start)) return ng_errorf(err, "%s: cannot start the time-limit watchdog", path);
     if (!(s->graph = ng_graph_new())) {
         watchdog_stop(&dog);
@@ -743,7 +762,7 @@ int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_erro
     add_context(L, o);
     lua_setglobal(L, "ng");
 
-    lua_sethook(L, time_hook, LUA_MASKCOUNT, 1000);
+    lua_sethook(L, guard_hook, LUA_MASKCOUNT | LUA_MASKCALL, 1000);
     if (!run_chunk(L, &h, path, err) && !collect_outputs(L, path, s, err) && !check_sets(path, o, &h, s, err))
         rc = 0;
     ng_lua_close(L);
