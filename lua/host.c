@@ -378,6 +378,7 @@ static int l_xpcall(lua_State *L)
  * close. */
 static int l_coclose(lua_State *L)
 {
+    luaL_checktype(L, 1, LUA_TTHREAD); /* named here: Lua's close called from C cannot name itself */
     if (stack_deep(host(L))) return too_deep(L, "coroutine.close");
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);

@@ -196,6 +196,8 @@ static void test_nested_coroutine_close(void)
               "  coroutine.yield() end)\n"
               "coroutine.resume(a)\n"
               "assert(coroutine.close(a) == true and coroutine.status(a) == 'dead')\n"
+              "local okc, mc = pcall(coroutine.close)\n"
+              "assert(not okc and mc:find(\"bad argument #1 to 'coroutine.close' (thread expected\", 1, true))\n"
               "return ng.perlin{}\n");
     render_ok("close_gsub.lua",
               "local function deep(k, fin)\n"
