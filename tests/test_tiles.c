@@ -141,6 +141,21 @@ static void test_index_is_region(void)
     CHECK(exists(other));
 }
 
+/* Tile 4 of the 300x200 run at --compression level into pattern, and the
+ * same window rendered with --region into region. */
+static void tile_and_region(const char *pattern, const char *region, const char *level)
+{
+    res r;
+    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--index", "4",
+        "--compression", level, NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", script, "--size", "300x200", "--region", "128,128,128,72", "-o", region, "--compression", level,
+        NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+}
+
 /* The encoding options reach the tiles: a tile with --compression is the
  * --region render with it (they were ignored: every tile at the default
  * level), and a re-run with another level redoes the tiles. */
@@ -148,28 +163,13 @@ static void test_tiles_take_compression(void)
 {
     char pattern[PATHLEN], tile[PATHLEN], region[PATHLEN];
     struct stat before, after;
-    res r;
     pathf(pattern, "%s/level/tile_{i}.png", tmpdir);
     pathf(tile, "%s/level/tile_4.png", tmpdir);
     tpath(region, "level_region4.png");
-    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--index", "4",
-        "--compression", "9", NULL);
-    EXPECT_OK(&r);
-    res_free(&r);
-    cli(&r, "render", script, "--size", "300x200", "--region", "128,128,128,72", "-o", region, "--compression", "9",
-        NULL);
-    EXPECT_OK(&r);
-    res_free(&r);
+    tile_and_region(pattern, region, "9");
     CHECK(same_bytes(tile, region));
     CHECK(stat(tile, &before) == 0);
-    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--index", "4",
-        "--compression", "1", NULL);
-    EXPECT_OK(&r);
-    res_free(&r);
-    cli(&r, "render", script, "--size", "300x200", "--region", "128,128,128,72", "-o", region, "--compression", "1",
-        NULL);
-    EXPECT_OK(&r);
-    res_free(&r);
+    tile_and_region(pattern, region, "1");
     CHECK(stat(tile, &after) == 0 && after.st_ino != before.st_ino); /* redone, not skipped as done */
     CHECK(same_bytes(tile, region));
 }
