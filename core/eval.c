@@ -33,6 +33,15 @@ typedef struct frame {
     int expanded;
 } frame;
 
+/* A constant input read as a block: filled once per context (its cap of
+ * points), shared by every constant node of that float value. */
+typedef struct konst {
+    uint32_t bits;
+    float *buf;
+} konst;
+#define NG_KONSTS 16
+#define NG_ZERO_PLANES 4 /* ng_ctx.zeros: a flat gradient in up to 4 dims */ /* values past these are evaluated per block, as any node */
+
 typedef struct pool {
     float **free;
     int n, cap;
@@ -51,7 +60,9 @@ struct ng_ctx {
     frame *stack;
     int sp, stack_cap;
     uint32_t next_pos_id;
-    float *zeros;
+    float *zeros; /* NG_ZERO_PLANES planes of cap zeros */
+    konst konsts[NG_KONSTS]; /* filled blocks of constant inputs, by value */
+    int nkonsts;
     int grad_depth; /* nesting of analytic gradients (NG_GRAD_DEPTH) */
     int failed;
     const ng__stop *stop; /* NULL: runs to the end */
@@ -226,9 +237,9 @@ ng_ctx *ng__ctx_new(const ng_graph *g, const int *uses, int cap, ng_error *err)
     c->gen = 1;
     c->memo = calloc(c->memo_mask + 1, sizeof *c->memo);
     c->slot = calloc((size_t)n + 1, sizeof *c->slot);
-    c->zeros = aligned_alloc(64, (size_t)c->cap * sizeof(float));
+    c->zeros = aligned_alloc(64, NG_ZERO_PLANES * (size_t)c->cap * sizeof(float));
     if (!c->memo || !c->slot || !c->zeros) goto oom;
-    memset(c->zeros, 0, (size_t)c->cap * sizeof(float));
+    memset(c->zeros, 0, NG_ZERO_PLANES * (size_t)c->cap * sizeof(float));
     return c;
 oom:
     ng__ctx_free(c);
@@ -250,6 +261,7 @@ void ng__ctx_free(ng_ctx *c)
     free(c->slot);
     free(c->stack);
     free(c->zeros);
+    for (i = 0; i < c->nkonsts; i++) free(c->konsts[i].buf);
     free(c);
 }
 
@@ -304,6 +316,28 @@ static int same_position(const ng_node *n, int k)
 {
     /* drivers of parameters (slots past the type's inputs) read the node's positions */
     return n->input[k] >= 0 && (k >= n->type->ninputs || !(n->type->inputs[k].flags & NG_INPUT_PULL));
+}
+
+/* The block of constant node `node`, filled once for this context, or NULL:
+ * not a constant (or more distinct values than NG_KONSTS, or no memory),
+ * evaluated per block like any node. insert 0: only one made already. The
+ * same float constant_eval writes, so the same bits. */
+static const float *konst_block(ng_ctx *c, int node, int insert)
+{
+    double v;
+    uint32_t bits;
+    float f, *buf;
+    int i;
+    if (!ng_node_is_constant(ng_graph_node(c->g, node), &v)) return NULL;
+    f = (float)v;
+    memcpy(&bits, &f, sizeof bits);
+    for (i = 0; i < c->nkonsts; i++)
+        if (c->konsts[i].bits == bits) return c->konsts[i].buf;
+    if (!insert || c->nkonsts == NG_KONSTS || !(buf = aligned_alloc(64, (size_t)c->cap * sizeof(float)))) return NULL;
+    for (i = 0; i < c->cap; i++) buf[i] = f;
+    c->konsts[c->nkonsts].bits = bits;
+    c->konsts[c->nkonsts++].buf = buf;
+    return buf;
 }
 
 static float *result_of(ng_ctx *c, int node, const ng_block *b)
@@ -396,13 +430,14 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
             }
             c->stack[top].expanded = 1;
             for (k = 0; k < ng_node_slots(n); k++)
-                if (same_position(n, k) && !result_of(c, n->input[k], b) && push(c, n->input[k]))
+                if (same_position(n, k) && !konst_block(c, n->input[k], 1) && !result_of(c, n->input[k], b) &&
+                    push(c, n->input[k]))
                     goto fail;
             continue;
         }
         for (k = 0; k < ng_node_slots(n); k++) {
             if (!same_position(n, k)) continue;
-            in[k] = result_of(c, n->input[k], b);
+            if (!(in[k] = konst_block(c, n->input[k], 0))) in[k] = result_of(c, n->input[k], b);
             if (!in[k]) missing = 1;
         }
         if (missing) { /* a shared input was consumed early: compute it again */
@@ -421,7 +456,7 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
             goto fail;
         }
         for (k = 0; k < ng_node_slots(n); k++)
-            if (same_position(n, k)) release(c, n->input[k], b);
+            if (same_position(n, k) && !konst_block(c, n->input[k], 0)) release(c, n->input[k], b);
         if (id == root && shared(c, id)) {
             memcpy(out, dst, (size_t)n->channels * (size_t)b->n * sizeof(float));
             if (memo_put(c, id, b, dst)) goto fail;
@@ -495,19 +530,25 @@ static int chain_grad(ng_ctx *c, const ng_node *src, const ng_block *b, float *o
 {
     const int slots = ng_node_slots(src);
     float *val[NG_MAX_INPUTS + NG_MAX_DRIVERS] = {0}, *dval[NG_MAX_INPUTS + NG_MAX_DRIVERS] = {0};
+    const float *cval[NG_MAX_INPUTS + NG_MAX_DRIVERS] = {0}, *cdval[NG_MAX_INPUTS + NG_MAX_DRIVERS] = {0};
     int k, rc = -1;
     ng_block nb = *b;
     for (k = 0; k < slots; k++) {
         const ng_node *in;
         if (src->input[k] < 0) continue;
         in = ng_graph_node(c->g, src->input[k]);
+        if ((cval[k] = konst_block(c, in->id, 1))) { /* flat: the zero planes */
+            cdval[k] = c->zeros;
+            continue;
+        }
         if (!(val[k] = ng_scratch(c, in->channels)) || !(dval[k] = ng_scratch(c, in->channels * b->dims))) goto done;
         if (grad_of(c, in, b, val[k], dval[k], 0, 0)) goto done;
+        cval[k] = val[k], cdval[k] = dval[k];
     }
     if (c->stop && stopped(c)) goto done;
     nb.channels = src->channels;
-    if (src->type->eval(c, src, &nb, (const float *const *)val, out)) goto done;
-    rc = src->type->chain(c, src, b, (const float *const *)val, (const float *const *)dval, out, grad);
+    if (src->type->eval(c, src, &nb, cval, out)) goto done;
+    rc = src->type->chain(c, src, b, cval, cdval, out, grad);
 done:
     for (k = 0; k < slots; k++) {
         const int ch = src->input[k] < 0 ? 0 : ng_graph_node(c->g, src->input[k])->channels;

@@ -521,6 +521,59 @@ static void test_failure_mid_render_on_several_threads(void)
     ng_graph_free(g);
 }
 
+/* Constant inputs are read from one filled block per value and context
+ * (eval.c konst_block), past NG_KONSTS values evaluated per block as any
+ * node: a sum of 24 constants (18 distinct, one node read twice) onto a
+ * noise is the noise plus each constant in turn, in float, at tile 16 and
+ * 64 on 1 and 2 threads; and a constant's gradient is flat, so the slope
+ * of noise + constant is the slope of the noise, bit for bit. */
+static void test_constant_inputs_read_as_filled_blocks(void)
+{
+    enum { W = 96, H = 80, NC = 24 };
+    ng_graph *g = ng_graph_new();
+    const int noise = t_noise(g, "perlin", 20.0, 3);
+    int sum = noise, twice = t_const(g, 0.375), i, k;
+    float v[NC];
+    ng_node *sn;
+    int slope_sum, slope_noise;
+    float *ref, *img, *s1, *s2;
+    ng_render_opts o;
+    for (i = 0; i < NC; i++) {
+        v[i] = i == 5 || i == 11 ? 0.375f : (float)(0.1 + 0.013 * (i % 18));
+        sum = t_bin(g, "add", sum, i == 5 || i == 11 ? twice : t_const(g, (double)v[i]));
+    }
+    sn = t_on(g, "surface", sum);
+    t_choose(sn, "mode", "slope");
+    slope_sum = t_finish_ok(g, sn);
+    sn = t_on(g, "surface", noise);
+    t_choose(sn, "mode", "slope");
+    slope_noise = t_finish_ok(g, sn);
+    t_opts(&o, W, H);
+    ref = t_render(g, noise, &o);
+    CHECK(ref != NULL);
+    for (k = 0; ref && k < 4; k++) {
+        o.tile = k & 1 ? 64 : 16;
+        o.threads = k & 2 ? 2 : 1;
+        img = t_render(g, sum, &o);
+        CHECK(img != NULL);
+        for (i = 0; img && i < W * H; i++) {
+            float want = ref[i];
+            int j;
+            for (j = 0; j < NC; j++) want += v[j];
+            if (memcmp(&img[i], &want, sizeof want) != 0) {
+                CHECKF(0, "tile %d, %d threads: sample %d is %.9g, not %.9g", o.tile, o.threads, i, img[i], want);
+                break;
+            }
+        }
+        free(img);
+        s1 = t_render(g, slope_sum, &o), s2 = t_render(g, slope_noise, &o);
+        CHECK(s1 && s2 && !memcmp(s1, s2, (size_t)W * H * sizeof *s1));
+        free(s1), free(s2);
+    }
+    free(ref);
+    ng_graph_free(g);
+}
+
 void suite_core(void)
 {
     RUN(test_shared_node_evaluated_once_per_tile);
@@ -535,4 +588,5 @@ void suite_core(void)
     RUN(test_broadcast_over_vectors);
     RUN(test_memo_recomputes_a_result_read_once_too_often);
     RUN(test_failure_mid_render_on_several_threads);
+    RUN(test_constant_inputs_read_as_filled_blocks);
 }
