@@ -499,6 +499,11 @@ int ng_input_constant(const ng_ctx *c, const ng_node *node, int k, double *value
     return node->input[k] >= 0 && ng_node_is_constant(ng_graph_node(c->g, node->input[k]), value);
 }
 
+const float *ng_input_constant_block(ng_ctx *c, const ng_node *node, int k)
+{
+    return node->input[k] >= 0 ? konst_block(c, node->input[k], 1) : NULL;
+}
+
 /* ---- gradients ---------------------------------------------------------------- */
 
 /* A source evaluated outside the walk (ng_pull_grad's analytic path) is

@@ -121,6 +121,9 @@ int ng_input_channels(const ng_ctx *ctx, const ng_node *node, int k);
  * zero and a consumer may skip asking for it); its value in *value when
  * value is not NULL. */
 int ng_input_constant(const ng_ctx *ctx, const ng_node *node, int k, double *value);
+/* Input k's value when its source is a constant: a block of the context's
+ * points filled once (read-only, as ng_eval_fn's inputs), else NULL. */
+const float *ng_input_constant_block(ng_ctx *ctx, const ng_node *node, int k);
 /* Record an error (printf-style) and return -1. */
 int ng_fail(ng_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -186,18 +186,20 @@ static void apply_jacobian(const warp_grad *W, const ng_warp_octave2 *one, float
         }
 }
 
-/* The amount's value, and its gradient unless it is a number (a number is
- * written as the constant node would, (float) of its value, without a pull). */
-static int amount_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *amount, warp_grad *W)
+/* The amount's value, and its gradient unless it is a number: a number's
+ * is the context's filled block (the constant node's float, without a
+ * pull), or, past the blocks it keeps, filled into buf. */
+static const float *amount_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *buf, warp_grad *W)
 {
-    const int dims = b->dims;
+    const float *block;
     double v;
     if (ng_input_constant(ctx, n, I_AMOUNT, &v)) {
-        ng__loops()->fill(amount, (float)v, b->n);
-        return 0;
+        if ((block = ng_input_constant_block(ctx, n, I_AMOUNT))) return block;
+        ng__loops()->fill(buf, (float)v, b->n);
+        return buf;
     }
-    if (!(W->agrad = ng_scratch(ctx, dims))) return -1;
-    return ng_pull_grad(ctx, n, I_AMOUNT, b, amount, W->agrad, 0);
+    if (!(W->agrad = ng_scratch(ctx, b->dims))) return NULL;
+    return ng_pull_grad(ctx, n, I_AMOUNT, b, buf, W->agrad, 0) ? NULL : buf;
 }
 
 /* warp_eval's steps (the same values, bit for bit) with the Jacobian beside;
@@ -207,7 +209,8 @@ static int warp_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, floa
     const int progressive = ng_int(n, P_MODE) == 0, dims = b->dims, len = b->n, ch = b->channels;
     const int vec = ng_input_channels(ctx, n, I_BY), moved = dims < vec ? dims : vec;
     const int fused = dims == 2 && moved == 2, constant = ng_input_constant(ctx, n, I_AMOUNT, NULL);
-    float *pos = ng_scratch(ctx, dims), *field = ng_scratch(ctx, vec), *amount = ng_scratch(ctx, 1), *query = NULL;
+    float *pos = ng_scratch(ctx, dims), *field = ng_scratch(ctx, vec), *abuf = ng_scratch(ctx, 1), *query = NULL;
+    const float *amount = NULL;
     warp_grad W = {NULL, NULL, NULL, NULL, NULL};
     ng_warp_octave2 oct; /* the last octave, for a single-octave 2D warp's Jacobian */
     double scale = 1;
@@ -217,10 +220,10 @@ static int warp_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, floa
     W.J = ng_scratch(ctx, dims * dims), W.fgrad = ng_scratch(ctx, vec * dims);
     W.sgrad = ng_scratch(ctx, n->channels * dims);
     ng__octaves_init(&o, ng_num(n, P_OCTAVES), ng_num(n, P_LACUNARITY), ng_num(n, P_ROUGHNESS));
-    if (!pos || !field || !amount || !W.J || !W.fgrad || !W.sgrad) goto done;
+    if (!pos || !field || !abuf || !W.J || !W.fgrad || !W.sgrad) goto done;
     if (!fused && !(W.dF = ng_scratch(ctx, moved * dims))) goto done;
     if (o.count > 1 && !(query = ng_scratch(ctx, dims))) goto done;
-    if (amount_grad(ctx, n, b, amount, &W)) goto done;
+    if (!(amount = amount_grad(ctx, n, b, abuf, &W))) goto done;
     /* a single-octave 2D warp moves the block's positions straight into pos */
     if (!fused || o.count > 1)
         for (d = 0; d < dims; d++) memcpy(pos + (size_t)d * len, b->p[d], (size_t)len * sizeof(float));
@@ -253,7 +256,7 @@ done:
     ng_scratch_free(ctx, pos, dims);
     ng_scratch_free(ctx, query, dims);
     ng_scratch_free(ctx, field, vec);
-    ng_scratch_free(ctx, amount, 1);
+    ng_scratch_free(ctx, abuf, 1);
     ng_scratch_free(ctx, W.J, dims * dims);
     ng_scratch_free(ctx, W.dF, moved * dims);
     ng_scratch_free(ctx, W.fgrad, vec * dims);
