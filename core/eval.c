@@ -40,7 +40,8 @@ typedef struct konst {
     float *buf;
 } konst;
 #define NG_KONSTS 16
-#define NG_ZERO_PLANES 4 /* ng_ctx.zeros: a flat gradient in up to 4 dims */ /* values past these are evaluated per block, as any node */
+#define NG_FLAT_PLANES 4 /* a gradient in up to 4 dims */
+#define NG_KEPT_BYTES ((size_t)1 << 20) /* per context: constant blocks and flat planes */ /* values past these are evaluated per block, as any node */
 
 typedef struct pool {
     float **free;
@@ -60,9 +61,11 @@ struct ng_ctx {
     frame *stack;
     int sp, stack_cap;
     uint32_t next_pos_id;
-    float *zeros; /* NG_ZERO_PLANES planes of cap zeros */
+    float *zeros;
+    float *flat; /* NG_FLAT_PLANES planes of zeros, a constant's gradient; made when first read */
     konst konsts[NG_KONSTS]; /* filled blocks of constant inputs, by value */
     int nkonsts;
+    size_t kept; /* bytes of konsts and flat (NG_KEPT_BYTES) */
     int grad_depth; /* nesting of analytic gradients (NG_GRAD_DEPTH) */
     int failed;
     const ng__stop *stop; /* NULL: runs to the end */
@@ -85,15 +88,28 @@ const float *ng__ctx_zeros(const ng_ctx *c) { return c->zeros; }
 
 /* ---- scratch buffers ---------------------------------------------------- */
 
+/* bytes more against the render's memory limit (stop.memory_limit): 0 and
+ * nothing charged where they would pass it. */
+static int charge(ng_ctx *c, size_t bytes)
+{
+    if (!c->stop || !c->stop->memory_limit) return 1;
+    if (atomic_fetch_add(c->stop->memory_used, bytes) + bytes <= c->stop->memory_limit) return 1;
+    atomic_fetch_sub(c->stop->memory_used, bytes);
+    return 0;
+}
+
+static void uncharge(ng_ctx *c, size_t bytes)
+{
+    if (c->stop && c->stop->memory_limit) atomic_fetch_sub(c->stop->memory_used, bytes);
+}
+
 float *ng_scratch(ng_ctx *c, int channels)
 {
     pool *p = &c->pools[channels];
     const size_t bytes = (size_t)channels * (size_t)c->cap * sizeof(float);
     float *b;
     if (p->n) return p->free[--p->n];
-    if (c->stop && c->stop->memory_limit &&
-        atomic_fetch_add(c->stop->memory_used, bytes) + bytes > c->stop->memory_limit) {
-        atomic_fetch_sub(c->stop->memory_used, bytes);
+    if (!charge(c, bytes)) {
         ng_fail(c, "render: the graph's intermediate results need more than the %.0f MiB its memory limit leaves them "
                    "(raise --memory-limit, or use fewer --threads or a smaller --tile, --brick for a volume)",
                 c->stop->memory_limit / 1048576.0);
@@ -101,7 +117,7 @@ float *ng_scratch(ng_ctx *c, int channels)
     }
     b = aligned_alloc(64, bytes);
     if (!b) {
-        if (c->stop && c->stop->memory_limit) atomic_fetch_sub(c->stop->memory_used, bytes);
+        uncharge(c, bytes);
         ng_fail(c, "out of memory for scratch buffers");
     }
     return b;
@@ -237,9 +253,9 @@ ng_ctx *ng__ctx_new(const ng_graph *g, const int *uses, int cap, ng_error *err)
     c->gen = 1;
     c->memo = calloc(c->memo_mask + 1, sizeof *c->memo);
     c->slot = calloc((size_t)n + 1, sizeof *c->slot);
-    c->zeros = aligned_alloc(64, NG_ZERO_PLANES * (size_t)c->cap * sizeof(float));
+    c->zeros = aligned_alloc(64, (size_t)c->cap * sizeof(float));
     if (!c->memo || !c->slot || !c->zeros) goto oom;
-    memset(c->zeros, 0, NG_ZERO_PLANES * (size_t)c->cap * sizeof(float));
+    memset(c->zeros, 0, (size_t)c->cap * sizeof(float));
     return c;
 oom:
     ng__ctx_free(c);
@@ -261,6 +277,7 @@ void ng__ctx_free(ng_ctx *c)
     free(c->slot);
     free(c->stack);
     free(c->zeros);
+    free(c->flat);
     for (i = 0; i < c->nkonsts; i++) free(c->konsts[i].buf);
     free(c);
 }
@@ -318,8 +335,26 @@ static int same_position(const ng_node *n, int k)
     return n->input[k] >= 0 && (k >= n->type->ninputs || !(n->type->inputs[k].flags & NG_INPUT_PULL));
 }
 
+/* A buffer the context keeps for the whole render: at most NG_KEPT_BYTES
+ * of them, charged to the memory limit like scratch (ng_scratch); NULL, and
+ * no error, past either or where the system has no room: the caller then
+ * goes the per-block way, which fails with the limit's message if it must.
+ * Constants at large tiles (1 MiB blocks from tile 512) are so evaluated
+ * per block, as before the blocks were kept. */
+static float *kept_alloc(ng_ctx *c, size_t bytes)
+{
+    float *b;
+    if (c->kept + bytes > NG_KEPT_BYTES || !charge(c, bytes)) return NULL;
+    if (!(b = aligned_alloc(64, bytes))) {
+        uncharge(c, bytes);
+        return NULL;
+    }
+    c->kept += bytes;
+    return b;
+}
+
 /* The block of constant node `node`, filled once for this context, or NULL:
- * not a constant (or more distinct values than NG_KONSTS, or no memory),
+ * not a constant (or more distinct values than NG_KONSTS, or no room),
  * evaluated per block like any node. insert 0: only one made already. The
  * same float constant_eval writes, so the same bits. */
 static const float *konst_block(ng_ctx *c, int node, int insert)
@@ -333,11 +368,19 @@ static const float *konst_block(ng_ctx *c, int node, int insert)
     memcpy(&bits, &f, sizeof bits);
     for (i = 0; i < c->nkonsts; i++)
         if (c->konsts[i].bits == bits) return c->konsts[i].buf;
-    if (!insert || c->nkonsts == NG_KONSTS || !(buf = aligned_alloc(64, (size_t)c->cap * sizeof(float)))) return NULL;
+    if (!insert || c->nkonsts == NG_KONSTS || !(buf = kept_alloc(c, (size_t)c->cap * sizeof(float)))) return NULL;
     for (i = 0; i < c->cap; i++) buf[i] = f;
     c->konsts[c->nkonsts].bits = bits;
     c->konsts[c->nkonsts++].buf = buf;
     return buf;
+}
+
+/* A constant's gradient: NG_FLAT_PLANES planes of zeros, or NULL (no room). */
+static const float *flat_planes(ng_ctx *c)
+{
+    const size_t bytes = NG_FLAT_PLANES * (size_t)c->cap * sizeof(float);
+    if (!c->flat && (c->flat = kept_alloc(c, bytes))) memset(c->flat, 0, bytes);
+    return c->flat;
 }
 
 static float *result_of(ng_ctx *c, int node, const ng_block *b)
@@ -542,8 +585,8 @@ static int chain_grad(ng_ctx *c, const ng_node *src, const ng_block *b, float *o
         const ng_node *in;
         if (src->input[k] < 0) continue;
         in = ng_graph_node(c->g, src->input[k]);
-        if ((cval[k] = konst_block(c, in->id, 1))) { /* flat: the zero planes */
-            cdval[k] = c->zeros;
+        if (konst_block(c, in->id, 1) && flat_planes(c)) {
+            cval[k] = konst_block(c, in->id, 0), cdval[k] = c->flat;
             continue;
         }
         if (!(val[k] = ng_scratch(c, in->channels)) || !(dval[k] = ng_scratch(c, in->channels * b->dims))) goto done;

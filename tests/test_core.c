@@ -8,6 +8,7 @@
  */
 #include "build.h"
 #include "harness.h"
+#include "ng_internal.h"
 #include "ng_node.h"
 #include "suites.h"
 
@@ -574,6 +575,89 @@ static void test_constant_inputs_read_as_filled_blocks(void)
     ng_graph_free(g);
 }
 
+/* One evaluation of a noise plus 16 constants (distinct: 0.1, 0.2, ... or
+ * all 0.25) on a context of cap points with a memory limit of `limit`
+ * bytes: the samples in out, the bytes charged in *used; 0, or -1 with the
+ * context's error in msg. */
+static int constants_under_limit(int cap, int distinct, size_t limit, float *out, double *used, char *msg,
+                                 size_t msglen)
+{
+    ng_graph *g = ng_graph_new();
+    int root = t_noise(g, "value", 30.0, 5), i, *uses, rc = -1;
+    atomic_size_t charged;
+    ng__stop stop;
+    ng_error err = {{0}};
+    ng_ctx *c;
+    ng_block b;
+    for (i = 0; i < 16; i++) root = t_bin(g, "add", root, t_const(g, distinct ? 0.1 * (i + 1) : 0.25));
+    uses = ng__uses(g, &root, 1);
+    c = uses ? ng__ctx_new(g, uses, cap, &err) : NULL;
+    memset(&stop, 0, sizeof stop);
+    atomic_init(&charged, 0);
+    stop.memory_limit = limit;
+    stop.memory_used = &charged;
+    memset(&b, 0, sizeof b);
+    snprintf(msg, msglen, "%s", err.msg);
+    if (c) {
+        float *x = malloc((size_t)cap * sizeof *x);
+        ng__ctx_set_stop(c, &stop);
+        for (i = 0; x && i < cap; i++) x[i] = (float)i * 0.37f;
+        b.n = cap, b.dims = 2, b.channels = 1, b.pos_id = 1;
+        b.p[0] = b.p[1] = x, b.p[2] = b.p[3] = ng__ctx_zeros(c);
+        if (x) rc = ng__eval(c, root, &b, out, 0);
+        snprintf(msg, msglen, "%s", ng__ctx_error(c)->msg);
+        free(x);
+    }
+    *used = (double)atomic_load(&charged);
+    ng__ctx_free(c);
+    free(uses);
+    ng_graph_free(g);
+    return rc;
+}
+
+/* The constant blocks a context keeps (at most 1 MiB of them) count against
+ * the memory limit like scratch: 16 distinct constants charge 15 blocks
+ * more than 16 equal ones (one kept block), whether kept (16 KiB blocks at
+ * 4096 points), partly kept (4 of 256 KiB) or evaluated per block (1 MiB).
+ * Under a limit with room for that and no more the evaluation runs, the
+ * same samples; under tighter ones it never charges past the limit and
+ * either still gives the same samples (kept blocks step aside) or fails
+ * with the limit's message. */
+static void test_kept_constant_blocks_count_against_the_memory_limit(void)
+{
+    static const int caps[] = {4096, 65536, 262144};
+    const size_t lots = (size_t)1 << 34;
+    char msg[sizeof(ng_error)];
+    int k, j;
+    for (k = 0; k < 3; k++) {
+        const int cap = caps[k];
+        const size_t block = (size_t)cap * sizeof(float);
+        float *a = malloc(block), *b = malloc(block);
+        double distinct, equal, used;
+        if (!a || !b) {
+            CHECKF(0, "out of memory");
+            free(a), free(b);
+            return;
+        }
+        CHECK_INT(constants_under_limit(cap, 1, lots, a, &distinct, msg, sizeof msg), 0);
+        CHECK_INT(constants_under_limit(cap, 0, lots, b, &equal, msg, sizeof msg), 0);
+        CHECKF(distinct - equal == 15.0 * (double)block,
+               "cap %d: 16 distinct constants charged %.0f bytes more than 16 equal ones, not 15 blocks of %zu", cap,
+               distinct - equal, block);
+        for (j = 0; j <= 16; j++) { /* from the whole need down to 16 blocks less */
+            const size_t limit = (size_t)distinct - (size_t)j * block;
+            const int rc = constants_under_limit(cap, 1, limit, b, &used, msg, sizeof msg);
+            CHECKF(used <= (double)limit, "cap %d, limit %zu: %.0f bytes charged", cap, limit, used);
+            if (j == 0) CHECKF(rc == 0, "cap %d: the evaluation failed with room for its need: %s", cap, msg);
+            if (rc == 0)
+                CHECKF(!memcmp(a, b, block), "cap %d, limit %zu: the samples differ", cap, limit);
+            else
+                CHECKF(strstr(msg, "memory limit") != NULL, "cap %d, limit %zu: failed with '%s'", cap, limit, msg);
+        }
+        free(a), free(b);
+    }
+}
+
 void suite_core(void)
 {
     RUN(test_shared_node_evaluated_once_per_tile);
@@ -589,4 +673,5 @@ void suite_core(void)
     RUN(test_memo_recomputes_a_result_read_once_too_often);
     RUN(test_failure_mid_render_on_several_threads);
     RUN(test_constant_inputs_read_as_filled_blocks);
+    RUN(test_kept_constant_blocks_count_against_the_memory_limit);
 }
