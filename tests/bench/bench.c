@@ -295,8 +295,9 @@ static void print_header(void)
            "FN2-512 ns", "ours/FN2", "libnoise ns", "ours/ln");
 }
 
-/* One row, whole cost: 2D one image, 3D one volume render. */
-static void bench_row(const config *c, const row *r, const peer_result *peers, int npeers)
+/* One row, whole cost: 2D one image, 3D one volume render. Its median
+ * ns/sample, or -1 where it failed. */
+static double bench_row(const config *c, const row *r, const peer_result *peers, int npeers)
 {
     ng_script s;
     ng_error err;
@@ -308,7 +309,7 @@ static void bench_row(const config *c, const row *r, const peer_result *peers, i
     fflush(stdout);
     if (load(c, r->script, &s, &err)) {
         printf("  error: %s\n", err.msg);
-        return;
+        return -1;
     }
     j.g = s.graph;
     j.root = s.output[0];
@@ -319,7 +320,7 @@ static void bench_row(const config *c, const row *r, const peer_result *peers, i
     if (time_job(&j, c->min_runs, ROW_BUDGET, &t, &err)) {
         printf("  error: %s\n", err.msg);
         ng_script_free(&s);
-        return;
+        return -1;
     }
     ng_script_free(&s);
     ns = t.median * 1e9 / samples;
@@ -330,6 +331,20 @@ static void bench_row(const config *c, const row *r, const peer_result *peers, i
     if ((ln = peer_ns(peers, npeers, r->peer)) > 0) printf(" %11.3f %8.2f", ln, ns / ln);
     else printf(" %11s %8s", "-", "-");
     printf("   (%d runs)\n", t.runs);
+    return ns;
+}
+
+/* Issue 14's goal for analytic gradients: the terrain with its hillshade
+ * at most 1.3x the terrain alone, both rows of this run. */
+static void print_hillshade_ratio(const double *ns)
+{
+    int k, lit = -1, plain = -1;
+    for (k = 0; k < NROWS; k++) {
+        if (!strcmp(rows[k].name, "terrain_light2")) lit = k;
+        if (!strcmp(rows[k].name, "terrain2")) plain = k;
+    }
+    if (lit < 0 || plain < 0 || ns[lit] <= 0 || ns[plain] <= 0) return;
+    printf("hillshade: terrain_light2 / terrain2 = %.2f (the goal: <= 1.30)\n", ns[lit] / ns[plain]);
 }
 
 /* ---- fixed cost and frames ---------------------------------------------------------- */
@@ -1052,9 +1067,10 @@ int main(int argc, char **argv)
                "          NOT measured here; this run is on the CPU named above. ours/FN2, ours/ln < 1: noisegraph "
                "faster\n\n",
                FN2_MACHINE);
+        double ns[NROWS];
         print_header();
-        for (k = 0; k < NROWS; k++)
-            if (selected[k]) bench_row(&c, &rows[k], peers, npeers);
+        for (k = 0; k < NROWS; k++) ns[k] = selected[k] ? bench_row(&c, &rows[k], peers, npeers) : -1;
+        print_hillshade_ratio(ns);
         printf("\n");
     }
     if (overhead) bench_overhead(&c);
