@@ -39,9 +39,9 @@ typedef struct konst {
     uint32_t bits;
     float *buf;
 } konst;
-#define NG_KONSTS 16
+#define NG_KONSTS 16 /* values past these are evaluated per block, as any node */
 #define NG_FLAT_PLANES 4 /* a gradient in up to 4 dims */
-#define NG_KEPT_BYTES ((size_t)1 << 20) /* per context: constant blocks and flat planes */ /* values past these are evaluated per block, as any node */
+#define NG_KEPT_BYTES ((size_t)1 << 20) /* per context: constant blocks and flat planes */
 
 typedef struct pool {
     float **free;
@@ -583,10 +583,11 @@ static int chain_grad(ng_ctx *c, const ng_node *src, const ng_block *b, float *o
     ng_block nb = *b;
     for (k = 0; k < slots; k++) {
         const ng_node *in;
+        const float *kb;
         if (src->input[k] < 0) continue;
         in = ng_graph_node(c->g, src->input[k]);
-        if (konst_block(c, in->id, 1) && flat_planes(c)) {
-            cval[k] = konst_block(c, in->id, 0), cdval[k] = c->flat;
+        if ((kb = konst_block(c, in->id, 1)) && flat_planes(c)) {
+            cval[k] = kb, cdval[k] = c->flat;
             continue;
         }
         if (!(val[k] = ng_scratch(c, in->channels)) || !(dval[k] = ng_scratch(c, in->channels * b->dims))) goto done;

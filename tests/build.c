@@ -88,6 +88,20 @@ int t_warp(ng_graph *g, int source, int by, double amount)
     return t_finish(g, n);
 }
 
+int t_warp_node(ng_graph *g, int source, int by, int amount, double octaves, double lac, double rough,
+                const char *mode)
+{
+    ng_node *n = t_begin(g, "warp");
+    t_in(g, n, "source", source);
+    t_in(g, n, "by", by);
+    t_in(g, n, "amount", amount);
+    t_set(n, "octaves", octaves);
+    t_set(n, "lacunarity", lac);
+    t_set(n, "roughness", rough);
+    if (mode) t_choose(n, "mode", mode);
+    return t_finish(g, n);
+}
+
 int t_fbm(ng_graph *g, int source, double octaves, double lacunarity, double roughness)
 {
     ng_node *n = t_begin(g, "fbm");

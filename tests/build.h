@@ -18,6 +18,9 @@ int t_vnoise(ng_graph *g, const char *type, double size, int seed);
 int t_bin(ng_graph *g, const char *type, int a, int b);
 int t_const(ng_graph *g, double v);
 int t_warp(ng_graph *g, int source, int by, double amount);
+/* a warp whose amount is the node `amount`, with its octave options; mode NULL: the default */
+int t_warp_node(ng_graph *g, int source, int by, int amount, double octaves, double lac, double rough,
+                const char *mode);
 int t_fbm(ng_graph *g, int source, double octaves, double lacunarity, double roughness);
 /* a node begun from a type name (or shorthand), for tests that set options by hand */
 ng_node *t_begin(ng_graph *g, const char *type);

@@ -718,20 +718,6 @@ static void test_curl_3d_divergence_free(void)
 
 /* ---- warp --------------------------------------------------------------------------------------- */
 
-static int warp_of(ng_graph *g, int source, int by, int amount, double octaves, double lac, double rough,
-                   const char *mode)
-{
-    ng_node *n = t_begin(g, "warp");
-    t_in(g, n, "source", source);
-    t_in(g, n, "by", by);
-    t_in(g, n, "amount", amount);
-    t_set(n, "octaves", octaves);
-    t_set(n, "lacunarity", lac);
-    t_set(n, "roughness", rough);
-    if (mode) t_choose(n, "mode", mode);
-    return t_finish(g, n);
-}
-
 enum { WN = 200 };
 
 static void warp_points(double *x, double *y)
@@ -746,7 +732,7 @@ static void test_warp_one_octave(void)
     const double a = 7;
     ng_graph *g = ng_graph_new();
     int src = t_noise(g, "perlin", 20, 3), by = t_vnoise(g, "simplex", 50, 4), amt = t_const(g, a);
-    int w = t_warp(g, src, by, a), w1 = warp_of(g, src, by, amt, 1, 3.5, 1.7, "independent"), i;
+    int w = t_warp(g, src, by, a), w1 = t_warp_node(g, src, by, amt, 1, 3.5, 1.7, "independent"), i;
     double x[WN], y[WN], qx[WN], qy[WN];
     float *vb, *vq, *vw, *vw1;
     warp_points(x, y);
@@ -809,11 +795,11 @@ static void test_warp_octaves_composed(void)
     int bx = t_bin(g, "mul", t_bin(g, "mul", Y, Y), t_const(g, 0.01));
     int bY = t_bin(g, "mul", t_bin(g, "mul", X, Y), t_const(g, 0.05));
     int by = vector_of(g, bx, bY, -1), amt = t_const(g, a);
-    int ind2 = warp_of(g, pos, by, amt, 2, lac, r, "independent");
-    int pro2 = warp_of(g, pos, by, amt, 2, lac, r, "progressive");
-    int ind25 = warp_of(g, pos, by, amt, 2.5, lac, r, "independent");
-    int pro3 = warp_of(g, pos, by, amt, 3, 3, 0.7, NULL); /* progressive is the default */
-    int one = warp_of(g, pos, by, amt, 1, lac, r, NULL);
+    int ind2 = t_warp_node(g, pos, by, amt, 2, lac, r, "independent");
+    int pro2 = t_warp_node(g, pos, by, amt, 2, lac, r, "progressive");
+    int ind25 = t_warp_node(g, pos, by, amt, 2.5, lac, r, "independent");
+    int pro3 = t_warp_node(g, pos, by, amt, 3, 3, 0.7, NULL); /* progressive is the default */
+    int one = t_warp_node(g, pos, by, amt, 1, lac, r, NULL);
     check_octaves(g, one, a, 1, lac, r, 0, __LINE__);
     check_octaves(g, ind2, a, 2, lac, r, 0, __LINE__);
     check_octaves(g, pro2, a, 2, lac, r, 1, __LINE__);
@@ -837,9 +823,9 @@ static void test_warp_modes_and_fractions(void)
 {
     ng_graph *g = ng_graph_new();
     int src = t_noise(g, "perlin", 15, 11), by = t_vnoise(g, "perlin", 40, 12), amt = t_const(g, 12);
-    int pro = warp_of(g, src, by, amt, 3, 2, 0.5, "progressive"), ind = warp_of(g, src, by, amt, 3, 2, 0.5, "independent");
-    int o1 = warp_of(g, src, by, amt, 1, 2, 0.5, "independent"), o1f = warp_of(g, src, by, amt, 1.001, 2, 0.5, "independent");
-    int o2 = warp_of(g, src, by, amt, 2, 2, 0.5, "independent"), o2f = warp_of(g, src, by, amt, 1.999, 2, 0.5, "independent");
+    int pro = t_warp_node(g, src, by, amt, 3, 2, 0.5, "progressive"), ind = t_warp_node(g, src, by, amt, 3, 2, 0.5, "independent");
+    int o1 = t_warp_node(g, src, by, amt, 1, 2, 0.5, "independent"), o1f = t_warp_node(g, src, by, amt, 1.001, 2, 0.5, "independent");
+    int o2 = t_warp_node(g, src, by, amt, 2, 2, 0.5, "independent"), o2f = t_warp_node(g, src, by, amt, 1.999, 2, 0.5, "independent");
     double x[WN], y[WN];
     float *vp, *vi, *v1, *v1f, *v2, *v2f;
     warp_points(x, y);
@@ -872,8 +858,8 @@ static void test_warp_amount_mask(void)
     float *vs, *vw, *vw3;
     t_set(st, "edge", 0);
     mask = t_bin(g, "mul", t_finish(g, st), t_const(g, 9));
-    w = warp_of(g, src, by, mask, 1, 2, 0.5, NULL);
-    w3 = warp_of(g, src, by, mask, 3, 2, 0.5, "independent");
+    w = t_warp_node(g, src, by, mask, 1, 2, 0.5, NULL);
+    w3 = t_warp_node(g, src, by, mask, 3, 2, 0.5, "independent");
     warp_points(x, y);
     vs = t_points(g, src, 2, WN, x, y, NULL);
     vw = t_points(g, w, 2, WN, x, y, NULL);

@@ -17,18 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* warp of source by field, amount given by the node `amount`, octaves and mode set */
-static int warp_by(ng_graph *g, int source, int field, int amount, double octaves, const char *mode)
-{
-    ng_node *n = t_begin(g, "warp");
-    t_in(g, n, "source", source);
-    t_in(g, n, "by", field);
-    t_in(g, n, "amount", amount);
-    t_set(n, "octaves", octaves);
-    t_choose(n, "mode", mode);
-    return t_finish_ok(g, n);
-}
-
 /* The constant amount 20 and the node 10 + 10 (a math node, not a
  * constant: the warp reads its plane) give the same bits at every point. */
 static void check_constant_move(int dims, double octaves, const char *mode)
@@ -39,8 +27,8 @@ static void check_constant_move(int dims, double octaves, const char *mode)
     int field = t_vnoise(g, "simplex", 40, 5), source = t_noise(g, "simplex", 30, 9);
     int a, b, i, d, differ = 0;
     float *wa, *wb;
-    a = warp_by(g, source, field, t_const(g, 20), octaves, mode);
-    b = warp_by(g, source, field, t_bin(g, "add", t_const(g, 10), t_const(g, 10)), octaves, mode);
+    a = t_warp_node(g, source, field, t_const(g, 20), octaves, 2.0, 0.5, mode);
+    b = t_warp_node(g, source, field, t_bin(g, "add", t_const(g, 10), t_const(g, 10)), octaves, 2.0, 0.5, mode);
     for (d = 0; d < dims; d++)
         for (i = 0; i < M; i++) xs[d][i] = t_rng_range(-400, 400);
     wa = t_points(g, a, dims, M, xs[0], xs[1], xs[2]);
@@ -66,8 +54,8 @@ static void test_constant_amount_image(void)
 {
     ng_graph *g = ng_graph_new();
     int field = t_vnoise(g, "simplex", 50, 1), source = t_noise(g, "simplex", 50, 0);
-    int a = warp_by(g, source, field, t_const(g, 20), 1, "progressive");
-    int b = warp_by(g, source, field, t_bin(g, "add", t_const(g, 10), t_const(g, 10)), 1, "progressive");
+    int a = t_warp_node(g, source, field, t_const(g, 20), 1, 2.0, 0.5, "progressive");
+    int b = t_warp_node(g, source, field, t_bin(g, "add", t_const(g, 10), t_const(g, 10)), 1, 2.0, 0.5, "progressive");
     ng_render_opts o;
     float *ra, *rb;
     t_opts(&o, 96, 70);
