@@ -522,11 +522,7 @@ static void bench_threads(const config *c)
         printf("error: %s\n", err.msg);
         return;
     }
-    j.g = s.graph;
-    j.root = s.output[0];
-    j.dims = 2;
-    j.size = THREADS_GRID;
-    j.threads = 1;
+    j = (job){.g = s.graph, .root = s.output[0], .dims = 2, .size = THREADS_GRID, .threads = 1, .volume = 0};
     j2 = j;
     j2.threads = 2;
     if (run_job(&j2, &err) < 0) { /* warm-up */
