@@ -310,6 +310,8 @@ static int stopped(ng_ctx *c)
     return 0;
 }
 
+int ng__ctx_stopped(ng_ctx *c) { return c->stop && stopped(c); }
+
 /* ---- evaluation ----------------------------------------------------------- */
 
 static int push(ng_ctx *c, int node)

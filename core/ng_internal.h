@@ -49,6 +49,9 @@ double ng__now(void);
 void ng__progress_line(char *buf, size_t len, const char *label, double done, double elapsed);
 /* Evaluation in c checks stop (may be NULL) before each node it runs. */
 void ng__ctx_set_stop(ng_ctx *c, const ng__stop *stop);
+/* The same check, for work that runs no node (a view's rays that miss the
+ * volume): -1 with the context's error set when it must stop. */
+int ng__ctx_stopped(ng_ctx *c);
 const float *ng__ctx_zeros(const ng_ctx *c);
 
 /* A render whose tiles are computed by `run` instead of by evaluating the

@@ -291,7 +291,10 @@ static int run_job_tile(render *r, tiler *tl, int64_t t)
     const int w = r->rw - x0 < r->tile ? r->rw - x0 : r->tile, h = r->rh - y0 < r->tile ? r->rh - y0 : r->tile;
     const int slot = (int)(band % r->ring);
     int k;
-    if (r->job->run(r->job->user, tl->c, r->rx + x0, r->ry + y0, w, h, tl->out)) return -1;
+    /* a job's tile may evaluate no node (rays that all miss the volume: sky
+     * alone), so the deadline and cancel flag are checked here too */
+    if (ng__ctx_stopped(tl->c) || r->job->run(r->job->user, tl->c, r->rx + x0, r->ry + y0, w, h, tl->out))
+        return -1;
     for (k = 0; k < r->nroots; k++)
         to_band(r->band[slot * r->nroots + k], r->rw, x0, tl->out[k], w, h, r->channels[k], r->stream);
     return 0;

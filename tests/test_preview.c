@@ -675,6 +675,30 @@ static void test_cli_graph_errors_leave_files_alone(void)
     CHECK_INT(count_entries(tmpdir, ".tmp-"), 0);
 }
 
+/* The CLI's time limit holds where no ray meets the box: tiles of sky alone run
+ * no node, whose evaluation was the only place the deadline was read (a
+ * 16384^2 preview looking away from the volume ran 21 s past a 1 s limit
+ * and wrote its picture). */
+static void test_sky_alone_stops_at_the_time_limit(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    tpath(o, "sky.png");
+    put_file(o, "old bytes");
+    mkscript(s, "away.lua", CLOUD);
+    cli(&r, "preview", s, "-o", o, "--size", "1024", "--volume", "64x64x64", "--camera", "32,32,1000", "--look-at",
+        "32,32,2000", "--render-time-limit", "0.001", NULL);
+    EXPECT_ERR(&r, 1, "render:", "render time limit of 0.001 s");
+    res_free(&r);
+    {
+        size_t len = 0;
+        unsigned char *b = slurp(o, &len);
+        CHECK(b && len == 9 && !memcmp(b, "old bytes", 9));
+        free(b);
+    }
+    CHECK_INT(count_entries(tmpdir, ".tmp-"), 0);
+}
+
 /* The program's tests must not pass by not running. */
 static void test_cli_needs_its_environment(void) { CHECKF(0, "NG_BIN and NG_ROOT must name the program and the tree"); }
 
@@ -699,5 +723,6 @@ void suite_preview(void)
     RUN(test_cli_render_view_is_preview);
     RUN(test_cli_options_refused_by_other_commands);
     RUN(test_cli_graph_errors_leave_files_alone);
+    RUN(test_sky_alone_stops_at_the_time_limit);
     cli_teardown();
 }
