@@ -24,8 +24,11 @@ int ng_cli_fail(int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    for (c = msg; *c; c++) /* one line, whatever the script's message held */
-        if (*c == '\n' || *c == '\r' || *c == '\t') *c = ' ';
+    /* one line that cannot drive the terminal, whatever the script's
+     * message held: every control character (newlines, escape sequences) a
+     * space; UTF-8 passes */
+    for (c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = ' ';
     fprintf(stderr, "noisegraph: %s\n", msg);
     return code;
 }

@@ -253,6 +253,14 @@ static void test_script_errors(void)
     EXPECT_ERR(&r, 1, s, "first");
     res_free(&r);
     CHECK(!exists(o));
+
+    /* nor can a script's message drive the terminal: control characters
+     * (an escape sequence, a backspace) come out as spaces */
+    mkscript(s, "raise_esc.lua", "error(\"x\\27[31mRED\\8\\127 end\")\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, s, "x [31mRED   end");
+    CHECK(r.err && !strchr(r.err, 27) && !strchr(r.err, 8) && !strchr(r.err, 127));
+    res_free(&r);
 }
 
 static void test_return_not_node(void)
