@@ -381,9 +381,13 @@ static int set_param(ng_cli *c, const option *o, const value *v)
     const char *eq = strchr(v->text, '=');
     char q[SHOWN];
     if (!eq || eq == v->text) return ng_cli_fail(2, "%s: %s is not NAME=VALUE", o->name, shown(v->text, q));
+    const size_t len = (size_t)(eq - v->text);
+    int k;
+    for (k = 0; k < c->h.nsets; k++) /* a parameter set twice, like any option given twice */
+        if (strlen(c->h.set_name[k]) == len && !memcmp(c->h.set_name[k], v->text, len))
+            return ng_cli_fail(2, "%s: %s is given twice", o->name, shown(c->h.set_name[k], q));
     if (c->h.nsets == NG_MAX_SETS) return ng_cli_fail(2, "%s: more than %d", o->name, NG_MAX_SETS);
-    if (!(c->h.set_name[c->h.nsets] = strndup(v->text, (size_t)(eq - v->text))))
-        return ng_cli_fail(2, "%s: out of memory", o->name);
+    if (!(c->h.set_name[c->h.nsets] = strndup(v->text, len))) return ng_cli_fail(2, "%s: out of memory", o->name);
     c->h.set_value[c->h.nsets++] = eq + 1;
     return 0;
 }

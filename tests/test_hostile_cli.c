@@ -118,7 +118,8 @@ static void expect_usage(const char *opt, const char *value, const char *needle)
     CHECKF(!exists(o), "%s '%s' wrote an image", opt, value);
 }
 
-/* A value option given twice is a usage error, not a silent override;
+/* A value option (or --set of one parameter) given twice is a usage error,
+ * not a silent override;
  * --set takes decimal numbers only, as the options do. */
 static void test_repeated_options_and_set_numbers(void)
 {
@@ -134,6 +135,10 @@ static void test_repeated_options_and_set_numbers(void)
     res_free(&r);
     cli(&r, "render", s, "-o", o, "--size", "16", "--size", "32", NULL);
     EXPECT_ERR(&r, 2, "--size", "given twice");
+    res_free(&r);
+    /* the same parameter set twice too (the last one silently won) */
+    cli(&r, "render", s, "-o", o, "--size", "16", "--set", "v=2", "--set", "w=1", "--set", "v=3", NULL);
+    EXPECT_ERR(&r, 2, "--set", "'v' is given twice");
     res_free(&r);
     CHECK(!exists(o) && !exists(o2));
     for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
