@@ -22,17 +22,26 @@
 #include <unistd.h>
 
 /* The file for output `name` of a multi-output script (malloc'd, NULL
- * without memory): built to its full length, never cut. */
+ * without memory): built to its full length, never cut. Every {name} is
+ * the name ('{name}/{name}.png': a folder per output). */
 static char *output_path(const char *pattern, const char *name)
 {
-    const char *brace = strstr(pattern, "{name}"), *dot, *slash;
-    size_t len = strlen(pattern) + (name ? strlen(name) + 2 : 0) + 1;
-    char *buf = malloc(len);
-    if (!buf) return NULL;
+    const char *brace = strstr(pattern, "{name}"), *dot, *slash, *at;
+    size_t braces = 0, len;
+    char *buf, *w;
+    for (at = brace; at; at = strstr(at + 6, "{name}")) braces++;
+    len = strlen(pattern) + (name ? (braces + 1) * strlen(name) + 2 : 0) + 1;
+    if (!(buf = malloc(len))) return NULL;
     if (!name) {
         snprintf(buf, len, "%s", pattern);
     } else if (brace) {
-        snprintf(buf, len, "%.*s%s%s", (int)(brace - pattern), pattern, name, brace + 6);
+        for (w = buf, at = pattern; brace; at = brace + 6, brace = strstr(at, "{name}")) {
+            memcpy(w, at, (size_t)(brace - at));
+            w += brace - at;
+            memcpy(w, name, strlen(name));
+            w += strlen(name);
+        }
+        snprintf(w, len - (size_t)(w - buf), "%s", at);
     } else {
         dot = strrchr(pattern, '.');
         slash = strrchr(pattern, '/');

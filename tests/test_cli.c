@@ -568,6 +568,16 @@ static void test_outputs_name_pattern(void)
     EXPECT_OK(&r);
     res_free(&r);
     CHECK(same_bytes(ph, q));
+    /* every {name} is the name: a folder per output */
+    pathf(o, "%s/{name}/{name}.png", dir);
+    mkscript(s, "outs_pattern.lua", two_outputs);
+    cli(&r, "render", s, "-o", o, "--size", "24", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    pathf(q, "%s/height/height.png", dir);
+    CHECK(same_bytes(ph, q));
+    pathf(q, "%s/mask/mask.png", dir);
+    CHECK(same_bytes(pm, q));
 }
 
 /* A sandboxed script chooses output names, not where files go. */
