@@ -673,6 +673,21 @@ static void set_ids(Agraph_t *g)
     }
 }
 
+/* The most nodes (graph nodes and outputs) the page's drawing lays out.
+ * dot's layout grows much faster than the graph (a chain of 1000 nodes
+ * took 2 s here, of 3000 80 s, and no limit reaches into Graphviz), and it
+ * holds gv_mu, which every other drawing and the server's shutdown wait
+ * for; a graph this large is not read from a drawing anyway. */
+#define SVG_MAX_NODES 500
+
+/* The boxes ng_print_dot draws: the nodes shown and the outputs. */
+static int drawn_nodes(const ng_script *s)
+{
+    int i, n = s->noutputs;
+    for (i = 0; i < ng_graph_count(s->graph); i++) n += ng_inspect_shown(s, i);
+    return n;
+}
+
 static int layout_svg(const char *dot, ng_buf *out)
 {
     Agraph_t *g;
@@ -704,8 +719,14 @@ void ng_api_graph_svg(const ng_query *q, ng_answer *a)
     char *dot = NULL;
     size_t len = 0;
     FILE *f;
+    int nodes;
     if (check_keys(q, known, a) || !(s = served_for(q, a))) return;
-    if (!(f = open_memstream(&dot, &len))) {
+    if ((nodes = drawn_nodes(&s->s)) > SVG_MAX_NODES) {
+        ng_answer_text(a, 422,
+                       "the graph has %d nodes, too many to draw (at most %d); 'noisegraph info' and "
+                       "'noisegraph dot' give all of it",
+                       nodes, SVG_MAX_NODES);
+    } else if (!(f = open_memstream(&dot, &len))) {
         ng_answer_text(a, 500, "out of memory");
     } else {
         ng_print_dot(&s->s, base_name(ng_serve_cli()->script), f);

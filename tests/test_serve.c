@@ -632,6 +632,33 @@ static void test_cached_runs_by_value(void)
     CHECK_INT(server_stop(&s), 0);
 }
 
+/* The page's drawing of the graph lays out at most 500 boxes: a chain of
+ * 3000 nodes took 80 s in Graphviz, holding the lock every other drawing
+ * and the server's shutdown waited for. Past the cap the answer is a
+ * reason, at once; below it, the drawing. */
+static void test_graph_too_large_to_draw(void)
+{
+    char script[PATHLEN];
+    server s;
+    http r;
+    script_in(script, "biggraph",
+              "local n = ng.param(\"n\", 10, {min = 1, max = 100000})\n"
+              "local x = ng.perlin{}\n"
+              "for i = 1, n do x = ng.abs(x) end\n"
+              "return x\n");
+    if (server_start(&s, script, NULL)) return;
+    get(&r, s.port, "/api/graph.svg?set.n=498"); /* 499 nodes and the output: 500 boxes */
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "<svg");
+    http_free(&r);
+    get(&r, s.port, "/api/graph.svg?set.n=5000");
+    CHECK_INT(r.status, 422);
+    CHECK_CONTAINS(r.body, "the graph has 5002 nodes, too many to draw (at most 500)");
+    CHECK_CONTAINS(r.body, "noisegraph dot");
+    http_free(&r);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* A file the script reads (an image) replaced the way editors save, by a
  * rename over it: a new generation with the new picture. */
 static void test_image_read_is_watched(void)
@@ -789,6 +816,7 @@ void suite_serve(void)
     RUN(test_image_read_is_watched);
     RUN(test_error_in_module_and_foreign_paths);
     RUN(test_cached_runs_by_value);
+    RUN(test_graph_too_large_to_draw);
     RUN(test_stream_cancels_stale_render);
     RUN(test_shutdown_cancels_unstreamed_render);
     RUN(test_command_line);
