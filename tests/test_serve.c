@@ -732,6 +732,51 @@ static void test_stream_cancels_stale_render(void)
     http_free(&slow);
 }
 
+/* At most 4 renders draw at once: while 4 slow ones run, a fifth (tiny)
+ * waits its turn, without a picture in memory; a newer render on the
+ * stream of a slow one cancels it, and its turn goes to one that waited.
+ * (Without the turns 40 requests at 2048^2 held 2.4 GB at once.) */
+static void test_renders_take_turns(void)
+{
+    char script[PATHLEN];
+    server s;
+    http r;
+    int slow[4], waiting, k;
+    struct timespec t = {0, 500000000};
+    struct pollfd p;
+    static const char *const big_box[] = {"--volume", "512x512x512", NULL};
+    script_in(script, "turns", "return ng.fbm{source = ng.simplex{element_size = 64}, octaves = 8}:fit(-1, 1, 0, 1)\n");
+    if (server_start(&s, script, big_box)) return;
+    for (k = 0; k < 4; k++) { /* minutes each */
+        char path[128];
+        snprintf(path, sizeof path, "/api/render?w=2048&h=2048&view=volume&stream=S%d", k);
+        slow[k] = http_send(s.port, path);
+    }
+    nanosleep(&t, NULL); /* let them begin */
+    waiting = http_send(s.port, "/api/render?w=8&h=8&stream=B");
+    p.fd = waiting, p.events = POLLIN, p.revents = 0;
+    CHECKF(poll(&p, 1, 1000) == 0, "a fifth render ran beside four");
+    get(&r, s.port, "/api/state"); /* other answers do not wait */
+    CHECK_INT(r.status, 200);
+    http_free(&r);
+    for (k = 0; k < 4; k++) { /* each slow one cancelled by a tiny one on its stream */
+        char path[64];
+        http slow_r;
+        snprintf(path, sizeof path, "/api/render?w=8&h=8&stream=S%d", k);
+        get(&r, s.port, path);
+        CHECK_INT(r.status, 200);
+        http_free(&r);
+        http_read(slow[k], &slow_r);
+        CHECK_INT(slow_r.status, 409);
+        http_free(&slow_r);
+    }
+    http_read(waiting, &r);
+    CHECK_INT(r.status, 200);
+    CHECK_STR(r.head ? (strstr(r.head, "image/png") ? "png" : "other") : "none", "png");
+    http_free(&r);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* SIGTERM cancels a render that names no stream too: the server does not
  * wait for it (this one takes hours; the old server waited until the hang
  * guard's alarm killed it). */
@@ -818,6 +863,7 @@ void suite_serve(void)
     RUN(test_cached_runs_by_value);
     RUN(test_graph_too_large_to_draw);
     RUN(test_stream_cancels_stale_render);
+    RUN(test_renders_take_turns);
     RUN(test_shutdown_cancels_unstreamed_render);
     RUN(test_command_line);
     cli_teardown();
