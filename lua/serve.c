@@ -162,10 +162,15 @@ static enum MHD_Result send_events(struct MHD_Connection *conn)
 
 /* ---- requests ------------------------------------------------------------------------ */
 
-static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                const char *value, size_t value_size)
 {
     ng_query *q = cls;
     (void)kind;
+    if (strlen(key) != key_size || (value && strlen(value) != value_size)) {
+        q->nul = 1;
+        return MHD_NO;
+    }
     if (q->n == (int)(sizeof q->key / sizeof q->key[0])) {
         q->overflow = 1;
         return MHD_NO;
@@ -199,6 +204,21 @@ static int host_allowed(struct MHD_Connection *conn)
     return inet_pton(AF_INET, name, &addr) == 1;
 }
 
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind, (void)value;
+    if (!strcasecmp(key, MHD_HTTP_HEADER_HOST)) ++*(int *)cls;
+    return MHD_YES;
+}
+
+/* How many Host headers came (HTTP allows one: with two, which is meant?). */
+static int host_headers(struct MHD_Connection *conn)
+{
+    int n = 0;
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_host, &n);
+    return n;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -206,6 +226,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     ng_query q = {0};
     (void)cls, (void)version, (void)upload, (void)con_cls;
     *upload_size = 0; /* a body is never read */
+    if (host_headers(conn) > 1) return send_text(conn, 400, "more than one Host header");
     if (!host_allowed(conn)) return send_text(conn, 403, "this server answers only requests for its own address (Host)");
     if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
         ng_answer_text(&a, 405, "only GET and HEAD");
@@ -213,8 +234,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     }
     if (strncmp(url, "/api/", 5)) return send_file(conn, url);
     if (!strcmp(url, "/api/events")) return send_events(conn);
-    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_arg, &q);
+    MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, add_arg, &q);
     if (ng_serve_stopping()) ng_answer_text(&a, 503, "the server is stopping");
+    else if (q.nul) ng_answer_text(&a, 400, "a NUL (%%00) in the query");
     else if (!strcmp(url, "/api/state")) ng_api_state(&q, &a);
     else if (!strcmp(url, "/api/render")) ng_api_render(&q, &a);
     else if (!strcmp(url, "/api/graph.svg")) ng_api_graph_svg(&q, &a);

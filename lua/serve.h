@@ -125,6 +125,7 @@ typedef struct ng_query {
     int n;
     const char *key[64], *value[64];
     int overflow; /* more than 64 */
+    int nul;      /* a key or value held a NUL (%00), which C strings would cut */
 } ng_query;
 
 void ng_answer_text(ng_answer *a, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

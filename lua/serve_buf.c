@@ -51,6 +51,23 @@ void ng_buf_printf(ng_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+/* The length of the well-formed UTF-8 sequence at p (RFC 3629: no
+ * overlong forms, surrogates or code points past U+10FFFF), or 0. The
+ * checks stop at the string's NUL, which is no continuation byte. */
+static int utf8_len(const unsigned char *p)
+{
+    unsigned lo = 0x80, hi = 0xbf;
+    int n, k;
+    if (*p >= 0xc2 && *p <= 0xdf) n = 2;
+    else if (*p >= 0xe0 && *p <= 0xef) n = 3, lo = *p == 0xe0 ? 0xa0 : 0x80, hi = *p == 0xed ? 0x9f : 0xbf;
+    else if (*p >= 0xf0 && *p <= 0xf4) n = 4, lo = *p == 0xf0 ? 0x90 : 0x80, hi = *p == 0xf4 ? 0x8f : 0xbf;
+    else return 0;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (k = 2; k < n; k++)
+        if (p[k] < 0x80 || p[k] > 0xbf) return 0;
+    return n;
+}
+
 void ng_buf_json_str(ng_buf *b, const char *s)
 {
     const unsigned char *p;
@@ -60,13 +77,19 @@ void ng_buf_json_str(ng_buf *b, const char *s)
     }
     ng_buf_add(b, "\"", 1);
     for (p = (const unsigned char *)s; *p; p++) {
+        int n;
         if (*p == '"' || *p == '\\') {
             char esc[2] = {'\\', (char)*p};
             ng_buf_add(b, esc, 2);
         } else if (*p < 0x20 || *p == 0x7f) {
             ng_buf_printf(b, "\\u%04x", *p);
-        } else {
+        } else if (*p < 0x80) {
             ng_buf_add(b, p, 1);
+        } else if ((n = utf8_len(p)) > 0) {
+            ng_buf_add(b, p, (size_t)n);
+            p += n - 1;
+        } else { /* JSON is UTF-8: a byte of no character becomes U+FFFD */
+            ng_buf_puts(b, "\\ufffd");
         }
     }
     ng_buf_add(b, "\"", 1);

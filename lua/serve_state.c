@@ -269,12 +269,16 @@ static void rerun(void)
 {
     ng_error err;
     ng_served *s, *old = NULL, *dropped[CACHE_SIZE];
+    static ng_script_error failed; /* one rerun at a time: the start, then the watcher */
     long gen;
     int i;
     pthread_mutex_lock(&st.mu);
     gen = st.generation + 1;
     pthread_mutex_unlock(&st.mu);
     s = run(NULL, "", gen, &err);
+    /* the error's source line is read before the lock: finding it may read
+     * a large file, and every request waits for the lock */
+    if (!s) split_error(err.msg, &failed);
     pthread_mutex_lock(&st.mu);
     st.generation = gen;
     if (s) {
@@ -282,7 +286,7 @@ static void rerun(void)
         st.base = s;
         st.has_error = 0;
     } else {
-        split_error(err.msg, &st.error);
+        st.error = failed;
         st.has_error = 1;
     }
     for (i = 0; i < CACHE_SIZE; i++) {
