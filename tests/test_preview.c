@@ -647,6 +647,17 @@ static void test_cli_options_refused_by_other_commands(void)
 
 /* Graphs a view cannot draw: one line, exit 1, the old file untouched and
  * no temporary left. */
+/* A failed preview left o's "old bytes" (put_file) as they were, and no
+ * temporary. */
+static void expect_untouched(const char *o)
+{
+    size_t len = 0;
+    unsigned char *b = slurp(o, &len);
+    CHECK(b && len == 9 && !memcmp(b, "old bytes", 9));
+    free(b);
+    CHECK_INT(count_entries(tmpdir, ".tmp-"), 0);
+}
+
 static void test_cli_graph_errors_leave_files_alone(void)
 {
     char s[PATHLEN], o[PATHLEN];
@@ -666,13 +677,7 @@ static void test_cli_graph_errors_leave_files_alone(void)
     cli(&r, "preview", s, "-o", o, "--size", "600", "--volume", "64x64x64", "--render-time-limit", "0.001", NULL);
     EXPECT_ERR(&r, 1, "render time limit");
     res_free(&r);
-    {
-        size_t len = 0;
-        unsigned char *b = slurp(o, &len);
-        CHECK(b && len == 9 && !memcmp(b, "old bytes", 9));
-        free(b);
-    }
-    CHECK_INT(count_entries(tmpdir, ".tmp-"), 0);
+    expect_untouched(o);
 }
 
 /* The CLI's time limit holds where no ray meets the box: tiles of sky alone run
@@ -690,13 +695,7 @@ static void test_sky_alone_stops_at_the_time_limit(void)
         "32,32,2000", "--render-time-limit", "0.001", NULL);
     EXPECT_ERR(&r, 1, "render:", "render time limit of 0.001 s");
     res_free(&r);
-    {
-        size_t len = 0;
-        unsigned char *b = slurp(o, &len);
-        CHECK(b && len == 9 && !memcmp(b, "old bytes", 9));
-        free(b);
-    }
-    CHECK_INT(count_entries(tmpdir, ".tmp-"), 0);
+    expect_untouched(o);
 }
 
 /* The program's tests must not pass by not running. */
