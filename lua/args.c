@@ -379,10 +379,10 @@ static int set_loop_frames(ng_cli *c, const option *o, const value *v)
 static int set_param(ng_cli *c, const option *o, const value *v)
 {
     const char *eq = strchr(v->text, '=');
+    const size_t len = eq ? (size_t)(eq - v->text) : 0;
     char q[SHOWN];
-    if (!eq || eq == v->text) return ng_cli_fail(2, "%s: %s is not NAME=VALUE", o->name, shown(v->text, q));
-    const size_t len = (size_t)(eq - v->text);
     int k;
+    if (!eq || eq == v->text) return ng_cli_fail(2, "%s: %s is not NAME=VALUE", o->name, shown(v->text, q));
     for (k = 0; k < c->h.nsets; k++) /* a parameter set twice, like any option given twice */
         if (strlen(c->h.set_name[k]) == len && !memcmp(c->h.set_name[k], v->text, len))
             return ng_cli_fail(2, "%s: %s is given twice", o->name, shown(c->h.set_name[k], q));

@@ -27,10 +27,11 @@
 static char *output_path(const char *pattern, const char *name)
 {
     const char *brace = strstr(pattern, "{name}"), *dot, *slash, *at;
+    const size_t nl = name ? strlen(name) : 0;
     size_t braces = 0, len;
     char *buf, *w;
     for (at = brace; at; at = strstr(at + 6, "{name}")) braces++;
-    len = strlen(pattern) + (name ? (braces + 1) * strlen(name) + 2 : 0) + 1;
+    len = strlen(pattern) + (braces + 1) * nl + 2 + 1;
     if (!(buf = malloc(len))) return NULL;
     if (!name) {
         snprintf(buf, len, "%s", pattern);
@@ -38,8 +39,8 @@ static char *output_path(const char *pattern, const char *name)
         for (w = buf, at = pattern; brace; at = brace + 6, brace = strstr(at, "{name}")) {
             memcpy(w, at, (size_t)(brace - at));
             w += brace - at;
-            memcpy(w, name, strlen(name));
-            w += strlen(name);
+            memcpy(w, name, nl);
+            w += nl;
         }
         snprintf(w, len - (size_t)(w - buf), "%s", at);
     } else {

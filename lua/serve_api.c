@@ -715,12 +715,12 @@ static void set_ids(Agraph_t *g)
     }
 }
 
-/* The most nodes (graph nodes and outputs) the page's drawing lays out.
+/* The most boxes (graph nodes and outputs) the page's drawing lays out.
  * dot's layout grows much faster than the graph (a sum of 1000 noises,
  * 2001 nodes, took 2 s here, of 3000 80 s; no limit reaches into
- * Graphviz), and it
- * holds gv_mu, which every other drawing and the server's shutdown wait
- * for; a graph this large is not read from a drawing anyway. */
+ * Graphviz), and it holds gv_mu, which every other drawing and the
+ * server's shutdown wait for; a graph this large is not read from a
+ * drawing anyway. */
 #define SVG_MAX_NODES 500
 
 /* The boxes ng_print_dot draws: the nodes shown and the outputs. */

@@ -269,7 +269,7 @@ static void rerun(void)
 {
     ng_error err;
     ng_served *s, *old = NULL, *dropped[CACHE_SIZE];
-    static ng_script_error failed; /* one rerun at a time: the start, then the watcher */
+    ng_script_error failed;
     long gen;
     int i;
     pthread_mutex_lock(&st.mu);

@@ -547,7 +547,7 @@ static void test_outputs_suffixed(void)
 
 static void test_outputs_name_pattern(void)
 {
-    char dir[PATHLEN], s[PATHLEN], o[PATHLEN], ph[PATHLEN], pm[PATHLEN], q[PATHLEN];
+    char dir[PATHLEN], s[PATHLEN], s1[PATHLEN], o[PATHLEN], ph[PATHLEN], pm[PATHLEN], q[PATHLEN];
     res r;
     mksub(dir, "outs_pattern");
     mkscript(s, "outs_pattern.lua", two_outputs);
@@ -562,15 +562,14 @@ static void test_outputs_name_pattern(void)
     CHECK_INT(count_entries(dir, ""), 2);
     CHECK(!same_bytes(ph, pm));
     /* same graph, same image as a single-output script of that node */
-    mkscript(s, "outs_single.lua", "return ng.perlin{element_size = 8}\n");
+    mkscript(s1, "outs_single.lua", "return ng.perlin{element_size = 8}\n");
     pathf(q, "%s/single.png", dir);
-    cli(&r, "render", s, "-o", q, "--size", "24", NULL);
+    cli(&r, "render", s1, "-o", q, "--size", "24", NULL);
     EXPECT_OK(&r);
     res_free(&r);
     CHECK(same_bytes(ph, q));
     /* every {name} is the name: a folder per output */
     pathf(o, "%s/{name}/{name}.png", dir);
-    mkscript(s, "outs_pattern.lua", two_outputs);
     cli(&r, "render", s, "-o", o, "--size", "24", NULL);
     EXPECT_OK(&r);
     res_free(&r);
