@@ -342,6 +342,22 @@ def screenshot(d, path):
     check(size == (WIDTH, HEIGHT), "the screenshot is a %dx%d PNG" % (WIDTH, HEIGHT), str(size))
 
 
+def check_big_graph(d, script):
+    """A graph too large to lay out: the panel says so, and the drawing
+    comes back when the script is small again."""
+    good = open(script).read()
+    big = "local big = ng.perlin{}\nfor i = 1, 300 do big = big + ng.perlin{seed = i} end\n"
+    open(script, "w").write(big + good)
+    wait_for(lambda: "too many to draw" in text(d, "graph"), "the graph panel to say the graph is too large")
+    said = text(d, "graph")
+    check("too many to draw" in said and "at most 500" in said, "a graph too large to draw says so in its panel",
+          said)
+    open(script, "w").write(good)
+    wait_for(lambda: d.find_elements("css selector", "#graph svg g[id^=node-]"), "the drawing to come back")
+    check(d.find_elements("css selector", "#graph svg g[id^=node-]") != [],
+          "the drawing comes back when the graph is small again")
+
+
 def main():
     if len(sys.argv) < 3:
         print("usage: test_page.py NG_BIN NG_ROOT [SCREENSHOT.png]", file=sys.stderr)
@@ -367,7 +383,8 @@ def main():
                  lambda im: check_broken(driver, script, im) or im,
                  lambda im: check_node_click(driver, im) or im,
                  lambda im: check_pan_zoom(driver, im),
-                 lambda im: check_views(driver, im)]
+                 lambda im: check_views(driver, im),
+                 lambda im: check_big_graph(driver, script) or im]
         for step in steps:
             im = step(im)
         if shot:
