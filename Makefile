@@ -46,13 +46,21 @@ FPFLAGS := -ffp-contract=off -fno-fast-math -fno-math-errno
 # two checks are off for the unit holding it.
 STB_UNIT_SAN := -fno-sanitize=pointer-overflow,nonnull-attribute
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(FPFLAGS) $(WARN)
-# Layers (DESIGN.md section 2): each directory sees only the headers of the
-# layers below it, so core/ cannot include nodes/ or Lua, nor nodes/ Lua.
-INC_core  := -Icore -I/usr/include/stb -I/usr/include/OpenEXR
-INC_nodes := -Icore -Inodes
-INC_lua   := -Icore -Inodes -I/usr/include/lua5.4
-INC_tests := -Icore -Inodes -I/usr/include/lua5.4 -I/usr/include/OpenEXR
-# The one C++ unit (core/vdbgrid.cc, behind a C interface): OpenVDB's
+# Layers (README "How it works"): each folder sees only the headers of the
+# layers it may use; `make layers` prints who includes whom and fails on a
+# wrong-way arrow, and layers.ok checks the same at link level.
+#   core   the engine            nodes  node types (kernels in nodes/simd)
+#   io     readers and writers   lua    the Lua host
+#   serve  the preview server    cli    the noisegraph program's commands
+INC_core  := -Icore
+INC_simd  := -Icore -Inodes/simd
+INC_nodes := -Icore -Inodes -Inodes/simd
+INC_io    := -Icore -Iio -I/usr/include/stb -I/usr/include/OpenEXR
+INC_lua   := -Icore -Inodes -Inodes/simd -Iio -Ilua -I/usr/include/lua5.4
+INC_serve := $(INC_lua) -Iserve
+INC_cli   := $(INC_serve) -Icli
+INC_tests := $(INC_cli) -Itests -I/usr/include/OpenEXR
+# The one C++ unit (io/vdbgrid.cc, behind a C interface): OpenVDB's
 # headers are C++17; the same warnings (those C++ has), the same
 # sanitizers, -O2 (its compile time is the OpenVDB templates').
 CXXFLAGS_BASE := -std=c++17 -g $(FPFLAGS) -Wall -Wextra -Wshadow -Wmissing-declarations -Werror
@@ -70,45 +78,59 @@ else
   CXXFLAGS := $(CXXFLAGS_BASE) -O2
   LDSAN  :=
 endif
+# The engine archive needs libm and pthreads alone (tests/embed/engine_only.c
+# proves it); the io archive brings the file formats' libraries.
+ENGINE_LIBS := -lm -lpthread
 # OpenVDB and what its headers' inline code calls (TBB, Imath's half
 # tables), and the C++ runtime: programs are linked by the C compiler.
 VDB_LIBS := -lopenvdb -ltbb -lImath -lstdc++
+# OpenEXR (.exr) through its C API, OpenEXRCore (libopenexr-dev 3.1);
+# zlib for PNG's own band-parallel deflate (io/png.c).
+EXR_LIBS := -lOpenEXRCore-3_1
+IO_LIBS  := -lpng16 -ljpeg $(VDB_LIBS) $(EXR_LIBS) -lz
 # serve: libmicrohttpd, and Graphviz to lay out the graph in process with
-# its two plugins linked in (lua/serve_api.c says why), from their folder
+# its two plugins linked in (serve/serve_api.c says why), from their folder
 GV_PLUGINS := /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/graphviz
 SERVE_LIBS := -lmicrohttpd -lgvc -lcgraph -lcdt -L$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core \
               -Wl,-rpath,$(GV_PLUGINS)
-# OpenEXR (.exr) through its C API, OpenEXRCore (libopenexr-dev 3.1);
-# zlib for PNG's own band-parallel deflate (png.c).
-EXR_LIBS := -lOpenEXRCore-3_1
-LDLIBS  := -llua5.4 -lpng16 -ljpeg $(VDB_LIBS) $(SERVE_LIBS) $(EXR_LIBS) -lz -lm -lpthread
+LDLIBS  := -llua5.4 $(SERVE_LIBS) $(IO_LIBS) $(ENGINE_LIBS)
 
-# The kernel sources (nodes/<family>_kernels.c) and loops.c are compiled
-# once per SIMD path below, never alone.
-KERNEL_SRC := $(wildcard nodes/*_kernels.c)
+# The kernel sources (nodes/simd/<family>_kernels.c) and loops.c are
+# compiled once per SIMD path below, never alone.
+KERNEL_SRC := $(wildcard nodes/simd/*_kernels.c)
 CORE_SRC := $(wildcard core/*.c)
-CORE_CXX_SRC := $(wildcard core/*.cc)
-NODES_SRC := $(filter-out $(KERNEL_SRC) nodes/loops.c,$(wildcard nodes/*.c)) $(wildcard nodes/simd/*.c)
-LIB_SRC := $(CORE_SRC) $(NODES_SRC)
-# the SIMD paths, narrowest first (NG_PATHS in nodes/kernels.h)
+NODES_SRC := $(filter-out $(KERNEL_SRC) nodes/simd/loops.c,$(wildcard nodes/*.c nodes/simd/*.c))
+ENGINE_SRC := $(CORE_SRC) $(NODES_SRC)
+IO_SRC := $(wildcard io/*.c)
+IO_CXX_SRC := $(wildcard io/*.cc)
+# the SIMD paths, narrowest first (NG_PATHS in nodes/simd/kernels.h)
 PATHS   := scalar sse2 avx2 avx512
-KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/%_kernels.c=$(BUILD)/nodes/simd/$(p)/%.o))
-CLI_SRC := $(wildcard lua/*.c)
+KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/simd/%_kernels.c=$(BUILD)/nodes/simd/$(p)/%.o))
+LUA_SRC := $(wildcard lua/*.c)
+SERVE_SRC := $(wildcard serve/*.c)
+CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CORE_CXX_SRC:%.cc=$(BUILD)/%.o)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 NODES_OBJ = $(NODES_SRC:%.c=$(BUILD)/%.o) $(KERNEL_OBJ)
-LIB_OBJ = $(CORE_OBJ) $(NODES_OBJ)
-# serve's page: every file in web/, embedded by a generated C file
+ENGINE_OBJ = $(CORE_OBJ) $(NODES_OBJ)
+IO_OBJ := $(IO_SRC:%.c=$(BUILD)/%.o) $(IO_CXX_SRC:%.cc=$(BUILD)/%.o)
+LUA_OBJ := $(LUA_SRC:%.c=$(BUILD)/%.o)
+# serve's page: every file in serve/web/, embedded by a generated C file
 WEB_OBJ := $(BUILD)/gen/web_files.o
-CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o) $(WEB_OBJ)
+SERVE_OBJ := $(SERVE_SRC:%.c=$(BUILD)/%.o) $(WEB_OBJ)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+# what the program is made of besides the two archives
+PROG_OBJ = $(LUA_OBJ) $(SERVE_OBJ) $(CLI_OBJ)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 LIB     := $(BUILD)/libnoisegraph.a
+IO_LIB  := $(BUILD)/libnoisegraph_io.a
+LIBS    = $(IO_LIB) $(LIB)
 BIN     := $(BUILD)/noisegraph
 TESTBIN := $(BUILD)/run_tests
 
 .PHONY: all deps test-deps test demo bench fuzz fuzz-deps fuzz-build fuzz-recap clean
 
-all: deps $(BIN) $(LIB) build/noisegraph
+all: deps $(BIN) $(LIB) $(IO_LIB) build/noisegraph
 
 # build/noisegraph always points at the optimised binary the README uses.
 build/noisegraph: $(BIN)
@@ -148,29 +170,34 @@ CXX_OF_CC = $(if $(filter 0,$(IS_CLANG)),g++,$(subst clang,clang++,$(CC)))
 $(BUILD)/%.o: %.cc | deps
 	@mkdir -p $(dir $@)
 	@echo "  CXX $<"
-	@$(CXX_OF_CC) $(CXXFLAGS) $(INC_core) -MMD -MP -c $< -o $@
+	@$(CXX_OF_CC) $(CXXFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/core/%.o: CFLAGS += $(INC_core)
-ifeq ($(SAN),1)
-$(BUILD)/core/image.o: CFLAGS += $(STB_UNIT_SAN)
-endif
 $(BUILD)/nodes/%.o: CFLAGS += $(INC_nodes)
+$(BUILD)/nodes/simd/%.o: CFLAGS += $(INC_simd)
+$(BUILD)/io/%.o: CFLAGS += $(INC_io)
+$(BUILD)/io/%.o: CXXFLAGS += $(INC_io)
+ifeq ($(SAN),1)
+$(BUILD)/io/image_read.o: CFLAGS += $(STB_UNIT_SAN)
+endif
 $(BUILD)/lua/%.o: CFLAGS += $(INC_lua)
+$(BUILD)/serve/%.o: CFLAGS += $(INC_serve)
+$(BUILD)/cli/%.o: CFLAGS += $(INC_cli)
 $(BUILD)/tests/%.o: CFLAGS += $(INC_tests)
 
 # The folder itself is a prerequisite: a file added or removed changes it.
-$(BUILD)/gen/web_files.c: web $(wildcard web/*) lua/embed_web.sh
+$(BUILD)/gen/web_files.c: serve/web $(wildcard serve/web/*) serve/embed_web.sh
 	@mkdir -p $(dir $@)
 	@echo "  GEN $@"
-	@sh lua/embed_web.sh $(wildcard web/*) > $@.tmp && mv $@.tmp $@
+	@sh serve/embed_web.sh $(wildcard serve/web/*) > $@.tmp && mv $@.tmp $@
 $(WEB_OBJ): $(BUILD)/gen/web_files.c | deps
 	@echo "  CC  $<"
-	@$(CC) $(CFLAGS) $(INC_lua) -Ilua -c $< -o $@
+	@$(CC) $(CFLAGS) $(INC_serve) -c $< -o $@
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tests/bench/bench.d
+-include $(ENGINE_OBJ:.o=.d) $(IO_OBJ:.o=.d) $(PROG_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tests/bench/bench.d
 
-# SIMD paths (kernels.h): each is nodes/simd/<path>.c (its loops and table)
-# and one unit per kernel family, nodes/<family>_kernels.c, compiled with
+# SIMD paths (kernels.h): each is nodes/simd/path_<path>.c (its loops and
+# table) and one unit per kernel family, nodes/simd/<family>_kernels.c, compiled with
 # PATH_FLAGS_<path>, the one place its target is defined (kernels.c checks
 # the CPU for the same features). The same list is NG_PATHS in kernels.h.
 # The scalar path must not vectorise. -mfma: fma_f (nodes/bits.h) is the
@@ -194,45 +221,59 @@ KERNEL_DEBUG := -fno-var-tracking-assignments
 endif
 
 define PATH_RULES
-$(BUILD)/nodes/simd/$(1).o: CFLAGS += $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG)
-$(BUILD)/nodes/simd/$(1)/%.o: nodes/%_kernels.c | deps
+$(BUILD)/nodes/simd/path_$(1).o: CFLAGS += $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG)
+$(BUILD)/nodes/simd/$(1)/%.o: nodes/simd/%_kernels.c | deps
 	@mkdir -p $$(dir $$@)
 	@echo "  CC  $$< ($(1))"
-	@$$(CC) $$(CFLAGS) $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG) -DNG_PATH=$(1) -MMD -MP -c $$< -o $$@
+	@$$(CC) $$(CFLAGS) $(INC_simd) $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG) -DNG_PATH=$(1) -MMD -MP -c $$< -o $$@
 endef
 $(foreach p,$(PATHS),$(eval $(call PATH_RULES,$(p))))
 
-# The same layering at link level: no core/ object may need a symbol that
-# nodes/ defines (a declaration copied by hand would pass the include paths).
-$(BUILD)/layers.ok: $(LIB_OBJ)
-	@nm -u $(CORE_OBJ) | awk 'NF == 2 {print $$2}' | sort -u > $@.undef
-	@nm -g --defined-only $(NODES_OBJ) | awk 'NF == 3 {print $$3}' | sort -u > $@.def
-	@if comm -12 $@.undef $@.def | grep .; then \
-	  echo "noisegraph: core/ uses the symbols above from nodes/; core must not depend on nodes" >&2; \
-	  rm -f $@.undef $@.def; exit 1; fi
-	@rm -f $@.undef $@.def
+# The same layering at link level: no object may need a symbol that only a
+# layer above it defines (a declaration copied by hand would pass the
+# include paths). tests/layers.py says which.
+$(BUILD)/layers.ok: $(ENGINE_OBJ) $(IO_OBJ) $(PROG_OBJ) tests/layers.py
+	@python3 tests/layers.py link $(BUILD)
 	@touch $@
 
-$(LIB): $(LIB_OBJ) $(BUILD)/layers.ok
+$(LIB): $(ENGINE_OBJ) $(BUILD)/layers.ok
 	@echo "  AR  $@"
-	@rm -f $@ && ar rcs $@ $(LIB_OBJ)  # afresh: no member of a deleted source lingers
+	@rm -f $@ && ar rcs $@ $(ENGINE_OBJ)  # afresh: no member of a deleted source lingers
 
-$(BIN): $(CLI_OBJ) $(LIB)
-	@echo "  LD  $@"
-	@$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+$(IO_LIB): $(IO_OBJ) $(BUILD)/layers.ok
+	@echo "  AR  $@"
+	@rm -f $@ && ar rcs $@ $(IO_OBJ)
 
-$(TESTBIN): $(TEST_OBJ) $(LIB)
+$(BIN): $(PROG_OBJ) $(LIBS)
 	@echo "  LD  $@"
-	@$(CC) $(LDSAN) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS)
+	@$(CC) $(LDSAN) -o $@ $(PROG_OBJ) $(LIBS) $(LDLIBS)
+
+$(TESTBIN): $(TEST_OBJ) $(LIBS)
+	@echo "  LD  $@"
+	@$(CC) $(LDSAN) -o $@ $^ $(LDLIBS)
+
+# Who includes whom, folder by folder, from the sources; fails on an arrow
+# that points up the layers or on a circle of includes.
+.PHONY: layers
+layers: $(BUILD)/layers.ok
+	@python3 tests/layers.py include
 
 # An embedder's program with its own stb_image must link with the library
 # (whose stb_image is static), and run.
 EMBED_BIN := $(BUILD)/own_stb
-$(EMBED_BIN): tests/embed/own_stb.c $(LIB)
+$(EMBED_BIN): tests/embed/own_stb.c $(LIBS)
 	@echo "  LD  $@"
-	@$(CC) $(CFLAGS) $(INC_tests) -I/usr/include/stb $(LDSAN) -o $@ $< $(LIB) $(LDLIBS)
+	@$(CC) $(CFLAGS) $(INC_tests) -I/usr/include/stb $(LDSAN) -o $@ $< $(LIBS) $(IO_LIBS) $(ENGINE_LIBS)
+# A program of the engine archive alone, linked with -lm -lpthread and
+# nothing else, renders into memory: the engine reads and writes no files.
+ENGINE_ONLY_BIN := $(BUILD)/engine_only
+$(ENGINE_ONLY_BIN): tests/embed/engine_only.c $(LIB)
+	@echo "  LD  $@"
+	@$(CC) $(CFLAGS) -Icore -Inodes $(LDSAN) -o $@ $< $(LIB) $(ENGINE_LIBS)
 
-test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN)
+test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN) $(ENGINE_ONLY_BIN)
+	@python3 tests/layers.py include
+	$(ENGINE_ONLY_BIN)
 	$(EMBED_BIN)
 	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN)
 	@$(MAKE) --no-print-directory test-browser
@@ -271,7 +312,7 @@ BENCH_FILES := /usr/include/libnoise/noise.h /usr/bin/time
 BENCH_BIN := $(BUILD)/bench
 PEER_BIN := $(BUILD)/libnoise_peer
 
-$(BENCH_BIN): $(BUILD)/tests/bench/bench.o $(filter-out $(BUILD)/lua/main.o,$(CLI_OBJ)) $(LIB)
+$(BENCH_BIN): $(BUILD)/tests/bench/bench.o $(filter-out $(BUILD)/cli/main.o,$(PROG_OBJ)) $(LIBS)
 	@echo "  LD  $@"
 	@$(CC) $(LDSAN) -o $@ $^ $(LDLIBS)
 
@@ -330,7 +371,7 @@ FUZZ_TARGETS := script image args deflate
 # trying (args: past the 4096-byte value limit)
 FUZZ_OBJ_script := lua/host.o lua/ngmodule.o
 FUZZ_OBJ_image  :=
-FUZZ_OBJ_args   := lua/args.o lua/host.o lua/ngmodule.o
+FUZZ_OBJ_args   := cli/args.o lua/host.o lua/ngmodule.o
 FUZZ_OBJ_deflate :=
 # seeds kept elsewhere in the tree: the example graphs are script seeds
 FUZZ_SEEDS_script := $(wildcard graphs/*.lua graphs/lib/*.lua)
@@ -346,8 +387,11 @@ fuzz-deps:
 	ls $(FUZZ_FILES) >/dev/null 2>&1 || missing=" $(FUZZ_PKGS)"; \
 	$(call install_missing, for fuzzing,fuzz)
 
-$(FUZZ_BUILD)/core/image.o: FUZZ_CFLAGS += $(STB_UNIT_SAN)
+$(FUZZ_BUILD)/io/image_read.o: FUZZ_CFLAGS += $(STB_UNIT_SAN)
 $(FUZZ_BUILD)/core/%.o: FUZZ_CFLAGS += $(INC_core)
+$(FUZZ_BUILD)/nodes/simd/%.o: FUZZ_CFLAGS += $(INC_simd)
+$(FUZZ_BUILD)/io/%.o: FUZZ_CFLAGS += $(INC_io)
+$(FUZZ_BUILD)/cli/%.o: FUZZ_CFLAGS += $(INC_cli)
 $(FUZZ_BUILD)/nodes/%.o: FUZZ_CFLAGS += $(INC_nodes)
 $(FUZZ_BUILD)/lua/%.o: FUZZ_CFLAGS += $(INC_lua)
 $(FUZZ_BUILD)/tests/%.o: FUZZ_CFLAGS += $(INC_tests)
@@ -358,28 +402,27 @@ $(FUZZ_BUILD)/%.o: %.c | deps fuzz-deps
 $(FUZZ_BUILD)/%.o: %.cc | deps fuzz-deps
 	@mkdir -p $(dir $@)
 	@echo "  CXX $< (fuzz)"
-	@$(FUZZ_CXX) $(FUZZ_CXXFLAGS) $(INC_core) -MMD -MP -c $< -o $@
+	@$(FUZZ_CXX) $(FUZZ_CXXFLAGS) $(INC_io) -MMD -MP -c $< -o $@
 
 # The kernels (nodes/simd/ and the sources they include) are forced-inline,
 # fully unrolled bodies: UBSan's checks on them at -O1 take clang minutes per
-# unit (noise_avx2.c: 91 s, 7 s without UBSan); at -O0 with every check
+# unit (a path unit: 91 s, 7 s without UBSan); at -O0 with every check
 # 7 s. Vectorising is of no use to the fuzzer, so they are built -O0.
 FUZZ_O0 := $(wildcard nodes/simd/*.c)
 $(FUZZ_O0:%.c=$(FUZZ_BUILD)/%.o): FUZZ_CFLAGS += -O0
 define FUZZ_PATH_RULES
-$(FUZZ_BUILD)/nodes/simd/$(1).o: FUZZ_CFLAGS += $(PATH_FLAGS_$(1))
-$(FUZZ_BUILD)/nodes/simd/$(1)/%.o: nodes/%_kernels.c | deps fuzz-deps
+$(FUZZ_BUILD)/nodes/simd/path_$(1).o: FUZZ_CFLAGS += $(PATH_FLAGS_$(1))
+$(FUZZ_BUILD)/nodes/simd/$(1)/%.o: nodes/simd/%_kernels.c | deps fuzz-deps
 	@mkdir -p $$(dir $$@)
 	@echo "  CC  $$< ($(1), fuzz)"
-	@$$(FUZZ_CC) $$(FUZZ_CFLAGS) -O0 $(PATH_FLAGS_$(1)) -DNG_PATH=$(1) -MMD -MP -c $$< -o $$@
+	@$$(FUZZ_CC) $$(FUZZ_CFLAGS) $(INC_simd) -O0 $(PATH_FLAGS_$(1)) -DNG_PATH=$(1) -MMD -MP -c $$< -o $$@
 endef
 $(foreach p,$(PATHS),$(eval $(call FUZZ_PATH_RULES,$(p))))
-FUZZ_KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/%_kernels.c=$(FUZZ_BUILD)/nodes/simd/$(p)/%.o))
+FUZZ_KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/simd/%_kernels.c=$(FUZZ_BUILD)/nodes/simd/$(p)/%.o))
 # the script target copies graphs/lib/sheet.lua beside its inputs for require
-$(FUZZ_BUILD)/tests/fuzz/script.o: FUZZ_CFLAGS += -Ilua -DNG_FUZZ_ROOT='"$(CURDIR)"'
-$(FUZZ_BUILD)/tests/fuzz/args.o: FUZZ_CFLAGS += -Ilua
+$(FUZZ_BUILD)/tests/fuzz/script.o: FUZZ_CFLAGS += -DNG_FUZZ_ROOT='"$(CURDIR)"'
 
-$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(CORE_CXX_SRC:%.cc=$(FUZZ_BUILD)/%.o) $(FUZZ_KERNEL_OBJ)
+$(FUZZ_LIB): $(ENGINE_SRC:%.c=$(FUZZ_BUILD)/%.o) $(IO_SRC:%.c=$(FUZZ_BUILD)/%.o) $(IO_CXX_SRC:%.cc=$(FUZZ_BUILD)/%.o) $(FUZZ_KERNEL_OBJ)
 	@echo "  AR  $@"
 	@rm -f $@ && ar rcs $@ $^
 

@@ -17,6 +17,7 @@ struct ng_graph {
     int n, cap;
     ng_budget *budget; /* see ng_graph_set_budget */
     size_t charged;    /* bytes of nodes[] counted in budget */
+    ng_image_loader load_image; /* see ng_graph_set_image_loader */
 };
 
 int ng_errorf(ng_error *err, const char *fmt, ...)
@@ -101,6 +102,19 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err)
     drop_state(n);
     n->state = s;
     return s;
+}
+
+void ng_graph_set_image_loader(ng_graph *g, ng_image_loader load)
+{
+    int i;
+    g->load_image = load;
+    for (i = 0; i < g->n; i++) g->nodes[i]->load_image = load;
+}
+
+void ng_image_free(ng_image *img)
+{
+    free(img->px);
+    img->px = NULL;
 }
 
 void ng_graph_set_budget(ng_graph *g, ng_budget *b)
@@ -279,6 +293,7 @@ ng_node *ng_node_begin(ng_graph *g, const ng_node_type *t, const char *label,
     }
     n->type = t;
     n->budget = g->budget;
+    n->load_image = g->load_image;
     if (ng_node_charge(n, sizeof *n + (size_t)(t->nparams ? t->nparams : 1) * sizeof(ng_value) +
                               (label ? strlen(label) : strlen(t->name)) + (where ? strlen(where) : 0) + 2,
                        err)) {

@@ -33,6 +33,7 @@ struct ng_node {
     void *state;
     ng_budget *budget;        /* the graph's, or NULL; see ng_node_charge */
     size_t charged;           /* bytes this node holds in budget */
+    ng_image_loader load_image; /* the graph's, or NULL: reads ng.image's file */
 };
 
 /*
@@ -128,33 +129,6 @@ const float *ng_input_constant_block(ng_ctx *ctx, const ng_node *node, int k);
 int ng_fail(ng_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* An image read into floats in [0, 1], interleaved channels (1 grey, 2 grey
- * + alpha, 3 RGB, 4 RGBA), rows top to bottom. */
-typedef struct ng_image {
-    int width, height, channels;
-    float *px; /* width * height * channels floats, malloc'd */
-} ng_image;
-/*
- * Reads the image file at path (PNG, JPEG, TGA or BMP through stb_image;
- * 16-bit PNG/PSD samples keep their 16 bits). The file is the untrusted
- * input; any bytes in it give either 0 with img filled or -1 with a one-line
- * reason "PATH: ..." in err and img->px NULL, never more memory than
- * max_bytes:
- * - path must open without blocking and be a regular file of at most
- *   2 GiB + 1 MiB (a FIFO, device or directory is refused unread); it is
- *   opened once, and what was checked is what is read;
- * - the header's size is refused before decoding when over 2^28 pixels, or
- *   when the load's peak, (1 or 2 bytes + 4) * width * height * channels
- *   + the file's size + 64 KiB (stb's samples, the floats, what stb holds
- *   besides), is over max_bytes ("PATH: a WxH image needs N MiB, more than
- *   the M MiB allowed (raise --memory-limit)");
- * - every allocation of the decoder counts against max_bytes too; SIZE_MAX
- *   means no limit but the pixel count.
- * On success the caller owns img->px (ng_image_free), which keeps
- * 4 * width * height * channels bytes of the peak. Thread-safe.
- */
-int ng_image_load(const char *path, ng_image *img, size_t max_bytes, ng_error *err);
-void ng_image_free(ng_image *img);
 
 /* Counts bytes a setup is about to hold (or briefly need) against the
  * graph's budget, until the node is freed. 0, or -1 with err saying the

@@ -9,6 +9,7 @@
  * hanging or swapping.
  */
 #include "host.h"
+#include "ng_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -755,7 +756,8 @@ int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_erro
     clock_gettime(CLOCK_MONOTONIC, &h.start);
     h.stack_base = (uintptr_t)__builtin_frame_address(0);
     if (watchdog_start(&dog, path, o, &h.start)) return ng_errorf(err, "%s: cannot start the time-limit watchdog", path);
-    if (!(s->graph = ng_graph_new())) {
+    if ((s->graph = ng_graph_new())) ng_graph_set_image_loader(s->graph, ng_image_load);
+    if (!s->graph) {
         watchdog_stop(&dog);
         return ng_errorf(err, "%s: out of memory", path);
     }

@@ -32,11 +32,11 @@ static const ng_param_desc image_params[NPARAMS] = {
 
 enum { W_REPEAT, W_CLAMP, W_MIRROR };
 
-/* The node's state: the pixels as ng_image_load gave them (width * height
+/* The node's state: the pixels as the graph's image loader gave them (width * height
  * * channels floats, no wider RGBA copy, not copied again) and its size. */
 typedef struct picture {
     int width, height, channels;
-    float *px; /* taken over from ng_image_load, freed by free_picture */
+    float *px; /* taken over from the loader, freed by free_picture */
 } picture;
 
 static void free_picture(void *state)
@@ -55,7 +55,10 @@ static int image_setup(ng_node *n, const int *ch, ng_error *err)
     if (!(pic = ng_node_state_alloc(n, sizeof *pic, err))) return -1;
     /* the decode may take what the graph's budget has left; the floats it
      * returns are kept as they are (no copy) and charged */
-    if (ng_image_load(path, &img, ng_node_budget_left(n), err)) {
+    if (!n->load_image)
+        return ng_errorf(err, "%s: this program reads no image files (the graph has no image loader: "
+                              "ng_graph_set_image_loader)", n->label);
+    if (n->load_image(path, &img, ng_node_budget_left(n), err)) {
         ng_error e = *err;
         return ng_errorf(err, "%s: %s", n->label, e.msg);
     }

@@ -6,6 +6,7 @@
  * last reader is computed again, and a node failing mid-render on several
  * threads is one error and no file.
  */
+#include "ng_io.h"
 #include "build.h"
 #include "harness.h"
 #include "ng_internal.h"

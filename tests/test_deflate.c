@@ -1,5 +1,5 @@
 /*
- * test_deflate.c — the PNG encoder's own deflate coder (core/deflate.c):
+ * test_deflate.c — the PNG encoder's own deflate coder (io/deflate.c):
  * every stream it writes inflates, through zlib (the reference decoder),
  * to its input; streams of separate calls joined one after the other
  * (as png.c joins its bands) are one zlib stream; its sizes stay those of

@@ -6,6 +6,7 @@
  * was and no temporary file, for every format; the format and --bits
  * errors; and the program writing .pfm and .r16 as a user runs it.
  */
+#include "ng_io.h"
 #include "cli_support.h"
 #include "noisegraph.h"
 #include "suites.h"

@@ -6,6 +6,7 @@
  * memory or UB errors, which only the sanitizer build (make test SAN=1)
  * sees; there these tests fail on the code the fuzzer broke.
  */
+#include "ng_io.h"
 #include "cli_support.h"
 #include "harness.h"
 #include "ng_node.h"

@@ -1,7 +1,7 @@
 /*
  * test_gradk.c — the gradient kernels' shortcuts (issue 14): the simplex
  * _d kernels take each corner's gradient vector from selects on its hash
- * (grad8_vec, grad12_vec, grad32_vec in nodes/lattice_parts.h) instead of
+ * (grad8_vec, grad12_vec, grad32_vec in nodes/simd/lattice_parts.h) instead of
  * applying the gradient set to each unit vector. They must be those
  * vectors exactly: the kernels' gradients (compared to central
  * differences elsewhere) would only be off by a little if, say, a diagonal

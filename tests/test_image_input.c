@@ -5,6 +5,7 @@
  * regular refused unread, and sampling that stays exact (or says it
  * cannot) at any position.
  */
+#include "ng_io.h"
 #include "build.h"
 #include "cli_support.h"
 #include "harness.h"

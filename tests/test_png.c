@@ -4,6 +4,7 @@
  * cancelled render never clobbers the target nor leaves a temporary file
  * beside it (test_files.c checks the other formats).
  */
+#include "ng_io.h"
 #include "harness.h"
 #include "noisegraph.h"
 

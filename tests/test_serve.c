@@ -319,7 +319,7 @@ static void test_state_page_and_status_codes(void)
     get(&r, s.port, "/");
     CHECK_INT(r.status, 200);
     CHECK_CONTAINS(header(&r, "Content-Type", buf, sizeof buf), "text/html");
-    pathf(path, "%s/web/index.html", ng_root);
+    pathf(path, "%s/serve/web/index.html", ng_root);
     page = slurp(path, &npage);
     CHECK(page && r.nbody == npage && memcmp(r.body, page, npage) == 0);
     free(page);

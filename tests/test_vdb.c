@@ -8,6 +8,7 @@
  * render, 2 channels, a background or voxel size OpenVDB cannot hold) or
  * fails (cancelled, a full disk) leaving no file and no temporary.
  */
+#include "ng_io.h"
 #include "build.h"
 #include "cli_support.h"
 #include "noisegraph.h"

@@ -5,6 +5,7 @@
  * each slice the matching plane of the volume, nothing left by a failure
  * or a signal), and the output folders the program makes or refuses.
  */
+#include "ng_io.h"
 #include "build.h"
 #include "cli_support.h"
 #include "noisegraph.h"

@@ -38,8 +38,8 @@
  * the command line is wrong; a row whose script or render fails prints its
  * error in place of figures and the others still run.
  */
-#include "../../lua/host.h"
-#include "../../nodes/kernels.h"
+#include "host.h"
+#include "kernels.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -5,7 +5,7 @@
  * input is written to one file in a private directory made at start-up.
  */
 #include "fuzz_util.h"
-#include "ng_internal.h"
+#include "ng_io.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #ifndef NG_TILEFILE_H
 #define NG_TILEFILE_H
 
-#include "noisegraph.h"
+#include "ng_io.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,6 +9,7 @@
 #define NG_ARGS_H
 
 #include "host.h"
+#include "ng_io.h"
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /*
- * serve.c — `noisegraph serve SCRIPT`: the daemon (libmicrohttpd, one
+ * serve.c — the preview server of `noisegraph serve SCRIPT`: the daemon (libmicrohttpd, one
  * thread per connection, so a slow render holds only its own connection),
  * the checks every request gets (Host, method, path), the embedded page,
  * and the event stream. It runs until SIGINT or SIGTERM, which the main
@@ -246,46 +246,36 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 
 /* ---- the command ------------------------------------------------------------------------ */
 
-/* What ng.size(), ng.u() and ng.v() tell the script: the serve window. */
-static void script_context(ng_cli *c)
-{
-    c->h.width = c->r.width, c->h.height = c->r.height, c->h.depth = 0;
-    c->h.origin[0] = c->r.origin[0], c->h.origin[1] = c->r.origin[1];
-    c->h.pixel_size = c->r.pixel_size;
-}
-
-static int parse_listen(const ng_cli *c, struct sockaddr_in *sa)
+static int parse_listen(const ng_serve_opts *c, struct sockaddr_in *sa, ng_error *err)
 {
     struct stat st;
     memset(sa, 0, sizeof *sa);
     sa->sin_family = AF_INET;
     sa->sin_port = htons((unsigned short)c->port);
-    if (inet_pton(AF_INET, c->listen ? c->listen : "127.0.0.1", &sa->sin_addr) != 1)
-        return ng_cli_fail(2, "--listen: '%.64s' is not an IPv4 address (like 127.0.0.1 or 0.0.0.0)", c->listen);
-    if (stat(c->script, &st) != 0 || !S_ISREG(st.st_mode))
-        return ng_cli_fail(1, "%s: cannot read the script (%s)", c->script,
-                           stat(c->script, &st) != 0 ? "no such file" : "not a regular file");
+    if (inet_pton(AF_INET, c->listen ? c->listen : "127.0.0.1", &sa->sin_addr) != 1) {
+        ng_errorf(err, "--listen: '%.64s' is not an IPv4 address (like 127.0.0.1 or 0.0.0.0)", c->listen);
+        return 2;
+    }
+    if (stat(c->script, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ng_errorf(err, "%s: cannot read the script (%s)", c->script,
+                  stat(c->script, &st) != 0 ? "no such file" : "not a regular file");
+        return 1;
+    }
     if ((ntohl(sa->sin_addr.s_addr) >> 24) != 127)
         fprintf(stderr, "noisegraph: serve: warning: listening on %s: anyone who can reach it sees the renders and "
                         "can set the script's parameters\n", c->listen);
     return 0;
 }
 
-int ng_cmd_serve(int argc, char **argv)
+int ng_serve_run(const ng_serve_opts *c, ng_error *err)
 {
-    ng_cli c;
-    ng_error err;
     struct sockaddr_in sa;
     struct MHD_Daemon *d = NULL;
     const union MHD_DaemonInfo *info;
     sigset_t stop;
     int rc, sig, port;
-    if ((rc = ng_cli_parse(NG_CMD_SERVE, argc, argv, &c))) goto out;
-    rc = 2;
-    if (!c.script) { ng_cli_fail(2, "serve: no SCRIPT given (see --help)"); goto out; }
-    if ((rc = parse_listen(&c, &sa))) goto out;
+    if ((rc = parse_listen(c, &sa, err))) return rc;
     rc = 1;
-    script_context(&c);
     /* SIGINT and SIGTERM wait for sigwait below: every thread made from
      * here on inherits the mask */
     sigemptyset(&stop);
@@ -293,21 +283,18 @@ int ng_cmd_serve(int argc, char **argv)
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN); /* a page closed mid-answer */
-    if (ng_serve_state_start(&c, &err)) {
-        ng_cli_fail(1, "%s", err.msg);
-        goto stop;
-    }
-    d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)c.port, NULL,
+    if (ng_serve_state_start(c, err)) goto stop;
+    d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)c->port, NULL,
                          NULL, handle, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)NG_SERVE_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_END);
     if (!d || !(info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT))) {
-        ng_cli_fail(1, "serve: cannot listen on %s:%d (is the port in use?)", c.listen ? c.listen : "127.0.0.1",
-                    c.port);
+        ng_errorf(err, "serve: cannot listen on %s:%d (is the port in use?)", c->listen ? c->listen : "127.0.0.1",
+                  c->port);
         goto stop;
     }
     port = info->port;
     atomic_store(&served_port, port);
-    printf("noisegraph: serving %s at http://%s:%d/\n", c.script, c.listen ? c.listen : "127.0.0.1", port);
+    printf("noisegraph: serving %s at http://%s:%d/\n", c->script, c->listen ? c->listen : "127.0.0.1", port);
     fflush(stdout);
     sigwait(&stop, &sig);
     rc = 0;
@@ -317,7 +304,5 @@ stop:
     if (d) MHD_stop_daemon(d); /* joins every connection's thread */
     ng_serve_state_stop();
     ng_api_shutdown();
-out:
-    ng_cli_free(&c);
     return rc;
 }

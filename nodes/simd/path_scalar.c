@@ -5,7 +5,7 @@
  * the same flags (PATH_FLAGS_scalar in the Makefile: the one place its
  * target is defined). See kernels.h.
  */
-#include "../kernels.h"
-#include "../loops.c"
+#include "kernels.h"
+#include "loops.c"
 
 NG_PATH_TABLE(scalar);

@@ -43,7 +43,7 @@ typedef struct watched {
 } watched;
 
 static struct {
-    const ng_cli *cli;
+    const ng_serve_opts *cli;
     char dir[PATH_MAX]; /* the script's directory as given ("." when none) */
     char realdir[PATH_MAX]; /* and with symlinks resolved ("" when it cannot be) */
     pthread_mutex_t mu;
@@ -68,7 +68,7 @@ static struct {
         .ifd = -1,
         .wake = {-1, -1}};
 
-const ng_cli *ng_serve_cli(void) { return st.cli; }
+const ng_serve_opts *ng_serve_cli(void) { return st.cli; }
 
 /* ---- watching --------------------------------------------------------------------- */
 
@@ -324,7 +324,7 @@ static void *watcher(void *arg)
 
 /* ---- the interface ----------------------------------------------------------------- */
 
-int ng_serve_state_start(const ng_cli *c, ng_error *err)
+int ng_serve_state_start(const ng_serve_opts *c, ng_error *err)
 {
     const char *slash = strrchr(c->script, '/');
     st.cli = c;

@@ -4,7 +4,7 @@
  * compiled with the same flags (PATH_FLAGS_avx2 in the Makefile: the one
  * place its target is defined). See kernels.h.
  */
-#include "../kernels.h"
-#include "../loops.c"
+#include "kernels.h"
+#include "loops.c"
 
 NG_PATH_TABLE(avx2);

@@ -4,7 +4,7 @@
  * nodes/<family>_kernels.c, compiled with the same flags (PATH_FLAGS_avx512
  * in the Makefile: the one place its target is defined). See kernels.h.
  */
-#include "../kernels.h"
-#include "../loops.c"
+#include "kernels.h"
+#include "loops.c"
 
 NG_PATH_TABLE(avx512);

@@ -7,7 +7,7 @@
 #ifndef NG_FILESINK_H
 #define NG_FILESINK_H
 
-#include "noisegraph.h"
+#include "ng_io.h"
 
 #include <stdio.h>
 #include <sys/types.h>

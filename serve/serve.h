@@ -14,7 +14,6 @@
 #ifndef NG_SERVE_H
 #define NG_SERVE_H
 
-#include "args.h"
 #include "host.h"
 
 #include <stdatomic.h>
@@ -25,10 +24,24 @@
 /* Connections served at once (each a thread, at most one render). */
 #define NG_SERVE_MAX_CONNECTIONS 128
 
-/* The command (main.c's table). */
-int ng_cmd_serve(int argc, char **argv);
+/* What the server runs with (cli/ fills it from the command line). The
+ * script's context (ng.size(), ng.u(), ng.v()) is the serve window: h's
+ * width, height, origin and pixel_size are r's. */
+typedef struct ng_serve_opts {
+    const char *script;
+    const char *listen; /* IPv4 address; NULL: 127.0.0.1 */
+    int port;           /* 0: any free port */
+    ng_host_opts h;
+    ng_render_opts r;   /* the window: width, height, origin, pixel_size */
+    ng_view_opts v;     /* the terrain view's sun, ramp and exaggeration */
+    int quiet;          /* no line per script run on stderr */
+} ng_serve_opts;
 
-/* The files of web/, embedded at build time (lua/embed_web.sh writes
+/* Serves until SIGINT or SIGTERM, then stops cleanly. 0; or 1, or 2 for a
+ * usage error, with err filled. */
+int ng_serve_run(const ng_serve_opts *o, ng_error *err);
+
+/* The files of web/, embedded at build time (serve/embed_web.sh writes
  * them into a generated C file): name without directory, bytes. */
 typedef struct ng_web_file {
     const char *name;
@@ -84,7 +97,7 @@ typedef struct ng_serve_sets {
 
 /* Starts the state: runs the script once (a failure is kept as the error,
  * not fatal) and starts the watcher thread. 0, or -1 with err filled. */
-int ng_serve_state_start(const ng_cli *c, ng_error *err);
+int ng_serve_state_start(const ng_serve_opts *c, ng_error *err);
 /* Shutdown, in two steps: stopping (event streams end, waits return)
  * while requests may still run; then stop (joins the watcher, frees the
  * graphs) once none does. */
@@ -105,7 +118,7 @@ void ng_served_put(ng_served *s);
  * server stops; returns the generation (< 0: stopping). */
 long ng_serve_wait_generation(long seen, double seconds);
 /* The options serve was started with. */
-const ng_cli *ng_serve_cli(void);
+const ng_serve_opts *ng_serve_cli(void);
 int ng_serve_stopping(void);
 
 /* ---- answers (serve_api.c) --------------------------------------------------------- */

@@ -512,6 +512,27 @@ out:
 static int cmd_info(int argc, char **argv) { return cmd_inspect(NG_CMD_INFO, "info", argc, argv, ng_print_info); }
 static int cmd_dot(int argc, char **argv) { return cmd_inspect(NG_CMD_DOT, "dot", argc, argv, ng_print_dot); }
 
+/* serve: the options, then the server (serve/) until SIGINT or SIGTERM */
+static int cmd_serve(int argc, char **argv)
+{
+    ng_cli c;
+    ng_serve_opts o;
+    ng_error err;
+    int rc;
+    if ((rc = ng_cli_parse(NG_CMD_SERVE, argc, argv, &c))) goto out;
+    rc = 2;
+    if (!c.script) { ng_cli_fail(2, "serve: no SCRIPT given (see --help)"); goto out; }
+    script_context(&c);
+    memset(&o, 0, sizeof o);
+    o.script = c.script, o.listen = c.listen, o.port = c.port;
+    o.h = c.h, o.r = c.r, o.v = c.v, o.quiet = c.quiet;
+    o.h.depth = 0; /* the page shows images */
+    if ((rc = ng_serve_run(&o, &err))) ng_cli_fail(rc, "%s", err.msg);
+out:
+    ng_cli_free(&c);
+    return rc;
+}
+
 /* ---- the program ------------------------------------------------------------------ */
 
 /* The commands, in the order messages list them. */
@@ -520,7 +541,7 @@ static const struct command {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"render", cmd_render}, {"preview", cmd_preview}, {"nodes", cmd_nodes}, {"info", cmd_info}, {"dot", cmd_dot},
-    {"serve", ng_cmd_serve}, {"tiles", ng_cmd_tiles},  {"stitch", ng_cmd_stitch},
+    {"serve", cmd_serve}, {"tiles", ng_cmd_tiles},  {"stitch", ng_cmd_stitch},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -289,7 +289,7 @@ static void shell_word(ng_buf *b, const char *w)
 /* The render command of the serve window with the query's values. */
 static void command(ng_buf *b, const ng_query *q)
 {
-    const ng_cli *c = ng_serve_cli();
+    const ng_serve_opts *c = ng_serve_cli();
     ng_buf cmd = {0};
     int i;
     ng_buf_puts(&cmd, "noisegraph render ");
@@ -320,7 +320,7 @@ static const char *base_name(const char *path)
 void ng_api_state(const ng_query *q, ng_answer *a)
 {
     static const char *const known[] = {NULL};
-    const ng_cli *c = ng_serve_cli();
+    const ng_serve_opts *c = ng_serve_cli();
     ng_served *base = NULL, *s = NULL;
     ng_buf *b = &a->body;
     if (check_keys(q, known, a)) return;
@@ -484,7 +484,7 @@ static int valid_stream(const char *s)
 static int read_request(const ng_query *q, request *r, ng_answer *a)
 {
     static const char *const known[] = {"w", "h", "ox", "oy", "ps", "node", "view", "stream", NULL};
-    const ng_cli *c = ng_serve_cli();
+    const ng_serve_opts *c = ng_serve_cli();
     const char *v;
     int k;
     if (check_keys(q, known, a)) return -1;
@@ -551,7 +551,7 @@ static int pic_end(void *user, int ok, ng_error *err)
 /* The render options of a w x h picture of the request's window. */
 static ng_render_opts render_opts(const request *r, const ng_served *s, int w, int h, const atomic_int *cancel)
 {
-    const ng_cli *c = ng_serve_cli();
+    const ng_serve_opts *c = ng_serve_cli();
     ng_render_opts o = c->r;
     o.width = w, o.height = h;
     memset(o.region, 0, sizeof o.region);

@@ -1,5 +1,5 @@
 /*
- * image.c — reading images into floats in [0, 1]: PNG, TGA or BMP (8 or
+ * image_read.c — reading images into floats in [0, 1]: PNG, TGA or BMP (8 or
  * 16 bit) with stb_image, JPEG with libjpeg-turbo. The one translation unit that holds
  * stb_image's implementation, static (STB_IMAGE_STATIC) so that a program
  * linking the library can carry its own stb_image.
@@ -11,7 +11,7 @@
  * allowance too, since a lying header or stb's working buffers could
  * otherwise take more than the header promised.
  */
-#include "ng_internal.h"
+#include "ng_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -323,12 +323,6 @@ int ng_image_load(const char *path, ng_image *img, size_t max_bytes, ng_error *e
     current = NULL;
     fclose(f);
     return rc;
-}
-
-void ng_image_free(ng_image *img)
-{
-    free(img->px);
-    img->px = NULL;
 }
 
 /* stb_image's implementation, private to this file. The warnings it would

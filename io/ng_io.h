@@ -1,0 +1,156 @@
+/*
+ * ng_io.h — the io library's public API: files written band by band from
+ * renders (file sinks), and images read for ng.image. Built as its own
+ * archive (libnoisegraph_io.a) on top of the engine's (libnoisegraph.a),
+ * which reads and writes no files.
+ */
+#ifndef NG_IO_H
+#define NG_IO_H
+
+#include "noisegraph.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- files -------------------------------------------------------------- */
+
+/* A sink writing an image file, band by band into a temporary file beside
+ * path that is renamed over path only when the render succeeded: a failed
+ * or cancelled render leaves whatever was there and no temporary file.
+ * The format comes from the extension (case ignored):
+ *   .png        8- or 16-bit grey or RGB, values clamped to [0,1];
+ *   .pfm        Portable Float Map, 32-bit float grey or RGB, values as
+ *               they are (not clamped; NaN and infinities kept);
+ *   .r16, .raw  headerless 16-bit little-endian grey heightmap (Unity,
+ *               Unreal), values clamped to [0,1];
+ *   .vdb        OpenVDB, volumes only: one grid, float (1 channel, a fog
+ *               volume) or vector (3); voxels at or below the background
+ *               (ng_file_sink_set_grid), and NaN, left inactive; 32-bit
+ *               floats, or halves for 16 bits;
+ *   .nrrd       NRRD (NRRD0004, ParaView, 3D Slicer): an image or a volume of
+ *               raw little-endian 32-bit floats, 1 to 4 channels (a leading
+ *               "N-vector" axis), values as they are. A volume is placed in
+ *               "space: right-anterior-superior" (world x, y, z): the voxel
+ *               size on the diagonal of "space directions", and "space
+ *               origin" the world position of the window's first voxel
+ *               centre, origin + (offset + 0.5) * voxel_size;
+ *   .exr        OpenEXR: 32-bit float (default) or 16-bit half, one channel
+ *               (named Y, or the output's name) or RGB, scanlines or tiles
+ *               (ng_file_sink_set_options), values as they are; its data
+ *               window is the render's region of the full image.
+ * A name with {z} in its file name ("slices/cloud_{z}.png", any format
+ * above that holds images) writes a volume as one image per slice, {z}
+ * replaced by the slice's index in the full volume (a window's slices keep
+ * their indices), zero-padded to the digits of depth - 1 (depth 128: 000
+ * to 127). The slices are written into a temporary folder beside them and
+ * moved into place only when the whole volume succeeded. {z} may appear
+ * once, in the file name only (not in a folder name); an image render to
+ * such a name is an error. Folders are never made here.
+ * bits is the sample depth, or 0 for the format's default (PNG: 8); a
+ * depth the format does not have is an error. Error messages start with
+ * the path. */
+typedef struct ng_file_sink ng_file_sink;
+ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err);
+ng_sink ng_file_sink_as_sink(ng_file_sink *s);
+/* ng_file_sink_new refuses a path that is a directory. A sink freed before
+ * its image was committed removes its temporary. */
+void ng_file_sink_free(ng_file_sink *s);
+/* Two-phase output, for several files that must change together: after
+ * ng_file_sink_defer, a successful end() leaves the finished temporary
+ * (complete and synced) in place, and ng_file_sink_commit renames it over
+ * the target; commit every sink only once every render and end succeeded.
+ * A slice sequence moves its slices one by one: a commit failing half way
+ * (a slice that cannot replace its target) leaves those moved before it.
+ * 0, or -1 with err filled (commit of a sink whose image is not complete). */
+void ng_file_sink_defer(ng_file_sink *s);
+int ng_file_sink_commit(ng_file_sink *s, ng_error *err);
+/* Samples of the last image the format could not hold: NaN (written as 0)
+ * and infinities (clamped to 0 or 1). Always 0 for PFM and NRRD, which
+ * keep them. */
+void ng_file_sink_changed(const ng_file_sink *s, uint64_t *nan, uint64_t *inf);
+/* Finite samples of the last image outside [0, 1], which the format
+ * clamped, and every sample it was given. Both 0 for the formats that keep
+ * values as they are (PFM, NRRD, VDB). */
+void ng_file_sink_clamped(const ng_file_sink *s, uint64_t *clamped, uint64_t *samples);
+/* Removes the temporary file (or a slice sequence's temporary folder and
+ * the slices in it) of every sink of this process still writing or waiting
+ * for its commit; async-signal-safe, for a SIGINT / SIGTERM
+ * handler that then dies (the sinks are unusable after it). A process
+ * killed outright leaves its temporaries; the next ng_file_sink that
+ * begins writing the same target removes those no live process holds. */
+void ng_file_remove_temporaries(void);
+/* The checks of ng_file_sink_new but the target's own, creating nothing:
+ * path names a format and bits suits it. 0, or -1 with err filled. */
+int ng_file_check(const char *path, int bits, ng_error *err);
+/* The same for a render of depth slices (0: an image): the format must
+ * hold what the render makes (a .vdb needs a volume, a .png an image unless
+ * path is a slice pattern with {z}). */
+int ng_file_check_depth(const char *path, int bits, int depth, ng_error *err);
+/* Volume files (.vdb): the grid's name (NULL: "density"; copied) and the
+ * background: voxels at or below it are left inactive (and read as it).
+ * Before the render begins. 0, or -1 with err filled (an empty name). */
+int ng_file_sink_set_grid(ng_file_sink *s, const char *name, double background, ng_error *err);
+/* Bytes an encoder may keep besides its row buffer (a .vdb holds the tree
+ * of active voxels until the end); past it the render stops with an
+ * error. 0: no limit. Before the render begins. */
+void ng_file_sink_set_memory_limit(ng_file_sink *s, double bytes);
+/* How a file is encoded, and where its image lies (ng_file_sink_set_options). */
+typedef enum ng_exr_compression { /* ORDER: the words of --exr-compression in lua/args.c */
+    NG_EXR_ZIP,  /* zlib, 16 scanlines a chunk (the default) */
+    NG_EXR_PIZ,  /* wavelet + Huffman, 32 scanlines a chunk: smaller for noisy float data */
+    NG_EXR_NONE
+} ng_exr_compression;
+typedef struct ng_file_options {
+    /* The deflate level (0 stored to 9 smallest) of PNG and of an EXR's ZIP
+     * chunks; -1: the format's default. */
+    int level;
+    int exr_tile;       /* .exr: 0 scanlines, else square tiles of this edge */
+    ng_exr_compression exr_compression;
+    /* Threads that compress beside the render (0: as ng_render's threads:
+     * one per CPU). The file's bytes do not depend on it. */
+    int threads;
+    /* Where the image is in the full image, and that image's world, as the
+     * render's options say them (width, height, region, origin,
+     * pixel_size): an .exr's data window and display window, and its
+     * worldOrigin / worldPixelSize attributes. An image whose size differs
+     * from the window's is placed at 0,0 of itself. */
+    int full[2], offset[2];
+    double origin[2], pixel_size;
+} ng_file_options;
+/* level -1, scanline ZIP, threads 0, no placement (an image of its own). */
+void ng_file_options_default(ng_file_options *o);
+/* Sets full, offset, origin and pixel_size (and threads) from a render's options. */
+void ng_file_options_place(ng_file_options *o, const ng_render_opts *r);
+/* Before the render begins. 0, or -1 with err filled: an option the
+ * format does not take (--compression of a raw format, --exr-tiles of a
+ * .png), or a value out of range. */
+int ng_file_sink_set_options(ng_file_sink *s, const ng_file_options *o, ng_error *err);
+/* The same check against a path alone, creating nothing. */
+int ng_file_check_options(const char *path, const ng_file_options *o, ng_error *err);
+/* The extensions understood, for messages: ".png, .pfm, .r16, .raw, .vdb, .nrrd, .exr". */
+const char *ng_file_formats(void);
+
+/* ---- images in ------------------------------------------------------------ */
+
+/*
+ * Reads the image file at path (PNG, JPEG, TGA or BMP through stb_image;
+ * 16-bit PNG/PSD samples keep their 16 bits). The file is the untrusted
+ * input; any bytes in it give either 0 with img filled or -1 with a one-line
+ * reason "PATH: ..." in err and img->px NULL, never more memory than
+ * max_bytes:
+ * - path must open without blocking and be a regular file of at most
+ *   2 GiB + 1 MiB (a FIFO, device or directory is refused unread); it is
+ *   opened once, and what was checked is what is read;
+ * - the header's size is refused before decoding when over 2^28 pixels, or
+ *   when the load's peak, (1 or 2 bytes + 4) * width * height * channels
+ *   + the file's size + 64 KiB (stb's samples, the floats, what stb holds
+ *   besides), is over max_bytes ("PATH: a WxH image needs N MiB, more than
+ *   the M MiB allowed (raise --memory-limit)");
+ * - every allocation of the decoder counts against max_bytes too; SIZE_MAX
+ *   means no limit but the pixel count.
+ * On success the caller owns img->px (ng_image_free), which keeps
+ * 4 * width * height * channels bytes of the peak. Thread-safe.
+ */
+int ng_image_load(const char *path, ng_image *img, size_t max_bytes, ng_error *err);
+
+#endif
