@@ -1,7 +1,8 @@
 # noisegraph — build, test, demo, bench.
 #   make          build build/noisegraph and build/libnoisegraph.a
 #   make test     build and run every test (SAN=1: under ASan + UBSan)
-#   make demo     render graphs/terrain.lua to terrain.png
+#   make demo     build the program for this CPU alone (build/demo) and render
+#                 graphs/terrain.lua to terrain.png
 #   make test-browser  the page of `noisegraph serve` in headless Chromium (make test runs it)
 #   make bench    optimised single-thread benchmark
 #   make fuzz     every libFuzzer target for FUZZ_TIME seconds (clang 14)
@@ -72,6 +73,14 @@ ifeq ($(SAN),1)
   CFLAGS := $(CFLAGS_BASE) $(SANFLAGS)
   CXXFLAGS := $(CXXFLAGS_BASE) $(SANFLAGS)
   LDSAN  := -fsanitize=address,undefined,float-cast-overflow
+else ifeq ($(DEMO),1)
+  # make demo: the program with this CPU's own SIMD path alone (the same
+  # bits as every path) and no debug information, in build/demo: a
+  # newcomer's first render waits for one path's kernels, not four
+  BUILD  := build/demo$(COMPILER)
+  CFLAGS := $(filter-out -g,$(CFLAGS_BASE)) -O3
+  CXXFLAGS := $(filter-out -g,$(CXXFLAGS_BASE)) -O2
+  LDSAN  :=
 else
   BUILD  := build/opt$(COMPILER)
   CFLAGS := $(CFLAGS_BASE) -O3
@@ -103,8 +112,14 @@ NODES_SRC := $(filter-out $(KERNEL_SRC) nodes/simd/loops.c,$(wildcard nodes/*.c 
 ENGINE_SRC := $(CORE_SRC) $(NODES_SRC)
 IO_SRC := $(wildcard io/*.c)
 IO_CXX_SRC := $(wildcard io/*.cc)
-# the SIMD paths, narrowest first (NG_PATHS in nodes/simd/kernels.h)
-PATHS   := scalar sse2 avx2 avx512
+# the SIMD paths, narrowest first (NG_PATHS in nodes/simd/kernels.h); a
+# demo build has the widest this CPU runs, read from /proc/cpuinfo as
+# nodes/simd/kernels.c checks it at run time
+HOST_PATH := $(shell f=" $$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null) "; p=sse2; \
+  for w in avx2 fma bmi1 bmi2 popcnt; do case "$$f" in *" $$w "*) ;; *) echo $$p; exit;; esac; done; p=avx2; \
+  for w in avx512f avx512bw avx512dq avx512vl; do case "$$f" in *" $$w "*) ;; *) echo $$p; exit;; esac; done; \
+  echo avx512)
+PATHS   := $(if $(filter 1,$(DEMO)),$(HOST_PATH),scalar sse2 avx2 avx512)
 KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/simd/%_kernels.c=$(BUILD)/nodes/simd/$(p)/%.o))
 LUA_SRC := $(wildcard lua/*.c)
 SERVE_SRC := $(wildcard serve/*.c)
@@ -213,12 +228,10 @@ endif
 PATH_FLAGS_sse2   :=
 PATH_FLAGS_avx2   := -mavx2 -mfma -mbmi -mbmi2 -mpopcnt -fno-trapping-math
 PATH_FLAGS_avx512 := $(PATH_FLAGS_avx2) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mprefer-vector-width=512
-# Tracking variable locations through the kernels' deep inlining is more
-# than half of their compile time (gcc); the code is the same without it
-# and line tables stay, for profiles and backtraces.
-ifeq ($(IS_CLANG),0)
-KERNEL_DEBUG := -fno-var-tracking-assignments
-endif
+# Debug information for the kernels' deep inlining (variable locations,
+# types) is a third of their compile time; the code is the same with line
+# tables alone (-g1), which profiles and backtraces need. A demo build has none.
+KERNEL_DEBUG := $(if $(filter 1,$(DEMO)),,-g1)
 
 define PATH_RULES
 $(BUILD)/nodes/simd/path_$(1).o: CFLAGS += $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG)
@@ -228,6 +241,8 @@ $(BUILD)/nodes/simd/$(1)/%.o: nodes/simd/%_kernels.c | deps
 	@$$(CC) $$(CFLAGS) $(INC_simd) $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG) -DNG_PATH=$(1) -MMD -MP -c $$< -o $$@
 endef
 $(foreach p,$(PATHS),$(eval $(call PATH_RULES,$(p))))
+$(BUILD)/nodes/simd/kernels.o: CFLAGS += -D'NG_PATHS(X)=$(foreach p,$(PATHS),X($(p)))'
+
 
 # The same layering at link level: no object may need a symbol that only a
 # layer above it defines (a declaration copied by hand would pass the
@@ -301,8 +316,9 @@ test-browser: deps browser-deps $(BIN)
 	  echo "noisegraph: the browser test needs Debian's python3 and$(BROWSER_PKGS:%= %) (make test as root installs them)" >&2; exit 1; fi
 	/usr/bin/python3 tests/browser/test_page.py $(abspath $(BIN)) $(CURDIR) $(SERVE_SHOT)
 
-demo: all
-	$(BIN) render graphs/terrain.lua -o terrain.png --size 1024
+demo: deps
+	@$(MAKE) --no-print-directory DEMO=1 build/demo/noisegraph
+	build/demo/noisegraph render graphs/terrain.lua -o terrain.png --size 1024
 
 # bench: never under SAN. libnoise-dev (the side-by-side peer) and time
 # (/usr/bin/time -v for peak memory) are installed when missing and root;

@@ -1,7 +1,7 @@
 /*
  * stitch.c — `noisegraph stitch MANIFEST -o FILE`: the tiles a manifest
  * lists (tiles.h), checked whole before anything is written, streamed into
- * one file by ng_stitch (core/tileread.c) in bounded memory. The file is
+ * one file by ng_stitch (io/tileread.c) in bounded memory. The file is
  * written through the file sink: any failure leaves nothing.
  */
 #include "tiles.h"

@@ -424,7 +424,7 @@ int ng_eval_points(const ng_graph *g, int root, int dims, const double *const *x
 /* A view is a picture of one 1-channel output, drawn by a renderer on top
  * of the engine (it asks the engine for samples; it is no node): RGB in
  * [0, 1], streamed through the tile engine like any render. */
-typedef enum ng_view_kind { /* ORDER: the words of --view in lua/args.c */
+typedef enum ng_view_kind { /* ORDER: the words of --view in cli/args.c */
     NG_VIEW_VOLUME,  /* the output is a density: ray-marched as a cloud */
     NG_VIEW_TERRAIN  /* the output is a height: hillshade and colour ramp */
 } ng_view_kind;
@@ -432,7 +432,7 @@ typedef enum ng_view_kind { /* ORDER: the words of --view in lua/args.c */
 /* Where a volume view's camera stands when none is given: outside the box,
  * looking at its centre, far enough for the box to fill the frame (z is
  * up). */
-typedef enum ng_view_preset { /* ORDER: the words of --view-preset in lua/args.c */
+typedef enum ng_view_preset { /* ORDER: the words of --view-preset in cli/args.c */
     NG_VIEW_THREE_QUARTER, /* from above and aside */
     NG_VIEW_SIDE,          /* level with the box's middle */
     NG_VIEW_TOP            /* straight down z */

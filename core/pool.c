@@ -30,9 +30,9 @@ static struct {
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0, 0};
 
 /* How long a helper that ran out of work stays awake for the next job
- * before it sleeps: waking a sleeping thread took 140 us on average on a
- * 2-vCPU VM (an idle vCPU is halted in the host), about a 128x128 frame's
- * whole render, so back-to-back renders (frames, a preview, an embedder's
+ * before it sleeps: waking a sleeping thread on a VM (an idle vCPU is
+ * halted in the host) can cost as much as a small frame's whole render,
+ * so back-to-back renders (frames, a preview, an embedder's
  * tiles) would otherwise rarely get help. Bounded per render. */
 #define SPIN_SECONDS 200e-6
 

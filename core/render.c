@@ -120,7 +120,7 @@ static float *make_xplane(const render *r, size_t len)
 static float centre(const render *r, int index) { return (float)(((double)index + 0.5) * r->o->pixel_size); }
 
 /* v in dst[0 .. n - 1]. A block's y planes are written per block, a few
- * thousand floats each time, which cost 8% of a value noise render in
+ * thousand floats each time, a visible share of a cheap render in
  * 16-byte stores: the widest stores the CPU has do it (the same bits). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -154,8 +154,8 @@ static void chunk_positions(const render *r, int y0, int z0, int hb, int64_t sta
  * destination the stores are non-temporal: they go to memory without first
  * fetching the line. A band slot is reused every ring rows, by whichever
  * thread takes the tile, so an ordinary store would often have to pull the
- * line out of the other core's cache first; measured with 2 threads on one
- * Perlin 2D, that cost 20% of the render. With one thread the band stays in
+ * line out of the other core's cache first, a large share of a cheap
+ * render's time on 2 threads. With one thread the band stays in
  * the cache the sinks read it from, so stream is 0 there. The same bytes
  * either way.
  */
@@ -197,7 +197,7 @@ static void to_band(float *band, int rw, int x0, const float *out, int w, int h,
  * Band memory kept between renders. A band freed to the C library goes
  * back to the system (a 2048-pixel band is 512 KiB: mmap, or the top of
  * the heap, trimmed), and the next render takes a page fault on every page
- * it writes: 10% of a 2048^2 value noise render, paid again by every frame
+ * it writes: a visible share of a cheap render, paid again by every frame
  * of a sequence or a live preview. A few freed bands wait here for the next
  * render instead. Lock-free (a slot is taken by swapping NULL in), so a
  * fork in the middle of a render leaves no lock held in the child.
@@ -480,8 +480,8 @@ static int deliver(render *r, ng_sink *sinks, int64_t band)
 
 /* Waits awake, up to CALLER_SPIN seconds, for the band in slot to finish
  * (or the render to fail); 1 if it did. The caller waits only for tiles
- * that are running, at most a tile's time away, and a sleeping thread
- * took over 100 us to wake on a 2-vCPU VM: more than a small render. */
+ * that are running, at most a tile's time away, and a sleeping thread can
+ * take longer to wake on a VM than a small render takes. */
 #define CALLER_SPIN 100e-6
 static int await_band(render *r, int slot)
 {

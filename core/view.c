@@ -1,5 +1,5 @@
 /*
- * view.c — views (DESIGN.md section 8): pictures of an output drawn on top
+ * view.c — views: pictures of an output drawn on top
  * of the engine, not nodes inside the graph. This file is the public entry:
  * defaults, the checks every option gets before a sample is taken, and the
  * hand-over to the tile engine; the pictures themselves are drawn by

@@ -505,7 +505,7 @@ static int create_temp(ng_file_sink *f)
 }
 
 /* create (create_temp or create_temp_folder) with the signals whose
- * handlers remove temporaries (SIGINT, SIGTERM, SIGHUP: lua/signals.c) held
+ * handlers remove temporaries (SIGINT, SIGTERM, SIGHUP: cli/signals.c) held
  * from before the file exists until it is registered, so a handler cannot
  * run in between and leave it behind (a test that signalled as soon as the
  * file appeared found it there now and then). Held, not lost: one that

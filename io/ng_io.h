@@ -95,7 +95,7 @@ int ng_file_sink_set_grid(ng_file_sink *s, const char *name, double background, 
  * error. 0: no limit. Before the render begins. */
 void ng_file_sink_set_memory_limit(ng_file_sink *s, double bytes);
 /* How a file is encoded, and where its image lies (ng_file_sink_set_options). */
-typedef enum ng_exr_compression { /* ORDER: the words of --exr-compression in lua/args.c */
+typedef enum ng_exr_compression { /* ORDER: the words of --exr-compression in cli/args.c */
     NG_EXR_ZIP,  /* zlib, 16 scanlines a chunk (the default) */
     NG_EXR_PIZ,  /* wavelet + Huffman, 32 scanlines a chunk: smaller for noisy float data */
     NG_EXR_NONE
@@ -133,8 +133,8 @@ const char *ng_file_formats(void);
 /* ---- images in ------------------------------------------------------------ */
 
 /*
- * Reads the image file at path (PNG, JPEG, TGA or BMP through stb_image;
- * 16-bit PNG/PSD samples keep their 16 bits). The file is the untrusted
+ * Reads the image file at path (PNG, TGA or BMP through stb_image, JPEG
+ * through libjpeg-turbo; 16-bit PNG samples keep their 16 bits). The file is the untrusted
  * input; any bytes in it give either 0 with img filled or -1 with a one-line
  * reason "PATH: ..." in err and img->px NULL, never more memory than
  * max_bytes:

@@ -40,12 +40,11 @@
  * runs of one byte (as zlib's Z_RLE); both are our own coder (deflate.c);
  * 3 to 9 are zlib's string matching at that level (Z_FILTERED, as
  * libpng). Noise filtered by Paeth leaves few repeated strings to find:
- * on graphs/terrain.lua at 4096^2, 16-bit, the filtered rows of a band
- * took with zlib's Z_RLE 71.4% of their size (~120 MB/s of one core
- * unloaded), Huffman alone 71.5%, level 1 with matching 73.9%, level 6
- * 71.6% (at a tenth of the speed). deflate.c takes 71.2% at level 2
- * (~370 MB/s) and 71.3% at level 1 (~680 MB/s): a code per 64 KiB rather
- * than zlib's 16 K symbols, and optimal lengths. Matching pays on flat or
+ * on terrain rows zlib's string matching (levels 1 to 6) makes files no
+ * smaller than runs or Huffman codes alone, at a fraction of their speed.
+ * deflate.c makes them as small as zlib's Z_RLE, and faster (`bench
+ * encode`): a code per 64 KiB rather than zlib's 16 K symbols, and optimal
+ * lengths. Matching pays on flat or
  * terraced images (masks, quantized steps). Paeth alone matches libpng's
  * try-every-filter heuristic on smooth noise (same size) at a fraction of
  * the filtering work. */

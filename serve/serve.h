@@ -41,7 +41,7 @@ typedef struct ng_serve_opts {
  * usage error, with err filled. */
 int ng_serve_run(const ng_serve_opts *o, ng_error *err);
 
-/* The files of web/, embedded at build time (serve/embed_web.sh writes
+/* The files of serve/web/, embedded at build time (serve/embed_web.sh writes
  * them into a generated C file): name without directory, bytes. */
 typedef struct ng_web_file {
     const char *name;

@@ -12,7 +12,7 @@
 #include <setjmp.h>
 #include <stdlib.h>
 
-/* Level and filter as core/png.c chose them for noise (fast, Paeth). */
+/* Level and filter as io/png.c chose them for noise (fast, Paeth). */
 #define SERVE_ZLIB_LEVEL 2
 
 static unsigned char quantize8(float v)

@@ -1,5 +1,6 @@
 /* build.c — the graph-building helpers of build.h. */
 #include "build.h"
+#include "ng_io.h"
 #include "harness.h"
 
 #include <stdio.h>
@@ -18,6 +19,7 @@ ng_node *t_begin(ng_graph *g, const char *type)
     ng_error err = {{0}};
     ng_node *n;
     if (!t) die(type, &err);
+    ng_graph_set_image_loader(g, ng_image_load); /* as an embedder with the io archive does */
     if (!(n = ng_node_begin(g, t, type, NULL, &err))) die(type, &err);
     if (sh && ng_set_choice(n, ng_param_index(t, sh->param), sh->value, &err)) die(type, &err);
     return n;

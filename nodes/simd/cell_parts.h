@@ -1,6 +1,6 @@
 /*
  * cell_parts.h — what the cellular kernel units share (worley, sparse,
- * alligator: nodes/worley_kernels.c and impulse_kernels.c, compiled once
+ * alligator: nodes/simd/worley_kernels.c and impulse_kernels.c, compiled once
  * per SIMD path).
  *
  * All three visit the 3^d cells around each point. Points are processed in

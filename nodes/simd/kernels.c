@@ -17,17 +17,21 @@ static const ng_path *const paths[] = {NG_PATHS(NG__PATH_REF)};
 const unsigned char ng__basis_family[NG_NBASES] = {NG_BASES(NG__FAMILY_OF)};
 
 /* The CPU features each path's flags assume (PATH_FLAGS_* in the Makefile). */
-static int runs(const ng_path *p)
+/* Whether this CPU runs the path named name (by name: a build may compile
+ * a subset of NG_PATHS, see the Makefile's demo). */
+static int runs_named(const char *name)
 {
     __builtin_cpu_init();
-    if (p == &ng__path_avx512)
+    if (!strcmp(name, "avx512"))
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && runs(&ng__path_avx2);
-    if (p == &ng__path_avx2)
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && runs_named("avx2");
+    if (!strcmp(name, "avx2"))
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
                __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
     return 1; /* scalar, and sse2: every x86-64 CPU has it */
 }
+
+static int runs(const ng_path *p) { return runs_named(p->name); }
 
 static const ng_path *selected;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -70,6 +74,9 @@ int ng_simd_check(ng_error *err)
 {
     const char *env = getenv("NG_SIMD");
     int p;
+    if (!runs(ng__path())) /* a build of one path (make demo) on another CPU */
+        return ng_errorf(err, "this program has the %s SIMD path alone, which this CPU cannot run: build it with 'make'",
+                         ng__path()->name);
     if (!env || !*env) return 0;
     if ((p = path_named(env)) < 0)
         return ng_errorf(err, "NG_SIMD=%s: not a SIMD path (avx512, avx2, sse2 or scalar)", env);

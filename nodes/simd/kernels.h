@@ -2,8 +2,8 @@
  * kernels.h — the SIMD paths (nodes/ only). A path is the kernel sources
  * compiled with its target flags (PATH_FLAGS_<path> in the Makefile, the
  * one place a target is defined): one unit per basis family,
- * nodes/<family>_kernels.c, exporting its family's table
- * ng__<family>_<path>, and nodes/simd/<path>.c with the loops, exporting
+ * nodes/simd/<family>_kernels.c, exporting its family's table
+ * ng__<family>_<path>, and nodes/simd/path_<path>.c with the loops, exporting
  * the path's table ng__path_<path>. Kernels and loops are static. Every
  * path is the same C, so every path computes the same bits; only the speed
  * differs.
@@ -45,7 +45,9 @@ typedef struct ng_path {
 } ng_path;
 
 /* The compiled paths, narrowest first (the Makefile builds the same list). */
+#ifndef NG_PATHS /* the Makefile's PATHS; a build may compile fewer (make demo) */
 #define NG_PATHS(X) X(scalar) X(sse2) X(avx2) X(avx512)
+#endif
 
 #define NG__DECLARE_UNIT(FAMILY, family, list, path) extern const ng_kernels ng__##family##_##path;
 #define NG__DECLARE_PATH(path) extern const ng_path ng__path_##path; NG_FAMILIES(NG__DECLARE_UNIT, path)

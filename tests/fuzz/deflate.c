@@ -1,6 +1,6 @@
 /*
  * deflate.c — libFuzzer target: the PNG encoder's deflate coder
- * (core/deflate.c) on arbitrary bytes. The first byte picks the level
+ * (io/deflate.c) on arbitrary bytes. The first byte picks the level
  * (runs or not) and where the input is cut in two; the two parts are coded
  * as png.c codes two bands (the first ended by a sync flush, the second
  * final), joined, and must inflate through zlib to the input. Aborts on a

@@ -1,8 +1,9 @@
 /*
  * image.c — libFuzzer target: arbitrary bytes as an image file through
- * ng_image_load, the project's one image reader (stb_image behind it: PNG,
- * JPEG, TGA, BMP, PSD, GIF, HDR, PIC, PNM). The reader takes a path, so each
- * input is written to one file in a private directory made at start-up.
+ * ng_image_load, the project's one image reader (stb_image for PNG, TGA
+ * and BMP, libjpeg-turbo for JPEG; other formats must be refused). The
+ * reader takes a path, so each input is written to one file in a private
+ * directory made at start-up.
  */
 #include "fuzz_util.h"
 #include "ng_io.h"
