@@ -7,8 +7,8 @@
  *   serve_state.c  script runs, reference-counted graphs, the file watcher,
  *                  generations and their events;
  *   serve_api.c    the API answers: state JSON, renders, the graph's SVG;
- *   serve_png.c    PNG encoding into memory;
  *   serve_buf.c    a growable text buffer and JSON strings.
+ * PNG is io's encoder (ng_png_encode_memory).
  * The HTTP contract is in the README's "Live preview" section.
  */
 #ifndef NG_SERVE_H
@@ -151,11 +151,5 @@ void ng_api_error_json(ng_buf *b);
 void ng_api_cancel_all(void);
 /* Frees the Graphviz context, once no request runs. */
 void ng_api_shutdown(void);
-
-/* ---- PNG in memory (serve_png.c) ----------------------------------------------------- */
-
-/* 8-bit PNG of w x h pixels of nch interleaved float channels (1: grey, 3:
- * RGB), quantised as the file sink does, into out. 0, or -1. */
-int ng_png_encode(const float *px, int w, int h, int nch, ng_buf *out);
 
 #endif

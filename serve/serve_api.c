@@ -10,6 +10,7 @@
  * tile and answers 409.
  */
 #include "inspect.h"
+#include "ng_io.h"
 #include "serve.h"
 
 #include <graphviz/cgraph.h>
@@ -623,6 +624,22 @@ static int tile_2x2(picture *p, int w, int h, ng_error *err)
     return 0;
 }
 
+/* The picture as the 8-bit PNG `noisegraph render` writes of it, as the
+ * body. One thread each: up to SERVE_RUNNING renders encode at once. */
+static int encode_png(const picture *p, ng_buf *body, ng_error *err)
+{
+    ng_file_options o;
+    unsigned char *png;
+    size_t len;
+    ng_file_options_default(&o);
+    o.threads = 1;
+    if (ng_png_encode_memory(p->px, p->w, p->h, p->ch, 8, &o, &png, &len, err)) return -1;
+    ng_buf_free(body);
+    ng_buf_add(body, png, len);
+    free(png);
+    return body->oom ? ng_errorf(err, "out of memory") : 0;
+}
+
 static double now_ms(void)
 {
     struct timespec t;
@@ -668,8 +685,8 @@ void ng_api_render(const ng_query *q, ng_answer *a)
     } else if (rc) {
         ng_answer_text(a, r.view == VOLUME || r.view == HILLSHADE ? 400 : 500, "%s", err.msg);
     } else if (to_png_channels(&p, r.view, &err) || (r.view == REPEAT && tile_2x2(&p, (int)r.w, (int)r.h, &err)) ||
-               ng_png_encode(p.px, p.w, p.h, p.ch, &a->body)) {
-        ng_answer_text(a, 500, "cannot encode the picture (out of memory)");
+               encode_png(&p, &a->body, &err)) {
+        ng_answer_text(a, 500, "cannot encode the picture: %s", err.msg);
     } else {
         a->status = 200;
         a->type = "image/png";
