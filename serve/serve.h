@@ -20,7 +20,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-/* Largest picture a request may ask for, per side. */
+/* Largest picture a request may ask for, per side; /api/state says it
+ * (max_side) to the page, which sizes its renders to it. */
 #define NG_SERVE_MAX_SIDE 2048
 /* Connections served at once (each a thread, at most one render). */
 #define NG_SERVE_MAX_CONNECTIONS 128

@@ -330,9 +330,10 @@ void ng_api_state(const ng_query *q, ng_answer *a)
     if (check_keys(q, known, a)) return;
     base = ng_served_get_base();
     if (base && !(s = served_for(q, a))) goto out; /* a bad parameter: 400 */
-    v = json_pack("{s:o, s:I, s:[i, i], s:[o, o], s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "script",
+    /* max_side: the page sizes its renders to it (one bound, the server's) */
+    v = json_pack("{s:o, s:I, s:[i, i], s:i, s:[o, o], s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "script",
                   ng_json_string(base_name(c->script)), "generation", (json_int_t)ng_serve_generation(), "size",
-                  c->r.width, c->r.height, "origin", ng_json_number(c->r.origin[0]),
+                  c->r.width, c->r.height, "max_side", NG_SERVE_MAX_SIDE, "origin", ng_json_number(c->r.origin[0]),
                   ng_json_number(c->r.origin[1]), "pixel_size", ng_json_number(c->r.pixel_size), "graph_generation",
                   (json_int_t)(s ? s->generation : 0), "params", s ? params_json(s, base) : json_array(), "nodes",
                   s ? nodes_json(&s->s) : json_array(), "outputs", s ? outputs_json(&s->s) : json_array(), "error",

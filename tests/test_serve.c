@@ -12,6 +12,7 @@
  * no leak either).
  */
 #include "cli_support.h"
+#include "serve.h"
 #include "suites.h"
 
 #include <arpa/inet.h>
@@ -272,7 +273,7 @@ static void script_in(char *path, const char *dir, const char *text)
 
 static void test_state_page_and_status_codes(void)
 {
-    char script[PATHLEN], path[PATHLEN], buf[256];
+    char script[PATHLEN], path[PATHLEN], buf[256], side[64];
     const char *const *bad;
     server s;
     http r;
@@ -299,6 +300,9 @@ static void test_state_page_and_status_codes(void)
     CHECK_STR(header(&r, "Cache-Control", buf, sizeof buf), "no-store");
     CHECK_CONTAINS(r.body, "\"script\": \"s.lua\"");
     CHECK_CONTAINS(r.body, "\"generation\": 1,");
+    /* the page sizes its renders to the server's bound, which says it here */
+    snprintf(side, sizeof side, "\"max_side\": %d,", NG_SERVE_MAX_SIDE);
+    CHECK_CONTAINS(r.body, side);
     CHECK_CONTAINS(r.body, "{\"name\": \"seed\", \"kind\": \"int\", \"min\": 0, \"max\": 100, \"default\": 5, "
                            "\"value\": 5, \"doc\": \"pattern seed\"}");
     CHECK_CONTAINS(r.body, "{\"name\": \"gain\", \"kind\": \"number\", \"min\": 0, \"max\": 1, \"default\": 0.5");
