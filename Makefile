@@ -21,14 +21,16 @@ COMPILER := $(if $(filter cc gcc,$(notdir $(CC))),,-$(notdir $(CC)))
 # python3-openvdb and libopenvdb-tools read .vdb files back in the tests.
 PKGS    := liblua5.4-dev libpng-dev libstb-dev libjpeg-dev \
            libopenvdb-dev libboost-dev python3-openvdb libopenvdb-tools \
-           libmicrohttpd-dev libgraphviz-dev libopenexr-dev openexr
+           libmicrohttpd-dev libgraphviz-dev libopenexr-dev openexr \
+           libjansson-dev nettle-dev
 # a file that proves each package is present (the pyopenvdb module's name
 # carries the Python version: a pattern matching the one there is)
 PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_image.h /usr/include/jpeglib.h \
             /usr/include/openvdb/openvdb.h /usr/include/boost/numeric/conversion/conversion_traits.hpp \
             /usr/lib/python3/dist-packages/pyopenvdb.cpython-*.so /usr/bin/vdb_print \
             /usr/include/microhttpd.h /usr/include/graphviz/gvc.h \
-            /usr/include/OpenEXR/openexr.h /usr/bin/exrheader
+            /usr/include/OpenEXR/openexr.h /usr/bin/exrheader \
+            /usr/include/jansson.h /usr/include/nettle/sha2.h
 
 # Test tools only (the tiles and farm suites): GNU parallel and a local
 # Slurm cluster (slurmctld, slurmd, sbatch, munge) run a tiles plan;
@@ -94,9 +96,10 @@ ENGINE_LIBS := -lm -lpthread
 # tables), and the C++ runtime: programs are linked by the C compiler.
 VDB_LIBS := -lopenvdb -ltbb -lImath -lstdc++
 # OpenEXR (.exr) through its C API, OpenEXRCore (libopenexr-dev 3.1);
-# zlib for PNG's own band-parallel deflate (io/png.c).
+# zlib for PNG's own band-parallel deflate (io/png.c); jansson for JSON
+# (io/json.c), nettle for the tiles' SHA-256 (io/sha256.c).
 EXR_LIBS := -lOpenEXRCore-3_1
-IO_LIBS  := -lpng16 -ljpeg $(VDB_LIBS) $(EXR_LIBS) -lz
+IO_LIBS  := -lpng16 -ljpeg $(VDB_LIBS) $(EXR_LIBS) -lz -ljansson -lnettle
 # serve: libmicrohttpd, and Graphviz to lay out the graph in process with
 # its two plugins linked in (serve/serve_api.c says why), from their folder
 GV_PLUGINS := /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/graphviz

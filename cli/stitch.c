@@ -19,8 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_MANIFEST (256L << 20) /* bytes: ~1.5 million tiles */
-
 typedef struct stitch_args {
     const char *manifest, *output, *script;
     int bits, quiet;
@@ -29,13 +27,13 @@ typedef struct stitch_args {
 
 /* What a manifest says, checked. */
 typedef struct mosaic {
-    json doc;
+    json_t *doc;
     char *dir;            /* the manifest's folder: tiles are beside it */
     long width, height, tile, cols, rows, bits;
     double origin[2], pixel_size; /* the world the image samples */
     const char *key, *script_sha;
     int ntiles;
-    const json **slot;    /* slot[i]: tile i's entry */
+    const json_t **slot;  /* slot[i]: tile i's entry (in doc) */
     ng_stitch_tile *tiles;
     char **paths;         /* tiles[i].path, owned */
 } mosaic;
@@ -119,30 +117,15 @@ static void mosaic_free(mosaic *m)
     free(m->tiles);
     free(m->slot);
     free(m->dir);
-    json_free(&m->doc);
+    json_decref(m->doc);
 }
 
 static int read_manifest(const char *path, mosaic *m)
 {
-    FILE *fp = fopen(path, "rb");
-    char *text, why[128];
-    long n;
-    int rc;
-    if (!fp) return ng_cli_fail(1, "%s: %s", path, strerror(errno));
-    if (fseek(fp, 0, SEEK_END) != 0 || (n = ftell(fp)) < 0 || n > MAX_MANIFEST || fseek(fp, 0, SEEK_SET) != 0) {
-        fclose(fp);
-        return ng_cli_fail(1, "%s: not a tiles manifest (unreadable, or over %ld MiB)", path, MAX_MANIFEST >> 20);
-    }
-    if (!(text = malloc((size_t)n + 1))) {
-        fclose(fp);
-        return ng_cli_fail(1, "%s: out of memory", path);
-    }
-    rc = fread(text, 1, (size_t)n, fp) == (size_t)n ? 0 : ng_cli_fail(1, "%s: cannot read it", path);
-    fclose(fp);
-    if (rc == 0 && json_parse(text, (size_t)n, &m->doc, why))
-        rc = ng_cli_fail(1, "%s: not a tiles manifest (%s)", path, why);
-    free(text);
-    return rc;
+    ng_error err;
+    if (!(m->doc = ng_json_load(path, NG_TILES_MAX_MANIFEST, "a tiles manifest", &err)))
+        return ng_cli_fail(1, "%s", err.msg);
+    return 0;
 }
 
 static int is_sha(const char *s)
@@ -157,24 +140,23 @@ static int is_sha(const char *s)
 /* The world: origin [x, y] and pixel_size, numbers. 0, or -1. */
 static int read_world(mosaic *m)
 {
-    const json *origin = json_get(&m->doc, "origin"), *pixel = json_get(&m->doc, "pixel_size");
-    if (!origin || origin->kind != JSON_ARRAY || origin->n != 2 || origin->items[0].kind != JSON_NUMBER ||
-        origin->items[1].kind != JSON_NUMBER || !pixel || pixel->kind != JSON_NUMBER || !(pixel->number > 0))
+    const json_t *origin = json_object_get(m->doc, "origin"), *pixel = json_object_get(m->doc, "pixel_size");
+    if (json_array_size(origin) != 2 || !json_is_number(json_array_get(origin, 0)) ||
+        !json_is_number(json_array_get(origin, 1)) || !json_is_number(pixel) || !(json_number_value(pixel) > 0))
         return -1;
-    m->origin[0] = origin->items[0].number, m->origin[1] = origin->items[1].number;
-    m->pixel_size = pixel->number;
+    m->origin[0] = json_number_value(json_array_get(origin, 0)), m->origin[1] = json_number_value(json_array_get(origin, 1));
+    m->pixel_size = json_number_value(pixel);
     return 0;
 }
 
 /* The header fields: the grid they make. */
 static int read_grid(const char *path, mosaic *m)
 {
-    const json *tiles = json_get(&m->doc, "tiles");
-    if (json_int(&m->doc, "width", 1, NG_MAX_EXTENT, &m->width) || json_int(&m->doc, "height", 1, NG_MAX_EXTENT, &m->height) ||
-        json_int(&m->doc, "tile_size", 1, NG_MAX_EXTENT, &m->tile) || json_int(&m->doc, "columns", 1, NG_MAX_EXTENT, &m->cols) ||
-        json_int(&m->doc, "rows", 1, NG_MAX_EXTENT, &m->rows) || json_int(&m->doc, "bits", 0, 32, &m->bits) ||
-        !(m->key = json_str(&m->doc, "key")) || !(m->script_sha = json_str(&m->doc, "script_sha256")) || !tiles ||
-        tiles->kind != JSON_ARRAY || read_world(m))
+    if (ng_json_int(m->doc, "width", 1, NG_MAX_EXTENT, &m->width) || ng_json_int(m->doc, "height", 1, NG_MAX_EXTENT, &m->height) ||
+        ng_json_int(m->doc, "tile_size", 1, NG_MAX_EXTENT, &m->tile) || ng_json_int(m->doc, "columns", 1, NG_MAX_EXTENT, &m->cols) ||
+        ng_json_int(m->doc, "rows", 1, NG_MAX_EXTENT, &m->rows) || ng_json_int(m->doc, "bits", 0, 32, &m->bits) ||
+        !(m->key = ng_json_str(m->doc, "key")) || !(m->script_sha = ng_json_str(m->doc, "script_sha256")) ||
+        !json_is_array(json_object_get(m->doc, "tiles")) || read_world(m))
         return ng_cli_fail(1, "%s: not a tiles manifest (width, height, tile_size, columns, rows, bits, key, "
                               "script_sha256, origin, pixel_size and tiles are needed)", path);
     if (m->cols != (m->width + m->tile - 1) / m->tile || m->rows != (m->height + m->tile - 1) / m->tile ||
@@ -189,17 +171,18 @@ static int read_grid(const char *path, mosaic *m)
  * rectangle; none overlapping, none missing. */
 static int place_tiles(const char *path, mosaic *m)
 {
-    const json *list = json_get(&m->doc, "tiles");
-    int e, i;
+    const json_t *list = json_object_get(m->doc, "tiles"), *t;
+    size_t e;
+    int i;
     if (!(m->slot = calloc((size_t)m->ntiles, sizeof *m->slot))) return ng_cli_fail(1, "stitch: out of memory");
-    for (e = 0; e < list->n; e++) {
-        const json *t = &list->items[e];
-        const char *file = json_str(t, "file");
+    json_array_foreach(list, e, t) {
+        const char *file = ng_json_str(t, "file");
         long idx, x, y, w, h, gx, gy;
-        if (json_int(t, "index", 0, INT_MAX, &idx) || json_int(t, "x", 0, INT_MAX, &x) || json_int(t, "y", 0, INT_MAX, &y) ||
-            json_int(t, "width", 1, INT_MAX, &w) || json_int(t, "height", 1, INT_MAX, &h) || !file || !*file ||
-            strchr(file, '/') || !is_sha(json_str(t, "sha256")))
-            return ng_cli_fail(1, "%s: tile entry %d is not index, x, y, width, height, file (a name beside the "
+        if (ng_json_int(t, "index", 0, INT_MAX, &idx) || ng_json_int(t, "x", 0, INT_MAX, &x) ||
+            ng_json_int(t, "y", 0, INT_MAX, &y) || ng_json_int(t, "width", 1, INT_MAX, &w) ||
+            ng_json_int(t, "height", 1, INT_MAX, &h) || !file || !*file || strchr(file, '/') ||
+            !is_sha(ng_json_str(t, "sha256")))
+            return ng_cli_fail(1, "%s: tile entry %zu is not index, x, y, width, height, file (a name beside the "
                                   "manifest) and sha256", path, e);
         if (idx >= m->ntiles)
             return ng_cli_fail(1, "%s: %s: tile %ld is past the grid's %d tiles", path, file, idx, m->ntiles);
@@ -210,7 +193,7 @@ static int place_tiles(const char *path, mosaic *m)
                                   "overlap its neighbours or leave a gap", path, file, idx, x, y, w, h, idx, gx, gy);
         if (m->slot[idx])
             return ng_cli_fail(1, "%s: %s and %s are both tile %ld at %ld,%ld: they overlap", path,
-                               json_str(m->slot[idx], "file"), file, idx, x, y);
+                               ng_json_str(m->slot[idx], "file"), file, idx, x, y);
         m->slot[idx] = t;
     }
     for (i = 0; i < m->ntiles; i++)
@@ -223,20 +206,17 @@ static int place_tiles(const char *path, mosaic *m)
  * manifest's job: a tile of another script or other parameters is not. */
 static int check_record(const mosaic *m, int i, const char *file, const char *manifest)
 {
-    char path[PATH_MAX], buf[4096], why[128];
+    char path[PATH_MAX];
     const char *key;
-    json rec = {0}; /* freed below also when too long to be parsed */
-    size_t n;
+    ng_error err;
+    json_t *rec; /* none, unreadable or too long: no record of ours */
     int rc = 0;
-    FILE *fp;
     snprintf(path, sizeof path, "%s/" NG_TILES_RECORDS "/%d.json", m->dir, i);
-    if (!(fp = fopen(path, "rb"))) return 0;
-    n = fread(buf, 1, sizeof buf, fp);
-    fclose(fp);
-    if (n < sizeof buf && json_parse(buf, n, &rec, why) == 0 && (key = json_str(&rec, "key")) && strcmp(key, m->key))
+    rec = ng_json_load(path, NG_TILES_MAX_RECORD, "a tile record", &err);
+    if ((key = ng_json_str(rec, "key")) && strcmp(key, m->key))
         rc = ng_cli_fail(1, "%s/%s: rendered by another job than %s (another script or other parameters: its "
                             "record's key differs)", m->dir, file, manifest);
-    json_free(&rec);
+    json_decref(rec);
     return rc;
 }
 
@@ -254,8 +234,8 @@ static int check_tiles(const stitch_args *a, mosaic *m)
     if (!(m->tiles = calloc((size_t)m->ntiles, sizeof *m->tiles)) || !(m->paths = calloc((size_t)m->ntiles, sizeof *m->paths)))
         return ng_cli_fail(1, "stitch: out of memory");
     for (i = 0; i < m->ntiles; i++) {
-        const json *t = m->slot[i];
-        const char *file = json_str(t, "file");
+        const json_t *t = m->slot[i];
+        const char *file = ng_json_str(t, "file");
         size_t len = strlen(m->dir) + strlen(file) + 2;
         char sha[65];
         ng_error err;
@@ -264,23 +244,23 @@ static int check_tiles(const stitch_args *a, mosaic *m)
         if (!(m->paths[i] = malloc(len))) return ng_cli_fail(1, "stitch: out of memory");
         snprintf(m->paths[i], len, "%s/%s", m->dir, file);
         m->tiles[i].path = m->paths[i];
-        json_int(t, "x", 0, INT_MAX, &v), m->tiles[i].x = (int)v;
-        json_int(t, "y", 0, INT_MAX, &v), m->tiles[i].y = (int)v;
-        json_int(t, "width", 0, INT_MAX, &v), m->tiles[i].width = (int)v;
-        json_int(t, "height", 0, INT_MAX, &v), m->tiles[i].height = (int)v;
+        ng_json_int(t, "x", 0, INT_MAX, &v), m->tiles[i].x = (int)v;
+        ng_json_int(t, "y", 0, INT_MAX, &v), m->tiles[i].y = (int)v;
+        ng_json_int(t, "width", 0, INT_MAX, &v), m->tiles[i].width = (int)v;
+        ng_json_int(t, "height", 0, INT_MAX, &v), m->tiles[i].height = (int)v;
         if (check_record(m, i, file, a->manifest)) return 1;
         if (same_file(a->output, m->paths[i])) return ng_cli_fail(1, "%s: is tile %d itself; choose another output", a->output, i);
         if (ng_tile_probe(&m->tiles[i], (int)m->width, (int)m->height, &ch, &err))
             return ng_cli_fail(1, "%s (tile %d)", err.msg, i);
         if (i == 0) channels = ch;
-        if (json_int(&m->doc, "channels", 1, 3, &v) == 0 && ch != v)
+        if (ng_json_int(m->doc, "channels", 1, 3, &v) == 0 && ch != v)
             return ng_cli_fail(1, "%s: has %d channel%s; %s says %ld (tile %d)", m->paths[i], ch, ch == 1 ? "" : "s",
                                a->manifest, v, i);
         if (ch != channels)
             return ng_cli_fail(1, "%s: has %d channel%s; tile 0 has %d (tile %d)", m->paths[i], ch, ch == 1 ? "" : "s",
                                channels, i);
         if (ng_sha256_file(m->paths[i], sha, &err)) return ng_cli_fail(1, "%s", err.msg);
-        if (strcmp(sha, json_str(t, "sha256")))
+        if (strcmp(sha, ng_json_str(t, "sha256")))
             return ng_cli_fail(1, "%s: its bytes are not those %s lists (a corrupt tile, or one of another render; "
                                   "re-run the tiles command to redo it)", m->paths[i], a->manifest);
     }

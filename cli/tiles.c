@@ -32,7 +32,7 @@ typedef struct job {
     int plan;                 /* --plan */
     int cols, rows, ntiles;
     char *dir;                /* the tiles' folder, as -o names it ("." when none) */
-    const char *name_pattern; /* -o's file name (after the last '/') */
+    char *name_pattern;       /* -o's file name (after the last '/') as UTF-8 (malloc'd) */
     char script_sha[65], key[65];
     int channels;             /* of the script's output */
 } job;
@@ -213,7 +213,14 @@ static int check_pattern(job *j)
     if (!(first = fill_pattern(out, 0, 0, 0))) return ng_cli_fail(1, "tiles: out of memory");
     if (ng_file_check_depth(first, j->c.bits, 0, &err)) rc = ng_cli_fail(2, "%s", err.msg);
     free(first);
-    j->name_pattern = name;
+    /* A tile's name is written down as UTF-8 (the manifest's JSON, the
+     * VRT's XML): a byte of no character is U+FFFD there, and so in the
+     * file's own name, or the mosaic would name files that are not there.
+     * Every process of a plan makes the same names from the same -o. */
+    if (!rc && !(j->name_pattern = ng_json_utf8(name))) rc = ng_cli_fail(1, "tiles: out of memory");
+    if (!rc && strcmp(j->name_pattern, name) && !j->c.quiet)
+        fprintf(stderr, "noisegraph: -o: %s: a byte of no UTF-8 character in the file name is U+FFFD in the tiles' "
+                        "names\n", j->name_pattern);
     j->dir = slash ? strndup(out, (size_t)(slash - out)) : strdup(".");
     if (!rc && !j->dir) rc = ng_cli_fail(1, "tiles: out of memory");
     if (!rc && !*j->dir) { /* "/tile_{i}.png": the root */
@@ -336,18 +343,6 @@ static int write_atomic(const char *path, const char *text, size_t len)
     return 0;
 }
 
-static void put_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        const unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
-        else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
-        else fputc(ch, out);
-    }
-    fputc('"', out);
-}
-
 static void put_xml_text(FILE *out, const char *s)
 {
     for (; *s; s++)
@@ -374,6 +369,18 @@ static int write_built(const char *path, void (*print)(FILE *, const job *, int)
         return ng_cli_fail(1, "%s: out of memory", path);
     }
     rc = write_atomic(path, text, len);
+    free(text);
+    return rc;
+}
+
+/* v (a reference taken over; NULL: out of memory) into path as the text
+ * of the JSON codec: one line, or the manifest's one member a line. */
+static int write_json(const char *path, json_t *v, int lines)
+{
+    size_t len = 0;
+    char *text = lines ? ng_json_text_lines(v, &len) : ng_json_text(v, &len);
+    int rc = text ? write_atomic(path, text, len) : ng_cli_fail(1, "%s: out of memory", path);
+    json_decref(v);
     free(text);
     return rc;
 }
@@ -428,51 +435,47 @@ static int make_key(job *j)
 /* ---- records: one per finished tile ----------------------------------------------- */
 
 typedef struct record {
-    json doc;
-    const char *file, *sha256;
+    json_t *doc;
+    const char *file, *sha256; /* in doc */
 } record;
 
 /* Reads tile i's record; 1 when it is this job's (its key and file name),
- * 0 when there is none or another's. */
+ * 0 when there is none or another's. Free rec->doc either way. */
 static int read_record(const job *j, int i, record *rec)
 {
-    char *path = record_path(j, i, "json"), *name = tile_name(j, i), why[128], buf[4096];
+    char *path = record_path(j, i, "json"), *name = tile_name(j, i);
     const char *key;
-    size_t n = 0;
+    ng_error err;
     long idx;
     int ok = 0;
-    FILE *fp = path ? fopen(path, "rb") : NULL;
     memset(rec, 0, sizeof *rec);
-    if (fp) {
-        n = fread(buf, 1, sizeof buf, fp);
-        fclose(fp);
-    }
-    if (fp && n < sizeof buf && json_parse(buf, n, &rec->doc, why) == 0) {
-        key = json_str(&rec->doc, "key");
-        rec->file = json_str(&rec->doc, "file");
-        rec->sha256 = json_str(&rec->doc, "sha256");
+    if (path && (rec->doc = ng_json_load(path, NG_TILES_MAX_RECORD, "a tile record", &err))) {
+        key = ng_json_str(rec->doc, "key");
+        rec->file = ng_json_str(rec->doc, "file");
+        rec->sha256 = ng_json_str(rec->doc, "sha256");
         ok = key && rec->file && rec->sha256 && name && !strcmp(key, j->key) && !strcmp(rec->file, name) &&
-             json_int(&rec->doc, "index", 0, INT_MAX, &idx) == 0 && idx == i;
+             ng_json_int(rec->doc, "index", 0, INT_MAX, &idx) == 0 && idx == i;
     }
     free(path);
     free(name);
     return ok;
 }
 
-static void print_record(FILE *out, const job *j, int i)
+/* Tile i's record, once its file is written: the job's key, the tile's
+ * place and file, and the file's SHA-256. */
+static int write_record(const job *j, int i, const char *path)
 {
     const rect r = tile_rect(j, i);
-    char *name = tile_name(j, i), sha[65];
+    char *name = tile_name(j, i), *tile = tile_path(j, i), sha[65];
     ng_error err;
-    char *path = tile_path(j, i);
-    if (!path || ng_sha256_file(path, sha, &err)) strcpy(sha, "unreadable");
-    fprintf(out, "{\"key\": \"%s\", \"index\": %d, \"column\": %d, \"row\": %d, \"x\": %d, \"y\": %d, ", j->key, i,
-            r.col, r.row, r.x, r.y);
-    fprintf(out, "\"width\": %d, \"height\": %d, \"file\": ", r.w, r.h);
-    put_json_string(out, name ? name : "");
-    fprintf(out, ", \"sha256\": \"%s\"}\n", sha);
+    json_t *v;
+    if (!tile || ng_sha256_file(tile, sha, &err)) strcpy(sha, "unreadable");
+    v = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:s}", "key", j->key, "index", i, "column", r.col,
+                  "row", r.row, "x", r.x, "y", r.y, "width", r.w, "height", r.h, "file", ng_json_string(name ? name : ""),
+                  "sha256", sha);
     free(name);
-    free(path);
+    free(tile);
+    return write_json(path, v, 0);
 }
 
 /* Whether tile i is done: its record is this job's and the file's bytes
@@ -483,7 +486,7 @@ static int tile_done(const job *j, int i)
     char sha[65], *path = tile_path(j, i);
     ng_error err;
     int done = read_record(j, i, &rec) && path && ng_sha256_file(path, sha, &err) == 0 && !strcmp(sha, rec.sha256);
-    json_free(&rec.doc);
+    json_decref(rec.doc);
     free(path);
     return done;
 }
@@ -531,7 +534,7 @@ static int render_tile(job *j, ng_script *s, int i, int first)
         ng_cli_fail(1, "tile %d (%s): %s", i, path, err.msg);
         goto done;
     }
-    rc = write_built(rec, print_record, j, i);
+    rc = write_record(j, i, rec);
 done:
     ng_file_sink_free(file);
     free(path);
@@ -644,46 +647,61 @@ static void print_vrt(FILE *out, const job *j, int unused)
     fputs("</VRTDataset>\n", out);
 }
 
-static void print_manifest(FILE *out, const job *j, int unused)
+/* The --set values as "NAME=VALUE" strings; NULL without memory. */
+static json_t *sets_json(const job *j)
 {
-    const ng_render_opts *o = &j->c.r;
-    char script[PATH_MAX];
-    int i, k;
-    (void)unused;
-    if (!realpath(j->c.script, script)) snprintf(script, sizeof script, "%s", j->c.script);
-    fputs("{\n  \"noisegraph\": \"" NG_VERSION "\",\n  \"script\": ", out);
-    put_json_string(out, script);
-    fprintf(out, ",\n  \"script_sha256\": \"%s\",\n  \"key\": \"%s\",\n", j->script_sha, j->key);
-    fprintf(out, "  \"width\": %d,\n  \"height\": %d,\n  \"tile_size\": %d,\n  \"columns\": %d,\n  \"rows\": %d,\n",
-            o->width, o->height, j->tile, j->cols, j->rows);
-    fprintf(out, "  \"origin\": [%.17g, %.17g],\n  \"pixel_size\": %.17g,\n  \"z\": %.17g,\n  \"time\": %.17g,\n",
-            o->origin[0], o->origin[1], o->pixel_size, o->z, o->time);
-    fprintf(out, "  \"dims\": %d,\n  \"time_period\": %.17g,\n  \"tileable\": %s,\n", o->dims, o->time_period,
-            o->tileable ? "true" : "false");
-    fprintf(out, "  \"format\": \"%s\",\n  \"bits\": %d,\n  \"channels\": %d,\n  \"pattern\": ", extension(j->c.output) + 1,
-            effective_bits(j), j->channels);
-    put_json_string(out, j->name_pattern);
-    fputs(",\n  \"sets\": [", out);
-    for (k = 0; k < j->c.h.nsets; k++) {
+    json_t *list = json_array();
+    int k;
+    for (k = 0; list && k < j->c.h.nsets; k++) {
         char *kv = malloc(strlen(j->c.h.set_name[k]) + strlen(j->c.h.set_value[k]) + 2);
-        if (!kv) continue;
-        sprintf(kv, "%s=%s", j->c.h.set_name[k], j->c.h.set_value[k]);
-        fputs(k ? ", " : "", out);
-        put_json_string(out, kv);
+        if (kv) sprintf(kv, "%s=%s", j->c.h.set_name[k], j->c.h.set_value[k]);
+        if (!kv || json_array_append_new(list, ng_json_string(kv))) {
+            json_decref(list);
+            list = NULL;
+        }
         free(kv);
     }
-    fputs("],\n  \"tiles\": [\n", out);
-    for (i = 0; i < j->ntiles; i++) {
+    return list;
+}
+
+/* Every tile's entry, as its record says it; NULL without memory. */
+static json_t *tiles_json(const job *j)
+{
+    json_t *list = json_array();
+    int i;
+    for (i = 0; list && i < j->ntiles; i++) {
         record rec;
         const rect r = tile_rect(j, i);
         read_record(j, i, &rec);
-        fprintf(out, "    {\"index\": %d, \"column\": %d, \"row\": %d, \"x\": %d, \"y\": %d, \"width\": %d, "
-                "\"height\": %d, \"file\": ", i, r.col, r.row, r.x, r.y, r.w, r.h);
-        put_json_string(out, rec.file ? rec.file : "");
-        fprintf(out, ", \"sha256\": \"%s\"}%s\n", rec.sha256 ? rec.sha256 : "", i + 1 < j->ntiles ? "," : "");
-        json_free(&rec.doc);
+        if (json_array_append_new(list, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:s}", "index", i, "column",
+                                                  r.col, "row", r.row, "x", r.x, "y", r.y, "width", r.w, "height", r.h,
+                                                  "file", ng_json_string(rec.file ? rec.file : ""), "sha256",
+                                                  rec.sha256 ? rec.sha256 : ""))) {
+            json_decref(list);
+            list = NULL;
+        }
+        json_decref(rec.doc);
     }
-    fputs("  ]\n}\n", out);
+    return list;
+}
+
+static int write_manifest(const char *path, const job *j)
+{
+    const ng_render_opts *o = &j->c.r;
+    char script[PATH_MAX];
+    if (!realpath(j->c.script, script)) snprintf(script, sizeof script, "%s", j->c.script);
+    return write_json(
+        path,
+        json_pack("{s:s, s:o, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:[o, o], s:o, s:o, s:o, s:i, s:o, s:b, s:s, s:i, "
+                  "s:i, s:o, s:o, s:o}",
+                  "noisegraph", NG_VERSION, "script", ng_json_string(script), "script_sha256", j->script_sha, "key",
+                  j->key, "width", o->width, "height", o->height, "tile_size", j->tile, "columns", j->cols, "rows",
+                  j->rows, "origin", ng_json_number(o->origin[0]), ng_json_number(o->origin[1]), "pixel_size",
+                  ng_json_number(o->pixel_size), "z", ng_json_number(o->z), "time", ng_json_number(o->time), "dims",
+                  o->dims, "time_period", ng_json_number(o->time_period), "tileable", o->tileable, "format",
+                  extension(j->c.output) + 1, "bits", effective_bits(j), "channels", j->channels, "pattern",
+                  ng_json_string(j->name_pattern), "sets", sets_json(j), "tiles", tiles_json(j)),
+        1);
 }
 
 /* The script's name without folder or extension: the VRT's name. */
@@ -709,7 +727,7 @@ static int finish(const job *j)
     for (i = 0; i < j->ntiles; i++) {
         record rec;
         int ok = read_record(j, i, &rec);
-        json_free(&rec.doc);
+        json_decref(rec.doc);
         if (!ok) return 0; /* another process renders it, or will */
     }
     if (source_of(j) != SOURCE_FILE)
@@ -722,7 +740,7 @@ static int finish(const job *j)
     vrt = vrt_path(j);
     if (rc == 0 && (!manifest || !vrt)) rc = ng_cli_fail(1, "tiles: out of memory");
     if (rc == 0) rc = write_built(vrt, print_vrt, j, 0);
-    if (rc == 0) rc = write_built(manifest, print_manifest, j, 0);
+    if (rc == 0) rc = write_manifest(manifest, j);
     free(manifest);
     free(vrt);
     return rc;
@@ -732,17 +750,15 @@ static int finish(const job *j)
  * no manifest ever lists tiles that are no longer there. */
 static void drop_stale_manifest(const job *j)
 {
-    char *path = join(j->dir, NG_TILES_MANIFEST), buf[PATH_MAX + 512]; /* past the script's path */
-    const char *at;
-    size_t n = 0;
-    FILE *fp = path ? fopen(path, "rb") : NULL;
-    if (fp) {
-        n = fread(buf, 1, sizeof buf - 1, fp);
-        fclose(fp);
-        buf[n] = '\0';
-        at = strstr(buf, "\"key\": \"");
-        if (!at || strncmp(at + 8, j->key, 64)) unlink(path);
+    char *path = join(j->dir, NG_TILES_MANIFEST);
+    const char *key;
+    ng_error err;
+    json_t *doc = NULL;
+    if (path && access(path, F_OK) == 0) {
+        doc = ng_json_load(path, NG_TILES_MAX_MANIFEST, "a tiles manifest", &err);
+        if (!(key = ng_json_str(doc, "key")) || strcmp(key, j->key)) unlink(path);
     }
+    json_decref(doc);
     free(path);
 }
 
@@ -815,5 +831,6 @@ int ng_cmd_tiles(int argc, char **argv)
     ng_cli_free(&j.c);
     free(j.argv);
     free(j.dir);
+    free(j.name_pattern);
     return rc;
 }

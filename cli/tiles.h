@@ -15,6 +15,10 @@
 
 #define NG_TILES_RECORDS ".tiles"
 #define NG_TILES_MANIFEST "manifest.json"
+/* Bytes at most: a record of ours is a line well under this (a longer
+ * file is no record); a manifest of a million tiles is under 200 MiB. */
+#define NG_TILES_MAX_RECORD 4095
+#define NG_TILES_MAX_MANIFEST (256L << 20)
 
 int ng_cmd_tiles(int argc, char **argv);
 int ng_cmd_stitch(int argc, char **argv);

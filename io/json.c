@@ -1,242 +1,257 @@
 /*
- * json.c — the strict JSON reader of json.h. Recursive descent over the
- * text with a depth bound; every failure says at which byte.
+ * json.c — the JSON codec of json.h. jansson parses and prints; this file
+ * adds what the program's files and answers need besides: the nesting
+ * bound, one-line errors, UTF-8 made of any C string, numbers that read
+ * back exactly, and the line layout of the tiles manifest.
  */
 #include "json.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-typedef struct cursor {
-    const char *s, *end, *start;
-    char *why;
-} cursor;
+/* 17 significant digits: every double reads back as itself. */
+#define DUMP_FLAGS (JSON_ENCODE_ANY | JSON_REAL_PRECISION(17))
 
-static int bad(cursor *c, const char *what)
+/* The length of the well-formed UTF-8 sequence at p (RFC 3629: no
+ * overlong forms, surrogates or code points past U+10FFFF, as jansson
+ * checks), or 0. The checks stop at a NUL, which is no continuation byte. */
+static int utf8_len(const unsigned char *p)
 {
-    snprintf(c->why, 128, "%s at byte %ld", what, (long)(c->s - c->start));
-    return -1;
+    unsigned lo = 0x80, hi = 0xbf;
+    int n, k;
+    if (*p >= 0xc2 && *p <= 0xdf) n = 2;
+    else if (*p >= 0xe0 && *p <= 0xef) n = 3, lo = *p == 0xe0 ? 0xa0 : 0x80, hi = *p == 0xed ? 0x9f : 0xbf;
+    else if (*p >= 0xf0 && *p <= 0xf4) n = 4, lo = *p == 0xf0 ? 0x90 : 0x80, hi = *p == 0xf4 ? 0x8f : 0xbf;
+    else return 0;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (k = 2; k < n; k++)
+        if (p[k] < 0x80 || p[k] > 0xbf) return 0;
+    return n;
 }
 
-static void skip_space(cursor *c)
-{
-    while (c->s < c->end && (*c->s == ' ' || *c->s == '\t' || *c->s == '\n' || *c->s == '\r')) c->s++;
-}
+/* ---- reading ---------------------------------------------------------------- */
 
-static int hex4(cursor *c, unsigned *out)
+/* Whether v nests containers at most `levels` deep. */
+static int shallow(json_t *v, int levels)
 {
-    int k;
-    *out = 0;
-    if (c->end - c->s < 4) return bad(c, "a short \\u escape");
-    for (k = 0; k < 4; k++) {
-        const char h = *c->s++;
-        const int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                    : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
-        if (d < 0) return bad(c, "a bad \\u escape");
-        *out = *out * 16 + (unsigned)d;
-    }
-    return 0;
-}
-
-/* A \u escape's code point as UTF-8 (no surrogates: our files never
- * write them). */
-static int put_utf8(cursor *c, unsigned cp, char **o)
-{
-    if (cp == 0 || (cp >= 0xd800 && cp < 0xe000)) return bad(c, "an escape noisegraph does not write");
-    if (cp < 0x80) {
-        *(*o)++ = (char)cp;
-    } else if (cp < 0x800) {
-        *(*o)++ = (char)(0xc0 | cp >> 6);
-        *(*o)++ = (char)(0x80 | (cp & 0x3f));
+    const char *key;
+    json_t *m;
+    size_t i;
+    if (!json_is_object(v) && !json_is_array(v)) return 1;
+    if (levels == 0) return 0;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, m) if (!shallow(m, levels - 1)) return 0;
     } else {
-        *(*o)++ = (char)(0xe0 | cp >> 12);
-        *(*o)++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-        *(*o)++ = (char)(0x80 | (cp & 0x3f));
+        json_object_foreach(v, key, m) if (!shallow(m, levels - 1)) return 0;
     }
-    return 0;
-}
-
-/* A string after its opening quote, malloc'd into *out. */
-static int parse_string(cursor *c, char **out)
-{
-    const char *p = c->s;
-    char *o;
-    while (p < c->end && *p != '"') p += *p == '\\' ? 2 : 1;
-    if (p >= c->end) return bad(c, "an unterminated string");
-    if (!(*out = o = malloc((size_t)(p - c->s) + 1))) return bad(c, "out of memory");
-    while (c->s < p && *c->s != '"') {
-        unsigned char ch = (unsigned char)*c->s++;
-        if (ch < 0x20) return bad(c, "a control character in a string");
-        if (ch != '\\') {
-            *o++ = (char)ch;
-            continue;
-        }
-        switch (*c->s++) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '/': *o++ = '/'; break;
-        case 'b': *o++ = '\b'; break;
-        case 'f': *o++ = '\f'; break;
-        case 'n': *o++ = '\n'; break;
-        case 'r': *o++ = '\r'; break;
-        case 't': *o++ = '\t'; break;
-        case 'u': {
-            unsigned cp;
-            if (hex4(c, &cp) || put_utf8(c, cp, &o)) return -1;
-            break;
-        }
-        default: return bad(c, "a bad escape");
-        }
-    }
-    *o = '\0';
-    if (c->s != p) return bad(c, "a bad escape"); /* an escape ran past the string's end */
-    c->s++;
-    return 0;
-}
-
-static int parse_number(cursor *c, json *v)
-{
-    char buf[64], *stop;
-    size_t n = 0;
-    while (c->s + n < c->end && n < sizeof buf - 1 && strchr("+-0123456789.eE", c->s[n])) n++;
-    memcpy(buf, c->s, n);
-    buf[n] = '\0';
-    v->number = strtod(buf, &stop);
-    if (n == 0 || stop != buf + n || !isfinite(v->number)) return bad(c, "a bad number");
-    v->kind = JSON_NUMBER;
-    c->s += n;
-    return 0;
-}
-
-static int parse_value(cursor *c, json *v, int depth);
-
-/* An array or object after its opening bracket: items until close. */
-static int parse_items(cursor *c, json *v, int depth, char close)
-{
-    int cap = 0;
-    skip_space(c);
-    if (c->s < c->end && *c->s == close) {
-        c->s++;
-        return 0;
-    }
-    for (;;) {
-        if (v->n == cap) {
-            json *items;
-            char **keys;
-            cap = cap ? cap * 2 : 8;
-            if (!(items = realloc(v->items, (size_t)cap * sizeof *items))) return bad(c, "out of memory");
-            v->items = items;
-            if (close == '}') {
-                if (!(keys = realloc(v->keys, (size_t)cap * sizeof *keys))) return bad(c, "out of memory");
-                v->keys = keys;
-            }
-        }
-        memset(&v->items[v->n], 0, sizeof v->items[v->n]);
-        if (close == '}') {
-            v->keys[v->n] = NULL;
-            skip_space(c);
-            if (c->s >= c->end || *c->s != '"') return bad(c, "a member without a quoted name");
-            c->s++;
-            if (parse_string(c, &v->keys[v->n])) {
-                v->n++; /* so json_free sees the key */
-                return -1;
-            }
-            skip_space(c);
-            if (c->s >= c->end || *c->s++ != ':') {
-                v->n++;
-                return bad(c, "a member without ':'");
-            }
-        }
-        v->n++;
-        if (parse_value(c, &v->items[v->n - 1], depth + 1)) return -1;
-        skip_space(c);
-        if (c->s < c->end && *c->s == ',') {
-            c->s++;
-            continue;
-        }
-        if (c->s < c->end && *c->s == close) {
-            c->s++;
-            return 0;
-        }
-        return bad(c, close == '}' ? "an object without '}'" : "an array without ']'");
-    }
-}
-
-static int word(cursor *c, const char *w)
-{
-    size_t n = strlen(w);
-    if ((size_t)(c->end - c->s) < n || memcmp(c->s, w, n)) return 0;
-    c->s += n;
     return 1;
 }
 
-static int parse_value(cursor *c, json *v, int depth)
+json_t *ng_json_parse(const char *text, size_t len, ng_error *err)
 {
-    memset(v, 0, sizeof *v);
-    if (depth > JSON_MAX_DEPTH) return bad(c, "nesting too deep");
-    skip_space(c);
-    if (c->s >= c->end) return bad(c, "a missing value");
-    switch (*c->s) {
-    case '{': c->s++; v->kind = JSON_OBJECT; return parse_items(c, v, depth, '}');
-    case '[': c->s++; v->kind = JSON_ARRAY; return parse_items(c, v, depth, ']');
-    case '"': c->s++; v->kind = JSON_STRING; return parse_string(c, &v->string);
-    default: break;
+    json_error_t e;
+    json_t *v = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
+    if (!v) {
+        /* jansson quotes the text near the fault: one line of UTF-8, as
+         * every message is, whatever bytes the file held */
+        unsigned char *c;
+        int n;
+        for (c = (unsigned char *)e.text; *c; c += n) {
+            n = *c < 0x80 ? 1 : utf8_len(c);
+            if (n == 0 || *c < 0x20 || *c == 0x7f) *c = '?', n = 1;
+        }
+        ng_errorf(err, "%s (line %d, column %d)", e.text, e.line, e.column);
+        return NULL;
     }
-    if (word(c, "true") || word(c, "false")) {
-        v->kind = JSON_BOOL;
-        v->number = c->s[-1] == 'e' && c->s[-2] == 'u';
+    if (!shallow(v, NG_JSON_MAX_DEPTH)) {
+        json_decref(v);
+        ng_errorf(err, "nested more than %d deep", NG_JSON_MAX_DEPTH);
+        return NULL;
+    }
+    return v;
+}
+
+json_t *ng_json_load(const char *path, size_t max_bytes, const char *what, ng_error *err)
+{
+    FILE *fp = fopen(path, "rb");
+    struct stat st;
+    ng_error why;
+    json_t *v = NULL;
+    char *text;
+    size_t n;
+    if (!fp) return ng_errorf(err, "%s: %s", path, strerror(errno)), NULL;
+    if (fstat(fileno(fp), &st) != 0) {
+        ng_errorf(err, "%s: %s", path, strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+        ng_errorf(err, "%s: is a folder", path);
+    } else if ((unsigned long long)st.st_size > max_bytes) {
+        if (max_bytes % (1 << 20) == 0) ng_errorf(err, "%s: not %s (over %zu MiB)", path, what, max_bytes >> 20);
+        else ng_errorf(err, "%s: not %s (over %zu bytes)", path, what, max_bytes);
+    } else if (!(text = malloc((size_t)st.st_size + 1))) {
+        ng_errorf(err, "%s: out of memory", path);
+    } else {
+        n = fread(text, 1, (size_t)st.st_size, fp);
+        if (ferror(fp)) ng_errorf(err, "%s: cannot read it", path);
+        else if (!(v = ng_json_parse(text, n, &why))) ng_errorf(err, "%s: not %s (%s)", path, what, why.msg);
+        free(text);
+    }
+    fclose(fp);
+    return v;
+}
+
+int ng_json_int(const json_t *obj, const char *key, long lo, long hi, long *out)
+{
+    const json_t *m = json_object_get(obj, key);
+    double x;
+    if (json_is_integer(m)) {
+        const json_int_t i = json_integer_value(m);
+        if (i < lo || i > hi) return -1;
+        *out = (long)i;
         return 0;
     }
-    if (word(c, "null")) return 0;
-    return parse_number(c, v);
-}
-
-int json_parse(const char *text, size_t len, json *out, char why[128])
-{
-    cursor c = {text, text + len, text, why};
-    why[0] = '\0';
-    if (parse_value(&c, out, 0)) return -1;
-    skip_space(&c);
-    return c.s == c.end ? 0 : bad(&c, "text after the value");
-}
-
-void json_free(json *v)
-{
-    int i;
-    if (!v) return;
-    for (i = 0; i < v->n; i++) {
-        json_free(&v->items[i]);
-        if (v->keys) free(v->keys[i]);
-    }
-    free(v->items);
-    free(v->keys);
-    free(v->string);
-    memset(v, 0, sizeof *v);
-}
-
-const json *json_get(const json *v, const char *key)
-{
-    int i;
-    if (!v || v->kind != JSON_OBJECT) return NULL;
-    for (i = 0; i < v->n; i++)
-        if (!strcmp(v->keys[i], key)) return &v->items[i];
-    return NULL;
-}
-
-int json_int(const json *v, const char *key, long lo, long hi, long *out)
-{
-    const json *m = json_get(v, key);
-    if (!m || m->kind != JSON_NUMBER || m->number != floor(m->number) || m->number < (double)lo ||
-        m->number > (double)hi)
-        return -1;
-    *out = (long)m->number;
+    x = json_is_real(m) ? json_real_value(m) : NAN; /* 64.0 is 64 too */
+    if (!(x == floor(x) && x >= (double)lo && x <= (double)hi)) return -1;
+    *out = (long)x;
     return 0;
 }
 
-const char *json_str(const json *v, const char *key)
+const char *ng_json_str(const json_t *obj, const char *key)
 {
-    const json *m = json_get(v, key);
-    return m && m->kind == JSON_STRING ? m->string : NULL;
+    return json_string_value(json_object_get(obj, key));
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+char *ng_json_utf8(const char *s)
+{
+    static const char fffd[] = "\xef\xbf\xbd";
+    const unsigned char *p;
+    char *fixed = malloc(3 * strlen(s) + 1), *o = fixed; /* three bytes at most for one */
+    int n;
+    if (!fixed) return NULL;
+    for (p = (const unsigned char *)s; *p; p += n) {
+        if ((n = *p < 0x80 ? 1 : utf8_len(p))) {
+            memcpy(o, p, (size_t)n);
+            o += n;
+        } else {
+            memcpy(o, fffd, 3);
+            o += 3, n = 1;
+        }
+    }
+    *o = '\0';
+    return fixed;
+}
+
+json_t *ng_json_string(const char *s)
+{
+    char *fixed;
+    json_t *v;
+    if (!s) return json_null();
+    if (!(fixed = ng_json_utf8(s))) return NULL;
+    v = json_string(fixed);
+    free(fixed);
+    return v;
+}
+
+json_t *ng_json_number(double v)
+{
+    if (!isfinite(v)) return json_null();
+    /* whole numbers that a double holds exactly, as integers; -0 stays a
+     * real, keeping its sign */
+    if (v == floor(v) && fabs(v) < 9007199254740992.0 && !(v == 0 && signbit(v))) return json_integer((json_int_t)v);
+    return json_real(v);
+}
+
+/* A growing text; after a failed allocation it stays failed. */
+typedef struct text {
+    char *s;
+    size_t len, cap;
+    int bad;
+} text;
+
+static int put(const char *p, size_t n, void *ctx)
+{
+    text *t = ctx;
+    if (t->bad) return -1;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        char *s;
+        while (cap < t->len + n + 1) cap *= 2;
+        if (!(s = realloc(t->s, cap))) return t->bad = 1, -1;
+        t->s = s, t->cap = cap;
+    }
+    memcpy(t->s + t->len, p, n);
+    t->len += n;
+    t->s[t->len] = '\0';
+    return 0;
+}
+
+static void put_str(text *t, const char *s) { put(s, strlen(s), t); }
+
+static void put_value(text *t, const json_t *v)
+{
+    if (json_dump_callback(v, put, t, DUMP_FLAGS)) t->bad = 1;
+}
+
+/* t's text ended by "\n", or NULL (freed) after a failure. */
+static char *finish(text *t, size_t *len)
+{
+    put_str(t, "\n");
+    if (t->bad) {
+        free(t->s);
+        return NULL;
+    }
+    *len = t->len;
+    return t->s;
+}
+
+char *ng_json_text(const json_t *v, size_t *len)
+{
+    text t = {0};
+    if (!v) return NULL;
+    put_value(&t, v);
+    return finish(&t, len);
+}
+
+static int objects_only(const json_t *a)
+{
+    const json_t *item;
+    size_t i;
+    if (!json_is_array(a) || json_array_size(a) == 0) return 0;
+    json_array_foreach(a, i, item) if (!json_is_object(item)) return 0;
+    return 1;
+}
+
+char *ng_json_text_lines(const json_t *obj, size_t *len)
+{
+    text t = {0};
+    const char *key;
+    json_t *m, *item, *name;
+    size_t i = 0, k;
+    if (!json_is_object(obj)) return NULL;
+    put_str(&t, "{");
+    json_object_foreach((json_t *)obj, key, m) {
+        put_str(&t, i++ ? ",\n  " : "\n  ");
+        name = json_string(key); /* keys are UTF-8: jansson checked them when set */
+        if (!name) t.bad = 1;
+        else put_value(&t, name);
+        json_decref(name);
+        put_str(&t, ": ");
+        if (!objects_only(m)) {
+            put_value(&t, m);
+            continue;
+        }
+        put_str(&t, "[");
+        json_array_foreach(m, k, item) {
+            put_str(&t, k ? ",\n    " : "\n    ");
+            put_value(&t, item);
+        }
+        put_str(&t, "\n  ]");
+    }
+    put_str(&t, i ? "\n}" : "}");
+    return finish(&t, len);
 }

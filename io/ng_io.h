@@ -130,6 +130,16 @@ int ng_file_check_options(const char *path, const ng_file_options *o, ng_error *
 /* The extensions understood, for messages: ".png, .pfm, .r16, .raw, .vdb, .nrrd, .exr". */
 const char *ng_file_formats(void);
 
+/* ---- images in memory ----------------------------------------------------- */
+
+/* A PNG of width x height pixels of `channels` interleaved floats (1 grey,
+ * 3 RGB) at 8 or 16 bits, by the .png file sink's encoder: the bytes
+ * `noisegraph render` writes for the same samples and options (o: level
+ * and threads; NULL for the defaults). On success *out (malloc'd; the
+ * caller frees it) holds *len bytes. 0, or -1 with err filled. */
+int ng_png_encode_memory(const float *px, int width, int height, int channels, int bits, const ng_file_options *o,
+                         unsigned char **out, size_t *len, ng_error *err);
+
 /* ---- images in ------------------------------------------------------------ */
 
 /*

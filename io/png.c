@@ -20,7 +20,8 @@
  * png_destroy_write_struct (in encode_discard) touches the png struct again.
  *
  * Memory: a few bands per encoder thread (the queue's slots), whatever the
- * height.
+ * height. ng_png_encode_memory runs the same encoder into memory (the
+ * server's pictures).
  */
 #include "deflate.h"
 #include "encq.h"
@@ -433,6 +434,37 @@ static void encode_discard(ng__image *im)
     if (p->png) png_destroy_write_struct(&p->png, &p->info);
     free(p);
     im->state = NULL;
+}
+
+/* ---- into memory ----------------------------------------------------------- */
+
+int ng_png_encode_memory(const float *px, int width, int height, int channels, int bits, const ng_file_options *o,
+                         unsigned char **out, size_t *len, ng_error *err)
+{
+    ng__image im;
+    char *buf = NULL;
+    size_t n = 0;
+    int rc;
+    *out = NULL, *len = 0;
+    if (width < 1 || height < 1 || (channels != 1 && channels != 3) || (bits != 8 && bits != 16))
+        return ng_errorf(err, "PNG: a %dx%d image of %d channels at %d bits is not one PNG holds", width, height,
+                         channels, bits);
+    memset(&im, 0, sizeof im);
+    im.width = width, im.height = height, im.channels = channels, im.bits = bits;
+    if (o) im.opt = *o;
+    else ng_file_options_default(&im.opt);
+    /* the file sink's encoder, writing into a memory stream: the bytes of
+     * the file `noisegraph render` writes for these samples */
+    if (!(im.fp = open_memstream(&buf, &n))) return ng_errorf(err, "PNG: out of memory");
+    rc = encode_begin(&im) || encode_rows(&im, 0, height, px) || encode_end(&im) ? -1 : 0;
+    encode_discard(&im);
+    if (fclose(im.fp) != 0 && rc == 0) rc = ng__image_fail(&im, errno, "cannot write");
+    if (rc) {
+        free(buf);
+        return ng_errorf(err, "PNG: %s%s%s", im.what, im.errnum ? ": " : "", im.errnum ? strerror(im.errnum) : "");
+    }
+    *out = (unsigned char *)buf, *len = n;
+    return 0;
 }
 
 const ng__encoder ng__png_encoder = {

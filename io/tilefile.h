@@ -9,21 +9,21 @@
 
 #include "ng_io.h"
 
+#include <nettle/sha2.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- SHA-256 (FIPS 180-4) ------------------------------------------------ */
+/* ---- SHA-256 (FIPS 180-4, nettle's) --------------------------------------- */
 
 typedef struct ng_sha256 {
-    uint32_t h[8];
-    uint64_t bytes;          /* hashed so far */
-    unsigned char block[64]; /* the partial block */
-    size_t fill;             /* its bytes */
+    struct sha256_ctx ctx;
 } ng_sha256;
 
 void ng_sha256_init(ng_sha256 *s);
 void ng_sha256_update(ng_sha256 *s, const void *data, size_t n);
-/* The digest as 64 lowercase hex digits and a NUL. */
+/* The digest as 64 lowercase hex digits and a NUL; s starts afresh (as
+ * nettle's sha256_digest leaves it). */
 void ng_sha256_hex(ng_sha256 *s, char hex[65]);
 /* The digest of a whole file. 0, or -1 with err "PATH: WHY". */
 int ng_sha256_file(const char *path, char hex[65], ng_error *err);

@@ -129,14 +129,23 @@ static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
     if (e->started && g == e->seen) {
         ng_buf_puts(&b, ": keep-alive\n\n");
     } else {
-        ng_buf_printf(&b, "event: generation\ndata: {\"generation\": %ld, \"error\": ", g);
-        ng_api_error_json(&b);
-        ng_buf_puts(&b, "}\n\n");
+        json_t *v = json_pack("{s:I, s:o}", "generation", (json_int_t)g, "error", ng_api_error_value());
+        size_t len;
+        char *data = ng_json_text(v, &len);
+        json_decref(v);
+        ng_buf_puts(&b, "event: generation\ndata: ");
+        if (data) ng_buf_add(&b, data, len); /* one line, ended by its "\n" */
+        else b.oom = 1;
+        ng_buf_puts(&b, "\n");
+        free(data);
         e->seen = g;
     }
-    if (b.oom || b.len > max) { /* cannot happen with a 16 KiB block; say the generation at least */
+    /* An event is a few KiB at most (an error's fields are bounded), the
+     * block 16 KiB. Out of memory: the stream ends, and the page's
+     * EventSource reconnects and hears the generation at once. */
+    if (b.oom || b.len > max) {
         ng_buf_free(&b);
-        ng_buf_printf(&b, "event: generation\ndata: {\"generation\": %ld, \"error\": null}\n\n", g);
+        return MHD_CONTENT_READER_END_WITH_ERROR;
     }
     memcpy(buf, b.data, b.len);
     {

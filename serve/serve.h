@@ -7,19 +7,21 @@
  *   serve_state.c  script runs, reference-counted graphs, the file watcher,
  *                  generations and their events;
  *   serve_api.c    the API answers: state JSON, renders, the graph's SVG;
- *   serve_png.c    PNG encoding into memory;
- *   serve_buf.c    a growable text buffer and JSON strings.
+ *   serve_buf.c    a growable text buffer.
+ * JSON is io's codec (json.h), PNG io's encoder (ng_png_encode_memory).
  * The HTTP contract is in the README's "Live preview" section.
  */
 #ifndef NG_SERVE_H
 #define NG_SERVE_H
 
 #include "host.h"
+#include "json.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
 
-/* Largest picture a request may ask for, per side. */
+/* Largest picture a request may ask for, per side; /api/state says it
+ * (max_side) to the page, which sizes its renders to it. */
 #define NG_SERVE_MAX_SIDE 2048
 /* Connections served at once (each a thread, at most one render). */
 #define NG_SERVE_MAX_CONNECTIONS 128
@@ -64,10 +66,6 @@ typedef struct ng_buf {
 void ng_buf_add(ng_buf *b, const void *data, size_t n);
 void ng_buf_puts(ng_buf *b, const char *s);
 void ng_buf_printf(ng_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* s as a JSON string, quotes included; NULL as null. */
-void ng_buf_json_str(ng_buf *b, const char *s);
-/* A finite number, or null. */
-void ng_buf_json_num(ng_buf *b, double v);
 void ng_buf_free(ng_buf *b);
 
 /* ---- graphs and generations (serve_state.c) ------------------------------------- */
@@ -145,17 +143,12 @@ void ng_answer_text(ng_answer *a, int status, const char *fmt, ...) __attribute_
 void ng_api_state(const ng_query *q, ng_answer *a);
 void ng_api_render(const ng_query *q, ng_answer *a);
 void ng_api_graph_svg(const ng_query *q, ng_answer *a);
-/* The last run's error as JSON ({"file", "line", "message", "source"}), or null. */
-void ng_api_error_json(ng_buf *b);
+/* The last run's error as JSON ({"file", "line", "message", "source"}), or
+ * null; a new reference, NULL without memory. */
+json_t *ng_api_error_value(void);
 /* Cancels every render in progress (shutdown). */
 void ng_api_cancel_all(void);
 /* Frees the Graphviz context, once no request runs. */
 void ng_api_shutdown(void);
-
-/* ---- PNG in memory (serve_png.c) ----------------------------------------------------- */
-
-/* 8-bit PNG of w x h pixels of nch interleaved float channels (1: grey, 3:
- * RGB), quantised as the file sink does, into out. 0, or -1. */
-int ng_png_encode(const float *px, int w, int h, int nch, ng_buf *out);
 
 #endif

@@ -10,6 +10,7 @@
  * tile and answers 409.
  */
 #include "inspect.h"
+#include "ng_io.h"
 #include "serve.h"
 
 #include <graphviz/cgraph.h>
@@ -37,6 +38,24 @@ void ng_answer_text(ng_answer *a, int status, const char *fmt, ...)
     a->type = "text/plain; charset=utf-8";
     ng_buf_free(&a->body);
     ng_buf_printf(&a->body, "%s\n", msg);
+}
+
+/* A 200 of v as JSON text (a reference taken over); NULL, or no memory
+ * to write it: a 500. */
+static void answer_json(ng_answer *a, json_t *v)
+{
+    size_t len;
+    char *text = ng_json_text(v, &len);
+    json_decref(v);
+    if (!text) {
+        ng_answer_text(a, 500, "out of memory");
+        return;
+    }
+    a->status = 200;
+    a->type = "application/json";
+    ng_buf_free(&a->body);
+    ng_buf_add(&a->body, text, len);
+    free(text);
 }
 
 /* ---- reading arguments ------------------------------------------------------------ */
@@ -185,86 +204,69 @@ static const char *kind_word(ng_script_param_kind k)
 }
 
 /* A parameter's value as JSON: numbers and booleans bare, strings quoted. */
-static void json_value(ng_buf *b, const ng_script_param *p)
+static json_t *value_json(const ng_script_param *p)
 {
     double x;
-    if (p->kind == NG_SCRIPT_STRING) ng_buf_json_str(b, p->value);
-    else if (p->kind == NG_SCRIPT_BOOLEAN) ng_buf_puts(b, strcmp(p->value, "true") ? "false" : "true");
-    else if (read_real(p->value, -HUGE_VAL, HUGE_VAL, &x) == 0) ng_buf_json_num(b, x);
-    else ng_buf_json_num(b, strtod(p->value, NULL)); /* "inf", "1e+300": null when not finite */
+    if (p->kind == NG_SCRIPT_STRING) return ng_json_string(p->value);
+    if (p->kind == NG_SCRIPT_BOOLEAN) return json_boolean(!strcmp(p->value, "true"));
+    if (read_real(p->value, -HUGE_VAL, HUGE_VAL, &x) == 0) return ng_json_number(x);
+    return ng_json_number(strtod(p->value, NULL)); /* "inf", "1e+300": null when not finite */
 }
 
-static void json_params(ng_buf *b, const ng_served *s, const ng_served *base)
+/* list with item appended (a reference taken over), or NULL (list freed)
+ * when either is NULL: without memory the whole list fails. */
+static json_t *append(json_t *list, json_t *item)
 {
+    if (list && json_array_append_new(list, item) == 0) return list;
+    json_decref(list);
+    if (!list) json_decref(item);
+    return NULL;
+}
+
+static json_t *params_json(const ng_served *s, const ng_served *base)
+{
+    json_t *list = json_array();
     int i;
-    ng_buf_puts(b, "[");
     for (i = 0; i < s->s.nparams; i++) {
         const ng_script_param *p = &s->s.params[i], *d = find_param(&base->s, p->name);
-        ng_buf_puts(b, i ? ", {\"name\": " : "{\"name\": ");
-        ng_buf_json_str(b, p->name);
-        ng_buf_printf(b, ", \"kind\": \"%s\", \"min\": ", kind_word(p->kind));
-        if (p->has_min) ng_buf_json_num(b, p->min);
-        else ng_buf_puts(b, "null");
-        ng_buf_puts(b, ", \"max\": ");
-        if (p->has_max) ng_buf_json_num(b, p->max);
-        else ng_buf_puts(b, "null");
-        ng_buf_puts(b, ", \"default\": ");
-        json_value(b, d ? d : p);
-        ng_buf_puts(b, ", \"value\": ");
-        json_value(b, p);
-        ng_buf_puts(b, ", \"doc\": ");
-        ng_buf_json_str(b, p->doc ? p->doc : "");
-        ng_buf_puts(b, "}");
+        list = append(list, json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o}", "name", ng_json_string(p->name), "kind",
+                                      kind_word(p->kind), "min", p->has_min ? ng_json_number(p->min) : json_null(),
+                                      "max", p->has_max ? ng_json_number(p->max) : json_null(), "default",
+                                      value_json(d ? d : p), "value", value_json(p), "doc",
+                                      ng_json_string(p->doc ? p->doc : "")));
     }
-    ng_buf_puts(b, "]");
+    return list;
 }
 
-static void json_nodes(ng_buf *b, const ng_script *s)
+static json_t *nodes_json(const ng_script *s)
 {
-    int i, first = 1;
-    ng_buf_puts(b, "[");
+    json_t *list = json_array();
+    int i;
     for (i = 0; i < ng_graph_count(s->graph); i++) {
         const ng_node *n = ng_graph_node(s->graph, i);
         if (!ng_inspect_shown(s, i)) continue;
-        ng_buf_printf(b, "%s{\"id\": %d, \"label\": ", first ? "" : ", ", i);
-        ng_buf_json_str(b, ng_node_label(n));
-        ng_buf_puts(b, ", \"type\": ");
-        ng_buf_json_str(b, ng_node_type_of(n)->name);
-        ng_buf_printf(b, ", \"channels\": %d}", ng_node_channels(n));
-        first = 0;
+        list = append(list, json_pack("{s:i, s:o, s:o, s:i}", "id", i, "label", ng_json_string(ng_node_label(n)), "type",
+                                      ng_json_string(ng_node_type_of(n)->name), "channels", ng_node_channels(n)));
     }
-    ng_buf_puts(b, "]");
+    return list;
 }
 
-static void json_outputs(ng_buf *b, const ng_script *s)
+static json_t *outputs_json(const ng_script *s)
 {
+    json_t *list = json_array();
     int i;
-    ng_buf_puts(b, "[");
-    for (i = 0; i < s->noutputs; i++) {
-        ng_buf_printf(b, "%s{\"id\": %d, \"name\": ", i ? ", " : "", s->output[i]);
-        ng_buf_json_str(b, s->output_name[i]);
-        ng_buf_puts(b, "}");
-    }
-    ng_buf_puts(b, "]");
+    for (i = 0; i < s->noutputs; i++)
+        list = append(list, json_pack("{s:i, s:o}", "id", s->output[i], "name", ng_json_string(s->output_name[i])));
+    return list;
 }
 
-void ng_api_error_json(ng_buf *b)
+json_t *ng_api_error_value(void)
 {
     ng_script_error e;
-    if (!ng_serve_error(&e)) {
-        ng_buf_puts(b, "null");
-        return;
-    }
-    ng_buf_puts(b, "{\"file\": ");
-    ng_buf_json_str(b, e.file);
-    ng_buf_puts(b, ", \"line\": ");
-    if (e.line > 0) ng_buf_printf(b, "%d", e.line);
-    else ng_buf_puts(b, "null");
-    ng_buf_puts(b, ", \"message\": ");
-    ng_buf_json_str(b, e.message);
-    ng_buf_puts(b, ", \"source\": ");
-    ng_buf_json_str(b, e.source);
-    ng_buf_puts(b, "}");
+    if (!ng_serve_error(&e)) return json_null();
+    return json_pack("{s:o, s:o, s:o, s:o}", "file", ng_json_string(e.file), "line",
+                     e.line > 0 ? json_integer(e.line) : json_null(), "message", ng_json_string(e.message), "source",
+                     ng_json_string(e.source));
 }
 
 /* A word for a POSIX shell: bare when safe, else in single quotes. */
@@ -287,10 +289,11 @@ static void shell_word(ng_buf *b, const char *w)
 }
 
 /* The render command of the serve window with the query's values. */
-static void command(ng_buf *b, const ng_query *q)
+static json_t *command_json(const ng_query *q)
 {
     const ng_serve_opts *c = ng_serve_cli();
     ng_buf cmd = {0};
+    json_t *v;
     int i;
     ng_buf_puts(&cmd, "noisegraph render ");
     shell_word(&cmd, c->script);
@@ -307,8 +310,9 @@ static void command(ng_buf *b, const ng_query *q)
             ng_buf_free(&kv);
         }
     }
-    ng_buf_json_str(b, cmd.oom ? "" : cmd.data);
+    v = cmd.oom ? NULL : ng_json_string(cmd.data);
     ng_buf_free(&cmd);
+    return v;
 }
 
 static const char *base_name(const char *path)
@@ -322,36 +326,19 @@ void ng_api_state(const ng_query *q, ng_answer *a)
     static const char *const known[] = {NULL};
     const ng_serve_opts *c = ng_serve_cli();
     ng_served *base = NULL, *s = NULL;
-    ng_buf *b = &a->body;
+    json_t *v;
     if (check_keys(q, known, a)) return;
     base = ng_served_get_base();
     if (base && !(s = served_for(q, a))) goto out; /* a bad parameter: 400 */
-    a->status = 200;
-    a->type = "application/json";
-    ng_buf_free(b);
-    ng_buf_puts(b, "{\"script\": ");
-    ng_buf_json_str(b, base_name(c->script));
-    ng_buf_printf(b, ", \"generation\": %ld, \"size\": [%d, %d], \"origin\": [", ng_serve_generation(), c->r.width,
-                  c->r.height);
-    ng_buf_json_num(b, c->r.origin[0]);
-    ng_buf_puts(b, ", ");
-    ng_buf_json_num(b, c->r.origin[1]);
-    ng_buf_puts(b, "], \"pixel_size\": ");
-    ng_buf_json_num(b, c->r.pixel_size);
-    ng_buf_printf(b, ", \"graph_generation\": %ld, \"params\": ", s ? s->generation : 0L);
-    if (s) json_params(b, s, base);
-    else ng_buf_puts(b, "[]");
-    ng_buf_puts(b, ", \"nodes\": ");
-    if (s) json_nodes(b, &s->s);
-    else ng_buf_puts(b, "[]");
-    ng_buf_puts(b, ", \"outputs\": ");
-    if (s) json_outputs(b, &s->s);
-    else ng_buf_puts(b, "[]");
-    ng_buf_puts(b, ", \"error\": ");
-    ng_api_error_json(b);
-    ng_buf_puts(b, ", \"command\": ");
-    command(b, q);
-    ng_buf_puts(b, "}\n");
+    /* max_side: the page sizes its renders to it (one bound, the server's) */
+    v = json_pack("{s:o, s:I, s:[i, i], s:i, s:[o, o], s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "script",
+                  ng_json_string(base_name(c->script)), "generation", (json_int_t)ng_serve_generation(), "size",
+                  c->r.width, c->r.height, "max_side", NG_SERVE_MAX_SIDE, "origin", ng_json_number(c->r.origin[0]),
+                  ng_json_number(c->r.origin[1]), "pixel_size", ng_json_number(c->r.pixel_size), "graph_generation",
+                  (json_int_t)(s ? s->generation : 0), "params", s ? params_json(s, base) : json_array(), "nodes",
+                  s ? nodes_json(&s->s) : json_array(), "outputs", s ? outputs_json(&s->s) : json_array(), "error",
+                  ng_api_error_value(), "command", command_json(q));
+    answer_json(a, v);
 out:
     ng_served_put(s);
     ng_served_put(base);
@@ -623,6 +610,22 @@ static int tile_2x2(picture *p, int w, int h, ng_error *err)
     return 0;
 }
 
+/* The picture as the 8-bit PNG `noisegraph render` writes of it, as the
+ * body. One thread each: up to SERVE_RUNNING renders encode at once. */
+static int encode_png(const picture *p, ng_buf *body, ng_error *err)
+{
+    ng_file_options o;
+    unsigned char *png;
+    size_t len;
+    ng_file_options_default(&o);
+    o.threads = 1;
+    if (ng_png_encode_memory(p->px, p->w, p->h, p->ch, 8, &o, &png, &len, err)) return -1;
+    ng_buf_free(body);
+    ng_buf_add(body, png, len);
+    free(png);
+    return body->oom ? ng_errorf(err, "out of memory") : 0;
+}
+
 static double now_ms(void)
 {
     struct timespec t;
@@ -668,8 +671,8 @@ void ng_api_render(const ng_query *q, ng_answer *a)
     } else if (rc) {
         ng_answer_text(a, r.view == VOLUME || r.view == HILLSHADE ? 400 : 500, "%s", err.msg);
     } else if (to_png_channels(&p, r.view, &err) || (r.view == REPEAT && tile_2x2(&p, (int)r.w, (int)r.h, &err)) ||
-               ng_png_encode(p.px, p.w, p.h, p.ch, &a->body)) {
-        ng_answer_text(a, 500, "cannot encode the picture (out of memory)");
+               encode_png(&p, &a->body, &err)) {
+        ng_answer_text(a, 500, "cannot encode the picture: %s", err.msg);
     } else {
         a->status = 200;
         a->type = "image/png";

@@ -447,6 +447,68 @@ static void test_stitch_wrong_tile(void)
     expect_refused(dir, NULL, "tile_2_0.png: its bytes are not those");
 }
 
+/* The manifest is read strictly, as JSON says it: a number with a sign,
+ * a leading zero or a bare point, NaN, a key twice, bytes of no UTF-8
+ * character and nesting past 16 deep are each refused in one line. */
+static void test_stitch_strict_manifest(void)
+{
+    static const struct {
+        const char *from, *to, *why;
+    } bad[] = {
+        {"\"width\": 300,", "\"width\": +300,", "(invalid token near '+'"},
+        {"\"rows\": 2,", "\"rows\": 02,", "(invalid token"},
+        {"\"pixel_size\": 1,", "\"pixel_size\": 1.,", "(invalid token near '1.'"},
+        {"\"z\": 0,", "\"z\": NaN,", "(invalid token near 'NaN'"},
+        {"\"width\": 300,", "\"width\": 300,\n  \"width\": 300,", "(duplicate object key"},
+        {"\"pattern\": \"tile_", "\"pattern\": \"\xfftile_", "(unable to decode byte 0xff"},
+        {"\"sets\": [\"seed=3\"]", "\"sets\": [[[[[[[[[[[[[[[[[\"seed=3\"]]]]]]]]]]]]]]]]]", "(nested more than 16 deep)"},
+    };
+    char dir[PATHLEN];
+    size_t k;
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        good_copy(dir, "strict");
+        edit_manifest(dir, bad[k].from, bad[k].to);
+        expect_refused(dir, NULL, "manifest.json: not a tiles manifest");
+        expect_refused(dir, NULL, bad[k].why);
+    }
+}
+
+/* JSON is UTF-8: a --set value and a tile name with bytes of no character
+ * give a manifest that Python reads, U+FFFD in their place; the tiles are
+ * named as the manifest says, so a re-run finds them done and stitch
+ * finds them at all. */
+static void test_manifest_is_utf8(void)
+{
+    char dir[PATHLEN], utf8_script[PATHLEN], pattern[PATHLEN], cmd[PATHLEN * 2], tile[PATHLEN], big[PATHLEN], *out = NULL;
+    struct stat before, after;
+    res r;
+    int run;
+    mkscript(utf8_script, "tagged.lua", "local tag = ng.param(\"tag\", \"a\")\nreturn ng.perlin{element_size = 20}\n");
+    pathf(dir, "%s/utf8", tmpdir);
+    pathf(pattern, "%s/tile\xff_{x}_{y}.png", dir);
+    pathf(tile, "%s/tile" "\xef\xbf\xbd" "_0_0.png", dir);
+    for (run = 0; run < 2; run++) {
+        cli(&r, "tiles", utf8_script, "--size", "100x70", "--tile-size", "64", "-o", pattern, "--set", "tag=\xfe" "b", NULL);
+        CHECK_INT(r.code, 0);
+        CHECK_INT(count_lines(r.err), 1);
+        CHECK_CONTAINS(r.err, "is U+FFFD in the tiles' names");
+        res_free(&r);
+        CHECK(stat(tile, run ? &after : &before) == 0);
+    }
+    CHECK(before.st_ino == after.st_ino); /* the second run found every tile done */
+    snprintf(cmd, sizeof cmd, "python3 -c 'import json, sys; m = json.load(open(sys.argv[1], encoding=\"utf-8\")); "
+             "print(ascii(m[\"pattern\"]), ascii(m[\"sets\"]), ascii(m[\"tiles\"][0][\"file\"]))' '%s/manifest.json'", dir);
+    CHECK_INT(shell(cmd, &out), 0);
+    CHECK_CONTAINS(out, "'tile\\ufffd_{x}_{y}.png' ['tag=\\ufffdb'] 'tile\\ufffd_0_0.png'");
+    free(out);
+    pathf(cmd, "%s/manifest.json", dir);
+    tpath(big, "utf8.png");
+    cli(&r, "stitch", cmd, "-o", big, NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    CHECK(exists(big));
+}
+
 /* A tile's record too long to be one of ours (4 KiB or more) is not
  * read, and stitch still works (it freed a record it had never parsed:
  * uninitialised memory, which valgrind showed on the old code). */
@@ -686,6 +748,8 @@ void suite_tiles(void)
     RUN(test_stitch_overlap);
     RUN(test_stitch_other_job);
     RUN(test_stitch_wrong_tile);
+    RUN(test_stitch_strict_manifest);
+    RUN(test_manifest_is_utf8);
     RUN(test_stitch_long_record);
     RUN(test_stitch_many_columns);
     RUN(test_tiles_usage);

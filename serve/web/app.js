@@ -5,7 +5,6 @@
 // Plain browser JavaScript, no libraries: the page must work offline.
 "use strict";
 
-const MAX_SIDE = 2048;     // the server's bound on w and h
 const COARSE = 4;          // the first render is 1/COARSE of the size, scaled up
 const $ = (id) => document.getElementById(id);
 
@@ -378,9 +377,11 @@ function showWindow() {
   placeImage();
 }
 
+// The served size, scaled down to fit the server's bound on w and h
+// (max_side of /api/state: the server's NG_SERVE_MAX_SIDE, said once).
 function renderSize() {
-  let [w, h] = ui.state.size;
-  const k = Math.min(1, MAX_SIDE / w, MAX_SIDE / h);
+  const [w, h] = ui.state.size, side = ui.state.max_side;
+  const k = Math.min(1, side / w, side / h);
   return [Math.max(1, Math.round(w * k)), Math.max(1, Math.round(h * k))];
 }
 
