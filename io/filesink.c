@@ -1114,6 +1114,8 @@ static int check_options(const char *path, const ng__encoder *e, const ng_file_o
         return ng_errorf(err, "%s: --compression: %s has no compression level (PNG and EXR do)", path, e->name);
     if ((o->exr_tile || o->exr_compression != NG_EXR_ZIP) && !(e->takes & NG__EXR))
         return ng_errorf(err, "%s: --exr-tiles, --exr-compression: are for .exr outputs, not %s", path, e->name);
+    if (o->grid && !(e->takes & NG__GRID))
+        return ng_errorf(err, "%s: --vdb-background: is for .vdb outputs, not %s", path, e->name);
     if (o->exr_tile < 0 || o->exr_tile > 65536)
         return ng_errorf(err, "%s: EXR tiles of %d pixels (1 to 65536)", path, o->exr_tile);
     if ((unsigned)o->exr_compression > NG_EXR_NONE)

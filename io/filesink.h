@@ -60,11 +60,11 @@ typedef struct ng__encoder {
      * the disk or the file size limit; 0: compressed, size unknown. */
     int uncompressed;
     /* The ng_file_options it reads besides placement: NG__LEVEL (level),
-     * NG__EXR (exr_tile, exr_compression); 0: none. */
+     * NG__EXR (exr_tile, exr_compression), NG__GRID (grid); 0: none. */
     unsigned takes;
 } ng__encoder;
 enum { NG__IMAGES = 1, NG__VOLUMES = 2 };
-enum { NG__LEVEL = 1, NG__EXR = 2 };
+enum { NG__LEVEL = 1, NG__EXR = 2, NG__GRID = 4 };
 
 extern const ng__encoder ng__png_encoder, ng__pfm_encoder, ng__raw16_encoder;
 extern const ng__encoder ng__vdb_encoder;  /* vdb.c: volumes only, 1 or 3 channels */

@@ -106,6 +106,9 @@ typedef struct ng_file_options {
     int level;
     int exr_tile;       /* .exr: 0 scanlines, else square tiles of this edge */
     ng_exr_compression exr_compression;
+    /* 1: a grid's background was given (its value goes to
+     * ng_file_sink_set_grid): only a format of grids (.vdb) takes it. */
+    int grid;
     /* Threads that compress beside the render (0: as ng_render's threads:
      * one per CPU). The file's bytes do not depend on it. */
     int threads;

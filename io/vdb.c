@@ -78,5 +78,5 @@ static void encode_discard(ng__image *im)
  * above), so the sink counts no changed samples. */
 const ng__encoder ng__vdb_encoder = {
     "VDB", {".vdb", NULL}, {32, 16, 0}, NULL, encode_begin, NULL, encode_end, encode_discard, 1, NG__VOLUMES,
-    encode_slab, 0, 0,
+    encode_slab, 0, NG__GRID,
 };
