@@ -338,14 +338,8 @@ static int write_built(const char *path, void (*print)(FILE *, const job *, int)
 
 /* ---- what makes the pixels: the job's key ------------------------------------------- */
 
-static int effective_bits(const job *j)
-{
-    const char *ext = extension(j->c.output);
-    if (j->c.bits) return j->c.bits;
-    if (!strcasecmp(ext, ".png")) return 8;
-    if (!strcasecmp(ext, ".r16") || !strcasecmp(ext, ".raw")) return 16;
-    return 32; /* .pfm, .nrrd, .exr (float; --bits 16 is half): floats; another format's default is its own */
-}
+/* --bits, or the tiles' format's default (check_pattern checked both) */
+static int effective_bits(const job *j) { return ng_file_bits(j->c.output, j->c.bits); }
 
 /* Everything that changes a tile's bytes, one per line: the key is its
  * SHA-256. Two runs with the same key make the same files. */

@@ -86,6 +86,9 @@ int ng_file_check(const char *path, int bits, ng_error *err);
  * hold what the render makes (a .vdb needs a volume, a .png an image unless
  * path is a slice pattern with {z}). */
 int ng_file_check_depth(const char *path, int bits, int depth, ng_error *err);
+/* The sample depth a sink for path writes: bits, or the format's default
+ * for 0 (PNG 8, raw 16, the float formats 32); 0 when ng_file_check fails. */
+int ng_file_bits(const char *path, int bits);
 /* Volume files (.vdb): the grid's name (NULL: "density"; copied) and the
  * background: voxels at or below it are left inactive (and read as it).
  * Before the render begins. 0, or -1 with err filled (an empty name). */
@@ -95,7 +98,7 @@ int ng_file_sink_set_grid(ng_file_sink *s, const char *name, double background, 
  * error. 0: no limit. Before the render begins. */
 void ng_file_sink_set_memory_limit(ng_file_sink *s, double bytes);
 /* How a file is encoded, and where its image lies (ng_file_sink_set_options). */
-typedef enum ng_exr_compression { /* ORDER: the words of --exr-compression in lua/args.c */
+typedef enum ng_exr_compression { /* ORDER: the words of --exr-compression in cli/args.c */
     NG_EXR_ZIP,  /* zlib, 16 scanlines a chunk (the default) */
     NG_EXR_PIZ,  /* wavelet + Huffman, 32 scanlines a chunk: smaller for noisy float data */
     NG_EXR_NONE
