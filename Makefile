@@ -119,8 +119,8 @@ IO_CXX_SRC := $(wildcard io/*.cc)
 # demo build has the widest this CPU runs, read from /proc/cpuinfo as
 # nodes/simd/kernels.c checks it at run time
 HOST_PATH := $(shell f=" $$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null) "; p=sse2; \
-  for w in avx2 fma bmi1 bmi2 popcnt; do case "$$f" in *" $$w "*) ;; *) echo $$p; exit;; esac; done; p=avx2; \
-  for w in avx512f avx512bw avx512dq avx512vl; do case "$$f" in *" $$w "*) ;; *) echo $$p; exit;; esac; done; \
+  for w in avx2 fma bmi1 bmi2 popcnt; do case "$$f" in (*" $$w "*) ;; (*) echo $$p; exit;; esac; done; p=avx2; \
+  for w in avx512f avx512bw avx512dq avx512vl; do case "$$f" in (*" $$w "*) ;; (*) echo $$p; exit;; esac; done; \
   echo avx512)
 PATHS   := $(if $(filter 1,$(DEMO)),$(HOST_PATH),scalar sse2 avx2 avx512)
 KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/simd/%_kernels.c=$(BUILD)/nodes/simd/$(p)/%.o))

@@ -1,8 +1,9 @@
 /*
- * args.c — the command line of render, preview, info and dot. One table
- * lists every option once (names, value, accepted range, which commands
- * take it, help, what it sets); the parser, the "takes a value" rule, the
- * "not for this command" rule and the --help text all come from it.
+ * args.c — the command line of every command that reads options (render,
+ * preview, info, dot, serve, tiles, stitch). One table lists every option
+ * once (names, value, accepted range, which commands take it, help, what
+ * it sets); the parser, the "takes a value" rule, the "given twice" rule,
+ * the "not for this command" rule and the --help text all come from it.
  *
  * Values are read whole and strictly: decimal numbers only (no leading
  * blanks, hex, inf or nan), every field of a list present, each value
@@ -12,6 +13,7 @@
 #include "args.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -74,9 +76,14 @@ enum {
     TAKES_TERRAIN = 4u, /* a terrain view: preview or render --view terrain */
     TAKES_INSPECT = 8u, /* info, dot: the script alone */
     TAKES_SERVE = 16u,  /* serve: the page's first window, its views */
+    TAKES_TILES = 32u,  /* tiles: one image rendered as a grid of regions */
+    TAKES_STITCH = 64u, /* stitch: tiles (no script) into one file */
     TAKES_VIEWS = TAKES_VOLUME | TAKES_TERRAIN,
     TAKES_PICTURES = TAKES_RENDER | TAKES_VIEWS,
-    TAKES_ALL = TAKES_PICTURES | TAKES_INSPECT | TAKES_SERVE
+    /* an image render's own, which tiles reads as render does */
+    TAKES_IMAGE = TAKES_PICTURES | TAKES_TILES,
+    /* every command that runs a script */
+    TAKES_SCRIPT = TAKES_PICTURES | TAKES_INSPECT | TAKES_SERVE | TAKES_TILES
 };
 
 /* A whole number from [s, end): optional sign, digits only. Overflow past
@@ -325,7 +332,8 @@ static int set_vdb_background(ng_cli *c, const option *o, const value *v)
 {
     (void)o;
     c->vdb_background = v->d[0];
-    c->vdb_background_set = 1;
+    c->file.grid = 1;
+    c->file_set = 1;
     return 0;
 }
 
@@ -438,6 +446,34 @@ static int set_only(ng_cli *c, const option *o, const value *v)
 {
     (void)o;
     c->only = v->text;
+    return 0;
+}
+
+static int set_tile_size(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->tile_size = (int)v->i[0];
+    return 0;
+}
+
+static int set_index(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->index = v->i[0];
+    return 0;
+}
+
+static int set_plan(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->plan = 1;
+    return 0;
+}
+
+static int set_source_script(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->source_script = v->text;
     return 0;
 }
 
@@ -558,78 +594,90 @@ static int set_height_scale(ng_cli *c, const option *o, const value *v)
 /* ---- the table -------------------------------------------------------------------- */
 
 static const option options[] = {
-    {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output, TAKES_PICTURES,
+    {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output, TAKES_IMAGE | TAKES_STITCH,
      "the image: .png, .exr (OpenEXR), .pfm (float), .r16/.raw\n"
      "(16-bit heightmap);\n"
      "a volume: .vdb (OpenVDB), .nrrd, or slices 'dir/name_{z}.png';\n"
      "several outputs: FILE with {name}, or FILE-name.png;\n"
      "a view: one picture, .png or .pfm"},
-    {"--size", NULL, "WxH | WxHxD | N", TEXT, 0, 1, NG_MAX_EXTENT, set_size, TAKES_PICTURES | TAKES_SERVE,
+    {"--size", NULL, "WxH | WxHxD | N", TEXT, 0, 1, NG_MAX_EXTENT, set_size, TAKES_IMAGE | TAKES_SERVE,
      "full image size in pixels (default 512x512); WxHxD: a volume\n"
      "of D slices, sampled in 3D; a view: the picture's size, WxH"},
-    {"--bits", NULL, "8|16|32", TEXT, 0, 8, 32, set_bits, TAKES_PICTURES,
+    {"--bits", NULL, "8|16|32", TEXT, 0, 8, 32, set_bits, TAKES_IMAGE | TAKES_STITCH,
      "sample depth: PNG 8 (default) or 16, EXR 32 (float, default)\n"
      "or 16 (half), PFM 32, raw 16"},
-    {"--compression", NULL, "L", INT, 0, 0, 9, set_compression, TAKES_PICTURES,
+    {"--compression", NULL, "L", INT, 0, 0, 9, set_compression, TAKES_IMAGE | TAKES_STITCH,
      "a .png's deflate effort: 0 stored, 1 Huffman only, 2 (default)\n"
      "byte runs (best on noise), 3 to 9 zlib's string matching\n"
      "(flat or terraced images); an .exr's ZIP level (zlib's 0-9);\n"
      "the bytes do not depend on --threads"},
-    {"--exr-tiles", NULL, "N", INT, 0, 1, 65536, set_exr_tiles, TAKES_PICTURES,
+    {"--exr-tiles", NULL, "N", INT, 0, 1, 65536, set_exr_tiles, TAKES_IMAGE | TAKES_STITCH,
      "write the .exr as NxN tiles (default: scanlines); tiles count\n"
      "from the region's corner"},
-    {"--exr-compression", NULL, "zip|piz|none", TEXT, 0, 0, 0, set_exr_compression, TAKES_PICTURES,
+    {"--exr-compression", NULL, "zip|piz|none", TEXT, 0, 0, 0, set_exr_compression, TAKES_IMAGE | TAKES_STITCH,
      "the .exr's compression (default zip)"},
     {"--region", NULL, "X,Y,W,H | X,Y,Z,W,H,D", INTS, FIELDS(4) | FIELDS(6), 0, NG_MAX_EXTENT, set_region,
      TAKES_PICTURES,
      "render only this window of the full image or volume\n"
      "(stitches exactly)"},
-    {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, TAKES_PICTURES | TAKES_SERVE, "worker threads (default: one per CPU)"},
-    {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, TAKES_PICTURES | TAKES_SERVE, "tile edge in pixels, 8 to 1024 (default 64)"},
+    {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, TAKES_IMAGE | TAKES_SERVE, "worker threads (default: one per CPU)"},
+    {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, TAKES_IMAGE | TAKES_SERVE, "tile edge in pixels, 8 to 1024 (default 64)"},
     {"--origin", NULL, "X,Y | X,Y,Z", REALS, FIELDS(2) | FIELDS(3), -NG_MAX_COORD, NG_MAX_COORD, set_origin,
-     TAKES_PICTURES | TAKES_SERVE,
+     TAKES_IMAGE | TAKES_SERVE,
      "world position of the image's top-left corner (default 0,0);\n"
      "X,Y,Z: a volume's lowest corner, and a volume view's box's"},
     {"--pixel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_pixel_size,
-     TAKES_RENDER | TAKES_TERRAIN | TAKES_SERVE, "world units per pixel (default 1)"},
+     TAKES_RENDER | TAKES_TERRAIN | TAKES_SERVE | TAKES_TILES, "world units per pixel (default 1)"},
     {"--voxel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_voxel_size,
      TAKES_RENDER | TAKES_VOLUME, "a volume's (or a volume view's box's) world units per voxel\n(default 1)"},
     {"--brick", NULL, "N", INT, 0, 8, 64, set_brick, TAKES_RENDER,
      "a volume's brick edge in voxels, 8 to 64 (default 16)"},
     {"--vdb-background", NULL, "B", REAL, 0, -1e30, 1e30, set_vdb_background, TAKES_RENDER,
      "voxels at or below B stay inactive in a .vdb (default 0)"},
-    {"--z", NULL, "Z", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_z, TAKES_RENDER | TAKES_TERRAIN | TAKES_SERVE,
+    {"--z", NULL, "Z", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_z, TAKES_RENDER | TAKES_TERRAIN | TAKES_SERVE | TAKES_TILES,
      "sample the 3D plane z = Z"},
-    {"--time", NULL, "T", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_time, TAKES_PICTURES | TAKES_SERVE,
+    {"--time", NULL, "T", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_time, TAKES_IMAGE | TAKES_SERVE,
      "sample 4D noise at time T (implies 3D z = 0 unless --z)"},
     {"--frames", NULL, "A-B | N", TEXT, 0, 0, 99999999, set_frames, TAKES_RENDER,
      "render frames A to B (or frame N), frame f at time f / fps, in\n"
      "one process (the script runs once); -o takes {frame}, the\n"
      "number zero-padded to 4 digits or B's; a failure stops the\n"
      "sequence and keeps the frames already written"},
-    {"--fps", NULL, "F", REAL, 0, 0.001, 1e6, set_fps, TAKES_RENDER,
+    {"--fps", NULL, "F", REAL, 0, 0.001, 1e6, set_fps, TAKES_RENDER | TAKES_TILES,
      "frames per second: frame f is time f / F (default 24);\n"
      "ng.frame() is time x F"},
-    {"--loop-frames", NULL, "N", INT, 0, 1, 99999999, set_loop_frames, TAKES_RENDER,
+    {"--loop-frames", NULL, "N", INT, 0, 1, 99999999, set_loop_frames, TAKES_RENDER | TAKES_TILES,
      "loop time every N frames (N / fps seconds): every noise's\n"
      "lattice wraps in time, so frame f + N is frame f, bit for bit"},
-    {"--set", NULL, "NAME=VALUE", TEXT, 0, 0, 0, set_param, TAKES_ALL,
+    {"--set", NULL, "NAME=VALUE", TEXT, 0, 0, 0, set_param, TAKES_SCRIPT,
      "set a parameter the script declares with ng.param"},
-    {"--unsafe", NULL, NULL, FLAG, 0, 0, 0, set_unsafe, TAKES_ALL, "give the script the full Lua standard library"},
-    {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, TAKES_ALL,
+    {"--unsafe", NULL, NULL, FLAG, 0, 0, 0, set_unsafe, TAKES_SCRIPT, "give the script the full Lua standard library"},
+    {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, TAKES_SCRIPT,
      "seconds the script may run (default 10)"},
-    {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit, TAKES_ALL,
+    {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit, TAKES_SCRIPT,
      "memory the script may use (default 512)"},
-    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit, TAKES_PICTURES | TAKES_SERVE,
+    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit, TAKES_IMAGE | TAKES_SERVE,
      "seconds the render may take, then it stops and writes nothing\n"
      "(default: no limit)"},
-    {"--tileable", NULL, NULL, FLAG, 0, 0, 0, set_tileable, TAKES_RENDER,
+    {"--tileable", NULL, NULL, FLAG, 0, 0, 0, set_tileable, TAKES_RENDER | TAKES_TILES,
      "make the image wrap seamlessly in x and y (element sizes are\n"
      "adjusted to whole cells per image; a note says so)"},
-    {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, TAKES_PICTURES | TAKES_SERVE, "no progress or notes on stderr"},
+    {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, TAKES_IMAGE | TAKES_SERVE | TAKES_STITCH, "no progress or notes on stderr"},
     {"--only", NULL, "NAME", TEXT, 0, 0, 0, set_only, TAKES_PICTURES,
      "of a script returning several named outputs, render (or view)\n"
      "only output NAME; the others are not evaluated"},
+    /* tiles' and stitch's own */
+    {"--tile-size", NULL, "T", INT, 0, 16, NG_MAX_EXTENT, set_tile_size, TAKES_TILES,
+     "tiles: a tile's edge in pixels (default 1024); the last column\n"
+     "and row are what is left of the size"},
+    {"--index", "--only", "I", INT, 0, 0, INT_MAX, set_index, TAKES_TILES,
+     "tiles: render tile I alone (I = row x columns + column, from 0)"},
+    {"--plan", NULL, NULL, FLAG, 0, 0, 0, set_plan, TAKES_TILES,
+     "tiles: print one shell command per tile (line I + 1 renders\n"
+     "tile I) for GNU parallel or a Slurm job array; render nothing"},
+    {"--script", NULL, "SCRIPT", TEXT, 0, 0, 0, set_source_script, TAKES_STITCH,
+     "stitch: refuse tiles that SCRIPT did not make (its SHA-256 is\n"
+     "not the manifest's)"},
     /* serve's own */
     {"--port", NULL, "N", INT, 0, 0, 65535, set_port, TAKES_SERVE, "serve: the port (default 0: a free one, printed)"},
     {"--listen", NULL, "ADDR", TEXT, 0, 0, 0, set_listen, TAKES_SERVE,
@@ -664,13 +712,52 @@ static const option options[] = {
 #define NOPTIONS (sizeof options / sizeof options[0])
 _Static_assert(NOPTIONS <= 64, "ng_cli_parse keeps the options given in 64-bit masks");
 
-static const option *find_option(const char *word)
+/* The commands that read options, in the ORDER of ng_cmd: the word that
+ * is not an option, and every place their options may be read. */
+static const struct command {
+    const char *name, *positional;
+    unsigned takes;
+} commands[] = {
+    [NG_CMD_RENDER] = {"render", "script", TAKES_PICTURES}, /* --view makes it a view */
+    [NG_CMD_PREVIEW] = {"preview", "script", TAKES_VIEWS},
+    [NG_CMD_INFO] = {"info", "script", TAKES_INSPECT},
+    [NG_CMD_DOT] = {"dot", "script", TAKES_INSPECT},
+    [NG_CMD_SERVE] = {"serve", "script", TAKES_SERVE},
+    [NG_CMD_TILES] = {"tiles", "script", TAKES_TILES},
+    [NG_CMD_STITCH] = {"stitch", "manifest", TAKES_STITCH},
+};
+
+/* The row of word (its name or alias). Of two rows of one word, the one
+ * the command may read wins (tiles' --only I is its --index, render's
+ * --only NAME an output); else any, to say it is not this command's. */
+static const option *find_option(const char *word, ng_cmd cmd)
 {
+    const option *any = NULL;
     size_t i;
     for (i = 0; i < NOPTIONS; i++)
-        if (!strcmp(word, options[i].name) || (options[i].alias && !strcmp(word, options[i].alias)))
-            return &options[i];
-    return NULL;
+        if (!strcmp(word, options[i].name) || (options[i].alias && !strcmp(word, options[i].alias))) {
+            if (options[i].takes & commands[cmd].takes) return &options[i];
+            if (!any) any = &options[i];
+        }
+    return any;
+}
+
+/* The names of the rows read in every place of `all` and in none of
+ * `none`, ", " between them, into buf; a name that is another row's alias
+ * too ("--only") with its value, to tell the two apart. */
+static const char *names_of(char *buf, size_t size, unsigned all, unsigned none)
+{
+    size_t i, k, used = 0;
+    buf[0] = '\0';
+    for (i = 0; i < NOPTIONS && used < size; i++) {
+        const option *o = &options[i];
+        int shared = 0;
+        if ((o->takes & all) != all || (o->takes & none)) continue;
+        for (k = 0; k < NOPTIONS; k++) shared |= options[k].alias && !strcmp(options[k].alias, o->name);
+        used += (size_t)snprintf(buf + used, size - used, "%s%s%s%s", used ? ", " : "", o->name,
+                                 shared ? " " : "", shared ? o->arg : "");
+    }
+    return buf;
 }
 
 /* ---- --help ---------------------------------------------------------------------- */
@@ -680,22 +767,24 @@ static const option *find_option(const char *word)
  * option); NULL when it does not. */
 static const char *takes_tag(unsigned takes)
 {
-    switch (takes & ~(unsigned)TAKES_SERVE) { /* serve's own list is in its section */
+    switch (takes & (TAKES_PICTURES | TAKES_INSPECT)) { /* serve's, tiles' and stitch's lists are in their sections */
     case TAKES_RENDER: return "render only";
     case TAKES_RENDER | TAKES_VOLUME: return "not a terrain view";
     case TAKES_RENDER | TAKES_TERRAIN: return "not a volume view";
     case TAKES_VOLUME: return "volume view";
     case TAKES_TERRAIN: return "terrain view";
-    case TAKES_ALL & ~(unsigned)TAKES_SERVE: return "info and dot too";
+    case TAKES_PICTURES | TAKES_INSPECT: return "info and dot too";
     default: return NULL;
     }
 }
 
 static void print_row(FILE *out, const option *o)
 {
-    const char *h = o->help, *tag = takes_tag(o->takes);
-    int col = fprintf(out, "  %s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
-                      o->arg ? " " : "", o->arg ? o->arg : "");
+    const char *h = o->help, *tag = takes_tag(o->takes), *arg = o->arg ? o->arg : "", *gap = o->arg ? " " : "";
+    /* "-o, --output FILE"; a long alias after the name: "--index I, --only I" */
+    int col = o->alias && o->alias[1] == '-'
+                  ? fprintf(out, "  %s%s%s, %s%s%s", o->name, gap, arg, o->alias, gap, arg)
+                  : fprintf(out, "  %s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name, gap, arg);
     /* the help column starts at 24; a longer name pushes it to the next line */
     while (*h) {
         const char *nl = strchr(h, '\n');
@@ -705,6 +794,22 @@ static void print_row(FILE *out, const option *o)
         if (!*h && tag) fprintf(out, " [%s]", tag);
         fputc('\n', out);
         col = 0;
+    }
+}
+
+/* text in lines of at most 92 columns (the sections' width), broken at spaces */
+static void put_wrapped(FILE *out, const char *text)
+{
+    while (*text) {
+        size_t cut = strlen(text);
+        if (cut > 92) {
+            for (cut = 92; cut > 0 && text[cut] != ' '; cut--) {
+            }
+            if (!cut) cut = strlen(text);
+        }
+        fprintf(out, "%.*s\n", (int)cut, text);
+        for (text += cut; *text == ' '; text++) {
+        }
     }
 }
 
@@ -743,6 +848,18 @@ void ng_cli_usage(FILE *out)
           out);
     for (i = 0; i < NOPTIONS; i++)
         if ((options[i].takes & (TAKES_SERVE | TAKES_PICTURES)) == TAKES_SERVE) print_row(out, &options[i]);
+    {
+        char heading[1024], image[256], encoding[256];
+        snprintf(heading, sizeof heading,
+                 "tiles and stitch options (tiles takes the render options too, except %s; stitch also takes %s):",
+                 names_of(image, sizeof image, TAKES_RENDER, TAKES_TILES),
+                 names_of(encoding, sizeof encoding, TAKES_STITCH | TAKES_RENDER, 0));
+        fputc('\n', out);
+        put_wrapped(out, heading);
+    }
+    for (i = 0; i < NOPTIONS; i++)
+        if ((options[i].takes & (TAKES_TILES | TAKES_STITCH)) && !(options[i].takes & (TAKES_PICTURES | TAKES_SERVE)))
+            print_row(out, &options[i]);
     fputs("\n"
           "environment: NG_SIMD=avx512|avx2|sse2|scalar forces a SIMD path (all give the same bits)\n",
           out);
@@ -750,14 +867,11 @@ void ng_cli_usage(FILE *out)
 
 /* ---- parsing -------------------------------------------------------------------- */
 
-static const char *const command_names[] = {"render", "preview", "info", "dot", "serve"}; /* ORDER ng_cmd */
-
-/* Where the options of this command line are read: info and dot read the
- * script's; render, unless --view made it draw a view. */
+/* Where the options of this command line are read: render's, unless
+ * --view made it draw a view; every other command's are its own. */
 static unsigned context(ng_cmd cmd, const ng_cli *c)
 {
-    if (cmd == NG_CMD_INFO || cmd == NG_CMD_DOT) return TAKES_INSPECT;
-    if (cmd == NG_CMD_SERVE) return TAKES_SERVE;
+    if (cmd != NG_CMD_RENDER && cmd != NG_CMD_PREVIEW) return commands[cmd].takes;
     if (!c->view) return TAKES_RENDER;
     return c->v.kind == NG_VIEW_TERRAIN ? TAKES_TERRAIN : TAKES_VOLUME;
 }
@@ -765,7 +879,11 @@ static unsigned context(ng_cmd cmd, const ng_cli *c)
 /* Where an option is read, as a message says it. */
 static const char *takes_text(unsigned takes)
 {
-    if (!(takes & TAKES_PICTURES)) return "serve";
+    if (!(takes & TAKES_PICTURES)) {
+        if (takes & TAKES_SERVE) return "serve";
+        if ((takes & TAKES_TILES) && (takes & TAKES_STITCH)) return "tiles and stitch";
+        return takes & TAKES_TILES ? "tiles" : "stitch";
+    }
     switch (takes & TAKES_PICTURES) {
     case TAKES_RENDER: return "render";
     case TAKES_VIEWS: return "preview (and render --view)";
@@ -780,16 +898,19 @@ static const char *view_word(unsigned where) { return where == TAKES_VOLUME ? "v
 /* An option given to a command that does not read it. */
 static int not_taken(const option *o, ng_cmd cmd, unsigned where)
 {
-    if (where == TAKES_INSPECT) { /* say what it does take */
-        char list[256] = "";
-        size_t i, used = 0;
-        for (i = 0; i < NOPTIONS; i++)
-            if (options[i].takes & TAKES_INSPECT && used < sizeof list)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", options[i].name);
+    if (where == TAKES_INSPECT || where == TAKES_STITCH) { /* say what it does take */
+        char list[256];
+        names_of(list, sizeof list, where, 0);
+        if (where == TAKES_STITCH)
+            return ng_cli_fail(2, "%s: is for %s; stitch reads tiles and takes %s", o->name, takes_text(o->takes), list);
         return ng_cli_fail(2, "%s: is for %s; %s reads the script alone (%s)", o->name, takes_text(o->takes),
-                           command_names[cmd], list);
+                           commands[cmd].name, list);
     }
-    if (where == TAKES_RENDER || where == TAKES_SERVE) return ng_cli_fail(2, "%s: is for %s", o->name, takes_text(o->takes));
+    if (where == TAKES_TILES)
+        return ng_cli_fail(2, "%s: is for %s, not tiles (it renders one image, each tile a region of it)", o->name,
+                           takes_text(o->takes));
+    if (where == TAKES_RENDER || where == TAKES_SERVE || !(o->takes & TAKES_PICTURES))
+        return ng_cli_fail(2, "%s: is for %s", o->name, takes_text(o->takes));
     if (o->takes & TAKES_VIEWS) /* the other view's */
         return ng_cli_fail(2, "%s: only a %s view takes it (this is a %s view)", o->name,
                            view_word(o->takes & TAKES_VIEWS), view_word(where));
@@ -875,7 +996,8 @@ static int check_view(const ng_cli *c)
     return check_region_fits(c);
 }
 
-/* --compression and the EXR options suit the output's format. */
+/* --compression, the EXR options and --vdb-background suit the output's
+ * format (the format's row in io says which it takes). */
 static int check_file_options(const ng_cli *c)
 {
     ng_error err;
@@ -897,6 +1019,15 @@ static void place(ng_cli *c)
     if (c->voxel_set) c->r.pixel_size = c->voxel_size;
 }
 
+/* tiles cuts one image; --plan prints the tiles' commands, --index
+ * renders one of them. */
+static int check_tiles(const ng_cli *c)
+{
+    if (c->r.depth) return ng_cli_fail(2, "--size: tiles cuts an image (WxH); a volume is not tiled");
+    if (c->plan && c->index >= 0) return ng_cli_fail(2, "--plan: prints every tile's command; --index renders one");
+    return 0;
+}
+
 /* The rules between options, once the whole line is read. seen: the
  * options given, by table index. */
 static int check(ng_cmd cmd, ng_cli *c, unsigned long long seen)
@@ -904,9 +1035,12 @@ static int check(ng_cmd cmd, ng_cli *c, unsigned long long seen)
     const unsigned where = context(cmd, c);
     size_t i;
     int rc;
-    if (c->view && (rc = check_view_words(c))) return rc;
+    /* tiles and stitch draw no view: --view is simply not theirs */
+    if (c->view && cmd != NG_CMD_TILES && cmd != NG_CMD_STITCH && (rc = check_view_words(c))) return rc;
     for (i = 0; i < NOPTIONS; i++)
         if ((seen >> i & 1) && !(options[i].takes & where)) return not_taken(&options[i], cmd, where);
+    if (cmd == NG_CMD_STITCH) return check_file_options(c); /* it renders nothing: its file's encoding alone */
+    if (cmd == NG_CMD_TILES && (rc = check_tiles(c))) return rc;
     if (cmd == NG_CMD_SERVE && c->r.depth) return ng_cli_fail(2, "--size: serve shows images, WxH (a density's box is --volume WxHxD)");
     if (cmd == NG_CMD_SERVE && c->origin_fields == 3) return ng_cli_fail(2, "--origin: serve takes X,Y (the window's top-left corner)");
     rc = c->view ? check_view(c) : c->r.depth ? check_volume(c) : check_image(c);
@@ -920,6 +1054,7 @@ static int check(ng_cmd cmd, ng_cli *c, unsigned long long seen)
 int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
 {
     unsigned long long given = 0, seen = 0; /* options with a value given; all given; by table index */
+    const char **positional = cmd == NG_CMD_STITCH ? &c->manifest : &c->script;
     int i, rc;
     memset(c, 0, sizeof *c);
     ng_render_defaults(&c->r, 512, 512);
@@ -927,17 +1062,23 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
     ng_view_defaults(&c->v, NG_VIEW_VOLUME);
     ng_file_options_default(&c->file);
     c->view = cmd == NG_CMD_PREVIEW; /* preview is render --view volume */
+    c->tile_size = 1024;
+    c->index = -1;
+    if (argc > 0 && !(c->option_of = calloc((size_t)argc, sizeof *c->option_of)))
+        return ng_cli_fail(1, "%s: out of memory", commands[cmd].name);
     for (i = 0; i < argc; i++) {
         const char *a = argv[i];
         const option *o;
         unsigned long long bit;
         value v;
         if (a[0] != '-' || !a[1]) {
-            if (c->script) return ng_cli_fail(2, "%s: unexpected argument (the script is %s)", a, c->script);
-            c->script = a;
+            if (*positional)
+                return ng_cli_fail(2, "%s: unexpected argument (the %s is %s)", a, commands[cmd].positional, *positional);
+            *positional = a;
             continue;
         }
-        if (!(o = find_option(a))) return ng_cli_fail(2, "%s: unknown option (see --help)", a);
+        if (!(o = find_option(a, cmd))) return ng_cli_fail(2, "%s: unknown option (see --help)", a);
+        c->option_of[i] = o->name;
         bit = 1ull << (o - options);
         seen |= bit;
         if (o->kind != FLAG && o->store != set_param) { /* one value each: a second is a mistake, not an override */
@@ -947,6 +1088,7 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
         if (o->kind != FLAG) {
             if (i + 1 >= argc) return ng_cli_fail(2, "%s: needs a value (see --help)", a);
             a = argv[++i];
+            c->option_of[i] = o->name;
             if (strnlen(a, NG_CLI_MAX_VALUE + 1) > NG_CLI_MAX_VALUE)
                 return ng_cli_fail(2, "%s: the value is longer than %d bytes", o->name, NG_CLI_MAX_VALUE);
         }
@@ -960,4 +1102,6 @@ void ng_cli_free(ng_cli *c)
     int i;
     for (i = 0; i < c->h.nsets; i++) free((char *)c->h.set_name[i]);
     c->h.nsets = 0;
+    free(c->option_of);
+    c->option_of = NULL;
 }

@@ -1,7 +1,8 @@
 /*
- * args.h — the options of `noisegraph render | preview | info | dot`, read
- * from one table (args.c) that also makes the --help text; each option says
- * which commands take it. Every value is checked whole: a number with
+ * args.h — the options of `noisegraph render | preview | info | dot | serve
+ * | tiles | stitch`, read from one table (args.c) that also makes the
+ * --help text; each option says which commands take it, and every command
+ * reads them by the same rules (a value option given twice is an error). Every value is checked whole: a number with
  * anything after it, an empty list field, a value out of its range or too
  * long is a usage error, never cut or rounded.
  */
@@ -18,7 +19,9 @@
 
 /* The commands that read options. A view (preview, or render --view)
  * draws a picture of one output instead of writing the output itself. */
-typedef enum ng_cmd { NG_CMD_RENDER, NG_CMD_PREVIEW, NG_CMD_INFO, NG_CMD_DOT, NG_CMD_SERVE } ng_cmd;
+typedef enum ng_cmd {
+    NG_CMD_RENDER, NG_CMD_PREVIEW, NG_CMD_INFO, NG_CMD_DOT, NG_CMD_SERVE, NG_CMD_TILES, NG_CMD_STITCH
+} ng_cmd;
 
 typedef struct ng_cli {
     const char *script, *output; /* point into argv; NULL when not given */
@@ -33,8 +36,7 @@ typedef struct ng_cli {
     /* what was given, for the rules between options (args.c) */
     int pixel_set, voxel_set, tile_set, brick_set;
     int region_fields, origin_fields; /* 0: not given */
-    double vdb_background;
-    int vdb_background_set;
+    double vdb_background; /* given: file.grid is set */
     /* --origin and --voxel-size as given: a render's world or a volume
      * view's box reads them, which only the whole command line tells */
     double origin[3], voxel_size;
@@ -48,10 +50,20 @@ typedef struct ng_cli {
      * r is the window the page opens on, v its hillshade and volume views */
     int port;
     const char *listen;
+    /* tiles: --tile-size (default 1024), --index I (-1: every tile), --plan */
+    int tile_size, plan;
+    long index;
+    /* stitch: its MANIFEST (the word that is not an option), and --script,
+     * the script the tiles must have been made from (NULL: not checked) */
+    const char *manifest, *source_script;
+    /* option_of[i]: the long name of the option that word i of argv is
+     * (or is the value of); NULL for the script or manifest. Owned. */
+    const char **option_of;
 } ng_cli;
 
 /* Parses argv (the words after the command cmd); an option cmd does not
- * take is a usage error. 0, or the exit code (2) after printing the
+ * take is a usage error. The script (stitch: the manifest) is the one word
+ * that is not an option. 0, or the exit code (2) after printing the
  * one-line error "noisegraph: ..." on stderr. Allocates nothing that
  * ng_cli_free does not free; call ng_cli_free either way. */
 int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c);

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,12 +62,6 @@ static int is_directory(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int is_vdb(const char *path)
-{
-    size_t n = strlen(path);
-    return n > 4 && strcasecmp(path + n - 4, ".vdb") == 0;
 }
 
 static int refuse_script_output(const char *path, const char *script)
@@ -343,8 +336,6 @@ static int check_target(const ng_cli *c)
     if (ng_file_check_depth(c->output, c->bits, c->r.depth, &err)) return ng_cli_fail(2, "%s", err.msg);
     /* a view writes one picture: its -o is never a pattern */
     if ((c->view || !has_pattern(c->output)) && walk_folders(c->output, 0)) return 1;
-    if (c->vdb_background_set && !is_vdb(c->output))
-        return ng_cli_fail(2, "--vdb-background: %s is not a .vdb file", c->output);
     return 0;
 }
 

@@ -19,11 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef struct stitch_args {
-    const char *manifest, *output, *script;
-    int bits, quiet;
-    ng_file_options file; /* --compression, --exr-tiles, --exr-compression */
-} stitch_args;
 
 /* What a manifest says, checked. */
 typedef struct mosaic {
@@ -38,74 +33,14 @@ typedef struct mosaic {
     char **paths;         /* tiles[i].path, owned */
 } mosaic;
 
-#define STITCH_USAGE "-o FILE, --bits N, --script SCRIPT, --compression L, --exr-tiles N, --exr-compression W, --quiet"
-
-/* The output's encoding, as render's options of the same names say it. */
-static int parse_encoding(const char *opt, const char *v, ng_file_options *o)
+/* What stitch needs besides the options (ng_cli_parse checked those):
+ * the manifest, and an output of a format it knows. */
+static int check_given(const ng_cli *c)
 {
-    static const char *const words[] = {"zip", "piz", "none"}; /* ORDER ng_exr_compression */
-    char *end;
-    long n;
-    size_t k;
-    if (!strcmp(opt, "--exr-compression")) {
-        for (k = 0; k < sizeof words / sizeof words[0]; k++)
-            if (!strcmp(v, words[k])) {
-                o->exr_compression = (ng_exr_compression)k;
-                return 0;
-            }
-        return ng_cli_fail(2, "--exr-compression: '%s' is not zip, piz or none", v);
-    }
-    errno = 0;
-    n = strtol(v, &end, 10);
-    if (!strcmp(opt, "--compression")) {
-        if (errno || end == v || *end || n < 0 || n > 9) return ng_cli_fail(2, "--compression: '%s' is not 0 to 9", v);
-        o->level = (int)n;
-    } else {
-        if (errno || end == v || *end || n < 1 || n > 65536) return ng_cli_fail(2, "--exr-tiles: '%s' is not 1 to 65536", v);
-        o->exr_tile = (int)n;
-    }
-    return 0;
-}
-
-static int parse_args(int argc, char **argv, stitch_args *a)
-{
-    static const char *const valued[] = {"-o", "--output", "--bits", "--script", "--compression", "--exr-tiles",
-                                         "--exr-compression"};
     ng_error err;
-    int i, rc;
-    size_t k;
-    memset(a, 0, sizeof *a);
-    ng_file_options_default(&a->file);
-    for (i = 0; i < argc; i++) {
-        const char *w = argv[i], *v;
-        for (k = 0; k < sizeof valued / sizeof valued[0] && strcmp(w, valued[k]); k++) {
-        }
-        if (!strcmp(w, "--quiet")) {
-            a->quiet = 1;
-            continue;
-        }
-        if (k == sizeof valued / sizeof valued[0]) {
-            if (w[0] == '-' && w[1]) return ng_cli_fail(2, "%s: unknown option of stitch (" STITCH_USAGE ")", w);
-            if (a->manifest) return ng_cli_fail(2, "%s: unexpected argument (the manifest is %s)", w, a->manifest);
-            a->manifest = w;
-            continue;
-        }
-        if (i + 1 >= argc) return ng_cli_fail(2, "%s: needs a value (see --help)", w);
-        v = argv[++i];
-        if (!strcmp(w, "-o") || !strcmp(w, "--output")) {
-            a->output = v;
-        } else if (!strcmp(w, "--script")) {
-            a->script = v;
-        } else if (!strcmp(w, "--bits")) {
-            if (strcmp(v, "8") && strcmp(v, "16") && strcmp(v, "32")) return ng_cli_fail(2, "--bits: '%s' is not 8, 16 or 32", v);
-            a->bits = atoi(v);
-        } else if ((rc = parse_encoding(w, v, &a->file))) {
-            return rc;
-        }
-    }
-    if (!a->manifest) return ng_cli_fail(2, "stitch: no MANIFEST given (out/manifest.json)");
-    if (!a->output) return ng_cli_fail(2, "stitch: no output file given (-o FILE)");
-    if (ng_file_check_options(a->output, &a->file, &err)) return ng_cli_fail(2, "%s", err.msg);
+    if (!c->manifest) return ng_cli_fail(2, "stitch: no MANIFEST given (out/manifest.json)");
+    if (!c->output) return ng_cli_fail(2, "stitch: no output file given (-o FILE)");
+    if (ng_file_check_options(c->output, &c->file, &err)) return ng_cli_fail(2, "%s", err.msg);
     return 0;
 }
 
@@ -228,7 +163,7 @@ static int same_file(const char *a, const char *b)
 
 /* Every tile: there, its record this job's, its format and size, its
  * channels those of the first, its bytes those the manifest lists. */
-static int check_tiles(const stitch_args *a, mosaic *m)
+static int check_tiles(const ng_cli *a, mosaic *m)
 {
     int i, channels = 0;
     if (!(m->tiles = calloc((size_t)m->ntiles, sizeof *m->tiles)) || !(m->paths = calloc((size_t)m->ntiles, sizeof *m->paths)))
@@ -267,14 +202,14 @@ static int check_tiles(const stitch_args *a, mosaic *m)
     return 0;
 }
 
-static int check_script(const stitch_args *a, const mosaic *m)
+static int check_script(const ng_cli *a, const mosaic *m)
 {
     char sha[65];
     ng_error err;
-    if (!a->script) return 0;
-    if (ng_sha256_file(a->script, sha, &err)) return ng_cli_fail(1, "%s", err.msg);
+    if (!a->source_script) return 0;
+    if (ng_sha256_file(a->source_script, sha, &err)) return ng_cli_fail(1, "%s", err.msg);
     if (strcmp(sha, m->script_sha))
-        return ng_cli_fail(1, "%s: was made from another script than %s (its sha256 differs)", a->manifest, a->script);
+        return ng_cli_fail(1, "%s: was made from another script than %s (its sha256 differs)", a->manifest, a->source_script);
     return 0;
 }
 
@@ -292,7 +227,7 @@ static void allow_open_tiles(long columns)
     setrlimit(RLIMIT_NOFILE, &l);
 }
 
-static int write_mosaic(const stitch_args *a, mosaic *m)
+static int write_mosaic(const ng_cli *a, mosaic *m)
 {
     ng_file_options opt;
     ng_file_sink *file;
@@ -323,19 +258,23 @@ static int write_mosaic(const stitch_args *a, mosaic *m)
 
 int ng_cmd_stitch(int argc, char **argv)
 {
-    stitch_args a;
+    ng_cli a;
     mosaic m;
     const char *slash;
     int rc;
     memset(&m, 0, sizeof m);
-    if ((rc = parse_args(argc, argv, &a))) return rc;
+    if ((rc = ng_cli_parse(NG_CMD_STITCH, argc, argv, &a)) || (rc = check_given(&a))) {
+        ng_cli_free(&a);
+        return rc;
+    }
     slash = strrchr(a.manifest, '/');
     m.dir = slash ? (slash == a.manifest ? strdup("/") : strndup(a.manifest, (size_t)(slash - a.manifest))) : strdup(".");
-    if (!m.dir) return ng_cli_fail(1, "stitch: out of memory");
+    if (!m.dir) rc = ng_cli_fail(1, "stitch: out of memory");
     ng_catch_signals();
-    if (!(rc = read_manifest(a.manifest, &m)) && !(rc = read_grid(a.manifest, &m)) && !(rc = check_script(&a, &m)) &&
-        !(rc = place_tiles(a.manifest, &m)) && !(rc = check_tiles(&a, &m)))
+    if (!rc && !(rc = read_manifest(a.manifest, &m)) && !(rc = read_grid(a.manifest, &m)) &&
+        !(rc = check_script(&a, &m)) && !(rc = place_tiles(a.manifest, &m)) && !(rc = check_tiles(&a, &m)))
         rc = write_mosaic(&a, &m);
     mosaic_free(&m);
+    ng_cli_free(&a);
     return rc;
 }

@@ -24,12 +24,9 @@
 /* ---- the job ---------------------------------------------------------------------- */
 
 typedef struct job {
-    ng_cli c;                 /* the render options (ng_cli_parse) */
-    int argc;                 /* the words given to ng_cli_parse, for the plan */
+    ng_cli c;                 /* the options (ng_cli_parse): render's, --tile-size, --index, --plan */
+    int argc;                 /* the command line, for the plan */
     char **argv;
-    int tile;                 /* --tile-size */
-    long index;               /* --index I; -1: every tile */
-    int plan;                 /* --plan */
     int cols, rows, ntiles;
     char *dir;                /* the tiles' folder, as -o names it ("." when none) */
     char *name_pattern;       /* -o's file name (after the last '/') as UTF-8 (malloc'd) */
@@ -45,9 +42,9 @@ static rect tile_rect(const job *j, int i)
 {
     rect r;
     r.col = i % j->cols, r.row = i / j->cols;
-    r.x = r.col * j->tile, r.y = r.row * j->tile;
-    r.w = j->c.r.width - r.x < j->tile ? j->c.r.width - r.x : j->tile;
-    r.h = j->c.r.height - r.y < j->tile ? j->c.r.height - r.y : j->tile;
+    r.x = r.col * j->c.tile_size, r.y = r.row * j->c.tile_size;
+    r.w = j->c.r.width - r.x < j->c.tile_size ? j->c.r.width - r.x : j->c.tile_size;
+    r.h = j->c.r.height - r.y < j->c.tile_size ? j->c.r.height - r.y : j->c.tile_size;
     return r;
 }
 
@@ -113,60 +110,12 @@ static const char *extension(const char *path)
 
 /* ---- reading the command line ----------------------------------------------------- */
 
-static int read_count(const char *opt, const char *s, long lo, long hi, long *out)
+/* What a tiled render needs besides the options (ng_cli_parse checked
+ * those, tiles' own included). */
+static int check_given(const job *j)
 {
-    char *end;
-    long v;
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < lo || v > hi || (*s < '0' || *s > '9'))
-        return ng_cli_fail(2, "%s: '%s' is not a whole number from %ld to %ld", opt, s, lo, hi);
-    *out = v;
-    return 0;
-}
-
-/* Takes the words that are the tiles command's own (--tile-size, --index
- * or --only, --plan); the rest go to the render's parser in j->argv. */
-static int split_args(job *j, int argc, char **argv)
-{
-    int i, seen_tile = 0, seen_index = 0;
-    long v = 0;
-    j->index = -1;
-    j->tile = 1024;
-    if (!(j->argv = calloc((size_t)argc + 1, sizeof *j->argv))) return ng_cli_fail(1, "tiles: out of memory");
-    for (i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        int is_index = !strcmp(a, "--index") || !strcmp(a, "--only");
-        if (!strcmp(a, "--plan")) {
-            j->plan = 1;
-            continue;
-        }
-        if (!strcmp(a, "--tile-size") || is_index) {
-            int *seen = is_index ? &seen_index : &seen_tile;
-            if (*seen) return ng_cli_fail(2, "%s: given twice", is_index ? "--index (--only)" : a);
-            *seen = 1;
-            if (i + 1 >= argc) return ng_cli_fail(2, "%s: needs a value (see --help)", a);
-            if (read_count(a, argv[++i], is_index ? 0 : 16, is_index ? INT_MAX : NG_MAX_EXTENT, &v)) return 2;
-            if (is_index) j->index = v;
-            else j->tile = (int)v;
-            continue;
-        }
-        j->argv[j->argc++] = argv[i];
-    }
-    if (j->plan && j->index >= 0) return ng_cli_fail(2, "--plan: prints every tile's command; --index renders one");
-    return 0;
-}
-
-/* What a tiled render refuses of render's options. */
-static int check_render_options(const job *j)
-{
-    const ng_cli *c = &j->c;
-    if (!c->script) return ng_cli_fail(2, "tiles: no SCRIPT given (see --help)");
-    if (!c->output) return ng_cli_fail(2, "tiles: no output pattern given (-o 'out/tile_{x}_{y}.png')");
-    if (c->region_fields) return ng_cli_fail(2, "--region: tiles renders every tile's region itself (--index I for one)");
-    if (c->frames_set) return ng_cli_fail(2, "--frames: tiles renders one image; give --time T");
-    if (c->view) return ng_cli_fail(2, "--view: tiles renders the output itself, not a view");
-    if (c->r.depth) return ng_cli_fail(2, "--size: tiles cuts an image (WxH); a volume is not tiled");
+    if (!j->c.script) return ng_cli_fail(2, "tiles: no SCRIPT given (see --help)");
+    if (!j->c.output) return ng_cli_fail(2, "tiles: no output pattern given (-o 'out/tile_{x}_{y}.png')");
     return 0;
 }
 
@@ -233,16 +182,16 @@ static int check_pattern(job *j)
 static int parse_job(job *j, int argc, char **argv)
 {
     int rc;
-    if ((rc = split_args(j, argc, argv))) return rc;
-    if ((rc = ng_cli_parse(NG_CMD_RENDER, j->argc, j->argv, &j->c))) return rc;
-    if ((rc = check_render_options(j)) || (rc = check_pattern(j))) return rc;
-    j->cols = (j->c.r.width + j->tile - 1) / j->tile;
-    j->rows = (j->c.r.height + j->tile - 1) / j->tile;
-    if ((long)j->cols * j->rows > INT_MAX / 2) return ng_cli_fail(2, "--tile-size: %d makes too many tiles", j->tile);
+    j->argc = argc, j->argv = argv;
+    if ((rc = ng_cli_parse(NG_CMD_TILES, argc, argv, &j->c))) return rc;
+    if ((rc = check_given(j)) || (rc = check_pattern(j))) return rc;
+    j->cols = (j->c.r.width + j->c.tile_size - 1) / j->c.tile_size;
+    j->rows = (j->c.r.height + j->c.tile_size - 1) / j->c.tile_size;
+    if ((long)j->cols * j->rows > INT_MAX / 2) return ng_cli_fail(2, "--tile-size: %d makes too many tiles", j->c.tile_size);
     j->ntiles = j->cols * j->rows;
-    if (j->index >= j->ntiles)
+    if (j->c.index >= j->ntiles)
         return ng_cli_fail(2, "--index: %ld: the %dx%d image has tiles 0 to %d (%d columns, %d rows of %d pixels)",
-                           j->index, j->c.r.width, j->c.r.height, j->ntiles - 1, j->cols, j->rows, j->tile);
+                           j->c.index, j->c.r.width, j->c.r.height, j->ntiles - 1, j->cols, j->rows, j->c.tile_size);
     return 0;
 }
 
@@ -277,6 +226,14 @@ static char *absolute(const char *path)
     return join(cwd, path);
 }
 
+/* Whether word k of the command line is one of those the plan says
+ * itself: --tile-size and --index (with their values), --plan. */
+static int plan_drops(const job *j, int k)
+{
+    const char *opt = j->c.option_of[k];
+    return opt && (!strcmp(opt, "--tile-size") || !strcmp(opt, "--index") || !strcmp(opt, "--plan"));
+}
+
 /* One line per tile, tile I on line I + 1: this program, the script and
  * the pattern by absolute paths, the render options as given. */
 static int print_plan(const job *j)
@@ -302,10 +259,11 @@ static int print_plan(const job *j)
         put_word(stdout, self);
         fputs(" tiles", stdout);
         for (k = 0; k < j->argc; k++) {
+            if (plan_drops(j, k)) continue;
             fputc(' ', stdout);
             put_word(stdout, j->argv[k] == j->c.script ? script : j->argv[k] == j->c.output ? output : j->argv[k]);
         }
-        printf(" --tile-size %d --index %d\n", j->tile, i);
+        printf(" --tile-size %d --index %d\n", j->c.tile_size, i);
     }
     free(output);
     return fflush(stdout) == 0 ? 0 : ng_cli_fail(1, "tiles: cannot write the plan");
@@ -387,14 +345,8 @@ static int write_json(const char *path, json_t *v, int lines)
 
 /* ---- what makes the pixels: the job's key ------------------------------------------- */
 
-static int effective_bits(const job *j)
-{
-    const char *ext = extension(j->c.output);
-    if (j->c.bits) return j->c.bits;
-    if (!strcasecmp(ext, ".png")) return 8;
-    if (!strcasecmp(ext, ".r16") || !strcasecmp(ext, ".raw")) return 16;
-    return 32; /* .pfm, .nrrd, .exr (float; --bits 16 is half): floats; another format's default is its own */
-}
+/* --bits, or the tiles' format's default (check_pattern checked both) */
+static int effective_bits(const job *j) { return ng_file_bits(j->c.output, j->c.bits); }
 
 /* Everything that changes a tile's bytes, one per line: the key is its
  * SHA-256. Two runs with the same key make the same files. */
@@ -404,7 +356,7 @@ static void print_identity(FILE *out, const job *j, int unused)
     int k;
     (void)unused;
     fprintf(out, "noisegraph %s tiles\nscript %s\nsize %dx%d\ntile %d\norigin %.17g %.17g\npixel %.17g\n", NG_VERSION,
-            j->script_sha, r->width, r->height, j->tile, r->origin[0], r->origin[1], r->pixel_size);
+            j->script_sha, r->width, r->height, j->c.tile_size, r->origin[0], r->origin[1], r->pixel_size);
     fprintf(out, "z %.17g\ntime %.17g\ndims %d\nperiod %.17g\ntileable %d\nfps %.17g\nbits %d\nname %s\n", r->z,
             r->time, r->dims, r->time_period, r->tileable, j->c.h.fps, effective_bits(j), j->name_pattern);
     /* the encoding, when not the default (the keys of earlier runs stay) */
@@ -695,7 +647,7 @@ static int write_manifest(const char *path, const job *j)
         json_pack("{s:s, s:o, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:[o, o], s:o, s:o, s:o, s:i, s:o, s:b, s:s, s:i, "
                   "s:i, s:o, s:o, s:o}",
                   "noisegraph", NG_VERSION, "script", ng_json_string(script), "script_sha256", j->script_sha, "key",
-                  j->key, "width", o->width, "height", o->height, "tile_size", j->tile, "columns", j->cols, "rows",
+                  j->key, "width", o->width, "height", o->height, "tile_size", j->c.tile_size, "columns", j->cols, "rows",
                   j->rows, "origin", ng_json_number(o->origin[0]), ng_json_number(o->origin[1]), "pixel_size",
                   ng_json_number(o->pixel_size), "z", ng_json_number(o->z), "time", ng_json_number(o->time), "dims",
                   o->dims, "time_period", ng_json_number(o->time_period), "tileable", o->tileable, "format",
@@ -811,7 +763,7 @@ static int render_tiles(job *j)
     if ((rc = make_key(j)) || (rc = make_folders(j))) return rc;
     ng_catch_signals();
     if ((rc = run_script(j, &s))) return rc;
-    for (i = j->index < 0 ? 0 : (int)j->index; rc == 0 && i < (j->index < 0 ? j->ntiles : j->index + 1); i++) {
+    for (i = j->c.index < 0 ? 0 : (int)j->c.index; rc == 0 && i < (j->c.index < 0 ? j->ntiles : j->c.index + 1); i++) {
         if (tile_done(j, i)) continue;
         if (first) drop_stale_manifest(j);
         rc = render_tile(j, &s, i, first);
@@ -827,9 +779,8 @@ int ng_cmd_tiles(int argc, char **argv)
     job j;
     int rc;
     memset(&j, 0, sizeof j);
-    if ((rc = parse_job(&j, argc, argv)) == 0) rc = j.plan ? print_plan(&j) : render_tiles(&j);
+    if ((rc = parse_job(&j, argc, argv)) == 0) rc = j.c.plan ? print_plan(&j) : render_tiles(&j);
     ng_cli_free(&j.c);
-    free(j.argv);
     free(j.dir);
     free(j.name_pattern);
     return rc;

@@ -28,6 +28,10 @@
  * through our write function into the sink's temporary file, so the sink's
  * temporary-and-rename promise holds. Memory: a few bands per encoder
  * thread (for tiles, a band is tile rows high).
+ *
+ * The reader of EXR tiles for stitch (tileread.h) takes any scanline or
+ * tiled, flat, one-part file OpenEXRCore decodes, half or float, 1
+ * channel or R, G, B; halves come back as the floats they are exactly.
  */
 #ifndef _GNU_SOURCE
 #define _XOPEN_SOURCE 700 /* fseeko */
@@ -35,6 +39,7 @@
 
 #include "encq.h"
 #include "filesink.h"
+#include "tileread.h"
 
 #include <openexr.h>
 
@@ -44,6 +49,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Samples (as floats) a band holds at least: whole chunks or tile rows. */
 #define BAND_BYTES (512 * 1024)
@@ -433,6 +440,257 @@ static void encode_discard(ng__image *im)
 }
 
 const ng__encoder ng__exr_encoder = {
-    "EXR", {".exr", NULL}, {32, 16, 0}, NULL, encode_begin, encode_rows, encode_end, encode_discard, 1, NG__IMAGES,
-    NULL, 0, NG__LEVEL | NG__EXR,
+    .begin = encode_begin, .rows = encode_rows, .end = encode_end, .discard = encode_discard,
 };
+
+/* ---- reading a tile back (tileread.h): any storage and compression OpenEXRCore decodes ---- */
+
+/* An EXR tile's reader. Rows are decoded a chunk row at a time (a
+ * scanline chunk, or a row of tiles) into buf, which holds rows buf_y ..
+ * buf_y + buf_rows - 1. */
+typedef struct exr_in {
+    exr_context_t ctx;
+    int tile_width;  /* 0: scanlines */
+    int lines;       /* rows of a scanline chunk, or the tile height */
+    int x0, y0;      /* the data window's corner */
+    float *buf;
+    int buf_y, buf_rows;
+    char msg[160];   /* OpenEXRCore's last error */
+} exr_in;
+
+static void read_error_fn(exr_const_context_t ctx, exr_result_t code, const char *msg)
+{
+    void *user = NULL;
+    exr_in *t;
+    if (exr_get_user_data(ctx, &user) != EXR_ERR_SUCCESS || !user) return;
+    t = ((ng__tile_reader *)user)->state;
+    snprintf(t->msg, sizeof t->msg, "%s", msg ? msg : exr_get_default_error_message(code));
+}
+
+/* OpenEXRCore reads through the reader's own descriptor (pread: it may
+ * read from any offset, in any order). */
+static int64_t read_fn(exr_const_context_t ctx, void *user, void *buf, uint64_t sz, uint64_t offset,
+                       exr_stream_error_func_ptr_t error_cb)
+{
+    const ng__tile_reader *r = user;
+    ssize_t n;
+    (void)ctx;
+    (void)error_cb;
+    do n = pread(fileno(r->fp), buf, (size_t)sz, (off_t)offset);
+    while (n < 0 && errno == EINTR);
+    return (int64_t)n;
+}
+
+/* The file's size, so that OpenEXRCore refuses offsets past its end. */
+static int64_t size_fn(exr_const_context_t ctx, void *user)
+{
+    const ng__tile_reader *r = user;
+    struct stat st;
+    (void)ctx;
+    return fstat(fileno(r->fp), &st) == 0 ? (int64_t)st.st_size : -1;
+}
+
+static int read_failed(ng__tile_reader *r, exr_result_t rc, const char *what)
+{
+    const exr_in *t = r->state;
+    return ng__tile_fail(r, "is not a readable EXR (%s: %s)", what, t->msg[0] ? t->msg : exr_get_default_error_message(rc));
+}
+
+/* The data window is the tile: its size, and where it lies. noisegraph
+ * places a region in the display window of the whole image; a file that
+ * is an image of its own (windows equal, at 0,0) is taken as well. */
+static int check_windows(ng__tile_reader *r)
+{
+    exr_in *t = r->state;
+    exr_attr_box2i_t dw, disp;
+    long w, h;
+    exr_result_t rc;
+    if ((rc = exr_get_data_window(t->ctx, 0, &dw)) || (rc = exr_get_display_window(t->ctx, 0, &disp)))
+        return read_failed(r, rc, "windows");
+    w = (long)dw.max.x - dw.min.x + 1, h = (long)dw.max.y - dw.min.y + 1;
+    if (w != r->width || h != r->height) return ng__tile_wrong_size(r, w, h);
+    t->x0 = dw.min.x, t->y0 = dw.min.y;
+    if (disp.min.x == 0 && disp.min.y == 0 && disp.max.x == r->full_width - 1 && disp.max.y == r->full_height - 1 &&
+        dw.min.x == r->x && dw.min.y == r->y)
+        return 0;
+    if (dw.min.x == 0 && dw.min.y == 0 && disp.min.x == 0 && disp.min.y == 0 && disp.max.x == dw.max.x &&
+        disp.max.y == dw.max.y)
+        return 0;
+    return ng__tile_fail(r, "lies at %d,%d of a %ldx%ld image; the tile is at %d,%d of %dx%d", dw.min.x, dw.min.y,
+                         (long)disp.max.x - disp.min.x + 1, (long)disp.max.y - disp.min.y + 1, r->x, r->y,
+                         r->full_width, r->full_height);
+}
+
+/* Where channel name goes among a pixel's interleaved samples: a grey
+ * tile's one channel (whatever its name), or R, G, B; -1 if neither. */
+static int channel_at(const ng__tile_reader *r, const char *name)
+{
+    static const char *const rgb[3] = {"R", "G", "B"};
+    int k;
+    if (r->channels == 1) return 0;
+    for (k = 0; k < 3; k++)
+        if (!strcmp(name, rgb[k])) return k;
+    return -1;
+}
+
+static int check_channels(ng__tile_reader *r)
+{
+    const exr_in *t = r->state;
+    const exr_attr_chlist_t *list = NULL;
+    exr_result_t rc;
+    int i;
+    if ((rc = exr_get_channels(t->ctx, 0, &list))) return read_failed(r, rc, "channels");
+    if (list->num_channels != 1 && list->num_channels != 3)
+        return ng__tile_fail(r, "has %d channels; a tile has 1 (grey) or 3 (R, G, B)", list->num_channels);
+    r->channels = list->num_channels;
+    for (i = 0; i < list->num_channels; i++) {
+        const exr_attr_chlist_entry_t *c = &list->entries[i];
+        if (channel_at(r, c->name.str) < 0)
+            return ng__tile_fail(r, "has a channel %s; a 3-channel tile has R, G and B", c->name.str);
+        if (c->pixel_type != EXR_PIXEL_HALF && c->pixel_type != EXR_PIXEL_FLOAT)
+            return ng__tile_fail(r, "channel %s holds integers; a tile holds half or float samples", c->name.str);
+        if (c->x_sampling != 1 || c->y_sampling != 1)
+            return ng__tile_fail(r, "channel %s is subsampled; a tile has a sample per pixel", c->name.str);
+    }
+    return 0;
+}
+
+/* The chunk holding the rows from row (a multiple of lines) on: a
+ * scanline chunk, or tile column tx of that tile row. */
+static exr_result_t chunk_at(const exr_in *t, int row, int tx, exr_chunk_info_t *ci)
+{
+    return t->tile_width ? exr_read_tile_chunk_info(t->ctx, 0, tx, row / t->lines, 0, 0, ci)
+                         : exr_read_scanline_chunk_info(t->ctx, 0, t->y0 + row, ci);
+}
+
+static int columns(const ng__tile_reader *r)
+{
+    const exr_in *t = r->state;
+    return t->tile_width ? (r->width + t->tile_width - 1) / t->tile_width : 1;
+}
+
+/* Every chunk's place in the offset table and its size against the
+ * file's: a tile cut short is refused when it is opened, before a stitch
+ * writes anything. */
+static int check_chunks(ng__tile_reader *r)
+{
+    const exr_in *t = r->state;
+    int row, tx;
+    for (row = 0; row < r->height; row += t->lines)
+        for (tx = 0; tx < columns(r); tx++) {
+            exr_chunk_info_t ci;
+            const exr_result_t rc = chunk_at(t, row, tx, &ci);
+            if (rc) return read_failed(r, rc, "chunk table");
+        }
+    return 0;
+}
+
+static int read_open(ng__tile_reader *r)
+{
+    exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+    exr_storage_t storage;
+    exr_result_t rc;
+    int parts = 0;
+    exr_in *t;
+    if (!(t = r->state = calloc(1, sizeof *t))) return ng__tile_fail(r, "out of memory");
+    init.user_data = r;
+    init.error_handler_fn = read_error_fn;
+    init.read_fn = read_fn;
+    init.size_fn = size_fn;
+    init.max_image_width = init.max_image_height = NG_MAX_EXTENT;
+    init.max_tile_width = init.max_tile_height = 65536;
+    /* a damaged offset table is an error, not something to guess around */
+    init.flags = EXR_CONTEXT_FLAG_DISABLE_CHUNK_RECONSTRUCTION;
+    if ((rc = exr_start_read(&t->ctx, r->path, &init))) return read_failed(r, rc, "header");
+    if ((rc = exr_get_count(t->ctx, &parts)) || (rc = exr_get_storage(t->ctx, 0, &storage)))
+        return read_failed(r, rc, "header");
+    if (parts != 1) return ng__tile_fail(r, "has %d parts; a tile is one image", parts);
+    if (storage != EXR_STORAGE_SCANLINE && storage != EXR_STORAGE_TILED)
+        return ng__tile_fail(r, "is a deep EXR; a tile is a flat image");
+    if (check_windows(r) || check_channels(r)) return -1;
+    if (storage == EXR_STORAGE_TILED) {
+        uint32_t tw, th;
+        exr_tile_level_mode_t levels;
+        exr_tile_round_mode_t round;
+        if ((rc = exr_get_tile_descriptor(t->ctx, 0, &tw, &th, &levels, &round))) return read_failed(r, rc, "tiles");
+        t->tile_width = (int)tw, t->lines = (int)th; /* level 0 (full size) of any level mode */
+    } else if ((rc = exr_get_scanlines_per_chunk(t->ctx, 0, &t->lines))) {
+        return read_failed(r, rc, "chunks");
+    }
+    if (t->lines < 1 || (storage == EXR_STORAGE_TILED && t->tile_width < 1))
+        return ng__tile_fail(r, "is not a readable EXR (chunks of %d rows)", t->lines);
+    t->buf_rows = t->lines < r->height ? t->lines : r->height;
+    if (!(t->buf = malloc((size_t)t->buf_rows * (size_t)r->width * (size_t)r->channels * sizeof *t->buf)))
+        return ng__tile_fail(r, "out of memory for %d rows", t->buf_rows);
+    t->buf_y = -t->buf_rows; /* nothing decoded yet */
+    return check_chunks(r);
+}
+
+/* Decodes chunk ci (tile rows row ..) into buf at column col, as floats
+ * (halves exactly). */
+static int decode(ng__tile_reader *r, const exr_chunk_info_t *ci, int row, int col)
+{
+    exr_in *t = r->state;
+    exr_decode_pipeline_t dec = EXR_DECODE_PIPELINE_INITIALIZER;
+    const size_t stride = (size_t)r->width * (size_t)r->channels;
+    char what[64];
+    exr_result_t rc;
+    int i;
+    if (ci->width > r->width - col || ci->height > t->buf_rows)
+        return ng__tile_fail(r, "is not a readable EXR (a chunk of %dx%d at row %d)", ci->width, ci->height, row);
+    rc = exr_decoding_initialize(t->ctx, 0, ci, &dec);
+    for (i = 0; rc == EXR_ERR_SUCCESS && i < dec.channel_count; i++) {
+        exr_coding_channel_info_t *c = &dec.channels[i];
+        c->decode_to_ptr = (uint8_t *)(t->buf + (size_t)col * (size_t)r->channels + channel_at(r, c->channel_name));
+        c->user_bytes_per_element = 4;
+        c->user_data_type = EXR_PIXEL_FLOAT;
+        c->user_pixel_stride = r->channels * 4;
+        c->user_line_stride = (int32_t)(stride * 4);
+    }
+    if (rc == EXR_ERR_SUCCESS) rc = exr_decoding_choose_default_routines(t->ctx, 0, &dec);
+    if (rc == EXR_ERR_SUCCESS) rc = exr_decoding_run(t->ctx, 0, &dec);
+    exr_decoding_destroy(t->ctx, &dec);
+    if (rc == EXR_ERR_SUCCESS) return 0;
+    snprintf(what, sizeof what, "rows %d to %d", row, row + ci->height - 1);
+    return read_failed(r, rc, what);
+}
+
+/* The chunk row holding tile row y into buf. */
+static int fill(ng__tile_reader *r, int y)
+{
+    exr_in *t = r->state;
+    const int row = y - y % t->lines;
+    int tx;
+    t->buf_y = -t->buf_rows; /* a failure leaves no stale rows */
+    for (tx = 0; tx < columns(r); tx++) {
+        exr_chunk_info_t ci;
+        const exr_result_t rc = chunk_at(t, row, tx, &ci);
+        if (rc) return read_failed(r, rc, "chunk table");
+        if (decode(r, &ci, row, tx * t->tile_width)) return -1;
+    }
+    t->buf_y = row;
+    return 0;
+}
+
+static int read_rows(ng__tile_reader *r, int nrows, float *dst, size_t stride)
+{
+    const exr_in *t = r->state;
+    const size_t n = (size_t)r->width * (size_t)r->channels;
+    int k;
+    for (k = 0; k < nrows; k++) {
+        const int y = r->next_row + k;
+        if (y >= t->buf_y + t->buf_rows && fill(r, y)) return -1;
+        memcpy(dst + (size_t)k * stride, t->buf + (size_t)(y - t->buf_y) * n, n * sizeof *dst);
+    }
+    return 0;
+}
+
+static void read_close(ng__tile_reader *r)
+{
+    exr_in *t = r->state;
+    if (!t) return;
+    if (t->ctx) exr_finish(&t->ctx);
+    free(t->buf);
+}
+
+const ng__reader ng__exr_reader = {.open = read_open, .rows = read_rows, .close = read_close};

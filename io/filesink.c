@@ -1,7 +1,8 @@
 /*
- * filesink.c — the file sink: picks an encoder (png.c, pfm.c, raw16.c,
- * vdb.c, nrrd.c, exr.c) by the file name's extension and gives every format the same
- * promise. The image goes to a temporary file beside the target, renamed
+ * filesink.c — the file sink: picks a format's row (formats.c) by the file
+ * name's extension, checks what the row says the format takes, and gives
+ * every format's encoder (png.c, pfm.c, raw16.c, vdb.c, nrrd.c, exr.c) the
+ * same promise. The image goes to a temporary file beside the target, renamed
  * over it only when every row arrived and reached the disk; a failed or
  * cancelled render leaves whatever was at the target untouched and no
  * temporary file behind.
@@ -39,23 +40,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
 #include <unistd.h>
-
-/* Every format, looked up by extension. ng_file_formats() lists them. */
-static const ng__encoder *const encoders[] = {&ng__png_encoder, &ng__pfm_encoder, &ng__raw16_encoder,
-                                              &ng__vdb_encoder, &ng__nrrd_encoder, &ng__exr_encoder};
-
-const char *ng_file_formats(void) { return ".png, .pfm, .r16, .raw, .vdb, .nrrd, .exr"; }
-
-/* Formats whose samples may be vectors of 1 to 4 channels; the others take
- * grey or RGB (or grey only). */
-static const ng__encoder *const vector_encoders[] = {&ng__nrrd_encoder};
 
 /* IDLE: nothing open; WRITING: tmp, lock_fd, im.fp, im.row live;
  * PREPARED (deferred sinks): the temporary is complete and on disk, tmp and
@@ -64,7 +54,8 @@ enum { IDLE, WRITING, PREPARED };
 
 struct ng_file_sink {
     char *path;               /* owned copy of the target */
-    const ng__encoder *enc;
+    const ng__format *fmt;    /* its row */
+    const ng__encoder *enc;   /* fmt->encoder */
     int state;
     int failed;               /* a begun image was discarded by an error */
     int deferred;             /* end() prepares; ng_file_sink_commit renames */
@@ -228,19 +219,6 @@ void ng__put_floats_le(unsigned char *dst, const float *src, size_t n)
 
 /* ---- choosing a format ---------------------------------------------------------- */
 
-/* By the extension of the file name: "dir/.png" is a hidden file without one. */
-static const ng__encoder *find_encoder(const char *path)
-{
-    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-    size_t n = strlen(base), i, k;
-    for (i = 0; i < sizeof encoders / sizeof encoders[0]; i++)
-        for (k = 0; encoders[i]->ext[k]; k++) {
-            size_t e = strlen(encoders[i]->ext[k]);
-            if (n > e && strcasecmp(base + n - e, encoders[i]->ext[k]) == 0) return encoders[i];
-        }
-    return NULL;
-}
-
 /* A {z} names slices of one folder, each by one index. */
 static int check_pattern(const char *path, ng_error *err)
 {
@@ -253,21 +231,21 @@ static int check_pattern(const char *path, ng_error *err)
     return 0;
 }
 
-/* The encoder for path and the sample depth to use: bits, or the format's
+/* The format of path and the sample depth to use: bits, or the format's
  * default for 0. 0, or -1 with err filled. */
-static int choose(const char *path, int bits, const ng__encoder **enc, int *use_bits, ng_error *err)
+static int choose(const char *path, int bits, const ng__format **fmt, int *use_bits, ng_error *err)
 {
-    const ng__encoder *e;
+    const ng__format *e = NULL;
     char allowed[32] = "";
     int k;
     if (!path || !*path) return ng_errorf(err, "output: empty file name");
     if (check_pattern(path, err)) return -1;
-    e = find_encoder(path);
+    e = ng__format_of(path);
     if (!e)
         return ng_errorf(err, "%s: unknown image format (noisegraph writes %s)", path, ng_file_formats());
     for (k = 0; e->bits[k]; k++) {
         if (bits == 0 || bits == e->bits[k]) {
-            *enc = e;
+            *fmt = e;
             *use_bits = e->bits[k];
             return 0;
         }
@@ -279,15 +257,26 @@ static int choose(const char *path, int bits, const ng__encoder **enc, int *use_
 
 int ng_file_check(const char *path, int bits, ng_error *err)
 {
-    const ng__encoder *enc;
+    const ng__format *fmt = NULL;
     int use_bits;
-    return choose(path, bits, &enc, &use_bits, err);
+    return choose(path, bits, &fmt, &use_bits, err);
 }
+
+int ng_file_bits(const char *path, int bits)
+{
+    const ng__format *fmt = NULL;
+    int use_bits;
+    ng_error err;
+    return choose(path, bits, &fmt, &use_bits, &err) ? 0 : use_bits;
+}
+
+static int holds_volumes(const ng__format *f) { return f->holds & NG__VOLUMES; }
 
 /* Whether the format holds what the render makes; -1 with why. A {z}
  * sequence holds a volume as images of the format. */
-static int holds(const char *path, const ng__encoder *e, int depth, ng_error *err)
+static int holds(const char *path, const ng__format *e, int depth, ng_error *err)
 {
+    char volumes[64];
     if (strstr(path, "{z}")) {
         if (depth == 0) return ng_errorf(err, "%s: {z} needs a volume (--size WxHxD): it names one image per slice", path);
         if (!(e->holds & NG__IMAGES))
@@ -296,9 +285,9 @@ static int holds(const char *path, const ng__encoder *e, int depth, ng_error *er
     }
     if (depth > 0 && !(e->holds & NG__VOLUMES))
         return ng_errorf(err,
-                         "%s: a %s file holds an image, not a volume: write a volume to .vdb or .nrrd, "
+                         "%s: a %s file holds an image, not a volume: write a volume to %s, "
                          "or to one image per slice with {z} in the name (cloud_{z}.png)",
-                         path, e->name);
+                         path, e->name, ng__format_list(volumes, sizeof volumes, holds_volumes, 1, " or "));
     if (depth == 0 && !(e->holds & NG__IMAGES))
         return ng_errorf(err, "%s: a %s file holds a volume: render one with --size WxHxD", path, e->name);
     return 0;
@@ -306,9 +295,9 @@ static int holds(const char *path, const ng__encoder *e, int depth, ng_error *er
 
 int ng_file_check_depth(const char *path, int bits, int depth, ng_error *err)
 {
-    const ng__encoder *enc;
+    const ng__format *fmt = NULL;
     int use_bits;
-    return choose(path, bits, &enc, &use_bits, err) || holds(path, enc, depth, err) ? -1 : 0;
+    return choose(path, bits, &fmt, &use_bits, err) || holds(path, fmt, depth, err) ? -1 : 0;
 }
 
 /* ---- state ---------------------------------------------------------------------- */
@@ -765,12 +754,22 @@ static int commit_slices(ng_file_sink *f, ng_error *err)
 
 /* ---- the sink ------------------------------------------------------------------- */
 
-static int takes_vectors(const ng__encoder *e)
+/* channels suit the format's row; -1 after the message (fail) if not. */
+static int check_channels(ng_file_sink *f, int channels, ng_error *err)
 {
-    size_t i;
-    for (i = 0; i < sizeof vector_encoders / sizeof vector_encoders[0]; i++)
-        if (vector_encoders[i] == e) return 1;
-    return 0;
+    const ng__format *e = f->fmt;
+    switch (e->channels) {
+    case NG__GREY_ONLY:
+        if (channels == 1) return 0;
+        return fail(f, err, 0, "%ss are grey only (1 channel), not %d channels", e->name, channels);
+    case NG__VECTORS:
+        if (channels >= 1 && channels <= 4) return 0;
+        return fail(f, err, 0, "%s output takes 1 to 4 channels, not %d", e->name, channels);
+    case NG__GREY_OR_RGB: break;
+    }
+    if (channels == 1 || channels == 3) return 0;
+    return fail(f, err, 0, "%s output takes 1 (grey) or 3 (RGB) channels, not %d%s", e->name, channels,
+                channels == 2 || channels == 4 ? " (no alpha channel)" : "");
 }
 
 /* An uncompressed file's samples must fit the file size limit (ulimit -f;
@@ -811,7 +810,7 @@ static int check_room(ng_file_sink *f, int width, int height, int depth, int cha
 /* begin and begin_volume: depth 0 for an image. */
 static int begin_file(ng_file_sink *f, int width, int height, int depth, int channels, ng_error *err)
 {
-    const ng__encoder *e = f->enc;
+    const ng__format *e = f->fmt;
     size_t bytes = (size_t)f->im.bits / 8;
     int fd;
 
@@ -821,13 +820,7 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
         f->failed = 1;
         return -1;
     }
-    if (e->grey_only && channels != 1)
-        return fail(f, err, 0, "%s, not %d channels", e->grey_only, channels);
-    if (takes_vectors(e) && (channels < 1 || channels > 4))
-        return fail(f, err, 0, "%s output takes 1 to 4 channels, not %d", e->name, channels);
-    if (!takes_vectors(e) && channels != 1 && channels != 3)
-        return fail(f, err, 0, "%s output takes 1 (grey) or 3 (RGB) channels, not %d%s", e->name,
-                    channels, channels == 2 || channels == 4 ? " (no alpha channel)" : "");
+    if (check_channels(f, channels, err)) return -1;
     if (width < 1 || height < 1)
         return fail(f, err, 0, "cannot write a %dx%d %s: it needs at least one pixel", width, height,
                     e->name);
@@ -869,7 +862,7 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     }
     f->im.row = malloc((size_t)width * (size_t)channels * bytes);
     if (!f->im.row) return fail(f, err, 0, "out of memory for a row");
-    if (e->begin && e->begin(&f->im) != 0) return encoder_failed(f, err);
+    if (f->enc->begin && f->enc->begin(&f->im) != 0) return encoder_failed(f, err);
     return 0;
 }
 
@@ -937,7 +930,7 @@ static int sink_rows(void *user, int y, int nrows, const float *rows, ng_error *
     if (nrows > f->im.height - y)
         return fail(f, err, 0, "rows %d..%lld given but the image has %d", y, (long long)y + nrows - 1,
                     f->im.height);
-    if (!f->enc->exact) count_changed(f, rows, (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels);
+    if (!f->fmt->exact) count_changed(f, rows, (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels);
     if (f->enc->rows(&f->im, y, nrows, rows) != 0) return encoder_failed(f, err);
     f->next_y += nrows;
     return 0;
@@ -962,7 +955,7 @@ static int sink_slab(void *user, int z, int nslices, int y, int nrows, const flo
     if (nrows < 0 || nrows > f->im.height - y)
         return fail(f, err, 0, "rows %d..%lld given but the volume has %d", y, (long long)y + nrows - 1,
                     f->im.height);
-    if (!f->enc->exact)
+    if (!f->fmt->exact)
         count_changed(f, data, (size_t)nslices * (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels);
     if ((f->zat >= 0 ? slices_slab(f, nslices, y, nrows, data) : f->enc->slab(&f->im, z, nslices, y, nrows, data)) != 0)
         return encoder_failed(f, err);
@@ -1040,7 +1033,7 @@ int ng_file_sink_commit(ng_file_sink *f, ng_error *err)
 
 ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err)
 {
-    const ng__encoder *enc;
+    const ng__format *fmt = NULL;
     ng_file_sink *f;
     size_t len;
     int use_bits;
@@ -1050,7 +1043,7 @@ ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err)
         ng_errorf(err, "%s: is a directory", path);
         return NULL;
     }
-    if (choose(path, bits, &enc, &use_bits, err) != 0) return NULL;
+    if (choose(path, bits, &fmt, &use_bits, err) != 0) return NULL;
     len = strlen(path);
     f = calloc(1, sizeof *f);
     if (f) f->path = malloc(len + 1);
@@ -1065,7 +1058,8 @@ ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err)
     f->zat = strstr(path, "{z}") ? (int)(strstr(path, "{z}") - path) : -1;
     f->dirlen = strrchr(path, '/') ? (size_t)(strrchr(path, '/') - path) + 1 : 0;
     if (f->zat >= 0) f->zat -= (int)f->dirlen; /* within the file name: check_pattern */
-    f->enc = enc;
+    f->fmt = fmt;
+    f->enc = fmt->encoder;
     f->im.bits = use_bits;
     f->state = IDLE;
     ng_file_options_default(&f->opt);
@@ -1075,7 +1069,7 @@ ng_file_sink *ng_file_sink_new(const char *path, int bits, ng_error *err)
 ng_sink ng_file_sink_as_sink(ng_file_sink *f)
 {
     ng_sink s = {sink_begin, sink_rows, sink_end, f, NULL, NULL};
-    if ((f->enc->holds & NG__VOLUMES) || f->zat >= 0) {
+    if ((f->fmt->holds & NG__VOLUMES) || f->zat >= 0) {
         s.begin_volume = sink_begin_volume;
         s.slab = sink_slab;
     }
@@ -1106,14 +1100,24 @@ void ng_file_options_place(ng_file_options *o, const ng_render_opts *r)
 
 /* Options e does not read are refused, so a user never believes a file
  * was written the way an option said when it was not. */
-static int check_options(const char *path, const ng__encoder *e, const ng_file_options *o, ng_error *err)
+static int takes_level(const ng__format *f) { return f->takes & NG__LEVEL; }
+static int takes_exr(const ng__format *f) { return f->takes & NG__EXR; }
+static int takes_grid(const ng__format *f) { return f->takes & NG__GRID; }
+
+static int check_options(const char *path, const ng__format *e, const ng_file_options *o, ng_error *err)
 {
+    char which[128];
     if (o->level != -1 && (o->level < 0 || o->level > 9))
         return ng_errorf(err, "%s: --compression: level %d is not 0 to 9", path, o->level);
     if (o->level != -1 && !(e->takes & NG__LEVEL))
-        return ng_errorf(err, "%s: --compression: %s has no compression level (PNG and EXR do)", path, e->name);
+        return ng_errorf(err, "%s: --compression: %s has no compression level (%s do)", path, e->name,
+                         ng__format_list(which, sizeof which, takes_level, 0, " and "));
     if ((o->exr_tile || o->exr_compression != NG_EXR_ZIP) && !(e->takes & NG__EXR))
-        return ng_errorf(err, "%s: --exr-tiles, --exr-compression: are for .exr outputs, not %s", path, e->name);
+        return ng_errorf(err, "%s: --exr-tiles, --exr-compression: are for %s outputs, not %s", path,
+                         ng__format_list(which, sizeof which, takes_exr, 1, " or "), e->name);
+    if (o->grid && !(e->takes & NG__GRID))
+        return ng_errorf(err, "%s: --vdb-background: is for %s outputs, not %s", path,
+                         ng__format_list(which, sizeof which, takes_grid, 1, " or "), e->name);
     if (o->exr_tile < 0 || o->exr_tile > 65536)
         return ng_errorf(err, "%s: EXR tiles of %d pixels (1 to 65536)", path, o->exr_tile);
     if ((unsigned)o->exr_compression > NG_EXR_NONE)
@@ -1124,7 +1128,7 @@ static int check_options(const char *path, const ng__encoder *e, const ng_file_o
 
 int ng_file_check_options(const char *path, const ng_file_options *o, ng_error *err)
 {
-    const ng__encoder *e;
+    const ng__format *e = NULL;
     int bits;
     if (choose(path, 0, &e, &bits, err)) return -1;
     return check_options(path, e, o, err);
@@ -1132,7 +1136,7 @@ int ng_file_check_options(const char *path, const ng_file_options *o, ng_error *
 
 int ng_file_sink_set_options(ng_file_sink *f, const ng_file_options *o, ng_error *err)
 {
-    if (check_options(f->path, f->enc, o, err)) return -1;
+    if (check_options(f->path, f->fmt, o, err)) return -1;
     f->opt = *o;
     return 0;
 }

@@ -1,13 +1,13 @@
 /*
  * filesink.h — what an image format plugs into the file sink (filesink.c):
- * one encoder table per format. The file sink owns the temporary file, the
- * row order, failure cleanup and the final rename; an encoder only turns
- * float rows into bytes in that file.
+ * one encoder table per format, named by the format's row (formats.h). The
+ * file sink owns the temporary file, the row order, failure cleanup and the
+ * final rename; an encoder only turns float rows into bytes in that file.
  */
 #ifndef NG_FILESINK_H
 #define NG_FILESINK_H
 
-#include "ng_io.h"
+#include "formats.h"
 
 #include <stdio.h>
 #include <sys/types.h>
@@ -16,8 +16,8 @@
 typedef struct ng__image {
     FILE *fp;            /* the temporary file, open for writing */
     int width, height;
-    int channels;        /* 1, or 3 where the encoder allows RGB */
-    int bits;            /* per sample: one of the encoder's bits[] */
+    int channels;        /* as the format's row allows */
+    int bits;            /* per sample: one of the format's bits[] */
     unsigned char *row;  /* scratch: width * channels * bits / 8 bytes */
     void *state;         /* the encoder's own, freed by its discard */
     int depth;           /* 0: an image; >= 1: a volume (see vol) */
@@ -31,11 +31,10 @@ typedef struct ng__image {
     char what[300];      /* what failed; empty while nothing has */
 } ng__image;
 
-typedef struct ng__encoder {
-    const char *name;       /* "PNG", in messages */
-    const char *ext[3];     /* file name endings, matched ignoring case; NULL-terminated */
-    int bits[3];            /* accepted sample depths, the default first; 0-terminated */
-    const char *grey_only;  /* NULL: grey or RGB; else 1 channel only, and this says so */
+/* A format's writer: its row in formats.c says what it takes (depths,
+ * channels, images or volumes, options); the sink checks those before
+ * begin. */
+struct ng__encoder {
     /* Each returns 0, or -1 after ng__image_fail. rows() gets nrows >= 0 rows
      * starting at row y, top to bottom, in order and within the image; end()
      * only after every row. NULL: nothing to do. */
@@ -45,31 +44,16 @@ typedef struct ng__encoder {
     /* Frees state. Runs after end() and after any failure, in any state,
      * possibly twice. NULL: the encoder keeps no state. */
     void (*discard)(ng__image *im);
-    /* 1: samples are stored as they are (floats), NaN and infinities
-     * included; 0: they are quantized and the file sink counts the NaN and
-     * infinities that quantizing changes. */
-    int exact;
-    /* What it holds: NG__IMAGES, NG__VOLUMES, or both (or'd). */
-    int holds;
     /* Volumes: slabs as ng_sink.slab gives them (z-major, rows in order
      * within a slab), after begin with im->depth >= 1. NULL for an
      * encoder of images only. */
     int (*slab)(ng__image *im, int z, int nslices, int y, int nrows, const float *data);
-    /* 1: the file is its samples, uncompressed (and a small header): the
-     * sink knows its size before writing and refuses one that cannot fit
-     * the disk or the file size limit; 0: compressed, size unknown. */
-    int uncompressed;
-    /* The ng_file_options it reads besides placement: NG__LEVEL (level),
-     * NG__EXR (exr_tile, exr_compression); 0: none. */
-    unsigned takes;
-} ng__encoder;
-enum { NG__IMAGES = 1, NG__VOLUMES = 2 };
-enum { NG__LEVEL = 1, NG__EXR = 2 };
+};
 
 extern const ng__encoder ng__png_encoder, ng__pfm_encoder, ng__raw16_encoder;
-extern const ng__encoder ng__vdb_encoder;  /* vdb.c: volumes only, 1 or 3 channels */
-extern const ng__encoder ng__nrrd_encoder; /* nrrd.c: images and volumes, 1 to 4 channels */
-extern const ng__encoder ng__exr_encoder;  /* exr.c: images, 1 or 3 channels, float or half */
+extern const ng__encoder ng__vdb_encoder;  /* vdb.c: through vdbgrid.cc */
+extern const ng__encoder ng__nrrd_encoder;
+extern const ng__encoder ng__exr_encoder;  /* exr.c: through OpenEXRCore */
 
 /* Records why an encoder call failed (errnum: an errno value or 0) for the
  * file sink to report as "PATH: WHAT[: strerror]". Returns -1. */

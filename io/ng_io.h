@@ -86,6 +86,9 @@ int ng_file_check(const char *path, int bits, ng_error *err);
  * hold what the render makes (a .vdb needs a volume, a .png an image unless
  * path is a slice pattern with {z}). */
 int ng_file_check_depth(const char *path, int bits, int depth, ng_error *err);
+/* The sample depth a sink for path writes: bits, or the format's default
+ * for 0 (PNG 8, raw 16, the float formats 32); 0 when ng_file_check fails. */
+int ng_file_bits(const char *path, int bits);
 /* Volume files (.vdb): the grid's name (NULL: "density"; copied) and the
  * background: voxels at or below it are left inactive (and read as it).
  * Before the render begins. 0, or -1 with err filled (an empty name). */
@@ -106,6 +109,9 @@ typedef struct ng_file_options {
     int level;
     int exr_tile;       /* .exr: 0 scanlines, else square tiles of this edge */
     ng_exr_compression exr_compression;
+    /* 1: a grid's background was given (its value goes to
+     * ng_file_sink_set_grid): only a format of grids (.vdb) takes it. */
+    int grid;
     /* Threads that compress beside the render (0: as ng_render's threads:
      * one per CPU). The file's bytes do not depend on it. */
     int threads;

@@ -143,7 +143,4 @@ static int encode_slab(ng__image *im, int z, int nslices, int y, int nrows, cons
     return 0;
 }
 
-const ng__encoder ng__nrrd_encoder = {
-    "NRRD", {".nrrd", NULL}, {32, 0}, NULL, encode_begin, encode_rows, NULL, NULL, 1,
-    NG__IMAGES | NG__VOLUMES, encode_slab, 1, 0,
-};
+const ng__encoder ng__nrrd_encoder = {.begin = encode_begin, .rows = encode_rows, .slab = encode_slab};

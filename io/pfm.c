@@ -10,17 +10,22 @@
  *
  * Rows arrive top down, so each band is written where it belongs in the
  * file, with one seek per band: memory stays one row, whatever the height.
+ * The reader of PFM tiles for stitch (tileread.h) gives the floats back
+ * bit for bit.
  */
 #ifndef _GNU_SOURCE
 #define _XOPEN_SOURCE 700 /* fseeko */
 #endif
 
 #include "filesink.h"
+#include "tileread.h"
 
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 /* Writes the header into buf and returns its length, the same text at
  * begin and at every seek. */
@@ -62,6 +67,54 @@ static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
     return 0;
 }
 
-const ng__encoder ng__pfm_encoder = {
-    "PFM", {".pfm", NULL}, {32, 0}, NULL, encode_begin, encode_rows, NULL, NULL, 1, NG__IMAGES, NULL, 1, 0,
-};
+const ng__encoder ng__pfm_encoder = {.begin = encode_begin, .rows = encode_rows};
+
+/* ---- reading a tile back (tileread.h) ------------------------------------------------ */
+
+/* What a PFM tile's reader keeps: where the samples start (rows bottom to
+ * top after it). */
+typedef struct pfm_in {
+    long header_bytes;
+} pfm_in;
+
+static int read_open(ng__tile_reader *r)
+{
+    char kind[3] = {0};
+    long w, h;
+    double scale;
+    long long bytes = 0, want;
+    pfm_in *p;
+    if (fscanf(r->fp, "%2s %ld %ld %lf", kind, &w, &h, &scale) != 4 || (strcmp(kind, "Pf") && strcmp(kind, "PF")) ||
+        fgetc(r->fp) != '\n')
+        return ng__tile_fail(r, "is not a PFM file");
+    if (!(scale < 0)) return ng__tile_fail(r, "is a big-endian PFM; noisegraph writes little-endian ones");
+    if (w != r->width || h != r->height) return ng__tile_wrong_size(r, w, h);
+    if (!(p = r->state = malloc(sizeof *p))) return ng__tile_fail(r, "out of memory");
+    r->channels = kind[1] == 'F' ? 3 : 1;
+    p->header_bytes = ftell(r->fp);
+    want = p->header_bytes + (long long)w * h * 4 * r->channels;
+    if (ng__tile_file_bytes(r, &bytes)) return -1;
+    if (bytes != want) return ng__tile_fail(r, "holds %lld bytes; a %ldx%ld PFM is %lld", bytes, w, h, want);
+    if (!(r->row = malloc((size_t)r->width * (size_t)r->channels * 4))) return ng__tile_fail(r, "out of memory");
+    return 0;
+}
+
+static int read_rows(ng__tile_reader *r, int nrows, float *dst, size_t stride)
+{
+    const pfm_in *p = r->state;
+    const size_t n = (size_t)r->width * (size_t)r->channels;
+    int k;
+    size_t i;
+    for (k = 0; k < nrows; k++) {
+        const off_t at = (off_t)p->header_bytes + (off_t)(r->height - 1 - (r->next_row + k)) * (off_t)(n * 4);
+        if (fseeko(r->fp, at, SEEK_SET) != 0 || fread(r->row, 4, n, r->fp) != n) return ng__tile_fail(r, "cannot read it");
+        for (i = 0; i < n; i++) {
+            const uint32_t bits = (uint32_t)r->row[4 * i] | (uint32_t)r->row[4 * i + 1] << 8 |
+                                  (uint32_t)r->row[4 * i + 2] << 16 | (uint32_t)r->row[4 * i + 3] << 24;
+            memcpy(&dst[(size_t)k * stride + i], &bits, 4);
+        }
+    }
+    return 0;
+}
+
+const ng__reader ng__pfm_reader = {.open = read_open, .rows = read_rows};

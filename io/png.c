@@ -1,6 +1,7 @@
 /*
  * png.c — the PNG encoder of the file sink (filesink.c): 8- or 16-bit grey
- * or RGB, values clamped to [0,1].
+ * or RGB, values clamped to [0,1]; and the reader of PNG tiles for stitch
+ * (tileread.h), an integer sample k of depth max reading as k / max.
  *
  * Compression runs beside the render and across cores (encq.c): the rows
  * are cut into bands of a fixed size (BAND_BYTES of samples, whole rows:
@@ -26,6 +27,7 @@
 #include "deflate.h"
 #include "encq.h"
 #include "filesink.h"
+#include "tileread.h"
 
 #include <png.h>
 #include <zlib.h>
@@ -468,6 +470,79 @@ int ng_png_encode_memory(const float *px, int width, int height, int channels, i
 }
 
 const ng__encoder ng__png_encoder = {
-    "PNG", {".png", NULL}, {8, 16, 0}, NULL, encode_begin, encode_rows, encode_end, encode_discard, 0, NG__IMAGES,
-    NULL, 0, NG__LEVEL,
+    .begin = encode_begin, .rows = encode_rows, .end = encode_end, .discard = encode_discard,
 };
+
+/* ---- reading a tile back (tileread.h) ------------------------------------------------ */
+
+/* A PNG tile's reader: libpng's read structs, the file's depth. libpng
+ * reports errors by longjmp here too: each function calling into it owns
+ * one setjmp, and after a jump only read_close touches the structs. */
+typedef struct png_in {
+    png_structp png;
+    png_infop info;
+    int bits;
+} png_in;
+
+static void read_error_fn(png_structp png, png_const_charp msg)
+{
+    ng__tile_reader *r = png_get_error_ptr(png);
+    ng__tile_fail(r, "not a readable PNG (%s)", msg);
+    png_longjmp(png, 1);
+}
+
+static int read_open(ng__tile_reader *r)
+{
+    png_uint_32 w, h;
+    int depth, ctype, interlace;
+    unsigned char sig[8];
+    png_in *p;
+    if (fread(sig, 1, 8, r->fp) != 8 || png_sig_cmp(sig, 0, 8)) return ng__tile_fail(r, "is not a PNG file");
+    if (!(p = r->state = calloc(1, sizeof *p))) return ng__tile_fail(r, "out of memory");
+    p->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, r, read_error_fn, warning_fn);
+    if (!p->png || !(p->info = png_create_info_struct(p->png))) return ng__tile_fail(r, "out of memory");
+    if (setjmp(png_jmpbuf(p->png))) return -1;
+    png_set_user_limits(p->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    png_init_io(p->png, r->fp);
+    png_set_sig_bytes(p->png, 8);
+    png_read_info(p->png, p->info);
+    png_get_IHDR(p->png, p->info, &w, &h, &depth, &ctype, &interlace, NULL, NULL);
+    if ((ctype != PNG_COLOR_TYPE_GRAY && ctype != PNG_COLOR_TYPE_RGB) || (depth != 8 && depth != 16) ||
+        interlace != PNG_INTERLACE_NONE)
+        return ng__tile_fail(r, "is not a tile noisegraph writes (8- or 16-bit grey or RGB, not interlaced)");
+    if ((long)w != r->width || (long)h != r->height) return ng__tile_wrong_size(r, (long)w, (long)h);
+    p->bits = depth;
+    r->channels = ctype == PNG_COLOR_TYPE_RGB ? 3 : 1;
+    if (!(r->row = malloc((size_t)r->width * (size_t)r->channels * (size_t)(depth / 8))))
+        return ng__tile_fail(r, "out of memory");
+    return 0;
+}
+
+static int read_rows(ng__tile_reader *r, int nrows, float *dst, size_t stride)
+{
+    png_in *p = r->state;
+    const size_t n = (size_t)r->width * (size_t)r->channels;
+    const float max = p->bits == 16 ? 65535.0f : 255.0f;
+    int k;
+    size_t i;
+    if (setjmp(png_jmpbuf(p->png))) return -1;
+    for (k = 0; k < nrows; k++) {
+        float *out = dst + (size_t)k * stride;
+        png_read_row(p->png, r->row, NULL);
+        if (p->bits == 16)
+            for (i = 0; i < n; i++) out[i] = (float)((unsigned)r->row[2 * i] << 8 | r->row[2 * i + 1]) / max;
+        else
+            for (i = 0; i < n; i++) out[i] = (float)r->row[i] / max;
+    }
+    /* the end of the image, its CRCs and IEND: a tile cut short fails here */
+    if (r->next_row + nrows == r->height) png_read_end(p->png, NULL);
+    return 0;
+}
+
+static void read_close(ng__tile_reader *r)
+{
+    png_in *p = r->state;
+    if (p && p->png) png_destroy_read_struct(&p->png, p->info ? &p->info : NULL, NULL);
+}
+
+const ng__reader ng__png_reader = {.open = read_open, .rows = read_rows, .close = read_close};

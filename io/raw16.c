@@ -3,11 +3,14 @@
  * header, 16-bit little-endian grey samples, rows top to bottom, what Unity
  * (.raw, "Windows" byte order) and Unreal (.r16) import as terrain. Values
  * are clamped to [0,1] and rounded as in a 16-bit PNG, so both hold the
- * same integers.
+ * same integers. And the reader of such tiles for stitch (tileread.h).
  */
 #include "filesink.h"
+#include "tileread.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
 {
@@ -27,7 +30,30 @@ static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
     return 0;
 }
 
-const ng__encoder ng__raw16_encoder = {
-    "raw heightmap", {".r16", ".raw", NULL}, {16, 0}, "raw heightmaps are grey only (1 channel)",
-    NULL, encode_rows, NULL, NULL, 0, NG__IMAGES, NULL, 1, 0,
-};
+const ng__encoder ng__raw16_encoder = {.rows = encode_rows};
+
+/* ---- reading a tile back (tileread.h) ------------------------------------------------ */
+
+static int read_open(ng__tile_reader *r)
+{
+    long long bytes = 0, want = (long long)r->width * r->height * 2;
+    if (ng__tile_file_bytes(r, &bytes)) return -1;
+    if (bytes != want)
+        return ng__tile_fail(r, "holds %lld bytes; a %dx%d 16-bit tile is %lld", bytes, r->width, r->height, want);
+    r->channels = 1;
+    if (!(r->row = malloc((size_t)r->width * 2))) return ng__tile_fail(r, "out of memory");
+    return 0;
+}
+
+static int read_rows(ng__tile_reader *r, int nrows, float *dst, size_t stride)
+{
+    int k, i;
+    for (k = 0; k < nrows; k++) {
+        if (fread(r->row, 2, (size_t)r->width, r->fp) != (size_t)r->width) return ng__tile_fail(r, "cannot read it");
+        for (i = 0; i < r->width; i++)
+            dst[(size_t)k * stride + (size_t)i] = (float)(r->row[2 * i] | (unsigned)r->row[2 * i + 1] << 8) / 65535.0f;
+    }
+    return 0;
+}
+
+const ng__reader ng__raw16_reader = {.open = read_open, .rows = read_rows};

@@ -1,8 +1,8 @@
 /*
  * tilefile.h — what a tiled render needs of the engine besides ng_render:
- * a SHA-256 of files (the manifest's per-tile checksums), readers of the
- * tile formats (one table by extension, tileread.c) and the stitcher that
- * streams a grid of tiles into one sink in bounded memory.
+ * a SHA-256 of files (the manifest's per-tile checksums), reading tiles
+ * back (each format's reader, named by its row in formats.c) and the
+ * stitcher that streams a grid of tiles into one sink in bounded memory.
  */
 #ifndef NG_TILEFILE_H
 #define NG_TILEFILE_H
@@ -31,7 +31,7 @@ int ng_sha256_file(const char *path, char hex[65], ng_error *err);
 /* ---- reading tiles back -------------------------------------------------- */
 
 /* Whether path's extension names a format a tile can be read back from
- * (.png 8/16, .r16/.raw, .pfm, .exr; the table in tileread.c). */
+ * (.png 8/16, .r16/.raw, .pfm, .exr: the rows of formats.c with a reader). */
 int ng_tile_readable(const char *path);
 
 /* One tile of a stitch: its file and where it lies in the whole image. */

@@ -74,9 +74,6 @@ static void encode_discard(ng__image *im)
     im->state = NULL;
 }
 
-/* exact: floats are stored as they are (NaN as an inactive voxel, said
- * above), so the sink counts no changed samples. */
 const ng__encoder ng__vdb_encoder = {
-    "VDB", {".vdb", NULL}, {32, 16, 0}, NULL, encode_begin, NULL, encode_end, encode_discard, 1, NG__VOLUMES,
-    encode_slab, 0, 0,
+    .begin = encode_begin, .end = encode_end, .discard = encode_discard, .slab = encode_slab,
 };

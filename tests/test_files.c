@@ -10,6 +10,7 @@
 #include "cli_support.h"
 #include "noisegraph.h"
 #include "suites.h"
+#include "tilefile.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -394,6 +395,55 @@ static void test_formats_listed_are_written(void)
     CHECK_INT(n, 7);
 }
 
+/* Every format of the table: one stitch reads back (ng_tile_readable)
+ * gives its tile back so that stitching it into the same format writes
+ * the same bytes; a tile of one it does not read is refused, and the
+ * message names exactly the readable ones. A format added with a reader
+ * is checked here before anyone writes its own test. */
+static void test_formats_read_back(void)
+{
+    char list[64], *ext, *save = NULL, other[PATHLEN];
+    const char *readable;
+    float img[W * H];
+    ng_stitch_tile t = {other, 0, 0, W, H};
+    ng_error none = {{0}};
+    size_t k;
+    int ch, nreaders = 0;
+    for (k = 0; k < W * H; k++) img[k] = (float)(hash((uint32_t)k) >> 8) / 16777216.0f;
+    tpath(other, "tile.bmp");
+    CHECK_INT(ng_tile_probe(&t, W, H, &ch, &none), -1);
+    readable = strstr(none.msg, "(tiles are ");
+    CHECKF(readable != NULL, "no list of readable formats: %s", none.msg);
+    snprintf(list, sizeof list, "%s", ng_file_formats());
+    for (ext = strtok_r(list, ", ", &save); ext && readable; ext = strtok_r(NULL, ", ", &save)) {
+        char tile[PATHLEN], back[PATHLEN];
+        ng_error err = {{0}};
+        ng_file_sink *f;
+        ng_sink s;
+        pathf(tile, "%s/tile%s", tmpdir, ext);
+        pathf(back, "%s/back%s", tmpdir, ext);
+        t.path = tile;
+        CHECKF((strstr(readable, ext) != NULL) == ng_tile_readable(tile), "%s: listed as readable: %s", ext, readable);
+        if (!ng_tile_readable(tile)) {
+            CHECK_INT(ng_tile_probe(&t, W, H, &ch, &err), -1);
+            CHECK_CONTAINS(err.msg, "no reader");
+            continue;
+        }
+        nreaders++;
+        CHECKF(write_image(tile, 0, W, H, 1, img, bands, NBANDS, &err) == 0, "%s: %s", ext, err.msg);
+        CHECKF(ng_tile_probe(&t, W, H, &ch, &err) == 0 && ch == 1, "%s: %s", ext, err.msg);
+        if ((f = ng_file_sink_new(back, 0, &err))) {
+            s = ng_file_sink_as_sink(f);
+            CHECKF(ng_stitch(&t, 1, W, H, &s, &err) == 0, "%s: %s", ext, err.msg);
+            ng_file_sink_free(f);
+        }
+        CHECKF(same_bytes(tile, back), "%s: read back and written again, other bytes", ext);
+        unlink(tile);
+        unlink(back);
+    }
+    CHECK_INT(nreaders, 5); /* .png, .pfm, .r16, .raw, .exr */
+}
+
 /* 0 is each format's default; any other depth must be one it has. */
 static void test_bits_per_format(void)
 {
@@ -552,6 +602,7 @@ void suite_files(void)
     RUN(test_unknown_extension);
     RUN(test_formats_listed_are_written);
     RUN(test_bits_per_format);
+    RUN(test_formats_read_back);
     if (have_cli) {
         RUN(test_cli_pfm_r16);
         RUN(test_cli_rgb_and_errors);

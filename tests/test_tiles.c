@@ -730,6 +730,63 @@ static void test_tiles_usage(void)
     CHECK(!exists(pattern)); /* a usage error makes no folder */
 }
 
+/* tiles and stitch read their options from the program's one table, by
+ * render's rules: a value option given twice, a value with trailing junk,
+ * empty or out of range, an option that is not theirs, or one the tiles'
+ * format does not take is a usage error in one line, and nothing is
+ * written. (stitch let a second -o, --bits or --script win silently, and
+ * tiles wrote PNG tiles with --vdb-background, which they ignored.) */
+static void test_tiles_stitch_option_rules(void)
+{
+    static const struct {
+        const char *words[4]; /* after the command's usual words; NULL-padded */
+        const char *opt, *why;
+    } tiles_bad[] = {
+        {{"--tile-size", "64", "--tile-size", "32"}, "--tile-size", "given twice"},
+        {{"--index", "1", "--only", "2"}, "--index", "given twice"},
+        {{"--tile-size", "64x"}, "--tile-size", "not a whole number from 16"},
+        {{"--tile-size", "8"}, "--tile-size", "not a whole number from 16"},
+        {{"--index", ""}, "--index", "not a whole number"},
+        {{"--index", "1,"}, "--index", "not a whole number"},
+        {{"--bits", "16x"}, "--bits", "not 8, 16 or 32"},
+        {{"--vdb-background", "0.5"}, "--vdb-background", "not tiles"},
+        {{"--region", "0,0,8,8"}, "--region", "not tiles"},
+        {{"--script", "x.lua"}, "--script", "is for stitch"},
+        {{"--compression", "3", "--exr-tiles", "16"}, "--exr-tiles", "are for .exr outputs"},
+    }, stitch_bad[] = {
+        {{"-o", "second.png"}, "--output", "given twice"},
+        {{"--bits", "16", "--bits", "8"}, "--bits", "given twice"},
+        {{"--script", "a.lua", "--script", "b.lua"}, "--script", "given twice"},
+        {{"--bits", "16 "}, "--bits", "not 8, 16 or 32"},
+        {{"--compression", ""}, "--compression", "not a whole number from 0 to 9"},
+        {{"--compression", "10"}, "--compression", "not a whole number from 0 to 9"},
+        {{"--exr-tiles", "0x10"}, "--exr-tiles", "not a whole number from 1"},
+        {{"--size", "64"}, "--size", "stitch reads tiles"},
+        {{"--tile-size", "64"}, "--tile-size", "is for tiles"},
+    };
+    char pattern[PATHLEN], folder[PATHLEN], manifest[PATHLEN], out[PATHLEN];
+    size_t k;
+    res r;
+    tpath(pattern, "opt/t_{i}.png");
+    tpath(folder, "opt");
+    for (k = 0; k < sizeof tiles_bad / sizeof tiles_bad[0]; k++) {
+        const char *const *w = tiles_bad[k].words;
+        cli(&r, "tiles", script, "--size", "64", "-o", pattern, w[0], w[1], w[2], w[3], NULL);
+        EXPECT_ERR(&r, 2, tiles_bad[k].opt, tiles_bad[k].why);
+        res_free(&r);
+    }
+    CHECK(!exists(folder)); /* no folder, no tile */
+    pathf(manifest, "%s/full_png/manifest.json", tmpdir); /* good tiles: only the options are wrong */
+    tpath(out, "opt_stitched.png");
+    for (k = 0; k < sizeof stitch_bad / sizeof stitch_bad[0]; k++) {
+        const char *const *w = stitch_bad[k].words;
+        cli(&r, "stitch", manifest, "-o", out, w[0], w[1], w[2], w[3], NULL);
+        EXPECT_ERR(&r, 2, stitch_bad[k].opt, stitch_bad[k].why);
+        res_free(&r);
+        CHECKF(!exists(out), "stitch %s %s wrote %s", w[0], w[1], out);
+    }
+}
+
 void suite_tiles(void)
 {
     if (cli_setup("ng-tiles")) {
@@ -753,6 +810,7 @@ void suite_tiles(void)
     RUN(test_stitch_long_record);
     RUN(test_stitch_many_columns);
     RUN(test_tiles_usage);
+    RUN(test_tiles_stitch_option_rules);
     RUN(test_stitch_exr_equals_single);
     RUN(test_stitch_exr_damaged);
     cli_teardown();

@@ -1,0 +1,79 @@
+/*
+ * formats.c — every file format noisegraph writes, one row each: what the
+ * file is called and holds, which depths, channels and options it takes,
+ * its encoder and, where stitch reads tiles back, its reader. The file
+ * sink (filesink.c), ng_file_check*, ng_file_formats, the tile reader
+ * (tileread.c) and ng_tile_readable read this table and nothing else, so
+ * a new format is its codec file and one row here.
+ */
+#include "formats.h"
+
+#include "filesink.h"
+#include "tileread.h"
+#include "tilefile.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* ORDER: the order ng_file_formats() names them in. */
+const ng__format ng__formats[] = {
+    {.name = "PNG", .ext = {".png"}, .bits = {8, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES,
+     .takes = NG__LEVEL, .encoder = &ng__png_encoder, .reader = &ng__png_reader},
+    {.name = "PFM", .ext = {".pfm"}, .bits = {32}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES, .exact = 1,
+     .uncompressed = 1, .encoder = &ng__pfm_encoder, .reader = &ng__pfm_reader},
+    {.name = "raw heightmap", .ext = {".r16", ".raw"}, .bits = {16}, .channels = NG__GREY_ONLY, .holds = NG__IMAGES,
+     .uncompressed = 1, .encoder = &ng__raw16_encoder, .reader = &ng__raw16_reader},
+    /* exact: NaN is stored too, as an inactive voxel */
+    {.name = "VDB", .ext = {".vdb"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__VOLUMES,
+     .takes = NG__GRID, .exact = 1, .encoder = &ng__vdb_encoder},
+    {.name = "NRRD", .ext = {".nrrd"}, .bits = {32}, .channels = NG__VECTORS, .holds = NG__IMAGES | NG__VOLUMES,
+     .exact = 1, .uncompressed = 1, .encoder = &ng__nrrd_encoder},
+    {.name = "EXR", .ext = {".exr"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES,
+     .takes = NG__LEVEL | NG__EXR, .exact = 1, .encoder = &ng__exr_encoder, .reader = &ng__exr_reader},
+};
+const size_t ng__nformats = sizeof ng__formats / sizeof ng__formats[0];
+
+const ng__format *ng__format_of(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    size_t n = strlen(base), i, k;
+    for (i = 0; i < ng__nformats; i++)
+        for (k = 0; ng__formats[i].ext[k]; k++) {
+            size_t e = strlen(ng__formats[i].ext[k]);
+            if (n > e && strcasecmp(base + n - e, ng__formats[i].ext[k]) == 0) return &ng__formats[i];
+        }
+    return NULL;
+}
+
+const char *ng__format_list(char *buf, size_t size, int (*pick)(const ng__format *f), int exts, const char *last)
+{
+    const char *item[3 * sizeof ng__formats / sizeof ng__formats[0]];
+    size_t n = 0, i, k, used = 0;
+    for (i = 0; i < ng__nformats; i++) {
+        if (pick && !pick(&ng__formats[i])) continue;
+        if (!exts) item[n++] = ng__formats[i].name;
+        for (k = 0; exts && ng__formats[i].ext[k]; k++) item[n++] = ng__formats[i].ext[k];
+    }
+    buf[0] = '\0';
+    for (i = 0; i < n && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", !i ? "" : i + 1 == n && last ? last : ", ", item[i]);
+    return buf;
+}
+
+static char every_extension[128];
+static void list_extensions(void) { ng__format_list(every_extension, sizeof every_extension, NULL, 1, NULL); }
+
+const char *ng_file_formats(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, list_extensions);
+    return every_extension;
+}
+
+int ng_tile_readable(const char *path)
+{
+    const ng__format *f = ng__format_of(path);
+    return f && f->reader;
+}

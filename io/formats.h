@@ -1,0 +1,63 @@
+/*
+ * formats.h — the file formats, one row each in one table (formats.c):
+ * name, extensions, sample depths, channels, what a file holds, the
+ * options it reads, its encoder (filesink.h) and, for the formats stitch
+ * reads tiles back from, its reader (tileread.h). The file sink, the
+ * checks of ng_io.h, ng_file_formats and ng_tile_readable all come from
+ * it. A format is its codec file, which exports the encoder (and reader),
+ * and its row.
+ */
+#ifndef NG_FORMATS_H
+#define NG_FORMATS_H
+
+#include "ng_io.h"
+
+#include <stddef.h>
+
+typedef struct ng__encoder ng__encoder; /* filesink.h */
+typedef struct ng__reader ng__reader;   /* tileread.h */
+
+/* What a file holds (or'd). */
+enum { NG__IMAGES = 1, NG__VOLUMES = 2 };
+/* The ng_file_options a format reads besides placement (or'd): level;
+ * exr_tile and exr_compression; grid (a .vdb's background). */
+enum { NG__LEVEL = 1, NG__EXR = 2, NG__GRID = 4 };
+/* The channels a sample may have. */
+typedef enum ng__channels {
+    NG__GREY_OR_RGB, /* 1 or 3 */
+    NG__GREY_ONLY,   /* 1 */
+    NG__VECTORS      /* 1 to 4 */
+} ng__channels;
+
+typedef struct ng__format {
+    const char *name;     /* "PNG", in messages */
+    const char *ext[3];   /* file name endings, matched ignoring case; NULL-terminated */
+    int bits[3];          /* accepted sample depths, the default first; 0-terminated */
+    ng__channels channels;
+    int holds;            /* NG__IMAGES, NG__VOLUMES, or both */
+    unsigned takes;       /* NG__LEVEL, NG__EXR, NG__GRID; 0: none */
+    /* 1: samples are stored as they are (floats), NaN and infinities
+     * included; 0: they are quantized, and the file sink counts the NaN,
+     * infinities and samples outside [0, 1] that quantizing changes. */
+    int exact;
+    /* 1: the file is its samples, uncompressed (and a small header): the
+     * sink knows its size before writing and refuses one that cannot fit
+     * the disk or the file size limit; 0: compressed, size unknown. */
+    int uncompressed;
+    const ng__encoder *encoder;
+    const ng__reader *reader; /* NULL: stitch does not read its tiles */
+} ng__format;
+
+extern const ng__format ng__formats[];
+extern const size_t ng__nformats;
+
+/* The format of path's file name by its extension ("dir/.png" is a
+ * hidden file without one), or NULL. */
+const ng__format *ng__format_of(const char *path);
+
+/* For messages: the formats pick() accepts (NULL: all), by name
+ * (exts 0) or every extension (exts 1), joined by ", " and before the
+ * last by `last` (" and ", " or "; NULL: ", ") into buf. Returns buf. */
+const char *ng__format_list(char *buf, size_t size, int (*pick)(const ng__format *f), int exts, const char *last);
+
+#endif
