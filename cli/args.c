@@ -407,6 +407,13 @@ static int set_unsafe(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+static int set_classic(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->h.classic = 1;
+    return 0;
+}
+
 static int set_time_limit(ng_cli *c, const option *o, const value *v)
 {
     (void)o;
@@ -652,6 +659,9 @@ static const option options[] = {
     {"--set", NULL, "NAME=VALUE", TEXT, 0, 0, 0, set_param, TAKES_SCRIPT,
      "set a parameter the script declares with ng.param"},
     {"--unsafe", NULL, NULL, FLAG, 0, 0, 0, set_unsafe, TAKES_SCRIPT, "give the script the full Lua standard library"},
+    {"--classic", NULL, NULL, FLAG, 0, 0, 0, set_classic, TAKES_SCRIPT,
+     "the defaults of versions before 0.2.0 (gradients = \"classic\",\n"
+     "rotate = false): a script's old bits"},
     {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, TAKES_SCRIPT,
      "seconds the script may run (default 10)"},
     {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit, TAKES_SCRIPT,

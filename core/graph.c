@@ -18,6 +18,7 @@ struct ng_graph {
     ng_budget *budget; /* see ng_graph_set_budget */
     size_t charged;    /* bytes of nodes[] counted in budget */
     ng_image_loader load_image; /* see ng_graph_set_image_loader */
+    int classic;                /* see ng_graph_set_classic */
 };
 
 int ng_errorf(ng_error *err, const char *fmt, ...)
@@ -102,6 +103,11 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err)
     drop_state(n);
     n->state = s;
     return s;
+}
+
+void ng_graph_set_classic(ng_graph *g, int on)
+{
+    g->classic = on != 0;
 }
 
 void ng_graph_set_image_loader(ng_graph *g, ng_image_loader load)
@@ -305,6 +311,10 @@ ng_node *ng_node_begin(ng_graph *g, const ng_node_type *t, const char *label,
     n->channels = 1;
     for (k = 0; k < NG_MAX_INPUTS + NG_MAX_DRIVERS; k++) n->input[k] = -1;
     for (k = 0; k < t->nparams; k++) ng__param_default(&t->params[k], &n->param[k]);
+    for (k = 0; g->classic && k < t->nchanged; k++) {
+        n->param[t->changed[k].param].v[0] = t->changed[k].classic;
+        n->param[t->changed[k].param].i = (int)t->changed[k].classic;
+    }
     n->label = dupstr(label ? label : t->name);
     n->where = dupstr(where);
     return n;

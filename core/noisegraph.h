@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NG_VERSION "0.1.0"
+#define NG_VERSION "0.2.0"
 #define NG_MAX_INPUTS 8
 /* Parameters of one node that nodes may drive (NG_PARAM_NODE). */
 #define NG_MAX_DRIVERS 8
@@ -83,6 +83,15 @@ typedef struct ng_param_desc {
     const char *doc;
 } ng_param_desc;
 
+/* A default that changed in 0.2.0 (CHANGELOG.md): parameter `param`
+ * (index) had default `classic` (a number, an enum index or a bool), which
+ * a graph made classic (ng_graph_set_classic) starts its nodes with, so an
+ * old script renders its old bits. */
+typedef struct ng_changed_default {
+    int param;
+    double classic;
+} ng_changed_default;
+
 enum {
     NG_INPUT_PULL = 1,     /* the node evaluates it itself, at positions it chooses */
     NG_INPUT_OPTIONAL = 2, /* may be left unconnected */
@@ -120,6 +129,8 @@ typedef struct ng_node_type {
     unsigned dims;               /* bit d set: evaluates in d dimensions (1..4) */
     const ng_shorthand *shorthands;
     int nshorthands;
+    const ng_changed_default *changed; /* defaults that changed, and their old values */
+    int nchanged;
     const char *op;              /* Lua metamethod this type implements, or NULL */
     const char *method;          /* node:method(...) name, or NULL */
     const char *positional;      /* comma list of inputs/params for positional calls */
@@ -252,6 +263,10 @@ typedef int (*ng_image_loader)(const char *path, ng_image *img, size_t max_bytes
  * through the graph's loader, set here before the node is finished. Without
  * one, finishing an image node is an error. */
 void ng_graph_set_image_loader(ng_graph *g, ng_image_loader load);
+/* on: nodes begun from now on take the defaults of versions before 0.2.0
+ * where a default changed (ng_param_desc.changed): `noisegraph render
+ * --classic`, for a script's old bits. */
+void ng_graph_set_classic(ng_graph *g, int on);
 /* Frees img->px (from a loader's malloc) and clears it. */
 void ng_image_free(ng_image *img);
 

@@ -762,6 +762,7 @@ int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_erro
         return ng_errorf(err, "%s: out of memory", path);
     }
     ng_graph_set_budget(s->graph, &h.budget);
+    ng_graph_set_classic(s->graph, o->classic);
     if (!(L = lua_newstate(limited_alloc, &h))) {
         ng_errorf(err, "%s: cannot create a Lua state", path);
         goto detach;

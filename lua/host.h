@@ -13,6 +13,7 @@
 
 typedef struct ng_host_opts {
     int unsafe;            /* full standard library */
+    int classic;           /* the defaults before 0.2.0 (ng_graph_set_classic) */
     /* Wall-clock seconds the script may take, from loading it to closing
      * its state (finalizers included). Lua code is stopped by an
      * instruction hook; C code that never returns to Lua (a backtracking

@@ -33,7 +33,7 @@
 static const char *const fractal_choices[] = {NG_FRACTAL_CHOICES, NULL};
 static const char *const normalize_choices[] = {NG_NORMALIZE_CHOICES, NULL};
 
-enum { P_TYPE, P_OCTAVES, P_LACUNARITY, P_ROUGHNESS, P_ANTIALIAS, P_NORMALIZE, NPARAMS };
+enum { P_TYPE, P_OCTAVES, P_LACUNARITY, P_ROUGHNESS, P_ANTIALIAS, P_NORMALIZE, P_OFFSET, P_GAIN, P_ROTATE, NPARAMS };
 
 static const ng_param_desc fractal_params[NPARAMS] = {
     {"type", NG_PARAM_ENUM, {0}, 0, 0, fractal_choices, NG_FRACTAL_TYPE_DOC},
@@ -44,6 +44,9 @@ static const ng_param_desc fractal_params[NPARAMS] = {
      "amplitude ratio between octaves; a node (a mask) varies it per sample: rough peaks, smooth valleys"},
     {"antialias", NG_PARAM_BOOL, {1}, 0, 1, NULL, "skip octaves whose features are under two pixels (they would alias)"},
     {"normalize", NG_PARAM_ENUM, {0}, 0, 0, normalize_choices, NG_NORMALIZE_DOC},
+    NG_FRACTAL_OFFSET_ROW("offset"),
+    NG_FRACTAL_GAIN_ROW,
+    NG_FRACTAL_ROTATE_ROW,
 };
 
 enum { I_SOURCE, NINPUTS };
@@ -56,6 +59,9 @@ static const ng_shorthand fractal_shorthands[] = {
     {"fbm", "type", "standard"}, {"terrain", "type", "terrain"}, {"hybrid", "type", "hybrid"},
     {"ridged", "type", "ridged"}, {"billow", "type", "billow"},
 };
+
+/* the default that changed in 0.2.0 (noisegraph render --classic) */
+static const ng_changed_default fractal_changed[] = {{P_ROTATE, 0}};
 
 typedef struct fractal_state {
     double source_detail; /* the source's finest features, for the cut-off */
@@ -91,6 +97,9 @@ static void fractal_options(const ng_node *n, const float *const *in, ng_fractal
     f->lacunarity = ng_num(n, P_LACUNARITY);
     f->roughness = ng_num(n, P_ROUGHNESS);
     f->detail = s->source_detail;
+    f->offset = ng_num(n, P_OFFSET);
+    f->gain = ng_num(n, P_GAIN);
+    f->rotate = ng_int(n, P_ROTATE);
     f->roughness_at = in ? ng_driver(n, in, P_ROUGHNESS) : NULL;
     f->lacunarity_at = in ? ng_driver(n, in, P_LACUNARITY) : NULL;
 }
@@ -134,6 +143,8 @@ const ng_node_type ng_type_fractal = {
     .node_params = 1ull << P_LACUNARITY | 1ull << P_ROUGHNESS,
     .shorthands = fractal_shorthands,
     .nshorthands = (int)(sizeof fractal_shorthands / sizeof fractal_shorthands[0]),
+    .changed = fractal_changed,
+    .nchanged = 1,
     .setup = fractal_setup,
     .eval_grad = fractal_eval_grad,
     .eval = fractal_eval,

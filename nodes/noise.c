@@ -49,6 +49,7 @@ static const ng_shorthand noise_shorthands[NG_NBASES] = {NG_BASES(SHORTHAND)};
 static const char *const output_choices[] = {"float", "vector", NULL};
 static const char *const feature_choices[] = {"f1", "f2", "f2-f1", "cell", NULL};
 static const char *const metric_choices[] = {"euclidean", "manhattan", "chebyshev", NULL};
+static const char *const gradients_choices[] = {"classic", "isotropic", NULL}; /* by NG_GRADIENTS_* */
 /* "none", then ng.fractal's types in their order, then "fbm" (standard) */
 static const char *const fractal_choices[] = {"none", NG_FRACTAL_CHOICES, "fbm", NULL};
 enum { FRACTAL_NONE = 0, FRACTAL_FBM = NG_NFRACTALS + 1 };
@@ -57,8 +58,8 @@ static const char *const normalize_choices[] = {NG_NORMALIZE_CHOICES, NULL};
 enum {
     P_TYPE = NG_U_TYPE, P_SIZE = NG_U_SIZE, P_SCALE = NG_U_SCALE, P_OFFSET = NG_U_OFFSET, P_AMP = NG_U_AMP,
     P_SEED = NG_U_SEED, P_RANGE = NG_U_RANGE, P_OUTPUT = NG_U_COUNT,
-    P_FEATURE, P_METRIC, P_JITTER, P_FLOW,
-    P_FRACTAL, P_OCTAVES, P_LACUNARITY, P_ROUGHNESS, P_ANTIALIAS, P_NORMALIZE, NPARAMS
+    P_FEATURE, P_METRIC, P_JITTER, P_FLOW, P_GRADIENTS,
+    P_FRACTAL, P_OCTAVES, P_LACUNARITY, P_ROUGHNESS, P_ANTIALIAS, P_NORMALIZE, P_FOFFSET, P_GAIN, P_ROTATE, NPARAMS
 };
 
 static const ng_param_desc noise_params[NPARAMS] = {
@@ -74,6 +75,9 @@ static const ng_param_desc noise_params[NPARAMS] = {
     {"flow", NG_PARAM_NUMBER, {0}, -1e9, 1e9, NULL,
      "flow: rotates the gradients, one full turn per unit (animate it for swirling: a node, e.g. flow = "
      "ng.time(), turns them per sample; loops every 1)"},
+    {"gradients", NG_PARAM_ENUM, {NG_GRADIENTS_ISOTROPIC}, 0, 0, gradients_choices,
+     "perlin, fast, simplex, flow: \"isotropic\" (16 directions in 2D, 24 in 3D, 96 in 4D: no lattice-aligned "
+     "creases), or \"classic\": the lattice-aligned sets of versions before 0.2.0 (their bits)"},
     {"fractal", NG_PARAM_ENUM, {FRACTAL_NONE}, 0, 0, fractal_choices,
      "none, or octaves of this noise as ng.fractal sums them (the same bits): " NG_FRACTAL_TYPE_DOC
      "; fbm is standard"},
@@ -84,10 +88,17 @@ static const ng_param_desc noise_params[NPARAMS] = {
     {"antialias", NG_PARAM_BOOL, {1}, 0, 1, NULL,
      "with a fractal: skip octaves whose features are under two pixels, per sample (they would alias)"},
     {"normalize", NG_PARAM_ENUM, {0}, 0, 0, normalize_choices, "with a fractal: " NG_NORMALIZE_DOC},
+    NG_FRACTAL_OFFSET_ROW("fractal_offset"),
+    NG_FRACTAL_GAIN_ROW,
+    NG_FRACTAL_ROTATE_ROW,
 };
 
+/* the defaults that changed in 0.2.0 (noisegraph render --classic) */
+static const ng_changed_default noise_changed[] = {{P_GRADIENTS, NG_GRADIENTS_CLASSIC}, {P_ROTATE, 0}};
+
 static const uint64_t fractal_options =
-    1ull << P_OCTAVES | 1ull << P_LACUNARITY | 1ull << P_ROUGHNESS | 1ull << P_ANTIALIAS | 1ull << P_NORMALIZE;
+    1ull << P_OCTAVES | 1ull << P_LACUNARITY | 1ull << P_ROUGHNESS | 1ull << P_ANTIALIAS | 1ull << P_NORMALIZE |
+    1ull << P_FOFFSET | 1ull << P_GAIN | 1ull << P_ROTATE;
 
 typedef struct noise_state {
     ng_unified u;
@@ -104,6 +115,8 @@ static const struct {
     {P_METRIC, 1u << NG_BASIS_WORLEY, "worley"},
     {P_JITTER, 1u << NG_BASIS_WORLEY, "worley"},
     {P_FLOW, 1u << NG_BASIS_FLOW, "flow"},
+    {P_GRADIENTS, 1u << NG_BASIS_PERLIN | 1u << NG_BASIS_FAST | 1u << NG_BASIS_SIMPLEX | 1u << NG_BASIS_FLOW,
+     "perlin, fast, simplex and flow"},
 };
 
 void ng__noise_prepare(ng_node *n, int type, ng_unified *u)
@@ -497,6 +510,7 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     pts.jitter = own ? (float)ng_num(n, P_JITTER) : 1.0f;
     pts.feature = own ? ng_int(n, P_FEATURE) : NG_WORLEY_F1;
     pts.metric = own ? ng_int(n, P_METRIC) : NG_METRIC_EUCLIDEAN;
+    pts.gradients = own ? ng_int(n, P_GRADIENTS) : NG_GRADIENTS_CLASSIC;
     for (d = 0; d < b->dims; d++) {
         freq[d] = (d < 3 ? u->freq[d] : u->freq_w) * freq_scale;
         if (b->period[d] > 0 && (bs->tiling != NG_TILE_NONE || d == 3)) { /* a whole number of cells per period */
@@ -672,6 +686,9 @@ static void fractal_of(const ng_node *n, ng_fractal *f)
     f->lacunarity = ng_num(n, P_LACUNARITY);
     f->roughness = ng_num(n, P_ROUGHNESS);
     f->detail = st->basis_detail;
+    f->offset = ng_num(n, P_FOFFSET);
+    f->gain = ng_num(n, P_GAIN);
+    f->rotate = ng_int(n, P_ROTATE);
 }
 
 static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
@@ -749,6 +766,8 @@ const ng_node_type ng_type_noise = {
     .dims = NG_DIMS_1234,
     .shorthands = noise_shorthands,
     .nshorthands = (int)(sizeof noise_shorthands / sizeof noise_shorthands[0]),
+    .changed = noise_changed,
+    .nchanged = (int)(sizeof noise_changed / sizeof noise_changed[0]),
     .setup = noise_setup,
     .tile_check = noise_tile_check,
     .node_params = NG_U_NODE_PLACE | NG_U_NODE_SIZE | 1ull << P_JITTER | 1ull << P_FLOW | 1ull << P_LACUNARITY |

@@ -115,21 +115,115 @@ void ng__octave_block_scaled(ng_ctx *ctx, const ng_block *b, int k, double scale
     ob->p_scale = (float)s; /* exact: a product of powers of two, below float's maximum */
 }
 
+void ng__octave_rotation(int k, int dims, double R[3][3])
+{
+    const double a = k * 2.399963229728653, b = dims >= 3 ? k * 0.9553166181245093 : 0.0;
+    const double ca = cos(a), sa = sin(a), cb = cos(b), sb = sin(b);
+    /* Rz(a) Rx(b) */
+    R[0][0] = ca, R[0][1] = -sa * cb, R[0][2] = sa * sb;
+    R[1][0] = sa, R[1][1] = ca * cb, R[1][2] = -ca * sb;
+    R[2][0] = 0, R[2][1] = sb, R[2][2] = cb;
+}
+
+/* The axes an octave turns (2 or 3), or 0 when it is not turned: octave 0,
+ * 1D, option off, or a period on a turned axis (a turned lattice has no
+ * axis-aligned period, so tiled renders keep their octaves unturned and
+ * tile). */
+static int turned_axes(const ng_fractal *f, const ng_block *b, int k)
+{
+    const int nd = b->dims >= 3 ? 3 : b->dims;
+    int d;
+    if (!f->rotate || k == 0 || nd < 2) return 0;
+    for (d = 0; d < nd; d++)
+        if (b->period[d] != 0) return 0;
+    return nd;
+}
+
+/* ob's positions and anchor turned by octave k's rotation into tb (buf:
+ * scratch of b->dims planes); positions in float (b's p times p_scale,
+ * then the float matrix, in one order: the same bits on every path and
+ * tiling), the anchor in double. Returns the block to evaluate. */
+static const ng_block *turn_block(const ng_fractal *f, const ng_block *ob, int k, float *buf, ng_block *tb)
+{
+    const int nd = turned_axes(f, ob, k), n = ob->n;
+    const float ps = ob->p_scale != 0.0f ? ob->p_scale : 1.0f;
+    double R[3][3];
+    float Rf[3][3];
+    int d, e, i;
+    if (!nd) return ob;
+    ng__octave_rotation(k, nd, R);
+    *tb = *ob;
+    for (d = 0; d < nd; d++) {
+        double a = 0;
+        for (e = 0; e < nd; e++) a += R[d][e] * ob->anchor[e], Rf[d][e] = (float)R[d][e];
+        tb->anchor[d] = a;
+    }
+    for (d = 0; d < nd; d++) {
+        float *q = buf + (size_t)d * (size_t)n;
+        for (i = 0; i < n; i++) {
+            float s = 0.0f;
+            for (e = 0; e < nd; e++) s += Rf[d][e] * (ob->p[e][i] * ps);
+            q[i] = s;
+        }
+    }
+    for (d = 0; d < ob->dims; d++) {
+        if (d < nd) tb->p[d] = buf + (size_t)d * (size_t)n;
+        else if (ps != 1.0f) { /* unturned axes (time) take the scale as the others did */
+            float *q = buf + (size_t)d * (size_t)n;
+            for (i = 0; i < n; i++) q[i] = ob->p[d][i] * ps;
+            tb->p[d] = q;
+        }
+    }
+    tb->p_scale = 0.0f;
+    return tb;
+}
+
+/* A turned octave's gradient (dims planes per channel, along the turned
+ * axes) back to the block's axes: g = R^T g'. */
+static void unturn_grad(const ng_fractal *f, const ng_block *ob, int k, int channels, float *grad)
+{
+    const int nd = turned_axes(f, ob, k), n = ob->n, dims = ob->dims;
+    double R[3][3];
+    int c, d, e, i;
+    if (!nd) return;
+    ng__octave_rotation(k, nd, R);
+    for (c = 0; c < channels; c++)
+        for (i = 0; i < n; i++) {
+            float g[3], r[3];
+            for (d = 0; d < nd; d++) g[d] = grad[((size_t)c * (size_t)dims + (size_t)d) * (size_t)n + (size_t)i];
+            for (e = 0; e < nd; e++) {
+                r[e] = 0.0f;
+                for (d = 0; d < nd; d++) r[e] += (float)R[d][e] * g[d];
+            }
+            for (e = 0; e < nd; e++) grad[((size_t)c * (size_t)dims + (size_t)e) * (size_t)n + (size_t)i] = r[e];
+        }
+}
+
+double ng__ridged_peak(double offset)
+{
+    const double a = offset * offset, b = (offset - 1) * (offset - 1);
+    return a > b ? a : b;
+}
+
 /* ---- the fractal sum ------------------------------------------------------ */
 
-static double normaliser(const ng_octaves *o, int normalize)
+/* What the sum is divided by: the weights' sum (or root of squares), and
+ * for ridged the signal's bound too (1 at the default offset). */
+static double normaliser(const ng_octaves *o, const ng_fractal *f)
 {
-    return normalize == NG_NORMALIZE_RMS ? sqrt(o->total_sq) : o->total;
+    const double w = f->normalize == NG_NORMALIZE_RMS ? sqrt(o->total_sq) : o->total;
+    return f->type == NG_FRACTAL_RIDGED ? w * ng__ridged_peak(f->offset) : w;
 }
 
 /* One octave's weighted values x (len floats) into out; state: the running
  * weight of hybrid and ridged; first: out holds nothing yet; norm != 0:
  * the last octave, the sum then times norm. fractal.c's header says why
  * each is bounded. */
-static void accumulate(const ng_loops *L, int type, float *out, float *state, const float *x, float fw, float inv,
-                       int first, float norm, int len)
+static void accumulate(const ng_loops *L, const ng_fractal *f, float *out, float *state, const float *x, float fw,
+                       float inv, int first, float norm, int len)
 {
-    switch (type) {
+    const float offset = (float)f->offset, gain = (float)f->gain;
+    switch (f->type) {
     case NG_FRACTAL_STANDARD: /* x w + 0 is 0 + x w, -0 included */
         if (first && norm != 0.0f) L->scale_bias(out, x, fw, 0.0f, len), L->scale(out, out, norm, len);
         else if (first) L->scale_bias(out, x, fw, 0.0f, len);
@@ -138,8 +232,8 @@ static void accumulate(const ng_loops *L, int type, float *out, float *state, co
         break;
     case NG_FRACTAL_BILLOW: L->acc_billow(out, x, fw, first, norm, len); break;
     case NG_FRACTAL_TERRAIN: L->acc_terrain(out, x, fw, inv, first, norm, len); break;
-    case NG_FRACTAL_HYBRID: L->acc_hybrid(out, state, x, fw, first, norm, len); break;
-    case NG_FRACTAL_RIDGED: L->acc_ridged(out, state, x, fw, first, norm, len); break;
+    case NG_FRACTAL_HYBRID: L->acc_hybrid(out, state, x, fw, offset, gain * 0.5f, first, norm, len); break;
+    case NG_FRACTAL_RIDGED: L->acc_ridged(out, state, x, fw, offset, gain, first, norm, len); break;
     }
 }
 
@@ -147,7 +241,7 @@ static void accumulate(const ng_loops *L, int type, float *out, float *state, co
  * normalising; the octaves' positions without a pass where the scale
  * allows (ng__octave_block_scaled). */
 static int plain_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng_block *b, int channels,
-                     ng_octave_fn source, void *user, float *out, float *pos, float *oct, float *state)
+                     ng_octave_fn source, void *user, float *out, float *pos, float *oct, float *state, float *turn)
 {
     const int len = b->n * channels;
     const ng_loops *L = ng__loops();
@@ -156,22 +250,22 @@ static int plain_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const n
     ng_octaves o;
     int k, i, normalised = 0;
     ng__octaves_init(&o, f->octaves, f->lacunarity, f->roughness);
-    norm = normaliser(&o, f->normalize);
+    norm = normaliser(&o, f);
     if (o.count == 0)
         for (i = 0; i < len; i++) out[i] = 0;
     for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
         const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(f->detail, b, scale, k, f->antialias);
         const float fw = (float)(w * a);
         float end;
-        ng_block ob;
+        ng_block ob, tb;
         int last;
         if (a <= 0) break; /* finer octaves are finer still */
         last = k + 1 == o.count ||
                ng__octave_antialias(f->detail, b, scale * o.lacunarity, k + 1, f->antialias) <= 0;
         end = last && norm > 0 ? (float)(1.0 / norm) : 0.0f;
         ng__octave_block_scaled(ctx, b, k, scale, max_abs, pos, &ob);
-        if (source(ctx, n, &ob, oct, user)) return -1;
-        accumulate(L, f->type, out, state, oct, fw, partial > 0 ? (float)(0.5 / partial) : 0.0f, k == 0, end, len);
+        if (source(ctx, n, turn_block(f, &ob, k, turn, &tb), oct, user)) return -1;
+        accumulate(L, f, out, state, oct, fw, partial > 0 ? (float)(0.5 / partial) : 0.0f, k == 0, end, len);
         normalised |= end != 0.0f;
         partial += w;
     }
@@ -190,9 +284,11 @@ static double clamp_sample(float v, double lo, double hi, double number)
  * zero weight leaves the sample (and its running weight) alone, since
  * every later octave of it weighs 0 too (its roughness is 0, or the
  * cut-off has passed it and passes it at every finer octave). */
-static void accumulate_at(int type, float *restrict out, float *restrict state, const float *restrict x,
+static void accumulate_at(const ng_fractal *f, float *restrict out, float *restrict state, const float *restrict x,
                           const float *restrict w, const float *restrict inv, int first, int n)
 {
+    const int type = f->type;
+    const float offset = (float)f->offset, gain = (float)f->gain, hgain = gain * 0.5f;
     int i;
     for (i = 0; i < n; i++) {
         float r, sig, wt, s;
@@ -207,13 +303,13 @@ static void accumulate_at(int type, float *restrict out, float *restrict state, 
         case NG_FRACTAL_HYBRID:
             if (first) out[i] = x[i] * w[i], state[i] = 1.0f;
             else out[i] += x[i] * w[i] * state[i];
-            s = state[i] * (x[i] + 1.0f);
+            s = state[i] * (x[i] + offset) * hgain;
             state[i] = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
             break;
         case NG_FRACTAL_RIDGED:
-            r = 1.0f - fabsf(x[i]), sig = r * r, wt = first ? 1.0f : state[i];
+            r = offset - fabsf(x[i]), sig = r * r, wt = first ? 1.0f : state[i];
             out[i] += sig * wt * w[i];
-            wt = sig * 2.0f;
+            wt = sig * gain;
             state[i] = wt < 0.0f ? 0.0f : wt > 1.0f ? 1.0f : wt;
             break;
         }
@@ -249,7 +345,7 @@ static void octave_block_at(ng_ctx *ctx, const ng_block *b, int k, double ref, c
 
 static int sample_sums(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng_block *b, int channels,
                        ng_octave_fn source, void *user, float *out, float *pos, float *oct, float *state,
-                       const sample_sum *S)
+                       const sample_sum *S, float *turn)
 {
     const int len = b->n;
     const double octaves = f->octaves, frac = octaves - floor(octaves);
@@ -266,12 +362,13 @@ static int sample_sums(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const
             total += wk;
             total_sq += wk * wk;
         }
-        S->norm[i] = f->normalize == NG_NORMALIZE_RMS ? sqrt(total_sq) : total;
+        S->norm[i] = (f->normalize == NG_NORMALIZE_RMS ? sqrt(total_sq) : total) *
+                     (f->type == NG_FRACTAL_RIDGED ? ng__ridged_peak(f->offset) : 1.0);
         S->weight[i] = 1, S->scale[i] = 1, S->partial[i] = 0;
     }
     for (k = 0; k < o.count; k++, ref *= o.lacunarity) {
         int alive = 0;
-        ng_block ob;
+        ng_block ob, tb;
         for (i = 0; i < len; i++) {
             const double detail = f->detail_at ? f->detail_at[i] : f->detail;
             const double w = k < o.full ? S->weight[i] : S->weight[i] * frac;
@@ -283,9 +380,9 @@ static int sample_sums(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const
         if (!alive) break;
         if (f->lacunarity_at) octave_block_at(ctx, b, k, ref, S->scale, pos, &ob);
         else ng__octave_block(ctx, b, k, ref, NULL, pos, &ob);
-        if (source(ctx, n, &ob, oct, user)) return -1;
+        if (source(ctx, n, turn_block(f, &ob, k, turn, &tb), oct, user)) return -1;
         for (c = 0; c < channels; c++)
-            accumulate_at(f->type, out + (size_t)c * len, state + (size_t)c * len, oct + (size_t)c * len, S->fw,
+            accumulate_at(f, out + (size_t)c * len, state + (size_t)c * len, oct + (size_t)c * len, S->fw,
                           S->inv, k == 0, len);
         for (i = 0; i < len; i++) {
             S->partial[i] += k < o.full ? S->weight[i] : S->weight[i] * frac;
@@ -306,9 +403,10 @@ int ng__fractal_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng
     const int per_sample = f->roughness_at || f->lacunarity_at || f->detail_at;
     float *pos = ng_scratch(ctx, b->dims), *oct = ng_scratch(ctx, channels);
     float *state = stateful || per_sample ? ng_scratch(ctx, channels) : NULL;
+    float *turn = f->rotate ? ng_scratch(ctx, b->dims) : NULL;
     float *dbl[4] = {NULL, NULL, NULL, NULL}, *fw = NULL, *inv = NULL; /* 2 floats hold a double */
     int rc = -1, j;
-    if (!pos || !oct || ((stateful || per_sample) && !state)) goto done;
+    if (!pos || !oct || ((stateful || per_sample) && !state) || (f->rotate && !turn)) goto done;
     if (per_sample && b->p_scale != 0.0f) { /* the per-sample octaves multiply b's positions themselves */
         ng_block plain;
         float *p = ng_scratch(ctx, b->dims);
@@ -318,7 +416,7 @@ int ng__fractal_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng
         goto done;
     }
     if (!per_sample) {
-        rc = plain_sum(ctx, n, f, b, channels, source, user, out, pos, oct, state);
+        rc = plain_sum(ctx, n, f, b, channels, source, user, out, pos, oct, state, turn);
     } else {
         sample_sum S;
         for (j = 0; j < 4; j++)
@@ -327,7 +425,7 @@ int ng__fractal_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng
         S.weight = (double *)(void *)dbl[0], S.scale = (double *)(void *)dbl[1];
         S.partial = (double *)(void *)dbl[2], S.norm = (double *)(void *)dbl[3];
         S.fw = fw, S.inv = inv;
-        rc = sample_sums(ctx, n, f, b, channels, source, user, out, pos, oct, state, &S);
+        rc = sample_sums(ctx, n, f, b, channels, source, user, out, pos, oct, state, &S, turn);
     }
 done:
     for (j = 0; j < 4; j++) ng_scratch_free(ctx, dbl[j], 2);
@@ -336,6 +434,7 @@ done:
     ng_scratch_free(ctx, pos, b->dims);
     ng_scratch_free(ctx, oct, channels);
     ng_scratch_free(ctx, state, channels);
+    ng_scratch_free(ctx, turn, b->dims);
     return rc;
 }
 
@@ -351,10 +450,12 @@ static int unclamped(float s) { return !(s < 0.0f) && !(s > 1.0f); }
  * moves out and state on: x the octave's values, g times gs their gradient
  * per world unit (gs: the octave's frequency scale); G the sum's gradient
  * and SG the running weight's. */
-static void accumulate_grad(int type, const float *restrict out, const float *restrict state, const float *restrict x,
-                            const float *restrict g, float gs, float *restrict G, float *restrict SG, float fw,
-                            float inv, int first, int n)
+static void accumulate_grad(const ng_fractal *f, const float *restrict out, const float *restrict state,
+                            const float *restrict x, const float *restrict g, float gs, float *restrict G,
+                            float *restrict SG, float fw, float inv, int first, int n)
 {
+    const int type = f->type;
+    const float offset = (float)f->offset, gain = (float)f->gain, hgain = gain * 0.5f;
     int i;
     switch (type) { /* one loop per type, so each vectorises */
     case NG_FRACTAL_STANDARD: /* the SIMD path's loop */
@@ -369,32 +470,32 @@ static void accumulate_grad(int type, const float *restrict out, const float *re
         else
             for (i = 0; i < n; i++) G[i] += fw * (g[i] * gs * (out[i] * inv + 0.5f) + x[i] * inv * G[i]);
         break;
-    case NG_FRACTAL_HYBRID: /* out += x w state; state = clamp(state (x + 1)) */
+    case NG_FRACTAL_HYBRID: /* out += x w state; state = clamp(state (x + offset) gain / 2) */
         if (first)
             for (i = 0; i < n; i++) {
                 G[i] = g[i] * gs * fw;
-                SG[i] = unclamped(x[i] + 1.0f) ? g[i] * gs : 0.0f;
+                SG[i] = unclamped((x[i] + offset) * hgain) ? g[i] * gs * hgain : 0.0f;
             }
         else
             for (i = 0; i < n; i++) {
-                const float s = state[i] * (x[i] + 1.0f), gx = g[i] * gs;
+                const float s = state[i] * (x[i] + offset) * hgain, gx = g[i] * gs;
                 G[i] += fw * (gx * state[i] + x[i] * SG[i]);
-                SG[i] = unclamped(s) ? SG[i] * (x[i] + 1.0f) + state[i] * gx : 0.0f;
+                SG[i] = unclamped(s) ? (SG[i] * (x[i] + offset) + state[i] * gx) * hgain : 0.0f;
             }
         break;
-    case NG_FRACTAL_RIDGED: /* out += (1 - |x|)^2 state w; state = clamp(2 (1 - |x|)^2) */
+    case NG_FRACTAL_RIDGED: /* out += (offset - |x|)^2 state w; state = clamp(gain (offset - |x|)^2) */
         for (i = 0; i < n; i++) {
-            const float r = 1.0f - fabsf(x[i]), sig = r * r, dsig = -2.0f * r * sign_of(x[i]) * (g[i] * gs);
+            const float r = offset - fabsf(x[i]), sig = r * r, dsig = -2.0f * r * sign_of(x[i]) * (g[i] * gs);
             const float wt = first ? 1.0f : state[i], dwt = first ? 0.0f : SG[i];
             G[i] += fw * (dsig * wt + sig * dwt);
-            SG[i] = unclamped(sig * 2.0f) ? 2.0f * dsig : 0.0f;
+            SG[i] = unclamped(sig * gain) ? gain * dsig : 0.0f;
         }
         break;
     }
 }
 
 typedef struct grad_bufs {
-    float *pos, *oct, *ogr, *state, *gstate;
+    float *pos, *oct, *ogr, *state, *gstate, *turn;
 } grad_bufs;
 
 static int plain_sum_grad(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng_block *b, int channels,
@@ -413,20 +514,21 @@ static int plain_sum_grad(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, co
     for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
         const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(f->detail, b, scale, k, f->antialias);
         const float fw = (float)(w * a), inv = partial > 0 ? (float)(0.5 / partial) : 0.0f;
-        ng_block ob;
+        ng_block ob, tb;
         if (a <= 0) break; /* finer octaves are finer still */
         ng__octave_block_scaled(ctx, b, k, scale, max_abs, B->pos, &ob);
-        if (source(ctx, n, &ob, B->oct, B->ogr, user)) return -1;
+        if (source(ctx, n, turn_block(f, &ob, k, B->turn, &tb), B->oct, B->ogr, user)) return -1;
+        unturn_grad(f, &ob, k, channels, B->ogr);
         for (c = 0; c < channels; c++)
             for (d = 0; d < dims; d++) {
                 const size_t v = (size_t)c * (size_t)np, g = ((size_t)c * (size_t)dims + (size_t)d) * (size_t)np;
-                accumulate_grad(f->type, out + v, B->state + v, B->oct + v, B->ogr + g, (float)scale, grad + g,
+                accumulate_grad(f, out + v, B->state + v, B->oct + v, B->ogr + g, (float)scale, grad + g,
                                 B->gstate + g, fw, inv, k == 0, np); /* octave positions are world * scale */
             }
-        accumulate(L, f->type, out, B->state, B->oct, fw, inv, k == 0, 0.0f, len);
+        accumulate(L, f, out, B->state, B->oct, fw, inv, k == 0, 0.0f, len);
         partial += w;
     }
-    norm = normaliser(&o, f->normalize);
+    norm = normaliser(&o, f);
     if (norm > 0) {
         L->scale(out, out, (float)(1.0 / norm), len);
         L->scale(grad, grad, (float)(1.0 / norm), len * dims);
@@ -443,12 +545,14 @@ int ng__fractal_sum_grad(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, con
     if (f->roughness_at || f->lacunarity_at || f->detail_at) return 1;
     B.pos = ng_scratch(ctx, b->dims), B.oct = ng_scratch(ctx, channels), B.ogr = ng_scratch(ctx, planes);
     B.state = ng_scratch(ctx, channels), B.gstate = ng_scratch(ctx, planes);
-    if (B.pos && B.oct && B.ogr && B.state && B.gstate)
+    B.turn = f->rotate ? ng_scratch(ctx, b->dims) : NULL;
+    if (B.pos && B.oct && B.ogr && B.state && B.gstate && (B.turn || !f->rotate))
         rc = plain_sum_grad(ctx, n, f, b, channels, source, user, out, grad, &B);
     ng_scratch_free(ctx, B.pos, b->dims);
     ng_scratch_free(ctx, B.oct, channels);
     ng_scratch_free(ctx, B.ogr, planes);
     ng_scratch_free(ctx, B.state, channels);
     ng_scratch_free(ctx, B.gstate, planes);
+    ng_scratch_free(ctx, B.turn, b->dims);
     return rc;
 }

@@ -65,16 +65,48 @@ enum { NG_NORMALIZE_BOUND, NG_NORMALIZE_RMS };
     "rms: by the root of the sum of their squares (Houdini's style): fuller contrast, leaving [-1, 1] for "     \
     "0.015 % of samples of 6 octaves of perlin fBm, 5 % of simplex, far more for billow and ridged (README)"
 
+/* The bound on ridged's signal (offset - |n|)^2 for |n| <= 1: the sum is
+ * divided by it too, so ridged stays in [0, 1] for any offset. */
+double ng__ridged_peak(double offset);
+
 typedef struct ng_fractal {
     int type, normalize, antialias;
     double octaves, lacunarity, roughness;
     double detail; /* the source's finest features, world units, for the cut-off */
+    /* hybrid and ridged: Musgrave's offset and gain (defaults 1 and 2: the
+     * sums before 0.2.0; see loops.c); rotate: turn each octave after the
+     * first by a fixed rotation (ng__octave_rotation), except where the
+     * block has a period (tiled renders) */
+    double offset, gain;
+    int rotate;
     /* Per-sample options (b->n floats, or NULL for the numbers above):
      * roughness and lacunarity from driving nodes (clamped here to [0, 2]
      * and [1, 16]), detail where the source's element size varies. */
     const float *roughness_at, *lacunarity_at;
     const double *detail_at;
 } ng_fractal;
+
+/* The descriptor rows of the options every fractal sum takes (ng.fractal
+ * and the noise node's fractal tab), offset named by the caller. */
+#define NG_FRACTAL_OFFSET_ROW(name)                                                                            \
+    {name, NG_PARAM_NUMBER, {1}, 0, 2, NULL,                                                                   \
+     "hybrid and ridged: Musgrave's offset. ridged: each octave's signal is (offset - |n|)^2 (1: sharp ridges; " \
+     "lower: wider, flatter ridges); the sum is also divided by the signal's bound max(offset^2, (1 - "        \
+     "offset)^2), so ridged stays in [0, 1]. hybrid: the running weight is multiplied by (n + offset) gain / 2"}
+#define NG_FRACTAL_GAIN_ROW                                                                                    \
+    {"gain", NG_PARAM_NUMBER, {2}, 0, 8, NULL,                                                                 \
+     "hybrid and ridged: Musgrave's gain: the next octave's weight is the signal times gain, clamped to [0, 1] " \
+     "(higher: detail spreads from the ridges further into the valleys); the range holds for any gain"}
+#define NG_FRACTAL_ROTATE_ROW                                                                                  \
+    {"rotate", NG_PARAM_BOOL, {1}, 0, 1, NULL,                                                                 \
+     "turn each octave after the first by a fixed rotation, so the octaves' lattices do not line up (no grid " \
+     "in the sum); tiled renders keep octaves unturned so they still tile; false: the octaves of versions "    \
+     "before 0.2.0"}
+
+/* The fixed turn of octave k >= 1 in noise space: the xy plane by k
+ * golden angles in 2D; in 3D and 4D x, y, z by Rz(k golden angle) Rx(k
+ * 0.9553166) (time, the fourth axis, is never turned). Row-major. */
+void ng__octave_rotation(int k, int dims, double R[3][3]);
 
 /* Evaluates the source at the octave block ob into out (all its channels). */
 typedef int (*ng_octave_fn)(ng_ctx *ctx, const ng_node *n, const ng_block *ob, float *out, void *user);

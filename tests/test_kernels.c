@@ -37,6 +37,25 @@ WITH_GRAD(FAST, fast_noise_d)
 WITH_GRAD(FLOW, flow_noise_d)
 WITH_GRAD(SIMPLEX, simplex_noise_d)
 
+/* The same kernels with the isotropic gradient sets (the default since 0.2.0). */
+#define ISO(ID, fn)                                                                                            \
+    static void fn##_iso(const ng_noise_pts *p, float *out)                                                    \
+    {                                                                                                          \
+        ng_noise_pts q = *p;                                                                                   \
+        q.gradients = NG_GRADIENTS_ISOTROPIC;                                                                  \
+        ng__kernel(t_path, NG_BASIS_##ID)(&q, out);                                                            \
+    }                                                                                                          \
+    static void fn##_iso_d(const ng_noise_pts *p, float *out, float *grad)                                     \
+    {                                                                                                          \
+        ng_noise_pts q = *p;                                                                                   \
+        q.gradients = NG_GRADIENTS_ISOTROPIC;                                                                  \
+        ng__kernel_grad(t_path, NG_BASIS_##ID)(&q, out, grad);                                                 \
+    }
+ISO(PERLIN, perlin_noise)
+ISO(FAST, fast_noise)
+ISO(FLOW, flow_noise)
+ISO(SIMPLEX, simplex_noise)
+
 static void simplex_tiled2(const ng_noise_pts *p, float *out)
 {
     ng__kernel_tiled(t_path, NG_BASIS_SIMPLEX)(p, out);
@@ -51,6 +70,11 @@ static void simplex_tiled2(const ng_noise_pts *p, float *out)
  *   fast     2.8281, 2.3748, 2.8708, 4.1667
  *   flow     -, 2.9231, 4.0310 (over every flow angle), -
  *   simplex  3.3330, 7.0424, 6.8315, 5.9278
+ * and with the isotropic sets (1D is the classic set):
+ *   perlin   -, 2.9492, 3.5865, 4.9932
+ *   fast     -, 2.4097, 2.8403, 4.0680
+ *   flow     -, 2.9259, 4.1801 (bounds for any unit gradients), -
+ *   simplex  -, 7.1080, 7.2866, 6.9539
  * The checks allow 2% over these for the search's and float rounding's
  * error. floor[] is how much of the bound random pairs must reach, so the
  * bound is not vacuous: measured worst |dv|/h over the pairs of
@@ -82,6 +106,15 @@ static const struct basis {
      flow_noise_d, {0, 1.3e-5, 3e-5, 0}, 0x08u, 0},
     {"simplex", simplex_noise, DIMS_ALL, {3.3330, 7.0424, 6.8315, 5.9278},
      {0.8, 0.9, 0.85, 0.8}, 0, 0, simplex_noise_d, {2e-6, 5e-6, 1e-5, 1.5e-5}, 0, 0},
+    {"perlin iso", perlin_noise_iso, DIMS_ALL, {2.6940, 2.9492, 3.5865, 4.9932},
+     {0.8, 0.85, 0.6, 0.45}, 0x18u, 1, perlin_noise_iso_d, {6e-6, 1.2e-5, 1.7e-5, 3.1e-5},
+     0x10u, 0},
+    {"fast iso", fast_noise_iso, DIMS_ALL, {2.8281, 2.4097, 2.8403, 4.0680},
+     {0.75, 0.85, 0.65, 0.45}, 0x18u, 1, fast_noise_iso_d, {2e-6, 4e-6, 4e-6, 8e-6}, 0x10u, 1},
+    {"flow iso", flow_noise_iso, 0x0cu, {0, 2.9259, 4.1801, 0}, {0, 0.85, 0.6, 0}, 0x08u, 1,
+     flow_noise_iso_d, {0, 1.3e-5, 3e-5, 0}, 0x08u, 0},
+    {"simplex iso", simplex_noise_iso, DIMS_ALL, {3.3330, 7.1080, 7.2866, 6.9539},
+     {0.8, 0.9, 0.85, 0.8}, 0, 0, simplex_noise_iso_d, {2e-6, 5e-6, 1e-5, 1.5e-5}, 0, 0},
     {"white", white_noise, DIMS_ALL, {0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, NULL, {0, 0, 0, 0},
      0, 0},
 };
@@ -1084,7 +1117,7 @@ static void test_grad_finite_differences(void)
                     anchor[d] = k % 3 == 0   ? t_rng_range(-1000, 1000)
                                 : k % 3 == 1 ? (t_rng_unit() < 0.5 ? -1e9 : 1e9) + t_rng_unit()
                                              : t_rng_range(-1e9, 1e9);
-                near_lattice_points(dims, anchor, bs->fn == simplex_noise, FD_N);
+                near_lattice_points(dims, anchor, bs->fn == simplex_noise || bs->fn == simplex_noise_iso, FD_N);
                 p = pts(FD_N, dims, anchor, fbuf, (uint32_t)k * 2654435761u);
                 p.flow = (float)t_rng_unit();
                 if (bs->tileable && k % 4 == 3) memcpy(p.period, period, sizeof p.period);
@@ -1438,8 +1471,8 @@ static void test_loops_same_bits_as_scalar(void)
     for (i = 0; i < 4; i++) { /* first octave or not, last (normalising) or not */
         BOTH(P->acc_billow(o, x, 0.5f, i & 1, i & 2 ? 0.3f : 0.0f, N));
         BOTH(P->acc_terrain(o, x, 0.5f, 0.25f, i & 1, i & 2 ? 0.3f : 0.0f, N));
-        BOTH(P->acc_hybrid(o, st, x, 0.5f, i & 1, i & 2 ? 0.3f : 0.0f, N));
-        BOTH(P->acc_ridged(o, st, x, 0.5f, i & 1, i & 2 ? 0.3f : 0.0f, N));
+        BOTH(P->acc_hybrid(o, st, x, 0.5f, 0.7f, 1.3f, i & 1, i & 2 ? 0.3f : 0.0f, N));
+        BOTH(P->acc_ridged(o, st, x, 0.5f, 0.8f, 2.5f, i & 1, i & 2 ? 0.3f : 0.0f, N));
     }
     BOTH(P->displace(o, x, y, 0.3f, t, -0.2f, N));
     BOTH(P->puff(o, t, 0.4f, 0.9f, N));
@@ -1456,12 +1489,13 @@ static void test_every_basis_has_data(void)
                                              NG_BASES_WHITE(BASIS_NAME, ~)};
 #undef BASIS_NAME
     size_t k;
-    int b, found;
+    int b, found, plain = 0;
     for (k = 0; k < sizeof listed / sizeof listed[0]; k++) {
         for (found = 0, b = 0; b < NBASES; b++) found |= strcmp(bases[b].name, listed[k]) == 0;
         CHECKF(found, "basis %s has no test data in test_kernels.c", listed[k]);
     }
-    CHECK_INT(NBASES, (int)(sizeof listed / sizeof listed[0]));
+    for (b = 0; b < NBASES; b++) plain += !strstr(bases[b].name, " iso"); /* the isotropic rows are extra */
+    CHECK_INT(plain, (int)(sizeof listed / sizeof listed[0]));
 }
 
 static void kernel_tests(void)

@@ -59,7 +59,7 @@ static rotation flow_rotation(float flow)
  * Opposite axes turn the gradient opposite ways, so neighbouring gradients
  * swirl in different directions as flow advances.
  */
-LOOP_INLINE float flow_grad3(uint32_t h, float x, float y, float z, const rotation *r)
+LOOP_INLINE float flow_grad3(int iso, uint32_t h, float x, float y, float z, const rotation *r)
 {
     /* g = grad12's edge: u picks x unless yz, v picks y if xy else z */
     uint32_t xy = h < EDGE_XY, notyz = h < EDGE_XZ;
@@ -67,6 +67,11 @@ LOOP_INLINE float flow_grad3(uint32_t h, float x, float y, float z, const rotati
     float gx = select_f(notyz, one0, 0.0f);
     float gy = select_f(notyz, select_f(xy, one1, 0.0f), one0);
     float gz = select_f(xy, 0.0f, one1);
+    if (iso) { /* grad24's vector (bits 20 to 22 and the thirds) */
+        float g[3];
+        grad24_vec(h, g);
+        gx = g[0], gy = g[1], gz = g[2];
+    }
     /* the rotation axis's signs: bits 17 to 19 */
     float gd = gx * x + gy * y + gz * z;
     float ag = flip_bit(gx, h, 17) + flip_bit(gy, h, 18) + flip_bit(gz, h, 19);
@@ -89,19 +94,16 @@ static inline float lattice_value(uint32_t h)
 }
 
 /* One corner's term: d[] is the point minus the corner. */
-LOOP_INLINE float corner_term(int dims, int kind, uint32_t h, const float *d, const rotation *r)
+LOOP_INLINE float corner_term(int dims, int kind, int iso, uint32_t h, const float *d, const rotation *r)
 {
     if (kind == K_VALUE) return lattice_value(h);
-    switch (dims) {
-    case 1: return ng_hash_signed(h) * d[0];
-    case 2:
-        if (kind == K_FLOW) return grad8(h, fma_f(r->c, d[0], r->s * d[1]), fma_f(r->c, d[1], -(r->s * d[0])));
-        return grad8(h, d[0], d[1]);
-    case 3:
-        if (kind == K_FLOW) return flow_grad3(h, d[0], d[1], d[2], r);
-        return grad12(h, d[0], d[1], d[2]);
-    default: return grad32(h, d[0], d[1], d[2], d[3]);
+    if (dims == 1) return ng_hash_signed(h) * d[0];
+    if (kind == K_FLOW && dims == 2) {
+        const float q[2] = {fma_f(r->c, d[0], r->s * d[1]), fma_f(r->c, d[1], -(r->s * d[0]))};
+        return grad_set(2, iso, h, q);
     }
+    if (kind == K_FLOW) return flow_grad3(iso, h, d[0], d[1], d[2], r);
+    return grad_set(dims, iso, h, d);
 }
 
 /* d(corner term)/d(d[e]) for a gradient kind: the term is linear in d, so
@@ -109,19 +111,17 @@ LOOP_INLINE float corner_term(int dims, int kind, uint32_t h, const float *d, co
  * the components exactly: +-1, 0, +-0.70710678f or the rotated ones). The
  * unrotated sets' vectors come from selects (grad8_vec and co., the same
  * components up to a zero's sign; calls for every e share them). */
-LOOP_INLINE float corner_slope(int dims, int kind, uint32_t h, int e, const rotation *r)
+LOOP_INLINE float corner_slope(int dims, int kind, int iso, uint32_t h, int e, const rotation *r)
 {
     float u[4];
     int d;
     if (kind != K_FLOW && dims >= 2) {
-        if (dims == 2) grad8_vec(h, u);
-        else if (dims == 3) grad12_vec(h, u);
-        else grad32_vec(h, u);
+        grad_set_vec(dims, iso, h, u);
         return u[e];
     }
     UNROLL
     for (d = 0; d < 4; d++) u[d] = d == e ? 1.0f : 0.0f;
-    return corner_term(dims, kind, h, u, r);
+    return corner_term(dims, kind, iso, h, u, r);
 }
 
 /*
@@ -193,6 +193,42 @@ static const float flow_scale[4] = {
     0.0f,
 };
 
+/* The isotropic sets' scales (lattice_parts.h), found the same way (1D
+ * has no set: as perlin). Maxima unscaled, gradient bounds after scaling:
+ * perlin 2D, 16 directions: max 0.69535270 near (0.4734, 0.5); d/dx
+ *            2.0509207 unscaled.
+ * perlin 3D, 24 icosahedral: max 0.72216162 near (0.5, 0.4570, 0.3544);
+ *            d/dx 2.5903296 unscaled.
+ * perlin 4D, 96 directions: max 0.85249024; 1 sample in 10^6 exceeds
+ *            0.618 (2^25.3 samples), d/dx 3.0857546 unscaled. Soft-limited.
+ * fast 2D max 0.69580995, d/dx 1.6768461; 3D max 0.73018620, d/dx
+ *            2.0741807; 4D max 0.86101685, 1e-6 quantile 0.608, d/dx
+ *            2.4733563. 4D soft-limited.
+ * flow 2D: max over angles 0.70710678 (the set turned by 11.25 degrees
+ *            holds the diagonals; no unit set exceeds it); d/dx <= 2.0691076
+ *            (any unit gradients).
+ * flow 3D: unit gradients: max <= 0.8660254, d/dx <= 2.7922885 (any unit
+ *            gradients); 1 sample in 10^6 exceeds 0.668 over angles. Soft-limited.
+ */
+static const float perlin_iso_scale[4] = {
+    1.99980002f,
+    1.4379753f, /* 1 / (0.69535270 * 1.0001) */
+    1.3845931f, /* 1 / (0.72216162 * 1.0001) */
+    1.6181230f, /* soft-limited: 1 / 0.618 */
+};
+static const float fast_iso_scale[4] = {
+    1.99980002f,
+    1.4370303f, /* 1 / (0.69580995 * 1.0001) */
+    1.3693767f, /* 1 / (0.73018620 * 1.0001) */
+    1.6447368f, /* soft-limited: 1 / 0.608 */
+};
+static const float flow_iso_scale[4] = {
+    0.0f,
+    1.4140722f, /* 1 / (0.70710678 * 1.0001) */
+    1.4970060f, /* soft-limited: 1 / 0.668 */
+    0.0f,
+};
+
 /* Which (kind, dims) pass through soft_limit. */
 static inline int soft_limited(int kind, int dims)
 {
@@ -241,15 +277,15 @@ LOOP_INLINE float lattice_blend(int dims, int kind, int deriv, float *c, float g
  * multiply at the end.
  */
 LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
-                         float *gw, int dims, int kind, int tiled, int deriv)
+                         float *gw, int dims, int kind, int iso, int tiled, int deriv)
 {
     const int nc = 1 << dims, n = p->n;
     const uint32_t s = ng_hash_seed(p->seed);
     const rotation rot =
         kind == K_FLOW ? flow_rotation(p->flow) : (rotation){1.0f, 0.0f, 0.0f, 0.0f};
-    const float scale = kind == K_PERLIN ? perlin_scale[dims - 1]
-                        : kind == K_FAST ? fast_scale[dims - 1]
-                        : kind == K_FLOW ? flow_scale[dims - 1]
+    const float scale = kind == K_PERLIN ? (iso ? perlin_iso_scale : perlin_scale)[dims - 1]
+                        : kind == K_FAST ? (iso ? fast_iso_scale : fast_scale)[dims - 1]
+                        : kind == K_FLOW ? (iso ? flow_iso_scale : flow_scale)[dims - 1]
                                          : 1.0f;
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
@@ -280,10 +316,10 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
                 float dk[4];
                 UNROLL
                 for (d = 0; d < 4; d++) dk[d] = (k >> d) & 1 ? t1[d] : t[d];
-                c[k] = corner_term(dims, kind, h[k], dk, &rot);
+                c[k] = corner_term(dims, kind, iso, h[k], dk, &rot);
                 if (deriv && kind != K_VALUE)
                     UNROLL
-                    for (e = 0; e < dims; e++) g[e][k] = corner_slope(dims, kind, h[k], e, &rot);
+                    for (e = 0; e < dims; e++) g[e][k] = corner_slope(dims, kind, iso, h[k], e, &rot);
             }
         lattice_blend(dims, kind, deriv, c, g, w, dw); /* c[0], g[e][0]: the point's value and partials */
         if (kind == K_VALUE) {
@@ -304,41 +340,49 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
     }
 }
 
-#define LATTICE_SET(name, dims, kind)                                                   \
+#define LATTICE_SET(name, dims, kind, iso)                                                   \
     static void name(const ng_noise_pts *p, float *out)                                 \
     {                                                                                   \
-        lattice(p, out, NULL, NULL, NULL, NULL, dims, kind, 0, 0);                      \
+        lattice(p, out, NULL, NULL, NULL, NULL, dims, kind, iso, 0, 0);                      \
     }                                                                                   \
     static void name##_tiled(const ng_noise_pts *p, float *out)                          \
     {                                                                                   \
-        lattice(p, out, NULL, NULL, NULL, NULL, dims, kind, 1, 0);                      \
+        lattice(p, out, NULL, NULL, NULL, NULL, dims, kind, iso, 1, 0);                      \
     }                                                                                   \
     static void name##_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,  \
                          float *restrict gy, float *restrict gz, float *restrict gw)    \
     {                                                                                   \
-        lattice(p, out, gx, gy, gz, gw, dims, kind, 0, 1);                              \
+        lattice(p, out, gx, gy, gz, gw, dims, kind, iso, 0, 1);                              \
     }                                                                                   \
     static void name##_d_tiled(const ng_noise_pts *p, float *restrict out,              \
                                float *restrict gx, float *restrict gy, float *restrict gz, \
                                float *restrict gw)                                      \
     {                                                                                   \
-        lattice(p, out, gx, gy, gz, gw, dims, kind, 1, 1);                              \
+        lattice(p, out, gx, gy, gz, gw, dims, kind, iso, 1, 1);                              \
     }
 
-LATTICE_SET(value1, 1, K_VALUE)
-LATTICE_SET(value2, 2, K_VALUE)
-LATTICE_SET(value3, 3, K_VALUE)
-LATTICE_SET(value4, 4, K_VALUE)
-LATTICE_SET(perlin1, 1, K_PERLIN)
-LATTICE_SET(perlin2, 2, K_PERLIN)
-LATTICE_SET(perlin3, 3, K_PERLIN)
-LATTICE_SET(perlin4, 4, K_PERLIN)
-LATTICE_SET(fast1, 1, K_FAST)
-LATTICE_SET(fast2, 2, K_FAST)
-LATTICE_SET(fast3, 3, K_FAST)
-LATTICE_SET(fast4, 4, K_FAST)
-LATTICE_SET(flow2, 2, K_FLOW)
-LATTICE_SET(flow3, 3, K_FLOW)
+LATTICE_SET(value1, 1, K_VALUE, 0)
+LATTICE_SET(value2, 2, K_VALUE, 0)
+LATTICE_SET(value3, 3, K_VALUE, 0)
+LATTICE_SET(value4, 4, K_VALUE, 0)
+LATTICE_SET(perlin1, 1, K_PERLIN, 0)
+LATTICE_SET(perlin2, 2, K_PERLIN, 0)
+LATTICE_SET(perlin2i, 2, K_PERLIN, 1)
+LATTICE_SET(perlin3, 3, K_PERLIN, 0)
+LATTICE_SET(perlin3i, 3, K_PERLIN, 1)
+LATTICE_SET(perlin4, 4, K_PERLIN, 0)
+LATTICE_SET(perlin4i, 4, K_PERLIN, 1)
+LATTICE_SET(fast1, 1, K_FAST, 0)
+LATTICE_SET(fast2, 2, K_FAST, 0)
+LATTICE_SET(fast2i, 2, K_FAST, 1)
+LATTICE_SET(fast3, 3, K_FAST, 0)
+LATTICE_SET(fast3i, 3, K_FAST, 1)
+LATTICE_SET(fast4, 4, K_FAST, 0)
+LATTICE_SET(fast4i, 4, K_FAST, 1)
+LATTICE_SET(flow2, 2, K_FLOW, 0)
+LATTICE_SET(flow2i, 2, K_FLOW, 1)
+LATTICE_SET(flow3, 3, K_FLOW, 0)
+LATTICE_SET(flow3i, 3, K_FLOW, 1)
 
 static void value_noise(const ng_noise_pts *p, float *out)
 {
@@ -349,23 +393,26 @@ static void value_noise(const ng_noise_pts *p, float *out)
 
 static void perlin_noise(const ng_noise_pts *p, float *out)
 {
-    static const kernel fn[4][2] = {{perlin1, perlin1_tiled}, {perlin2, perlin2_tiled},
-                                    {perlin3, perlin3_tiled}, {perlin4, perlin4_tiled}};
-    dispatch(p, out, fn);
+    static const kernel fn[2][4][2] = {
+        {{perlin1, perlin1_tiled}, {perlin2, perlin2_tiled}, {perlin3, perlin3_tiled}, {perlin4, perlin4_tiled}},
+        {{perlin1, perlin1_tiled}, {perlin2i, perlin2i_tiled}, {perlin3i, perlin3i_tiled}, {perlin4i, perlin4i_tiled}}};
+    dispatch(p, out, fn[p->gradients == NG_GRADIENTS_ISOTROPIC]);
 }
 
 static void fast_noise(const ng_noise_pts *p, float *out)
 {
-    static const kernel fn[4][2] = {{fast1, fast1_tiled}, {fast2, fast2_tiled},
-                                    {fast3, fast3_tiled}, {fast4, fast4_tiled}};
-    dispatch(p, out, fn);
+    static const kernel fn[2][4][2] = {
+        {{fast1, fast1_tiled}, {fast2, fast2_tiled}, {fast3, fast3_tiled}, {fast4, fast4_tiled}},
+        {{fast1, fast1_tiled}, {fast2i, fast2i_tiled}, {fast3i, fast3i_tiled}, {fast4i, fast4i_tiled}}};
+    dispatch(p, out, fn[p->gradients == NG_GRADIENTS_ISOTROPIC]);
 }
 
 static void flow_noise(const ng_noise_pts *p, float *out)
 {
-    static const kernel fn[4][2] = {
-        {NULL, NULL}, {flow2, flow2_tiled}, {flow3, flow3_tiled}, {NULL, NULL}};
-    dispatch(p, out, fn);
+    static const kernel fn[2][4][2] = {
+        {{NULL, NULL}, {flow2, flow2_tiled}, {flow3, flow3_tiled}, {NULL, NULL}},
+        {{NULL, NULL}, {flow2i, flow2i_tiled}, {flow3i, flow3i_tiled}, {NULL, NULL}}};
+    dispatch(p, out, fn[p->gradients == NG_GRADIENTS_ISOTROPIC]);
 }
 
 static void value_noise_d(const ng_noise_pts *p, float *out, float *grad)
@@ -377,23 +424,28 @@ static void value_noise_d(const ng_noise_pts *p, float *out, float *grad)
 
 static void perlin_noise_d(const ng_noise_pts *p, float *out, float *grad)
 {
-    static const kernel_d fn[4][2] = {{perlin1_d, perlin1_d_tiled}, {perlin2_d, perlin2_d_tiled},
-                                      {perlin3_d, perlin3_d_tiled}, {perlin4_d, perlin4_d_tiled}};
-    dispatch_d(p, out, grad, fn);
+    static const kernel_d fn[2][4][2] = {{{perlin1_d, perlin1_d_tiled}, {perlin2_d, perlin2_d_tiled},
+                                          {perlin3_d, perlin3_d_tiled}, {perlin4_d, perlin4_d_tiled}},
+                                         {{perlin1_d, perlin1_d_tiled}, {perlin2i_d, perlin2i_d_tiled},
+                                          {perlin3i_d, perlin3i_d_tiled}, {perlin4i_d, perlin4i_d_tiled}}};
+    dispatch_d(p, out, grad, fn[p->gradients == NG_GRADIENTS_ISOTROPIC]);
 }
 
 static void fast_noise_d(const ng_noise_pts *p, float *out, float *grad)
 {
-    static const kernel_d fn[4][2] = {{fast1_d, fast1_d_tiled}, {fast2_d, fast2_d_tiled},
-                                      {fast3_d, fast3_d_tiled}, {fast4_d, fast4_d_tiled}};
-    dispatch_d(p, out, grad, fn);
+    static const kernel_d fn[2][4][2] = {{{fast1_d, fast1_d_tiled}, {fast2_d, fast2_d_tiled},
+                                          {fast3_d, fast3_d_tiled}, {fast4_d, fast4_d_tiled}},
+                                         {{fast1_d, fast1_d_tiled}, {fast2i_d, fast2i_d_tiled},
+                                          {fast3i_d, fast3i_d_tiled}, {fast4i_d, fast4i_d_tiled}}};
+    dispatch_d(p, out, grad, fn[p->gradients == NG_GRADIENTS_ISOTROPIC]);
 }
 
 static void flow_noise_d(const ng_noise_pts *p, float *out, float *grad)
 {
-    static const kernel_d fn[4][2] = {
-        {NULL, NULL}, {flow2_d, flow2_d_tiled}, {flow3_d, flow3_d_tiled}, {NULL, NULL}};
-    dispatch_d(p, out, grad, fn);
+    static const kernel_d fn[2][4][2] = {
+        {{NULL, NULL}, {flow2_d, flow2_d_tiled}, {flow3_d, flow3_d_tiled}, {NULL, NULL}},
+        {{NULL, NULL}, {flow2i_d, flow2i_d_tiled}, {flow3i_d, flow3i_d_tiled}, {NULL, NULL}}};
+    dispatch_d(p, out, grad, fn[p->gradients == NG_GRADIENTS_ISOTROPIC]);
 }
 
 /* ---- vector channels (see lattice_parts.h) --------------------------------------

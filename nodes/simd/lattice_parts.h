@@ -321,6 +321,114 @@ static inline void grad32_vec(uint32_t h, float *g)
     g[3] = select_f(zero == 3u, 0.0f, sc);
 }
 
+/* ---- isotropic gradients -------------------------------------------------------
+ * The sets above are few and lattice-aligned: where neighbouring corners
+ * share a direction, the zero set (the crease of a ridged or billow
+ * octave) runs along lattice lines, and the field's gradient directions
+ * peak at the set's angles (the orientation histogram of
+ * tests/test_isotropy.c). The isotropic sets (ng_noise_pts.gradients =
+ * NG_GRADIENTS_ISOTROPIC, the default since 0.2.0) are spread evenly and
+ * avoid the axes and diagonals, still picked by blends of hash bits (no
+ * table, no gather):
+ *   2D: 16 unit directions at 11.25 + k 22.5 degrees: the octagon's
+ *       symmetries (swap, two signs: bits 29, 30, 31) of two base angles
+ *       (bit 28);
+ *   3D: the 24 permutations of (0, +-a, +-b), (a, b) = (1, phi) / |.|:
+ *       two icosahedra (each a spherical 5-design, so the set's moments
+ *       up to the fifth are the sphere's), grad12's axis pairs and signs,
+ *       bit 22 which of the pair takes b;
+ *   4D: the 96 permutations of (0, +-1, +-1, +-2) / sqrt 6 (fourth moments
+ *       the sphere's): grad32's zero axis and signs, the thirds of the
+ *       hash shifted left by 5 which of the three takes the 2.
+ */
+#define ISO2_C0 0.98078528f /* cos, sin 11.25 degrees */
+#define ISO2_S0 0.19509032f
+#define ISO2_C1 0.83146961f /* cos, sin 33.75 degrees */
+#define ISO2_S1 0.55557023f
+#define ISO3_A 0.52573111f /* 1 / sqrt(1 + phi^2) */
+#define ISO3_B 0.85065081f /* phi / sqrt(1 + phi^2) */
+#define ISO4_1 0.40824829f /* 1 / sqrt 6 */
+
+static inline float grad16(uint32_t h, float x, float y)
+{
+    float u = flip_bit(select_bit(h, 29, y, x), h, 30);
+    float v = flip_bit(select_bit(h, 29, x, y), h, 31);
+    float c = select_bit(h, 28, ISO2_C1, ISO2_C0), s = select_bit(h, 28, ISO2_S1, ISO2_S0);
+    return fma_f(c, u, s * v);
+}
+
+static inline void grad16_vec(uint32_t h, float *g)
+{
+    float c = select_bit(h, 28, ISO2_C1, ISO2_C0), s = select_bit(h, 28, ISO2_S1, ISO2_S0);
+    float cu = flip_bit(c, h, 30), sv = flip_bit(s, h, 31);
+    g[0] = select_bit(h, 29, sv, cu);
+    g[1] = select_bit(h, 29, cu, sv);
+}
+
+static inline float grad24(uint32_t h, float x, float y, float z)
+{
+    float u = select_f(h < EDGE_XZ, x, y);
+    float v = select_f(h < EDGE_XY, y, z);
+    float wu = select_bit(h, 22, ISO3_B, ISO3_A), wv = select_bit(h, 22, ISO3_A, ISO3_B);
+    return fma_f(wu, flip_bit(u, h, 20), wv * flip_bit(v, h, 21));
+}
+
+static inline void grad24_vec(uint32_t h, float *g)
+{
+    const float wu = select_bit(h, 22, ISO3_B, ISO3_A), wv = select_bit(h, 22, ISO3_A, ISO3_B);
+    const float su = flip_bit(wu, h, 20), sv = flip_bit(wv, h, 21);
+    const int xy = h < EDGE_XY, xz = h < EDGE_XZ;
+    g[0] = select_f(xz, su, 0.0f);
+    g[1] = select_f(xy, sv, select_f(xz, 0.0f, su));
+    g[2] = select_f(xy, 0.0f, sv);
+}
+
+/* which of the three non-zero axes (increasing order) takes the 2 */
+static inline uint32_t grad96_two(uint32_t h)
+{
+    const uint32_t t = h << 5;
+    return (t >= EDGE_XY) + (t >= EDGE_XZ);
+}
+
+static inline float grad96(uint32_t h, float x, float y, float z, float w)
+{
+    uint32_t zero = h >> 30, two = grad96_two(h);
+    float a = flip_bit(select_f(zero == 0u, y, x), h, 27);
+    float b = flip_bit(select_f(zero <= 1u, z, y), h, 28);
+    float c = flip_bit(select_f(zero == 3u, z, w), h, 29);
+    float extra = select_f(two == 0u, a, select_f(two == 1u, b, c));
+    return (a + b + c + extra) * ISO4_1;
+}
+
+static inline void grad96_vec(uint32_t h, float *g)
+{
+    const uint32_t zero = h >> 30, two = grad96_two(h);
+    const float one = ISO4_1, dbl = 2.0f * ISO4_1;
+    const float sa = flip_bit(select_f(two == 0u, dbl, one), h, 27);
+    const float sb = flip_bit(select_f(two == 1u, dbl, one), h, 28);
+    const float sc = flip_bit(select_f(two == 2u, dbl, one), h, 29);
+    g[0] = select_f(zero == 0u, 0.0f, sa);
+    g[1] = select_f(zero == 0u, sa, select_f(zero == 1u, 0.0f, sb));
+    g[2] = select_f(zero <= 1u, sb, select_f(zero == 2u, 0.0f, sc));
+    g[3] = select_f(zero == 3u, 0.0f, sc);
+}
+
+/* A corner's gradient term and vector in the set of dims (2 to 4) and
+ * gradients (a constant in every instantiation). */
+LOOP_INLINE float grad_set(int dims, int iso, uint32_t h, const float *d)
+{
+    if (dims == 2) return iso ? grad16(h, d[0], d[1]) : grad8(h, d[0], d[1]);
+    if (dims == 3) return iso ? grad24(h, d[0], d[1], d[2]) : grad12(h, d[0], d[1], d[2]);
+    return iso ? grad96(h, d[0], d[1], d[2], d[3]) : grad32(h, d[0], d[1], d[2], d[3]);
+}
+
+LOOP_INLINE void grad_set_vec(int dims, int iso, uint32_t h, float *g)
+{
+    if (dims == 2) iso ? grad16_vec(h, g) : grad8_vec(h, g);
+    else if (dims == 3) iso ? grad24_vec(h, g) : grad12_vec(h, g);
+    else iso ? grad96_vec(h, g) : grad32_vec(h, g);
+}
+
 /* ---- vector channels ----------------------------------------------------------
  * output = "vector" walks the lattice once for every channel: cells,
  * corner hashes, fades and falloffs are shared. The gradient kinds hash

@@ -226,43 +226,46 @@ static void loop_acc_terrain(float *restrict out, const float *restrict x, float
     ACC_VARIANTS(acc_terrain_body, out, x, w, inv);
 }
 
-/* state: the running weight, in [0, 1] (1 before the first octave) */
+/* state: the running weight, in [0, 1] (1 before the first octave),
+ * times (x + offset) gain after each octave (Musgrave's offset; gain 1 and
+ * offset 1 are the weights before 0.2.0, bit for bit) */
 static inline void acc_hybrid_body(float *restrict out, float *restrict state, const float *restrict x, float w,
-                                   int first, float s, int n)
+                                   float offset, float gain, int first, float s, int n)
 {
     int i;
     for (i = 0; i < n; i++) {
         const float st = first ? 1.0f : state[i], v = first ? x[i] * w : out[i] + x[i] * w * st;
-        const float next = st * (x[i] + 1.0f);
+        const float next = st * (x[i] + offset) * gain;
         out[i] = ACC_END(v, s);
         state[i] = next < 0.0f ? 0.0f : next > 1.0f ? 1.0f : next;
     }
 }
 
-static void loop_acc_hybrid(float *restrict out, float *restrict state, const float *restrict x, float w, int first,
-                            float s, int n)
+static void loop_acc_hybrid(float *restrict out, float *restrict state, const float *restrict x, float w,
+                            float offset, float gain, int first, float s, int n)
 {
-    ACC_VARIANTS(acc_hybrid_body, out, state, x, w);
+    ACC_VARIANTS(acc_hybrid_body, out, state, x, w, offset, gain);
 }
 
-/* signal (1 - |n|)^2 in [0, 1], weighted by the previous signal times 2,
- * clamped to [0, 1] (Musgrave's gain) */
+/* Musgrave's ridged multifractal: signal (offset - |n|)^2, weighted by the
+ * previous signal times gain, clamped to [0, 1] (offset 1 and gain 2, the
+ * defaults, are the sum before 0.2.0 bit for bit) */
 static inline void acc_ridged_body(float *restrict out, float *restrict state, const float *restrict x, float w,
-                                   int first, float s, int n)
+                                   float offset, float gain, int first, float s, int n)
 {
     int i;
     for (i = 0; i < n; i++) {
-        const float r = 1.0f - fabsf(x[i]), sig = r * r, wt = first ? 1.0f : state[i];
-        const float v = ACC_ADD(out[i], sig * wt * w, first), g = sig * 2.0f;
+        const float r = offset - fabsf(x[i]), sig = r * r, wt = first ? 1.0f : state[i];
+        const float v = ACC_ADD(out[i], sig * wt * w, first), g = sig * gain;
         out[i] = ACC_END(v, s);
         state[i] = g < 0.0f ? 0.0f : g > 1.0f ? 1.0f : g;
     }
 }
 
-static void loop_acc_ridged(float *restrict out, float *restrict state, const float *restrict x, float w, int first,
-                            float s, int n)
+static void loop_acc_ridged(float *restrict out, float *restrict state, const float *restrict x, float w,
+                            float offset, float gain, int first, float s, int n)
 {
-    ACC_VARIANTS(acc_ridged_body, out, state, x, w);
+    ACC_VARIANTS(acc_ridged_body, out, state, x, w, offset, gain);
 }
 
 #undef ACC_ADD

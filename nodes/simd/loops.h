@@ -78,10 +78,10 @@ typedef struct ng_warp_octave2 {
     X(acc_billow, (float *restrict out, const float *restrict x, float w, int first, float s, int n))        \
     X(acc_terrain, (float *restrict out, const float *restrict x, float w, float inv, int first, float s,    \
                     int n))                                                                                    \
-    X(acc_hybrid, (float *restrict out, float *restrict state, const float *restrict x, float w, int first,  \
-                   float s, int n))                                                                            \
-    X(acc_ridged, (float *restrict out, float *restrict state, const float *restrict x, float w, int first,  \
-                   float s, int n))                                                                            \
+    X(acc_hybrid, (float *restrict out, float *restrict state, const float *restrict x, float w, float offset, \
+                   float gain, int first, float s, int n))                                                     \
+    X(acc_ridged, (float *restrict out, float *restrict state, const float *restrict x, float w, float offset, \
+                   float gain, int first, float s, int n))                                                     \
     /* cloud: out = p + g * dg + v * dv (a position moved along the gradient and by the droop) */              \
     X(displace, (float *restrict out, const float *restrict p, const float *restrict g, float dg,            \
                  const float *restrict v, float dv, int n))                                                   \

@@ -19,6 +19,9 @@
 
 enum { NG_WORLEY_F1, NG_WORLEY_F2, NG_WORLEY_F2_F1, NG_WORLEY_CELL };
 enum { NG_METRIC_EUCLIDEAN, NG_METRIC_MANHATTAN, NG_METRIC_CHEBYSHEV };
+/* The gradient sets of perlin, fast, flow and simplex (lattice_parts.h):
+ * classic (0, a zeroed struct's: the bits before 0.2.0) or isotropic. */
+enum { NG_GRADIENTS_CLASSIC, NG_GRADIENTS_ISOTROPIC };
 
 typedef struct ng_noise_pts {
     int n, dims;       /* 1 to 4 */
@@ -37,6 +40,7 @@ typedef struct ng_noise_pts {
     /* Tileable output: the lattice repeats every period[d] cells along axis
      * d (0: no period). Only whole cells, so a basis's look is unchanged. */
     uint32_t period[4];
+    int gradients;     /* perlin, fast, flow, simplex 2D-4D: NG_GRADIENTS_* */
     float flow;        /* perlin flow: gradient rotation in turns (0 and 1 identical) */
     float jitter;      /* worley: feature point spread within its cell, 0 to 1 */
     int feature;       /* worley: NG_WORLEY_* */

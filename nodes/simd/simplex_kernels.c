@@ -35,6 +35,14 @@
 #define SIMPLEX2_SCALE 99.194415f /* 1 / (0.0100802047 * 1.0001) */
 #define SIMPLEX3_SCALE 76.873063f /* 1 / (0.0130071572 * 1.0001) */
 #define SIMPLEX4_SCALE 62.77143f /* 1 / (0.0159292215 * 1.0001) */
+/* The isotropic sets (lattice_parts.h), found the same way: 2D max
+ * 0.0100587463 near skewed fraction (0.998, 0.5258), d/dx 0.0715043438
+ * (7.1080 scaled); 3D max 0.0092144519 near (0.9046, 0.0248, 0.2322),
+ * d/dx 0.0671489663 (7.2866); 4D max 0.0091972087 near (0.904, 0.904, 0,
+ * 0.1929), d/dx 0.0639632839 (6.9539). */
+#define SIMPLEX2_ISO_SCALE 99.406027f /* 1 / (0.0100587463 * 1.0001) */
+#define SIMPLEX3_ISO_SCALE 108.51432f /* 1 / (0.0092144519 * 1.0001) */
+#define SIMPLEX4_ISO_SCALE 108.71777f /* 1 / (0.0091972087 * 1.0001) */
 
 #define F2 0.36602540378443865 /* (sqrt(3) - 1) / 2: skew */
 #define G2 0.21132486540518712 /* (3 - sqrt(3)) / 6: unskew */
@@ -89,42 +97,27 @@ LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deri
     }
 }
 
-/* The gradient set of dims: 8 unit vectors (2D), 12 or 32 edges (3D, 4D). */
-LOOP_INLINE float simplex_grad(int dims, uint32_t h, const float *d)
-{
-    if (dims == 2) return grad8(h, d[0], d[1]);
-    if (dims == 3) return grad12(h, d[0], d[1], d[2]);
-    return grad32(h, d[0], d[1], d[2], d[3]);
-}
-
-/* The gradient vector of hash h in the set of dims (its partials). */
-LOOP_INLINE void simplex_grad_vec(int dims, uint32_t h, float *g)
-{
-    if (dims == 2) grad8_vec(h, g);
-    else if (dims == 3) grad12_vec(h, g);
-    else grad32_vec(h, g);
-}
 
 /* One corner of 2D to 4D simplex, d the point minus the corner: the term,
  * and with deriv its partials added to acc[]. */
-LOOP_INLINE float simplex_corner(int dims, int deriv, uint32_t h, const float *d, float *acc)
+LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const float *d, float *acc)
 {
     float r2 = d[0] * d[0], t3, fo, gd; /* the same bits as a fusion with +0 */
     int e;
     UNROLL
     for (e = 1; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
     fo = falloff(r2, &t3);
-    gd = simplex_grad(dims, h, d);
+    gd = grad_set(dims, iso, h, d);
     if (deriv) {
         float m = -8.0f * t3 * gd, g[4];
-        simplex_grad_vec(dims, h, g);
+        grad_set_vec(dims, iso, h, g);
         UNROLL
         for (e = 0; e < dims; e++) acc[e] = fma_f(fo, g[e], fma_f(m, d[e], acc[e]));
     }
     return fo * gd;
 }
 
-LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *gy, int deriv)
+LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *gy, int iso, int deriv)
 {
     const double sk = (p->anchor[0] + p->anchor[1]) * F2;
     const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u);
@@ -133,6 +126,7 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
     const float gma = ng_pts_gmul_all(p);
     const float f2 = (float)F2, g2 = (float)G2, g2x2m1 = (float)(2.0 * G2 - 1.0);
+    const float scale = iso ? SIMPLEX2_ISO_SCALE : SIMPLEX2_SCALE;
     const int n = p->n;
     int i;
     NO_ALIAS_LOOP
@@ -155,19 +149,19 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
         uint32_t h0 = ng_lattice_hash(xp ^ yp);
         uint32_t h1 = ng_lattice_hash(lower ? xp1 ^ yp : xp ^ yp1);
         uint32_t h2 = ng_lattice_hash(xp1 ^ yp1);
-        float n0 = simplex_corner(2, deriv, h0, d0, acc);
-        float n1 = simplex_corner(2, deriv, h1, d1, acc);
-        float n2 = simplex_corner(2, deriv, h2, d2, acc);
-        out[i] = (n0 + n1 + n2) * SIMPLEX2_SCALE;
+        float n0 = simplex_corner(2, iso, deriv, h0, d0, acc);
+        float n1 = simplex_corner(2, iso, deriv, h1, d1, acc);
+        float n2 = simplex_corner(2, iso, deriv, h2, d2, acc);
+        out[i] = (n0 + n1 + n2) * scale;
         if (deriv) {
-            gx[i] = ng_gscaled(acc[0] * SIMPLEX2_SCALE, gm[0], gma);
-            gy[i] = ng_gscaled(acc[1] * SIMPLEX2_SCALE, gm[1], gma);
+            gx[i] = ng_gscaled(acc[0] * scale, gm[0], gma);
+            gy[i] = ng_gscaled(acc[1] * scale, gm[1], gma);
         }
     }
 }
 
 LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
-                          int deriv)
+                          int iso, int deriv)
 {
     const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2]) * F3;
     const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u),
@@ -179,6 +173,7 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
     const float gma = ng_pts_gmul_all(p);
     const float f3 = (float)F3, g3 = (float)G3, g3x2 = (float)(2.0 * G3),
                 g3x3m1 = (float)(3.0 * G3 - 1.0);
+    const float scale = iso ? SIMPLEX3_ISO_SCALE : SIMPLEX3_SCALE;
     const int n = p->n;
     int i;
     NO_ALIAS_LOOP
@@ -210,15 +205,15 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         uint32_t h2 = ng_lattice_hash(s ^ (xp + (px & (0u - o2x))) ^ (yp + (py & (0u - o2y))) ^
                                       (zp + (pz & (0u - o2z))));
         uint32_t h3 = ng_lattice_hash(s ^ (xp + px) ^ (yp + py) ^ (zp + pz));
-        float n0 = simplex_corner(3, deriv, h0, d0, acc);
-        float n1 = simplex_corner(3, deriv, h1, d1, acc);
-        float n2 = simplex_corner(3, deriv, h2, d2, acc);
-        float n3 = simplex_corner(3, deriv, h3, d3, acc);
-        out[i] = (n0 + n1 + n2 + n3) * SIMPLEX3_SCALE;
+        float n0 = simplex_corner(3, iso, deriv, h0, d0, acc);
+        float n1 = simplex_corner(3, iso, deriv, h1, d1, acc);
+        float n2 = simplex_corner(3, iso, deriv, h2, d2, acc);
+        float n3 = simplex_corner(3, iso, deriv, h3, d3, acc);
+        out[i] = (n0 + n1 + n2 + n3) * scale;
         if (deriv) {
-            gx[i] = ng_gscaled(acc[0] * SIMPLEX3_SCALE, gm[0], gma);
-            gy[i] = ng_gscaled(acc[1] * SIMPLEX3_SCALE, gm[1], gma);
-            gz[i] = ng_gscaled(acc[2] * SIMPLEX3_SCALE, gm[2], gma);
+            gx[i] = ng_gscaled(acc[0] * scale, gm[0], gma);
+            gy[i] = ng_gscaled(acc[1] * scale, gm[1], gma);
+            gz[i] = ng_gscaled(acc[2] * scale, gm[2], gma);
         }
     }
 }
@@ -226,7 +221,7 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
 /* One 4D simplex corner: offset o (0 or 1 per axis) from the cell, k
  * corners along the walk (distance correction k * G4). */
 LOOP_INLINE float simplex4_corner(uint32_t s, const uint32_t *cp, const uint32_t *o,
-                                  const float *x0, float kg4, int deriv, float *acc)
+                                  const float *x0, float kg4, int iso, int deriv, float *acc)
 {
     float d[4];
     uint32_t v = s;
@@ -236,14 +231,14 @@ LOOP_INLINE float simplex4_corner(uint32_t s, const uint32_t *cp, const uint32_t
         d[a] = x0[a] - (float)(int32_t)o[a] + kg4;
         v ^= cp[a] + (lattice_prime[a] & (0u - o[a]));
     }
-    return simplex_corner(4, deriv, ng_lattice_hash(v), d, acc);
+    return simplex_corner(4, iso, deriv, ng_lattice_hash(v), d, acc);
 }
 
 /* 4D simplex from the skewed cell and the skewed fraction r, unscaled (and
  * with deriv its unscaled gradient in acc[4]). The walk adds axes in
  * decreasing order of r: an axis's rank (how many others it beats, ties to
  * the lower axis) says after which corner it is set. */
-LOOP_INLINE float simplex4_at(uint32_t s, const uint32_t *cell, const float *r, int deriv,
+LOOP_INLINE float simplex4_at(uint32_t s, const uint32_t *cell, const float *r, int iso, int deriv,
                               float *acc)
 {
     const float g4 = (float)G4;
@@ -265,18 +260,18 @@ LOOP_INLINE float simplex4_at(uint32_t s, const uint32_t *cell, const float *r, 
     }
     UNROLL
     for (a = 0; a < 4; a++) o[a] = 0u;
-    sum = simplex4_corner(s, cp, o, x0, 0.0f, deriv, acc);
+    sum = simplex4_corner(s, cp, o, x0, 0.0f, iso, deriv, acc);
     UNROLL
     for (k = 1; k <= 4; k++) {
         UNROLL
         for (a = 0; a < 4; a++) o[a] = rank[a] >= (uint32_t)(4 - k) ? 1u : 0u;
-        sum += simplex4_corner(s, cp, o, x0, (float)(k * G4), deriv, acc);
+        sum += simplex4_corner(s, cp, o, x0, (float)(k * G4), iso, deriv, acc);
     }
     return sum;
 }
 
 LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *gx, float *gy,
-                          float *gz, float *gw, int deriv)
+                          float *gz, float *gw, int iso, int deriv)
 {
     const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2] + p->anchor[3]) * F4;
     const uint32_t s = ng_hash_seed(p->seed);
@@ -284,7 +279,7 @@ LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *gx, float *g
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
     const float gma = ng_pts_gmul_all(p);
-    const float f4 = (float)F4;
+    const float f4 = (float)F4, scale = iso ? SIMPLEX4_ISO_SCALE : SIMPLEX4_SCALE;
     const int n = p->n;
     axis a[4];
     int i, d;
@@ -298,23 +293,48 @@ LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *gx, float *g
         fs = (x[0] + x[1] + x[2] + x[3]) * f4;
         UNROLL
         for (d = 0; d < 4; d++) r[d] = cell_of(&a[d], x[d] + fs, &cell[d]);
-        out[i] = simplex4_at(s, cell, r, deriv, acc) * SIMPLEX4_SCALE;
+        out[i] = simplex4_at(s, cell, r, iso, deriv, acc) * scale;
         if (deriv) {
-            gx[i] = ng_gscaled(acc[0] * SIMPLEX4_SCALE, gm[0], gma);
-            gy[i] = ng_gscaled(acc[1] * SIMPLEX4_SCALE, gm[1], gma);
-            gz[i] = ng_gscaled(acc[2] * SIMPLEX4_SCALE, gm[2], gma);
-            gw[i] = ng_gscaled(acc[3] * SIMPLEX4_SCALE, gm[3], gma);
+            gx[i] = ng_gscaled(acc[0] * scale, gm[0], gma);
+            gy[i] = ng_gscaled(acc[1] * scale, gm[1], gma);
+            gz[i] = ng_gscaled(acc[2] * scale, gm[2], gma);
+            gw[i] = ng_gscaled(acc[3] * scale, gm[3], gma);
         }
     }
 }
 
 static void simplex1_v(const ng_noise_pts *p, float *out) { simplex1(p, out, NULL, 0); }
-static void simplex2_v(const ng_noise_pts *p, float *out) { simplex2(p, out, NULL, NULL, 0); }
-static void simplex3_v(const ng_noise_pts *p, float *out) { simplex3(p, out, NULL, NULL, NULL, 0); }
-static void simplex4_v(const ng_noise_pts *p, float *out)
-{
-    simplex4(p, out, NULL, NULL, NULL, NULL, 0);
-}
+
+#define SIMPLEX_SET(iso, sfx)                                                                                  \
+    static void simplex2##sfx##_v(const ng_noise_pts *p, float *out) { simplex2(p, out, NULL, NULL, iso, 0); }   \
+    static void simplex3##sfx##_v(const ng_noise_pts *p, float *out)                                           \
+    {                                                                                                          \
+        simplex3(p, out, NULL, NULL, NULL, iso, 0);                                                            \
+    }                                                                                                          \
+    static void simplex4##sfx##_v(const ng_noise_pts *p, float *out)                                           \
+    {                                                                                                          \
+        simplex4(p, out, NULL, NULL, NULL, NULL, iso, 0);                                                      \
+    }                                                                                                          \
+    static void simplex2##sfx##_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,               \
+                                  float *restrict gy, float *restrict gz, float *restrict gw)                  \
+    {                                                                                                          \
+        (void)gz, (void)gw;                                                                                    \
+        simplex2(p, out, gx, gy, iso, 1);                                                                      \
+    }                                                                                                          \
+    static void simplex3##sfx##_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,               \
+                                  float *restrict gy, float *restrict gz, float *restrict gw)                  \
+    {                                                                                                          \
+        (void)gw;                                                                                              \
+        simplex3(p, out, gx, gy, gz, iso, 1);                                                                  \
+    }                                                                                                          \
+    static void simplex4##sfx##_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,               \
+                                  float *restrict gy, float *restrict gz, float *restrict gw)                  \
+    {                                                                                                          \
+        simplex4(p, out, gx, gy, gz, gw, iso, 1);                                                              \
+    }
+
+SIMPLEX_SET(0, )
+SIMPLEX_SET(1, i)
 
 static void simplex1_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,
                        float *restrict gy, float *restrict gz, float *restrict gw)
@@ -323,40 +343,22 @@ static void simplex1_d(const ng_noise_pts *p, float *restrict out, float *restri
     simplex1(p, out, gx, 1);
 }
 
-static void simplex2_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,
-                       float *restrict gy, float *restrict gz, float *restrict gw)
-{
-    (void)gz, (void)gw;
-    simplex2(p, out, gx, gy, 1);
-}
-
-static void simplex3_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,
-                       float *restrict gy, float *restrict gz, float *restrict gw)
-{
-    (void)gw;
-    simplex3(p, out, gx, gy, gz, 1);
-}
-
-static void simplex4_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,
-                       float *restrict gy, float *restrict gz, float *restrict gw)
-{
-    simplex4(p, out, gx, gy, gz, gw, 1);
-}
-
 static void simplex_noise(const ng_noise_pts *p, float *out)
 {
-    static const kernel fn[4] = {simplex1_v, simplex2_v, simplex3_v, simplex4_v};
-    by_dims(p, out, fn);
+    static const kernel fn[2][4] = {{simplex1_v, simplex2_v, simplex3_v, simplex4_v},
+                                    {simplex1_v, simplex2i_v, simplex3i_v, simplex4i_v}};
+    by_dims(p, out, fn[p->gradients == NG_GRADIENTS_ISOTROPIC]);
 }
 
 static void simplex_noise_d(const ng_noise_pts *p, float *out, float *grad)
 {
-    static const kernel_d fn[4] = {simplex1_d, simplex2_d, simplex3_d, simplex4_d};
+    static const kernel_d fn[2][4] = {{simplex1_d, simplex2_d, simplex3_d, simplex4_d},
+                                      {simplex1_d, simplex2i_d, simplex3i_d, simplex4i_d}};
     if (p->n <= 0) return;
     if (p->dims < 1 || p->dims > 4)
         unsupported_d(p, out, grad);
     else
-        call_d(fn[p->dims - 1], p, out, grad);
+        call_d(fn[p->gradients == NG_GRADIENTS_ISOTROPIC][p->dims - 1], p, out, grad);
 }
 
 /*
@@ -371,6 +373,7 @@ static void simplex_tiled2(const ng_noise_pts *p, float *out)
 {
     const double two_pi = 6.283185307179586;
     const uint32_t s = ng_hash_seed(p->seed);
+    const int iso = p->gradients == NG_GRADIENTS_ISOTROPIC;
     axis a[2];
     double radius[2];
     int i, d;
@@ -399,7 +402,8 @@ static void simplex_tiled2(const ng_noise_pts *p, float *out)
             cell[d] = (uint32_t)(int64_t)c;
             r[d] = (float)(v - c);
         }
-        out[i] = simplex4_at(s, cell, r, 0, NULL) * SIMPLEX4_SCALE;
+        out[i] = iso ? simplex4_at(s, cell, r, 1, 0, NULL) * SIMPLEX4_ISO_SCALE
+                     : simplex4_at(s, cell, r, 0, 0, NULL) * SIMPLEX4_SCALE;
     }
 }
 
