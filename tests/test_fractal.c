@@ -209,7 +209,9 @@ static int cloud(ng_graph *g, const char *type, double distortion, double worley
     return t_finish(g, n);
 }
 
-/* Distortion 0 is the plain fBm of the same noise, bit for bit. */
+/* Distortion 0 is the plain fBm of the same noise, bit for bit: the
+ * classic one (clouds keep the classic gradients and unturned octaves of
+ * 0.1.0). */
 static void test_cloud_without_distortion_is_fbm(void)
 {
     static const char *const clouds[] = {"perlin_cloud", "simplex_cloud"};
@@ -217,7 +219,10 @@ static void test_cloud_without_distortion_is_fbm(void)
     int t;
     for (t = 0; t < 2; t++) {
         ng_graph *g = ng_graph_new();
-        int c = cloud(g, clouds[t], 0, 0), f = fractal(g, "fbm", t_noise(g, bases[t], 37, 6), 5.5, 2.1, 0.6, 1);
+        int c = cloud(g, clouds[t], 0, 0), f;
+        ng_graph_set_classic(g, 1);
+        f = fractal(g, "fbm", t_noise(g, bases[t], 37, 6), 5.5, 2.1, 0.6, 1);
+        ng_graph_set_classic(g, 0);
         ng_render_opts o;
         float *a, *b;
         t_opts(&o, 200, 150);
@@ -268,8 +273,70 @@ static void test_cloud_range_and_continuity(void)
         }
 }
 
+/* Musgrave's offset and gain: ridged stays in [0, 1] and hybrid in [-1, 1]
+ * for any offset and gain (perlin sources, and constants at -1, 0 and 1
+ * that push each signal to its ends); the defaults are the sums before
+ * them, bit for bit (offset 1, gain 2). */
+static void test_offset_gain_keep_ranges(void)
+{
+    static const double offsets[] = {0, 0.3, 0.5, 1, 1.4, 2}, gains[] = {0, 1, 2, 5, 8};
+    static const char *const kinds[] = {"ridged", "hybrid"};
+    static const double srcs[] = {-1, 0, 1};
+    int t, a, b, c, i;
+    for (t = 0; t < 2; t++)
+        for (a = 0; a < 6; a++)
+            for (b = 0; b < 5; b++) {
+                ng_graph *g = ng_graph_new();
+                int roots[4];
+                double lo = 1e9, hi = -1e9;
+                for (c = 0; c < 4; c++) {
+                    ng_node *n = t_begin(g, kinds[t]);
+                    ng_error err;
+                    ng_set_input(g, n, 0, c == 3 ? t_noise(g, "perlin", 23, 4) : t_const(g, srcs[c]), &err);
+                    t_set(n, "octaves", 5.5);
+                    t_set(n, "offset", offsets[a]);
+                    t_set(n, "gain", gains[b]);
+                    roots[c] = t_finish(g, n);
+                }
+                for (c = 0; c < 4; c++) {
+                    ng_render_opts o;
+                    float *img;
+                    t_opts(&o, c == 3 ? 160 : 8, c == 3 ? 160 : 8);
+                    img = t_render(g, roots[c], &o);
+                    CHECK(img != NULL);
+                    for (i = 0; img && i < o.width * o.height; i++) {
+                        if (img[i] < lo) lo = img[i];
+                        if (img[i] > hi) hi = img[i];
+                    }
+                    free(img);
+                }
+                CHECKF(lo >= (t == 0 ? 0.0 : -1.0) && hi <= 1.0, "%s offset %g gain %g: [%g, %g]", kinds[t],
+                       offsets[a], gains[b], lo, hi);
+                ng_graph_free(g);
+            }
+    {   /* the defaults: the sum before offset and gain existed, bit for bit */
+        ng_graph *g = ng_graph_new();
+        int src = t_noise(g, "perlin", 23, 4), r1, r2;
+        ng_node *n = t_on(g, "ridged", src);
+        ng_render_opts o;
+        float *x, *y;
+        r1 = t_finish(g, n);
+        n = t_on(g, "ridged", src);
+        t_set(n, "offset", 1);
+        t_set(n, "gain", 2);
+        r2 = t_finish(g, n);
+        t_opts(&o, 64, 64);
+        x = t_render(g, r1, &o);
+        y = t_render(g, r2, &o);
+        CHECK(x && y && !memcmp(x, y, 64 * 64 * sizeof *x));
+        free(x), free(y);
+        ng_graph_free(g);
+    }
+}
+
 void suite_fractal(void)
 {
+    RUN(test_offset_gain_keep_ranges);
     RUN(test_ranges_hold_for_every_setting);
     RUN(test_fractional_octaves_are_smooth);
     RUN(test_octaves_below_a_pixel_are_skipped);

@@ -194,6 +194,27 @@ static void test_every_graph_has_a_golden_entry(void)
     if (d) closedir(d);
 }
 
+/* Every example script renders its 0.1.0 bits with --classic (the
+ * defaults before 0.2.0): a line with --classic for each, whose hash is
+ * the one recorded before the defaults changed. */
+static void test_every_graph_has_a_classic_entry(void)
+{
+    char dir[PATHLEN];
+    DIR *d;
+    struct dirent *de;
+    pathf(dir, "%s/graphs", ng_root);
+    CHECK((d = opendir(dir)) != NULL);
+    while (d && (de = readdir(d))) {
+        size_t n = strlen(de->d_name);
+        int i, found = 0;
+        if (n < 5 || strcmp(de->d_name + n - 4, ".lua") != 0) continue;
+        for (i = 0; i < nentries; i++)
+            found |= strcmp(entries[i].script, de->d_name) == 0 && strstr(entries[i].args, "--classic") != NULL;
+        if (!found) ng_t_fail(__FILE__, __LINE__, "graphs/%s has no --classic line in tests/golden.txt", de->d_name);
+    }
+    if (d) closedir(d);
+}
+
 /* info and dot describe what the script built: nodes, options that differ
  * from their defaults, edges (pull edges dashed), outputs. */
 static void test_info_and_dot_on_terrain(void)
@@ -257,6 +278,7 @@ void suite_graphs(void)
     if (load_golden()) ng_t_fail(__FILE__, __LINE__, "cannot read tests/golden.txt");
     RUN(test_graphs_match_golden_hashes);
     RUN(test_every_graph_has_a_golden_entry);
+    RUN(test_every_graph_has_a_classic_entry);
     if (!getenv("NG_UPDATE_GOLDEN")) RUN(test_every_simd_path_matches_golden);
     RUN(test_bad_simd_path_refused);
     RUN(test_info_and_dot_on_terrain);

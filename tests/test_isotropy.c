@@ -8,12 +8,14 @@
  * peak at their angle. 3D and 4D are measured on 2D slices: the axis
  * plane and a diagonal one (a lattice shows on either).
  */
+#include "bases.h"
 #include "build.h"
 #include "harness.h"
 #include "suites.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define SIDE 2048
 #define BINS 36
@@ -136,8 +138,97 @@ static void test_classic_gradients_measured(void)
     measure_gradient_bases("classic", 1e9, 1e9);
 }
 
+/* Six octaves of fBm of every basis but white (value included), 2D, with
+ * the default rotated octaves: each octave's lattice turned another way,
+ * so the sum shows no grid. Unrotated, measured for the record. */
+static void test_rotated_fbm_is_isotropic(void)
+{
+#define BASIS_NAME(F, ID, id, name, ...) name,
+    static const char *const names[] = {NG_BASES(BASIS_NAME)};
+#undef BASIS_NAME
+    size_t b;
+    for (b = 0; b < sizeof names / sizeof names[0]; b++) {
+        const look rotated = {NULL, "fbm", 6, -1}, flat = {NULL, "fbm", 6, 0};
+        double r, f;
+        if (strcmp(names[b], "white") == 0) continue; /* no lattice, no features */
+        r = t_isotropy(names[b], 2, &axis_slice, &rotated);
+        f = t_isotropy(names[b], 2, &axis_slice, &flat);
+        printf("    isotropy %-9s fBm 6 octaves: rotated %.3f, rotate = false %.3f\n", names[b], r, f);
+        CHECKF(r <= 1.10, "%s: 6-octave fBm histogram %.3f > 1.10", names[b], r);
+    }
+}
+
+/* A rotated fractal renders the same bits for every tile size, thread
+ * count and region (positions turn per sample, the anchor in double). */
+static void test_rotated_octaves_same_bits_everywhere(void)
+{
+    static const char *const types[] = {"fbm", "ridged"};
+    int t, dims, i, j;
+    for (t = 0; t < 2; t++)
+        for (dims = 2; dims <= 4; dims++) {
+            ng_graph *g = ng_graph_new();
+            const look lk = {NULL, types[t], 5.5, 1};
+            int root = build(g, "perlin", &lk);
+            ng_render_opts o;
+            float *a, *b, *c;
+            t_opts(&o, 200, 150);
+            o.origin[0] = 1e7 + 0.25, o.origin[1] = -3e6;
+            o.dims = dims;
+            o.z = 17.5, o.time = 3.25;
+            o.threads = 1, o.tile = 64;
+            a = t_render(g, root, &o);
+            o.threads = 2, o.tile = 24;
+            b = t_render(g, root, &o);
+            o.region[0] = 37, o.region[1] = 21, o.region[2] = 90, o.region[3] = 80;
+            c = t_render(g, root, &o);
+            CHECK(a && b && c);
+            if (a && b) CHECKF(!memcmp(a, b, 200 * 150 * sizeof *a), "%s %dD: tiles or threads change bits", types[t], dims);
+            for (j = 0; a && c && j < 80; j++)
+                for (i = 0; i < 90; i++)
+                    if (memcmp(&a[(j + 21) * 200 + i + 37], &c[j * 90 + i], sizeof *a)) {
+                        ng_t_fail(__FILE__, __LINE__, "%s %dD: region differs at %d,%d", types[t], dims, i, j);
+                        j = 80;
+                        break;
+                    }
+            free(a), free(b), free(c);
+            ng_graph_free(g);
+        }
+}
+
+/* Tiled renders keep their octaves unturned (a turned lattice has no
+ * axis-aligned period): rotate = true is then rotate = false bit for bit,
+ * which tiles (tests/test_tiles.c, test_kernels' tiling). */
+static void test_tiled_renders_tile_with_rotate(void)
+{
+    ng_graph *g = ng_graph_new();
+    const look on = {NULL, "fbm", 6, 1}, off = {NULL, "fbm", 6, 0};
+    int r_on = build(g, "perlin", &on), r_off = build(g, "perlin", &off);
+    ng_render_opts o;
+    float *a, *b;
+    int i, differ = 0;
+    t_opts(&o, 128, 96);
+    o.tileable = 1;
+    a = t_render(g, r_on, &o);
+    b = t_render(g, r_off, &o);
+    CHECK(a && b);
+    if (a && b) CHECK(!memcmp(a, b, 128 * 96 * sizeof *a));
+    for (i = 1; a && i < 128 * 96; i++) differ |= a[i] != a[0]; /* not flat */
+    CHECK(differ);
+    o.tileable = 0;
+    free(a), free(b);
+    a = t_render(g, r_on, &o);
+    b = t_render(g, r_off, &o);
+    CHECK(a && b);
+    if (a && b) CHECK(memcmp(a, b, 128 * 96 * sizeof *a) != 0); /* untiled they do turn */
+    free(a), free(b);
+    ng_graph_free(g);
+}
+
 void suite_isotropy(void)
 {
     RUN(test_gradient_bases_are_isotropic);
     RUN(test_classic_gradients_measured);
+    RUN(test_rotated_fbm_is_isotropic);
+    RUN(test_rotated_octaves_same_bits_everywhere);
+    RUN(test_tiled_renders_tile_with_rotate);
 }
