@@ -158,12 +158,15 @@ static const ng_block *turn_block(const ng_fractal *f, const ng_block *ob, int k
         for (e = 0; e < nd; e++) a += R[d][e] * ob->anchor[e], Rf[d][e] = (float)R[d][e];
         tb->anchor[d] = a;
     }
-    for (d = 0; d < nd; d++) {
-        float *q = buf + (size_t)d * (size_t)n;
-        for (i = 0; i < n; i++) {
-            float s = 0.0f;
-            for (e = 0; e < nd; e++) s += Rf[d][e] * (ob->p[e][i] * ps);
-            q[i] = s;
+    for (d = 0; d < nd; d++) { /* q = sum over e of Rf[d][e] (p_e ps), e in order: one pass per term */
+        float *restrict q = buf + (size_t)d * (size_t)n;
+        const float *restrict p0 = ob->p[0];
+        const float r0 = Rf[d][0];
+        for (i = 0; i < n; i++) q[i] = 0.0f + r0 * (p0[i] * ps);
+        for (e = 1; e < nd; e++) {
+            const float *restrict pe = ob->p[e];
+            const float re = Rf[d][e];
+            for (i = 0; i < n; i++) q[i] += re * (pe[i] * ps);
         }
     }
     for (d = 0; d < ob->dims; d++) {
