@@ -109,6 +109,9 @@ typedef struct ng_node ng_node;
 typedef struct ng_ctx ng_ctx;
 typedef struct ng_block ng_block;
 
+/* ng_node_type.dims of a type that evaluates in 1 to 4 dimensions. */
+#define NG_DIMS_ALL 0x1Eu
+
 typedef struct ng_node_type {
     const char *name;
     const char *family;
@@ -117,7 +120,7 @@ typedef struct ng_node_type {
     int nparams;
     const ng_input_desc *inputs;
     int ninputs;
-    unsigned dims;               /* bit d set: evaluates in d dimensions (1..4) */
+    unsigned dims;               /* bit d set: evaluates in d dimensions (1..4); NG_DIMS_ALL */
     const ng_shorthand *shorthands;
     int nshorthands;
     const char *op;              /* Lua metamethod this type implements, or NULL */
