@@ -509,8 +509,12 @@ static double opt_number(lua_State *L, int t, const char *key, int *has)
     return v;
 }
 
-/* Applies --set name=value to the default at index 2. */
-static void apply_sets(lua_State *L, hoststate *h, const char *name, int t)
+/* Whether v is a whole number an integer parameter can hold exactly. */
+static int whole(double v) { return v == floor(v) && fabs(v) <= 9007199254740992.0; }
+
+/* Applies --set name=value to the default at index 2 (of Lua type t; a
+ * number that must be whole when integer). */
+static void apply_sets(lua_State *L, hoststate *h, const char *name, int t, int integer)
 {
     int i;
     for (i = 0; i < h->o->nsets; i++) {
@@ -520,6 +524,8 @@ static void apply_sets(lua_State *L, hoststate *h, const char *name, int t)
         if (t == LUA_TNUMBER) {
             if (!ng_decimal_syntax(v, v + strlen(v)) || !lua_stringtonumber(L, v) || !isfinite(lua_tonumber(L, -1)))
                 luaL_error(L, "--set %s=%s: '%s' is a number parameter (a finite decimal number)", name, v, name);
+            if (integer && !whole(lua_tonumber(L, -1)))
+                luaL_error(L, "--set %s=%s: '%s' is an integer parameter (a whole number)", name, v, name);
         } else if (t == LUA_TBOOLEAN) {
             if (strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "1") && strcmp(v, "0"))
                 luaL_error(L, "--set %s=%s: '%s' is a boolean parameter (true or false)", name, v, name);
@@ -531,7 +537,9 @@ static void apply_sets(lua_State *L, hoststate *h, const char *name, int t)
     }
 }
 
-/* ng.param(name, default, {min =, max =, doc =}) -> value
+/* ng.param(name, default, {min =, max =, doc =, integer =}) -> value
+ * A number parameter takes any number unless declared integer = true,
+ * however its default is written (1 and 1.0 alike). 
  * Everything that can run Lua code (metamethods of the options table, which
  * may call ng.param again) happens before the C records are touched. */
 static int l_param(lua_State *L)
@@ -539,7 +547,7 @@ static int l_param(lua_State *L)
     hoststate *h = host(L);
     ng_script *s = h->s;
     const char *name = luaL_checkstring(L, 1), *doc, *text;
-    int t = lua_type(L, 2), i, has_min, has_max, fail = 0, integer = lua_isinteger(L, 2);
+    int t = lua_type(L, 2), i, has_min, has_max, fail = 0, integer = 0;
     double mn, mx;
     char *name_copy, *doc_copy, *value_copy;
     ng_script_param *p;
@@ -553,7 +561,17 @@ static int l_param(lua_State *L)
     if (lua_type(L, 3) != LUA_TTABLE) lua_pushnil(L);
     else if (lua_getfield(L, 3, "doc") != LUA_TNIL && lua_type(L, 4) != LUA_TSTRING)
         return luaL_error(L, "ng.param '%s': 'doc' must be a string, got %s", name, luaL_typename(L, 4));
-    apply_sets(L, h, name, t); /* index 4 (doc) stays referenced while its text is used */
+    if (lua_type(L, 3) == LUA_TTABLE) {
+        int it = lua_getfield(L, 3, "integer");
+        if (it != LUA_TNIL && it != LUA_TBOOLEAN)
+            return luaL_error(L, "ng.param '%s': 'integer' must be a boolean, got %s", name, luaL_typename(L, -1));
+        integer = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    if (integer && (t != LUA_TNUMBER || !whole(lua_tonumber(L, 2))))
+        return luaL_error(L, "ng.param '%s': an integer parameter needs a whole number default, got %s", name,
+                          t == LUA_TNUMBER ? lua_tostring(L, 2) : luaL_typename(L, 2));
+    apply_sets(L, h, name, t, integer); /* index 4 (doc) stays referenced while its text is used */
     if (t == LUA_TNUMBER) {
         double v = lua_tonumber(L, 2);
         if ((has_min && v < mn) || (has_max && v > mx)) {

@@ -520,6 +520,34 @@ static void test_set_errors(void)
     CHECK(!exists(o));
 }
 
+/* A parameter is an integer only when declared so: a default written 1
+ * takes 1.5 from --set (as the page does), integer = true refuses it. */
+static void test_set_integer_only_when_declared(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    mkscript(s, "param_int.lua",
+             "local t = ng.param(\"t\", 1, {min = 0, max = 4})\n"
+             "local n = ng.param(\"n\", 2, {min = 1, max = 8, integer = true})\n"
+             "return ng.perlin{element_size = 8 * (t + 1), seed = n}\n");
+    tpath(o, "param_int.png");
+    cli(&r, "render", s, "-o", o, "--size", "16", "--set", "t=1.5", "--set", "n=3", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(o));
+    cli(&r, "render", s, "-o", o, "--size", "16", "--set", "n=2.5", NULL);
+    EXPECT_ERR(&r, 1, "'n'", "2.5", "integer parameter");
+    res_free(&r);
+    mkscript(s, "param_int_bad.lua", "return ng.perlin{seed = ng.param(\"n\", 1.5, {integer = true})}\n");
+    cli(&r, "render", s, "-o", o, "--size", "16", NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "'n'", "whole number default");
+    res_free(&r);
+    mkscript(s, "param_int_kind.lua", "return ng.perlin{seed = ng.param(\"n\", 1, {integer = \"yes\"})}\n");
+    cli(&r, "render", s, "-o", o, "--size", "16", NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "'integer' must be a boolean");
+    res_free(&r);
+}
+
 /* ---- 7: outputs -------------------------------------------------------------------------- */
 
 static const char two_outputs[] = "local n = ng.perlin{element_size = 8}\n"
@@ -1176,6 +1204,7 @@ void suite_cli(void)
     RUN(test_memory_limit);
     RUN(test_set_changes_image);
     RUN(test_set_errors);
+    RUN(test_set_integer_only_when_declared);
     RUN(test_outputs_suffixed);
     RUN(test_outputs_name_pattern);
     RUN(test_output_names_stay_in_directory);
