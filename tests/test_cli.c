@@ -548,6 +548,29 @@ static void test_set_integer_only_when_declared(void)
     res_free(&r);
 }
 
+/* A vector or a range given more numbers than it takes is an error, not
+ * silently cut (issue 26, bug 5). */
+static void test_vector_extra_items(void)
+{
+    static const char *const cases[][2] = {
+        {"return ng.perlin{element_scale = {1, 1, 1, 40}}\n", "'element_scale'"},
+        {"return ng.perlin{offset = {0, 0, 0, 500}}\n", "'offset'"},
+        {"return ng.perlin{}:transform{translate = {0, 0, 0, 9, 9}}\n", "'translate'"},
+        {"return ng.perlin{range = {0, 1, 2}}\n", "'range'"},
+    };
+    char s[PATHLEN], o[PATHLEN];
+    size_t i;
+    res r;
+    tpath(o, "extra_items.png");
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mkscript(s, "extra_items.lua", cases[i][0]);
+        cli(&r, "render", s, "-o", o, "--size", "16", NULL);
+        EXPECT_ERR(&r, 1, at(s, 1), cases[i][1], "more than");
+        res_free(&r);
+        CHECK(!exists(o));
+    }
+}
+
 /* ---- 7: outputs -------------------------------------------------------------------------- */
 
 static const char two_outputs[] = "local n = ng.perlin{element_size = 8}\n"
@@ -1205,6 +1228,7 @@ void suite_cli(void)
     RUN(test_set_changes_image);
     RUN(test_set_errors);
     RUN(test_set_integer_only_when_declared);
+    RUN(test_vector_extra_items);
     RUN(test_outputs_suffixed);
     RUN(test_outputs_name_pattern);
     RUN(test_output_names_stay_in_directory);
