@@ -165,7 +165,9 @@ static int render_outputs(ng_cli *c, ng_script *s, const char *output, const cha
     ng_error err;
     int rc = 1, i, k;
     for (i = 0; i < s->noutputs; i++) {
-        if (!(paths[i] = output_path(output, s->output_name[i]))) {
+        /* --only NAME: -o is the file itself, unless it says where {name} goes */
+        const char *suffix = c->only && !strstr(output, "{name}") ? NULL : s->output_name[i];
+        if (!(paths[i] = output_path(output, suffix))) {
             ng_cli_fail(1, "render: out of memory");
             goto done;
         }

@@ -416,11 +416,20 @@ static void test_only_one_output(void)
     CHECK_INT(r.code, 1); /* b cannot go to a grey format */
     res_free(&r);
     CHECK(!exists(a));
+    /* --only: -o names the file itself (issue 26, bug 7), or {name} places it */
     cli(&r, "render", s, "-o", out, "--size", "32", "--only", "a", NULL);
     EXPECT_OK(&r);
     res_free(&r);
-    CHECK(exists(a));
+    CHECK(exists(out));
+    CHECK(!exists(a));
     CHECK(!exists(b));
+    pathf(a, "%s", out);
+    tpath(out, "only-{name}.r16");
+    tpath(b, "only-a.r16");
+    cli(&r, "render", s, "-o", out, "--size", "32", "--only", "a", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(a, b));
     tpath(out, "alone.r16");
     cli(&r, "render", alone, "-o", out, "--size", "32", NULL);
     EXPECT_OK(&r);
