@@ -1,7 +1,8 @@
 /*
  * exr.c — the OpenEXR encoder of the file sink (filesink.c), through
  * OpenEXR's C library, OpenEXRCore: 32-bit float (the default) or 16-bit
- * half samples, one channel (named Y, or the output's name) or R, G, B;
+ * half samples, one channel (Y, the name readers take for grey: a channel
+ * named after the output loads black in Blender) or R, G, B;
  * scanlines, or square tiles (ng_file_options.exr_tile); ZIP, PIZ or no
  * compression. Values are stored as they are (half: rounded to the
  * nearest half), not clamped.
@@ -131,8 +132,7 @@ static int exr_failed(ng__image *im, exr_result_t rc, const char *what)
 static const char *channel_name(const ng__image *im, int c)
 {
     static const char *const rgb[3] = {"R", "G", "B"};
-    if (im->channels == 3) return rgb[c];
-    return im->name && *im->name ? im->name : "Y";
+    return im->channels == 3 ? rgb[c] : "Y";
 }
 
 static exr_compression_t compression_of(ng_exr_compression c)
@@ -175,8 +175,6 @@ static int write_header(ng__image *im, encoder *p)
     if (o->exr_compression == NG_EXR_ZIP && o->level >= 0 &&
         (rc = exr_set_zip_compression_level(p->ctx, part, o->level)))
         return exr_failed(im, rc, "compression level");
-    if (strlen(channel_name(im, 0)) > 31 && (rc = exr_set_longname_support(p->ctx, 1)))
-        return exr_failed(im, rc, "long channel name");
     for (c = 0; c < im->channels; c++)
         if ((rc = exr_add_channel(p->ctx, part, channel_name(im, c), type, EXR_PERCEPTUALLY_LINEAR, 1, 1)))
             return exr_failed(im, rc, "channel");

@@ -35,7 +35,7 @@
  *               origin" the world position of the window's first voxel
  *               centre, origin + (offset + 0.5) * voxel_size;
  *   .exr        OpenEXR: 32-bit float (default) or 16-bit half, one channel
- *               (named Y, or the output's name) or RGB, scanlines or tiles
+ *               (named Y) or RGB, scanlines or tiles
  *               (ng_file_sink_set_options), values as they are; its data
  *               window is the render's region of the full image.
  * A name with {z} in its file name ("slices/cloud_{z}.png", any format
