@@ -45,6 +45,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Every format, looked up by extension. ng_file_formats() lists them. */
@@ -165,10 +166,38 @@ static void slice_name(char *buf, const char *name, int zat, int digits, int ind
     buf[i] = '\0';
 }
 
+/* A handler runs on whichever thread does not hold the signal, and a
+ * library's own threads (OpenVDB's TBB workers) start with the signals
+ * open: holding them on the thread that creates a temporary keeps that
+ * thread's handler out, not another's, which could sweep the registry
+ * while a temporary exists unregistered, then end the process (a frame of
+ * a .vdb sequence now and then left one). So creating counts those being
+ * created; the handler first says the process is stopping, then waits for
+ * them to be registered; and once stopping is said, nothing is created. */
+static atomic_int creating, stopping;
+
+/* Around the creation of a temporary or of a file in a temporary folder:
+ * 0, or -1 with errno EINTR when the process is stopping. */
+static int creation_begin(void)
+{
+    atomic_fetch_add(&creating, 1);
+    if (!atomic_load(&stopping)) return 0;
+    atomic_fetch_sub(&creating, 1);
+    errno = EINTR;
+    return -1;
+}
+
+static void creation_end(void) { atomic_fetch_sub(&creating, 1); }
+
 void ng_file_remove_temporaries(void)
 {
+    const struct timespec pause = {0, 100000};
     char name[LIVE_NAME + 16];
     int i, k, made;
+    atomic_store(&stopping, 1);
+    /* a creation takes microseconds; a file system stuck for a second is
+     * not waited on further */
+    for (i = 0; i < 10000 && atomic_load(&creating) > 0; i++) nanosleep(&pause, NULL);
     for (i = 0; i < LIVE_SLOTS; i++) {
         if (atomic_load(&live[i].state) != SLOT_LIVE) continue;
         if (live[i].dirfd < 0) {
@@ -519,8 +548,14 @@ static int create_registered(ng_file_sink *f, int (*create)(ng_file_sink *))
     sigaddset(&held, SIGTERM);
     sigaddset(&held, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &held, &old);
-    rc = create(f);
-    en = errno;
+    rc = creation_begin();
+    if (rc == 0) {
+        rc = create(f);
+        en = errno;
+        creation_end();
+    } else {
+        en = errno;
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = en;
     return rc;
@@ -624,7 +659,7 @@ static int open_slices(ng_file_sink *f, int nslices)
         return ng__image_fail(&f->im, 0, "out of memory for %d slices", nslices);
     for (s = 0; s < nslices; s++) {
         ng__image *im = &f->slice[s];
-        int fd, k = f->made;
+        int fd, en, k = f->made;
         *im = f->im;
         im->fp = NULL;
         im->row = NULL;
@@ -637,10 +672,13 @@ static int open_slices(ng_file_sink *f, int nslices)
         f->made++;
         if (f->live >= 0) atomic_store(&live[f->live].made, f->made);
         name_slice(f, k);
+        if (creation_begin()) return ng__image_fail(&f->im, errno, "%s: cannot create", f->name);
         fd = openat(f->lock_fd, f->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0) return ng__image_fail(&f->im, errno, "%s: cannot create", f->name);
+        en = errno;
+        creation_end();
+        if (fd < 0) return ng__image_fail(&f->im, en, "%s: cannot create", f->name);
         if (!(im->fp = fdopen(fd, "wb"))) {
-            int en = errno;
+            en = errno;
             close(fd);
             return ng__image_fail(&f->im, en, "%s: cannot open", f->name);
         }
