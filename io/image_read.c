@@ -14,13 +14,11 @@
 #include "ng_io.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jpeglib.h> /* after stdio.h: it uses FILE */
@@ -278,35 +276,18 @@ static int decode(FILE *f, const char *path, uint64_t file_bytes, ng_image *img,
     return rc;
 }
 
-/* Opens path without blocking (a FIFO must not wait for a writer) and
- * checks what it is on the open descriptor, so nothing can be swapped in
- * between the check and the read. */
+/* Opens path as every file is read (ng_file_open_read): a FIFO, device or
+ * directory, or a file larger than any image, is refused unread. */
 static FILE *open_image(const char *path, uint64_t *file_bytes, ng_error *err)
 {
-    struct stat st;
     FILE *f;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) {
+    int fd = ng_file_open_read(path, "an image file", MAX_FILE_BYTES, file_bytes, err);
+    if (fd < 0) return NULL;
+    if (!(f = fdopen(fd, "rb"))) {
         ng_errorf(err, "%s: cannot open the image (%s)", path, strerror(errno));
-        return NULL;
+        close(fd);
     }
-    if (fstat(fd, &st) != 0) {
-        ng_errorf(err, "%s: cannot open the image (%s)", path, strerror(errno));
-    } else if (S_ISDIR(st.st_mode)) {
-        ng_errorf(err, "%s: is a directory, not an image file", path);
-    } else if (!S_ISREG(st.st_mode)) {
-        ng_errorf(err, "%s: is not a regular file (a FIFO, device or socket), not an image file", path);
-    } else if ((uint64_t)st.st_size > MAX_FILE_BYTES) {
-        ng_errorf(err, "%s: a %llu-byte file is larger than any image input can be (%llu MiB at most)", path,
-                  (unsigned long long)st.st_size, mib(MAX_FILE_BYTES, 0));
-    } else if (!(f = fdopen(fd, "rb"))) {
-        ng_errorf(err, "%s: cannot open the image (%s)", path, strerror(errno));
-    } else {
-        *file_bytes = (uint64_t)st.st_size;
-        return f; /* O_NONBLOCK does not change reads of a regular file */
-    }
-    close(fd);
-    return NULL;
+    return f;
 }
 
 int ng_image_load(const char *path, ng_image *img, size_t max_bytes, ng_error *err)

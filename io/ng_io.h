@@ -130,6 +130,24 @@ int ng_file_check_options(const char *path, const ng_file_options *o, ng_error *
 /* The extensions understood, for messages: ".png, .pfm, .r16, .raw, .vdb, .nrrd, .exr". */
 const char *ng_file_formats(void);
 
+/* ---- reading files ---------------------------------------------------------- */
+
+/* The one way the program opens a file to read (readfile.c): scripts and
+ * their modules, images, tiles, tile records, manifests. Opened without
+ * blocking, so a FIFO with no writer is refused rather than waited on, then
+ * checked on that descriptor (what is checked is what is read): a regular
+ * file, not a directory, FIFO, device or socket (a link to /dev/zero is a
+ * device), of at most max_bytes (0: any size; a format that implies a
+ * bound says it). what names the file for messages ("an image file").
+ * Returns the descriptor (close-on-exec; reads of a regular file never
+ * block), its size in *bytes; or -1 with err "PATH: WHY" and errno ENOENT
+ * (missing) or another open error, EISDIR, EINVAL (not a regular file) or
+ * EFBIG (over max_bytes). */
+int ng_file_open_read(const char *path, const char *what, uint64_t max_bytes, uint64_t *bytes, ng_error *err);
+/* The whole of such a file, malloc'd, with a NUL after its *len bytes
+ * (the caller frees it); NULL with err and errno as above. */
+char *ng_file_read_all(const char *path, const char *what, uint64_t max_bytes, size_t *len, ng_error *err);
+
 /* ---- images in ------------------------------------------------------------ */
 
 /*
@@ -138,7 +156,7 @@ const char *ng_file_formats(void);
  * input; any bytes in it give either 0 with img filled or -1 with a one-line
  * reason "PATH: ..." in err and img->px NULL, never more memory than
  * max_bytes:
- * - path must open without blocking and be a regular file of at most
+ * - path is opened by ng_file_open_read: a regular file of at most
  *   2 GiB + 1 MiB (a FIFO, device or directory is refused unread); it is
  *   opened once, and what was checked is what is read;
  * - the header's size is refused before decoding when over 2^28 pixels, or
