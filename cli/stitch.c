@@ -124,23 +124,13 @@ static void mosaic_free(mosaic *m)
 
 static int read_manifest(const char *path, mosaic *m)
 {
-    FILE *fp = fopen(path, "rb");
-    char *text, why[128];
-    long n;
-    int rc;
-    if (!fp) return ng_cli_fail(1, "%s: %s", path, strerror(errno));
-    if (fseek(fp, 0, SEEK_END) != 0 || (n = ftell(fp)) < 0 || n > MAX_MANIFEST || fseek(fp, 0, SEEK_SET) != 0) {
-        fclose(fp);
-        return ng_cli_fail(1, "%s: not a tiles manifest (unreadable, or over %ld MiB)", path, MAX_MANIFEST >> 20);
-    }
-    if (!(text = malloc((size_t)n + 1))) {
-        fclose(fp);
-        return ng_cli_fail(1, "%s: out of memory", path);
-    }
-    rc = fread(text, 1, (size_t)n, fp) == (size_t)n ? 0 : ng_cli_fail(1, "%s: cannot read it", path);
-    fclose(fp);
-    if (rc == 0 && json_parse(text, (size_t)n, &m->doc, why))
-        rc = ng_cli_fail(1, "%s: not a tiles manifest (%s)", path, why);
+    char why[128];
+    ng_error err;
+    size_t n;
+    int rc = 0;
+    char *text = ng_file_read_all(path, "a tiles manifest", MAX_MANIFEST, &n, &err);
+    if (!text) return ng_cli_fail(1, "%s", err.msg);
+    if (json_parse(text, n, &m->doc, why)) rc = ng_cli_fail(1, "%s: not a tiles manifest (%s)", path, why);
     free(text);
     return rc;
 }
@@ -223,20 +213,22 @@ static int place_tiles(const char *path, mosaic *m)
  * manifest's job: a tile of another script or other parameters is not. */
 static int check_record(const mosaic *m, int i, const char *file, const char *manifest)
 {
-    char path[PATH_MAX], buf[4096], why[128];
+    char path[PATH_MAX], why[128], *text;
     const char *key;
-    json rec = {0}; /* freed below also when too long to be parsed */
+    json rec = {0}; /* freed below also when not parsed */
+    ng_error err;
     size_t n;
     int rc = 0;
-    FILE *fp;
     snprintf(path, sizeof path, "%s/" NG_TILES_RECORDS "/%d.json", m->dir, i);
-    if (!(fp = fopen(path, "rb"))) return 0;
-    n = fread(buf, 1, sizeof buf, fp);
-    fclose(fp);
-    if (n < sizeof buf && json_parse(buf, n, &rec, why) == 0 && (key = json_str(&rec, "key")) && strcmp(key, m->key))
+    /* none, or too long to be one of ours: no word on the tile; a FIFO
+     * or a device where a record belongs is refused, not waited on */
+    if (!(text = ng_file_read_all(path, "a tile record", NG_TILES_RECORD_MAX, &n, &err)))
+        return errno == EINVAL || errno == EISDIR ? ng_cli_fail(1, "%s", err.msg) : 0;
+    if (json_parse(text, n, &rec, why) == 0 && (key = json_str(&rec, "key")) && strcmp(key, m->key))
         rc = ng_cli_fail(1, "%s/%s: rendered by another job than %s (another script or other parameters: its "
                             "record's key differs)", m->dir, file, manifest);
     json_free(&rec);
+    free(text);
     return rc;
 }
 
@@ -279,7 +271,8 @@ static int check_tiles(const stitch_args *a, mosaic *m)
         if (ch != channels)
             return ng_cli_fail(1, "%s: has %d channel%s; tile 0 has %d (tile %d)", m->paths[i], ch, ch == 1 ? "" : "s",
                                channels, i);
-        if (ng_sha256_file(m->paths[i], sha, &err)) return ng_cli_fail(1, "%s", err.msg);
+        if (ng_sha256_file(m->paths[i], "a tile", ng_tile_max_bytes(m->tiles[i].width, m->tiles[i].height), sha, &err))
+            return ng_cli_fail(1, "%s", err.msg);
         if (strcmp(sha, json_str(t, "sha256")))
             return ng_cli_fail(1, "%s: its bytes are not those %s lists (a corrupt tile, or one of another render; "
                                   "re-run the tiles command to redo it)", m->paths[i], a->manifest);
@@ -292,7 +285,7 @@ static int check_script(const stitch_args *a, const mosaic *m)
     char sha[65];
     ng_error err;
     if (!a->script) return 0;
-    if (ng_sha256_file(a->script, sha, &err)) return ng_cli_fail(1, "%s", err.msg);
+    if (ng_sha256_file(a->script, "a Lua script", 0, sha, &err)) return ng_cli_fail(1, "%s", err.msg);
     if (strcmp(sha, m->script_sha))
         return ng_cli_fail(1, "%s: was made from another script than %s (its sha256 differs)", a->manifest, a->script);
     return 0;

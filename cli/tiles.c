@@ -414,7 +414,7 @@ static int make_key(job *j)
     char *text = NULL;
     size_t len = 0;
     FILE *mem;
-    if (ng_sha256_file(j->c.script, j->script_sha, &err)) return ng_cli_fail(1, "%s", err.msg);
+    if (ng_sha256_file(j->c.script, "a Lua script", 0, j->script_sha, &err)) return ng_cli_fail(1, "%s", err.msg);
     if (!(mem = open_memstream(&text, &len))) return ng_cli_fail(1, "tiles: out of memory");
     print_identity(mem, j, 0);
     fclose(mem);
@@ -433,27 +433,27 @@ typedef struct record {
 } record;
 
 /* Reads tile i's record; 1 when it is this job's (its key and file name),
- * 0 when there is none or another's. */
-static int read_record(const job *j, int i, record *rec)
+ * 0 when there is none or another's, -1 (err filled) when a FIFO, device
+ * or folder is where it belongs. */
+static int read_record(const job *j, int i, record *rec, ng_error *err)
 {
-    char *path = record_path(j, i, "json"), *name = tile_name(j, i), why[128], buf[4096];
+    char *path = record_path(j, i, "json"), *name = tile_name(j, i), why[128], *text = NULL;
     const char *key;
     size_t n = 0;
     long idx;
     int ok = 0;
-    FILE *fp = path ? fopen(path, "rb") : NULL;
     memset(rec, 0, sizeof *rec);
-    if (fp) {
-        n = fread(buf, 1, sizeof buf, fp);
-        fclose(fp);
-    }
-    if (fp && n < sizeof buf && json_parse(buf, n, &rec->doc, why) == 0) {
+    if (path && !(text = ng_file_read_all(path, "a tile record", NG_TILES_RECORD_MAX, &n, err)) &&
+        (errno == EINVAL || errno == EISDIR))
+        ok = -1;
+    if (text && json_parse(text, n, &rec->doc, why) == 0) {
         key = json_str(&rec->doc, "key");
         rec->file = json_str(&rec->doc, "file");
         rec->sha256 = json_str(&rec->doc, "sha256");
         ok = key && rec->file && rec->sha256 && name && !strcmp(key, j->key) && !strcmp(rec->file, name) &&
              json_int(&rec->doc, "index", 0, INT_MAX, &idx) == 0 && idx == i;
     }
+    free(text);
     free(path);
     free(name);
     return ok;
@@ -465,7 +465,7 @@ static void print_record(FILE *out, const job *j, int i)
     char *name = tile_name(j, i), sha[65];
     ng_error err;
     char *path = tile_path(j, i);
-    if (!path || ng_sha256_file(path, sha, &err)) strcpy(sha, "unreadable");
+    if (!path || ng_sha256_file(path, "a tile", ng_tile_max_bytes(r.w, r.h), sha, &err)) strcpy(sha, "unreadable");
     fprintf(out, "{\"key\": \"%s\", \"index\": %d, \"column\": %d, \"row\": %d, \"x\": %d, \"y\": %d, ", j->key, i,
             r.col, r.row, r.x, r.y);
     fprintf(out, "\"width\": %d, \"height\": %d, \"file\": ", r.w, r.h);
@@ -476,13 +476,18 @@ static void print_record(FILE *out, const job *j, int i)
 }
 
 /* Whether tile i is done: its record is this job's and the file's bytes
- * are what it recorded (a corrupt or foreign file is not). */
-static int tile_done(const job *j, int i)
+ * are what it recorded (a corrupt or foreign file is not). -1 with err
+ * when its record or the tile is a FIFO, a device or a folder. */
+static int tile_done(const job *j, int i, ng_error *err)
 {
     record rec;
+    const rect r = tile_rect(j, i);
     char sha[65], *path = tile_path(j, i);
-    ng_error err;
-    int done = read_record(j, i, &rec) && path && ng_sha256_file(path, sha, &err) == 0 && !strcmp(sha, rec.sha256);
+    int done = read_record(j, i, &rec, err);
+    if (done == 1 && path) {
+        if (ng_sha256_file(path, "a tile", ng_tile_max_bytes(r.w, r.h), sha, err) == 0) done = !strcmp(sha, rec.sha256);
+        else done = errno == EINVAL || errno == EISDIR ? -1 : 0;
+    }
     json_free(&rec.doc);
     free(path);
     return done;
@@ -570,13 +575,16 @@ static const char *gdal_type(const job *j)
 static long header_bytes(const char *path, int nrrd)
 {
     char buf[4096];
-    size_t n, k;
-    int lines = 0;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return 0;
-    n = fread(buf, 1, sizeof buf, fp);
-    fclose(fp);
-    for (k = 0; k < n; k++)
+    uint64_t bytes;
+    ng_error err;
+    ssize_t n;
+    size_t k;
+    int lines = 0, fd = ng_file_open_read(path, "a tile", 0, &bytes, &err);
+    if (fd < 0) return 0;
+    n = read(fd, buf, sizeof buf);
+    close(fd);
+    if (n < 0) return 0;
+    for (k = 0; k < (size_t)n; k++)
         if (buf[k] == '\n' && (nrrd ? k > 0 && buf[k - 1] == '\n' : ++lines == 3)) return (long)k + 1;
     return 0;
 }
@@ -676,7 +684,8 @@ static void print_manifest(FILE *out, const job *j, int unused)
     for (i = 0; i < j->ntiles; i++) {
         record rec;
         const rect r = tile_rect(j, i);
-        read_record(j, i, &rec);
+        ng_error err;
+        read_record(j, i, &rec, &err); /* each found this job's by finish() */
         fprintf(out, "    {\"index\": %d, \"column\": %d, \"row\": %d, \"x\": %d, \"y\": %d, \"width\": %d, "
                 "\"height\": %d, \"file\": ", i, r.col, r.row, r.x, r.y, r.w, r.h);
         put_json_string(out, rec.file ? rec.file : "");
@@ -708,8 +717,10 @@ static int finish(const job *j)
     int i, rc = 0;
     for (i = 0; i < j->ntiles; i++) {
         record rec;
-        int ok = read_record(j, i, &rec);
+        ng_error err;
+        int ok = read_record(j, i, &rec, &err);
         json_free(&rec.doc);
+        if (ok < 0) return ng_cli_fail(1, "%s", err.msg);
         if (!ok) return 0; /* another process renders it, or will */
     }
     if (source_of(j) != SOURCE_FILE)
@@ -729,21 +740,27 @@ static int finish(const job *j)
 }
 
 /* A manifest of another job in the folder goes before a tile changes, so
- * no manifest ever lists tiles that are no longer there. */
-static void drop_stale_manifest(const job *j)
+ * no manifest ever lists tiles that are no longer there. 0, or the exit
+ * code 1 after the one-line error: a FIFO, device or folder is there. */
+static int drop_stale_manifest(const job *j)
 {
     char *path = join(j->dir, NG_TILES_MANIFEST), buf[PATH_MAX + 512]; /* past the script's path */
     const char *at;
-    size_t n = 0;
-    FILE *fp = path ? fopen(path, "rb") : NULL;
-    if (fp) {
-        n = fread(buf, 1, sizeof buf - 1, fp);
-        fclose(fp);
-        buf[n] = '\0';
+    uint64_t bytes;
+    ng_error err;
+    ssize_t n;
+    int rc = 0, fd = path ? ng_file_open_read(path, "a tiles manifest", 0, &bytes, &err) : -1;
+    if (fd >= 0) {
+        n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        buf[n > 0 ? n : 0] = '\0';
         at = strstr(buf, "\"key\": \"");
         if (!at || strncmp(at + 8, j->key, 64)) unlink(path);
+    } else if (path && (errno == EINVAL || errno == EISDIR)) {
+        rc = ng_cli_fail(1, "%s", err.msg);
     }
     free(path);
+    return rc;
 }
 
 /* ---- the command ------------------------------------------------------------------- */
@@ -796,8 +813,11 @@ static int render_tiles(job *j)
     ng_catch_signals();
     if ((rc = run_script(j, &s))) return rc;
     for (i = j->index < 0 ? 0 : (int)j->index; rc == 0 && i < (j->index < 0 ? j->ntiles : j->index + 1); i++) {
-        if (tile_done(j, i)) continue;
-        if (first) drop_stale_manifest(j);
+        ng_error err;
+        const int done = tile_done(j, i, &err);
+        if (done < 0) rc = ng_cli_fail(1, "%s", err.msg);
+        if (done) continue;
+        if (first && (rc = drop_stale_manifest(j))) break;
         rc = render_tile(j, &s, i, first);
         first = 0;
     }

@@ -15,6 +15,9 @@
 
 #define NG_TILES_RECORDS ".tiles"
 #define NG_TILES_MANIFEST "manifest.json"
+/* Bytes a record of ours can have (it has about 350): a longer file is
+ * not one, and is not read. */
+#define NG_TILES_RECORD_MAX 4095
 
 int ng_cmd_tiles(int argc, char **argv);
 int ng_cmd_stitch(int argc, char **argv);

@@ -460,6 +460,14 @@ static const tile_format *format_of(const char *path)
 
 int ng_tile_readable(const char *path) { return format_of(path) != NULL; }
 
+/* 88 bytes a pixel: 3 float channels stored twice over (incompressible
+ * data that deflate could only grow a little), plus an EXR's chunk header
+ * and offset of 1-pixel tiles (28 bytes); 1 MiB for headers. */
+uint64_t ng_tile_max_bytes(int width, int height)
+{
+    return (uint64_t)(width > 0 ? width : 0) * (uint64_t)(height > 0 ? height : 0) * 88 + ((uint64_t)1 << 20);
+}
+
 static void reader_close(reader *r)
 {
     if (!r) return;
@@ -475,6 +483,8 @@ static void reader_close(reader *r)
 static reader *reader_open(const ng_stitch_tile *t, int full_width, int full_height, ng_error *err)
 {
     const char *path = t->path;
+    uint64_t bytes = 0;
+    int fd;
     reader *r = calloc(1, sizeof *r);
     if (!r) {
         ng_errorf(err, "%s: out of memory", path);
@@ -484,8 +494,11 @@ static reader *reader_open(const ng_stitch_tile *t, int full_width, int full_hei
     r->x = t->x, r->y = t->y, r->full_width = full_width, r->full_height = full_height;
     if (!(r->format = format_of(path))) {
         ng_errorf(err, "%s: no reader for this kind of file (tiles are .png, .r16, .raw, .pfm or .exr)", path);
-    } else if (!(r->fp = fopen(path, "rb"))) {
-        ng_errorf(err, "%s: %s", path, errno == ENOENT ? "missing" : strerror(errno));
+    } else if ((fd = ng_file_open_read(path, "a tile", ng_tile_max_bytes(t->width, t->height), &bytes, err)) < 0) {
+        if (errno == ENOENT) ng_errorf(err, "%s: missing", path);
+    } else if (!(r->fp = fdopen(fd, "rb"))) {
+        ng_errorf(err, "%s: %s", path, strerror(errno));
+        close(fd);
     } else if (r->format->open(r) == 0) {
         return r;
     } else {

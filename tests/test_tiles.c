@@ -447,6 +447,51 @@ static void test_stitch_wrong_tile(void)
     expect_refused(dir, NULL, "tile_2_0.png: its bytes are not those");
 }
 
+/* In a good copy, rel (a tile, a record or the manifest) replaced by a
+ * FIFO with no writer, or by a link to /dev/zero. */
+static void make_special(char *dir, const char *name, const char *rel, int fifo)
+{
+    char p[PATHLEN];
+    good_copy(dir, name);
+    pathf(p, "%s/%s", dir, rel);
+    CHECK_INT(unlink(p), 0);
+    CHECK_INT(fifo ? mkfifo(p, 0600) : symlink("/dev/zero", p), 0);
+}
+
+/* A FIFO or a link to /dev/zero where stitch or a re-run of tiles reads a
+ * tile, a tile record or the manifest is refused at once in one line
+ * naming it; they used to block in open for ever, or hash /dev/zero for
+ * ever. Each run has 30 s, so a regression fails instead of hanging. */
+static void test_special_files_refused(void)
+{
+    static const char *const rels[] = {"tile_1_0.png", ".tiles/1.json", "manifest.json"};
+    char dir[PATHLEN], manifest[PATHLEN], out[PATHLEN], pattern[PATHLEN], p[PATHLEN];
+    size_t k;
+    int fifo;
+    res r;
+    pathf(out, "%s/special.png", tmpdir);
+    for (k = 0; k < sizeof rels / sizeof rels[0]; k++)
+        for (fifo = 0; fifo < 2; fifo++) {
+            make_special(dir, "special", rels[k], fifo);
+            pathf(manifest, "%s/manifest.json", dir);
+            cli_t(&r, 30, "stitch", manifest, "-o", out, NULL);
+            EXPECT_ERR(&r, 1, rels[k], "is not a regular file");
+            res_free(&r);
+            CHECK(!exists(out));
+            /* a re-run of the job: the manifest is read only when a tile
+             * is to be rendered again (tile 0's record gone) */
+            if (k == 2) {
+                pathf(p, "%s/.tiles/0.json", dir);
+                CHECK_INT(unlink(p), 0);
+            }
+            pathf(pattern, "%s/tile_{x}_{y}.png", dir);
+            cli_t(&r, 30, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--set", "seed=3",
+                  "--bits", "16", NULL);
+            EXPECT_ERR(&r, 1, rels[k], "is not a regular file");
+            res_free(&r);
+        }
+}
+
 /* A tile's record too long to be one of ours (4 KiB or more) is not
  * read, and stitch still works (it freed a record it had never parsed:
  * uninitialised memory, which valgrind showed on the old code). */
@@ -573,7 +618,7 @@ static void rehash_tile(const char *dir, const char *file, const char *old_sha)
     char p[PATHLEN], sha[65];
     ng_error err;
     pathf(p, "%s/%s", dir, file);
-    CHECK(ng_sha256_file(p, sha, &err) == 0);
+    CHECK(ng_sha256_file(p, "a tile", 0, sha, &err) == 0);
     edit_manifest(dir, old_sha, sha);
 }
 
@@ -595,7 +640,7 @@ static void test_stitch_exr_damaged(void)
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -a '%s' '%s'", dir, good, dir);
     CHECK_INT(shell(cmd, NULL), 0);
     pathf(p, "%s/tile_2_1.exr", dir);
-    CHECK(ng_sha256_file(p, sha, &err) == 0);
+    CHECK(ng_sha256_file(p, "a tile", 0, sha, &err) == 0);
     flip_byte(p, -100);
     rehash_tile(dir, "tile_2_1.exr", sha);
     expect_refused(dir, NULL, "tile_2_1.exr: is not a readable EXR (rows 64 to 71");
@@ -687,6 +732,7 @@ void suite_tiles(void)
     RUN(test_stitch_other_job);
     RUN(test_stitch_wrong_tile);
     RUN(test_stitch_long_record);
+    RUN(test_special_files_refused);
     RUN(test_stitch_many_columns);
     RUN(test_tiles_usage);
     RUN(test_stitch_exr_equals_single);
