@@ -275,8 +275,9 @@ static char *absolute(const char *path)
 static int print_plan(const job *j)
 {
     char self[PATH_MAX], script[PATH_MAX], *output = absolute(j->c.output);
+    const char *broken = NULL;
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    int i, k;
+    int i, k, rc;
     if (n <= 0 || !realpath(j->c.script, script) || !output) {
         free(output);
         return ng_cli_fail(1, "%s: %s", j->c.script, strerror(errno));
@@ -284,13 +285,15 @@ static int print_plan(const job *j)
     self[n] = '\0';
     /* a newline, even quoted, splits a tile's command over two lines of
      * the plan, which parallel and the Slurm array read line by line */
-    for (k = 0; k < j->argc; k++)
-        if (strchr(j->argv[k], '\n') || strchr(self, '\n') || strchr(script, '\n') || strchr(output, '\n')) {
-            free(output);
-            return ng_cli_fail(2, "--plan: '%s' holds a newline, which a plan's one line per tile cannot",
-                               strchr(j->argv[k], '\n') ? j->argv[k] : strchr(self, '\n') ? self
-                               : strchr(script, '\n') ? script : output);
-        }
+    for (k = 0; k < j->argc && !broken; k++)
+        if (strchr(j->argv[k], '\n')) broken = j->argv[k];
+    if (!broken)
+        broken = strchr(self, '\n') ? self : strchr(script, '\n') ? script : strchr(output, '\n') ? output : NULL;
+    if (broken) {
+        rc = ng_cli_fail(2, "--plan: '%s' holds a newline, which a plan's one line per tile cannot", broken);
+        free(output); /* after the message: broken may be it */
+        return rc;
+    }
     for (i = 0; i < j->ntiles; i++) {
         put_word(stdout, self);
         fputs(" tiles", stdout);
@@ -794,9 +797,9 @@ static int run_script(job *j, ng_script *s)
     h->pixel_size = j->c.r.pixel_size;
     if (ng_script_run(j->c.script, h, s, &err)) return ng_cli_fail(1, "%s", err.msg);
     if (s->noutputs != 1) {
+        const int n = s->noutputs; /* ng_script_free clears it */
         ng_script_free(s);
-        return ng_cli_fail(1, "%s: returns %d outputs; tiles renders a script of one output", j->c.script,
-                           s->noutputs);
+        return ng_cli_fail(1, "%s: returns %d outputs; tiles renders a script of one output", j->c.script, n);
     }
     j->c.r.memory_limit = h->memory_limit > (double)s->memory_held ? h->memory_limit - (double)s->memory_held : 1;
     j->channels = ng_node_channels(ng_graph_node(s->graph, s->output[0]));

@@ -663,6 +663,26 @@ static void test_stitch_exr_damaged(void)
     expect_refused(dir, NULL, "tile_0_0.exr: lies at 128,0 of a 300x200 image; the tile is at 0,0");
 }
 
+/* A newline in -o cannot be in a plan of one line per tile: the message
+ * names the word (it printed the absolute pattern after freeing it:
+ * garbage, a use after free under ASan). A script of several outputs is
+ * refused with their count (it said 0, read after the script was freed). */
+static void test_plan_newline_and_output_count(void)
+{
+    char pattern[PATHLEN], want[PATHLEN + 64], s3[PATHLEN], o[PATHLEN];
+    res r;
+    pathf(pattern, "%s/a\nb/t_{i}.png", tmpdir);
+    pathf(want, "--plan: '%s/a b/t_{i}.png' holds a newline", tmpdir);
+    cli(&r, "tiles", script, "--size", "64", "--tile-size", "32", "-o", pattern, "--plan", NULL);
+    EXPECT_ERR(&r, 2, want);
+    res_free(&r);
+    mkscript(s3, "three.lua", "return {a = ng.perlin{}, b = ng.white{}, c = ng.value{}}\n");
+    pathf(o, "%s/three/t_{i}.png", tmpdir);
+    cli(&r, "tiles", s3, "--size", "64", "--tile-size", "32", "-o", o, NULL);
+    EXPECT_ERR(&r, 1, "three.lua: returns 3 outputs; tiles renders a script of one output");
+    res_free(&r);
+}
+
 /* The tiles command's own usage errors. */
 static void test_tiles_usage(void)
 {
@@ -735,6 +755,7 @@ void suite_tiles(void)
     RUN(test_special_files_refused);
     RUN(test_stitch_many_columns);
     RUN(test_tiles_usage);
+    RUN(test_plan_newline_and_output_count);
     RUN(test_stitch_exr_equals_single);
     RUN(test_stitch_exr_damaged);
     cli_teardown();
