@@ -435,27 +435,45 @@ typedef struct record {
     const char *file, *sha256;
 } record;
 
+/* Record text[0..len) parsed into rec (whose doc the caller frees either
+ * way): 1 when it is the record of tile index named file of the job of
+ * key, with a SHA-256 of 64 hex digits; else 0. */
+static int parse_record(const char *text, size_t len, const char *key, const char *file, long index, record *rec)
+{
+    char why[128];
+    const char *k;
+    long idx;
+    memset(rec, 0, sizeof *rec);
+    if (json_parse(text, len, &rec->doc, why)) return 0;
+    k = json_str(&rec->doc, "key");
+    rec->file = json_str(&rec->doc, "file");
+    rec->sha256 = json_str(&rec->doc, "sha256");
+    return k && rec->file && rec->sha256 && !strcmp(k, key) && !strcmp(rec->file, file) &&
+           strlen(rec->sha256) == 64 && strspn(rec->sha256, "0123456789abcdef") == 64 &&
+           json_int(&rec->doc, "index", 0, INT_MAX, &idx) == 0 && idx == index;
+}
+
+int ng__tiles_record_matches(const char *text, size_t len, const char *key, const char *file, long index)
+{
+    record rec;
+    const int ok = parse_record(text, len, key, file, index, &rec);
+    json_free(&rec.doc);
+    return ok;
+}
+
 /* Reads tile i's record; 1 when it is this job's (its key and file name),
  * 0 when there is none or another's, -1 (err filled) when a FIFO, device
  * or folder is where it belongs. */
 static int read_record(const job *j, int i, record *rec, ng_error *err)
 {
-    char *path = record_path(j, i, "json"), *name = tile_name(j, i), why[128], *text = NULL;
-    const char *key;
+    char *path = record_path(j, i, "json"), *name = tile_name(j, i), *text = NULL;
     size_t n = 0;
-    long idx;
     int ok = 0;
     memset(rec, 0, sizeof *rec);
     if (path && !(text = ng_file_read_all(path, "a tile record", NG_TILES_RECORD_MAX, &n, err)) &&
         (errno == EINVAL || errno == EISDIR))
         ok = -1;
-    if (text && json_parse(text, n, &rec->doc, why) == 0) {
-        key = json_str(&rec->doc, "key");
-        rec->file = json_str(&rec->doc, "file");
-        rec->sha256 = json_str(&rec->doc, "sha256");
-        ok = key && rec->file && rec->sha256 && name && !strcmp(key, j->key) && !strcmp(rec->file, name) &&
-             json_int(&rec->doc, "index", 0, INT_MAX, &idx) == 0 && idx == i;
-    }
+    if (text && name) ok = parse_record(text, n, j->key, name, i, rec);
     free(text);
     free(path);
     free(name);

@@ -48,10 +48,11 @@ typedef struct ng_stitch_tile {
 
 /* Checks that tile t of a full_width x full_height image opens as its
  * format at t's size (an .exr also at t's place, when its windows say
- * one; and every chunk within the file), and says its channels (1 or 3).
- * 0, or -1 with err naming the file and what is wrong (missing, not the
- * format, another size or place, cut short). */
-int ng_tile_probe(const ng_stitch_tile *t, int full_width, int full_height, int *channels, ng_error *err);
+ * one; and every chunk within the file), and says its channels (1 or 3)
+ * and bits a sample (8 or 16 for PNG, 16 raw, 32 PFM; EXR 16 when every
+ * channel is half, else 32). 0, or -1 with err naming the file and what is
+ * wrong (missing, not the format, another size or place, cut short). */
+int ng_tile_probe(const ng_stitch_tile *t, int full_width, int full_height, int *channels, int *bits, ng_error *err);
 
 /* Streams tiles (sorted by y, then x, rows of equal y and height each
  * covering 0..width without gaps or overlaps: the caller checked) into

@@ -47,10 +47,10 @@ struct reader {
     FILE *fp;
     int width, height, channels, next_row;
     int x, y, full_width, full_height; /* where the tile lies in the whole image */
+    int bits;           /* a sample's: PNG 8 or 16, raw 16, PFM 32, EXR 16 (all half) or 32 */
     /* PNG */
     png_structp png;
     png_infop info;
-    int bits;
     /* PFM: where the image starts (rows bottom to top after it) */
     long header_bytes;
     /* EXR: rows are decoded a chunk row at a time (a scanline chunk, or a
@@ -159,6 +159,7 @@ static int r16_open(reader *r)
     if (bytes != want)
         return fail(r, "holds %lld bytes; a %dx%d 16-bit tile is %lld", bytes, r->width, r->height, want);
     r->channels = 1;
+    r->bits = 16;
     if (!(r->row = malloc((size_t)r->width * 2))) return fail(r, "out of memory");
     return 0;
 }
@@ -188,6 +189,7 @@ static int pfm_open(reader *r)
     if (!(scale < 0)) return fail(r, "is a big-endian PFM; noisegraph writes little-endian ones");
     if (w != r->width || h != r->height) return wrong_size(r, w, h);
     r->channels = kind[1] == 'F' ? 3 : 1;
+    r->bits = 32;
     r->header_bytes = ftell(r->fp);
     want = r->header_bytes + (long long)w * h * 4 * r->channels;
     if (file_bytes(r, &bytes)) return -1;
@@ -297,6 +299,7 @@ static int exr_check_channels(reader *r)
     if (list->num_channels != 1 && list->num_channels != 3)
         return fail(r, "has %d channels; a tile has 1 (grey) or 3 (R, G, B)", list->num_channels);
     r->channels = list->num_channels;
+    r->bits = 16; /* halves, unless a channel is float */
     for (i = 0; i < list->num_channels; i++) {
         const exr_attr_chlist_entry_t *c = &list->entries[i];
         if (exr_channel_at(r, c->name.str) < 0)
@@ -305,6 +308,7 @@ static int exr_check_channels(reader *r)
             return fail(r, "channel %s holds integers; a tile holds half or float samples", c->name.str);
         if (c->x_sampling != 1 || c->y_sampling != 1)
             return fail(r, "channel %s is subsampled; a tile has a sample per pixel", c->name.str);
+        if (c->pixel_type == EXR_PIXEL_FLOAT) r->bits = 32;
     }
     return 0;
 }
@@ -508,11 +512,12 @@ static reader *reader_open(const ng_stitch_tile *t, int full_width, int full_hei
     return NULL;
 }
 
-int ng_tile_probe(const ng_stitch_tile *t, int full_width, int full_height, int *channels, ng_error *err)
+int ng_tile_probe(const ng_stitch_tile *t, int full_width, int full_height, int *channels, int *bits, ng_error *err)
 {
     reader *r = reader_open(t, full_width, full_height, err);
     if (!r) return -1;
     *channels = r->channels;
+    *bits = r->bits;
     reader_close(r);
     return 0;
 }

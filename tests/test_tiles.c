@@ -683,6 +683,39 @@ static void test_plan_newline_and_output_count(void)
     res_free(&r);
 }
 
+/* A manifest says one format and one depth for all its tiles: a depth
+ * no tile has (bits 7), a format its tiles are not, an entry of another
+ * format, and a tile of another depth (its checksum made to match) are
+ * each refused in one line, nothing written; they stitched without a word. */
+static void test_stitch_one_format_and_depth(void)
+{
+    char dir[PATHLEN], p[PATHLEN], sha[65];
+    ng_error err;
+    res r;
+    good_copy(dir, "bits7");
+    edit_manifest(dir, "\"bits\": 16", "\"bits\": 7");
+    expect_refused(dir, NULL, "bits 7");
+    good_copy(dir, "format_pfm");
+    edit_manifest(dir, "\"format\": \"png\"", "\"format\": \"pfm\"");
+    edit_manifest(dir, "\"bits\": 16", "\"bits\": 32");
+    expect_refused(dir, NULL, "tile_0_0.png: tile 0 is not a .pfm file");
+    good_copy(dir, "format_png32");
+    edit_manifest(dir, "\"bits\": 16", "\"bits\": 32");
+    expect_refused(dir, NULL, "format \"png\" with 32 bits is not one of tiles stitch reads");
+    good_copy(dir, "mixed_format");
+    edit_manifest(dir, "\"file\": \"tile_1_0.png\"", "\"file\": \"tile_1_0.r16\"");
+    expect_refused(dir, NULL, "tile_1_0.r16: tile 1 is not a .png file");
+    good_copy(dir, "mixed_depth"); /* tile 1 (128x128 at 128,0) rendered again at 8 bits */
+    pathf(p, "%s/tile_1_0.png", dir);
+    CHECK(ng_sha256_file(p, "a tile", 0, sha, &err) == 0);
+    cli(&r, "render", script, "--size", "300x200", "--region", "128,0,128,128", "--set", "seed=3", "--bits", "8", "-o",
+        p, NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    rehash_tile(dir, "tile_1_0.png", sha);
+    expect_refused(dir, NULL, "tile_1_0.png: holds 8-bit samples");
+}
+
 /* The tiles command's own usage errors. */
 static void test_tiles_usage(void)
 {
@@ -753,6 +786,7 @@ void suite_tiles(void)
     RUN(test_stitch_wrong_tile);
     RUN(test_stitch_long_record);
     RUN(test_special_files_refused);
+    RUN(test_stitch_one_format_and_depth);
     RUN(test_stitch_many_columns);
     RUN(test_tiles_usage);
     RUN(test_plan_newline_and_output_count);
