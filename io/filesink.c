@@ -32,6 +32,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -45,7 +46,6 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Every format, looked up by extension. ng_file_formats() lists them. */
@@ -191,13 +191,12 @@ static void creation_end(void) { atomic_fetch_sub(&creating, 1); }
 
 void ng_file_remove_temporaries(void)
 {
-    const struct timespec pause = {0, 100000};
     char name[LIVE_NAME + 16];
     int i, k, made;
     atomic_store(&stopping, 1);
     /* a creation takes microseconds; a file system stuck for a second is
-     * not waited on further */
-    for (i = 0; i < 10000 && atomic_load(&creating) > 0; i++) nanosleep(&pause, NULL);
+     * not waited on further (poll: a pause a handler may take) */
+    for (i = 0; i < 1000 && atomic_load(&creating) > 0; i++) poll(NULL, 0, 1);
     for (i = 0; i < LIVE_SLOTS; i++) {
         if (atomic_load(&live[i].state) != SLOT_LIVE) continue;
         if (live[i].dirfd < 0) {

@@ -75,7 +75,10 @@ void ng_file_sink_clamped(const ng_file_sink *s, uint64_t *clamped, uint64_t *sa
 /* Removes the temporary file (or a slice sequence's temporary folder and
  * the slices in it) of every sink of this process still writing or waiting
  * for its commit; async-signal-safe, for a SIGINT / SIGTERM
- * handler that then dies (the sinks are unusable after it). A process
+ * handler that then dies (the sinks are unusable after it, and no sink of
+ * the process creates a temporary again). A handler may run on any thread
+ * that leaves the signal open (a library's own): it waits for temporaries
+ * being created to be registered, so none is left. A process
  * killed outright leaves its temporaries; the next ng_file_sink that
  * begins writing the same target removes those no live process holds. */
 void ng_file_remove_temporaries(void);
