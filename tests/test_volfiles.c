@@ -764,7 +764,9 @@ static void test_cli_volume_files(void)
     CHECK_INT(count_entries(tmpdir, "img_"), 0);
 }
 
-/* A render stopped by its time limit leaves no slice and no folder. */
+/* A render stopped by its time limit leaves no slice and no folder: not
+ * the folders its pattern made either (they stayed, empty), while one
+ * that was there before stays. */
 static void test_cli_failed_sequence(void)
 {
     char dir[PATHLEN], s[PATHLEN], pat[PATHLEN];
@@ -776,6 +778,12 @@ static void test_cli_failed_sequence(void)
     EXPECT_ERR(&r, 1, "render time limit of 1 s");
     res_free(&r);
     CHECK_INT(count_entries(dir, ""), 0);
+    pathf(pat, "%s/made/deeper/c_{z}.png", dir);
+    cli(&r, "render", s, "-o", pat, "--size", "32x32x512", "--brick", "8", "--render-time-limit", "0.3", NULL);
+    EXPECT_ERR(&r, 1, "render time limit of 0.3 s");
+    res_free(&r);
+    CHECK_INT(count_entries(dir, ""), 0);
+    CHECK(exists(dir));
 }
 
 /* An uncompressed volume bigger than the free space of its disk (here
@@ -805,7 +813,7 @@ static void test_cli_volume_too_big_for_the_disk(void)
     EXPECT_ERR(&r, 1, "the slices need 145.52 TiB, more than the", "free on its disk");
     res_free(&r);
     pathf(o, "%s/hugeslices", tmpdir);
-    CHECK_INT(count_entries(o, "h_"), 0);
+    CHECK(!exists(o)); /* the folder the pattern made goes with the failure */
 }
 
 /* A plain -o names folders that must exist: a typo makes no folder. Said
