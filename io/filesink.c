@@ -176,19 +176,6 @@ static void slice_name(char *buf, const char *name, int zat, int digits, int ind
  * them to be registered; and once stopping is said, nothing is created. */
 static atomic_int creating, stopping;
 
-/* Around the creation of a temporary or of a file in a temporary folder:
- * 0, or -1 with errno EINTR when the process is stopping. */
-static int creation_begin(void)
-{
-    atomic_fetch_add(&creating, 1);
-    if (!atomic_load(&stopping)) return 0;
-    atomic_fetch_sub(&creating, 1);
-    errno = EINTR;
-    return -1;
-}
-
-static void creation_end(void) { atomic_fetch_sub(&creating, 1); }
-
 void ng_file_remove_temporaries(void)
 {
     char name[LIVE_NAME + 16];
@@ -532,12 +519,14 @@ static int create_temp(ng_file_sink *f)
     return -1;
 }
 
-/* create (create_temp or create_temp_folder) with the signals whose
- * handlers remove temporaries (SIGINT, SIGTERM, SIGHUP: lua/signals.c) held
- * from before the file exists until it is registered, so a handler cannot
- * run in between and leave it behind (a test that signalled as soon as the
- * file appeared found it there now and then). Held, not lost: one that
- * arrived is delivered when the mask is restored, and removes the file. */
+/* create (create_temp, create_temp_folder or create_slice) with the
+ * signals whose handlers remove temporaries (SIGINT, SIGTERM, SIGHUP:
+ * cli/signals.c) held from before the file exists until it is registered,
+ * so a handler cannot run in between and leave it behind (a test that
+ * signalled as soon as the file appeared found it there now and then).
+ * Held, not lost: one that arrived is delivered when the mask is restored,
+ * and removes the file. A handler on another thread waits for it (creating,
+ * stopping above). */
 static int create_registered(ng_file_sink *f, int (*create)(ng_file_sink *))
 {
     sigset_t held, old;
@@ -547,14 +536,15 @@ static int create_registered(ng_file_sink *f, int (*create)(ng_file_sink *))
     sigaddset(&held, SIGTERM);
     sigaddset(&held, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &held, &old);
-    rc = creation_begin();
-    if (rc == 0) {
+    atomic_fetch_add(&creating, 1);
+    if (atomic_load(&stopping)) { /* a handler swept, or is sweeping: the process ends */
+        rc = -1;
+        en = EINTR;
+    } else {
         rc = create(f);
         en = errno;
-        creation_end();
-    } else {
-        en = errno;
     }
+    atomic_fetch_sub(&creating, 1);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = en;
     return rc;
@@ -649,6 +639,13 @@ static int slice_failed(ng_file_sink *f, const ng__image *im, int k)
     return ng__image_fail(&f->im, im->errnum, "%s: %s", f->name, im->what[0] ? im->what : "encoder failed");
 }
 
+/* The file of slice f->name in the temporary folder (already counted in
+ * f->made, so a sweep looks for it). */
+static int create_slice(ng_file_sink *f)
+{
+    return openat(f->lock_fd, f->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+}
+
 /* The slab's nslices images begin: each a new file in the folder. */
 static int open_slices(ng_file_sink *f, int nslices)
 {
@@ -658,7 +655,7 @@ static int open_slices(ng_file_sink *f, int nslices)
         return ng__image_fail(&f->im, 0, "out of memory for %d slices", nslices);
     for (s = 0; s < nslices; s++) {
         ng__image *im = &f->slice[s];
-        int fd, en, k = f->made;
+        int fd, k = f->made;
         *im = f->im;
         im->fp = NULL;
         im->row = NULL;
@@ -671,13 +668,10 @@ static int open_slices(ng_file_sink *f, int nslices)
         f->made++;
         if (f->live >= 0) atomic_store(&live[f->live].made, f->made);
         name_slice(f, k);
-        if (creation_begin()) return ng__image_fail(&f->im, errno, "%s: cannot create", f->name);
-        fd = openat(f->lock_fd, f->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        en = errno;
-        creation_end();
-        if (fd < 0) return ng__image_fail(&f->im, en, "%s: cannot create", f->name);
+        fd = create_registered(f, create_slice);
+        if (fd < 0) return ng__image_fail(&f->im, errno, "%s: cannot create", f->name);
         if (!(im->fp = fdopen(fd, "wb"))) {
-            en = errno;
+            int en = errno;
             close(fd);
             return ng__image_fail(&f->im, en, "%s: cannot open", f->name);
         }
