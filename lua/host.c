@@ -240,8 +240,9 @@ static int load_source(lua_State *L, const char *path, const char *name)
     uint64_t bytes = 0;
     ng_error err;
     int fd = ng_file_open_read(path, "a Lua script", 0, &bytes, &err), status;
-    if (fd < 0) {
-        lua_pushstring(L, err.msg + strlen(path) + 2); /* the reason: messages name the file by name */
+    if (fd < 0) { /* the reason after "PATH: ": messages name the file by name (unless a long path cut it) */
+        const size_t named = strlen(path) + 2;
+        lua_pushstring(L, named < strlen(err.msg) ? err.msg + named : err.msg);
         return LUA_ERRFILE;
     }
     len = (size_t)bytes;
