@@ -385,19 +385,21 @@ FUZZ_SAN     := -fsanitize=address,undefined,float-cast-overflow \
 FUZZ_CFLAGS  := $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_CXX     := clang++-14
 FUZZ_CXXFLAGS := $(CXXFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
-FUZZ_TARGETS := script image args deflate
+FUZZ_TARGETS := script image args deflate manifest
 # what each target links besides the library, and the longest input worth
 # trying (args: past the 4096-byte value limit)
 FUZZ_OBJ_script := lua/host.o lua/ngmodule.o
 FUZZ_OBJ_image  :=
 FUZZ_OBJ_args   := cli/args.o lua/host.o lua/ngmodule.o
 FUZZ_OBJ_deflate :=
+FUZZ_OBJ_manifest := cli/stitch.o cli/tiles.o cli/args.o cli/signals.o lua/host.o lua/ngmodule.o
 # seeds kept elsewhere in the tree: the example graphs are script seeds
 FUZZ_SEEDS_script := $(wildcard graphs/*.lua graphs/lib/*.lua)
 FUZZ_LEN_script := 8192
 FUZZ_LEN_image  := 65536
 FUZZ_LEN_args   := 8192
 FUZZ_LEN_deflate := 4096
+FUZZ_LEN_manifest := 16384
 FUZZ_LIB     := $(FUZZ_BUILD)/libnoisegraph.a
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 

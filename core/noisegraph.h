@@ -469,6 +469,12 @@ void ng_view_defaults(ng_view_opts *v, ng_view_kind kind);
 /* Sets sun from an azimuth (degrees clockwise from -y, the top of an image,
  * toward +x) and an elevation (degrees above the horizon). */
 void ng_view_sun(ng_view_opts *v, double azimuth, double elevation);
+/* The checks ng_view_render makes of v and o before a sample is taken:
+ * every option in its range, a sun direction that is not zero, a camera
+ * given away from the point it looks at. The messages name the CLI's
+ * options, so a program reading them can refuse them as a usage error.
+ * 0, or -1 with err filled. */
+int ng_view_check(const ng_view_opts *v, const ng_render_opts *o, ng_error *err);
 /* Renders the view of root into sink, 3 channels. o gives the picture's
  * size and region, threads, tile, progress, limits and cancellation; a
  * terrain view also the world the pixels sample (origin, pixel_size, z,

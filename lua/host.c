@@ -12,7 +12,6 @@
 #include "ng_io.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <lauxlib.h>
 #include <limits.h>
 #include <lua.h>
@@ -24,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -230,27 +228,24 @@ static void watchdog_stop(watchdog *w)
 
 /* Loads the Lua source file at path as a text chunk (pushed on
  * success; an error message otherwise, returning non-zero); messages name
- * it `name`. Only regular
- * files are read, opened without blocking (a FIFO or a device would hang
- * the script where no hook runs), and the text lives in Lua memory, so it
- * counts against the budget. A first line starting with '#' is skipped as
- * Lua's loadfile does, keeping line numbers. */
+ * it `name`. Only regular files are read, opened as every file is
+ * (ng_file_open_read: a FIFO or a device would hang the script where no
+ * hook runs), and the text lives in Lua memory, so it counts against the
+ * budget. A first line starting with '#' is skipped as Lua's loadfile
+ * does, keeping line numbers. */
 static int load_source(lua_State *L, const char *path, const char *name)
 {
-    struct stat st;
     char *buf;
     size_t len, got = 0, skip = 0;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), status;
-    if (fd < 0) {
-        lua_pushstring(L, strerror(errno));
+    uint64_t bytes = 0;
+    ng_error err;
+    int fd = ng_file_open_read(path, "a Lua script", 0, &bytes, &err), status;
+    if (fd < 0) { /* the reason after "PATH: ": messages name the file by name (unless a long path cut it) */
+        const size_t named = strlen(path) + 2;
+        lua_pushstring(L, named < strlen(err.msg) ? err.msg + named : err.msg);
         return LUA_ERRFILE;
     }
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        close(fd);
-        lua_pushstring(L, S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
-        return LUA_ERRFILE;
-    }
-    len = (size_t)st.st_size;
+    len = (size_t)bytes;
     buf = lua_newuserdatauv(L, len ? len : 1, 0); /* may raise a memory error: fd first */
     while (got < len) {
         ssize_t r = read(fd, buf + got, len - got);

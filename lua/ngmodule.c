@@ -165,10 +165,11 @@ static int set_path(modstate *m, ng_node *n, const char *label, int k, const cha
 }
 
 /* Whether the table at idx has an item past the first n (a vector or a
- * range given more numbers than it takes must not lose them silently). */
+ * range given more numbers than it takes must not lose them silently).
+ * Raw: a proxy table's __index answers for every index. */
 static int has_item_past(lua_State *L, int idx, int n)
 {
-    int more = lua_geti(L, idx, n + 1) != LUA_TNIL;
+    int more = lua_rawgeti(L, idx, n + 1) != LUA_TNIL;
     lua_pop(L, 1);
     return more;
 }

@@ -408,10 +408,10 @@ static void test_formats_read_back(void)
     ng_stitch_tile t = {other, 0, 0, W, H};
     ng_error none = {{0}};
     size_t k;
-    int ch, nreaders = 0;
+    int ch, bits, nreaders = 0;
     for (k = 0; k < W * H; k++) img[k] = (float)(hash((uint32_t)k) >> 8) / 16777216.0f;
     tpath(other, "tile.bmp");
-    CHECK_INT(ng_tile_probe(&t, W, H, &ch, &none), -1);
+    CHECK_INT(ng_tile_probe(&t, W, H, &ch, &bits, &none), -1);
     readable = strstr(none.msg, "(tiles are ");
     CHECKF(readable != NULL, "no list of readable formats: %s", none.msg);
     snprintf(list, sizeof list, "%s", ng_file_formats());
@@ -425,13 +425,13 @@ static void test_formats_read_back(void)
         t.path = tile;
         CHECKF((strstr(readable, ext) != NULL) == ng_tile_readable(tile), "%s: listed as readable: %s", ext, readable);
         if (!ng_tile_readable(tile)) {
-            CHECK_INT(ng_tile_probe(&t, W, H, &ch, &err), -1);
+            CHECK_INT(ng_tile_probe(&t, W, H, &ch, &bits, &err), -1);
             CHECK_CONTAINS(err.msg, "no reader");
             continue;
         }
         nreaders++;
         CHECKF(write_image(tile, 0, W, H, 1, img, bands, NBANDS, &err) == 0, "%s: %s", ext, err.msg);
-        CHECKF(ng_tile_probe(&t, W, H, &ch, &err) == 0 && ch == 1, "%s: %s", ext, err.msg);
+        CHECKF(ng_tile_probe(&t, W, H, &ch, &bits, &err) == 0 && ch == 1, "%s: %s", ext, err.msg);
         if ((f = ng_file_sink_new(back, 0, &err))) {
             s = ng_file_sink_as_sink(f);
             CHECKF(ng_stitch(&t, 1, W, H, &s, &err) == 0, "%s: %s", ext, err.msg);

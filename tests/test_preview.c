@@ -545,6 +545,47 @@ static void test_cli_usage_errors(void)
     CHECK_INT(r.code, 0);
     CHECK_CONTAINS(r.out, "--view-preset");
     res_free(&r);
+    /* a camera on the point it looks at, a sun of no direction: usage
+     * errors (2) before the script runs, not render failures (1) */
+    cli(&r, "preview", s, "-o", o, "--size", "8", "--camera", "1,2,3", "--look-at", "1,2,3", NULL);
+    EXPECT_ERR(&r, 2, "--camera, --look-at: the camera stands on the point it looks at");
+    res_free(&r);
+    cli(&r, "preview", s, "-o", o, "--size", "8", "--volume", "8x8x8", "--camera", "4,4,4", NULL); /* the box's centre */
+    EXPECT_ERR(&r, 2, "stands on the point it looks at");
+    res_free(&r);
+    cli(&r, "preview", s, "-o", o, "--size", "8", "--sun", "0,0,0", NULL);
+    EXPECT_ERR(&r, 2, "--sun", "not a nonzero finite vector");
+    res_free(&r);
+    cli(&r, "render", s, "--view", "terrain", "-o", o, "--size", "8", "--sun", "0,0,0", NULL);
+    EXPECT_ERR(&r, 2, "--sun");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+/* A view writes the picture formats its help names, .png and .pfm, and
+ * refuses the others (it wrote .exr and .nrrd without a word). */
+static void test_cli_view_formats(void)
+{
+    static const char *const refused[] = {"v.exr", "v.nrrd", "v.r16", "v.vdb"};
+    char s[PATHLEN], o[PATHLEN];
+    size_t i;
+    res r;
+    mkscript(s, "formats.lua", CLOUD);
+    for (i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        tpath(o, refused[i]);
+        cli(&r, "preview", s, "-o", o, "--size", "8", "--volume", "8x8x8", NULL);
+        EXPECT_ERR(&r, 2, o, "a view draws one picture, into .png or .pfm");
+        res_free(&r);
+        cli(&r, "render", s, "--view", "terrain", "-o", o, "--size", "8", NULL);
+        EXPECT_ERR(&r, 2, "a view draws one picture");
+        res_free(&r);
+        CHECK(!exists(o));
+    }
+    tpath(o, "V.PFM");
+    cli(&r, "preview", s, "-o", o, "--size", "8", "--volume", "8x8x8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(o));
 }
 
 /* render --view draws what preview draws, through the same path: the same
@@ -719,6 +760,7 @@ void suite_preview(void)
     }
     RUN(test_cli_writes_pictures);
     RUN(test_cli_usage_errors);
+    RUN(test_cli_view_formats);
     RUN(test_cli_render_view_is_preview);
     RUN(test_cli_options_refused_by_other_commands);
     RUN(test_cli_graph_errors_leave_files_alone);
