@@ -19,8 +19,9 @@ ng_node *t_begin(ng_graph *g, const char *type)
     ng_error err = {{0}};
     ng_node *n;
     if (!t) die(type, &err);
-    /* as an embedder linking both archives: ng.image reads through io */
-    ng_graph_set_image_loader(g, ng_image_load);
+    /* as an embedder linking both archives: ng.image reads through io (set
+     * for that node alone: setting it visits every node of the graph) */
+    if (t == &ng_type_image) ng_graph_set_image_loader(g, ng_image_load);
     if (!(n = ng_node_begin(g, t, type, NULL, &err))) die(type, &err);
     if (sh && ng_set_choice(n, ng_param_index(t, sh->param), sh->value, &err)) die(type, &err);
     return n;
