@@ -122,6 +122,8 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 # what the program is made of besides the two archives
 PROG_OBJ = $(LUA_OBJ) $(SERVE_OBJ) $(CLI_OBJ)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+# the list of suites, generated from their NG_SUITE lines (tests/suites.sh)
+SUITES_OBJ := $(BUILD)/gen/suites.o
 LIB     := $(BUILD)/libnoisegraph.a
 IO_LIB  := $(BUILD)/libnoisegraph_io.a
 LIBS    = $(IO_LIB) $(LIB)
@@ -194,7 +196,20 @@ $(WEB_OBJ): $(BUILD)/gen/web_files.c | deps
 	@echo "  CC  $<"
 	@$(CC) $(CFLAGS) $(INC_serve) -c $< -o $@
 
--include $(ENGINE_OBJ:.o=.d) $(IO_OBJ:.o=.d) $(PROG_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tests/bench/bench.d
+# Every suite runs, or the build fails: the table of suites is made from
+# the NG_SUITE line of each tests/test_*.c, and a test file without one (or
+# with two) stops the build. The folder is a prerequisite: a file added or
+# removed changes it.
+$(BUILD)/gen/suites.c: tests $(TEST_SRC) tests/suites.sh
+	@mkdir -p $(dir $@)
+	@echo "  GEN $@"
+	@sh tests/suites.sh $(TEST_SRC) > $@.tmp && mv $@.tmp $@
+$(SUITES_OBJ): $(BUILD)/gen/suites.c | deps
+	@echo "  CC  $<"
+	@$(CC) $(CFLAGS) $(INC_tests) -MMD -MP -c $< -o $@
+
+-include $(ENGINE_OBJ:.o=.d) $(IO_OBJ:.o=.d) $(PROG_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tests/bench/bench.d \
+         $(SUITES_OBJ:.o=.d)
 
 # SIMD paths (kernels.h): each is nodes/simd/path_<path>.c (its loops and
 # table) and one unit per kernel family, nodes/simd/<family>_kernels.c, compiled with
@@ -248,7 +263,7 @@ $(BIN): $(PROG_OBJ) $(LIBS)
 	@echo "  LD  $@"
 	@$(CC) $(LDSAN) -o $@ $(PROG_OBJ) $(LIBS) $(LDLIBS)
 
-$(TESTBIN): $(TEST_OBJ) $(LIBS)
+$(TESTBIN): $(TEST_OBJ) $(SUITES_OBJ) $(LIBS)
 	@echo "  LD  $@"
 	@$(CC) $(LDSAN) -o $@ $^ $(LDLIBS)
 

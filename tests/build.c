@@ -191,3 +191,12 @@ int t_finish_ok(ng_graph *g, ng_node *n)
     if (id < 0) ng_t_fail(__FILE__, __LINE__, "node refused: %s", err.msg);
     return id;
 }
+
+int t_vector(ng_graph *g, int x, int y, int z)
+{
+    ng_node *n = t_begin(g, "vector");
+    t_in(g, n, "x", x);
+    t_in(g, n, "y", y);
+    if (z >= 0) t_in(g, n, "z", z);
+    return t_finish(g, n);
+}

@@ -10,7 +10,6 @@
 #include "build.h"
 #include "cli_support.h"
 #include "noisegraph.h"
-#include "suites.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -457,7 +456,7 @@ static void test_flow_4d(void)
     ng_graph_free(g);
 }
 
-void suite_anim(void)
+NG_SUITE(anim, full)
 {
     RUN(test_loop_every_basis);
     RUN(test_no_loop_no_change);

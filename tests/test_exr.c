@@ -7,7 +7,6 @@
  * the usage errors of its options.
  */
 #include "cli_support.h"
-#include "suites.h"
 
 #include <openexr.h>
 
@@ -423,7 +422,7 @@ static void exr_tie_sized_chunk_is_raw(void)
     free(ref);
 }
 
-void suite_exr(void)
+NG_SUITE(exr, full)
 {
     if (cli_setup("exr")) return;
     RUN(exr_float_every_layout);
