@@ -29,7 +29,7 @@ static int runs(const ng_path *p)
     return 1; /* scalar, and sse2: every x86-64 CPU has it */
 }
 
-static const ng_path *selected;
+static const ng_path *selected, *forced;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static int path_named(const char *name)
@@ -52,8 +52,10 @@ static void choose(void)
 const ng_path *ng__path(void)
 {
     pthread_once(&once, choose);
-    return selected;
+    return forced ? forced : selected;
 }
+
+void ng__path_force(const ng_path *p) { forced = p && runs(p) ? p : NULL; }
 
 const ng_path *ng__path_at(int i, int *can_run)
 {
