@@ -1,5 +1,6 @@
 # noisegraph — build, test, demo, bench.
 #   make          build build/noisegraph and build/libnoisegraph.a
+#   make check    build and run the fast tier of the tests (seconds, for editing)
 #   make test     build and run every test (SAN=1: under ASan + UBSan)
 #   make demo     render graphs/terrain.lua to terrain.png
 #   make test-browser  the page of `noisegraph serve` in headless Chromium (make test runs it)
@@ -130,7 +131,7 @@ LIBS    = $(IO_LIB) $(LIB)
 BIN     := $(BUILD)/noisegraph
 TESTBIN := $(BUILD)/run_tests
 
-.PHONY: all deps test-deps test demo bench fuzz fuzz-deps fuzz-build fuzz-recap clean
+.PHONY: all deps test-deps check test demo bench fuzz fuzz-deps fuzz-build fuzz-recap clean
 
 all: deps $(BIN) $(LIB) $(IO_LIB) build/noisegraph
 
@@ -285,6 +286,13 @@ ENGINE_ONLY_BIN := $(BUILD)/engine_only
 $(ENGINE_ONLY_BIN): tests/embed/engine_only.c $(LIB)
 	@echo "  LD  $@"
 	@$(CC) $(CFLAGS) -Icore -Inodes $(LDSAN) -o $@ $< $(LIB) $(ENGINE_LIBS)
+
+# Two tiers (NG_SUITE in tests/harness.h): check runs the fast suites, no
+# root, servers, Slurm, Chromium, GDAL or network, in well under a minute;
+# test, what CI runs, every suite of every tier, the embedding programs,
+# the layers and the browser test.
+check: deps $(BIN) $(TESTBIN)
+	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN) --tier fast
 
 test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN) $(ENGINE_ONLY_BIN)
 	@python3 tests/layers.py include
