@@ -1,5 +1,6 @@
 # noisegraph — build, test, demo, bench.
 #   make          build build/noisegraph and build/libnoisegraph.a
+#   make check    build and run the fast tier of the tests (seconds, for editing)
 #   make test     build and run every test (SAN=1: under ASan + UBSan)
 #   make demo     build the program for this CPU alone (build/demo) and render
 #                 graphs/terrain.lua to terrain.png
@@ -140,13 +141,15 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 # what the program is made of besides the two archives
 PROG_OBJ = $(LUA_OBJ) $(SERVE_OBJ) $(CLI_OBJ)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+# the list of suites, generated from their NG_SUITE lines (tests/suites.sh)
+SUITES_OBJ := $(BUILD)/gen/suites.o
 LIB     := $(BUILD)/libnoisegraph.a
 IO_LIB  := $(BUILD)/libnoisegraph_io.a
 LIBS    = $(IO_LIB) $(LIB)
 BIN     := $(BUILD)/noisegraph
 TESTBIN := $(BUILD)/run_tests
 
-.PHONY: all deps test-deps test demo bench fuzz fuzz-deps fuzz-build fuzz-recap clean
+.PHONY: all deps test-deps check test demo bench fuzz fuzz-deps fuzz-build fuzz-recap clean
 
 all: deps $(BIN) $(LIB) $(IO_LIB) build/noisegraph
 
@@ -212,7 +215,20 @@ $(WEB_OBJ): $(BUILD)/gen/web_files.c | deps
 	@echo "  CC  $<"
 	@$(CC) $(CFLAGS) $(INC_serve) -c $< -o $@
 
--include $(ENGINE_OBJ:.o=.d) $(IO_OBJ:.o=.d) $(PROG_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tests/bench/bench.d
+# Every suite runs, or the build fails: the table of suites is made from
+# the NG_SUITE line of each tests/test_*.c, and a test file without one (or
+# with two) stops the build. The folder is a prerequisite: a file added or
+# removed changes it.
+$(BUILD)/gen/suites.c: tests $(TEST_SRC) tests/suites.sh
+	@mkdir -p $(dir $@)
+	@echo "  GEN $@"
+	@sh tests/suites.sh $(TEST_SRC) > $@.tmp && mv $@.tmp $@
+$(SUITES_OBJ): $(BUILD)/gen/suites.c | deps
+	@echo "  CC  $<"
+	@$(CC) $(CFLAGS) $(INC_tests) -MMD -MP -c $< -o $@
+
+-include $(ENGINE_OBJ:.o=.d) $(IO_OBJ:.o=.d) $(PROG_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tests/bench/bench.d \
+         $(SUITES_OBJ:.o=.d)
 
 # SIMD paths (kernels.h): each is nodes/simd/path_<path>.c (its loops and
 # table) and one unit per kernel family, nodes/simd/<family>_kernels.c, compiled with
@@ -266,7 +282,7 @@ $(BIN): $(PROG_OBJ) $(LIBS)
 	@echo "  LD  $@"
 	@$(CC) $(LDSAN) -o $@ $(PROG_OBJ) $(LIBS) $(LDLIBS)
 
-$(TESTBIN): $(TEST_OBJ) $(LIBS)
+$(TESTBIN): $(TEST_OBJ) $(SUITES_OBJ) $(LIBS)
 	@echo "  LD  $@"
 	@$(CC) $(LDSAN) -o $@ $^ $(LDLIBS)
 
@@ -288,6 +304,13 @@ ENGINE_ONLY_BIN := $(BUILD)/engine_only
 $(ENGINE_ONLY_BIN): tests/embed/engine_only.c $(LIB)
 	@echo "  LD  $@"
 	@$(CC) $(CFLAGS) -Icore -Inodes $(LDSAN) -o $@ $< $(LIB) $(ENGINE_LIBS)
+
+# Two tiers (NG_SUITE in tests/harness.h): check runs the fast suites, no
+# root, servers, Slurm, Chromium, GDAL or network, in well under a minute;
+# test, what CI runs, every suite of every tier, the embedding programs,
+# the layers and the browser test.
+check: deps $(BIN) $(TESTBIN)
+	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN) --tier fast
 
 test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN) $(ENGINE_ONLY_BIN)
 	@python3 tests/layers.py include

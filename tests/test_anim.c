@@ -11,7 +11,6 @@
 #include "cli_support.h"
 #include "ng_io.h"
 #include "noisegraph.h"
-#include "suites.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -554,7 +553,7 @@ static void test_flow_4d(void)
     ng_graph_free(g);
 }
 
-void suite_anim(void)
+NG_SUITE(anim, full)
 {
     RUN(test_loop_every_basis);
     RUN(test_no_loop_no_change);

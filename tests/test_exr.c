@@ -7,7 +7,6 @@
  * the usage errors of its options.
  */
 #include "cli_support.h"
-#include "suites.h"
 
 #include <openexr.h>
 
@@ -454,7 +453,7 @@ static void exr_tile_row_within_memory_limit(void)
     CHECK(same_bytes(out, roomy));
 }
 
-void suite_exr(void)
+NG_SUITE(exr, full)
 {
     if (cli_setup("exr")) return;
     RUN(exr_float_every_layout);

@@ -7,7 +7,6 @@
  * root only (the daemons need it); elsewhere it says why it did not run.
  */
 #include "cli_support.h"
-#include "suites.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +124,7 @@ static void test_slurm_array(void)
     }
 }
 
-void suite_farm(void)
+NG_SUITE(farm, full)
 {
     if (cli_setup("ng-farm")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");

@@ -2,16 +2,19 @@
  * test_image_input.c — the image input as a hostile file and far from the
  * origin: dimensions refused from the header before anything is decoded,
  * the decoder held to the caller's memory allowance, files that are not
- * regular refused unread, and sampling that stays exact (or says it
- * cannot) at any position.
+ * regular refused unread, sampling that stays exact (or says it cannot)
+ * at any position, and what the image fuzzer found: every reproducer in
+ * tests/fuzz/crashes/image/ ends as a hostile input should, a result or a
+ * one-line error, never a crash or undefined behaviour (most are memory or
+ * UB errors, which only the sanitizer build, make test SAN=1, sees).
  */
 #include "ng_io.h"
 #include "build.h"
 #include "cli_support.h"
 #include "harness.h"
 #include "ng_node.h"
-#include "suites.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <png.h>
 #include <setjmp.h>
@@ -957,7 +960,74 @@ static void test_image_input_environment(void)
               ng_bin ? ng_bin : "(unset)", ng_root ? ng_root : "(unset)");
 }
 
-void suite_image_input(void)
+/* The image target's allowance (tests/fuzz/image.c). */
+#define MAX_BYTES ((size_t)64 << 20)
+
+/* Replays one reproducer in a child process, so that a sanitizer report
+ * (which ends the process) fails this test and not the whole run; fn
+ * returns 0 when the input ended as it should, or prints why not. */
+static void replay(const char *path, int (*fn)(const char *path))
+{
+    int status = 0;
+    pid_t pid;
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) _exit(fn(path) ? 3 : 0);
+    CHECKF(pid > 0 && waitpid(pid, &status, 0) == pid, "%s: fork failed", path);
+    CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "%s: %s %d (a sanitizer report above, or a wrong result)", path,
+           WIFEXITED(status) ? "exit" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+/* Replays every file of tests/fuzz/crashes/<target>/; returns how many. */
+static int replay_all(const char *target, int (*fn)(const char *path))
+{
+    char dir[PATHLEN], path[PATHLEN];
+    struct dirent *e;
+    int n = 0;
+    DIR *d;
+    pathf(dir, "%s/tests/fuzz/crashes/%s", ng_root, target);
+    if (!(d = opendir(dir))) return 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        pathf(path, "%s/%s", dir, e->d_name);
+        replay(path, fn);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Loads, with samples in [0, 1], or refuses with a one-line error that
+ * names the file. */
+static int load_image(const char *path)
+{
+    ng_image img;
+    ng_error err;
+    if (ng_image_load(path, &img, MAX_BYTES, &err) == 0) {
+        size_t i, n = (size_t)img.width * (size_t)img.height * (size_t)img.channels, bad = 0;
+        for (i = 0; i < n; i++) bad += !(img.px[i] >= 0.0f && img.px[i] <= 1.0f);
+        ng_image_free(&img);
+        if (bad) fprintf(stderr, "%s: %zu samples outside [0, 1]\n", path, bad);
+        return bad != 0;
+    }
+    if (strncmp(err.msg, path, strlen(path)) != 0 || strchr(err.msg, '\n')) {
+        fprintf(stderr, "%s: the error does not name the file on one line: %s\n", path, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* stb_image 2.27 (Debian's libstb) has two that the image target found in
+ * its first minute: a PSD with an alpha channel is un-premultiplied with a
+ * float -> unsigned char conversion out of range (UB); a JPEG whose DHT
+ * code counts sum past 256 overflows stbi__huffman.size[257]. */
+static void test_image_reproducers(void)
+{
+    CHECK(replay_all("image", load_image) >= 2);
+}
+
+NG_SUITE(image_input, fast)
 {
     if (cli_setup("ngimage") != 0) {
         RUN(test_image_input_environment);
@@ -983,5 +1053,6 @@ void suite_image_input(void)
     RUN(test_odd_images);
     RUN(test_jpeg);
     RUN(test_cli_far_origin);
+    RUN(test_image_reproducers);
     cli_teardown();
 }

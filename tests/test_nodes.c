@@ -13,7 +13,6 @@
 #include "build.h"
 #include "cli_support.h"
 #include "harness.h"
-#include "suites.h"
 
 #include <errno.h>
 #include <png.h>
@@ -475,15 +474,6 @@ static void test_curve_errors(void)
 
 /* ---- vector and channel ----------------------------------------------------------------------- */
 
-static int vector_of(ng_graph *g, int x, int y, int z)
-{
-    ng_node *n = t_begin(g, "vector");
-    t_in(g, n, "x", x);
-    t_in(g, n, "y", y);
-    if (z >= 0) t_in(g, n, "z", z);
-    return t_finish(g, n);
-}
-
 static int channel_of(ng_graph *g, int src, int index)
 {
     ng_node *n = t_on(g, "channel", src);
@@ -496,7 +486,7 @@ static void test_vector_channels(void)
     enum { N = 50 };
     ng_graph *g = ng_graph_new();
     int a = t_noise(g, "perlin", 10, 1), b = t_noise(g, "value", 7, 2);
-    int v2 = vector_of(g, a, b, -1), v3 = vector_of(g, a, b, t_const(g, 7)), i;
+    int v2 = t_vector(g, a, b, -1), v3 = t_vector(g, a, b, t_const(g, 7)), i;
     double xs[N], ys[N];
     float *va, *vb, *o2, *o3;
     CHECK_INT(channels(g, v2), 2);
@@ -547,7 +537,7 @@ static void test_channel_picks(void)
 static void test_channel_index_error(void)
 {
     ng_graph *g = ng_graph_new();
-    int v2 = vector_of(g, t_const(g, 1), t_const(g, 2), -1), p = t_noise(g, "perlin", 10, 1);
+    int v2 = t_vector(g, t_const(g, 1), t_const(g, 2), -1), p = t_noise(g, "perlin", 10, 1);
     ng_error err;
     char msg[512];
     ng_node *n = t_on(g, "channel", v2);
@@ -713,172 +703,6 @@ static void test_curl_3d_divergence_free(void)
     }
     free(a0), free(c0);
     for (d = 0; d < 3; d++) free(cp[d]), free(cm[d]), free(ap[d]), free(am[d]), free(a2p[d]), free(a2m[d]);
-    ng_graph_free(g);
-}
-
-/* ---- warp --------------------------------------------------------------------------------------- */
-
-enum { WN = 200 };
-
-static void warp_points(double *x, double *y)
-{
-    int i;
-    for (i = 0; i < WN; i++) x[i] = -17.3 + 0.377 * i, y[i] = 9.1 - 0.291 * i;
-}
-
-/* One octave is source(p + amount * by(p)), whatever the octave settings. */
-static void test_warp_one_octave(void)
-{
-    const double a = 7;
-    ng_graph *g = ng_graph_new();
-    int src = t_noise(g, "perlin", 20, 3), by = t_vnoise(g, "simplex", 50, 4), amt = t_const(g, a);
-    int w = t_warp(g, src, by, a), w1 = t_warp_node(g, src, by, amt, 1, 3.5, 1.7, "independent"), i;
-    double x[WN], y[WN], qx[WN], qy[WN];
-    float *vb, *vq, *vw, *vw1;
-    warp_points(x, y);
-    vb = t_points(g, by, 2, WN, x, y, NULL);
-    for (i = 0; vb && i < WN; i++) qx[i] = x[i] + a * vb[3 * i], qy[i] = y[i] + a * vb[3 * i + 1];
-    vq = vb ? t_points(g, src, 2, WN, qx, qy, NULL) : NULL;
-    vw = t_points(g, w, 2, WN, x, y, NULL);
-    vw1 = t_points(g, w1, 2, WN, x, y, NULL);
-    for (i = 0; vq && vw && vw1 && i < WN; i++) {
-        CHECK_NEAR(vw[i], vq[i], 2e-5);
-        CHECK_NEAR(vw1[i], vw[i], 0);
-    }
-    free(vb), free(vq), free(vw), free(vw1);
-    ng_graph_free(g);
-}
-
-/*
- * Octaves composed exactly, with a field that has no seed (built from the
- * coordinates, so the per-octave seed change cannot matter) and a source
- * that returns its own position: by(p) = (0.01 y^2, 0.05 x y). The warp's
- * output is then the displaced position itself.
- *   independent: p + a by(p) + a r by(L p) [+ frac a r^2 by(L^2 p)]
- *   progressive: p1 = p + a by(p); p2 = p1 + a r by(L p1); ...
- */
-static void by_field(double px, double py, double *bx, double *bY)
-{
-    *bx = 0.01 * py * py;
-    *bY = 0.05 * px * py;
-}
-
-static void check_octaves(const ng_graph *g, int w, double a, double octaves, double lac, double rough,
-                          int progressive, int line)
-{
-    double x[WN], y[WN];
-    float *v;
-    int i, k, bad = 0;
-    const int full = (int)floor(octaves), count = full + (octaves > full);
-    warp_points(x, y);
-    v = t_points(g, w, 2, WN, x, y, NULL);
-    for (i = 0; v && i < WN; i++) {
-        double px = x[i], py = y[i], scale = 1, weight = 1;
-        for (k = 0; k < count; k++, scale *= lac, weight *= rough) {
-            double bx, bY, wk = k < full ? weight : weight * (octaves - full);
-            by_field(progressive ? px * scale : x[i] * scale, progressive ? py * scale : y[i] * scale, &bx, &bY);
-            px += a * wk * bx;
-            py += a * wk * bY;
-        }
-        if (!(fabs(v[2 * i] - px) <= 1e-4 * (1 + fabs(px)) && fabs(v[2 * i + 1] - py) <= 1e-4 * (1 + fabs(py))) && bad++ < 3)
-            ng_t_fail(__FILE__, line, "octaves %g %s at (%g, %g): got (%.7g, %.7g), composed (%.7g, %.7g)", octaves,
-                      progressive ? "progressive" : "independent", x[i], y[i], v[2 * i], v[2 * i + 1], px, py);
-    }
-    free(v);
-}
-
-static void test_warp_octaves_composed(void)
-{
-    const double a = 3, lac = 2, r = 0.5;
-    ng_graph *g = ng_graph_new();
-    int X = coord(g, "x"), Y = coord(g, "y"), pos = vector_of(g, X, Y, -1);
-    int bx = t_bin(g, "mul", t_bin(g, "mul", Y, Y), t_const(g, 0.01));
-    int bY = t_bin(g, "mul", t_bin(g, "mul", X, Y), t_const(g, 0.05));
-    int by = vector_of(g, bx, bY, -1), amt = t_const(g, a);
-    int ind2 = t_warp_node(g, pos, by, amt, 2, lac, r, "independent");
-    int pro2 = t_warp_node(g, pos, by, amt, 2, lac, r, "progressive");
-    int ind25 = t_warp_node(g, pos, by, amt, 2.5, lac, r, "independent");
-    int pro3 = t_warp_node(g, pos, by, amt, 3, 3, 0.7, NULL); /* progressive is the default */
-    int one = t_warp_node(g, pos, by, amt, 1, lac, r, NULL);
-    check_octaves(g, one, a, 1, lac, r, 0, __LINE__);
-    check_octaves(g, ind2, a, 2, lac, r, 0, __LINE__);
-    check_octaves(g, pro2, a, 2, lac, r, 1, __LINE__);
-    check_octaves(g, ind25, a, 2.5, lac, r, 0, __LINE__);
-    check_octaves(g, pro3, a, 3, 3, 0.7, 1, __LINE__);
-    ng_graph_free(g);
-}
-
-static double maxdiff(const float *a, const float *b, int n)
-{
-    double m = 0;
-    int i;
-    for (i = 0; i < n; i++)
-        if (fabs(a[i] - b[i]) > m) m = fabs(a[i] - b[i]);
-    return m;
-}
-
-/* With a noise field: the modes differ; a fractional octave fades in
- * continuously (1.001 ~ 1, 1.999 ~ 2). */
-static void test_warp_modes_and_fractions(void)
-{
-    ng_graph *g = ng_graph_new();
-    int src = t_noise(g, "perlin", 15, 11), by = t_vnoise(g, "perlin", 40, 12), amt = t_const(g, 12);
-    int pro = t_warp_node(g, src, by, amt, 3, 2, 0.5, "progressive"), ind = t_warp_node(g, src, by, amt, 3, 2, 0.5, "independent");
-    int o1 = t_warp_node(g, src, by, amt, 1, 2, 0.5, "independent"), o1f = t_warp_node(g, src, by, amt, 1.001, 2, 0.5, "independent");
-    int o2 = t_warp_node(g, src, by, amt, 2, 2, 0.5, "independent"), o2f = t_warp_node(g, src, by, amt, 1.999, 2, 0.5, "independent");
-    double x[WN], y[WN];
-    float *vp, *vi, *v1, *v1f, *v2, *v2f;
-    warp_points(x, y);
-    vp = t_points(g, pro, 2, WN, x, y, NULL);
-    vi = t_points(g, ind, 2, WN, x, y, NULL);
-    v1 = t_points(g, o1, 2, WN, x, y, NULL);
-    v1f = t_points(g, o1f, 2, WN, x, y, NULL);
-    v2 = t_points(g, o2, 2, WN, x, y, NULL);
-    v2f = t_points(g, o2f, 2, WN, x, y, NULL);
-    if (vp && vi && v1 && v1f && v2 && v2f) {
-        CHECK(maxdiff(vp, vi, WN) > 0.05);
-        CHECK(maxdiff(v1, v2, WN) > 0.05); /* the second octave matters */
-        CHECK(maxdiff(v1, v1f, WN) > 0);   /* 1.001 adds a little of it ... */
-        CHECK_LE(maxdiff(v1, v1f, WN), 2e-3 * maxdiff(v1, v2, WN) + 1e-6); /* ... only a little */
-        CHECK(maxdiff(v2, v2f, WN) > 0);
-        CHECK_LE(maxdiff(v2, v2f, WN), 2e-3 * maxdiff(v1, v2, WN) + 1e-6);
-    }
-    free(vp), free(vi), free(v1), free(v1f), free(v2), free(v2f);
-    ng_graph_free(g);
-}
-
-/* amount as a mask node: 0 for x < 0 leaves the source exactly as it is. */
-static void test_warp_amount_mask(void)
-{
-    ng_graph *g = ng_graph_new();
-    int src = t_noise(g, "perlin", 15, 21), by = t_vnoise(g, "simplex", 30, 22);
-    ng_node *st = t_on(g, "step", coord(g, "x"));
-    int mask, w, w3, i, left = 0, right = 0, moved = 0, moved3 = 0;
-    double x[WN], y[WN];
-    float *vs, *vw, *vw3;
-    t_set(st, "edge", 0);
-    mask = t_bin(g, "mul", t_finish(g, st), t_const(g, 9));
-    w = t_warp_node(g, src, by, mask, 1, 2, 0.5, NULL);
-    w3 = t_warp_node(g, src, by, mask, 3, 2, 0.5, "independent");
-    warp_points(x, y);
-    vs = t_points(g, src, 2, WN, x, y, NULL);
-    vw = t_points(g, w, 2, WN, x, y, NULL);
-    vw3 = t_points(g, w3, 2, WN, x, y, NULL);
-    for (i = 0; vs && vw && vw3 && i < WN; i++) {
-        if (x[i] < 0) {
-            left++;
-            CHECK_NEAR(vw[i], vs[i], 0);
-            CHECK_NEAR(vw3[i], vs[i], 0);
-        } else {
-            right++;
-            moved += vw[i] != vs[i];
-            moved3 += vw3[i] != vs[i];
-        }
-    }
-    CHECK(left > 20 && right > 20);
-    CHECK(moved >= right * 9 / 10);
-    CHECK(moved3 >= right * 9 / 10);
-    free(vs), free(vw), free(vw3);
     ng_graph_free(g);
 }
 
@@ -1415,7 +1239,7 @@ static void test_nodes_cli_environment(void)
 
 /* ---- suite ----------------------------------------------------------------------------------------- */
 
-void suite_nodes(void)
+NG_SUITE(nodes, fast)
 {
     int have_cli = cli_setup("ngnodes") == 0;
     if (!have_cli) { /* the C tests still get a scratch directory for their fixtures */
@@ -1439,10 +1263,6 @@ void suite_nodes(void)
     RUN(test_channel_index_error);
     RUN(test_curl_2d_divergence_free);
     RUN(test_curl_3d_divergence_free);
-    RUN(test_warp_one_octave);
-    RUN(test_warp_octaves_composed);
-    RUN(test_warp_modes_and_fractions);
-    RUN(test_warp_amount_mask);
     RUN(test_distance_metrics);
     RUN(test_coords_pixel_centres);
     RUN(test_coords_z_time);

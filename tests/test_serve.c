@@ -13,7 +13,6 @@
  */
 #include "cli_support.h"
 #include "serve.h"
-#include "suites.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -878,7 +877,7 @@ static void test_command_line(void)
     free(err);
 }
 
-void suite_serve(void)
+NG_SUITE(serve, full)
 {
     if (cli_setup("serve")) return;
     RUN(test_state_page_and_status_codes);

@@ -7,7 +7,6 @@
  * one line, writing nothing.
  */
 #include "cli_support.h"
-#include "suites.h"
 #include "tilefile.h"
 
 #include <stdlib.h>
@@ -885,7 +884,7 @@ static void test_tiles_stitch_option_rules(void)
     }
 }
 
-void suite_tiles(void)
+NG_SUITE(tiles, full)
 {
     if (cli_setup("ng-tiles")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");

@@ -9,7 +9,6 @@
 #include "build.h"
 #include "cli_support.h"
 #include "noisegraph.h"
-#include "suites.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -862,7 +861,43 @@ static void test_cli_output_folders(void)
     }
 }
 
-void suite_volfiles(void)
+/* A density half full everywhere (perlin > 0): a .vdb of 32^3 voxels of
+ * it compresses to far more than 4 KiB. */
+static const char half_full[] = "return ng.perlin{element_size = 8, seed = 1}\n";
+
+/* A slice that cannot be replaced (its name is a folder) fails the render;
+ * the slices before it in the sequence must not have been replaced by the
+ * failed render (README: "moved into place only when the whole volume
+ * succeeded"). The reviewed program had renamed c_0 .. c_2 over the old
+ * ones before it met c_3, leaving a sequence half new, half old. */
+static void test_failed_sequence_replaces_no_slice(void)
+{
+    char dir[PATHLEN], s[PATHLEN], pat[PATHLEN], p[PATHLEN];
+    unsigned char *got;
+    size_t n;
+    res r;
+    int k;
+    mksub(dir, "seq");
+    mkscript(s, "half.lua", half_full);
+    for (k = 0; k < 5; k++) {
+        pathf(p, "%s/c_%d.pfm", dir, k);
+        if (k == 3) CHECK_INT(mkdir(p, 0755), 0);
+        else put_file(p, "old\n");
+    }
+    pathf(pat, "%s/c_{z}.pfm", dir);
+    cli(&r, "render", s, "-o", pat, "--size", "8x8x5", NULL);
+    EXPECT_ERR(&r, 1, "c_3.pfm");
+    res_free(&r);
+    for (k = 0; k < 5; k++) {
+        if (k == 3) continue;
+        pathf(p, "%s/c_%d.pfm", dir, k);
+        got = slurp(p, &n);
+        CHECKF(got && !strcmp((char *)got, "old\n"), "slice %d was replaced by a render that failed", k);
+        free(got);
+    }
+}
+
+NG_SUITE(volfiles, full)
 {
     int have_cli = cli_setup("ng-volfiles") == 0;
     if (!have_cli) { /* suite_cli reports the missing program; the sink tests still run */
@@ -888,6 +923,7 @@ void suite_volfiles(void)
         RUN(test_cli_volume_too_big_for_the_disk);
         RUN(test_cli_failed_sequence);
         RUN(test_cli_sigint_mid_sequence);
+        RUN(test_failed_sequence_replaces_no_slice);
     }
     cli_teardown();
 }

@@ -15,7 +15,7 @@
  *   name    the `type` choice and the shorthand (ng.<name>{...})
  *   freq    Houdini's frequency multiplier for the basis
  *   lo, hi  natural range, never exceeded (tests/test_kernels.c and
- *           tests/test_cell_kernels.c measure it)
+ *           tests/test_cells.c measure it)
  *   dims    bit d set: the basis has d dimensions
  *   tiling  NG_TILE_NONE, NG_TILE_LATTICE (the kernel honours a period on
  *           every axis) or NG_TILE_TORUS (2D only, through `tiled`)

@@ -1,5 +1,5 @@
 /*
- * test_cell_kernels.c — what users rely on from the Worley, sparse
+ * test_cells.c — what users rely on from the Worley, sparse
  * convolution and alligator bases: the documented range, used and never
  * exceeded (with rare clamping where documented); F1 and F2 exact, checked
  * against a brute-force search; F1 = 0 at feature points and F2-F1 = 0 on
@@ -14,7 +14,6 @@
 #include "sample.h"
 #include "cell_kernels.h"
 #include "kernels.h"
-#include "suites.h"
 
 #include <stdint.h>
 
@@ -1038,7 +1037,7 @@ static void test_every_basis_known(void)
     CHECK_INT(sizeof listed / sizeof listed[0], 3);
     for (k = 0; k < sizeof listed / sizeof listed[0]; k++)
         CHECKF(listed[k] == NG_BASIS_WORLEY || listed[k] == NG_BASIS_SPARSE || listed[k] == NG_BASIS_ALLIGATOR,
-               "basis %d has no tests in test_cell_kernels.c", listed[k]);
+               "basis %d has no tests in test_cells.c", listed[k]);
 }
 
 static void cell_tests(void)
@@ -1063,4 +1062,4 @@ static void cell_tests(void)
     T_RUN(test_normaliser_continuous);
 }
 
-void suite_cell_kernels(void) { t_on_every_path("cells", cell_tests); }
+NG_SUITE(cells, full) { t_on_every_path("cells", cell_tests); }
