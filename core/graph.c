@@ -262,6 +262,11 @@ static const char *node_name(const ng_node *n)
     return n->label ? n->label : n->type->name;
 }
 
+int ng__node_name(const ng_node *n, char *buf, size_t len)
+{
+    return snprintf(buf, len, "%s%s%s", n->where ? n->where : "", n->where ? ": " : "", node_name(n));
+}
+
 /* Stops parameter k being driven (a number was given after a node). */
 static void undrive(ng_node *n, int k)
 {
@@ -528,12 +533,14 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
         }
         n->dims &= src->dims;
         if (src->detail < n->detail) n->detail = src->detail;
+        if (src->hood_reach > n->hood_reach) n->hood_reach = src->hood_reach;
         if (src->pull_depth + ((in->flags & NG_INPUT_PULL) ? 1 : 0) > n->pull_depth)
             n->pull_depth = src->pull_depth + ((in->flags & NG_INPUT_PULL) ? 1 : 0);
     }
     for (k = t->ninputs; k < ng_node_slots(n); k++) {
         const ng_node *src = g->nodes[n->input[k]];
         n->dims &= src->dims;
+        if (src->hood_reach > n->hood_reach) n->hood_reach = src->hood_reach;
         if (src->pull_depth > n->pull_depth) n->pull_depth = src->pull_depth;
     }
     if (n->pull_depth > NG_MAX_PULL_DEPTH) {
@@ -548,6 +555,10 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
         goto fail;
     }
     if (t->setup && t->setup(n, chans, err)) goto fail;
+    if (t->hood && !(n->hood_spacing > 0)) {
+        ng_errorf(err, "%s: a neighbourhood type whose setup declared no lattice (ng_hood_declare)", node_name(n));
+        goto fail;
+    }
     if (g->n == g->cap) {
         int cap = g->cap ? g->cap * 2 : 256;
         size_t grow = (size_t)(cap - g->cap) * sizeof(ng_node *);
@@ -616,6 +627,11 @@ int ng__check_roots(const ng_graph *g, const int *roots, int nroots, int dims, n
     if ((bad = find_dims_conflict(g, roots, nroots, dims))) {
         char a[64];
         dims_text(bad->dims, a, sizeof a);
+        if (bad->type->hood)
+            return ng_errorf(err, "%s%s%s: a neighbourhood node reads a 2D lattice; a %dD render (%s) is not supported "
+                                  "yet: render an image (2D)",
+                             bad->where ? bad->where : "", bad->where ? ": " : "", node_name(bad), dims,
+                             dims == 3 ? "a volume, or --z" : dims == 4 ? "--time or --frames" : "1D");
         return ng_errorf(err, "%s%s%s: evaluates in %s, but the render is %dD", bad->where ? bad->where : "",
                          bad->where ? ": " : "", node_name(bad), a, dims);
     }

@@ -54,6 +54,38 @@ void ng__ctx_set_stop(ng_ctx *c, const ng__stop *stop);
 int ng__ctx_stopped(ng_ctx *c);
 const float *ng__ctx_zeros(const ng_ctx *c);
 
+/* The neighbourhood patches of one render (core/hood.c), shared by its
+ * contexts and thread-safe: bounded by cap bytes and by the render's
+ * memory limit (stop, may be NULL: cap alone), least recently used
+ * evicted first. */
+typedef struct ng__hood_cache ng__hood_cache;
+typedef struct ng__hood_stats {
+    size_t cap;        /* bytes the cache may hold */
+    size_t peak;       /* most bytes held at once (patches and their halos while computed) */
+    long computed;     /* patches evaluated */
+    long hits;         /* patches found in the cache */
+    long evicted;      /* patches dropped for room */
+} ng__hood_stats;
+/* The cache's bound without a memory limit. */
+#define NG_HOOD_CACHE_DEFAULT ((size_t)1 << 30)
+ng__hood_cache *ng__hood_cache_new(size_t cap, const ng__stop *stop);
+void ng__hood_cache_free(ng__hood_cache *h);
+void ng__hood_cache_stats(const ng__hood_cache *h, ng__hood_stats *s);
+/* The statistics of the last render's cache in this process (tests). */
+void ng__hood_last_stats(ng__hood_stats *s);
+/* Before a render: every neighbourhood node the roots read can hold one
+ * patch with its halo in `room` bytes (0: no bound), else -1 with an
+ * error naming the node and its radius. */
+int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, ng_error *err);
+/* The cache c's neighbourhood nodes use (set by the render; a context
+ * without one makes its own on first use). */
+void ng__ctx_set_hood(ng_ctx *c, ng__hood_cache *h);
+ng__hood_cache *ng__ctx_hood(ng_ctx *c);
+/* Points per block of c: the most a node may evaluate in one pull. */
+int ng__ctx_cap(const ng_ctx *c);
+/* The name a message gives node n: "file:line: label" or the label. */
+int ng__node_name(const ng_node *n, char *buf, size_t len);
+
 /* A render whose tiles are computed by `run` instead of by evaluating the
  * roots on the tile's pixel grid: views (core/view.c) that ask the engine
  * for samples of their own (rays through a volume, say) and stream an

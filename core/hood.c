@@ -1,0 +1,485 @@
+/*
+ * hood.c — neighbourhood evaluation: nodes whose value at a point depends
+ * on their source around it (blur; slope, curvature, erosion to come).
+ *
+ * Such a node's value lives on a world-aligned 2D lattice of its own
+ * spacing s (cell k of an axis at (k + 0.5) s), cut into patches of
+ * NG_HOOD_PATCH cells per axis at fixed world places (patch (ix, iy) holds
+ * cells ix * P .. ix * P + P). A patch is computed whole: the source
+ * evaluated on the patch's cells plus a halo of the node's radius, then the
+ * type's filter. Its samples are a function of (node, patch index, seed, z,
+ * time, period) alone, never of the render's tiles, region, threads or
+ * block size (the source is evaluated per point, whatever the chunking),
+ * so a value sampled from it is the same bits in every cut of a render.
+ * The node's value at a position is the bilinear sample of its lattice
+ * there: positions a warp or fractal computed are as good as the pixels.
+ * Nested neighbourhood nodes nest: a patch's source evaluation samples
+ * the inner node's patches, whose halos so add to the outer one's.
+ *
+ * Patches are cached for the render, shared by its threads: one mutex
+ * around a hash table and an LRU list; a patch is computed by the thread
+ * that first asks for it (without the lock), and the others wait for it.
+ * Every byte (patches and the halo buffers of those being computed) is
+ * counted against a cap and the render's memory limit; least recently used
+ * patches are evicted for room, and a patch that cannot get room even then
+ * fails the render with the node and its radius named.
+ */
+#include "ng_internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIDE (NG_HOOD_PATCH + 1) /* cells per patch edge: both ends, for bilinear samples */
+#define NBUCKETS 4096
+
+typedef struct hkey {
+    int node;
+    uint32_t seed;
+    int64_t ix, iy;
+    uint64_t z, w, px, py; /* bits of the doubles: z, time, periods */
+} hkey;
+
+typedef struct patch {
+    hkey key;
+    struct patch *next;          /* hash chain */
+    struct patch *older, *newer; /* LRU list of ready patches */
+    float *data;                 /* node channels planes of SIDE^2 */
+    size_t bytes;
+    int pins;  /* readers holding it (never evicted while > 0) */
+    int ready; /* computed; 0 while its thread computes it */
+} patch;
+
+struct ng__hood_cache {
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* a patch became ready or was dropped */
+    patch *bucket[NBUCKETS];
+    patch lru; /* sentinel of the LRU list (lru_front) */
+    size_t cap, bytes;
+    const ng__stop *stop; /* its memory_used is charged too; may be NULL */
+    ng__hood_stats stats;
+};
+
+static pthread_mutex_t last_mu = PTHREAD_MUTEX_INITIALIZER;
+static ng__hood_stats last;
+
+ng__hood_cache *ng__hood_cache_new(size_t cap, const ng__stop *stop)
+{
+    ng__hood_cache *h = calloc(1, sizeof *h);
+    if (!h) return NULL;
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->cv, NULL);
+    h->lru.older = h->lru.newer = &h->lru;
+    h->cap = cap;
+    h->stop = stop;
+    h->stats.cap = cap;
+    return h;
+}
+
+static void give(ng__hood_cache *h, size_t bytes)
+{
+    h->bytes -= bytes;
+    if (h->stop && h->stop->memory_limit) atomic_fetch_sub(h->stop->memory_used, bytes);
+}
+
+void ng__hood_cache_free(ng__hood_cache *h)
+{
+    int i;
+    if (!h) return;
+    for (i = 0; i < NBUCKETS; i++) {
+        patch *p = h->bucket[i], *next;
+        for (; p; p = next) {
+            next = p->next;
+            give(h, p->bytes);
+            free(p->data);
+            free(p);
+        }
+    }
+    pthread_mutex_lock(&last_mu);
+    last = h->stats;
+    pthread_mutex_unlock(&last_mu);
+    pthread_mutex_destroy(&h->mu);
+    pthread_cond_destroy(&h->cv);
+    free(h);
+}
+
+void ng__hood_cache_stats(const ng__hood_cache *h, ng__hood_stats *s) { *s = h->stats; }
+
+void ng__hood_last_stats(ng__hood_stats *s)
+{
+    pthread_mutex_lock(&last_mu);
+    *s = last;
+    pthread_mutex_unlock(&last_mu);
+}
+
+/* ---- the table ------------------------------------------------------------------ */
+
+static uint32_t key_hash(const hkey *k)
+{
+    uint64_t h = (uint64_t)(uint32_t)k->node * 0x9E3779B97F4A7C15u;
+    h ^= (uint64_t)k->ix * 0xC2B2AE3D27D4EB4Fu;
+    h = (h ^ (h >> 29)) * 0x165667B19E3779F9u;
+    h ^= (uint64_t)k->iy * 0x85EBCA77C2B2AE63u;
+    h ^= k->seed ^ k->z ^ (k->w >> 7) ^ (k->px >> 13) ^ (k->py >> 17);
+    h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93u;
+    return (uint32_t)(h >> 32) % NBUCKETS;
+}
+
+static int key_eq(const hkey *a, const hkey *b)
+{
+    return a->node == b->node && a->seed == b->seed && a->ix == b->ix && a->iy == b->iy && a->z == b->z &&
+           a->w == b->w && a->px == b->px && a->py == b->py;
+}
+
+static patch *find(ng__hood_cache *h, const hkey *k)
+{
+    patch *p = h->bucket[key_hash(k)];
+    while (p && !key_eq(&p->key, k)) p = p->next;
+    return p;
+}
+
+static void unlink_bucket(ng__hood_cache *h, patch *p)
+{
+    patch **pp = &h->bucket[key_hash(&p->key)];
+    while (*pp != p) pp = &(*pp)->next;
+    *pp = p->next;
+}
+
+static void lru_remove(patch *p)
+{
+    p->older->newer = p->newer;
+    p->newer->older = p->older;
+}
+
+/* The list: lru.older the most recently used, each patch's older link
+ * toward the least recently used, lru.newer. */
+static void lru_front(ng__hood_cache *h, patch *p)
+{
+    p->older = h->lru.older;
+    p->newer = &h->lru;
+    h->lru.older->newer = p;
+    h->lru.older = p;
+}
+
+/* Drops the least recently used patch no reader holds: 0, or -1 when every
+ * patch is held (or none is kept). */
+static int evict_one(ng__hood_cache *h)
+{
+    patch *p;
+    for (p = h->lru.newer; p != &h->lru; p = p->newer)
+        if (p->pins == 0) break;
+    if (p == &h->lru) return -1;
+    lru_remove(p);
+    unlink_bucket(h, p);
+    give(h, p->bytes);
+    free(p->data);
+    free(p);
+    h->stats.evicted++;
+    return 0;
+}
+
+/* bytes more, under the lock: within the cap and the render's memory
+ * limit, evicting for room. 0, or -1 when even eviction leaves none. */
+static int take(ng__hood_cache *h, size_t bytes)
+{
+    for (;;) {
+        if (h->bytes + bytes <= h->cap) {
+            int ok = 1;
+            if (h->stop && h->stop->memory_limit) {
+                if (atomic_fetch_add(h->stop->memory_used, bytes) + bytes > h->stop->memory_limit) {
+                    atomic_fetch_sub(h->stop->memory_used, bytes);
+                    ok = 0;
+                }
+            }
+            if (ok) {
+                h->bytes += bytes;
+                if (h->bytes > h->stats.peak) h->stats.peak = h->bytes;
+                return 0;
+            }
+        }
+        if (evict_one(h)) return -1;
+    }
+}
+
+/* ---- sizes and messages ------------------------------------------------------------ */
+
+static size_t patch_bytes(const ng_node *n) { return (size_t)n->channels * SIDE * SIDE * sizeof(float); }
+
+/* The source's samples (ch channels) and the filter's scratch while a
+ * patch is computed. */
+static size_t halo_bytes(const ng_node *n, int ch)
+{
+    const size_t w = (size_t)SIDE + 2 * (size_t)n->hood_radius;
+    return (size_t)ch * (w * w + w * SIDE) * sizeof(float);
+}
+
+static int too_large(ng_error *err, const ng_node *n, size_t need, size_t room)
+{
+    char name[320];
+    ng__node_name(n, name, sizeof name);
+    return ng_errorf(err,
+                     "%s: radius %g (%d lattice cells of %g) needs %.1f MiB for a patch of %d^2 cells with its halo, "
+                     "more than the %.1f MiB the memory limit leaves neighbourhood patches (raise --memory-limit, "
+                     "or a larger spacing)",
+                     name, n->hood_radius * n->hood_spacing, n->hood_radius, n->hood_spacing, need / 1048576.0,
+                     NG_HOOD_PATCH, room / 1048576.0);
+}
+
+int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius, ng_error *err)
+{
+    char name[320];
+    ng__node_name(n, name, sizeof name);
+    if (!(spacing > 0) || !isfinite(spacing))
+        return ng_errorf(err, "%s: the lattice spacing must be a positive number, not %g", name, spacing);
+    if (radius < 0 || radius > NG_HOOD_MAX_RADIUS)
+        return ng_errorf(err,
+                         "%s: radius %g is %d lattice cells of %g; a neighbourhood reaches at most %d cells (raise "
+                         "the spacing to at least %g, or take a smaller radius)",
+                         name, radius_world, radius, spacing, NG_HOOD_MAX_RADIUS, radius_world / NG_HOOD_MAX_RADIUS);
+    n->hood_spacing = spacing;
+    n->hood_radius = radius;
+    n->hood_reach += radius * spacing; /* graph.c set it to its sources' largest */
+    return 0;
+}
+
+int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, ng_error *err)
+{
+    unsigned char *mark = ng__reachable(g, roots, nroots);
+    int i, found = 0;
+    if (!mark) return ng_errorf(err, "render: out of memory");
+    for (i = 0; i < ng_graph_count(g); i++) {
+        const ng_node *n = ng_graph_node(g, i);
+        size_t need;
+        if (!mark[i] || !n->type->hood) continue;
+        found++;
+        need = patch_bytes(n) + halo_bytes(n, ng_node_channels(ng_graph_node(g, n->input[n->type->hood->input])));
+        if (room && need > room) {
+            free(mark);
+            return too_large(err, n, need, room);
+        }
+    }
+    free(mark);
+    return found;
+}
+
+/* ---- computing a patch ------------------------------------------------------------- */
+
+/* The source of n evaluated on patch p's cells and halo into in (source
+ * channels planes of w^2, w = SIDE + 2 radius), in chunks of the
+ * context's block size: the same bits for any chunking, as evaluation is
+ * per point. */
+static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, const patch *p, float *in, int w)
+{
+    const int k = n->type->hood->input, ch = ng_input_channels(ctx, n, k), cap = ng__ctx_cap(ctx);
+    const double s = n->hood_spacing;
+    const int64_t total = (int64_t)w * w;
+    float *px = ng_scratch(ctx, 1), *py = ng_scratch(ctx, 1), *buf = ng_scratch(ctx, ch);
+    ng_block lb;
+    int64_t start;
+    int rc = -1, c, i;
+    if (!px || !py || !buf) goto done;
+    memset(&lb, 0, sizeof lb);
+    lb.dims = 2;
+    lb.anchor[0] = ((double)(p->key.ix * NG_HOOD_PATCH - n->hood_radius) + 0.5) * s;
+    lb.anchor[1] = ((double)(p->key.iy * NG_HOOD_PATCH - n->hood_radius) + 0.5) * s;
+    lb.anchor[2] = b->anchor[2];
+    lb.anchor[3] = b->anchor[3];
+    lb.period[0] = b->period[0];
+    lb.period[1] = b->period[1];
+    lb.seed = b->seed;
+    lb.footprint = (float)s; /* fractals below stop at the lattice's detail, which so filters them */
+    lb.p[0] = px;
+    lb.p[1] = py;
+    lb.p[2] = lb.p[3] = ng__ctx_zeros(ctx);
+    for (start = 0; start < total; start += cap) {
+        const int m = (int)(total - start < cap ? total - start : cap);
+        for (i = 0; i < m; i++) {
+            const int64_t j = start + i;
+            px[i] = (float)((double)(j % w) * s);
+            py[i] = (float)((double)(j / w) * s);
+        }
+        lb.n = m;
+        lb.pos_id = ng_new_pos_id(ctx);
+        if (ng_pull(ctx, n, k, &lb, buf)) goto done;
+        for (c = 0; c < ch; c++)
+            memcpy(in + (size_t)c * (size_t)total + (size_t)start, buf + (size_t)c * (size_t)m, (size_t)m * sizeof(float));
+    }
+    rc = 0;
+done:
+    ng_scratch_free(ctx, px, 1);
+    ng_scratch_free(ctx, py, 1);
+    ng_scratch_free(ctx, buf, ch);
+    return rc;
+}
+
+static int compute(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
+{
+    const int w = SIDE + 2 * n->hood_radius;
+    const int ch = ng_input_channels(ctx, n, n->type->hood->input);
+    const size_t halo = halo_bytes(n, ch);
+    float *in;
+    int rc, taken;
+    pthread_mutex_lock(&h->mu);
+    taken = take(h, halo) == 0;
+    pthread_mutex_unlock(&h->mu);
+    if (!taken) {
+        ng_error e;
+        too_large(&e, n, patch_bytes(n) + halo, h->cap);
+        return ng_fail(ctx, "%s", e.msg);
+    }
+    in = malloc(halo);
+    p->data = malloc(p->bytes);
+    rc = !in || !p->data ? ng_fail(ctx, "out of memory for a neighbourhood patch") : 0;
+    if (rc == 0) rc = evaluate_source(ctx, n, b, p, in, w);
+    if (rc == 0) n->type->hood->filter(n, in, p->data, in + (size_t)ch * (size_t)w * (size_t)w, SIDE, n->hood_radius, ch);
+    free(in);
+    pthread_mutex_lock(&h->mu);
+    give(h, halo);
+    pthread_mutex_unlock(&h->mu);
+    return rc;
+}
+
+/* Patch k of n, computed or found, pinned for the caller (release). NULL
+ * with the context's error set. */
+static patch *acquire(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const hkey *k)
+{
+    patch *p;
+    pthread_mutex_lock(&h->mu);
+    while ((p = find(h, k)) && !p->ready) pthread_cond_wait(&h->cv, &h->mu); /* another thread computes it */
+    if (p) {
+        p->pins++;
+        lru_remove(p);
+        lru_front(h, p);
+        h->stats.hits++;
+        pthread_mutex_unlock(&h->mu);
+        return p;
+    }
+    if (!(p = calloc(1, sizeof *p)) || take(h, patch_bytes(n))) {
+        size_t cap = h->cap;
+        pthread_mutex_unlock(&h->mu);
+        if (!p) {
+            ng_fail(ctx, "out of memory for a neighbourhood patch");
+        } else {
+            ng_error e;
+            free(p);
+            too_large(&e, n, patch_bytes(n) + halo_bytes(n, ng_input_channels(ctx, n, n->type->hood->input)), cap);
+            ng_fail(ctx, "%s", e.msg);
+        }
+        return NULL;
+    }
+    p->key = *k;
+    p->bytes = patch_bytes(n);
+    p->pins = 1;
+    p->next = h->bucket[key_hash(k)];
+    h->bucket[key_hash(k)] = p;
+    pthread_mutex_unlock(&h->mu);
+
+    if (compute(ctx, h, n, b, p)) {
+        pthread_mutex_lock(&h->mu);
+        unlink_bucket(h, p);
+        give(h, p->bytes);
+        pthread_cond_broadcast(&h->cv);
+        pthread_mutex_unlock(&h->mu);
+        free(p->data);
+        free(p);
+        return NULL;
+    }
+    pthread_mutex_lock(&h->mu);
+    p->ready = 1;
+    lru_front(h, p);
+    h->stats.computed++;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    return p;
+}
+
+static void release(ng__hood_cache *h, patch *p)
+{
+    if (!p) return;
+    pthread_mutex_lock(&h->mu);
+    p->pins--;
+    pthread_mutex_unlock(&h->mu);
+}
+
+/* ---- sampling ------------------------------------------------------------------------ */
+
+static int64_t patch_of(int64_t cell)
+{
+    return cell >= 0 ? cell / NG_HOOD_PATCH : -((-cell + NG_HOOD_PATCH - 1) / NG_HOOD_PATCH);
+}
+
+static uint64_t bits(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    const double s = n->hood_spacing;
+    const int ch = n->channels;
+    const size_t len = (size_t)b->n;
+    ng__hood_cache *h;
+    patch *cur = NULL;
+    hkey key;
+    int i, c;
+    (void)in;
+    if (b->dims != 2) {
+        char name[320];
+        ng__node_name(n, name, sizeof name);
+        return ng_fail(ctx, "%s: a neighbourhood node reads a 2D lattice; it is sampled in %dD here (a volume, 4D, "
+                            "or a rotation into z), which is not supported yet",
+                       name, b->dims);
+    }
+    if (!(h = ng__ctx_hood(ctx))) return ng_fail(ctx, "out of memory for the neighbourhood cache");
+    memset(&key, 0, sizeof key);
+    key.node = n->id;
+    key.seed = b->seed;
+    key.z = bits(b->anchor[2]);
+    key.w = bits(b->anchor[3]);
+    key.px = bits(b->period[0]);
+    key.py = bits(b->period[1]);
+    for (i = 0; i < b->n; i++) {
+        const double ux = (b->anchor[0] + (double)b->p[0][i]) / s - 0.5;
+        const double uy = (b->anchor[1] + (double)b->p[1][i]) / s - 0.5;
+        int64_t kx, ky, ix, iy;
+        float tx, ty;
+        size_t o;
+        if (ux != ux || uy != uy) { /* a position that is not a number samples nothing */
+            for (c = 0; c < ch; c++) out[(size_t)c * len + (size_t)i] = NAN;
+            continue;
+        }
+        if (!(fabs(ux) < 1e18 && fabs(uy) < 1e18)) {
+            char name[320];
+            release(h, cur);
+            ng__node_name(n, name, sizeof name);
+            return ng_fail(ctx, "%s: sampled at (%.17g, %.17g), 10^18 or more lattice cells of %g from the origin: "
+                                "too far for its lattice (a larger spacing reaches further)",
+                           name, b->anchor[0] + (double)b->p[0][i], b->anchor[1] + (double)b->p[1][i], s);
+        }
+        kx = (int64_t)floor(ux);
+        ky = (int64_t)floor(uy);
+        tx = (float)(ux - (double)kx);
+        ty = (float)(uy - (double)ky);
+        ix = patch_of(kx);
+        iy = patch_of(ky);
+        if (!cur || cur->key.ix != ix || cur->key.iy != iy) {
+            release(h, cur);
+            key.ix = ix;
+            key.iy = iy;
+            if (!(cur = acquire(ctx, h, n, b, &key))) return -1;
+        }
+        o = (size_t)(ky - iy * NG_HOOD_PATCH) * SIDE + (size_t)(kx - ix * NG_HOOD_PATCH);
+        for (c = 0; c < ch; c++) {
+            const float *d = cur->data + (size_t)c * SIDE * SIDE + o;
+            /* a + (b - a) t: equal corners give their value exactly */
+            const float top = d[0] + (d[1] - d[0]) * tx, bot = d[SIDE] + (d[SIDE + 1] - d[SIDE]) * tx;
+            out[(size_t)c * len + (size_t)i] = top + (bot - top) * ty;
+        }
+    }
+    release(h, cur);
+    return 0;
+}
