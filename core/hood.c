@@ -341,66 +341,114 @@ static int compute(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_bl
     return rc;
 }
 
-/* Patch k of n, computed or found, pinned for the caller (release). NULL
- * with the context's error set. */
-static patch *acquire(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const hkey *k)
+/* Under the lock: patch k of n ready (pinned for the caller: READY),
+ * absent (inserted, pinned, for the caller to compute: CLAIMED), or being
+ * computed by another thread (BUSY); NO_ROOM when none fits. */
+enum { READY, CLAIMED, BUSY, NO_ROOM };
+static int lookup_locked(ng__hood_cache *h, const ng_node *n, const hkey *k, patch **out)
 {
-    patch *p;
-    pthread_mutex_lock(&h->mu);
-    while ((p = find(h, k)) && !p->ready) pthread_cond_wait(&h->cv, &h->mu); /* another thread computes it */
+    patch *p = find(h, k);
+    *out = NULL;
+    if (p && !p->ready) return BUSY;
     if (p) {
         p->pins++;
         lru_remove(p);
         lru_front(h, p);
         h->stats.hits++;
-        pthread_mutex_unlock(&h->mu);
-        return p;
+        *out = p;
+        return READY;
     }
-    if (!(p = calloc(1, sizeof *p)) || take(h, patch_bytes(n))) {
-        size_t cap = h->cap;
-        pthread_mutex_unlock(&h->mu);
-        if (!p) {
-            ng_fail(ctx, "out of memory for a neighbourhood patch");
-        } else {
-            ng_error e;
-            free(p);
-            too_large(&e, n, patch_bytes(n) + halo_bytes(n, ng_input_channels(ctx, n, n->type->hood->input)), cap);
-            ng_fail(ctx, "%s", e.msg);
-        }
-        return NULL;
+    if (!(p = calloc(1, sizeof *p))) return NO_ROOM;
+    if (take(h, patch_bytes(n))) {
+        free(p);
+        return NO_ROOM;
     }
     p->key = *k;
     p->bytes = patch_bytes(n);
     p->pins = 1;
     p->next = h->bucket[key_hash(k)];
     h->bucket[key_hash(k)] = p;
-    pthread_mutex_unlock(&h->mu);
-
-    if (compute(ctx, h, n, b, p)) {
-        pthread_mutex_lock(&h->mu);
-        unlink_bucket(h, p);
-        give(h, p->bytes);
-        pthread_cond_broadcast(&h->cv);
-        pthread_mutex_unlock(&h->mu);
-        free(p->data);
-        free(p);
-        return NULL;
-    }
-    pthread_mutex_lock(&h->mu);
-    p->ready = 1;
-    lru_front(h, p);
-    h->stats.computed++;
-    pthread_cond_broadcast(&h->cv);
-    pthread_mutex_unlock(&h->mu);
-    return p;
+    *out = p;
+    return CLAIMED;
 }
 
-static void release(ng__hood_cache *h, patch *p)
+/* Computes a claimed patch and publishes it (or, failing, drops it): 0, or
+ * -1 with the context's error set. */
+static int fill(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
 {
-    if (!p) return;
+    const int rc = compute(ctx, h, n, b, p);
     pthread_mutex_lock(&h->mu);
-    p->pins--;
+    if (rc) {
+        unlink_bucket(h, p);
+        give(h, p->bytes);
+    } else {
+        p->ready = 1;
+        lru_front(h, p);
+        h->stats.computed++;
+    }
+    pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->mu);
+    if (rc) {
+        free(p->data);
+        free(p);
+    }
+    return rc;
+}
+
+static void release_all(ng__hood_cache *h, patch **got, int m)
+{
+    int i;
+    pthread_mutex_lock(&h->mu);
+    for (i = 0; i < m; i++)
+        if (got[i]) got[i]->pins--;
+    pthread_mutex_unlock(&h->mu);
+}
+
+/* The m patches keys[] of n pinned into got[] (release_all). A patch that
+ * another thread is computing is passed over for the next, so threads
+ * reading the same row of patches compute different ones; it waits only
+ * when every patch left is being computed elsewhere. 0, or -1 with the
+ * context's error set and nothing pinned. */
+static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const hkey *keys,
+                       patch **got, int m)
+{
+    int left = m, i;
+    for (i = 0; i < m; i++) got[i] = NULL;
+    while (left) {
+        int progress = 0;
+        for (i = 0; i < m; i++) {
+            int r;
+            if (got[i]) continue;
+            pthread_mutex_lock(&h->mu);
+            r = lookup_locked(h, n, &keys[i], &got[i]);
+            pthread_mutex_unlock(&h->mu);
+            if (r == BUSY) continue;
+            if (r == NO_ROOM || (r == CLAIMED && fill(ctx, h, n, b, got[i]))) {
+                if (r == NO_ROOM) {
+                    ng_error e;
+                    too_large(&e, n, patch_bytes(n) + halo_bytes(n, ng_input_channels(ctx, n, n->type->hood->input)),
+                              h->cap);
+                    ng_fail(ctx, "%s", e.msg);
+                }
+                got[i] = NULL;
+                release_all(h, got, m);
+                return -1;
+            }
+            left--;
+            progress = 1;
+        }
+        if (progress || !left) continue;
+        pthread_mutex_lock(&h->mu); /* all left are being computed: wait for one */
+        for (;;) {
+            patch *p = NULL;
+            for (i = 0; i < m; i++)
+                if (!got[i] && (!(p = find(h, &keys[i])) || p->ready)) break;
+            if (i < m) break;
+            pthread_cond_wait(&h->cv, &h->mu);
+        }
+        pthread_mutex_unlock(&h->mu);
+    }
+    return 0;
 }
 
 /* ---- sampling ------------------------------------------------------------------------ */
@@ -417,15 +465,39 @@ static uint64_t bits(double v)
     return u;
 }
 
+/* Patches a run of points may hold at once (per thread and nesting level). */
+#define SEGMENT 8
+
+/* Points from .. to - 1 sampled from the segment's patches: point i's
+ * patch seg[idx[i]], its cell at offset off[i], fractions tx, ty. */
+static void sample(const ng_node *n, const ng_block *b, patch *const *got, const int32_t *idx, const int32_t *off,
+                   const float *tx, const float *ty, int from, int to, float *out)
+{
+    const size_t len = (size_t)b->n;
+    int i, c;
+    for (i = from; i < to; i++) {
+        if (idx[i] < 0) { /* a position that is not a number samples nothing */
+            for (c = 0; c < n->channels; c++) out[(size_t)c * len + (size_t)i] = NAN;
+            continue;
+        }
+        for (c = 0; c < n->channels; c++) {
+            const float *d = got[idx[i]]->data + (size_t)c * SIDE * SIDE + (size_t)off[i];
+            /* a + (b - a) t: equal corners give their value exactly */
+            const float top = d[0] + (d[1] - d[0]) * tx[i], bot = d[SIDE] + (d[SIDE + 1] - d[SIDE]) * tx[i];
+            out[(size_t)c * len + (size_t)i] = top + (bot - top) * ty[i];
+        }
+    }
+}
+
 int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const double s = n->hood_spacing;
-    const int ch = n->channels;
-    const size_t len = (size_t)b->n;
     ng__hood_cache *h;
-    patch *cur = NULL;
-    hkey key;
-    int i, c;
+    hkey key, seg[SEGMENT];
+    patch *got[SEGMENT];
+    int32_t *idx = NULL, *off = NULL;
+    float *tx = NULL, *ty = NULL;
+    int i, m = 0, from = 0, rc = -1;
     (void)in;
     if (b->dims != 2) {
         char name[320];
@@ -435,6 +507,10 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
                        name, b->dims);
     }
     if (!(h = ng__ctx_hood(ctx))) return ng_fail(ctx, "out of memory for the neighbourhood cache");
+    /* scratch planes of floats, two of them holding int32 (no other type reads them) */
+    idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1);
+    tx = ng_scratch(ctx, 1), ty = ng_scratch(ctx, 1);
+    if (!idx || !off || !tx || !ty) goto done;
     memset(&key, 0, sizeof key);
     key.node = n->id;
     key.seed = b->seed;
@@ -442,44 +518,58 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
     key.w = bits(b->anchor[3]);
     key.px = bits(b->period[0]);
     key.py = bits(b->period[1]);
-    for (i = 0; i < b->n; i++) {
-        const double ux = (b->anchor[0] + (double)b->p[0][i]) / s - 0.5;
-        const double uy = (b->anchor[1] + (double)b->p[1][i]) / s - 0.5;
-        int64_t kx, ky, ix, iy;
-        float tx, ty;
-        size_t o;
-        if (ux != ux || uy != uy) { /* a position that is not a number samples nothing */
-            for (c = 0; c < ch; c++) out[(size_t)c * len + (size_t)i] = NAN;
-            continue;
+    for (i = 0; i <= b->n; i++) {
+        double ux = 0, uy = 0;
+        int64_t kx, ky;
+        int j;
+        if (i < b->n) {
+            ux = (b->anchor[0] + (double)b->p[0][i]) / s - 0.5;
+            uy = (b->anchor[1] + (double)b->p[1][i]) / s - 0.5;
+            if (ux != ux || uy != uy) {
+                idx[i] = -1;
+                continue;
+            }
+            if (!(fabs(ux) < 1e18 && fabs(uy) < 1e18)) {
+                char name[320];
+                ng__node_name(n, name, sizeof name);
+                ng_fail(ctx, "%s: sampled at (%.17g, %.17g), 10^18 or more lattice cells of %g from the origin: "
+                             "too far for its lattice (a larger spacing reaches further)",
+                        name, b->anchor[0] + (double)b->p[0][i], b->anchor[1] + (double)b->p[1][i], s);
+                goto done;
+            }
+            kx = (int64_t)floor(ux);
+            ky = (int64_t)floor(uy);
+            key.ix = patch_of(kx);
+            key.iy = patch_of(ky);
+            for (j = m - 1; j >= 0; j--) /* the last patch first: neighbours share it */
+                if (seg[j].ix == key.ix && seg[j].iy == key.iy) break;
+            if (j >= 0 || m < SEGMENT) {
+                if (j < 0) seg[j = m++] = key;
+                idx[i] = j;
+                off[i] = (int32_t)((ky - key.iy * NG_HOOD_PATCH) * SIDE + (kx - key.ix * NG_HOOD_PATCH));
+                tx[i] = (float)(ux - (double)kx);
+                ty[i] = (float)(uy - (double)ky);
+                continue;
+            }
         }
-        if (!(fabs(ux) < 1e18 && fabs(uy) < 1e18)) {
-            char name[320];
-            release(h, cur);
-            ng__node_name(n, name, sizeof name);
-            return ng_fail(ctx, "%s: sampled at (%.17g, %.17g), 10^18 or more lattice cells of %g from the origin: "
-                                "too far for its lattice (a larger spacing reaches further)",
-                           name, b->anchor[0] + (double)b->p[0][i], b->anchor[1] + (double)b->p[1][i], s);
+        /* the segment is full (or the block done): sample its points */
+        if (m) {
+            if (acquire_all(ctx, h, n, b, seg, got, m)) goto done;
+            sample(n, b, got, idx, off, tx, ty, from, i, out);
+            release_all(h, got, m);
+        } else {
+            sample(n, b, got, idx, off, tx, ty, from, i, out);
         }
-        kx = (int64_t)floor(ux);
-        ky = (int64_t)floor(uy);
-        tx = (float)(ux - (double)kx);
-        ty = (float)(uy - (double)ky);
-        ix = patch_of(kx);
-        iy = patch_of(ky);
-        if (!cur || cur->key.ix != ix || cur->key.iy != iy) {
-            release(h, cur);
-            key.ix = ix;
-            key.iy = iy;
-            if (!(cur = acquire(ctx, h, n, b, &key))) return -1;
-        }
-        o = (size_t)(ky - iy * NG_HOOD_PATCH) * SIDE + (size_t)(kx - ix * NG_HOOD_PATCH);
-        for (c = 0; c < ch; c++) {
-            const float *d = cur->data + (size_t)c * SIDE * SIDE + o;
-            /* a + (b - a) t: equal corners give their value exactly */
-            const float top = d[0] + (d[1] - d[0]) * tx, bot = d[SIDE] + (d[SIDE + 1] - d[SIDE]) * tx;
-            out[(size_t)c * len + (size_t)i] = top + (bot - top) * ty;
-        }
+        from = i;
+        m = 0;
+        i--; /* point i starts the next segment */
+        if (from == b->n) break;
     }
-    release(h, cur);
-    return 0;
+    rc = 0;
+done:
+    ng_scratch_free(ctx, (float *)idx, 1);
+    ng_scratch_free(ctx, (float *)off, 1);
+    ng_scratch_free(ctx, tx, 1);
+    ng_scratch_free(ctx, ty, 1);
+    return rc;
 }

@@ -59,25 +59,29 @@ static int blur_setup(ng_node *n, const int *ch, ng_error *err)
     return 0;
 }
 
-/* One pass along rows (step 1) or columns (step w): out[j][i] =
- * c + sum over k != 0 of w_k (in[j][i + r + k] - c), c the centre sample:
- * the gaussian-weighted mean (the weights sum to 1) with a constant coming
- * out exactly itself. rows x cols outputs; in rows are w floats apart. */
-static void pass(const blur_state *st, const float *in, int w, int step, float *out, int rows, int cols)
+/* One pass: rows x cols outputs, out[j][i] = c + sum over k != 0 (in
+ * ascending k) of w_k (in at offset k d - c), c the centre sample at
+ * in + j * row_stride + centre + i and d the step between taps (1 along a
+ * row, the row stride down a column): the gaussian-weighted mean (the
+ * weights sum to 1), a constant coming out exactly itself. The loop over i
+ * runs innermost so it vectorises; each output's sum is in the same order
+ * either way. */
+static void pass(const blur_state *st, const float *in, size_t row_stride, size_t centre, ptrdiff_t d, float *out,
+                 int rows, int cols)
 {
     const int r = st->radius;
     int i, j, k;
     for (j = 0; j < rows; j++) {
-        const float *row = in + (size_t)j * (size_t)(step == 1 ? w : cols);
-        float *o = out + (size_t)j * (size_t)cols;
-        for (i = 0; i < cols; i++) {
-            const float *centre = step == 1 ? row + i + r : in + (size_t)(j + r) * (size_t)cols + i;
-            const ptrdiff_t d = step == 1 ? 1 : cols;
-            float acc = 0.0f;
-            for (k = -r; k <= r; k++)
-                if (k) acc += st->w[k + r] * (centre[k * d] - centre[0]);
-            o[i] = centre[0] + acc;
+        const float *restrict c = in + (size_t)j * row_stride + centre;
+        float *restrict o = out + (size_t)j * (size_t)cols;
+        for (i = 0; i < cols; i++) o[i] = 0.0f;
+        for (k = -r; k <= r; k++) {
+            const float wk = st->w[k + r];
+            const float *restrict t = c + k * d;
+            if (!k) continue;
+            for (i = 0; i < cols; i++) o[i] += wk * (t[i] - c[i]);
         }
+        for (i = 0; i < cols; i++) o[i] = c[i] + o[i];
     }
 }
 
@@ -89,8 +93,9 @@ static void blur_filter(const ng_node *n, const float *in, float *out, float *tm
     int c;
     for (c = 0; c < channels; c++) {
         const float *src = in + (size_t)c * (size_t)w * (size_t)w;
-        pass(st, src, w, 1, tmp, w, side);
-        pass(st, tmp, w, side, out + (size_t)c * (size_t)side * (size_t)side, side, side);
+        pass(st, src, (size_t)w, (size_t)radius, 1, tmp, w, side);
+        pass(st, tmp, (size_t)side, (size_t)radius * (size_t)side, side, out + (size_t)c * (size_t)side * (size_t)side,
+             side, side);
     }
 }
 
