@@ -50,6 +50,7 @@ static const struct {
     {"hillshade", suite_hillshade},
     {"deflate", suite_deflate},
     {"dker", suite_dker},
+    {"neighbourhood", suite_neighbourhood},
 };
 
 /* Whether suite `name` was asked for: no arguments ask for all. */

@@ -46,5 +46,6 @@ void suite_octscale(void);
 void suite_hillshade(void);
 void suite_deflate(void);
 void suite_dker(void);
+void suite_neighbourhood(void);
 
 #endif
