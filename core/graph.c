@@ -533,14 +533,12 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
         }
         n->dims &= src->dims;
         if (src->detail < n->detail) n->detail = src->detail;
-        if (src->hood_reach > n->hood_reach) n->hood_reach = src->hood_reach;
         if (src->pull_depth + ((in->flags & NG_INPUT_PULL) ? 1 : 0) > n->pull_depth)
             n->pull_depth = src->pull_depth + ((in->flags & NG_INPUT_PULL) ? 1 : 0);
     }
     for (k = t->ninputs; k < ng_node_slots(n); k++) {
         const ng_node *src = g->nodes[n->input[k]];
         n->dims &= src->dims;
-        if (src->hood_reach > n->hood_reach) n->hood_reach = src->hood_reach;
         if (src->pull_depth > n->pull_depth) n->pull_depth = src->pull_depth;
     }
     if (n->pull_depth > NG_MAX_PULL_DEPTH) {

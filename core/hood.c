@@ -240,7 +240,7 @@ int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius,
                          name, radius_world, radius, spacing, NG_HOOD_MAX_RADIUS, radius_world / NG_HOOD_MAX_RADIUS);
     n->hood_spacing = spacing;
     n->hood_radius = radius;
-    n->hood_reach += radius * spacing; /* graph.c set it to its sources' largest */
+    if (n->detail < spacing) n->detail = spacing; /* nothing finer survives the lattice: fractals of it stop there */
     return 0;
 }
 

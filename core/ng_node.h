@@ -35,10 +35,8 @@ struct ng_node {
     size_t charged;           /* bytes this node holds in budget */
     ng_image_loader load_image; /* the graph's, or NULL: reads ng.image's file */
     /* A neighbourhood node's lattice (ng_hood_declare): spacing in world
-     * units and halo in cells; 0 for other nodes. hood_reach: world units
-     * around a point that its value depends on through neighbourhood nodes
-     * (its own halo plus the largest of its sources'), for messages. */
-    double hood_spacing, hood_reach;
+     * units and halo in cells; 0 for other nodes. */
+    double hood_spacing;
     int hood_radius;
 };
 
@@ -160,8 +158,9 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
  * units between cells (lattice cell k lies at (k + 0.5) spacing on each
  * axis, so at spacing 1 the cells are the pixel centres of a render at
  * origin 0), and the halo its filter reads, `radius` cells (the node's
- * radius option, radius_world world units, is named in messages). 0, or
- * -1 with err naming the node and its radius. */
+ * radius option, radius_world world units, is named in messages). The
+ * node's detail becomes at least the spacing. 0, or -1 with err naming
+ * the node and its radius. */
 int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius, ng_error *err);
 /* The eval of every neighbourhood type: the node's lattice sampled
  * bilinearly at b's points, patches computed (the type's filter over its
