@@ -34,6 +34,8 @@
 
 #define SIDE (NG_HOOD_PATCH + 1) /* cells per patch edge: both ends, for bilinear samples */
 #define NBUCKETS 4096
+/* Patches a run of points may hold at once (per thread and nesting level). */
+#define SEGMENT 8
 
 typedef struct hkey {
     int node;
@@ -215,16 +217,18 @@ static size_t halo_bytes(const ng_node *n, int ch)
     return (size_t)ch * (w * w + w * SIDE) * sizeof(float);
 }
 
-static int too_large(ng_error *err, const ng_node *n, size_t need, size_t room)
+/* threads > 0: need is what that many threads may hold at once. */
+static int too_large(ng_error *err, const ng_node *n, size_t need, size_t room, int threads)
 {
-    char name[320];
+    char name[320], on[64] = "";
     ng__node_name(n, name, sizeof name);
+    if (threads > 0) snprintf(on, sizeof on, " on %d thread%s", threads, threads == 1 ? "" : "s");
     return ng_errorf(err,
-                     "%s: radius %g (%d lattice cells of %g) needs %.1f MiB for a patch of %d^2 cells with its halo, "
-                     "more than the %.1f MiB the memory limit leaves neighbourhood patches (raise --memory-limit, "
-                     "or a larger spacing)",
+                     "%s: radius %g (%d lattice cells of %g) needs %.1f MiB for patches of %d^2 cells with their "
+                     "halos%s, more than the %.1f MiB the memory limit leaves neighbourhood patches (raise "
+                     "--memory-limit, or take a larger spacing%s)",
                      name, n->hood_radius * n->hood_spacing, n->hood_radius, n->hood_spacing, need / 1048576.0,
-                     NG_HOOD_PATCH, room / 1048576.0);
+                     NG_HOOD_PATCH, on, room / 1048576.0, threads > 1 ? " or fewer --threads" : "");
 }
 
 int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius, ng_error *err)
@@ -244,24 +248,34 @@ int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius,
     return 0;
 }
 
-int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, ng_error *err)
+int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, int threads, ng_error *err)
 {
+    const int count = ng_graph_count(g);
     unsigned char *mark = ng__reachable(g, roots, nroots);
-    int i, found = 0;
-    if (!mark) return ng_errorf(err, "render: out of memory");
-    for (i = 0; i < ng_graph_count(g); i++) {
+    size_t *need = calloc((size_t)count + 1, sizeof *need);
+    int i, k, found = 0, rc = 0;
+    if (!mark || !need) {
+        free(mark);
+        free(need);
+        return ng_errorf(err, "render: out of memory");
+    }
+    /* need[i]: what one thread may hold for node i: its segment of pinned
+     * patches and the halo of the one it computes, over the deepest chain
+     * of neighbourhood nodes below (ids ascend from sources to consumers) */
+    for (i = 0; i < count && rc == 0; i++) {
         const ng_node *n = ng_graph_node(g, i);
-        size_t need;
-        if (!mark[i] || !n->type->hood) continue;
+        for (k = 0; k < ng_node_slots(n); k++)
+            if (n->input[k] >= 0 && need[n->input[k]] > need[i]) need[i] = need[n->input[k]];
+        if (!n->type->hood) continue;
+        need[i] += SEGMENT * patch_bytes(n) +
+                   halo_bytes(n, ng_node_channels(ng_graph_node(g, n->input[n->type->hood->input])));
+        if (!mark[i]) continue;
         found++;
-        need = patch_bytes(n) + halo_bytes(n, ng_node_channels(ng_graph_node(g, n->input[n->type->hood->input])));
-        if (room && need > room) {
-            free(mark);
-            return too_large(err, n, need, room);
-        }
+        if (room && need[i] > room / (size_t)threads) rc = too_large(err, n, need[i] * (size_t)threads, room, threads);
     }
     free(mark);
-    return found;
+    free(need);
+    return rc ? rc : found;
 }
 
 /* ---- computing a patch ------------------------------------------------------------- */
@@ -326,7 +340,7 @@ static int compute(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_bl
     pthread_mutex_unlock(&h->mu);
     if (!taken) {
         ng_error e;
-        too_large(&e, n, patch_bytes(n) + halo, h->cap);
+        too_large(&e, n, patch_bytes(n) + halo, h->cap, 0);
         return ng_fail(ctx, "%s", e.msg);
     }
     in = malloc(halo);
@@ -427,7 +441,7 @@ static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
                 if (r == NO_ROOM) {
                     ng_error e;
                     too_large(&e, n, patch_bytes(n) + halo_bytes(n, ng_input_channels(ctx, n, n->type->hood->input)),
-                              h->cap);
+                              h->cap, 0);
                     ng_fail(ctx, "%s", e.msg);
                 }
                 got[i] = NULL;
@@ -464,9 +478,6 @@ static uint64_t bits(double v)
     memcpy(&u, &v, sizeof u);
     return u;
 }
-
-/* Patches a run of points may hold at once (per thread and nesting level). */
-#define SEGMENT 8
 
 /* Points from .. to - 1 sampled from the segment's patches: point i's
  * patch seg[idx[i]], its cell at offset off[i], fractions tx, ty. */

@@ -73,10 +73,11 @@ void ng__hood_cache_free(ng__hood_cache *h);
 void ng__hood_cache_stats(const ng__hood_cache *h, ng__hood_stats *s);
 /* The statistics of the last render's cache in this process (tests). */
 void ng__hood_last_stats(ng__hood_stats *s);
-/* Before a render: every neighbourhood node the roots read can hold one
- * patch with its halo in `room` bytes (0: no bound), else -1 with an
- * error naming the node and its radius. */
-int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, ng_error *err);
+/* Before a render on `threads` threads: what the neighbourhood nodes the
+ * roots read may hold at once (each thread its patches and halos, nested
+ * nodes adding up) fits in `room` bytes (0: no bound). The count of such
+ * nodes, or -1 with an error naming the node and its radius. */
+int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, int threads, ng_error *err);
 /* The cache c's neighbourhood nodes use (set by the render; a context
  * without one makes its own on first use). */
 void ng__ctx_set_hood(ng_ctx *c, ng__hood_cache *h);

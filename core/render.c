@@ -754,7 +754,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
          * so the tiles' scratch keeps room beside them */
         const size_t used = atomic_load(&r.memory_used), lim = r.stop.memory_limit;
         const size_t room = !lim ? NG_HOOD_CACHE_DEFAULT : lim > used ? (lim - used) / 2 + 1 : 1;
-        const int hoods = ng__hood_check(g, roots, nroots, room, err);
+        const int hoods = ng__hood_check(g, roots, nroots, room, nthreads, err);
         if (hoods < 0) goto done;
         if (hoods && !(r.hood = ng__hood_cache_new(room, &r.stop))) {
             ng_errorf(err, "render: out of memory");
