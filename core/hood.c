@@ -318,7 +318,8 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
         lb.pos_id = ng_new_pos_id(ctx);
         if (ng_pull(ctx, n, k, &lb, buf)) goto done;
         for (c = 0; c < ch; c++)
-            memcpy(in + (size_t)c * (size_t)total + (size_t)start, buf + (size_t)c * (size_t)m, (size_t)m * sizeof(float));
+            memcpy(in + (size_t)c * (size_t)total + (size_t)start, buf + (size_t)c * (size_t)m,
+                   (size_t)m * sizeof(float));
     }
     rc = 0;
 done:
@@ -347,7 +348,8 @@ static int compute(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_bl
     p->data = malloc(p->bytes);
     rc = !in || !p->data ? ng_fail(ctx, "out of memory for a neighbourhood patch") : 0;
     if (rc == 0) rc = evaluate_source(ctx, n, b, p, in, w);
-    if (rc == 0) n->type->hood->filter(n, in, p->data, in + (size_t)ch * (size_t)w * (size_t)w, SIDE, n->hood_radius, ch);
+    if (rc == 0)
+        n->type->hood->filter(n, in, p->data, in + (size_t)ch * (size_t)w * (size_t)w, SIDE, n->hood_radius, ch);
     free(in);
     pthread_mutex_lock(&h->mu);
     give(h, halo);
