@@ -11,8 +11,9 @@
  * time, period) alone, never of the render's tiles, region, threads or
  * block size (the source is evaluated per point, whatever the chunking),
  * so a value sampled from it is the same bits in every cut of a render.
- * The node's value at a position is the bilinear sample of its lattice
- * there: positions a warp or fractal computed are as good as the pixels.
+ * The node's value at a position is a sample of its lattice there
+ * (bilinear, or a cubic B-spline for types that ask for smoothness):
+ * positions a warp or fractal computed are as good as the pixels.
  * Nested neighbourhood nodes nest: a patch's source evaluation samples
  * the inner node's patches, whose halos so add to the outer one's.
  *
@@ -32,7 +33,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SIDE (NG_HOOD_PATCH + 1) /* cells per patch edge: both ends, for bilinear samples */
+/* Cells per patch edge: the patch's own (ix P .. ix P + P - 1) and a margin
+ * of MARGIN before, 2 after, so a cubic sample's 4 x 4 cells (and a
+ * bilinear one's 2 x 2) never straddle two patches. */
+#define MARGIN 1
+#define SIDE (NG_HOOD_PATCH + 3)
 #define NBUCKETS 4096
 /* Patches a run of points may hold at once (per thread and nesting level). */
 #define SEGMENT 8
@@ -296,8 +301,8 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     if (!px || !py || !buf) goto done;
     memset(&lb, 0, sizeof lb);
     lb.dims = 2;
-    lb.anchor[0] = ((double)(p->key.ix * NG_HOOD_PATCH - n->hood_radius) + 0.5) * s;
-    lb.anchor[1] = ((double)(p->key.iy * NG_HOOD_PATCH - n->hood_radius) + 0.5) * s;
+    lb.anchor[0] = ((double)(p->key.ix * NG_HOOD_PATCH - MARGIN - n->hood_radius) + 0.5) * s;
+    lb.anchor[1] = ((double)(p->key.iy * NG_HOOD_PATCH - MARGIN - n->hood_radius) + 0.5) * s;
     lb.anchor[2] = b->anchor[2];
     lb.anchor[3] = b->anchor[3];
     lb.period[0] = b->period[0];
@@ -481,13 +486,28 @@ static uint64_t bits(double v)
     return u;
 }
 
+/* Along one axis, the value at fraction t between p[0] and p[step]: a
+ * cubic B-spline over p[-step] .. p[2 step] (smooth: its slope and
+ * curvature are continuous from cell to cell, so shading of it shows no
+ * facets; its weights are positive, so it stays within its samples) or a
+ * straight line. Written as p[0] plus weighted differences from it, so
+ * equal samples give exactly their value. */
+static inline float bspline(const float *p, ptrdiff_t step, float t)
+{
+    const float u = 1.0f - t, t2 = t * t, t3 = t2 * t;
+    const float w0 = u * u * u * (1.0f / 6), w2 = (-3.0f * t3 + 3.0f * t2 + 3.0f * t + 1.0f) * (1.0f / 6);
+    const float w3 = t3 * (1.0f / 6);
+    return p[0] + w0 * (p[-step] - p[0]) + w2 * (p[step] - p[0]) + w3 * (p[2 * step] - p[0]);
+}
+
 /* Points from .. to - 1 sampled from the segment's patches: point i's
  * patch seg[idx[i]], its cell at offset off[i], fractions tx, ty. */
 static void sample(const ng_node *n, const ng_block *b, patch *const *got, const int32_t *idx, const int32_t *off,
                    const float *tx, const float *ty, int from, int to, float *out)
 {
     const size_t len = (size_t)b->n;
-    int i, c;
+    const int smooth = n->type->hood->smooth;
+    int i, c, j;
     for (i = from; i < to; i++) {
         if (idx[i] < 0) { /* a position that is not a number samples nothing */
             for (c = 0; c < n->channels; c++) out[(size_t)c * len + (size_t)i] = NAN;
@@ -495,9 +515,15 @@ static void sample(const ng_node *n, const ng_block *b, patch *const *got, const
         }
         for (c = 0; c < n->channels; c++) {
             const float *d = got[idx[i]]->data + (size_t)c * SIDE * SIDE + (size_t)off[i];
+            float row[4];
+            if (smooth) {
+                for (j = 0; j < 4; j++) row[j] = bspline(d + (j - 1) * SIDE, 1, tx[i]);
+                out[(size_t)c * len + (size_t)i] = bspline(row + 1, 1, ty[i]);
+                continue;
+            }
             /* a + (b - a) t: equal corners give their value exactly */
-            const float top = d[0] + (d[1] - d[0]) * tx[i], bot = d[SIDE] + (d[SIDE + 1] - d[SIDE]) * tx[i];
-            out[(size_t)c * len + (size_t)i] = top + (bot - top) * ty[i];
+            row[0] = d[0] + (d[1] - d[0]) * tx[i], row[1] = d[SIDE] + (d[SIDE + 1] - d[SIDE]) * tx[i];
+            out[(size_t)c * len + (size_t)i] = row[0] + (row[1] - row[0]) * ty[i];
         }
     }
 }
@@ -559,7 +585,8 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
             if (j >= 0 || m < SEGMENT) {
                 if (j < 0) seg[j = m++] = key;
                 idx[i] = j;
-                off[i] = (int32_t)((ky - key.iy * NG_HOOD_PATCH) * SIDE + (kx - key.ix * NG_HOOD_PATCH));
+                off[i] = (int32_t)((ky - key.iy * NG_HOOD_PATCH + MARGIN) * SIDE +
+                                   (kx - key.ix * NG_HOOD_PATCH + MARGIN));
                 tx[i] = (float)(ux - (double)kx);
                 ty[i] = (float)(uy - (double)ky);
                 continue;

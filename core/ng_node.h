@@ -147,9 +147,9 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
 
 /* ---- neighbourhoods (core/hood.c) ---- */
 
-/* Lattice cells per patch edge: a patch holds the node's values at cells
- * (ix * NG_HOOD_PATCH .. + NG_HOOD_PATCH) of each axis, both ends, so a
- * bilinear sample never reads two patches. */
+/* Lattice cells per patch edge: patch ix of an axis holds cells
+ * ix * NG_HOOD_PATCH .. + NG_HOOD_PATCH - 1, with a margin of one cell
+ * before and two after, so a sample never reads two patches. */
 #define NG_HOOD_PATCH 64
 /* The largest halo, in cells (a patch then evaluates its source on 2113^2
  * lattice points). */
@@ -163,9 +163,9 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
  * the node and its radius. */
 int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius, ng_error *err);
 /* The eval of every neighbourhood type: the node's lattice sampled
- * bilinearly at b's points, patches computed (the type's filter over its
- * source evaluated on the patch and its halo) or found in the render's
- * cache. 2D blocks only. */
+ * (bilinear or cubic, as its type says) at b's points, patches computed
+ * (the type's filter over its source evaluated on the patch and its halo)
+ * or found in the render's cache. 2D blocks only. */
 int ng_hood_eval(ng_ctx *ctx, const ng_node *node, const ng_block *b, const float *const *in, float *out);
 
 /* The constant node (core/constant.c): what numbers become, so core owns

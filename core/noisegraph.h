@@ -113,12 +113,17 @@ typedef struct ng_block ng_block;
  * point): its value is computed on a world-aligned 2D lattice of its own
  * spacing, in fixed patches of NG_HOOD_PATCH cells that the engine
  * evaluates with a halo of the node's radius, caches for the render and
- * samples bilinearly at whatever positions the node is asked for
+ * samples (bilinear or cubic) at whatever positions the node is asked for
  * (core/hood.c), so the value at a world point does not depend on how the
  * render is cut. The type's setup gives the lattice with ng_hood_declare
  * (ng_node.h); its eval is ng_hood_eval. */
 typedef struct ng_hood_type {
     int input; /* the input read over the neighbourhood: a pull input */
+    /* How the lattice is sampled between cells: 0 bilinear; 1 a cubic
+     * B-spline, smooth (continuous slope and curvature: shading shows no
+     * cell facets) and within its samples, itself a small blur (a spread
+     * of 1/3 cell^2, which a blur takes off its own). */
+    int smooth;
     /* The node's lattice values from its source's: in holds the source's
      * channels planes of (side + 2 radius)^2 samples, row-major, lattice
      * cell (i - radius, j - radius) of the patch at in[j * (side + 2

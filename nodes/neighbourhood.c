@@ -8,6 +8,9 @@
  * (sigma = radius / 3, weights past 3 sigma dropped), on a lattice of
  * `spacing` world units, by default radius / 4: 4 cells of halo, so the
  * kernel spans 9 taps per axis, applied as two separable passes. The
+ * lattice is read through a cubic B-spline, smooth enough to shade; its
+ * own spread (a variance of 1/3 cell^2) is taken off the gaussian's, so
+ * the two together spread as sigma says. The
  * lattice spacing never comes from the render's pixel size, or a blur
  * would change with --size; sources below the lattice's detail are cut
  * off as fractals cut octaves below a pixel (the lattice's footprint is
@@ -32,8 +35,8 @@ static const ng_param_desc blur_params[NPARAMS] = {
     [P_RADIUS] = {"radius", NG_PARAM_NUMBER, {8}, 1e-9, 1e12, NULL,
                   "world units the gaussian reaches (sigma = radius / 3); the same in every render, not pixels"},
     [P_SPACING] = {"spacing", NG_PARAM_NUMBER, {0}, 0, 1e12, NULL,
-                   "lattice spacing in world units the blur is computed on, then sampled bilinearly; 0: radius / "
-                   "4. Smaller is finer and slower; at most 1024 cells per radius"},
+                   "lattice spacing in world units the blur is computed on, then sampled by a smooth cubic; 0: "
+                   "radius / 4. Smaller keeps finer detail of the source and is slower; at most 1024 cells per radius"},
 };
 
 typedef struct blur_state {
@@ -47,7 +50,7 @@ static int blur_setup(ng_node *n, const int *ch, ng_error *err)
     const double spacing = ng_num(n, P_SPACING) > 0 ? ng_num(n, P_SPACING) : radius / 4;
     const double cells = ceil(radius / spacing);
     const int r = cells > NG_HOOD_MAX_RADIUS ? NG_HOOD_MAX_RADIUS + 1 : (int)cells;
-    double sigma, sum = 0, wk[2 * NG_HOOD_MAX_RADIUS + 1];
+    double sigma, var, sum = 0, wk[2 * NG_HOOD_MAX_RADIUS + 1];
     blur_state *st;
     int k;
     n->channels = ch[I_SOURCE];
@@ -55,7 +58,9 @@ static int blur_setup(ng_node *n, const int *ch, ng_error *err)
     if (!(st = ng_node_state_alloc(n, sizeof *st + (size_t)(2 * r + 1) * sizeof(float), err))) return -1;
     st->radius = r;
     sigma = radius / (3 * spacing);
-    for (k = -r; k <= r; k++) sum += wk[k + r] = exp(-0.5 * (k / sigma) * (k / sigma));
+    var = sigma * sigma - 1.0 / 3; /* the B-spline sampling adds 1/3 */
+    if (var < 1e-4) var = 1e-4;    /* a radius within a cell or two: the lattice's own samples */
+    for (k = -r; k <= r; k++) sum += wk[k + r] = exp(-0.5 * k * k / var);
     for (k = 0; k <= 2 * r; k++) st->w[k] = (float)(wk[k] / sum);
     return 0;
 }
@@ -110,13 +115,13 @@ static int blur_tile_check(const ng_node *n, const double period[4], int dims, c
     return -1;
 }
 
-static const ng_hood_type blur_hood = {.input = I_SOURCE, .filter = blur_filter};
+static const ng_hood_type blur_hood = {.input = I_SOURCE, .smooth = 1, .filter = blur_filter};
 
 const ng_node_type ng_type_blur = {
     .name = "blur", .family = "neighbourhood",
     .doc = "gaussian blur of the source over `radius` world units, computed on a world-aligned lattice of "
            "`spacing` in fixed patches (the engine's neighbourhood lattice), so every region, tile and thread "
-           "count gives the same bits; sampled bilinearly, under warps and fractals too. 2D renders only",
+           "count gives the same bits; sampled by a smooth cubic, under warps and fractals too. 2D renders only",
     .params = blur_params, .nparams = NPARAMS, .inputs = blur_inputs, .ninputs = NINPUTS,
     .dims = 1u << 2, .method = "blur", .positional = "source", .setup = blur_setup,
     .tile_check = blur_tile_check, .eval = ng_hood_eval,
