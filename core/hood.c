@@ -4,8 +4,9 @@
  *
  * Such a node's value lives on a world-aligned 2D lattice of its own
  * spacing s (cell k of an axis at (k + 0.5) s), cut into patches of
- * NG_HOOD_PATCH cells per axis at fixed world places (patch (ix, iy) holds
- * cells ix * P .. ix * P + P). A patch is computed whole: the source
+ * NG_HOOD_PATCH (P) cells per axis at fixed world places (patch (ix, iy)
+ * holds cells ix * P .. ix * P + P - 1 and a margin, SIDE below). A patch
+ * is computed whole: the source
  * evaluated on the patch's cells plus a halo of the node's radius, then the
  * type's filter. Its samples are a function of (node, patch index, seed, z,
  * time, period) alone, never of the render's tiles, region, threads or
@@ -19,11 +20,17 @@
  *
  * Patches are cached for the render, shared by its threads: one mutex
  * around a hash table and an LRU list; a patch is computed by the thread
- * that first asks for it (without the lock), and the others wait for it.
- * Every byte (patches and the halo buffers of those being computed) is
- * counted against a cap and the render's memory limit; least recently used
- * patches are evicted for room, and a patch that cannot get room even then
- * fails the render with the node and its radius named.
+ * that first asks for it (without the lock). A block's points are taken in
+ * segments of up to SEGMENT patches; a patch of the segment that another
+ * thread is computing is passed over for the next, and waited for only
+ * when nothing else is left. Waits point from a node to nodes in its
+ * source's graph, never back, so they cannot go round in a circle. Every
+ * byte (patches and the halo buffers of those being computed) is counted
+ * against a cap and the render's memory limit; least recently used
+ * patches are evicted for room. What the threads may hold at once is
+ * checked against the cap before the render (ng__hood_check), so running
+ * out midway is an error too, naming the node and its radius, not a
+ * wait.
  */
 #include "ng_internal.h"
 
@@ -111,8 +118,6 @@ void ng__hood_cache_free(ng__hood_cache *h)
     pthread_cond_destroy(&h->cv);
     free(h);
 }
-
-void ng__hood_cache_stats(const ng__hood_cache *h, ng__hood_stats *s) { *s = h->stats; }
 
 void ng__hood_last_stats(ng__hood_stats *s)
 {

@@ -70,7 +70,6 @@ typedef struct ng__hood_stats {
 #define NG_HOOD_CACHE_DEFAULT ((size_t)1 << 30)
 ng__hood_cache *ng__hood_cache_new(size_t cap, const ng__stop *stop);
 void ng__hood_cache_free(ng__hood_cache *h);
-void ng__hood_cache_stats(const ng__hood_cache *h, ng__hood_stats *s);
 /* The statistics of the last render's cache in this process (tests). */
 void ng__hood_last_stats(ng__hood_stats *s);
 /* Before a render on `threads` threads: what the neighbourhood nodes the
