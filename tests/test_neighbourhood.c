@@ -4,7 +4,8 @@
  * depend on how a render is cut. Every region, tile size and thread count
  * gives the bits of the whole render, at the origin and at 1e9, under a
  * warp and a fractal, for a blur of a blur; the CLI's --region and a
- * `tiles` run stitched equal the single render; the patch cache stays
+ * `tiles` run stitched equal the single render, and every SIMD path gives
+ * the same bytes; the patch cache stays
  * within --memory-limit; a footprint too large and a volume render are one
  * clear error; a blur keeps a constant and lowers a noise's variance.
  */
@@ -284,6 +285,33 @@ static void test_cli_tiles_stitch_equal_single(void)
     CHECKF(same_bytes(big, single), "the stitched tiles differ from the single render");
 }
 
+/* Every SIMD path this CPU runs gives the same bytes (the lattice's source
+ * goes through the kernels; the filter and the sampling are plain C). */
+static void test_cli_every_simd_path(void)
+{
+    static const char *const simd[] = {"scalar", "sse2", "avx2", "avx512"};
+    char script[PATHLEN], ref[PATHLEN], out[PATHLEN];
+    int p, ran = 0;
+    res r;
+    mkscript(script, "paths.lua", SCRIPT);
+    tpath(ref, "native.pfm");
+    cli(&r, "render", script, "-o", ref, "--size", "160x96", "--origin", "-3e8,7e8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    for (p = 0; p < 4; p++) {
+        if (!ng_simd_supported(simd[p])) continue;
+        pathf(out, "%s/%s.pfm", tmpdir, simd[p]);
+        setenv("NG_SIMD", simd[p], 1);
+        cli(&r, "render", script, "-o", out, "--size", "160x96", "--origin", "-3e8,7e8", "--threads", "2", NULL);
+        unsetenv("NG_SIMD");
+        EXPECT_OK(&r);
+        res_free(&r);
+        CHECKF(same_bytes(out, ref), "NG_SIMD=%s differs from the native path", simd[p]);
+        ran++;
+    }
+    CHECK(ran >= 2);
+}
+
 /* Too large a footprint: more cells than a neighbourhood reaches (at
  * construction), or a patch with its halo past --memory-limit (before any
  * pixel); each one line naming the node and its radius, nothing written. */
@@ -335,6 +363,7 @@ void suite_neighbourhood(void)
     }
     RUN(test_cli_region_is_crop);
     RUN(test_cli_tiles_stitch_equal_single);
+    RUN(test_cli_every_simd_path);
     RUN(test_too_large_footprint);
     RUN(test_volume_and_time_refused);
     cli_teardown();
