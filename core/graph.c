@@ -18,6 +18,9 @@ struct ng_graph {
     ng_budget *budget; /* see ng_graph_set_budget */
     size_t charged;    /* bytes of nodes[] counted in budget */
     ng_image_loader load_image; /* see ng_graph_set_image_loader */
+    /* Neighbourhood patches kept from render to render of this graph
+     * (core/hood.c), made with its first neighbourhood node; NULL before. */
+    ng__hood_cache *hood;
 };
 
 int ng_errorf(ng_error *err, const char *fmt, ...)
@@ -151,12 +154,15 @@ void ng_graph_free(ng_graph *g)
     int i;
     if (!g) return;
     for (i = 0; i < g->n; i++) node_free(g->nodes[i]);
+    ng__hood_cache_free(g->hood);
     ng_budget_give(g->budget, g->charged);
     free(g->nodes);
     free(g);
 }
 
 int ng_graph_count(const ng_graph *g) { return g->n; }
+
+ng__hood_cache *ng__graph_hood(const ng_graph *g) { return g->hood; }
 
 const ng_node *ng_graph_node(const ng_graph *g, int id)
 {
@@ -555,6 +561,10 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
     if (t->setup && t->setup(n, chans, err)) goto fail;
     if (t->hood && !(n->hood_spacing > 0)) {
         ng_errorf(err, "%s: a neighbourhood type whose setup declared no lattice (ng_hood_declare)", node_name(n));
+        goto fail;
+    }
+    if (t->hood && !g->hood && !(g->hood = ng__hood_cache_new(0, NULL))) {
+        ng_errorf(err, "%s: out of memory", node_name(n));
         goto fail;
     }
     if (g->n == g->cap) {

@@ -18,16 +18,21 @@
  * Nested neighbourhood nodes nest: a patch's source evaluation samples
  * the inner node's patches, whose halos so add to the outer one's.
  *
- * Patches are cached for the render, shared by its threads: one mutex
- * around a hash table and an LRU list; a patch is computed by the thread
+ * Patches are cached by the graph from render to render (the tiles of a
+ * farm run in one process, serve's views), each render holding the cache
+ * alone and its threads sharing it (a second render of the graph at the
+ * same time gets a cache of its own): one mutex around a hash table and
+ * an LRU list; a patch is computed by the thread
  * that first asks for it (without the lock). A block's points are taken in
  * segments of up to SEGMENT patches; a patch of the segment that another
  * thread is computing is passed over for the next, and waited for only
  * when nothing else is left. Waits point from a node to nodes in its
  * source's graph, never back, so they cannot go round in a circle. Every
  * byte (patches and the halo buffers of those being computed) is counted
- * against a cap and the render's memory limit; least recently used
- * patches are evicted for room. What the threads may hold at once is
+ * against the render's cap and memory limit (a render that takes the cache
+ * evicts what is beyond them and is charged the rest); least recently used
+ * patches are evicted for room. Between renders the graph keeps at most
+ * the last render's cap. What the threads may hold at once is
  * checked against the cap before the render (ng__hood_check), so running
  * out midway is an error too, naming the node and its radius, not a
  * wait.
@@ -73,6 +78,7 @@ struct ng__hood_cache {
     patch lru; /* sentinel of the LRU list (lru_front) */
     size_t cap, bytes;
     const ng__stop *stop; /* its memory_used is charged too; may be NULL */
+    int attached;         /* a render holds it (ng__hood_attach) */
     ng__hood_stats stats;
 };
 
@@ -111,9 +117,6 @@ void ng__hood_cache_free(ng__hood_cache *h)
             free(p);
         }
     }
-    pthread_mutex_lock(&last_mu);
-    last = h->stats;
-    pthread_mutex_unlock(&last_mu);
     pthread_mutex_destroy(&h->mu);
     pthread_cond_destroy(&h->cv);
     free(h);
@@ -213,6 +216,43 @@ static int take(ng__hood_cache *h, size_t bytes)
         }
         if (evict_one(h)) return -1;
     }
+}
+
+int ng__hood_attach(ng__hood_cache *h, size_t cap, const ng__stop *stop)
+{
+    const int limited = stop && stop->memory_limit;
+    pthread_mutex_lock(&h->mu);
+    if (h->attached) {
+        pthread_mutex_unlock(&h->mu);
+        return -1;
+    }
+    h->attached = 1;
+    h->cap = cap;
+    h->stop = NULL; /* what it keeps is charged below, once */
+    while (h->bytes > cap && evict_one(h) == 0) continue;
+    while (limited && h->bytes) {
+        if (atomic_fetch_add(stop->memory_used, h->bytes) + h->bytes <= stop->memory_limit) break;
+        atomic_fetch_sub(stop->memory_used, h->bytes);
+        if (evict_one(h)) break; /* cannot happen: no render pins its patches now */
+    }
+    h->stop = stop;
+    memset(&h->stats, 0, sizeof h->stats);
+    h->stats.cap = cap;
+    h->stats.peak = h->bytes;
+    pthread_mutex_unlock(&h->mu);
+    return 0;
+}
+
+void ng__hood_detach(ng__hood_cache *h)
+{
+    pthread_mutex_lock(&h->mu);
+    if (h->stop && h->stop->memory_limit) atomic_fetch_sub(h->stop->memory_used, h->bytes);
+    h->stop = NULL;
+    h->attached = 0;
+    pthread_mutex_lock(&last_mu);
+    last = h->stats;
+    pthread_mutex_unlock(&last_mu);
+    pthread_mutex_unlock(&h->mu);
 }
 
 /* ---- sizes and messages ------------------------------------------------------------ */

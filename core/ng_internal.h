@@ -54,10 +54,12 @@ void ng__ctx_set_stop(ng_ctx *c, const ng__stop *stop);
 int ng__ctx_stopped(ng_ctx *c);
 const float *ng__ctx_zeros(const ng_ctx *c);
 
-/* The neighbourhood patches of one render (core/hood.c), shared by its
- * contexts and thread-safe: bounded by cap bytes and by the render's
- * memory limit (stop, may be NULL: cap alone), least recently used
- * evicted first. */
+/* Neighbourhood patches (core/hood.c): thread-safe, shared by a render's
+ * contexts, bounded by cap bytes and by the render's memory limit (stop,
+ * may be NULL: cap alone), least recently used evicted first. A graph
+ * keeps one from render to render (ng__graph_hood), so a process that
+ * renders a graph again (the tiles of `noisegraph tiles`, serve's views)
+ * reuses its patches. */
 typedef struct ng__hood_cache ng__hood_cache;
 typedef struct ng__hood_stats {
     size_t cap;        /* bytes the cache may hold */
@@ -70,6 +72,14 @@ typedef struct ng__hood_stats {
 #define NG_HOOD_CACHE_DEFAULT ((size_t)1 << 30)
 ng__hood_cache *ng__hood_cache_new(size_t cap, const ng__stop *stop);
 void ng__hood_cache_free(ng__hood_cache *h);
+/* The graph's cache, or NULL (no neighbourhood node). */
+ng__hood_cache *ng__graph_hood(const ng_graph *g);
+/* A render takes cache h with its cap and memory limit: what h keeps
+ * beyond them is evicted, the rest charged to the render. -1 when another
+ * render holds it (that render then makes its own). ng__hood_detach hands
+ * it back, its bytes no longer charged, its statistics the last ones. */
+int ng__hood_attach(ng__hood_cache *h, size_t cap, const ng__stop *stop);
+void ng__hood_detach(ng__hood_cache *h);
 /* The statistics of the last render's cache in this process (tests). */
 void ng__hood_last_stats(ng__hood_stats *s);
 /* Before a render on `threads` threads: what the neighbourhood nodes the

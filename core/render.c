@@ -78,6 +78,7 @@ typedef struct render {
     atomic_size_t memory_used; /* bands + scratch bytes over all contexts (stop.memory_limit) */
     ng__stop stop;            /* deadline, the caller's cancel flag, failed */
     ng__hood_cache *hood;     /* neighbourhood patches, when a node reads them; NULL otherwise */
+    int own_hood;             /* hood is this render's own (the graph's was taken) */
     double started;           /* ng__now() when the render began, for the progress line */
     fenv_t fenv;              /* the caller's floating-point environment, which helpers take on */
     ng_error err;
@@ -756,9 +757,15 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
         const size_t room = !lim ? NG_HOOD_CACHE_DEFAULT : lim > used ? (lim - used) / 2 + 1 : 1;
         const int hoods = ng__hood_check(g, roots, nroots, room, nthreads, err);
         if (hoods < 0) goto done;
-        if (hoods && !(r.hood = ng__hood_cache_new(room, &r.stop))) {
-            ng_errorf(err, "render: out of memory");
-            goto done;
+        if (hoods && ng__hood_attach(ng__graph_hood(g), room, &r.stop) == 0) {
+            r.hood = ng__graph_hood(g);
+        } else if (hoods) { /* another render of this graph holds its patches */
+            if (!(r.hood = ng__hood_cache_new(0, NULL))) {
+                ng_errorf(err, "render: out of memory");
+                goto done;
+            }
+            r.own_hood = 1;
+            ng__hood_attach(r.hood, room, &r.stop); /* a new cache is free */
         }
     }
     r.uses = ng__uses(g, roots, nroots);
@@ -814,7 +821,8 @@ done:
     free(r.band_left);
     free(r.uses);
     free(r.xplane);
-    ng__hood_cache_free(r.hood);
+    if (r.hood) ng__hood_detach(r.hood);
+    if (r.own_hood) ng__hood_cache_free(r.hood);
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.cv);
     return ok ? 0 : -1;

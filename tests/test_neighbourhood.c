@@ -214,6 +214,37 @@ static void test_cache_within_memory_limit(void)
     ng_graph_free(g);
 }
 
+/* The graph keeps its patches from render to render: the same render
+ * again (on other threads), or a region of it, computes none and gives the
+ * same bits. */
+static void test_patches_kept_between_renders(void)
+{
+    ng_graph *g = ng_graph_new();
+    const int root = make_graph(g, G_NESTED);
+    ng_render_opts o;
+    ng__hood_stats st;
+    float *a, *b;
+    t_opts(&o, W, H);
+    o.origin[0] = 5e8;
+    a = t_render(g, root, &o);
+    ng__hood_last_stats(&st);
+    CHECK(st.computed > 0);
+    o.threads = 3;
+    b = t_render(g, root, &o);
+    ng__hood_last_stats(&st);
+    CHECK_INT(st.computed, 0);
+    CHECK(st.hits > 0);
+    CHECK(a && b && same_bits(a, b, (size_t)W * H));
+    free(b);
+    o.region[0] = 20, o.region[1] = 30, o.region[2] = 50, o.region[3] = 40;
+    b = t_render(g, root, &o);
+    ng__hood_last_stats(&st);
+    CHECK_INT(st.computed, 0);
+    CHECK(a && b && crop_equal(a, b, 20, 30, 50, 40));
+    free(a), free(b);
+    ng_graph_free(g);
+}
+
 /* ---- through the program --------------------------------------------------------------- */
 
 static const char *const SCRIPT = "local n = ng.fbm{ng.perlin{element_size = 20, seed = 5}, octaves = 4}\n"
@@ -357,6 +388,7 @@ void suite_neighbourhood(void)
     RUN(test_value_is_a_function_of_the_point);
     RUN(test_constant_and_variance);
     RUN(test_cache_within_memory_limit);
+    RUN(test_patches_kept_between_renders);
     if (cli_setup("ng-hood")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
         return;
