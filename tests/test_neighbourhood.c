@@ -5,9 +5,10 @@
  * gives the bits of the whole render, at the origin and at 1e9, under a
  * warp and a fractal, for a blur of a blur; the CLI's --region and a
  * `tiles` run stitched equal the single render, and every SIMD path gives
- * the same bytes; the patch cache stays
- * within --memory-limit; a footprint too large and a volume render are one
- * clear error; a blur keeps a constant and lowers a noise's variance.
+ * the same bytes; the patch cache stays within --memory-limit and serves
+ * later renders of the graph; a footprint too large and a volume render
+ * are one clear error; a blur keeps a constant and lowers a noise's
+ * variance.
  */
 #include "build.h"
 #include "cli_support.h"
@@ -66,6 +67,16 @@ static int crop_equal(const float *full, const float *win, int x, int y, int w, 
     return 1;
 }
 
+/* Graph `which` rendered with o by a graph of its own, so no patch comes
+ * from an earlier render's cache: each cut computes its patches itself. */
+static float *render_fresh(int which, const ng_render_opts *o)
+{
+    ng_graph *g = ng_graph_new();
+    float *v = t_render(g, make_graph(g, which), o);
+    ng_graph_free(g);
+    return v;
+}
+
 /* Every cut of every graph at origin `at`: tile sizes 8, 16 and 64 on 1, 2
  * and 3 threads, and regions (aligned to nothing), each the whole
  * render's samples. */
@@ -75,8 +86,6 @@ static void cuts_at(double at)
                                                            {63, 63, 66, 47}};
     int which;
     for (which = 0; which < NGRAPHS; which++) {
-        ng_graph *g = ng_graph_new();
-        const int root = make_graph(g, which);
         ng_render_opts o;
         float *ref;
         size_t t, th, r;
@@ -84,14 +93,14 @@ static void cuts_at(double at)
         o.origin[0] = at;
         o.origin[1] = -at;
         o.tile = 64;
-        ref = t_render(g, root, &o);
+        ref = render_fresh(which, &o);
         CHECKF(ref != NULL, "%s at %g: the render failed", graph_names[which], at);
         for (t = 0; ref && t < sizeof tiles / sizeof tiles[0]; t++)
             for (th = 1; th <= 3; th++) {
                 float *v;
                 o.tile = tiles[t];
                 o.threads = (int)th;
-                v = t_render(g, root, &o);
+                v = render_fresh(which, &o);
                 CHECKF(v && same_bits(v, ref, (size_t)W * H), "%s at %g: tile %d, %d threads differ from the whole",
                        graph_names[which], at, tiles[t], (int)th);
                 free(v);
@@ -101,14 +110,13 @@ static void cuts_at(double at)
             memcpy(o.region, regions[r], sizeof o.region);
             o.tile = r % 2 ? 16 : 8;
             o.threads = 1 + (int)r % 3;
-            v = t_render(g, root, &o);
+            v = render_fresh(which, &o);
             CHECKF(v && crop_equal(ref, v, regions[r][0], regions[r][1], regions[r][2], regions[r][3]),
                    "%s at %g: region %d,%d,%d,%d differs from the crop of the whole", graph_names[which], at,
                    regions[r][0], regions[r][1], regions[r][2], regions[r][3]);
             free(v);
         }
         free(ref);
-        ng_graph_free(g);
     }
 }
 
