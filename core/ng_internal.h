@@ -68,7 +68,7 @@ typedef struct ng__hood_stats {
     long hits;         /* patches found in the cache */
     long evicted;      /* patches dropped for room */
 } ng__hood_stats;
-/* The cache's bound without a memory limit. */
+/* The cache's bound, also without a memory limit. */
 #define NG_HOOD_CACHE_DEFAULT ((size_t)1 << 30)
 ng__hood_cache *ng__hood_cache_new(size_t cap, const ng__stop *stop);
 void ng__hood_cache_free(ng__hood_cache *h);

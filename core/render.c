@@ -752,9 +752,11 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
     r.stop.memory_used = &r.memory_used;
     {
         /* neighbourhood patches take at most half of what the limit leaves,
-         * so the tiles' scratch keeps room beside them */
+         * so the tiles' scratch keeps room beside them, and never more than
+         * NG_HOOD_CACHE_DEFAULT */
         const size_t used = atomic_load(&r.memory_used), lim = r.stop.memory_limit;
-        const size_t room = !lim ? NG_HOOD_CACHE_DEFAULT : lim > used ? (lim - used) / 2 + 1 : 1;
+        const size_t half = !lim ? NG_HOOD_CACHE_DEFAULT : lim > used ? (lim - used) / 2 + 1 : 1;
+        const size_t room = half < NG_HOOD_CACHE_DEFAULT ? half : NG_HOOD_CACHE_DEFAULT;
         const int hoods = ng__hood_check(g, roots, nroots, room, nthreads, err);
         if (hoods < 0) goto done;
         if (hoods && ng__hood_attach(ng__graph_hood(g), room, &r.stop) == 0) {
