@@ -112,6 +112,31 @@ typedef struct ng_block ng_block;
 /* ng_node_type.dims of a type that evaluates in 1 to 4 dimensions. */
 #define NG_DIMS_ALL 0x1Eu
 
+/* A neighbourhood node (blur, and what reads a height field around each
+ * point): its value is computed on a world-aligned 2D lattice of its own
+ * spacing, in fixed patches of NG_HOOD_PATCH cells that the engine
+ * evaluates with a halo of the node's radius, caches for the render and
+ * samples (bilinear or cubic) at whatever positions the node is asked for
+ * (core/hood.c), so the value at a world point does not depend on how the
+ * render is cut. The type's setup gives the lattice with ng_hood_declare
+ * (ng_node.h); its eval is ng_hood_eval. */
+typedef struct ng_hood_type {
+    int input; /* the input read over the neighbourhood: a pull input */
+    /* How the lattice is sampled between cells: 0 bilinear; 1 a cubic
+     * B-spline, smooth (continuous slope and curvature: shading shows no
+     * cell facets) and within its samples, itself a small blur (a spread
+     * of 1/3 cell^2, which a blur takes off its own). */
+    int smooth;
+    /* The node's lattice values from its source's: in holds the source's
+     * channels planes of (side + 2 radius)^2 samples, row-major, lattice
+     * cell (i - radius, j - radius) of the patch at in[j * (side + 2
+     * radius) + i]; out gets the node's channels planes of side^2. tmp has
+     * room for channels * side * (side + 2 radius) floats. Must give the
+     * same bits for the same in, on every thread. */
+    void (*filter)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
+                   int channels);
+} ng_hood_type;
+
 typedef struct ng_node_type {
     const char *name;
     const char *family;
@@ -192,6 +217,10 @@ typedef struct ng_node_type {
     /* Optional: frees what the node's state owns besides itself (a buffer
      * it took over); the graph then frees the state with free(). */
     void (*free_state)(void *state);
+    /* Optional: the node reads input hood->input over a neighbourhood
+     * (ng_hood_type above); NULL for nodes that read their inputs at
+     * points. */
+    const ng_hood_type *hood;
 } ng_node_type;
 
 /* The list of node types (ng_types, ng_type_find) is the node library's:
