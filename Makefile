@@ -278,7 +278,10 @@ $(IO_LIB): $(IO_OBJ) $(BUILD)/layers.ok
 	@echo "  AR  $@"
 	@rm -f $@ && ar rcs $@ $(IO_OBJ)
 
-$(BIN): $(PROG_OBJ) $(LIBS)
+# The heaviest units first (the kernels, OpenVDB's C++ unit), so that with
+# one job per core none of them is left running alone at the end.
+HEAVY_OBJ = $(filter %/lattice.o,$(KERNEL_OBJ)) $(IO_CXX_SRC:%.cc=$(BUILD)/%.o) $(filter-out %/lattice.o,$(KERNEL_OBJ))
+$(BIN): $(HEAVY_OBJ) $(PROG_OBJ) $(LIBS)
 	@echo "  LD  $@"
 	@$(CC) $(LDSAN) -o $@ $(PROG_OBJ) $(LIBS) $(LDLIBS)
 
