@@ -253,7 +253,7 @@ static int status_of(int port, const char *path)
 
 static const char *const SCRIPT =
     "-- a test script\n"
-    "local seed = ng.param(\"seed\", 5, {min = 0, max = 100, doc = \"pattern seed\"})\n"
+    "local seed = ng.param(\"seed\", 5, {min = 0, max = 100, integer = true, doc = \"pattern seed\"})\n"
     "local gain = ng.param(\"gain\", 0.5, {min = 0, max = 1})\n"
     "local flat = ng.param(\"flat\", false)\n"
     "local n = ng.fbm{source = ng.simplex{element_size = 40, seed = seed}, octaves = 4}\n"
