@@ -78,10 +78,10 @@ ifeq ($(SAN),1)
   LDSAN  := -fsanitize=address,undefined,float-cast-overflow
 else ifeq ($(DEMO),1)
   # make demo: the program with this CPU's own SIMD path alone (the same
-  # bits as every path) and no debug information, in build/demo: a
+  # bits as every path), -O2 and no debug information, in build/demo: a
   # newcomer's first render waits for one path's kernels, not four
   BUILD  := build/demo$(COMPILER)
-  CFLAGS := $(filter-out -g,$(CFLAGS_BASE)) -O3
+  CFLAGS := $(filter-out -g,$(CFLAGS_BASE)) -O2
   CXXFLAGS := $(filter-out -g,$(CXXFLAGS_BASE)) -O2
   LDSAN  :=
 else
