@@ -960,11 +960,11 @@ static void test_worley_position_world(void)
         for (i = 0; i < W; i++) {
             const int at = j * W + i;
             const double px = far + i + 0.5, py = -far + j + 0.5;
-            const double fx = vp[at], fy = vp[W * H + at], d = hypot(fx - px, fy - py) / norm;
-            bad += fabs(d - vf[at]) > 0.1 / norm || vp[2 * W * H + at] != 0.0f;
-            if (i > 0 && vc[at] == vc[at - 1]) {
+            const double fx = vp[3 * at], fy = vp[3 * at + 1], d = hypot(fx - px, fy - py) / norm;
+            bad += fabs(d - vf[at]) > 0.1 / norm || vp[3 * at + 2] != 0.0f;
+            if (i > 0 && vc[at] == vc[at - 1]) { /* channels interleaved */
                 shared++;
-                same += vp[at] == vp[at - 1] && vp[W * H + at] == vp[W * H + at - 1];
+                same += vp[3 * at] == vp[3 * at - 3] && vp[3 * at + 1] == vp[3 * at - 2];
             }
             apart += i > 0 && vc[at] != vc[at - 1];
         }
@@ -980,7 +980,7 @@ static void test_worley_position_world(void)
     vp = t_points(g, pos, 3, 64, x, y, z);
     vf = t_points(g, f1, 3, 64, x, y, z);
     for (k = 0, bad = 0; vp && vf && k < 64; k++) {
-        const double d = sqrt(pow(vp[k] - x[k], 2) + pow(vp[64 + k] - y[k], 2) + pow(vp[128 + k] - z[k], 2)) /
+        const double d = sqrt(pow(vp[3 * k] - x[k], 2) + pow(vp[3 * k + 1] - y[k], 2) + pow(vp[3 * k + 2] - z[k], 2)) /
                          (ng_worley_normaliser(NG_WORLEY_F1, NG_METRIC_EUCLIDEAN, 3, 1.0f, 2.0f) * size);
         bad += fabs(d - vf[k]) > 1e-4;
     }
