@@ -309,14 +309,16 @@ static void feature_point(int dims, float j, uint32_t seed, const uint32_t cell[
  * +-1e9) and offsets, a new seed per batch. To keep the suite fast, 2^18
  * for Worley's lower jitter in 3D and 4D (the normalisers were validated
  * offline with 2^20 samples at every jitter step of 1/16: clamp rate at
- * most 2.6e-5, 1 always reached) and 2^17 for CELL, a hash unit per cell
+ * most 2.6e-5, 1 always reached), 2^18 for minkowski (its normalisers
+ * are measured with that many) and 2^17 for CELL, a hash unit per cell
  * by construction; 1/8 of all that sanitized.
  */
 static int range_batches(const cfg *c, int dims)
 {
     int batches = 256;
     if (c->kind == WORLEY && c->feature == NG_WORLEY_CELL) batches = 32;
-    else if (c->kind == WORLEY && c->jitter != 1.0f && dims >= 3) batches = 64;
+    else if (c->kind == WORLEY && ((c->jitter != 1.0f && dims >= 3) || c->metric == NG_METRIC_MINKOWSKI))
+        batches = 64;
     return SANITIZED ? batches / 8 : batches;
 }
 
@@ -1139,8 +1141,9 @@ static void test_normaliser_continuous(void)
                         float a = ng_worley_normaliser(features[f], m, dims, (float)k / 4096.0f, e);
                         float b = ng_worley_normaliser(features[f], m, dims, (float)(k + 1) / 4096.0f, e);
                         float c = ng_worley_normaliser(features[f], m, dims, (float)k / 4096.0f, e + 1e-3f);
-                        /* minkowski's N falls steeply below p = 1 (4D F1: 7.7 at 0.5, 3.1 at 0.75) */
-                        bad += !(a > 0.0f) || fabsf(b - a) > 1e-3f || fabsf(c - a) > 0.01f * a;
+                        /* minkowski's N is large and falls steeply below p = 1 (4D F1: 7.7
+                         * at 0.5, 3.1 at 0.75): steps relative to N */
+                        bad += !(a > 0.0f) || fabsf(b - a) > 1e-3f * fmaxf(a, 1.0f) || fabsf(c - a) > 0.01f * a;
                     }
                 }
     CHECK_INT(bad, 0);
