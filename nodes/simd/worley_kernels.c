@@ -387,12 +387,14 @@ LOOP_INLINE int worley_misses(const cell_chunk *ch, int dims, int metric, float 
 {
     const float b0 = 1.5f - 0.5f * j - BOUND_SLACK;
     int i, n = 0;
-    for (i = 0; i < ch->m; i++) {
-        float b = b0 + face_dist(ch, dims, i);
-        if (metric == NG_METRIC_EUCLIDEAN) b *= b;
-        if (metric == NG_METRIC_MINKOWSKI) b = ng_cell_pow(b, e);
-        miss[i] = (int32_t)need[i] > (int32_t)f2u(b);
-    }
+    if (metric == NG_METRIC_MINKOWSKI) /* a loop of its own: the power is not free */
+        for (i = 0; i < ch->m; i++) miss[i] = (int32_t)need[i] > (int32_t)f2u(ng_cell_pow(b0 + face_dist(ch, dims, i), e));
+    else
+        for (i = 0; i < ch->m; i++) {
+            float b = b0 + face_dist(ch, dims, i);
+            if (metric == NG_METRIC_EUCLIDEAN) b *= b;
+            miss[i] = (int32_t)need[i] > (int32_t)f2u(b);
+        }
     for (i = 0; i < ch->m; i++) {
         fix[n] = i;
         n += (int)miss[i];
