@@ -12,6 +12,7 @@
  */
 #include "build.h"
 #include "cli_support.h"
+#include "cell_kernels.h"
 #include "harness.h"
 
 #include <errno.h>
@@ -747,6 +748,101 @@ static void test_distance_metrics(void)
     ng_graph_free(g);
 }
 
+/* ---- worley's extras ------------------------------------------------------------------------ */
+
+static int worley_of(ng_graph *g, const char *feature, const char *metric, double size)
+{
+    ng_node *n = t_begin(g, "worley");
+    t_set(n, "element_size", size);
+    t_set(n, "seed", 5);
+    t_choose(n, "feature", feature);
+    t_choose(n, "metric", metric);
+    return t_finish_ok(g, n);
+}
+
+/* feature = "position": the nearest feature's world position, three
+ * channels. Far from the origin (1e6) it is the point F1 away from the
+ * pixel (to a float's rounding of 1e6, 1/16), the same for every pixel of
+ * a cell, and 0 past the render's dims; in 3D as well. */
+static void test_worley_position_world(void)
+{
+    const int W = 96, H = 64;
+    const double size = 16, far = 1e6;
+    ng_graph *g = ng_graph_new();
+    int pos = worley_of(g, "position", "euclidean", size), f1 = worley_of(g, "f1", "euclidean", size);
+    int cell = worley_of(g, "cell", "euclidean", size), i, j, k, bad = 0, apart = 0, same = 0, shared = 0;
+    const double norm = ng_worley_normaliser(NG_WORLEY_F1, NG_METRIC_EUCLIDEAN, 2, 1.0f, 2.0f) * size;
+    ng_render_opts o;
+    float *vp, *vf, *vc;
+    double x[64], y[64], z[64];
+    t_opts(&o, W, H);
+    o.origin[0] = far;
+    o.origin[1] = -far;
+    vp = t_render(g, pos, &o), vf = t_render(g, f1, &o), vc = t_render(g, cell, &o);
+    CHECK(vp && vf && vc);
+    for (j = 0; vp && vf && vc && j < H; j++)
+        for (i = 0; i < W; i++) {
+            const int at = j * W + i;
+            const double px = far + i + 0.5, py = -far + j + 0.5;
+            const double fx = vp[3 * at], fy = vp[3 * at + 1], d = hypot(fx - px, fy - py) / norm;
+            bad += fabs(d - vf[at]) > 0.1 / norm || vp[3 * at + 2] != 0.0f;
+            if (i > 0 && vc[at] == vc[at - 1]) { /* channels interleaved */
+                shared++;
+                same += vp[3 * at] == vp[3 * at - 3] && vp[3 * at + 1] == vp[3 * at - 2];
+            }
+            apart += i > 0 && vc[at] != vc[at - 1];
+        }
+    CHECKF(bad == 0, "%d of %d positions are not F1 away from their pixel", bad, W * H);
+    CHECKF(same == shared && apart > 20, "neighbours in one cell: %d of %d share a position (%d cell changes)", same,
+           shared, apart);
+    free(vp), free(vf), free(vc);
+    for (k = 0; k < 64; k++) {
+        x[k] = 3.7 * k + 0.25;
+        y[k] = -1.3 * k + 100.5;
+        z[k] = 0.9 * k - 7.0;
+    }
+    vp = t_points(g, pos, 3, 64, x, y, z);
+    vf = t_points(g, f1, 3, 64, x, y, z);
+    for (k = 0, bad = 0; vp && vf && k < 64; k++) {
+        const double d = sqrt(pow(vp[3 * k] - x[k], 2) + pow(vp[3 * k + 1] - y[k], 2) + pow(vp[3 * k + 2] - z[k], 2)) /
+                         (ng_worley_normaliser(NG_WORLEY_F1, NG_METRIC_EUCLIDEAN, 3, 1.0f, 2.0f) * size);
+        bad += fabs(d - vf[k]) > 1e-4;
+    }
+    CHECKF(bad == 0, "3D: %d of 64 positions are not F1 away", bad);
+    free(vp), free(vf);
+    ng_graph_free(g);
+}
+
+/* What the extras refuse, each naming the option. */
+static void test_worley_extras_errors(void)
+{
+    static const struct {
+        const char *feature, *metric, *opt;
+        double v;
+        const char *msg;
+    } cases[] = {
+        {"edge", "manhattan", NULL, 0, "feature \"edge\" is measured in the euclidean metric only, not manhattan"},
+        {"f1", "euclidean", "exponent", 3, "option 'exponent' applies to metric = \"minkowski\" only"},
+        {"position", "euclidean", "amplitude", 2, "feature \"position\" is a world position: option 'amplitude'"},
+        {"f3", "minkowski", "exponent", 11, "exponent"},
+        {"f3", "minkowski", "exponent", 0.25, "exponent"},
+    };
+    size_t c;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ng_graph *g = ng_graph_new();
+        ng_node *n = t_begin(g, "worley");
+        ng_error err;
+        int rc = 0;
+        t_choose(n, "feature", cases[c].feature);
+        t_choose(n, "metric", cases[c].metric);
+        if (cases[c].opt) rc = ng_set_number(n, ng_param_index(ng_node_type_of(n), cases[c].opt), cases[c].v, &err);
+        if (rc == 0) rc = ng_node_finish(g, n, &err) < 0 ? -1 : 0;
+        CHECKF(rc != 0 && strstr(err.msg, cases[c].msg), "%s %s: %s", cases[c].feature, cases[c].metric,
+               rc ? err.msg : "accepted");
+        ng_graph_free(g);
+    }
+}
+
 /* pixel (i, j) samples origin + (i + 0.5, j + 0.5) * pixel_size */
 static void test_coords_pixel_centres(void)
 {
@@ -1264,6 +1360,8 @@ NG_SUITE(nodes, fast)
     RUN(test_curl_2d_divergence_free);
     RUN(test_curl_3d_divergence_free);
     RUN(test_distance_metrics);
+    RUN(test_worley_position_world);
+    RUN(test_worley_extras_errors);
     RUN(test_coords_pixel_centres);
     RUN(test_coords_z_time);
     RUN(test_coords_dims_errors);

@@ -54,7 +54,8 @@ enum { NG_TILE_NONE, NG_TILE_LATTICE, NG_TILE_TORUS };
 
 #define NG_BASES_WORLEY(X, F)                                                                                  \
     X(F, WORLEY, 6, "worley", 1.0, 0, 1, NG_DIMS_1234, NG_TILE_LATTICE, worley_noise, worley_noise, NULL,       \
-      "cellular distances f1, f2, f2-f1 or a per-cell value")
+      "cellular distances f1, f2, f3, f2-f1, the distance to the cell's edge, a per-cell value, or the nearest "  \
+      "point's position (a vector in world units)")
 
 #define NG_BASES_IMPULSE(X, F)                                                                                 \
     X(F, SPARSE, 7, "sparse", 1.25, -1, 1, NG_DIMS_1234, NG_TILE_LATTICE, sparse_noise, sparse_noise, NULL,     \
