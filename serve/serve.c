@@ -162,22 +162,20 @@ static enum MHD_Result send_events(struct MHD_Connection *conn)
 
 /* ---- requests ------------------------------------------------------------------------ */
 
-static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
-                                const char *value, size_t value_size)
+/* The request target as the client sent it, kept before libmicrohttpd
+ * decodes it in place (where a %00 would cut the path short): the
+ * request's context, parsed by handle and freed when the request ends. */
+static void *keep_target(void *cls, const char *uri, struct MHD_Connection *conn)
 {
-    ng_query *q = cls;
-    (void)kind;
-    if (strlen(key) != key_size || (value && strlen(value) != value_size)) {
-        q->nul = 1;
-        return MHD_NO;
-    }
-    if (q->n == (int)(sizeof q->key / sizeof q->key[0])) {
-        q->overflow = 1;
-        return MHD_NO;
-    }
-    q->key[q->n] = key;
-    q->value[q->n++] = value ? value : "";
-    return MHD_YES;
+    (void)cls, (void)conn;
+    return strdup(uri ? uri : "");
+}
+
+static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)conn, (void)toe;
+    free(*con_cls);
+    *con_cls = NULL;
 }
 
 /* Host: "localhost" or an IPv4 address, with this server's port (or
@@ -219,12 +217,13 @@ static int host_headers(struct MHD_Connection *conn)
     return n;
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url_cut, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
     ng_answer a = {.generation = -1, .render_ms = -1};
-    ng_query q = {0};
-    (void)cls, (void)version, (void)upload, (void)con_cls;
+    ng_query q;
+    const char *url;
+    (void)cls, (void)version, (void)upload, (void)url_cut;
     *upload_size = 0; /* a body is never read */
     if (host_headers(conn) > 1) return send_text(conn, 400, "more than one Host header");
     if (!host_allowed(conn)) return send_text(conn, 403, "this server answers only requests for its own address (Host)");
@@ -232,9 +231,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         ng_answer_text(&a, 405, "only GET and HEAD");
         return send_answer(conn, &a);
     }
+    if (!*con_cls) return send_text(conn, 500, "out of memory");
+    if (ng_target_parse(*con_cls, &url, &q)) return send_text(conn, 400, "a NUL (%00) in the path");
     if (strncmp(url, "/api/", 5)) return send_file(conn, url);
     if (!strcmp(url, "/api/events")) return send_events(conn);
-    MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, add_arg, &q);
     if (ng_serve_stopping()) ng_answer_text(&a, 503, "the server is stopping");
     else if (q.nul) ng_answer_text(&a, 400, "a NUL (%%00) in the query");
     else if (!strcmp(url, "/api/state")) ng_api_state(&q, &a);
@@ -286,7 +286,9 @@ int ng_serve_run(const ng_serve_opts *c, ng_error *err)
     if (ng_serve_state_start(c, err)) goto stop;
     d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)c->port, NULL,
                          NULL, handle, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                         MHD_OPTION_CONNECTION_LIMIT, (unsigned)NG_SERVE_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_END);
+                         MHD_OPTION_CONNECTION_LIMIT, (unsigned)NG_SERVE_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT, 120u,
+                         MHD_OPTION_URI_LOG_CALLBACK, keep_target, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_done,
+                         NULL, MHD_OPTION_END);
     if (!d || !(info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT))) {
         ng_errorf(err, "serve: cannot listen on %s:%d (is the port in use?)", c->listen ? c->listen : "127.0.0.1",
                   c->port);

@@ -4,6 +4,7 @@
  * re-runs the script when it, a module it requires or a file it reads
  * changes on disk. What the files share:
  *   serve.c        the command: options, the daemon, routing, Host check;
+ *   serve_args.c   reading a request: its target and arguments;
  *   serve_state.c  script runs, reference-counted graphs, the file watcher,
  *                  generations and their events;
  *   serve_api.c    the API answers: state JSON, renders, the graph's SVG;
@@ -121,7 +122,7 @@ long ng_serve_wait_generation(long seen, double seconds);
 const ng_serve_opts *ng_serve_cli(void);
 int ng_serve_stopping(void);
 
-/* ---- answers (serve_api.c) --------------------------------------------------------- */
+/* ---- requests and answers ------------------------------------------------------------ */
 
 /* An answer: status, content type, body (malloc'd, owned by the answer),
  * extra headers. */
@@ -141,7 +142,45 @@ typedef struct ng_query {
     int nul;      /* a key or value held a NUL (%00), which C strings would cut */
 } ng_query;
 
+/* ---- reading a request (serve_args.c) ------------------------------------------------ */
+
 void ng_answer_text(ng_answer *a, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Splits a request target as the client sent it ("/path?a=1&b=2") in
+ * place: path and the query's arguments (pointing into target), each
+ * percent-decoded ('+' is a space in the query). An empty argument ("&&")
+ * is skipped. 0; -1 when the path holds a NUL (%00). A NUL in the query
+ * sets q->nul, more than 64 arguments q->overflow. */
+int ng_target_parse(char *target, const char **path, ng_query *q);
+/* Whether s is a decimal number (no blanks, hex, inf or nan) within lo to
+ * hi: 0 with *out set, or -1. */
+int ng_arg_real(const char *s, double lo, double hi, double *out);
+/* Every key once, and only the keys this endpoint knows ("set.NAME" for
+ * parameters; keys starting with "_" are the page's cache-busters and are
+ * ignored). known: NULL-terminated. 0, or -1 with a 400 in a. */
+int ng_args_check_keys(const ng_query *q, const char *const *known, ng_answer *a);
+/* The parameter the script declares by that name, or NULL. */
+const ng_script_param *ng_arg_param(const ng_script *s, const char *name);
+/* The set.NAME arguments, checked against base's declarations (name,
+ * kind, min, max) before the script is run with them; sets points into q.
+ * 0, or -1 with a 400 in a. */
+int ng_args_sets(const ng_query *q, const ng_script *base, ng_serve_sets *sets, ng_answer *a);
+
+/* ORDER: ng_serve_view_words, the view words of the contract. */
+typedef enum ng_serve_view { NG_SERVE_GREY, NG_SERVE_RAMP, NG_SERVE_HILLSHADE, NG_SERVE_REPEAT, NG_SERVE_VOLUME } ng_serve_view;
+extern const char *const ng_serve_view_words[];
+/* What /api/render asks for (its parameters aside). */
+typedef struct ng_render_request {
+    long w, h, node;    /* node -1: the script's first output */
+    double ox, oy, ps;
+    ng_serve_view view;
+    const char *stream; /* NULL: none */
+} ng_render_request;
+/* /api/render's arguments, with c's window as the defaults. 0, or -1 with
+ * a 400 in a. */
+int ng_args_render(const ng_query *q, const ng_serve_opts *c, ng_render_request *r, ng_answer *a);
+
+/* ---- answers (serve_api.c) --------------------------------------------------------- */
+
 void ng_api_state(const ng_query *q, ng_answer *a);
 void ng_api_render(const ng_query *q, ng_answer *a);
 void ng_api_graph_svg(const ng_query *q, ng_answer *a);

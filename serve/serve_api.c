@@ -1,9 +1,6 @@
 /*
- * serve_api.c — the answers of /api/state, /api/render and /api/graph.svg.
- * Every argument is read whole and strictly (decimal numbers only, within
- * the bounds a render accepts, each key once); anything else is a 400 that
- * names the argument. Parameters are checked against what the script
- * declares (ng.param: name, kind, min, max) before it is run with them.
+ * serve_api.c — the answers of /api/state, /api/render and /api/graph.svg,
+ * from arguments read strictly by serve_args.c (a 400 names a bad one).
  *
  * Streams: a render names a stream; a new render on the same stream sets
  * the cancel flag of the one in progress there, which then stops within a
@@ -24,125 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-void ng_answer_text(ng_answer *a, int status, const char *fmt, ...)
-{
-    char msg[1024], *c;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    for (c = msg; *c; c++) /* one line, like the CLI's */
-        if (*c == '\n' || *c == '\r') *c = ' ';
-    a->status = status;
-    a->type = "text/plain; charset=utf-8";
-    ng_buf_free(&a->body);
-    ng_buf_printf(&a->body, "%s\n", msg);
-}
-
-/* ---- reading arguments ------------------------------------------------------------ */
-
-static const char *arg(const ng_query *q, const char *key)
-{
-    int i;
-    for (i = 0; i < q->n; i++)
-        if (!strcmp(q->key[i], key)) return q->value[i];
-    return NULL;
-}
-
-static int read_real(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    double v;
-    if (!ng_decimal_syntax(s, s + strlen(s))) return -1;
-    v = strtod(s, &end);
-    if (!isfinite(v) || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
-static int read_int(const char *s, long lo, long hi, long *out)
-{
-    const char *p = s;
-    long v = 0;
-    if (*p == '+') p++;
-    if (!*p || strlen(p) > 9) return -1;
-    for (; *p; p++) {
-        if (*p < '0' || *p > '9') return -1;
-        v = v * 10 + (*p - '0');
-    }
-    if (v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
-/* Every key once, and only the keys this endpoint knows ("set.NAME" for
- * parameters; keys starting with "_" are the page's cache-busters and are
- * ignored). known: NULL-terminated. */
-static int check_keys(const ng_query *q, const char *const *known, ng_answer *a)
-{
-    int i, k;
-    if (q->overflow) return ng_answer_text(a, 400, "too many arguments"), -1;
-    for (i = 0; i < q->n; i++) {
-        const char *key = q->key[i];
-        int ok = !strncmp(key, "set.", 4) && key[4];
-        for (k = 0; known[k] && !ok; k++) ok = !strcmp(key, known[k]);
-        if (!ok && key[0] != '_') return ng_answer_text(a, 400, "unknown argument '%.64s'", key), -1;
-        for (k = 0; k < i; k++)
-            if (!strcmp(q->key[k], key)) return ng_answer_text(a, 400, "'%.64s' given twice", key), -1;
-    }
-    return 0;
-}
-
-static const ng_script_param *find_param(const ng_script *s, const char *name)
-{
-    int i;
-    for (i = 0; i < s->nparams; i++)
-        if (!strcmp(s->params[i].name, name)) return &s->params[i];
-    return NULL;
-}
-
-/* One set.NAME=V against the declaration of NAME. */
-static int check_set(const ng_script_param *p, const char *name, const char *v, ng_answer *a)
-{
-    double x;
-    if (p->kind == NG_SCRIPT_BOOLEAN) {
-        if (strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "1") && strcmp(v, "0"))
-            return ng_answer_text(a, 400, "set.%s: '%.64s' is not true or false", name, v), -1;
-        return 0;
-    }
-    if (p->kind == NG_SCRIPT_STRING) {
-        if (strlen(v) > 1024) return ng_answer_text(a, 400, "set.%s: longer than 1024 bytes", name), -1;
-        return 0;
-    }
-    if (read_real(v, -HUGE_VAL, HUGE_VAL, &x))
-        return ng_answer_text(a, 400, "set.%s: '%.64s' is not a finite decimal number", name, v), -1;
-    if (p->kind == NG_SCRIPT_INTEGER && x != floor(x))
-        return ng_answer_text(a, 400, "set.%s: '%.64s' is not a whole number", name, v), -1;
-    if (p->has_min && p->has_max && (x < p->min || x > p->max))
-        return ng_answer_text(a, 400, "set.%s: %.64s is outside %g to %g", name, v, p->min, p->max), -1;
-    if (p->has_min && x < p->min) return ng_answer_text(a, 400, "set.%s: %.64s is below its min %g", name, v, p->min), -1;
-    if (p->has_max && x > p->max) return ng_answer_text(a, 400, "set.%s: %.64s is above its max %g", name, v, p->max), -1;
-    return 0;
-}
-
-/* The set.NAME arguments, checked against the base's declarations. */
-static int read_sets(const ng_query *q, const ng_served *base, ng_serve_sets *sets, ng_answer *a)
-{
-    int i;
-    sets->n = 0;
-    for (i = 0; i < q->n; i++) {
-        const char *name = q->key[i] + 4;
-        const ng_script_param *p;
-        if (strncmp(q->key[i], "set.", 4)) continue;
-        if (!(p = find_param(&base->s, name)))
-            return ng_answer_text(a, 400, "set.%.64s: the script declares no parameter '%.64s'", name, name), -1;
-        if (check_set(p, name, q->value[i], a)) return -1;
-        if (sets->n == NG_MAX_SETS) return ng_answer_text(a, 400, "more than %d parameters", NG_MAX_SETS), -1;
-        sets->name[sets->n] = name;
-        sets->value[sets->n++] = q->value[i];
-    }
-    return 0;
-}
+/* ---- the graph a request names -------------------------------------------------------- */
 
 /* The base, or a 503 saying why there is none. */
 static ng_served *need_base(ng_answer *a)
@@ -163,7 +42,7 @@ static ng_served *served_for(const ng_query *q, ng_answer *a)
     ng_serve_sets sets;
     ng_error err;
     if (!base) return NULL;
-    if (read_sets(q, base, &sets, a)) {
+    if (ng_args_sets(q, &base->s, &sets, a)) {
         ng_served_put(base);
         return NULL;
     }
@@ -190,7 +69,7 @@ static void json_value(ng_buf *b, const ng_script_param *p)
     double x;
     if (p->kind == NG_SCRIPT_STRING) ng_buf_json_str(b, p->value);
     else if (p->kind == NG_SCRIPT_BOOLEAN) ng_buf_puts(b, strcmp(p->value, "true") ? "false" : "true");
-    else if (read_real(p->value, -HUGE_VAL, HUGE_VAL, &x) == 0) ng_buf_json_num(b, x);
+    else if (ng_arg_real(p->value, -HUGE_VAL, HUGE_VAL, &x) == 0) ng_buf_json_num(b, x);
     else ng_buf_json_num(b, strtod(p->value, NULL)); /* "inf", "1e+300": null when not finite */
 }
 
@@ -199,7 +78,7 @@ static void json_params(ng_buf *b, const ng_served *s, const ng_served *base)
     int i;
     ng_buf_puts(b, "[");
     for (i = 0; i < s->s.nparams; i++) {
-        const ng_script_param *p = &s->s.params[i], *d = find_param(&base->s, p->name);
+        const ng_script_param *p = &s->s.params[i], *d = ng_arg_param(&base->s, p->name);
         ng_buf_puts(b, i ? ", {\"name\": " : "{\"name\": ");
         ng_buf_json_str(b, p->name);
         ng_buf_printf(b, ", \"kind\": \"%s\", \"min\": ", kind_word(p->kind));
@@ -323,7 +202,7 @@ void ng_api_state(const ng_query *q, ng_answer *a)
     const ng_serve_opts *c = ng_serve_cli();
     ng_served *base = NULL, *s = NULL;
     ng_buf *b = &a->body;
-    if (check_keys(q, known, a)) return;
+    if (ng_args_check_keys(q, known, a)) return;
     base = ng_served_get_base();
     if (base && !(s = served_for(q, a))) goto out; /* a bad parameter: 400 */
     a->status = 200;
@@ -459,67 +338,6 @@ static void turn_give(void)
     pthread_mutex_unlock(&turns.mu);
 }
 
-/* ORDER: the view words of the contract. */
-typedef enum view { GREY, RAMP, HILLSHADE, REPEAT, VOLUME } view;
-static const char *const view_words[] = {"grey", "ramp", "hillshade", "repeat", "volume", NULL};
-
-typedef struct request {
-    long w, h, node;
-    double ox, oy, ps;
-    view view;
-    const char *stream;
-} request;
-
-static int valid_stream(const char *s)
-{
-    size_t n = strlen(s), i;
-    if (n < 1 || n > 64) return 0;
-    for (i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
-              strchr("_-.", s[i])))
-            return 0;
-    return 1;
-}
-
-static int read_request(const ng_query *q, request *r, ng_answer *a)
-{
-    static const char *const known[] = {"w", "h", "ox", "oy", "ps", "node", "view", "stream", NULL};
-    const ng_serve_opts *c = ng_serve_cli();
-    const char *v;
-    int k;
-    if (check_keys(q, known, a)) return -1;
-    r->w = c->r.width, r->h = c->r.height, r->node = -1;
-    r->ox = c->r.origin[0], r->oy = c->r.origin[1], r->ps = c->r.pixel_size;
-    r->view = GREY;
-    r->stream = NULL;
-    if ((v = arg(q, "w")) && read_int(v, 1, NG_SERVE_MAX_SIDE, &r->w))
-        return ng_answer_text(a, 400, "w: '%.64s' is not a whole number from 1 to %d", v, NG_SERVE_MAX_SIDE), -1;
-    if ((v = arg(q, "h")) && read_int(v, 1, NG_SERVE_MAX_SIDE, &r->h))
-        return ng_answer_text(a, 400, "h: '%.64s' is not a whole number from 1 to %d", v, NG_SERVE_MAX_SIDE), -1;
-    if (r->w > NG_SERVE_MAX_SIDE || r->h > NG_SERVE_MAX_SIDE) /* serve's own --size as the default */
-        return ng_answer_text(a, 400, "w, h: %ldx%ld is larger than %d per side", r->w, r->h, NG_SERVE_MAX_SIDE), -1;
-    if ((v = arg(q, "ox")) && read_real(v, -NG_MAX_COORD, NG_MAX_COORD, &r->ox))
-        return ng_answer_text(a, 400, "ox: '%.64s' is not a number from %g to %g", v, -NG_MAX_COORD, NG_MAX_COORD), -1;
-    if ((v = arg(q, "oy")) && read_real(v, -NG_MAX_COORD, NG_MAX_COORD, &r->oy))
-        return ng_answer_text(a, 400, "oy: '%.64s' is not a number from %g to %g", v, -NG_MAX_COORD, NG_MAX_COORD), -1;
-    if ((v = arg(q, "ps")) && read_real(v, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, &r->ps))
-        return ng_answer_text(a, 400, "ps: '%.64s' is not a number from %g to %g", v, NG_MIN_PIXEL_SIZE,
-                              NG_MAX_PIXEL_SIZE),
-               -1;
-    if ((v = arg(q, "node")) && read_int(v, 0, NG_MAX_NODES, &r->node))
-        return ng_answer_text(a, 400, "node: '%.64s' is not a node id", v), -1;
-    if ((v = arg(q, "view"))) {
-        for (k = 0; view_words[k] && strcmp(view_words[k], v); k++) continue;
-        if (!view_words[k])
-            return ng_answer_text(a, 400, "view: '%.64s' is not grey, ramp, hillshade, repeat or volume", v), -1;
-        r->view = (view)k;
-    }
-    if ((v = arg(q, "stream")) && !valid_stream(v))
-        return ng_answer_text(a, 400, "stream: '%.64s' is not 1 to 64 letters, digits, '_', '-' or '.'", v), -1;
-    r->stream = v;
-    return 0;
-}
-
 /* A sink into one float buffer (a view's picture). */
 typedef struct picture {
     float *px;
@@ -549,7 +367,7 @@ static int pic_end(void *user, int ok, ng_error *err)
 }
 
 /* The render options of a w x h picture of the request's window. */
-static ng_render_opts render_opts(const request *r, const ng_served *s, int w, int h, const atomic_int *cancel)
+static ng_render_opts render_opts(const ng_render_request *r, const ng_served *s, int w, int h, const atomic_int *cancel)
 {
     const ng_serve_opts *c = ng_serve_cli();
     ng_render_opts o = c->r;
@@ -566,18 +384,18 @@ static ng_render_opts render_opts(const request *r, const ng_served *s, int w, i
 }
 
 /* Renders the picture; 0, or -1 with err (cancelled or failed). */
-static int draw(const request *r, const ng_served *s, int root, picture *p, const atomic_int *cancel, ng_error *err)
+static int draw(const ng_render_request *r, const ng_served *s, int root, picture *p, const atomic_int *cancel, ng_error *err)
 {
     const ng_graph *g = s->s.graph;
     int w = (int)r->w, h = (int)r->h, ch = ng_node_channels(ng_graph_node(g, root));
-    if (r->view == HILLSHADE || r->view == VOLUME) {
+    if (r->view == NG_SERVE_HILLSHADE || r->view == NG_SERVE_VOLUME) {
         ng_view_opts v = ng_serve_cli()->v;
         ng_render_opts o = render_opts(r, s, w, h, cancel);
         ng_sink sink = {pic_begin, pic_rows, pic_end, p, NULL, NULL};
-        v.kind = r->view == VOLUME ? NG_VIEW_VOLUME : NG_VIEW_TERRAIN;
+        v.kind = r->view == NG_SERVE_VOLUME ? NG_VIEW_VOLUME : NG_VIEW_TERRAIN;
         return ng_view_render(g, root, &v, &o, &sink, err);
     }
-    if (r->view == REPEAT) w = (w + 1) / 2, h = (h + 1) / 2;
+    if (r->view == NG_SERVE_REPEAT) w = (w + 1) / 2, h = (h + 1) / 2;
     {
         ng_render_opts o = render_opts(r, s, w, h, cancel);
         if (pic_begin(p, w, h, ch, err)) return -1;
@@ -587,17 +405,17 @@ static int draw(const request *r, const ng_served *s, int root, picture *p, cons
 
 /* The picture as PNG channels: 1 (grey) or 3 (RGB: a ramp, a view, or
  * the first channels of a vector node, missing ones 0). */
-static int to_png_channels(picture *p, view v, ng_error *err)
+static int to_png_channels(picture *p, ng_serve_view v, ng_error *err)
 {
     const size_t n = (size_t)p->w * (size_t)p->h;
     float *rgb;
     size_t i;
     int c;
-    if (p->ch == 1 && v != RAMP) return 0;
+    if (p->ch == 1 && v != NG_SERVE_RAMP) return 0;
     if (p->ch == 3) return 0;
     if (!(rgb = malloc(n * 3 * sizeof *rgb))) return ng_errorf(err, "out of memory");
     for (i = 0; i < n; i++) {
-        if (v == RAMP) ng_view_ramp(p->px[i], rgb + 3 * i);
+        if (v == NG_SERVE_RAMP) ng_view_ramp(p->px[i], rgb + 3 * i);
         else
             for (c = 0; c < 3; c++) rgb[3 * i + c] = c < p->ch ? p->px[i * (size_t)p->ch + (size_t)c] : 0;
     }
@@ -631,7 +449,7 @@ static double now_ms(void)
 }
 
 /* The node to draw: the request's, or the script's first output. */
-static int pick_node(const request *r, const ng_served *s, ng_answer *a)
+static int pick_node(const ng_render_request *r, const ng_served *s, ng_answer *a)
 {
     const ng_graph *g = s->s.graph;
     if (r->node < 0) return s->s.output[0];
@@ -644,16 +462,16 @@ static int pick_node(const request *r, const ng_served *s, ng_answer *a)
 
 void ng_api_render(const ng_query *q, ng_answer *a)
 {
-    request r;
+    ng_render_request r;
     ng_served *s;
     picture p = {0};
     atomic_int cancel;
     ng_error err;
     double t0 = now_ms();
     int root, rc = -1, turn;
-    if (read_request(q, &r, a) || !(s = served_for(q, a))) return;
+    if (ng_args_render(q, ng_serve_cli(), &r, a) || !(s = served_for(q, a))) return;
     if ((root = pick_node(&r, s, a)) < 0) goto out;
-    if (r.view == RAMP && ng_node_channels(ng_graph_node(s->s.graph, root)) != 1) {
+    if (r.view == NG_SERVE_RAMP && ng_node_channels(ng_graph_node(s->s.graph, root)) != 1) {
         ng_answer_text(a, 400, "view ramp: node %d has %d channels; a ramp colours one", root,
                        ng_node_channels(ng_graph_node(s->s.graph, root)));
         goto out;
@@ -666,8 +484,8 @@ void ng_api_render(const ng_query *q, ng_answer *a)
         ng_answer_text(a, 409, "cancelled: a newer render on stream %s, or the server is stopping",
                        r.stream ? r.stream : "(none)");
     } else if (rc) {
-        ng_answer_text(a, r.view == VOLUME || r.view == HILLSHADE ? 400 : 500, "%s", err.msg);
-    } else if (to_png_channels(&p, r.view, &err) || (r.view == REPEAT && tile_2x2(&p, (int)r.w, (int)r.h, &err)) ||
+        ng_answer_text(a, r.view == NG_SERVE_VOLUME || r.view == NG_SERVE_HILLSHADE ? 400 : 500, "%s", err.msg);
+    } else if (to_png_channels(&p, r.view, &err) || (r.view == NG_SERVE_REPEAT && tile_2x2(&p, (int)r.w, (int)r.h, &err)) ||
                ng_png_encode(p.px, p.w, p.h, p.ch, &a->body)) {
         ng_answer_text(a, 500, "cannot encode the picture (out of memory)");
     } else {
@@ -763,7 +581,7 @@ void ng_api_graph_svg(const ng_query *q, ng_answer *a)
     size_t len = 0;
     FILE *f;
     int nodes;
-    if (check_keys(q, known, a) || !(s = served_for(q, a))) return;
+    if (ng_args_check_keys(q, known, a) || !(s = served_for(q, a))) return;
     if ((nodes = drawn_nodes(&s->s)) > SVG_MAX_NODES) {
         ng_answer_text(a, 422,
                        "the graph has %d nodes, too many to draw (at most %d); 'noisegraph info' and "

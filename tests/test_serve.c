@@ -650,6 +650,28 @@ static void test_cached_runs_by_value(void)
     CHECK_INT(server_stop(&s), 0);
 }
 
+/* A NUL (%00) in the path is a 400, as in the query: it used to cut the
+ * path short, so /api/state%00x answered as /api/state. */
+static void test_nul_in_the_path(void)
+{
+    char script[PATHLEN];
+    server s;
+    http r;
+    static const char *const bad[] = {"/api/state%00x", "/api/state%00", "/index.html%00.png", "/%00", NULL};
+    const char *const *p;
+    script_in(script, "nulpath", SCRIPT);
+    if (server_start(&s, script, NULL)) return;
+    for (p = bad; *p; p++) {
+        get(&r, s.port, *p);
+        CHECKF(r.status == 400, "%s: status %d, expected 400", *p, r.status);
+        CHECK_CONTAINS(r.body, "NUL");
+        http_free(&r);
+    }
+    CHECK_INT(status_of(s.port, "/api/state?_=%41"), 200); /* other escapes are still decoded */
+    CHECK_INT(status_of(s.port, "/api/st%61te"), 200);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* The page's drawing of the graph lays out at most 500 boxes: a sum of
  * 3000 noises (6001 nodes) took 80 s in Graphviz, holding the lock every
  * other drawing and the server's shutdown waited for. Past the cap the
@@ -879,6 +901,7 @@ void suite_serve(void)
     RUN(test_image_read_is_watched);
     RUN(test_error_in_module_and_foreign_paths);
     RUN(test_cached_runs_by_value);
+    RUN(test_nul_in_the_path);
     RUN(test_graph_too_large_to_draw);
     RUN(test_stream_cancels_stale_render);
     RUN(test_renders_take_turns);
