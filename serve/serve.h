@@ -8,6 +8,8 @@
  *   serve_state.c  script runs, reference-counted graphs, the file watcher,
  *                  generations and their events;
  *   serve_api.c    the API answers: state JSON, renders, the graph's SVG;
+ *   serve_child.c  child processes: script runs and graph layouts;
+ *   serve_wire.c   a script run as bytes (from a child) and back;
  *   serve_png.c    PNG encoding into memory;
  *   serve_buf.c    a growable text buffer and JSON strings.
  * The HTTP contract is in the README's "Live preview" section.
@@ -17,8 +19,10 @@
 
 #include "host.h"
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Largest picture a request may ask for, per side. */
 #define NG_SERVE_MAX_SIDE 2048
@@ -111,9 +115,12 @@ long ng_serve_generation(void);
 ng_served *ng_served_get_base(void);
 int ng_serve_error(ng_script_error *e);
 /* The good graph run with these parameter values (NULL sets: none),
- * from a cache of recent runs or a new run. NULL with a message in err
- * when the script fails with them (or there is no good graph). */
-ng_served *ng_served_get(const ng_serve_sets *sets, ng_error *err);
+ * from a cache of recent runs, a run in progress for the same values, or a
+ * new run: 0 with *out. On failure *out is NULL and err says why: -1 the
+ * script fails with these values, -2 its time limit ended the run, -3 no
+ * good graph, or the run was given up (the server stopping, or cancel set
+ * while no other request waited for the run). */
+int ng_served_get(const ng_serve_sets *sets, const atomic_int *cancel, ng_served **out, ng_error *err);
 void ng_served_put(ng_served *s);
 /* Waits until the generation differs from `seen` or `seconds` pass or the
  * server stops; returns the generation (< 0: stopping). */
@@ -140,6 +147,10 @@ typedef struct ng_query {
     const char *key[64], *value[64];
     int overflow; /* more than 64 */
     int nul;      /* a key or value held a NUL (%00), which C strings would cut */
+    /* The request's cancel flag (NULL: none): set when its client hangs
+     * up (serve.c watches the socket), by a newer render on its stream, or
+     * at shutdown. Waits and renders give up when it is set. */
+    atomic_int *cancel;
 } ng_query;
 
 /* ---- reading a request (serve_args.c) ------------------------------------------------ */
@@ -188,8 +199,76 @@ void ng_api_graph_svg(const ng_query *q, ng_answer *a);
 void ng_api_error_json(ng_buf *b);
 /* Cancels every render in progress (shutdown). */
 void ng_api_cancel_all(void);
-/* Frees the Graphviz context, once no request runs. */
-void ng_api_shutdown(void);
+
+/* ---- a script run as bytes (serve_wire.c) -------------------------------------------- */
+
+/* What an 'E' record says. */
+enum { NG_WIRE_FAILED = 1, NG_WIRE_TIME = 2 /* the script's time limit ended it */ };
+
+/* A writer into a descriptor (fd) or, when mem is set, a buffer. After a
+ * failed write it writes nothing more (failed). */
+typedef struct ng_wire_out {
+    int fd;
+    ng_buf *mem;
+    int failed;
+    size_t len;
+    unsigned char buf[16384];
+} ng_wire_out;
+/* Records: a module the script requires (sent at once), the run's error,
+ * its result. */
+void ng_wire_path(ng_wire_out *o, const char *path);
+void ng_wire_error(ng_wire_out *o, int kind, const char *msg);
+void ng_wire_script(ng_wire_out *o, const ng_script *s);
+int ng_wire_flush(ng_wire_out *o);
+
+/* How a reader stopped (ng_wire_in.status). */
+enum { NG_WIRE_EOF = 1, NG_WIRE_TIMEOUT, NG_WIRE_STOPPED, NG_WIRE_BAD };
+
+/* A reader of records from read(ctx, buf, n): bytes read (> 0), 0 at the
+ * end, -1 an error, -2 a deadline passed, -3 given up (ng_child_read is
+ * one). What it keeps (the graph, its strings and pixels) is counted in
+ * budget, whose limit the caller sets. */
+typedef struct ng_wire_in {
+    long (*read)(void *ctx, void *buf, size_t n);
+    void *ctx;
+    ng_budget budget;
+    int status; /* 0, or NG_WIRE_EOF... once stopped */
+    ng_error err; /* NG_WIRE_BAD: why */
+    size_t pos, len;
+    unsigned char buf[16384];
+} ng_wire_in;
+
+typedef struct ng_wire_record {
+    int tag;  /* 'P', 'E' or 'S' */
+    int kind; /* 'E': NG_WIRE_FAILED or NG_WIRE_TIME */
+    char text[PATH_MAX + 64]; /* 'P': the path; 'E': the message */
+    ng_script s; /* 'S': the script, its graph built again (the caller frees it) */
+} ng_wire_record;
+/* The next record: 0, or -1 with in->status set. */
+int ng_wire_next(ng_wire_in *in, ng_wire_record *r);
+
+/* ---- child processes (serve_child.c) --------------------------------------------------- */
+
+typedef struct ng_child {
+    pid_t pid;
+    int fd;                   /* the read end of its pipe */
+    double deadline;          /* CLOCK_MONOTONIC seconds; 0: none */
+    const atomic_int *cancel; /* set: the reader gives up (NULL: none) */
+} ng_child;
+/* Forks a child that runs body(fd, arg), fd the write end of its pipe,
+ * then exits; its address space limited to what it has plus extra_bytes,
+ * its answer awaited for `seconds` (0: no deadline). 0, or -1 with err. */
+int ng_child_start(ng_child *c, void (*body)(int fd, void *arg), void *arg, double extra_bytes, double seconds,
+                   const atomic_int *cancel, ng_error *err);
+/* Reads its answer (ng_wire_in's read): also -3 when cancel is set or the
+ * server is stopping. */
+long ng_child_read(void *child, void *buf, size_t n);
+/* Kills it if it still runs and reaps it: its wait status. */
+int ng_child_end(ng_child *c);
+/* ng_script_run in a child (0; -1; -2 when the time limit ended it, its
+ * process stuck or not), the graph built again here within
+ * h->memory_limit; h->on_require is called here for each module. */
+int ng_child_script(const char *path, const ng_host_opts *h, const atomic_int *cancel, ng_script *s, ng_error *err);
 
 /* ---- PNG in memory (serve_png.c) ----------------------------------------------------- */
 

@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- the graph a request names -------------------------------------------------------- */
 
@@ -35,19 +37,22 @@ static ng_served *need_base(ng_answer *a)
     return base;
 }
 
-/* The graph run with the query's parameters: base checks them first. */
-static ng_served *served_for(const ng_query *q, ng_answer *a)
+/* The graph run with the query's parameters: base checks them first. A
+ * script that fails with them is a 400 (a value it refuses); a run its
+ * time limit ended, or that was given up, a 503 (as every time limit). */
+static ng_served *served_for(const ng_query *q, const atomic_int *cancel, ng_answer *a)
 {
     ng_served *base = need_base(a), *s;
     ng_serve_sets sets;
     ng_error err;
+    int rc;
     if (!base) return NULL;
     if (ng_args_sets(q, &base->s, &sets, a)) {
         ng_served_put(base);
         return NULL;
     }
     ng_served_put(base);
-    if (!(s = ng_served_get(&sets, &err))) ng_answer_text(a, 400, "%s", err.msg);
+    if ((rc = ng_served_get(&sets, cancel, &s, &err))) ng_answer_text(a, rc == -1 ? 400 : 503, "%s", err.msg);
     return s;
 }
 
@@ -204,7 +209,7 @@ void ng_api_state(const ng_query *q, ng_answer *a)
     ng_buf *b = &a->body;
     if (ng_args_check_keys(q, known, a)) return;
     base = ng_served_get_base();
-    if (base && !(s = served_for(q, a))) goto out; /* a bad parameter: 400 */
+    if (base && !(s = served_for(q, q->cancel, a))) goto out; /* a bad parameter: 400 */
     a->status = 200;
     a->type = "application/json";
     ng_buf_free(b);
@@ -297,45 +302,47 @@ void ng_api_cancel_all(void)
 
 /* ---- /api/render --------------------------------------------------------------------------- */
 
-/* At most SERVE_RUNNING renders draw and encode at once; the others wait
- * their turn, holding no picture. Each holds its picture and PNG outside
- * the script's memory limit, and 128 connections are allowed: 40 ramp
- * requests at 2048^2 at once peaked at 2.4 GB, 0.53 GB with this cap (10.0
- * against 9.0 s for all 40; the page itself has one to three renders out).
- * Each render uses every core, so a few at once keep them busy while
- * others encode (with 2: 0.42 GB, but 12 s). A waiting render gives up
- * when it is cancelled (a newer render on its stream, the server stopping). */
-#define SERVE_RUNNING 4
-static struct {
+/* Turns: at most `max` of a kind of work at once; the others wait their
+ * turn, holding nothing, and give up when cancelled (a newer render on
+ * their stream, their client gone) or when the server stops. */
+typedef struct turns {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int running;
-} turns = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    int running, max;
+} turns;
+
+/* At most 4 renders draw and encode at once. Each holds its picture and
+ * PNG outside the script's memory limit, and 128 connections are allowed:
+ * 40 ramp requests at 2048^2 at once peaked at 2.4 GB, 0.53 GB with this
+ * cap (10.0 against 9.0 s for all 40; the page itself has one to three
+ * renders out). Each render uses every core, so a few at once keep them
+ * busy while others encode (with 2: 0.42 GB, but 12 s). */
+static turns draws = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 4};
 
 /* 0 with a turn taken, -1 when cancelled while waiting. */
-static int turn_take(const atomic_int *cancel)
+static int turn_take(turns *t, const atomic_int *cancel)
 {
     int rc;
-    pthread_mutex_lock(&turns.mu);
-    while (turns.running >= SERVE_RUNNING && !atomic_load(cancel)) {
-        struct timespec t; /* cancel flags are not signalled: look every 20 ms */
-        clock_gettime(CLOCK_REALTIME, &t);
-        t.tv_nsec += 20000000;
-        if (t.tv_nsec >= 1000000000) t.tv_sec++, t.tv_nsec -= 1000000000;
-        pthread_cond_timedwait(&turns.cv, &turns.mu, &t);
+    pthread_mutex_lock(&t->mu);
+    while (t->running >= t->max && !atomic_load(cancel) && !ng_serve_stopping()) {
+        struct timespec at; /* cancel flags are not signalled: look every 20 ms */
+        clock_gettime(CLOCK_REALTIME, &at);
+        at.tv_nsec += 20000000;
+        if (at.tv_nsec >= 1000000000) at.tv_sec++, at.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&t->cv, &t->mu, &at);
     }
-    rc = atomic_load(cancel) ? -1 : 0;
-    if (rc == 0) turns.running++;
-    pthread_mutex_unlock(&turns.mu);
+    rc = t->running < t->max && !atomic_load(cancel) ? 0 : -1;
+    if (rc == 0) t->running++;
+    pthread_mutex_unlock(&t->mu);
     return rc;
 }
 
-static void turn_give(void)
+static void turn_give(turns *t)
 {
-    pthread_mutex_lock(&turns.mu);
-    turns.running--;
-    pthread_cond_signal(&turns.cv);
-    pthread_mutex_unlock(&turns.mu);
+    pthread_mutex_lock(&t->mu);
+    t->running--;
+    pthread_cond_signal(&t->cv);
+    pthread_mutex_unlock(&t->mu);
 }
 
 /* A sink into one float buffer (a view's picture). */
@@ -460,29 +467,38 @@ static int pick_node(const ng_render_request *r, const ng_served *s, ng_answer *
     return (int)r->node;
 }
 
+/* A render takes its turn before it asks for its graph, so graphs held by
+ * renders are at most the turns' (a dozen renders of new parameter values
+ * do not each hold a graph while they wait). The request's cancel flag is
+ * set by a newer render on its stream, by its client hanging up (serve.c
+ * watches the socket) and by the shutdown: waiting or drawing, it gives up
+ * its turn. */
 void ng_api_render(const ng_query *q, ng_answer *a)
 {
+    const ng_serve_opts *c = ng_serve_cli();
     ng_render_request r;
-    ng_served *s;
+    ng_served *s = NULL;
     picture p = {0};
-    atomic_int cancel;
+    atomic_int own, *cancel = q->cancel ? q->cancel : &own;
     ng_error err;
-    double t0 = now_ms();
+    double t0 = now_ms(), t1;
     int root, rc = -1, turn;
-    if (ng_args_render(q, ng_serve_cli(), &r, a) || !(s = served_for(q, a))) return;
+    atomic_init(&own, 0);
+    if (ng_args_render(q, c, &r, a)) return;
+    render_begin(r.stream, cancel);
+    if ((turn = turn_take(&draws, cancel)) || !(s = served_for(q, cancel, a))) goto out;
     if ((root = pick_node(&r, s, a)) < 0) goto out;
     if (r.view == NG_SERVE_RAMP && ng_node_channels(ng_graph_node(s->s.graph, root)) != 1) {
         ng_answer_text(a, 400, "view ramp: node %d has %d channels; a ramp colours one", root,
                        ng_node_channels(ng_graph_node(s->s.graph, root)));
         goto out;
     }
-    atomic_init(&cancel, 0);
-    render_begin(r.stream, &cancel);
-    if ((turn = turn_take(&cancel)) == 0) rc = draw(&r, s, root, &p, &cancel, &err);
-    render_end(&cancel);
-    if ((turn || rc) && atomic_load(&cancel)) {
-        ng_answer_text(a, 409, "cancelled: a newer render on stream %s, or the server is stopping",
-                       r.stream ? r.stream : "(none)");
+    t1 = now_ms();
+    rc = draw(&r, s, root, &p, cancel, &err);
+    if (rc && atomic_load(cancel)) {
+        goto out;
+    } else if (rc && c->r.time_limit > 0 && now_ms() - t1 >= c->r.time_limit * 1e3) {
+        ng_answer_text(a, 503, "%s", err.msg); /* every time limit is a 503 */
     } else if (rc) {
         ng_answer_text(a, r.view == NG_SERVE_VOLUME || r.view == NG_SERVE_HILLSHADE ? 400 : 500, "%s", err.msg);
     } else if (to_png_channels(&p, r.view, &err) || (r.view == NG_SERVE_REPEAT && tile_2x2(&p, (int)r.w, (int)r.h, &err)) ||
@@ -494,17 +510,26 @@ void ng_api_render(const ng_query *q, ng_answer *a)
         a->generation = s->generation;
         a->render_ms = now_ms() - t0;
     }
-    free(p.px);
-    if (turn == 0) turn_give();
 out:
+    render_end(cancel);
+    if (atomic_load(cancel) && (turn || rc))
+        ng_answer_text(a, 409, "cancelled: a newer render on stream %s, the client went away, or the server is stopping",
+                       r.stream ? r.stream : "(none)");
+    free(p.px);
+    if (turn == 0) turn_give(&draws);
     ng_served_put(s);
 }
 
 /* ---- /api/graph.svg ------------------------------------------------------------------------- */
 
-/* Graphviz is not thread-safe: one layout at a time, one context. */
-static pthread_mutex_t gv_mu = PTHREAD_MUTEX_INITIALIZER;
-static GVC_t *gvc;
+/* Graphviz lays out in a child process (serve_child.c): no limit reaches
+ * into its layout, whose time grows far faster than the graph (a graph of
+ * 71 boxes with many crossing edges took 36 s here; a sum of 3000 noises
+ * 80 s), and a thread cannot be stopped inside it. The child is killed at
+ * the script's --time-limit, when the server stops or when the client
+ * hangs up; at most 2 lay out at once. */
+static turns layouts = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 2};
+#define SVG_MAX_BYTES (64u << 20)
 
 /* The two plugins a layout to SVG needs, linked in rather than found by
  * Graphviz's plugin search: that search also loads its text layout
@@ -533,12 +558,10 @@ static void set_ids(Agraph_t *g)
     }
 }
 
-/* The most boxes (graph nodes and outputs) the page's drawing lays out.
- * dot's layout grows much faster than the graph (a sum of 1000 noises,
- * 2001 nodes, took 2 s here, of 3000 80 s; no limit reaches into
- * Graphviz), and it holds gv_mu, which every other drawing and the
- * server's shutdown wait for; a graph this large is not read from a
- * drawing anyway. */
+/* The most boxes (graph nodes and outputs) the page's drawing lays out:
+ * past it the answer is a reason, at once (a sum of 1000 noises, 2001
+ * nodes, took 2 s; such a graph is not read from a drawing anyway). The
+ * time limit bounds the rest. */
 #define SVG_MAX_NODES 500
 
 /* The boxes ng_print_dot draws: the nodes shown and the outputs. */
@@ -549,66 +572,83 @@ static int drawn_nodes(const ng_script *s)
     return n;
 }
 
-static int layout_svg(const char *dot, ng_buf *out)
+/* In the child: the SVG of the DOT text arg into fd. Nothing is freed:
+ * the process ends. */
+static void layout_body(int fd, void *arg)
 {
-    Agraph_t *g;
+    GVC_t *gvc = gvContextPlugins(gv_builtins, 0);
+    Agraph_t *g = gvc ? agmemread(arg) : NULL;
     char *data = NULL;
-    unsigned len = 0;
-    int rc = -1;
-    pthread_mutex_lock(&gv_mu);
-    if (!gvc) gvc = gvContextPlugins(gv_builtins, 0);
-    if (gvc && (g = agmemread(dot))) {
-        set_ids(g);
-        if (gvLayout(gvc, g, "dot") == 0) {
-            if (gvRenderData(gvc, g, "svg", &data, &len) == 0 && data) {
-                ng_buf_add(out, data, len);
-                rc = out->oom ? -1 : 0;
-            }
-            if (data) gvFreeRenderData(data);
-            gvFreeLayout(gvc, g);
-        }
-        agclose(g);
+    unsigned len = 0, off = 0;
+    if (!g) _exit(1);
+    set_ids(g);
+    if (gvLayout(gvc, g, "dot") || gvRenderData(gvc, g, "svg", &data, &len) || !data) _exit(1);
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w <= 0) _exit(1);
+        off += (unsigned)w;
     }
-    pthread_mutex_unlock(&gv_mu);
-    return rc;
+}
+
+/* The SVG of dot into out: 0; -1 Graphviz failed; -2 the time limit
+ * passed; -3 given up (cancelled, the server stopping). */
+static int layout_svg(const char *dot, const atomic_int *cancel, ng_buf *out, ng_error *err)
+{
+    ng_child c;
+    char buf[16384];
+    long n;
+    int status;
+    if (turn_take(&layouts, cancel)) return -3;
+    if (ng_child_start(&c, layout_body, (void *)dot, 512.0 * 1024 * 1024, ng_serve_cli()->h.time_limit, cancel,
+                       err)) {
+        turn_give(&layouts);
+        return -1;
+    }
+    while ((n = ng_child_read(&c, buf, sizeof buf)) > 0 && out->len <= SVG_MAX_BYTES) ng_buf_add(out, buf, (size_t)n);
+    status = ng_child_end(&c);
+    turn_give(&layouts);
+    if (n == -2) return -2;
+    if (n == -3) return -3;
+    if (n < 0 || out->len > SVG_MAX_BYTES || out->oom || !WIFEXITED(status) || WEXITSTATUS(status))
+        return ng_errorf(err, "Graphviz could not lay out the graph");
+    return 0;
 }
 
 void ng_api_graph_svg(const ng_query *q, ng_answer *a)
 {
     static const char *const known[] = {NULL};
+    const double limit = ng_serve_cli()->h.time_limit;
+    atomic_int own, *cancel = q->cancel ? q->cancel : &own;
     ng_served *s;
+    ng_error err;
     char *dot = NULL;
     size_t len = 0;
+    long generation;
     FILE *f;
-    int nodes;
-    if (ng_args_check_keys(q, known, a) || !(s = served_for(q, a))) return;
+    int nodes, rc;
+    atomic_init(&own, 0);
+    if (ng_args_check_keys(q, known, a) || !(s = served_for(q, cancel, a))) return;
+    generation = s->generation;
     if ((nodes = drawn_nodes(&s->s)) > SVG_MAX_NODES) {
         ng_answer_text(a, 422,
                        "the graph has %d nodes, too many to draw (at most %d); 'noisegraph info' and "
                        "'noisegraph dot' give all of it",
                        nodes, SVG_MAX_NODES);
-    } else if (!(f = open_memstream(&dot, &len))) {
-        ng_answer_text(a, 500, "out of memory");
-    } else {
+    } else if ((f = open_memstream(&dot, &len))) {
         ng_print_dot(&s->s, base_name(ng_serve_cli()->script), f);
         fclose(f);
-        ng_buf_free(&a->body);
-        if (layout_svg(dot, &a->body)) {
-            ng_answer_text(a, 500, "Graphviz could not lay out the graph");
-        } else {
-            a->status = 200;
-            a->type = "image/svg+xml";
-            a->generation = s->generation;
-        }
     }
+    ng_served_put(s); /* the text is all the layout needs */
+    if (nodes > SVG_MAX_NODES) return;
+    ng_buf_free(&a->body);
+    if (!dot) rc = -1, ng_errorf(&err, "out of memory");
+    else rc = layout_svg(dot, cancel, &a->body, &err);
     free(dot);
-    ng_served_put(s);
-}
-
-void ng_api_shutdown(void)
-{
-    pthread_mutex_lock(&gv_mu);
-    if (gvc) gvFreeContext(gvc);
-    gvc = NULL;
-    pthread_mutex_unlock(&gv_mu);
+    if (rc == -2)
+        ng_answer_text(a, 503, "Graphviz took longer than the time limit of %g s to lay out the graph of %d nodes "
+                               "(raise it with --time-limit); 'noisegraph dot' gives it to lay out elsewhere",
+                       limit, nodes);
+    else if (rc == -3) ng_answer_text(a, 503, "the drawing was given up (the client went away, or the server is stopping)");
+    else if (rc) ng_answer_text(a, 500, "%s", err.msg);
+    else a->status = 200, a->type = "image/svg+xml", a->generation = generation;
 }
