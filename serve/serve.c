@@ -125,12 +125,15 @@ static slot *conn_of(struct MHD_Connection *c)
  * -1 when they are all taken. */
 static int conn_answer(slot *k, int stream)
 {
-    int ok;
+    int counted, ok;
     pthread_mutex_lock(&conns.mu);
-    ok = stream ? conns.streams < MAX_STREAMS : conns.busy < MAX_BUSY;
-    if (ok && stream) k->stream = 1, conns.streams++;
-    else if (ok) k->busy = 1, conns.busy++;
-    atomic_store(&k->cancel, 0);
+    counted = k->busy || k->stream; /* a second call for the same request */
+    ok = counted || (stream ? conns.streams < MAX_STREAMS : conns.busy < MAX_BUSY);
+    if (ok && !counted) {
+        if (stream) k->stream = 1, conns.streams++;
+        else k->busy = 1, conns.busy++;
+        atomic_store(&k->cancel, 0);
+    }
     pthread_mutex_unlock(&conns.mu);
     return ok ? 0 : -1;
 }
@@ -243,7 +246,7 @@ static const char *content_type(const char *name)
 
 static enum MHD_Result send_file(struct MHD_Connection *conn, const char *url)
 {
-    const char *name = strcmp(url, "/") ? url + 1 : "index.html";
+    const char *name = strcmp(url, "/") ? url + (url[0] == '/') : "index.html";
     int i;
     for (i = 0; i < ng_web_nfiles; i++)
         if (!strcmp(ng_web_files[i].name, name)) {

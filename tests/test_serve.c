@@ -748,9 +748,8 @@ static void test_stuck_script_saved(void)
 }
 
 /* The page's drawing of the graph lays out at most 500 boxes: a sum of
- * 3000 noises (6001 nodes) took 80 s in Graphviz, holding the lock every
- * other drawing and the server's shutdown waited for. Past the cap the
- * answer is a reason, at once; below it, the drawing. */
+ * 3000 noises (6001 nodes) took 80 s in Graphviz. Past the cap the answer
+ * is a reason, at once; below it, the drawing. */
 static void test_graph_too_large_to_draw(void)
 {
     char script[PATHLEN];
