@@ -39,6 +39,16 @@
  * before the server kills it: writing a large graph into the pipe. */
 #define SCRIPT_SLACK 5.0
 
+/* AddressSanitizer's shadow memory reserves terabytes of address space:
+ * no address-space limit under it (gcc says so one way, clang another). */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
 static double now_s(void)
 {
     struct timespec t;
@@ -50,11 +60,10 @@ static double now_s(void)
 
 /* The address space the child has (every thread stack and mapping of the
  * server is still mapped in it) plus extra bytes: an allocation past its
- * limits that the budgets do not see fails instead of taking the machine.
- * Not under AddressSanitizer, whose shadow memory reserves terabytes. */
+ * limits that the budgets do not see fails instead of taking the machine. */
 static void limit_memory(double extra)
 {
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(UNDER_ASAN)
     unsigned long pages = 0;
     char text[64] = "";
     struct rlimit rl;
