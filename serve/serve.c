@@ -481,6 +481,7 @@ int ng_serve_run(const ng_serve_opts *c, ng_error *err)
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN); /* a page closed mid-answer */
+    if (ng_spawner_start(c, err)) return 1; /* one thread yet: it forks from here */
     if (ng_serve_state_start(c, err)) goto stop;
     if (pthread_create(&conns.monitor, NULL, monitor, NULL) == 0) conns.monitor_running = 1;
     d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)c->port, NULL,
@@ -510,5 +511,6 @@ stop:
         pthread_join(conns.monitor, NULL);
     }
     ng_serve_state_stop();
+    ng_spawner_stop();
     return rc;
 }

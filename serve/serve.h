@@ -22,7 +22,6 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stddef.h>
-#include <sys/types.h>
 
 /* Largest picture a request may ask for, per side. */
 #define NG_SERVE_MAX_SIDE 2048
@@ -199,6 +198,8 @@ void ng_api_graph_svg(const ng_query *q, ng_answer *a);
 void ng_api_error_json(ng_buf *b);
 /* Cancels every render in progress (shutdown). */
 void ng_api_cancel_all(void);
+/* In a layout's child: the SVG of the DOT text into fd. */
+void ng_api_layout(const char *dot, int fd);
 
 /* ---- a script run as bytes (serve_wire.c) -------------------------------------------- */
 
@@ -249,22 +250,28 @@ int ng_wire_next(ng_wire_in *in, ng_wire_record *r);
 
 /* ---- child processes (serve_child.c) --------------------------------------------------- */
 
+/* Starts the process that forks every child, while the server has one
+ * thread (before the state and the daemon); stop: after every request and
+ * the watcher ended. 0, or -1 with err. */
+int ng_spawner_start(const ng_serve_opts *c, ng_error *err);
+void ng_spawner_stop(void);
+
 typedef struct ng_child {
-    pid_t pid;
-    int fd;                   /* the read end of its pipe */
+    int fd;                   /* the read end of its answer */
+    int pidfd;                /* to kill it (-1: it has ended) */
     double deadline;          /* CLOCK_MONOTONIC seconds; 0: none */
     const atomic_int *cancel; /* set: the reader gives up (NULL: none) */
 } ng_child;
-/* Forks a child that runs body(fd, arg), fd the write end of its pipe,
- * then exits; its address space limited to what it has plus extra_bytes,
- * its answer awaited for `seconds` (0: no deadline). 0, or -1 with err. */
-int ng_child_start(ng_child *c, void (*body)(int fd, void *arg), void *arg, double extra_bytes, double seconds,
-                   const atomic_int *cancel, ng_error *err);
+/* Starts a child of kind 'S' (a script run: input the --set values as
+ * "name\0value\0"...) or 'L' (a layout: input the DOT text), its answer
+ * awaited for `seconds` (0: no deadline). 0, or -1 with err. */
+int ng_child_start(ng_child *c, char kind, const void *input, size_t len, double seconds, const atomic_int *cancel,
+                   ng_error *err);
 /* Reads its answer (ng_wire_in's read): also -3 when cancel is set or the
  * server is stopping. */
 long ng_child_read(void *child, void *buf, size_t n);
-/* Kills it if it still runs and reaps it: its wait status. */
-int ng_child_end(ng_child *c);
+/* Kills it if it still runs. */
+void ng_child_end(ng_child *c);
 /* ng_script_run in a child (0; -1; -2 when the time limit ended it, its
  * process stuck or not), the graph built again here within
  * h->memory_limit; h->on_require is called here for each module. */

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -572,22 +571,21 @@ static int drawn_nodes(const ng_script *s)
     return n;
 }
 
-/* In the child: the SVG of the DOT text arg into fd. Nothing is freed:
- * the process ends. */
-static void layout_body(int fd, void *arg)
+void ng_api_layout(const char *dot, int fd)
 {
     GVC_t *gvc = gvContextPlugins(gv_builtins, 0);
-    Agraph_t *g = gvc ? agmemread(arg) : NULL;
+    Agraph_t *g = gvc ? agmemread(dot) : NULL;
     char *data = NULL;
     unsigned len = 0, off = 0;
-    if (!g) _exit(1);
+    if (!g) return;
     set_ids(g);
-    if (gvLayout(gvc, g, "dot") || gvRenderData(gvc, g, "svg", &data, &len) || !data) _exit(1);
+    if (gvLayout(gvc, g, "dot") || gvRenderData(gvc, g, "svg", &data, &len) || !data) return;
     while (off < len) {
         ssize_t w = write(fd, data + off, len - off);
-        if (w <= 0) _exit(1);
+        if (w <= 0) return;
         off += (unsigned)w;
     }
+    /* nothing freed: the process ends */
 }
 
 /* The SVG of dot into out: 0; -1 Graphviz failed; -2 the time limit
@@ -597,19 +595,18 @@ static int layout_svg(const char *dot, const atomic_int *cancel, ng_buf *out, ng
     ng_child c;
     char buf[16384];
     long n;
-    int status;
     if (turn_take(&layouts, cancel)) return -3;
-    if (ng_child_start(&c, layout_body, (void *)dot, 512.0 * 1024 * 1024, ng_serve_cli()->h.time_limit, cancel,
-                       err)) {
+    if (ng_child_start(&c, 'L', dot, strlen(dot), ng_serve_cli()->h.time_limit, cancel, err)) {
         turn_give(&layouts);
         return -1;
     }
     while ((n = ng_child_read(&c, buf, sizeof buf)) > 0 && out->len <= SVG_MAX_BYTES) ng_buf_add(out, buf, (size_t)n);
-    status = ng_child_end(&c);
+    ng_child_end(&c);
     turn_give(&layouts);
     if (n == -2) return -2;
     if (n == -3) return -3;
-    if (n < 0 || out->len > SVG_MAX_BYTES || out->oom || !WIFEXITED(status) || WEXITSTATUS(status))
+    /* a child that failed or crashed wrote no SVG, or not all of one */
+    if (n < 0 || out->len > SVG_MAX_BYTES || out->oom || !out->data || !strstr(out->data, "</svg>"))
         return ng_errorf(err, "Graphviz could not lay out the graph");
     return 0;
 }

@@ -378,9 +378,6 @@ int ng_serve_state_start(const ng_serve_opts *c, ng_error *err)
 {
     const char *slash = strrchr(c->script, '/');
     st.cli = c;
-    /* a one-time initialisation in progress on another thread when a run
-     * forks would never end in the child: done now, before any fork */
-    (void)ng_simd_path();
     if (!slash) snprintf(st.dir, sizeof st.dir, ".");
     else snprintf(st.dir, sizeof st.dir, "%.*s", (int)(slash - c->script), c->script);
     if (slash == c->script) snprintf(st.dir, sizeof st.dir, "/");
