@@ -411,7 +411,7 @@ FUZZ_SAN     := -fsanitize=address,undefined,float-cast-overflow \
 FUZZ_CFLAGS  := $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_CXX     := clang++-14
 FUZZ_CXXFLAGS := $(CXXFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
-FUZZ_TARGETS := script image args deflate manifest
+FUZZ_TARGETS := script image args deflate manifest serve
 # what each target links besides the library, and the longest input worth
 # trying (args: past the 4096-byte value limit)
 FUZZ_OBJ_script := lua/host.o lua/ngmodule.o
@@ -419,6 +419,7 @@ FUZZ_OBJ_image  :=
 FUZZ_OBJ_args   := cli/args.o lua/host.o lua/ngmodule.o
 FUZZ_OBJ_deflate :=
 FUZZ_OBJ_manifest := cli/stitch.o cli/tiles.o cli/args.o cli/signals.o lua/host.o lua/ngmodule.o
+FUZZ_OBJ_serve  := serve/serve_args.o serve/serve_wire.o serve/serve_buf.o lua/host.o lua/ngmodule.o
 # seeds kept elsewhere in the tree: the example graphs are script seeds
 FUZZ_SEEDS_script := $(wildcard graphs/*.lua graphs/lib/*.lua)
 FUZZ_LEN_script := 8192
@@ -426,6 +427,7 @@ FUZZ_LEN_image  := 65536
 FUZZ_LEN_args   := 8192
 FUZZ_LEN_deflate := 4096
 FUZZ_LEN_manifest := 16384
+FUZZ_LEN_serve  := 8192
 FUZZ_LIB     := $(FUZZ_BUILD)/libnoisegraph.a
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
@@ -441,6 +443,7 @@ $(FUZZ_BUILD)/io/%.o: FUZZ_CFLAGS += $(INC_io)
 $(FUZZ_BUILD)/cli/%.o: FUZZ_CFLAGS += $(INC_cli)
 $(FUZZ_BUILD)/nodes/%.o: FUZZ_CFLAGS += $(INC_nodes)
 $(FUZZ_BUILD)/lua/%.o: FUZZ_CFLAGS += $(INC_lua)
+$(FUZZ_BUILD)/serve/%.o: FUZZ_CFLAGS += $(INC_serve)
 $(FUZZ_BUILD)/tests/%.o: FUZZ_CFLAGS += $(INC_tests)
 $(FUZZ_BUILD)/%.o: %.c | deps fuzz-deps
 	@mkdir -p $(dir $@)

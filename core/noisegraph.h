@@ -286,6 +286,11 @@ typedef int (*ng_image_loader)(const char *path, ng_image *img, size_t max_bytes
 void ng_graph_set_image_loader(ng_graph *g, ng_image_loader load);
 /* Frees img->px (from a loader's malloc) and clears it. */
 void ng_image_free(ng_image *img);
+/* The pixels an image node (ng.image) decoded, as a view into the node
+ * (its graph owns them: not to be freed): 0, or -1 for a node of another
+ * type. A copy of the graph made through the calls above hands them to
+ * its loader instead of reading the file again. */
+int ng_node_image(const ng_node *n, ng_image *view);
 
 int ng_graph_count(const ng_graph *g);
 const ng_node *ng_graph_node(const ng_graph *g, int id);

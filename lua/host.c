@@ -802,6 +802,7 @@ detach:
     if (rc) {
         ng_script_free(s);
         memset(s, 0, sizeof *s);
+        if (h.expired) rc = -2; /* the hook's error: the time limit, whatever the script made of it */
     }
     return rc;
 }
