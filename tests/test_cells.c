@@ -347,8 +347,10 @@ static void test_range(void)
             if (cs[c].kind == SPARSE) {
                 CHECKF(mn >= -1.0 && mx <= 1.0, "%s %dD: [%.9g, %.9g] exceeds [-1, 1]",
                        cfg_name(&cs[c]), dims, mn, mx);
-                /* both sides used; the rare extremes (1e-5) need 2^20 */
-                CHECKF(fmax(-mn, mx) >= 0.9 && fmin(-mn, mx) >= 0.75,
+                /* both sides used; the rare extremes (1e-5) need 2^20, so
+                 * the sanitized run's 8x fewer samples (drawn anew when the
+                 * list of configurations changes) are held to 85% */
+                CHECKF(fmax(-mn, mx) >= (SANITIZED ? 0.85 : 0.9) && fmin(-mn, mx) >= 0.75,
                        "%s %dD: [%.6f, %.6f] uses < 90%% of [-1, 1]", cfg_name(&cs[c]), dims, mn,
                        mx);
             } else {
