@@ -836,7 +836,10 @@ static void test_worley_extras_errors(void)
         t_choose(n, "feature", cases[c].feature);
         t_choose(n, "metric", cases[c].metric);
         if (cases[c].opt) rc = ng_set_number(n, ng_param_index(ng_node_type_of(n), cases[c].opt), cases[c].v, &err);
-        if (rc == 0) rc = ng_node_finish(g, n, &err) < 0 ? -1 : 0;
+        if (rc == 0)
+            rc = ng_node_finish(g, n, &err) < 0 ? -1 : 0;
+        else
+            ng_node_discard(n); /* a node whose option was refused never reaches the graph */
         CHECKF(rc != 0 && strstr(err.msg, cases[c].msg), "%s %s: %s", cases[c].feature, cases[c].metric,
                rc ? err.msg : "accepted");
         ng_graph_free(g);
