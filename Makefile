@@ -1,5 +1,6 @@
 # noisegraph — build, test, demo, bench.
 #   make          build build/noisegraph and build/libnoisegraph.a
+#   make check    build and run the fast tier of the tests (seconds, for editing)
 #   make test     build and run every test (SAN=1: under ASan + UBSan)
 #   make demo     build the program for this CPU alone (build/demo) and render
 #                 graphs/terrain.lua to terrain.png
@@ -77,10 +78,10 @@ ifeq ($(SAN),1)
   LDSAN  := -fsanitize=address,undefined,float-cast-overflow
 else ifeq ($(DEMO),1)
   # make demo: the program with this CPU's own SIMD path alone (the same
-  # bits as every path) and no debug information, in build/demo: a
+  # bits as every path), -O2 and no debug information, in build/demo: a
   # newcomer's first render waits for one path's kernels, not four
   BUILD  := build/demo$(COMPILER)
-  CFLAGS := $(filter-out -g,$(CFLAGS_BASE)) -O3
+  CFLAGS := $(filter-out -g,$(CFLAGS_BASE)) -O2
   CXXFLAGS := $(filter-out -g,$(CXXFLAGS_BASE)) -O2
   LDSAN  :=
 else
@@ -140,13 +141,15 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 # what the program is made of besides the two archives
 PROG_OBJ = $(LUA_OBJ) $(SERVE_OBJ) $(CLI_OBJ)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+# the list of suites, generated from their NG_SUITE lines (tests/suites.sh)
+SUITES_OBJ := $(BUILD)/gen/suites.o
 LIB     := $(BUILD)/libnoisegraph.a
 IO_LIB  := $(BUILD)/libnoisegraph_io.a
 LIBS    = $(IO_LIB) $(LIB)
 BIN     := $(BUILD)/noisegraph
 TESTBIN := $(BUILD)/run_tests
 
-.PHONY: all deps test-deps test demo bench fuzz fuzz-deps fuzz-build fuzz-recap clean
+.PHONY: all deps test-deps check test demo bench fuzz fuzz-deps fuzz-build fuzz-recap clean
 
 all: deps $(BIN) $(LIB) $(IO_LIB) build/noisegraph
 
@@ -212,7 +215,20 @@ $(WEB_OBJ): $(BUILD)/gen/web_files.c | deps
 	@echo "  CC  $<"
 	@$(CC) $(CFLAGS) $(INC_serve) -c $< -o $@
 
--include $(ENGINE_OBJ:.o=.d) $(IO_OBJ:.o=.d) $(PROG_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tests/bench/bench.d
+# Every suite runs, or the build fails: the table of suites is made from
+# the NG_SUITE line of each tests/test_*.c, and a test file without one (or
+# with two) stops the build. The folder is a prerequisite: a file added or
+# removed changes it.
+$(BUILD)/gen/suites.c: tests $(TEST_SRC) tests/suites.sh
+	@mkdir -p $(dir $@)
+	@echo "  GEN $@"
+	@sh tests/suites.sh $(TEST_SRC) > $@.tmp && mv $@.tmp $@
+$(SUITES_OBJ): $(BUILD)/gen/suites.c | deps
+	@echo "  CC  $<"
+	@$(CC) $(CFLAGS) $(INC_tests) -MMD -MP -c $< -o $@
+
+-include $(ENGINE_OBJ:.o=.d) $(IO_OBJ:.o=.d) $(PROG_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tests/bench/bench.d \
+         $(SUITES_OBJ:.o=.d)
 
 # SIMD paths (kernels.h): each is nodes/simd/path_<path>.c (its loops and
 # table) and one unit per kernel family, nodes/simd/<family>_kernels.c, compiled with
@@ -262,11 +278,14 @@ $(IO_LIB): $(IO_OBJ) $(BUILD)/layers.ok
 	@echo "  AR  $@"
 	@rm -f $@ && ar rcs $@ $(IO_OBJ)
 
-$(BIN): $(PROG_OBJ) $(LIBS)
+# The heaviest units first (the kernels, OpenVDB's C++ unit), so that with
+# one job per core none of them is left running alone at the end.
+HEAVY_OBJ = $(filter %/lattice.o,$(KERNEL_OBJ)) $(IO_CXX_SRC:%.cc=$(BUILD)/%.o) $(filter-out %/lattice.o,$(KERNEL_OBJ))
+$(BIN): $(HEAVY_OBJ) $(PROG_OBJ) $(LIBS)
 	@echo "  LD  $@"
 	@$(CC) $(LDSAN) -o $@ $(PROG_OBJ) $(LIBS) $(LDLIBS)
 
-$(TESTBIN): $(TEST_OBJ) $(LIBS)
+$(TESTBIN): $(TEST_OBJ) $(SUITES_OBJ) $(LIBS)
 	@echo "  LD  $@"
 	@$(CC) $(LDSAN) -o $@ $^ $(LDLIBS)
 
@@ -288,6 +307,13 @@ ENGINE_ONLY_BIN := $(BUILD)/engine_only
 $(ENGINE_ONLY_BIN): tests/embed/engine_only.c $(LIB)
 	@echo "  LD  $@"
 	@$(CC) $(CFLAGS) -Icore -Inodes $(LDSAN) -o $@ $< $(LIB) $(ENGINE_LIBS)
+
+# Two tiers (NG_SUITE in tests/harness.h): check runs the fast suites, no
+# root, servers, Slurm, Chromium, GDAL or network, in well under a minute;
+# test, what CI runs, every suite of every tier, the embedding programs,
+# the layers and the browser test.
+check: deps $(BIN) $(TESTBIN)
+	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN) --tier fast
 
 test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN) $(ENGINE_ONLY_BIN)
 	@python3 tests/layers.py include
@@ -385,19 +411,23 @@ FUZZ_SAN     := -fsanitize=address,undefined,float-cast-overflow \
 FUZZ_CFLAGS  := $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_CXX     := clang++-14
 FUZZ_CXXFLAGS := $(CXXFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
-FUZZ_TARGETS := script image args deflate
+FUZZ_TARGETS := script image args deflate manifest serve
 # what each target links besides the library, and the longest input worth
 # trying (args: past the 4096-byte value limit)
 FUZZ_OBJ_script := lua/host.o lua/ngmodule.o
 FUZZ_OBJ_image  :=
 FUZZ_OBJ_args   := cli/args.o lua/host.o lua/ngmodule.o
 FUZZ_OBJ_deflate :=
+FUZZ_OBJ_manifest := cli/stitch.o cli/tiles.o cli/args.o cli/signals.o lua/host.o lua/ngmodule.o
+FUZZ_OBJ_serve  := serve/serve_args.o serve/serve_wire.o serve/serve_buf.o lua/host.o lua/ngmodule.o
 # seeds kept elsewhere in the tree: the example graphs are script seeds
 FUZZ_SEEDS_script := $(wildcard graphs/*.lua graphs/lib/*.lua)
 FUZZ_LEN_script := 8192
 FUZZ_LEN_image  := 65536
 FUZZ_LEN_args   := 8192
 FUZZ_LEN_deflate := 4096
+FUZZ_LEN_manifest := 16384
+FUZZ_LEN_serve  := 8192
 FUZZ_LIB     := $(FUZZ_BUILD)/libnoisegraph.a
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
@@ -413,6 +443,7 @@ $(FUZZ_BUILD)/io/%.o: FUZZ_CFLAGS += $(INC_io)
 $(FUZZ_BUILD)/cli/%.o: FUZZ_CFLAGS += $(INC_cli)
 $(FUZZ_BUILD)/nodes/%.o: FUZZ_CFLAGS += $(INC_nodes)
 $(FUZZ_BUILD)/lua/%.o: FUZZ_CFLAGS += $(INC_lua)
+$(FUZZ_BUILD)/serve/%.o: FUZZ_CFLAGS += $(INC_serve)
 $(FUZZ_BUILD)/tests/%.o: FUZZ_CFLAGS += $(INC_tests)
 $(FUZZ_BUILD)/%.o: %.c | deps fuzz-deps
 	@mkdir -p $(dir $@)

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int ng_cli_fail(int code, const char *fmt, ...)
 {
@@ -994,10 +995,32 @@ static int check_time(ng_cli *c)
     return 0;
 }
 
-/* A view draws one picture (WxH); its box is a volume view's own. */
+/* The picture formats of a view, those --output's help names for it (a
+ * view's RGB picture in any other format was written without a word). */
+static const char *const view_formats[] = {".png", ".pfm"};
+#define NVIEW_FORMATS (sizeof view_formats / sizeof view_formats[0])
+
+static int is_view_format(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    size_t k;
+    for (k = 0; dot && !strchr(dot, '/') && k < NVIEW_FORMATS; k++)
+        if (!strcasecmp(dot, view_formats[k])) return 1;
+    return 0;
+}
+
+/* A view draws one picture (WxH) into a picture format; its box is a
+ * volume view's own. */
 static int check_view(const ng_cli *c)
 {
     const int volume = c->v.kind == NG_VIEW_VOLUME;
+    if (c->output && !is_view_format(c->output)) {
+        char list[64] = "";
+        size_t k;
+        for (k = 0; k < NVIEW_FORMATS; k++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? " or " : "", view_formats[k]);
+        return ng_cli_fail(2, "-o: %s: a view draws one picture, into %s", c->output, list);
+    }
     if (c->r.depth) return ng_cli_fail(2, "--size: a view draws one picture, WxH (a density's box is --volume WxHxD)");
     if (c->region_fields == 6) return ng_cli_fail(2, "--region: a view draws one picture: X,Y,W,H");
     if (c->origin_fields && c->origin_fields != (volume ? 3 : 2))
@@ -1043,6 +1066,7 @@ static int check_tiles(const ng_cli *c)
 static int check(ng_cmd cmd, ng_cli *c, unsigned long long seen)
 {
     const unsigned where = context(cmd, c);
+    ng_error err;
     size_t i;
     int rc;
     /* tiles and stitch draw no view: --view is simply not theirs */
@@ -1058,6 +1082,9 @@ static int check(ng_cmd cmd, ng_cli *c, unsigned long long seen)
     place(c);
     ng_file_options_place(&c->file, &c->r);
     c->r.dims = c->time_set || c->frames_set ? 4 : c->z_set || c->r.depth ? 3 : 2;
+    /* what the view would refuse when it draws (a camera on its target,
+     * a zero sun) is the command line's mistake: said now, as usage */
+    if (c->view && ng_view_check(&c->v, &c->r, &err)) return ng_cli_fail(2, "%s", err.msg);
     return 0;
 }
 

@@ -121,10 +121,18 @@ static int has_pattern(const char *path)
     return 0;
 }
 
+/* The folders an output's pattern made: dir (malloc'd) and the length of
+ * its part that existed before (the folders below it were made). */
+typedef struct made_folders {
+    char *dir;
+    size_t kept;
+} made_folders;
+
 /* Walks the folders of path, outermost first: each must be a folder; a
- * missing one is made (mkdir -p, mode 0777 less the umask) when `make`,
- * and an error otherwise. 0, or the exit code 1 after the one-line error. */
-static int walk_folders(const char *path, int make)
+ * missing one is made (mkdir -p, mode 0777 less the umask) when made is
+ * given, which then says what was made, and an error otherwise. 0, or the
+ * exit code 1 after the one-line error. */
+static int walk_folders(const char *path, made_folders *made)
 {
     const char *last = strrchr(path, '/');
     char *dir;
@@ -141,15 +149,30 @@ static int walk_folders(const char *path, int make)
             if (!S_ISDIR(st.st_mode)) rc = ng_cli_fail(1, "%s: '%s' is not a folder", path, dir);
         } else if (errno != ENOENT) {
             rc = ng_cli_fail(1, "%s: the folder '%s': %s", path, dir, strerror(errno));
-        } else if (!make) {
+        } else if (!made) {
             rc = ng_cli_fail(1, "%s: the folder '%.*s' does not exist", path, (int)end, path);
         } else if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
             rc = ng_cli_fail(1, "%s: cannot create the folder '%s': %s", path, dir, strerror(errno));
+        } else if (!made->kept) {
+            made->kept = i; /* this one and those below it are new */
         }
         if (i < end) dir[i] = '/';
     }
-    free(dir);
+    if (made && !made->dir && made->kept) made->dir = dir;
+    else free(dir);
     return rc;
+}
+
+/* After a failed render: the folders walk_folders made, innermost first,
+ * each if it is empty (the sinks removed what they wrote in them). */
+static void remove_made_folders(made_folders *made)
+{
+    char *slash;
+    if (!made->dir) return;
+    while (strlen(made->dir) >= made->kept && rmdir(made->dir) == 0 && (slash = strrchr(made->dir, '/')))
+        *slash = '\0';
+    free(made->dir);
+    made->dir = NULL;
 }
 
 /* Every output is written to its temporary first; only when the whole
@@ -162,10 +185,13 @@ static int render_outputs(ng_cli *c, ng_script *s, const char *output, const cha
     ng_file_sink *files[NG_MAX_OUTPUTS] = {0};
     ng_sink sinks[NG_MAX_OUTPUTS];
     char *paths[NG_MAX_OUTPUTS] = {0};
+    made_folders made[NG_MAX_OUTPUTS] = {{0}};
     ng_error err;
     int rc = 1, i, k;
     for (i = 0; i < s->noutputs; i++) {
-        if (!(paths[i] = output_path(output, s->output_name[i]))) {
+        /* --only NAME: -o is the file itself, unless it says where {name} goes */
+        const char *suffix = c->only && !strstr(output, "{name}") ? NULL : s->output_name[i];
+        if (!(paths[i] = output_path(output, suffix))) {
             ng_cli_fail(1, "render: out of memory");
             goto done;
         }
@@ -188,7 +214,7 @@ static int render_outputs(ng_cli *c, ng_script *s, const char *output, const cha
             ng_cli_fail(1, "%s%s", frame, err.msg);
             goto done;
         }
-        if (has_pattern(c->output) && walk_folders(paths[i], 1)) goto done;
+        if (has_pattern(c->output) && walk_folders(paths[i], &made[i])) goto done;
         ng_file_sink_defer(files[i]);
         sinks[i] = ng_file_sink_as_sink(files[i]);
     }
@@ -210,6 +236,10 @@ done:
     for (i = 0; i < s->noutputs; i++) {
         ng_file_sink_free(files[i]);
         free(paths[i]);
+    }
+    for (i = s->noutputs - 1; i >= 0; i--) { /* after the sinks: their temporaries are gone */
+        if (rc) remove_made_folders(&made[i]);
+        free(made[i].dir);
     }
     return rc;
 }
@@ -335,7 +365,7 @@ static int check_target(const ng_cli *c)
     if (is_directory(c->output)) return ng_cli_fail(1, "%s: is a directory", c->output);
     if (ng_file_check_depth(c->output, c->bits, c->r.depth, &err)) return ng_cli_fail(2, "%s", err.msg);
     /* a view writes one picture: its -o is never a pattern */
-    if ((c->view || !has_pattern(c->output)) && walk_folders(c->output, 0)) return 1;
+    if ((c->view || !has_pattern(c->output)) && walk_folders(c->output, NULL)) return 1;
     return 0;
 }
 

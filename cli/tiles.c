@@ -239,8 +239,9 @@ static int plan_drops(const job *j, int k)
 static int print_plan(const job *j)
 {
     char self[PATH_MAX], script[PATH_MAX], *output = absolute(j->c.output);
+    const char *broken = NULL;
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    int i, k;
+    int i, k, rc;
     if (n <= 0 || !realpath(j->c.script, script) || !output) {
         free(output);
         return ng_cli_fail(1, "%s: %s", j->c.script, strerror(errno));
@@ -248,13 +249,15 @@ static int print_plan(const job *j)
     self[n] = '\0';
     /* a newline, even quoted, splits a tile's command over two lines of
      * the plan, which parallel and the Slurm array read line by line */
-    for (k = 0; k < j->argc; k++)
-        if (strchr(j->argv[k], '\n') || strchr(self, '\n') || strchr(script, '\n') || strchr(output, '\n')) {
-            free(output);
-            return ng_cli_fail(2, "--plan: '%s' holds a newline, which a plan's one line per tile cannot",
-                               strchr(j->argv[k], '\n') ? j->argv[k] : strchr(self, '\n') ? self
-                               : strchr(script, '\n') ? script : output);
-        }
+    for (k = 0; k < j->argc && !broken; k++)
+        if (strchr(j->argv[k], '\n')) broken = j->argv[k];
+    if (!broken)
+        broken = strchr(self, '\n') ? self : strchr(script, '\n') ? script : strchr(output, '\n') ? output : NULL;
+    if (broken) {
+        rc = ng_cli_fail(2, "--plan: '%s' holds a newline, which a plan's one line per tile cannot", broken);
+        free(output); /* after the message: broken may be it */
+        return rc;
+    }
     for (i = 0; i < j->ntiles; i++) {
         put_word(stdout, self);
         fputs(" tiles", stdout);
@@ -373,7 +376,7 @@ static int make_key(job *j)
     char *text = NULL;
     size_t len = 0;
     FILE *mem;
-    if (ng_sha256_file(j->c.script, j->script_sha, &err)) return ng_cli_fail(1, "%s", err.msg);
+    if (ng_sha256_file(j->c.script, "a Lua script", 0, j->script_sha, &err)) return ng_cli_fail(1, "%s", err.msg);
     if (!(mem = open_memstream(&text, &len))) return ng_cli_fail(1, "tiles: out of memory");
     print_identity(mem, j, 0);
     fclose(mem);
@@ -391,23 +394,46 @@ typedef struct record {
     const char *file, *sha256; /* in doc */
 } record;
 
-/* Reads tile i's record; 1 when it is this job's (its key and file name),
- * 0 when there is none or another's. Free rec->doc either way. */
-static int read_record(const job *j, int i, record *rec)
+/* Record text[0..len) parsed into rec (whose doc the caller frees either
+ * way): 1 when it is the record of tile index named file of the job of
+ * key, with a SHA-256 of 64 hex digits; else 0. */
+static int parse_record(const char *text, size_t len, const char *key, const char *file, long index, record *rec)
 {
-    char *path = record_path(j, i, "json"), *name = tile_name(j, i);
-    const char *key;
-    ng_error err;
+    ng_error why;
+    const char *k;
     long idx;
+    memset(rec, 0, sizeof *rec);
+    if (!(rec->doc = ng_json_parse(text, len, &why))) return 0;
+    k = ng_json_str(rec->doc, "key");
+    rec->file = ng_json_str(rec->doc, "file");
+    rec->sha256 = ng_json_str(rec->doc, "sha256");
+    return k && rec->file && rec->sha256 && !strcmp(k, key) && !strcmp(rec->file, file) &&
+           strlen(rec->sha256) == 64 && strspn(rec->sha256, "0123456789abcdef") == 64 &&
+           ng_json_int(rec->doc, "index", 0, INT_MAX, &idx) == 0 && idx == index;
+}
+
+int ng__tiles_record_matches(const char *text, size_t len, const char *key, const char *file, long index)
+{
+    record rec;
+    const int ok = parse_record(text, len, key, file, index, &rec);
+    json_decref(rec.doc);
+    return ok;
+}
+
+/* Reads tile i's record; 1 when it is this job's (its key and file name),
+ * 0 when there is none or another's, -1 (err filled) when a FIFO, device
+ * or folder is where it belongs. Free rec->doc either way. */
+static int read_record(const job *j, int i, record *rec, ng_error *err)
+{
+    char *path = record_path(j, i, "json"), *name = tile_name(j, i), *text = NULL;
+    size_t n = 0;
     int ok = 0;
     memset(rec, 0, sizeof *rec);
-    if (path && (rec->doc = ng_json_load(path, NG_TILES_MAX_RECORD, "a tile record", &err))) {
-        key = ng_json_str(rec->doc, "key");
-        rec->file = ng_json_str(rec->doc, "file");
-        rec->sha256 = ng_json_str(rec->doc, "sha256");
-        ok = key && rec->file && rec->sha256 && name && !strcmp(key, j->key) && !strcmp(rec->file, name) &&
-             ng_json_int(rec->doc, "index", 0, INT_MAX, &idx) == 0 && idx == i;
-    }
+    if (path && !(text = ng_file_read_all(path, "a tile record", NG_TILES_MAX_RECORD, &n, err)) &&
+        (errno == EINVAL || errno == EISDIR))
+        ok = -1;
+    if (text && name) ok = parse_record(text, n, j->key, name, i, rec);
+    free(text);
     free(path);
     free(name);
     return ok;
@@ -421,7 +447,7 @@ static int write_record(const job *j, int i, const char *path)
     char *name = tile_name(j, i), *tile = tile_path(j, i), sha[65];
     ng_error err;
     json_t *v;
-    if (!tile || ng_sha256_file(tile, sha, &err)) strcpy(sha, "unreadable");
+    if (!tile || ng_sha256_file(tile, "a tile", ng_tile_max_bytes(r.w, r.h), sha, &err)) strcpy(sha, "unreadable");
     v = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:s}", "key", j->key, "index", i, "column", r.col,
                   "row", r.row, "x", r.x, "y", r.y, "width", r.w, "height", r.h, "file", ng_json_string(name ? name : ""),
                   "sha256", sha);
@@ -431,13 +457,18 @@ static int write_record(const job *j, int i, const char *path)
 }
 
 /* Whether tile i is done: its record is this job's and the file's bytes
- * are what it recorded (a corrupt or foreign file is not). */
-static int tile_done(const job *j, int i)
+ * are what it recorded (a corrupt or foreign file is not). -1 with err
+ * when its record or the tile is a FIFO, a device or a folder. */
+static int tile_done(const job *j, int i, ng_error *err)
 {
     record rec;
+    const rect r = tile_rect(j, i);
     char sha[65], *path = tile_path(j, i);
-    ng_error err;
-    int done = read_record(j, i, &rec) && path && ng_sha256_file(path, sha, &err) == 0 && !strcmp(sha, rec.sha256);
+    int done = read_record(j, i, &rec, err);
+    if (done == 1 && path) {
+        if (ng_sha256_file(path, "a tile", ng_tile_max_bytes(r.w, r.h), sha, err) == 0) done = !strcmp(sha, rec.sha256);
+        else done = errno == EINVAL || errno == EISDIR ? -1 : 0;
+    }
     json_decref(rec.doc);
     free(path);
     return done;
@@ -525,13 +556,16 @@ static const char *gdal_type(const job *j)
 static long header_bytes(const char *path, int nrrd)
 {
     char buf[4096];
-    size_t n, k;
-    int lines = 0;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return 0;
-    n = fread(buf, 1, sizeof buf, fp);
-    fclose(fp);
-    for (k = 0; k < n; k++)
+    uint64_t bytes;
+    ng_error err;
+    ssize_t n;
+    size_t k;
+    int lines = 0, fd = ng_file_open_read(path, "a tile", 0, &bytes, &err);
+    if (fd < 0) return 0;
+    n = read(fd, buf, sizeof buf);
+    close(fd);
+    if (n < 0) return 0;
+    for (k = 0; k < (size_t)n; k++)
         if (buf[k] == '\n' && (nrrd ? k > 0 && buf[k - 1] == '\n' : ++lines == 3)) return (long)k + 1;
     return 0;
 }
@@ -624,7 +658,8 @@ static json_t *tiles_json(const job *j)
     for (i = 0; list && i < j->ntiles; i++) {
         record rec;
         const rect r = tile_rect(j, i);
-        read_record(j, i, &rec);
+        ng_error err;
+        read_record(j, i, &rec, &err); /* each found this job's by finish() */
         if (json_array_append_new(list, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:s}", "index", i, "column",
                                                   r.col, "row", r.row, "x", r.x, "y", r.y, "width", r.w, "height", r.h,
                                                   "file", ng_json_string(rec.file ? rec.file : ""), "sha256",
@@ -678,8 +713,10 @@ static int finish(const job *j)
     int i, rc = 0;
     for (i = 0; i < j->ntiles; i++) {
         record rec;
-        int ok = read_record(j, i, &rec);
+        ng_error err;
+        int ok = read_record(j, i, &rec, &err);
         json_decref(rec.doc);
+        if (ok < 0) return ng_cli_fail(1, "%s", err.msg);
         if (!ok) return 0; /* another process renders it, or will */
     }
     if (source_of(j) != SOURCE_FILE)
@@ -699,19 +736,25 @@ static int finish(const job *j)
 }
 
 /* A manifest of another job in the folder goes before a tile changes, so
- * no manifest ever lists tiles that are no longer there. */
-static void drop_stale_manifest(const job *j)
+ * no manifest ever lists tiles that are no longer there. 0, or the exit
+ * code 1 after the one-line error: a FIFO, device or folder is there. */
+static int drop_stale_manifest(const job *j)
 {
     char *path = join(j->dir, NG_TILES_MANIFEST);
     const char *key;
     ng_error err;
     json_t *doc = NULL;
+    int rc = 0;
     if (path && access(path, F_OK) == 0) {
+        errno = 0;
         doc = ng_json_load(path, NG_TILES_MAX_MANIFEST, "a tiles manifest", &err);
-        if (!(key = ng_json_str(doc, "key")) || strcmp(key, j->key)) unlink(path);
+        /* a FIFO, device or folder named like it is an error, not removed */
+        if (!doc && (errno == EINVAL || errno == EISDIR)) rc = ng_cli_fail(1, "%s", err.msg);
+        else if (!(key = ng_json_str(doc, "key")) || strcmp(key, j->key)) unlink(path);
     }
     json_decref(doc);
     free(path);
+    return rc;
 }
 
 /* ---- the command ------------------------------------------------------------------- */
@@ -745,9 +788,9 @@ static int run_script(job *j, ng_script *s)
     h->pixel_size = j->c.r.pixel_size;
     if (ng_script_run(j->c.script, h, s, &err)) return ng_cli_fail(1, "%s", err.msg);
     if (s->noutputs != 1) {
+        const int n = s->noutputs; /* ng_script_free clears it */
         ng_script_free(s);
-        return ng_cli_fail(1, "%s: returns %d outputs; tiles renders a script of one output", j->c.script,
-                           s->noutputs);
+        return ng_cli_fail(1, "%s: returns %d outputs; tiles renders a script of one output", j->c.script, n);
     }
     j->c.r.memory_limit = h->memory_limit > (double)s->memory_held ? h->memory_limit - (double)s->memory_held : 1;
     j->channels = ng_node_channels(ng_graph_node(s->graph, s->output[0]));
@@ -764,8 +807,11 @@ static int render_tiles(job *j)
     ng_catch_signals();
     if ((rc = run_script(j, &s))) return rc;
     for (i = j->c.index < 0 ? 0 : (int)j->c.index; rc == 0 && i < (j->c.index < 0 ? j->ntiles : j->c.index + 1); i++) {
-        if (tile_done(j, i)) continue;
-        if (first) drop_stale_manifest(j);
+        ng_error err;
+        const int done = tile_done(j, i, &err);
+        if (done < 0) rc = ng_cli_fail(1, "%s", err.msg);
+        if (done) continue;
+        if (first && (rc = drop_stale_manifest(j))) break;
         rc = render_tile(j, &s, i, first);
         first = 0;
     }

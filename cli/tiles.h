@@ -13,6 +13,8 @@
 #ifndef NG_TILES_H
 #define NG_TILES_H
 
+#include <stddef.h>
+
 #define NG_TILES_RECORDS ".tiles"
 #define NG_TILES_MANIFEST "manifest.json"
 /* Bytes at most: a record of ours is a line well under this (a longer
@@ -22,5 +24,13 @@
 
 int ng_cmd_tiles(int argc, char **argv);
 int ng_cmd_stitch(int argc, char **argv);
+
+/* The readers of the files tiles writes, from bytes (stitch.c, tiles.c;
+ * tests/fuzz/manifest.c runs them on any input). A manifest as stitch
+ * checks it before opening a tile: 0, or the exit code (1) after the
+ * one-line error naming name. A tile record: 1 when it is the record of
+ * tile index named file of the job of key, else 0. */
+int ng__stitch_check_manifest(const char *text, size_t len, const char *name);
+int ng__tiles_record_matches(const char *text, size_t len, const char *key, const char *file, long index);
 
 #endif

@@ -34,7 +34,7 @@ static int constant_chain(ng_ctx *ctx, const ng_node *n, const ng_block *b, cons
 
 const ng_node_type ng_type_constant = {
     .name = "constant", .family = "math", .doc = "A number, the same at every point. Numbers in scripts become constants.",
-    .params = constant_params, .nparams = NPARAMS, .dims = 0x1Eu, .positional = "value",
+    .params = constant_params, .nparams = NPARAMS, .dims = NG_DIMS_ALL, .positional = "value",
     .chain = constant_chain,
     .eval = constant_eval,
 };

@@ -69,6 +69,8 @@ struct ng_ctx {
     int grad_depth; /* nesting of analytic gradients (NG_GRAD_DEPTH) */
     int failed;
     const ng__stop *stop; /* NULL: runs to the end */
+    ng__hood_cache *hood; /* neighbourhood patches: the render's, or own_hood */
+    int own_hood;         /* hood was made by this context, which frees it */
     ng_error err;
 };
 
@@ -279,6 +281,7 @@ void ng__ctx_free(ng_ctx *c)
     free(c->zeros);
     free(c->flat);
     for (i = 0; i < c->nkonsts; i++) free(c->konsts[i].buf);
+    if (c->own_hood) ng__hood_cache_free(c->hood);
     free(c);
 }
 
@@ -292,6 +295,16 @@ double ng__now(void)
 }
 
 void ng__ctx_set_stop(ng_ctx *c, const ng__stop *stop) { c->stop = stop; }
+
+void ng__ctx_set_hood(ng_ctx *c, ng__hood_cache *h) { c->hood = h; }
+
+ng__hood_cache *ng__ctx_hood(ng_ctx *c)
+{
+    if (!c->hood && (c->hood = ng__hood_cache_new(NG_HOOD_CACHE_DEFAULT, c->stop))) c->own_hood = 1;
+    return c->hood;
+}
+
+int ng__ctx_cap(const ng_ctx *c) { return c->cap; }
 
 /* Checked before every node evaluation: a clock read (vDSO, tens of ns)
  * against work of a block of points, so one slow tile (nested fractals)

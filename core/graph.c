@@ -19,6 +19,9 @@ struct ng_graph {
     size_t charged;    /* bytes of nodes[] counted in budget */
     ng_image_loader load_image; /* see ng_graph_set_image_loader */
     int classic;                /* see ng_graph_set_classic */
+    /* Neighbourhood patches kept from render to render of this graph
+     * (core/hood.c), made with its first neighbourhood node; NULL before. */
+    ng__hood_cache *hood;
 };
 
 int ng_errorf(ng_error *err, const char *fmt, ...)
@@ -157,12 +160,15 @@ void ng_graph_free(ng_graph *g)
     int i;
     if (!g) return;
     for (i = 0; i < g->n; i++) node_free(g->nodes[i]);
+    ng__hood_cache_free(g->hood);
     ng_budget_give(g->budget, g->charged);
     free(g->nodes);
     free(g);
 }
 
 int ng_graph_count(const ng_graph *g) { return g->n; }
+
+ng__hood_cache *ng__graph_hood(const ng_graph *g) { return g->hood; }
 
 const ng_node *ng_graph_node(const ng_graph *g, int id)
 {
@@ -266,6 +272,11 @@ const char *ng_closest_name(const char *key, const char *const *names, int count
 static const char *node_name(const ng_node *n)
 {
     return n->label ? n->label : n->type->name;
+}
+
+int ng__node_name(const ng_node *n, char *buf, size_t len)
+{
+    return snprintf(buf, len, "%s%s%s", n->where ? n->where : "", n->where ? ": " : "", node_name(n));
 }
 
 /* Stops parameter k being driven (a number was given after a node). */
@@ -558,6 +569,14 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
         goto fail;
     }
     if (t->setup && t->setup(n, chans, err)) goto fail;
+    if (t->hood && !(n->hood_spacing > 0)) {
+        ng_errorf(err, "%s: a neighbourhood type whose setup declared no lattice (ng_hood_declare)", node_name(n));
+        goto fail;
+    }
+    if (t->hood && !g->hood && !(g->hood = ng__hood_cache_new(0, NULL))) {
+        ng_errorf(err, "%s: out of memory", node_name(n));
+        goto fail;
+    }
     if (g->n == g->cap) {
         int cap = g->cap ? g->cap * 2 : 256;
         size_t grow = (size_t)(cap - g->cap) * sizeof(ng_node *);
@@ -626,6 +645,11 @@ int ng__check_roots(const ng_graph *g, const int *roots, int nroots, int dims, n
     if ((bad = find_dims_conflict(g, roots, nroots, dims))) {
         char a[64];
         dims_text(bad->dims, a, sizeof a);
+        if (bad->type->hood)
+            return ng_errorf(err, "%s%s%s: a neighbourhood node reads a 2D lattice; a %dD render (%s) is not supported "
+                                  "yet: render an image (2D)",
+                             bad->where ? bad->where : "", bad->where ? ": " : "", node_name(bad), dims,
+                             dims == 3 ? "a volume, or --z" : dims == 4 ? "--time or --frames" : "1D");
         return ng_errorf(err, "%s%s%s: evaluates in %s, but the render is %dD", bad->where ? bad->where : "",
                          bad->where ? ": " : "", node_name(bad), a, dims);
     }

@@ -54,6 +54,48 @@ void ng__ctx_set_stop(ng_ctx *c, const ng__stop *stop);
 int ng__ctx_stopped(ng_ctx *c);
 const float *ng__ctx_zeros(const ng_ctx *c);
 
+/* Neighbourhood patches (core/hood.c): thread-safe, shared by a render's
+ * contexts, bounded by cap bytes and by the render's memory limit (stop,
+ * may be NULL: cap alone), least recently used evicted first. A graph
+ * keeps one from render to render (ng__graph_hood), so a process that
+ * renders a graph again (the tiles of `noisegraph tiles`, serve's views)
+ * reuses its patches. */
+typedef struct ng__hood_cache ng__hood_cache;
+typedef struct ng__hood_stats {
+    size_t cap;        /* bytes the cache may hold */
+    size_t peak;       /* most bytes held at once (patches and their halos while computed) */
+    long computed;     /* patches evaluated */
+    long hits;         /* patches found in the cache */
+    long evicted;      /* patches dropped for room */
+} ng__hood_stats;
+/* The cache's bound, also without a memory limit. */
+#define NG_HOOD_CACHE_DEFAULT ((size_t)1 << 30)
+ng__hood_cache *ng__hood_cache_new(size_t cap, const ng__stop *stop);
+void ng__hood_cache_free(ng__hood_cache *h);
+/* The graph's cache, or NULL (no neighbourhood node). */
+ng__hood_cache *ng__graph_hood(const ng_graph *g);
+/* A render takes cache h with its cap and memory limit: what h keeps
+ * beyond them is evicted, the rest charged to the render. -1 when another
+ * render holds it (that render then makes its own). ng__hood_detach hands
+ * it back, its bytes no longer charged, its statistics the last ones. */
+int ng__hood_attach(ng__hood_cache *h, size_t cap, const ng__stop *stop);
+void ng__hood_detach(ng__hood_cache *h);
+/* The statistics of the last render's cache in this process (tests). */
+void ng__hood_last_stats(ng__hood_stats *s);
+/* Before a render on `threads` threads: what the neighbourhood nodes the
+ * roots read may hold at once (each thread its patches and halos, nested
+ * nodes adding up) fits in `room` bytes (0: no bound). The count of such
+ * nodes, or -1 with an error naming the node and its radius. */
+int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, int threads, ng_error *err);
+/* The cache c's neighbourhood nodes use (set by the render; a context
+ * without one makes its own on first use). */
+void ng__ctx_set_hood(ng_ctx *c, ng__hood_cache *h);
+ng__hood_cache *ng__ctx_hood(ng_ctx *c);
+/* Points per block of c: the most a node may evaluate in one pull. */
+int ng__ctx_cap(const ng_ctx *c);
+/* The name a message gives node n: "file:line: label" or the label. */
+int ng__node_name(const ng_node *n, char *buf, size_t len);
+
 /* A render whose tiles are computed by `run` instead of by evaluating the
  * roots on the tile's pixel grid: views (core/view.c) that ask the engine
  * for samples of their own (rays through a volume, say) and stream an

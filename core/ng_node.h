@@ -34,6 +34,10 @@ struct ng_node {
     ng_budget *budget;        /* the graph's, or NULL; see ng_node_charge */
     size_t charged;           /* bytes this node holds in budget */
     ng_image_loader load_image; /* the graph's, or NULL: reads ng.image's file */
+    /* A neighbourhood node's lattice (ng_hood_declare): spacing in world
+     * units and halo in cells; 0 for other nodes. */
+    double hood_spacing;
+    int hood_radius;
 };
 
 /*
@@ -140,6 +144,29 @@ size_t ng_node_budget_left(const ng_node *n);
  * n->state, charged to the budget and freed with the node (also when setup
  * then fails). NULL with err filled when memory or the budget runs out. */
 void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
+
+/* ---- neighbourhoods (core/hood.c) ---- */
+
+/* Lattice cells per patch edge: patch ix of an axis holds cells
+ * ix * NG_HOOD_PATCH .. + NG_HOOD_PATCH - 1, with a margin of one cell
+ * before and two after, so a sample never reads two patches. */
+#define NG_HOOD_PATCH 64
+/* The largest halo, in cells (a patch then evaluates its source on 2113^2
+ * lattice points). */
+#define NG_HOOD_MAX_RADIUS 1024
+/* For a neighbourhood type's setup: the node's lattice, spacing world
+ * units between cells (lattice cell k lies at (k + 0.5) spacing on each
+ * axis, so at spacing 1 the cells are the pixel centres of a render at
+ * origin 0), and the halo its filter reads, `radius` cells (the node's
+ * radius option, radius_world world units, is named in messages). The
+ * node's detail becomes at least the spacing. 0, or -1 with err naming
+ * the node and its radius. */
+int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius, ng_error *err);
+/* The eval of every neighbourhood type: the node's lattice sampled
+ * (bilinear or cubic, as its type says) at b's points, patches computed
+ * (the type's filter over its source evaluated on the patch and its halo)
+ * or found in the render's cache. 2D blocks only. */
+int ng_hood_eval(ng_ctx *ctx, const ng_node *node, const ng_block *b, const float *const *in, float *out);
 
 /* The constant node (core/constant.c): what numbers become, so core owns
  * it; the node library lists it with the others. */

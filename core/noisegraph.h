@@ -118,6 +118,34 @@ typedef struct ng_node ng_node;
 typedef struct ng_ctx ng_ctx;
 typedef struct ng_block ng_block;
 
+/* ng_node_type.dims of a type that evaluates in 1 to 4 dimensions. */
+#define NG_DIMS_ALL 0x1Eu
+
+/* A neighbourhood node (blur, and what reads a height field around each
+ * point): its value is computed on a world-aligned 2D lattice of its own
+ * spacing, in fixed patches of NG_HOOD_PATCH cells that the engine
+ * evaluates with a halo of the node's radius, caches for the render and
+ * samples (bilinear or cubic) at whatever positions the node is asked for
+ * (core/hood.c), so the value at a world point does not depend on how the
+ * render is cut. The type's setup gives the lattice with ng_hood_declare
+ * (ng_node.h); its eval is ng_hood_eval. */
+typedef struct ng_hood_type {
+    int input; /* the input read over the neighbourhood: a pull input */
+    /* How the lattice is sampled between cells: 0 bilinear; 1 a cubic
+     * B-spline, smooth (continuous slope and curvature: shading shows no
+     * cell facets) and within its samples, itself a small blur (a spread
+     * of 1/3 cell^2, which a blur takes off its own). */
+    int smooth;
+    /* The node's lattice values from its source's: in holds the source's
+     * channels planes of (side + 2 radius)^2 samples, row-major, lattice
+     * cell (i - radius, j - radius) of the patch at in[j * (side + 2
+     * radius) + i]; out gets the node's channels planes of side^2. tmp has
+     * room for channels * side * (side + 2 radius) floats. Must give the
+     * same bits for the same in, on every thread. */
+    void (*filter)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
+                   int channels);
+} ng_hood_type;
+
 typedef struct ng_node_type {
     const char *name;
     const char *family;
@@ -126,7 +154,7 @@ typedef struct ng_node_type {
     int nparams;
     const ng_input_desc *inputs;
     int ninputs;
-    unsigned dims;               /* bit d set: evaluates in d dimensions (1..4) */
+    unsigned dims;               /* bit d set: evaluates in d dimensions (1..4); NG_DIMS_ALL */
     const ng_shorthand *shorthands;
     int nshorthands;
     const ng_changed_default *changed; /* defaults that changed, and their old values */
@@ -200,6 +228,10 @@ typedef struct ng_node_type {
     /* Optional: frees what the node's state owns besides itself (a buffer
      * it took over); the graph then frees the state with free(). */
     void (*free_state)(void *state);
+    /* Optional: the node reads input hood->input over a neighbourhood
+     * (ng_hood_type above); NULL for nodes that read their inputs at
+     * points. */
+    const ng_hood_type *hood;
 } ng_node_type;
 
 /* The list of node types (ng_types, ng_type_find) is the node library's:
@@ -269,6 +301,11 @@ void ng_graph_set_image_loader(ng_graph *g, ng_image_loader load);
 void ng_graph_set_classic(ng_graph *g, int on);
 /* Frees img->px (from a loader's malloc) and clears it. */
 void ng_image_free(ng_image *img);
+/* The pixels an image node (ng.image) decoded, as a view into the node
+ * (its graph owns them: not to be freed): 0, or -1 for a node of another
+ * type. A copy of the graph made through the calls above hands them to
+ * its loader instead of reading the file again. */
+int ng_node_image(const ng_node *n, ng_image *view);
 
 int ng_graph_count(const ng_graph *g);
 const ng_node *ng_graph_node(const ng_graph *g, int id);
@@ -481,6 +518,12 @@ void ng_view_defaults(ng_view_opts *v, ng_view_kind kind);
 /* Sets sun from an azimuth (degrees clockwise from -y, the top of an image,
  * toward +x) and an elevation (degrees above the horizon). */
 void ng_view_sun(ng_view_opts *v, double azimuth, double elevation);
+/* The checks ng_view_render makes of v and o before a sample is taken:
+ * every option in its range, a sun direction that is not zero, a camera
+ * given away from the point it looks at. The messages name the CLI's
+ * options, so a program reading them can refuse them as a usage error.
+ * 0, or -1 with err filled. */
+int ng_view_check(const ng_view_opts *v, const ng_render_opts *o, ng_error *err);
 /* Renders the view of root into sink, 3 channels. o gives the picture's
  * size and region, threads, tile, progress, limits and cancellation; a
  * terrain view also the world the pixels sample (origin, pixel_size, z,

@@ -77,6 +77,8 @@ typedef struct render {
     atomic_int failed;        /* set under mu; read anywhere */
     atomic_size_t memory_used; /* bands + scratch bytes over all contexts (stop.memory_limit) */
     ng__stop stop;            /* deadline, the caller's cancel flag, failed */
+    ng__hood_cache *hood;     /* neighbourhood patches, when a node reads them; NULL otherwise */
+    int own_hood;             /* hood is this render's own (the graph's was taken) */
     double started;           /* ng__now() when the render began, for the progress line */
     fenv_t fenv;              /* the caller's floating-point environment, which helpers take on */
     ng_error err;
@@ -263,6 +265,7 @@ static int tiler_init(render *r, tiler *t, ng_error *err)
     memset(t, 0, sizeof *t);
     if (!(t->c = ng__ctx_new(r->g, r->uses, r->job ? r->tile * r->tile : block_cap(r), err))) return -1;
     ng__ctx_set_stop(t->c, &r->stop);
+    if (r->hood) ng__ctx_set_hood(t->c, r->hood);
     if (!r->job) t->py = ng_scratch(t->c, 1);
     if (r->volume) t->pz = ng_scratch(t->c, 1);
     for (k = 0; k < r->nroots; k++) t->out[k] = ng_scratch(t->c, r->channels[k]);
@@ -747,6 +750,26 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
     xlen = job ? 0 : (size_t)r.rw + (size_t)((block_cap(&r) + 15) & ~15);
     atomic_init(&r.memory_used, r.stop.memory_limit ? band_bytes(&r) + xlen * sizeof(float) : 0);
     r.stop.memory_used = &r.memory_used;
+    {
+        /* neighbourhood patches take at most half of what the limit leaves,
+         * so the tiles' scratch keeps room beside them, and never more than
+         * NG_HOOD_CACHE_DEFAULT */
+        const size_t used = atomic_load(&r.memory_used), lim = r.stop.memory_limit;
+        const size_t half = !lim ? NG_HOOD_CACHE_DEFAULT : lim > used ? (lim - used) / 2 + 1 : 1;
+        const size_t room = half < NG_HOOD_CACHE_DEFAULT ? half : NG_HOOD_CACHE_DEFAULT;
+        const int hoods = ng__hood_check(g, roots, nroots, room, nthreads, err);
+        if (hoods < 0) goto done;
+        if (hoods && ng__hood_attach(ng__graph_hood(g), room, &r.stop) == 0) {
+            r.hood = ng__graph_hood(g);
+        } else if (hoods) { /* another render of this graph holds its patches */
+            if (!(r.hood = ng__hood_cache_new(0, NULL))) {
+                ng_errorf(err, "render: out of memory");
+                goto done;
+            }
+            r.own_hood = 1;
+            ng__hood_attach(r.hood, room, &r.stop); /* a new cache is free */
+        }
+    }
     r.uses = ng__uses(g, roots, nroots);
     if (!job && !(r.xplane = make_xplane(&r, xlen))) {
         ng_errorf(err, "render: out of memory");
@@ -800,6 +823,8 @@ done:
     free(r.band_left);
     free(r.uses);
     free(r.xplane);
+    if (r.hood) ng__hood_detach(r.hood);
+    if (r.own_hood) ng__hood_cache_free(r.hood);
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.cv);
     return ok ? 0 : -1;

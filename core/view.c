@@ -112,6 +112,26 @@ static int check_samples(const ng_graph *g, int root, int dims, ng_view_kind kin
     return 0;
 }
 
+/* A camera given where it stands on the point it looks at (the box's
+ * centre when none is given). A preset camera stands outside the box. */
+static int check_camera(const ng_view_opts *v, ng_error *err)
+{
+    double centre[3], fwd[3];
+    int d;
+    if (!v->has_camera) return 0;
+    for (d = 0; d < 3; d++) centre[d] = v->box_origin[d] + 0.5 * v->box[d] * v->voxel_size;
+    if (!ng__view_camera_aims(v->camera, v->has_look_at ? v->look_at : centre, fwd))
+        return ng_errorf(err, "--camera, --look-at: the camera stands on the point it looks at");
+    return 0;
+}
+
+int ng_view_check(const ng_view_opts *v, const ng_render_opts *o, ng_error *err)
+{
+    if (check_common(v, o, err)) return -1;
+    if (v->kind != NG_VIEW_VOLUME) return check_terrain(v, err);
+    return check_volume(v, o, err) || check_camera(v, err) ? -1 : 0;
+}
+
 int ng_view_render(const ng_graph *g, int root, const ng_view_opts *v, const ng_render_opts *o, ng_sink *sink,
                    ng_error *err)
 {
@@ -119,8 +139,7 @@ int ng_view_render(const ng_graph *g, int root, const ng_view_opts *v, const ng_
     ng__view w;
     ng__tile_job job;
     double s;
-    if (check_common(v, o, err)) return -1;
-    if (v->kind == NG_VIEW_VOLUME ? check_volume(v, o, err) : check_terrain(v, err)) return -1;
+    if (ng_view_check(v, o, err)) return -1;
     memset(&w, 0, sizeof w);
     w.g = g;
     w.root = root;

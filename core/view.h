@@ -40,6 +40,9 @@ typedef struct ng__view {
 } ng__view;
 
 /* Setup (0, or -1 with err filled) and the tile job of each kind. */
+/* Whether a camera at cam can look at target: fwd, the unit direction
+ * between them, is set when they are far enough apart for one. */
+int ng__view_camera_aims(const double cam[3], const double target[3], double fwd[3]);
 int ng__view_volume_setup(ng__view *w, ng_error *err);
 int ng__view_volume_run(void *user, ng_ctx *c, int x0, int y0, int w, int h, float *const *out);
 int ng__view_terrain_setup(ng__view *w, ng_error *err);

@@ -62,6 +62,13 @@ static double normalize(double a[3])
     return s;
 }
 
+int ng__view_camera_aims(const double cam[3], const double target[3], double fwd[3])
+{
+    int d;
+    for (d = 0; d < 3; d++) fwd[d] = target[d] - cam[d];
+    return normalize(fwd) > 1e-9 * (1 + fabs(cam[0]) + fabs(cam[1]) + fabs(cam[2]));
+}
+
 /* The camera's axes looking along fwd (unit): z is up; looking (almost)
  * straight down or up, +y is the picture's up. */
 static void camera_axes(ng__view *w)
@@ -136,8 +143,7 @@ int ng__view_volume_setup(ng__view *w, ng_error *err)
     if (v->has_camera) memcpy(w->cam, v->camera, sizeof w->cam);
     else preset_camera(w, centre);
     memcpy(target, v->has_look_at ? v->look_at : centre, sizeof target);
-    for (d = 0; d < 3; d++) w->fwd[d] = target[d] - w->cam[d];
-    if (!(normalize(w->fwd) > 1e-9 * (1 + fabs(w->cam[0]) + fabs(w->cam[1]) + fabs(w->cam[2]))))
+    if (!ng__view_camera_aims(w->cam, target, w->fwd))
         return ng_errorf(err, "--camera, --look-at: the camera stands on the point it looks at");
     camera_axes(w);
     reach = sqrt((double)v->box[0] * v->box[0] + (double)v->box[1] * v->box[1] + (double)v->box[2] * v->box[2]);

@@ -8,7 +8,7 @@ local cover = ng.param("cover", 0.6, {min = 0, max = 1, doc = "fraction of the s
 local base = ng.param("base", 24, {doc = "height of the cloud base, world units"})
 local height = ng.param("height", 230, {min = 1, doc = "thickness of the cloud layer, world units"})
 local erosion = ng.param("erosion", 0.3, {min = 0, max = 1, doc = "how much the detail noise eats the edges"})
-local seed = ng.param("seed", 3)
+local seed = ng.param("seed", 3, {integer = true})
 
 -- large billowy shapes, squashed in z so towers are wider than tall
 local shape = ng.perlin_cloud{element_size = 220, element_scale = {1, 1, 0.6}, seed = seed, octaves = 5,

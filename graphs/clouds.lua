@@ -3,7 +3,7 @@
 -- soft threshold that leaves blue-sky gaps. Render:
 --   noisegraph render graphs/clouds.lua -o clouds.png --size 1024 --z 40
 local cover = ng.param("cover", 0.45, {min = 0, max = 1, doc = "how much of the sky is cloud"})
-local seed = ng.param("seed", 9)
+local seed = ng.param("seed", 9, {integer = true})
 
 local density = ng.simplex_cloud{element_size = 260, element_scale = {1, 0.7, 1}, seed = seed, octaves = 7,
                                  roughness = 0.55, distortion = -0.3, droop = {0, 0.1, 0},

@@ -3,7 +3,7 @@
 -- says so. Render:
 --   noisegraph render graphs/island.lua -o island.png --size 1024
 local size  = ng.param("size", 1024, {min = 64, doc = "the image the island is laid out for, pixels"})
-local seed  = ng.param("seed", 3)
+local seed  = ng.param("seed", 3, {integer = true})
 local steps = ng.param("steps", 7, {min = 1, max = 40, doc = "number of terraces"})
 
 local c = size / 2

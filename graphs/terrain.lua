@@ -2,7 +2,7 @@
 -- Render: noisegraph render graphs/terrain.lua -o terrain.png --size 2048
 local scale  = ng.param("scale", 384, {min = 1, doc = "size of the largest landforms, pixels"})
 local warp   = ng.param("warp", 60, {min = 0, doc = "how far the domain warp pushes, pixels"})
-local seed   = ng.param("seed", 7, {doc = "pattern seed"})
+local seed   = ng.param("seed", 7, {integer = true, doc = "pattern seed"})
 
 local base = ng.perlin{element_size = scale, seed = seed}
 local flow = ng.simplex{element_size = scale * 1.5, seed = seed + 1, output = "vector"}

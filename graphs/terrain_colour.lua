@@ -3,7 +3,7 @@
 -- hillshade of the same height, the sea shaded flat. Returns RGB. Render:
 --   noisegraph render graphs/terrain_colour.lua -o terrain_colour.png --size 1024
 local scale  = ng.param("scale", 256, {min = 1, doc = "size of the largest landforms, pixels"})
-local seed   = ng.param("seed", 7, {doc = "pattern seed"})
+local seed   = ng.param("seed", 7, {integer = true, doc = "pattern seed"})
 local relief = ng.param("relief", 100, {min = 0, doc = "world units of height per unit of value, for the shading"})
 local sea    = 0.3 -- where the terrain preset's sea ends
 

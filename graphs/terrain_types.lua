@@ -4,7 +4,7 @@
 --   ridged         | billow  | ridged, shaded slope mask
 -- Render: noisegraph render graphs/terrain_types.lua -o types.png --size 1536x1024
 local cell = ng.param("cell", 512, {min = 16, doc = "edge of one panel, pixels"})
-local seed = ng.param("seed", 21)
+local seed = ng.param("seed", 21, {integer = true})
 
 local src = ng.simplex{element_size = cell / 2, seed = seed}
 local function f(t) return ng.fractal{src, type = t, octaves = 8, lacunarity = 2.1, roughness = 0.5} end

@@ -3,7 +3,7 @@
 -- fine independent warp roughens the edges. Marble and flowing-rock bands.
 --   noisegraph render graphs/warp_chain.lua -o warp.png --size 1024
 local strength = ng.param("strength", 1, {min = 0, max = 4, doc = "scales every warp amount"})
-local seed = ng.param("seed", 11)
+local seed = ng.param("seed", 11, {integer = true})
 
 local shape = ng.fbm{source = ng.simplex{element_size = 220, seed = seed}, octaves = 4, roughness = 0.55}
 

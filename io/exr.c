@@ -1,7 +1,8 @@
 /*
  * exr.c — the OpenEXR encoder of the file sink (filesink.c), through
  * OpenEXR's C library, OpenEXRCore: 32-bit float (the default) or 16-bit
- * half samples, one channel (named Y, or the output's name) or R, G, B;
+ * half samples, one channel (Y, the name readers take for grey: a channel
+ * named after the output loads black in Blender) or R, G, B;
  * scanlines, or square tiles (ng_file_options.exr_tile); ZIP, PIZ or no
  * compression. Values are stored as they are (half: rounded to the
  * nearest half), not clamped.
@@ -27,7 +28,8 @@
  * header and, at the end, the chunk offset table. OpenEXRCore writes
  * through our write function into the sink's temporary file, so the sink's
  * temporary-and-rename promise holds. Memory: a few bands per encoder
- * thread (for tiles, a band is tile rows high).
+ * thread (for tiles, a band is tile rows high), as many as the sink's
+ * memory limit allows; one that does not fit it is an error.
  *
  * The reader of EXR tiles for stitch (tileread.h) takes any scanline or
  * tiled, flat, one-part file OpenEXRCore decodes, half or float, 1
@@ -131,8 +133,7 @@ static int exr_failed(ng__image *im, exr_result_t rc, const char *what)
 static const char *channel_name(const ng__image *im, int c)
 {
     static const char *const rgb[3] = {"R", "G", "B"};
-    if (im->channels == 3) return rgb[c];
-    return im->name && *im->name ? im->name : "Y";
+    return im->channels == 3 ? rgb[c] : "Y";
 }
 
 static exr_compression_t compression_of(ng_exr_compression c)
@@ -175,8 +176,6 @@ static int write_header(ng__image *im, encoder *p)
     if (o->exr_compression == NG_EXR_ZIP && o->level >= 0 &&
         (rc = exr_set_zip_compression_level(p->ctx, part, o->level)))
         return exr_failed(im, rc, "compression level");
-    if (strlen(channel_name(im, 0)) > 31 && (rc = exr_set_longname_support(p->ctx, 1)))
-        return exr_failed(im, rc, "long channel name");
     for (c = 0; c < im->channels; c++)
         if ((rc = exr_add_channel(p->ctx, part, channel_name(im, c), type, EXR_PERCEPTUALLY_LINEAR, 1, 1)))
             return exr_failed(im, rc, "channel");
@@ -312,17 +311,52 @@ static int plan_chunks(encoder *p, band *b)
 
 /* ---- the encoder ---------------------------------------------------------------- */
 
+/* What a slot holds at most: the band's floats, its pipeline's buffers for
+ * one chunk (packed, compressed and scratch, each at most the chunk's
+ * bytes in the file), and the band's compressed bytes (a buffer grown by
+ * doubling: twice the band's bytes in the file at most). */
+static double slot_bytes(const ng__image *im, const encoder *p)
+{
+    const double sample = im->bits == 16 ? 2 : 4, floats = (double)p->band_rows * im->width * im->channels;
+    const double one = (double)p->lines * (p->tile ? p->tile : im->width) * im->channels * sample;
+    return floats * 4 + 3 * one + 2 * floats * sample;
+}
+
+/* The slots the memory limit allows (one per queue thread and one more
+ * each, as many as fit): 0 when even one does not, with the reason. A
+ * band is at least a chunk row: a row of tiles 8192 pixels high is 8192
+ * rows. */
+static int slots_allowed(ng__image *im, const encoder *p, int want)
+{
+    const double each = slot_bytes(im, p), mib = 1024.0 * 1024.0;
+    int n = want;
+    if (!(im->memory_limit > 0)) return n;
+    while (n > 1 && n * each > im->memory_limit) n--;
+    if (each <= im->memory_limit) return n;
+    if (p->tile)
+        ng__image_fail(im, 0, "EXR encoder: a row of %d-pixel tiles (%d rows of %d pixels) needs %.0f MiB, more "
+                              "than the %.0f MiB the memory limit leaves it (use smaller --exr-tiles, or raise "
+                              "--memory-limit)",
+                       p->tile, p->band_rows, im->width, each / mib, im->memory_limit / mib);
+    else
+        ng__image_fail(im, 0, "EXR encoder: a band of %d rows of %d pixels needs %.0f MiB, more than the %.0f MiB the "
+                              "memory limit leaves it (raise --memory-limit)",
+                       p->band_rows, im->width, each / mib, im->memory_limit / mib);
+    return 0;
+}
+
 static int start_bands(ng__image *im, encoder *p)
 {
     const size_t stride = (size_t)im->width * (size_t)im->channels;
     const size_t unit = (size_t)p->lines * stride * sizeof(float); /* a chunk row's bytes */
-    const int threads = ng__encq_threads(im->opt.threads);
+    int threads = ng__encq_threads(im->opt.threads);
     size_t units = unit >= BAND_BYTES ? 1 : BAND_BYTES / unit;
     int s;
     if (units > (size_t)(im->height / p->lines + 1)) units = (size_t)(im->height / p->lines + 1);
     p->band_rows = (int)units * p->lines;
     p->max_chunks = (int)units * (p->tile ? (im->width + p->tile - 1) / p->tile : 1);
-    p->nslots = threads ? 2 * threads : 1;
+    if (!(p->nslots = slots_allowed(im, p, threads ? 2 * threads : 1))) return -1;
+    if (threads > p->nslots) threads = p->nslots; /* a thread per slot at most: the others would idle */
     p->cur = -1;
     if (!(p->slot = calloc((size_t)p->nslots, sizeof *p->slot))) return -1;
     for (s = 0; s < p->nslots; s++) {
@@ -354,7 +388,8 @@ static int encode_begin(ng__image *im)
     if ((rc = exr_start_write(&p->ctx, "noisegraph output", EXR_WRITE_FILE_DIRECTLY, &init)))
         return exr_failed(im, rc, "start");
     if (write_header(im, p)) return -1;
-    if (start_bands(im, p)) return ng__image_fail(im, 0, "cannot start the EXR encoder (out of memory)");
+    if (start_bands(im, p))
+        return im->what[0] ? -1 : ng__image_fail(im, 0, "cannot start the EXR encoder (out of memory)");
     return 0;
 }
 
@@ -543,6 +578,7 @@ static int check_channels(ng__tile_reader *r)
     if (list->num_channels != 1 && list->num_channels != 3)
         return ng__tile_fail(r, "has %d channels; a tile has 1 (grey) or 3 (R, G, B)", list->num_channels);
     r->channels = list->num_channels;
+    r->bits = 16; /* halves, unless a channel is float */
     for (i = 0; i < list->num_channels; i++) {
         const exr_attr_chlist_entry_t *c = &list->entries[i];
         if (channel_at(r, c->name.str) < 0)
@@ -551,6 +587,7 @@ static int check_channels(ng__tile_reader *r)
             return ng__tile_fail(r, "channel %s holds integers; a tile holds half or float samples", c->name.str);
         if (c->x_sampling != 1 || c->y_sampling != 1)
             return ng__tile_fail(r, "channel %s is subsampled; a tile has a sample per pixel", c->name.str);
+        if (c->pixel_type == EXR_PIXEL_FLOAT) r->bits = 32;
     }
     return 0;
 }

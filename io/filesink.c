@@ -33,6 +33,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -156,10 +157,24 @@ static void slice_name(char *buf, const char *name, int zat, int digits, int ind
     buf[i] = '\0';
 }
 
+/* A handler runs on whichever thread does not hold the signal, and a
+ * library's own threads (OpenVDB's TBB workers) start with the signals
+ * open: holding them on the thread that creates a temporary keeps that
+ * thread's handler out, not another's, which could sweep the registry
+ * while a temporary exists unregistered, then end the process (a frame of
+ * a .vdb sequence now and then left one). So creating counts those being
+ * created; the handler first says the process is stopping, then waits for
+ * them to be registered; and once stopping is said, nothing is created. */
+static atomic_int creating, stopping;
+
 void ng_file_remove_temporaries(void)
 {
     char name[LIVE_NAME + 16];
     int i, k, made;
+    atomic_store(&stopping, 1);
+    /* a creation takes microseconds; a file system stuck for a second is
+     * not waited on further (poll: a pause a handler may take) */
+    for (i = 0; i < 1000 && atomic_load(&creating) > 0; i++) poll(NULL, 0, 1);
     for (i = 0; i < LIVE_SLOTS; i++) {
         if (atomic_load(&live[i].state) != SLOT_LIVE) continue;
         if (live[i].dirfd < 0) {
@@ -493,12 +508,14 @@ static int create_temp(ng_file_sink *f)
     return -1;
 }
 
-/* create (create_temp or create_temp_folder) with the signals whose
- * handlers remove temporaries (SIGINT, SIGTERM, SIGHUP: cli/signals.c) held
- * from before the file exists until it is registered, so a handler cannot
- * run in between and leave it behind (a test that signalled as soon as the
- * file appeared found it there now and then). Held, not lost: one that
- * arrived is delivered when the mask is restored, and removes the file. */
+/* create (create_temp, create_temp_folder or create_slice) with the
+ * signals whose handlers remove temporaries (SIGINT, SIGTERM, SIGHUP:
+ * cli/signals.c) held from before the file exists until it is registered,
+ * so a handler cannot run in between and leave it behind (a test that
+ * signalled as soon as the file appeared found it there now and then).
+ * Held, not lost: one that arrived is delivered when the mask is restored,
+ * and removes the file. A handler on another thread waits for it (creating,
+ * stopping above). */
 static int create_registered(ng_file_sink *f, int (*create)(ng_file_sink *))
 {
     sigset_t held, old;
@@ -508,8 +525,15 @@ static int create_registered(ng_file_sink *f, int (*create)(ng_file_sink *))
     sigaddset(&held, SIGTERM);
     sigaddset(&held, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &held, &old);
-    rc = create(f);
-    en = errno;
+    atomic_fetch_add(&creating, 1);
+    if (atomic_load(&stopping)) { /* a handler swept, or is sweeping: the process ends */
+        rc = -1;
+        en = EINTR;
+    } else {
+        rc = create(f);
+        en = errno;
+    }
+    atomic_fetch_sub(&creating, 1);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = en;
     return rc;
@@ -604,6 +628,13 @@ static int slice_failed(ng_file_sink *f, const ng__image *im, int k)
     return ng__image_fail(&f->im, im->errnum, "%s: %s", f->name, im->what[0] ? im->what : "encoder failed");
 }
 
+/* The file of slice f->name in the temporary folder (already counted in
+ * f->made, so a sweep looks for it). */
+static int create_slice(ng_file_sink *f)
+{
+    return openat(f->lock_fd, f->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+}
+
 /* The slab's nslices images begin: each a new file in the folder. */
 static int open_slices(ng_file_sink *f, int nslices)
 {
@@ -626,7 +657,7 @@ static int open_slices(ng_file_sink *f, int nslices)
         f->made++;
         if (f->live >= 0) atomic_store(&live[f->live].made, f->made);
         name_slice(f, k);
-        fd = openat(f->lock_fd, f->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        fd = create_registered(f, create_slice);
         if (fd < 0) return ng__image_fail(&f->im, errno, "%s: cannot create", f->name);
         if (!(im->fp = fdopen(fd, "wb"))) {
             int en = errno;

@@ -14,13 +14,12 @@
 #include "ng_io.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jpeglib.h> /* after stdio.h: it uses FILE */
@@ -129,6 +128,9 @@ static int check_header(FILE *f, const char *path, uint64_t file_bytes, size_t m
     if (!stbi_info_from_file(f, &w, &h, &ch))
         return ng_errorf(err, "%s: cannot read the image (%s)", path, stbi_failure_reason());
     *wide = stbi_is_16_bit_from_file(f);
+    /* a top-down BMP says its height negative, and stb's info passes it on
+     * as it is (its loader takes the magnitude) */
+    if (h < 0 && h != INT_MIN) h = -h;
     if ((uint64_t)w * (uint64_t)h > MAX_PIXELS)
         return ng_errorf(err, "%s: %dx%d is larger than the %u pixels an image input may have", path, w, h,
                          MAX_PIXELS);
@@ -259,12 +261,103 @@ done:
     return rc;
 }
 
+/* ---- TGA and BMP: their length --------------------------------------------- */
+
+/* stb_image reads past the end of a TGA or BMP as zeros, so a truncated
+ * one would decode with its missing pixels black where a truncated PNG or
+ * JPEG is an error. The bytes its pixels take must be in the file. Run
+ * after check_header, which bounds the pixel count. */
+
+/* A TGA's, walked as stb's loader walks them: the header, ID field and
+ * palette, then each pixel or RLE packet. */
+static int check_tga_length(FILE *f, const char *path, uint64_t file_bytes, ng_error *err)
+{
+    unsigned char hd[18], buf[1 << 14];
+    uint64_t at, pixels, win = 0;
+    size_t len = 0;
+    int w, h, px;
+    if (fread(hd, 1, sizeof hd, f) != sizeof hd)
+        return ng_errorf(err, "%s: cannot read the image (a TGA cut short in its header)", path);
+    w = hd[12] | hd[13] << 8, h = hd[14] | hd[15] << 8;
+    pixels = (uint64_t)w * (uint64_t)h;
+    /* a colour-mapped image's pixels are indices of 1 or 2 bytes, each
+     * palette entry whole bytes; other pixels whole bytes (15 bits: 2) */
+    px = hd[1] ? (hd[16] == 8 ? 1 : 2) : (hd[16] + 7) / 8;
+    at = sizeof hd + hd[0];
+    if (hd[1]) at += (uint64_t)(hd[3] | hd[4] << 8) + (uint64_t)(hd[5] | hd[6] << 8) * (uint64_t)((hd[7] + 7) / 8);
+    if (hd[2] < 8) {
+        at += pixels * (uint64_t)px;
+        pixels = 0;
+    }
+    while (pixels > 0 && at < file_bytes) { /* RLE: a count byte, then one pixel (a run) or count pixels */
+        uint64_t n;
+        unsigned cmd;
+        if (at < win || at >= win + len) {
+            if (fseeko(f, (off_t)at, SEEK_SET) != 0 || (len = fread(buf, 1, sizeof buf, f)) == 0) break;
+            win = at;
+        }
+        cmd = buf[at - win];
+        n = 1 + (cmd & 127);
+        if (n > pixels) n = pixels; /* stb stops at the last pixel */
+        at += 1 + (cmd & 128 ? 1 : n) * (uint64_t)px;
+        pixels -= n;
+    }
+    if (pixels > 0 || at > file_bytes)
+        return ng_errorf(err, "%s: cannot read the image (a %dx%d TGA cut short: its pixels need more than the "
+                              "file's %llu bytes)", path, w, h, (unsigned long long)file_bytes);
+    return 0;
+}
+
+/* An uncompressed BMP's rows from the offset its header gives (the last
+ * row's padding may be missing; stb's compressed formats are bit fields,
+ * whose rows are the same size). */
+static int check_bmp_length(FILE *f, const char *path, uint64_t file_bytes, ng_error *err)
+{
+    unsigned char hd[34];
+    uint64_t need, stride;
+    long w, h;
+    unsigned bpp, hsz;
+    if (fread(hd, 1, sizeof hd, f) != sizeof hd) return 0; /* too short for a header: stb's error says so */
+    hsz = (unsigned)(hd[14] | hd[15] << 8 | hd[16] << 16 | (uint32_t)hd[17] << 24);
+    if (hsz == 12) {
+        w = hd[18] | hd[19] << 8, h = hd[20] | hd[21] << 8, bpp = hd[24] | hd[25] << 8;
+    } else {
+        w = (int32_t)(hd[18] | hd[19] << 8 | hd[20] << 16 | (uint32_t)hd[21] << 24);
+        h = (int32_t)(hd[22] | hd[23] << 8 | hd[24] << 16 | (uint32_t)hd[25] << 24);
+        bpp = hd[28] | hd[29] << 8;
+        if ((hd[30] | hd[31] | hd[32] | hd[33]) && !(hd[30] == 3 && !(hd[31] | hd[32] | hd[33])))
+            return 0; /* RLE or another compression: stb refuses it */
+    }
+    if (h < 0) h = -h;
+    if (w < 1 || h < 1 || bpp < 1 || bpp > 32) return 0; /* check_header passed: stb's error if any */
+    stride = ((uint64_t)w * bpp + 31) / 32 * 4;
+    need = (uint64_t)(hd[10] | hd[11] << 8 | hd[12] << 16 | (uint32_t)hd[13] << 24) + stride * (uint64_t)(h - 1) +
+           ((uint64_t)w * bpp + 7) / 8;
+    if (need > file_bytes)
+        return ng_errorf(err, "%s: cannot read the image (a %ldx%ld BMP cut short: its pixels need %llu bytes, the "
+                              "file has %llu)", path, w, h, (unsigned long long)need, (unsigned long long)file_bytes);
+    return 0;
+}
+
+/* stb is built for PNG, BMP and TGA alone (JPEG went to libjpeg): a file
+ * that is not a PNG or a BMP is a TGA. */
+static int check_length(FILE *f, const char *path, uint64_t file_bytes, ng_error *err)
+{
+    int a = getc(f), b = getc(f), rc = 0;
+    rewind(f);
+    if (a == 'B' && b == 'M') rc = check_bmp_length(f, path, file_bytes, err);
+    else if (!(a == 0x89 && b == 'P')) rc = check_tga_length(f, path, file_bytes, err);
+    rewind(f);
+    return rc;
+}
+
 static int decode(FILE *f, const char *path, uint64_t file_bytes, ng_image *img, size_t max_bytes, ng_error *err)
 {
     int w, h, ch, wide = 0, rc;
     void *data;
     if (is_jpeg(f)) return decode_jpeg(f, path, file_bytes, img, max_bytes, err);
     if (check_header(f, path, file_bytes, max_bytes, &wide, err)) return -1;
+    if (check_length(f, path, file_bytes, err)) return -1;
     data = wide ? (void *)stbi_load_from_file_16(f, &w, &h, &ch, 0) : (void *)stbi_load_from_file(f, &w, &h, &ch, 0);
     if (!data) {
         const char *why = stbi_failure_reason();
@@ -278,35 +371,18 @@ static int decode(FILE *f, const char *path, uint64_t file_bytes, ng_image *img,
     return rc;
 }
 
-/* Opens path without blocking (a FIFO must not wait for a writer) and
- * checks what it is on the open descriptor, so nothing can be swapped in
- * between the check and the read. */
+/* Opens path as every file is read (ng_file_open_read): a FIFO, device or
+ * directory, or a file larger than any image, is refused unread. */
 static FILE *open_image(const char *path, uint64_t *file_bytes, ng_error *err)
 {
-    struct stat st;
     FILE *f;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) {
+    int fd = ng_file_open_read(path, "an image file", MAX_FILE_BYTES, file_bytes, err);
+    if (fd < 0) return NULL;
+    if (!(f = fdopen(fd, "rb"))) {
         ng_errorf(err, "%s: cannot open the image (%s)", path, strerror(errno));
-        return NULL;
+        close(fd);
     }
-    if (fstat(fd, &st) != 0) {
-        ng_errorf(err, "%s: cannot open the image (%s)", path, strerror(errno));
-    } else if (S_ISDIR(st.st_mode)) {
-        ng_errorf(err, "%s: is a directory, not an image file", path);
-    } else if (!S_ISREG(st.st_mode)) {
-        ng_errorf(err, "%s: is not a regular file (a FIFO, device or socket), not an image file", path);
-    } else if ((uint64_t)st.st_size > MAX_FILE_BYTES) {
-        ng_errorf(err, "%s: a %llu-byte file is larger than any image input can be (%llu MiB at most)", path,
-                  (unsigned long long)st.st_size, mib(MAX_FILE_BYTES, 0));
-    } else if (!(f = fdopen(fd, "rb"))) {
-        ng_errorf(err, "%s: cannot open the image (%s)", path, strerror(errno));
-    } else {
-        *file_bytes = (uint64_t)st.st_size;
-        return f; /* O_NONBLOCK does not change reads of a regular file */
-    }
-    close(fd);
-    return NULL;
+    return f;
 }
 
 int ng_image_load(const char *path, ng_image *img, size_t max_bytes, ng_error *err)

@@ -5,6 +5,7 @@
  * back exactly, and the line layout of the tiles manifest.
  */
 #include "json.h"
+#include "ng_io.h"
 
 #include <errno.h>
 #include <math.h>
@@ -77,29 +78,14 @@ json_t *ng_json_parse(const char *text, size_t len, ng_error *err)
 
 json_t *ng_json_load(const char *path, size_t max_bytes, const char *what, ng_error *err)
 {
-    FILE *fp = fopen(path, "rb");
-    struct stat st;
     ng_error why;
-    json_t *v = NULL;
-    char *text;
+    json_t *v;
     size_t n;
-    if (!fp) return ng_errorf(err, "%s: %s", path, strerror(errno)), NULL;
-    if (fstat(fileno(fp), &st) != 0) {
-        ng_errorf(err, "%s: %s", path, strerror(errno));
-    } else if (S_ISDIR(st.st_mode)) {
-        ng_errorf(err, "%s: is a folder", path);
-    } else if ((unsigned long long)st.st_size > max_bytes) {
-        if (max_bytes % (1 << 20) == 0) ng_errorf(err, "%s: not %s (over %zu MiB)", path, what, max_bytes >> 20);
-        else ng_errorf(err, "%s: not %s (over %zu bytes)", path, what, max_bytes);
-    } else if (!(text = malloc((size_t)st.st_size + 1))) {
-        ng_errorf(err, "%s: out of memory", path);
-    } else {
-        n = fread(text, 1, (size_t)st.st_size, fp);
-        if (ferror(fp)) ng_errorf(err, "%s: cannot read it", path);
-        else if (!(v = ng_json_parse(text, n, &why))) ng_errorf(err, "%s: not %s (%s)", path, what, why.msg);
-        free(text);
-    }
-    fclose(fp);
+    /* the one checked open: a FIFO or a device is refused, not waited on */
+    char *text = ng_file_read_all(path, what, max_bytes, &n, err);
+    if (!text) return NULL;
+    if (!(v = ng_json_parse(text, n, &why))) ng_errorf(err, "%s: not %s (%s)", path, what, why.msg);
+    free(text);
     return v;
 }
 

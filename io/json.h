@@ -26,10 +26,10 @@
 /* The object or array that text[0..len) holds. NULL with err saying what
  * is wrong and where ("invalid token near '+' (line 3, column 14)"). */
 json_t *ng_json_parse(const char *text, size_t len, ng_error *err);
-/* The same of the file at path, read whole when it holds at most
- * max_bytes. NULL with err "PATH: WHY" when it cannot be read, and
- * "PATH: not WHAT (WHY)" when it is too large or not strict JSON (what:
- * "a tiles manifest"). */
+/* The same of the file at path, read whole through ng_file_read_all (a
+ * regular file of at most max_bytes; errno as it sets it). NULL with err
+ * "PATH: WHY" when it cannot be read, and "PATH: not WHAT (WHY)" when it
+ * is not strict JSON (what: "a tiles manifest"). */
 json_t *ng_json_load(const char *path, size_t max_bytes, const char *what, ng_error *err);
 /* Member key of an object as a number that is a whole number in [lo, hi]:
  * 0, or -1 when missing, of another kind or out of range (also when obj

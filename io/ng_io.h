@@ -35,7 +35,7 @@
  *               origin" the world position of the window's first voxel
  *               centre, origin + (offset + 0.5) * voxel_size;
  *   .exr        OpenEXR: 32-bit float (default) or 16-bit half, one channel
- *               (named Y, or the output's name) or RGB, scanlines or tiles
+ *               (named Y) or RGB, scanlines or tiles
  *               (ng_file_sink_set_options), values as they are; its data
  *               window is the render's region of the full image.
  * A name with {z} in its file name ("slices/cloud_{z}.png", any format
@@ -75,7 +75,10 @@ void ng_file_sink_clamped(const ng_file_sink *s, uint64_t *clamped, uint64_t *sa
 /* Removes the temporary file (or a slice sequence's temporary folder and
  * the slices in it) of every sink of this process still writing or waiting
  * for its commit; async-signal-safe, for a SIGINT / SIGTERM
- * handler that then dies (the sinks are unusable after it). A process
+ * handler that then dies (the sinks are unusable after it, and no sink of
+ * the process creates a temporary again). A handler may run on any thread
+ * that leaves the signal open (a library's own): it waits for temporaries
+ * being created to be registered, so none is left. A process
  * killed outright leaves its temporaries; the next ng_file_sink that
  * begins writing the same target removes those no live process holds. */
 void ng_file_remove_temporaries(void);
@@ -146,6 +149,24 @@ const char *ng_file_formats(void);
 int ng_png_encode_memory(const float *px, int width, int height, int channels, int bits, const ng_file_options *o,
                          unsigned char **out, size_t *len, ng_error *err);
 
+/* ---- reading files ---------------------------------------------------------- */
+
+/* The one way the program opens a file to read (readfile.c): scripts and
+ * their modules, images, tiles, tile records, manifests. Opened without
+ * blocking, so a FIFO with no writer is refused rather than waited on, then
+ * checked on that descriptor (what is checked is what is read): a regular
+ * file, not a directory, FIFO, device or socket (a link to /dev/zero is a
+ * device), of at most max_bytes (0: any size; a format that implies a
+ * bound says it). what names the file for messages ("an image file").
+ * Returns the descriptor (close-on-exec; reads of a regular file never
+ * block), its size in *bytes; or -1 with err "PATH: WHY" and errno ENOENT
+ * (missing) or another open error, EISDIR, EINVAL (not a regular file) or
+ * EFBIG (over max_bytes). */
+int ng_file_open_read(const char *path, const char *what, uint64_t max_bytes, uint64_t *bytes, ng_error *err);
+/* The whole of such a file, malloc'd, with a NUL after its *len bytes
+ * (the caller frees it); NULL with err and errno as above. */
+char *ng_file_read_all(const char *path, const char *what, uint64_t max_bytes, size_t *len, ng_error *err);
+
 /* ---- images in ------------------------------------------------------------ */
 
 /*
@@ -154,7 +175,7 @@ int ng_png_encode_memory(const float *px, int width, int height, int channels, i
  * input; any bytes in it give either 0 with img filled or -1 with a one-line
  * reason "PATH: ..." in err and img->px NULL, never more memory than
  * max_bytes:
- * - path must open without blocking and be a regular file of at most
+ * - path is opened by ng_file_open_read: a regular file of at most
  *   2 GiB + 1 MiB (a FIFO, device or directory is refused unread); it is
  *   opened once, and what was checked is what is read;
  * - the header's size is refused before decoding when over 2^28 pixels, or

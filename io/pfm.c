@@ -91,6 +91,7 @@ static int read_open(ng__tile_reader *r)
     if (w != r->width || h != r->height) return ng__tile_wrong_size(r, w, h);
     if (!(p = r->state = malloc(sizeof *p))) return ng__tile_fail(r, "out of memory");
     r->channels = kind[1] == 'F' ? 3 : 1;
+    r->bits = 32;
     p->header_bytes = ftell(r->fp);
     want = p->header_bytes + (long long)w * h * 4 * r->channels;
     if (ng__tile_file_bytes(r, &bytes)) return -1;

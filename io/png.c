@@ -512,6 +512,7 @@ static int read_open(ng__tile_reader *r)
         return ng__tile_fail(r, "is not a tile noisegraph writes (8- or 16-bit grey or RGB, not interlaced)");
     if ((long)w != r->width || (long)h != r->height) return ng__tile_wrong_size(r, (long)w, (long)h);
     p->bits = depth;
+    r->bits = depth;
     r->channels = ctype == PNG_COLOR_TYPE_RGB ? 3 : 1;
     if (!(r->row = malloc((size_t)r->width * (size_t)r->channels * (size_t)(depth / 8))))
         return ng__tile_fail(r, "out of memory");

@@ -41,6 +41,7 @@ static int read_open(ng__tile_reader *r)
     if (bytes != want)
         return ng__tile_fail(r, "holds %lld bytes; a %dx%d 16-bit tile is %lld", bytes, r->width, r->height, want);
     r->channels = 1;
+    r->bits = 16;
     if (!(r->row = malloc((size_t)r->width * 2))) return ng__tile_fail(r, "out of memory");
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 void ng_sha256_init(ng_sha256 *s) { sha256_init(&s->ctx); }
 
@@ -26,16 +27,25 @@ void ng_sha256_hex(ng_sha256 *s, char hex[65])
     hex[64] = '\0';
 }
 
-int ng_sha256_file(const char *path, char hex[65], ng_error *err)
+int ng_sha256_file(const char *path, const char *what, uint64_t max_bytes, char hex[65], ng_error *err)
 {
     unsigned char buf[1 << 16];
     ng_sha256 s;
     size_t n;
-    int bad;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return ng_errorf(err, "%s: %s", path, strerror(errno));
+    uint64_t bytes;
+    int bad, fd = ng_file_open_read(path, what, max_bytes, &bytes, err);
+    FILE *fp = fd < 0 ? NULL : fdopen(fd, "rb");
+    if (fd < 0) return -1;
+    if (!fp) {
+        close(fd);
+        return ng_errorf(err, "%s: %s", path, strerror(errno));
+    }
     ng_sha256_init(&s);
-    while ((n = fread(buf, 1, sizeof buf, fp)) > 0) ng_sha256_update(&s, buf, n);
+    /* the bytes it had when opened: a file still growing is not chased */
+    while (bytes > 0 && (n = fread(buf, 1, bytes < sizeof buf ? (size_t)bytes : sizeof buf, fp)) > 0) {
+        ng_sha256_update(&s, buf, n);
+        bytes -= n;
+    }
     bad = ferror(fp);
     fclose(fp);
     if (bad) return ng_errorf(err, "%s: cannot read it", path);

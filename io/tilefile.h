@@ -25,14 +25,20 @@ void ng_sha256_update(ng_sha256 *s, const void *data, size_t n);
 /* The digest as 64 lowercase hex digits and a NUL; s starts afresh (as
  * nettle's sha256_digest leaves it). */
 void ng_sha256_hex(ng_sha256 *s, char hex[65]);
-/* The digest of a whole file. 0, or -1 with err "PATH: WHY". */
-int ng_sha256_file(const char *path, char hex[65], ng_error *err);
+/* The digest of a whole file, opened by ng_file_open_read (what and
+ * max_bytes as there: a FIFO or device is refused, not hashed for ever).
+ * 0, or -1 with err "PATH: WHY" and errno as ng_file_open_read sets it. */
+int ng_sha256_file(const char *path, const char *what, uint64_t max_bytes, char hex[65], ng_error *err);
 
 /* ---- reading tiles back -------------------------------------------------- */
 
 /* Whether path's extension names a format a tile can be read back from
  * (.png 8/16, .r16/.raw, .pfm, .exr: the rows of formats.c with a reader). */
 int ng_tile_readable(const char *path);
+
+/* The most bytes a width x height tile can take in any format noisegraph
+ * writes: a larger file is no tile, and is not read or hashed. */
+uint64_t ng_tile_max_bytes(int width, int height);
 
 /* One tile of a stitch: its file and where it lies in the whole image. */
 typedef struct ng_stitch_tile {
@@ -42,10 +48,11 @@ typedef struct ng_stitch_tile {
 
 /* Checks that tile t of a full_width x full_height image opens as its
  * format at t's size (an .exr also at t's place, when its windows say
- * one; and every chunk within the file), and says its channels (1 or 3).
- * 0, or -1 with err naming the file and what is wrong (missing, not the
- * format, another size or place, cut short). */
-int ng_tile_probe(const ng_stitch_tile *t, int full_width, int full_height, int *channels, ng_error *err);
+ * one; and every chunk within the file), and says its channels (1 or 3)
+ * and bits a sample (8 or 16 for PNG, 16 raw, 32 PFM; EXR 16 when every
+ * channel is half, else 32). 0, or -1 with err naming the file and what is
+ * wrong (missing, not the format, another size or place, cut short). */
+int ng_tile_probe(const ng_stitch_tile *t, int full_width, int full_height, int *channels, int *bits, ng_error *err);
 
 /* Streams tiles (sorted by y, then x, rows of equal y and height each
  * covering 0..width without gaps or overlaps: the caller checked) into

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- for readers ------------------------------------------------------------------- */
 
@@ -65,6 +66,14 @@ static void reader_close(reader *r)
     free(r);
 }
 
+/* 88 bytes a pixel: 3 float channels stored twice over (incompressible
+ * data that deflate could only grow a little), plus an EXR's chunk header
+ * and offset of 1-pixel tiles (28 bytes); 1 MiB for headers. */
+uint64_t ng_tile_max_bytes(int width, int height)
+{
+    return (uint64_t)(width > 0 ? width : 0) * (uint64_t)(height > 0 ? height : 0) * 88 + ((uint64_t)1 << 20);
+}
+
 /* Opens tile t of a full_width x full_height image as its format,
  * checking it is t's size (and, where the format says it, place). NULL
  * with err. */
@@ -74,6 +83,8 @@ static reader *reader_open(const ng_stitch_tile *t, int full_width, int full_hei
     const ng__format *f = ng__format_of(path);
     reader *r = calloc(1, sizeof *r);
     char readable[128];
+    uint64_t bytes = 0;
+    int fd;
     if (!r) {
         ng_errorf(err, "%s: out of memory", path);
         return NULL;
@@ -83,8 +94,11 @@ static reader *reader_open(const ng_stitch_tile *t, int full_width, int full_hei
     if (!f || !f->reader) {
         ng_errorf(err, "%s: no reader for this kind of file (tiles are %s)", path,
                   ng__format_list(readable, sizeof readable, has_reader, 1, " or "));
-    } else if (!(r->in.fp = fopen(path, "rb"))) {
-        ng_errorf(err, "%s: %s", path, errno == ENOENT ? "missing" : strerror(errno));
+    } else if ((fd = ng_file_open_read(path, "a tile", ng_tile_max_bytes(t->width, t->height), &bytes, err)) < 0) {
+        if (errno == ENOENT) ng_errorf(err, "%s: missing", path);
+    } else if (!(r->in.fp = fdopen(fd, "rb"))) {
+        ng_errorf(err, "%s: %s", path, strerror(errno));
+        close(fd);
     } else if ((r->format = f->reader)->open(&r->in) == 0) {
         return r;
     } else {
@@ -94,11 +108,12 @@ static reader *reader_open(const ng_stitch_tile *t, int full_width, int full_hei
     return NULL;
 }
 
-int ng_tile_probe(const ng_stitch_tile *t, int full_width, int full_height, int *channels, ng_error *err)
+int ng_tile_probe(const ng_stitch_tile *t, int full_width, int full_height, int *channels, int *bits, ng_error *err)
 {
     reader *r = reader_open(t, full_width, full_height, err);
     if (!r) return -1;
     *channels = r->in.channels;
+    *bits = r->in.bits;
     reader_close(r);
     return 0;
 }

@@ -19,6 +19,7 @@ typedef struct ng__tile_reader {
     int width, height;       /* the size the tile must have */
     int x, y, full_width, full_height; /* where it lies in the whole image */
     int channels;            /* set by open: 1 or 3 */
+    int bits;                /* set by open: a sample's, PNG 8 or 16, raw 16, PFM 32, EXR 16 (all half) or 32 */
     int next_row;            /* rows handed over so far */
     unsigned char *row;      /* the reader's scratch (malloc'd by it, freed by tileread.c), or NULL */
     void *state;             /* the reader's own (malloc'd by open, freed by tileread.c after close) */

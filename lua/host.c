@@ -12,7 +12,6 @@
 #include "ng_io.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <lauxlib.h>
 #include <limits.h>
 #include <lua.h>
@@ -24,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -230,27 +228,24 @@ static void watchdog_stop(watchdog *w)
 
 /* Loads the Lua source file at path as a text chunk (pushed on
  * success; an error message otherwise, returning non-zero); messages name
- * it `name`. Only regular
- * files are read, opened without blocking (a FIFO or a device would hang
- * the script where no hook runs), and the text lives in Lua memory, so it
- * counts against the budget. A first line starting with '#' is skipped as
- * Lua's loadfile does, keeping line numbers. */
+ * it `name`. Only regular files are read, opened as every file is
+ * (ng_file_open_read: a FIFO or a device would hang the script where no
+ * hook runs), and the text lives in Lua memory, so it counts against the
+ * budget. A first line starting with '#' is skipped as Lua's loadfile
+ * does, keeping line numbers. */
 static int load_source(lua_State *L, const char *path, const char *name)
 {
-    struct stat st;
     char *buf;
     size_t len, got = 0, skip = 0;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), status;
-    if (fd < 0) {
-        lua_pushstring(L, strerror(errno));
+    uint64_t bytes = 0;
+    ng_error err;
+    int fd = ng_file_open_read(path, "a Lua script", 0, &bytes, &err), status;
+    if (fd < 0) { /* the reason after "PATH: ": messages name the file by name (unless a long path cut it) */
+        const size_t named = strlen(path) + 2;
+        lua_pushstring(L, named < strlen(err.msg) ? err.msg + named : err.msg);
         return LUA_ERRFILE;
     }
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        close(fd);
-        lua_pushstring(L, S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
-        return LUA_ERRFILE;
-    }
-    len = (size_t)st.st_size;
+    len = (size_t)bytes;
     buf = lua_newuserdatauv(L, len ? len : 1, 0); /* may raise a memory error: fd first */
     while (got < len) {
         ssize_t r = read(fd, buf + got, len - got);
@@ -509,8 +504,12 @@ static double opt_number(lua_State *L, int t, const char *key, int *has)
     return v;
 }
 
-/* Applies --set name=value to the default at index 2. */
-static void apply_sets(lua_State *L, hoststate *h, const char *name, int t)
+/* Whether v is a whole number an integer parameter can hold exactly. */
+static int whole(double v) { return v == floor(v) && fabs(v) <= 9007199254740992.0; }
+
+/* Applies --set name=value to the default at index 2 (of Lua type t; a
+ * number that must be whole when integer). */
+static void apply_sets(lua_State *L, hoststate *h, const char *name, int t, int integer)
 {
     int i;
     for (i = 0; i < h->o->nsets; i++) {
@@ -520,6 +519,8 @@ static void apply_sets(lua_State *L, hoststate *h, const char *name, int t)
         if (t == LUA_TNUMBER) {
             if (!ng_decimal_syntax(v, v + strlen(v)) || !lua_stringtonumber(L, v) || !isfinite(lua_tonumber(L, -1)))
                 luaL_error(L, "--set %s=%s: '%s' is a number parameter (a finite decimal number)", name, v, name);
+            if (integer && !whole(lua_tonumber(L, -1)))
+                luaL_error(L, "--set %s=%s: '%s' is an integer parameter (a whole number)", name, v, name);
         } else if (t == LUA_TBOOLEAN) {
             if (strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "1") && strcmp(v, "0"))
                 luaL_error(L, "--set %s=%s: '%s' is a boolean parameter (true or false)", name, v, name);
@@ -531,7 +532,9 @@ static void apply_sets(lua_State *L, hoststate *h, const char *name, int t)
     }
 }
 
-/* ng.param(name, default, {min =, max =, doc =}) -> value
+/* ng.param(name, default, {min =, max =, doc =, integer =}) -> value
+ * A number parameter takes any number unless declared integer = true,
+ * however its default is written (1 and 1.0 alike). 
  * Everything that can run Lua code (metamethods of the options table, which
  * may call ng.param again) happens before the C records are touched. */
 static int l_param(lua_State *L)
@@ -539,7 +542,7 @@ static int l_param(lua_State *L)
     hoststate *h = host(L);
     ng_script *s = h->s;
     const char *name = luaL_checkstring(L, 1), *doc, *text;
-    int t = lua_type(L, 2), i, has_min, has_max, fail = 0, integer = lua_isinteger(L, 2);
+    int t = lua_type(L, 2), i, has_min, has_max, fail = 0, integer = 0;
     double mn, mx;
     char *name_copy, *doc_copy, *value_copy;
     ng_script_param *p;
@@ -553,7 +556,17 @@ static int l_param(lua_State *L)
     if (lua_type(L, 3) != LUA_TTABLE) lua_pushnil(L);
     else if (lua_getfield(L, 3, "doc") != LUA_TNIL && lua_type(L, 4) != LUA_TSTRING)
         return luaL_error(L, "ng.param '%s': 'doc' must be a string, got %s", name, luaL_typename(L, 4));
-    apply_sets(L, h, name, t); /* index 4 (doc) stays referenced while its text is used */
+    if (lua_type(L, 3) == LUA_TTABLE) {
+        int it = lua_getfield(L, 3, "integer");
+        if (it != LUA_TNIL && it != LUA_TBOOLEAN)
+            return luaL_error(L, "ng.param '%s': 'integer' must be a boolean, got %s", name, luaL_typename(L, -1));
+        integer = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    if (integer && (t != LUA_TNUMBER || !whole(lua_tonumber(L, 2))))
+        return luaL_error(L, "ng.param '%s': an integer parameter needs a whole number default, got %s", name,
+                          t == LUA_TNUMBER ? lua_tostring(L, 2) : luaL_typename(L, 2));
+    apply_sets(L, h, name, t, integer); /* index 4 (doc) stays referenced while its text is used */
     if (t == LUA_TNUMBER) {
         double v = lua_tonumber(L, 2);
         if ((has_min && v < mn) || (has_max && v > mx)) {
@@ -790,6 +803,7 @@ detach:
     if (rc) {
         ng_script_free(s);
         memset(s, 0, sizeof *s);
+        if (h.expired) rc = -2; /* the hook's error: the time limit, whatever the script made of it */
     }
     return rc;
 }

@@ -81,8 +81,9 @@ void ng_host_defaults(ng_host_opts *o);
 /* Whether s..end is a decimal number and nothing else: [+-]digits[.digits]
  * [e[+-]digits] (no blanks, hex, inf or nan); --set and the CLI use it. */
 int ng_decimal_syntax(const char *s, const char *end);
-/* Runs the script at path. On failure err holds one line
- * "WHERE: WHAT" (WHERE is the script position when there is one). */
+/* Runs the script at path: 0; on failure -1, or -2 when its time limit
+ * ended it, and err holds one line "WHERE: WHAT" (WHERE is the script
+ * position when there is one). */
 int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_error *err);
 void ng_script_free(ng_script *s);
 

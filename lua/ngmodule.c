@@ -164,6 +164,16 @@ static int set_path(modstate *m, ng_node *n, const char *label, int k, const cha
     return ng_set_string(n, k, real, err);
 }
 
+/* Whether the table at idx has an item past the first n (a vector or a
+ * range given more numbers than it takes must not lose them silently).
+ * Raw: a proxy table's __index answers for every index. */
+static int has_item_past(lua_State *L, int idx, int n)
+{
+    int more = lua_rawgeti(L, idx, n + 1) != LUA_TNIL;
+    lua_pop(L, 1);
+    return more;
+}
+
 static int set_param(lua_State *L, modstate *m, ng_node *n, const char *label, int k, int idx, ng_error *err)
 {
     const ng_param_desc *p = &ng_node_type_of(n)->params[k];
@@ -191,6 +201,9 @@ static int set_param(lua_State *L, modstate *m, ng_node *n, const char *label, i
             return ng_set_vec3(n, k, v, err);
         }
         if (t != LUA_TTABLE) break;
+        if (has_item_past(L, idx, 3))
+            return ng_errorf(err, "%s: option '%s' must be a number, {x, y} or {x, y, z}; it has more than 3 items",
+                             label, p->name);
         for (d = 0; d < 3; d++) { /* {x, y} in a 2D script: z keeps its default */
             int ok, missing_z = lua_geti(L, idx, d + 1) == LUA_TNIL && d == 2;
             v[d] = missing_z ? p->def[2] : lua_tonumberx(L, -1, &ok);
@@ -212,6 +225,9 @@ static int set_param(lua_State *L, modstate *m, ng_node *n, const char *label, i
         if (t == LUA_TTABLE) {
             int ok1, ok2;
             double lo, hi;
+            if (has_item_past(L, idx, 2))
+                return ng_errorf(err, "%s: option '%s' as a table must be {lo, hi}; it has more than 2 items", label,
+                                 p->name);
             lua_geti(L, idx, 1);
             lua_geti(L, idx, 2);
             lo = lua_tonumberx(L, -2, &ok1);

@@ -188,7 +188,7 @@ const ng_node_type ng_type_cloud = {
            "before the range/amplitude mapping.",
     .params = cloud_params,
     .nparams = NPARAMS,
-    .dims = 0x1Eu,
+    .dims = NG_DIMS_ALL,
     .shorthands = cloud_shorthands,
     .nshorthands = 3,
     .setup = cloud_setup,

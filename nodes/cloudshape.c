@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALL_DIMS 0x1Eu
 
 /* ---- height_profile ----------------------------------------------------------------------- */
 
@@ -49,7 +48,7 @@ static const struct {
 
 static const char *const axis_choices[] = {"x", "y", "z", NULL};
 /* the render dimensions in which each axis exists (coords.c's x, y, z) */
-static const unsigned axis_dims[] = {0x1Eu, 0x1Cu, 0x18u};
+static const unsigned axis_dims[] = {NG_DIMS_ALL, 0x1Cu, 0x18u};
 
 enum { P_BOTTOM, P_TOP, P_SHAPE, P_CURVE, P_AXIS, PROFILE_NPARAMS };
 
@@ -189,7 +188,7 @@ const ng_node_type ng_type_height_profile = {
     .doc = "a cloud layer's density by height, in [0, 1]: 0 at and outside bottom..top, a smooth classic shape "
            "inside (multiply a noise by it). Axis z needs a 3D render (or 4D); in 2D use axis = \"y\" for a side "
            "view",
-    .params = profile_params, .nparams = PROFILE_NPARAMS, .dims = ALL_DIMS,
+    .params = profile_params, .nparams = PROFILE_NPARAMS, .dims = NG_DIMS_ALL,
     .setup = profile_setup, .eval = profile_eval,
 };
 
@@ -411,7 +410,7 @@ const ng_node_type ng_type_coverage = {
            "softness), divided by 1 - s/2. Measures the source as the render sees it: the same for every "
            "thread, tile and region",
     .params = coverage_params, .nparams = COVERAGE_NPARAMS, .inputs = coverage_inputs,
-    .ninputs = COVERAGE_NINPUTS, .dims = ALL_DIMS, .method = "coverage", .positional = "source,coverage,softness",
+    .ninputs = COVERAGE_NINPUTS, .dims = NG_DIMS_ALL, .method = "coverage", .positional = "source,coverage,softness",
     .setup = coverage_setup, .eval = coverage_eval, .free_state = coverage_free,
 };
 
@@ -451,6 +450,6 @@ const ng_node_type ng_type_erode = {
            "thin edges (low density) are eaten away in the detail noise's pattern while the dense core (near 1) "
            "stays; out <= source for sources in [0, 1], values at or above 1 pass unchanged, and where detail "
            "is 0 the source is unchanged (negative values become 0)",
-    .inputs = erode_inputs, .ninputs = ERODE_NINPUTS, .dims = ALL_DIMS, .method = "erode",
+    .inputs = erode_inputs, .ninputs = ERODE_NINPUTS, .dims = NG_DIMS_ALL, .method = "erode",
     .positional = "source,detail,amount", .eval = erode_eval,
 };

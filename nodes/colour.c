@@ -255,6 +255,6 @@ const ng_node_type ng_type_ramp = {
     .name = "ramp", .family = "colour",
     .doc = "colour (3 channels, RGB in [0, 1]) from a value through colour stops or a preset; a value beyond "
            "the first or last stop takes its colour",
-    .params = ramp_params, .nparams = NPARAMS, .inputs = ramp_inputs, .ninputs = NINPUTS, .dims = 0x1Eu,
+    .params = ramp_params, .nparams = NPARAMS, .inputs = ramp_inputs, .ninputs = NINPUTS, .dims = NG_DIMS_ALL,
     .method = "ramp", .positional = "source,preset", .setup = ramp_setup, .eval = ramp_eval,
 };

@@ -8,7 +8,6 @@
 
 #include <math.h>
 
-#define ALL_DIMS 0x1Eu
 
 /* The world coordinate along one axis, computed in double so an offset
  * origin does not cost precision before the final rounding. */
@@ -33,7 +32,7 @@ COORD_EVAL(z_eval, 2)
 COORD_EVAL(time_eval, 3)
 
 const ng_node_type ng_type_x = {
-    .name = "x", .family = "source", .doc = "the world x coordinate (pixels by default)", .dims = 0x1Eu,
+    .name = "x", .family = "source", .doc = "the world x coordinate (pixels by default)", .dims = NG_DIMS_ALL,
     .eval = x_eval,
 };
 const ng_node_type ng_type_y = {
@@ -109,7 +108,7 @@ static int distance_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const
 const ng_node_type ng_type_distance = {
     .name = "distance", .family = "source",
     .doc = "distance from `center` divided by `radius`: 0 at the centre, 1 at the radius (island masks)",
-    .params = distance_params, .nparams = DISTANCE_NPARAMS, .dims = ALL_DIMS, .eval = distance_eval,
+    .params = distance_params, .nparams = DISTANCE_NPARAMS, .dims = NG_DIMS_ALL, .eval = distance_eval,
 };
 
 /* ---- normalised image coordinates ------------------------------------------- */
@@ -159,7 +158,7 @@ static int v_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float 
 const ng_node_type ng_type_u = {
     .name = "u", .family = "source",
     .doc = "x across the full image: 0 at its left edge, 1 at its right (ng.u() takes both from the render)",
-    .params = u_params, .nparams = IMAGE_COORD_NPARAMS, .dims = ALL_DIMS, .eval = u_eval,
+    .params = u_params, .nparams = IMAGE_COORD_NPARAMS, .dims = NG_DIMS_ALL, .eval = u_eval,
 };
 const ng_node_type ng_type_v = {
     .name = "v", .family = "source",

@@ -11,7 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-#define ALL_DIMS 0x1Eu
 
 enum { I_SOURCE, NINPUTS };
 
@@ -131,7 +130,7 @@ const ng_node_type ng_type_terrace = {
     .name = "terrace", .family = "math",
     .doc = "flat terraces at the given levels joined by eased risers (libnoise's Terrace): stepped mesas and "
            "rice-field hills from any height",
-    .params = terrace_params, .nparams = TERRACE_NPARAMS, .inputs = source_input, .ninputs = NINPUTS, .dims = ALL_DIMS,
+    .params = terrace_params, .nparams = TERRACE_NPARAMS, .inputs = source_input, .ninputs = NINPUTS, .dims = NG_DIMS_ALL,
     .method = "terrace", .positional = "source,steps", .setup = terrace_setup, .eval = terrace_eval,
     .chain = terrace_chain,
 };
@@ -249,7 +248,7 @@ const ng_node_type ng_type_curve = {
     .name = "curve", .family = "math",
     .doc = "remaps through a smooth monotone cubic (Fritsch-Carlson) that passes through every control point and "
            "never overshoots between them; flat beyond the first and last points",
-    .params = curve_params, .nparams = CURVE_NPARAMS, .inputs = source_input, .ninputs = NINPUTS, .dims = ALL_DIMS,
+    .params = curve_params, .nparams = CURVE_NPARAMS, .inputs = source_input, .ninputs = NINPUTS, .dims = NG_DIMS_ALL,
     .method = "curve", .positional = "source,points", .setup = curve_setup, .eval = curve_eval,
     .chain = curve_chain,
 };

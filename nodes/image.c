@@ -73,6 +73,17 @@ static int image_setup(ng_node *n, const int *ch, ng_error *err)
     return 0;
 }
 
+int ng_node_image(const ng_node *n, ng_image *view)
+{
+    const picture *pic = n->type == &ng_type_image ? n->state : NULL;
+    if (!pic) return -1;
+    view->width = pic->width;
+    view->height = pic->height;
+    view->channels = pic->channels;
+    view->px = pic->px;
+    return 0;
+}
+
 /* Pixel f (a whole number, |f| < 2^53) of an axis of `size` pixels, taken
  * into [0, size) by the wrap mode. In double: fmod is exact, and no int
  * conversion happens before the index is in range. */

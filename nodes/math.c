@@ -9,7 +9,6 @@
 
 #include <math.h>
 
-#define ALL_DIMS 0x1Eu /* 1D to 4D */
 #define ANY_CH 1, NG_MAX_CHANNELS
 
 /* Output channels: the widest input; others must match it or be scalar. */
@@ -126,7 +125,7 @@ BINARY_CHAIN(max_chain, x[i] > y[i] ? gx[i] : gy[i])
 #define BINARY_TYPE(var, nm, opname, meth, docs, fn, ch)                                   \
     const ng_node_type var = {                                                             \
         .name = nm, .family = "math", .doc = docs, .inputs = ab_inputs, .ninputs = AB_NINPUTS, \
-        .dims = ALL_DIMS, .op = opname, .method = meth, .positional = "a,b",               \
+        .dims = NG_DIMS_ALL, .op = opname, .method = meth, .positional = "a,b",               \
         .setup = broadcast_setup, .eval = fn, .chain = ch,                                 \
     };
 
@@ -194,13 +193,13 @@ UNARY_CHAIN(abs_chain, (void)n, sign1(x[i]) * g[i])
 
 const ng_node_type ng_type_neg = {
     .name = "neg", .family = "math", .doc = "-source", .inputs = source_input, .ninputs = SOURCE_NINPUTS,
-    .dims = ALL_DIMS, .op = "__unm", .positional = "source", .setup = same_channels_setup, .eval = neg_eval,
+    .dims = NG_DIMS_ALL, .op = "__unm", .positional = "source", .setup = same_channels_setup, .eval = neg_eval,
     .chain = neg_chain,
 };
 
 const ng_node_type ng_type_abs = {
     .name = "abs", .family = "math", .doc = "|source|: folds a signed noise into creases (billow-like)",
-    .inputs = source_input, .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS, .method = "abs", .positional = "source",
+    .inputs = source_input, .ninputs = SOURCE_NINPUTS, .dims = NG_DIMS_ALL, .method = "abs", .positional = "source",
     .setup = same_channels_setup, .eval = abs_eval, .chain = abs_chain,
 };
 
@@ -234,7 +233,7 @@ UNARY_CHAIN(clamp_chain, const float lo = (float)ng_num(n, P_CLAMP_LO); const fl
 
 const ng_node_type ng_type_clamp = {
     .name = "clamp", .family = "math", .doc = "source limited to [lo, hi]", .params = clamp_params,
-    .nparams = CLAMP_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS,
+    .nparams = CLAMP_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS, .dims = NG_DIMS_ALL,
     .method = "clamp", .positional = "source,lo,hi", .setup = clamp_setup, .eval = clamp_eval, .chain = clamp_chain,
 };
 
@@ -306,7 +305,7 @@ const ng_node_type ng_type_fit = {
     .name = "fit", .family = "math",
     .doc = "maps [from_lo, from_hi] linearly onto [to_lo, to_hi] (Houdini's fit; libnoise's ScaleBias)",
     .params = fit_params, .nparams = FIT_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
-    .dims = ALL_DIMS, .method = "fit", .positional = "source,from_lo,from_hi,to_lo,to_hi,clamp",
+    .dims = NG_DIMS_ALL, .method = "fit", .positional = "source,from_lo,from_hi,to_lo,to_hi,clamp",
     .setup = fit_setup, .eval = fit_eval, .chain = fit_chain,
 };
 
@@ -350,7 +349,7 @@ static int mix_chain(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
 
 const ng_node_type ng_type_mix = {
     .name = "mix", .family = "math", .doc = "a + (b - a) * t: linear blend, t is a number or a mask node",
-    .inputs = mix_inputs, .ninputs = MIX_NINPUTS, .dims = ALL_DIMS, .method = "mix", .positional = "a,b,t",
+    .inputs = mix_inputs, .ninputs = MIX_NINPUTS, .dims = NG_DIMS_ALL, .method = "mix", .positional = "a,b,t",
     .setup = broadcast_setup, .eval = mix_eval, .chain = mix_chain,
 };
 
@@ -364,13 +363,13 @@ UNARY_CHAIN(flat_chain, (void)n, ((void)g[i], 0.0f))
 
 const ng_node_type ng_type_sqrt = {
     .name = "sqrt", .family = "math", .doc = "square root; negative values give 0", .inputs = source_input,
-    .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS, .method = "sqrt", .positional = "source", .setup = same_channels_setup,
+    .ninputs = SOURCE_NINPUTS, .dims = NG_DIMS_ALL, .method = "sqrt", .positional = "source", .setup = same_channels_setup,
     .eval = sqrt_eval, .chain = sqrt_chain,
 };
 
 const ng_node_type ng_type_invert = {
     .name = "invert", .family = "math", .doc = "1 - source: flips a [0, 1] mask or height", .inputs = source_input,
-    .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS, .method = "invert", .positional = "source", .setup = same_channels_setup,
+    .ninputs = SOURCE_NINPUTS, .dims = NG_DIMS_ALL, .method = "invert", .positional = "source", .setup = same_channels_setup,
     .eval = invert_eval, .chain = invert_chain,
 };
 
@@ -389,7 +388,7 @@ static int step_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
 
 const ng_node_type ng_type_step = {
     .name = "step", .family = "math", .doc = "0 below edge, 1 from edge on (a hard mask)", .params = step_params,
-    .nparams = STEP_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS, .dims = ALL_DIMS,
+    .nparams = STEP_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS, .dims = NG_DIMS_ALL,
     .method = "step", .positional = "source,edge", .setup = same_channels_setup, .eval = step_eval,
     .chain = flat_chain,
 };
@@ -437,7 +436,7 @@ UNARY_CHAIN(smoothstep_chain, const ramp_state *s = n->state, ramp_slope(x[i], s
 const ng_node_type ng_type_smoothstep = {
     .name = "smoothstep", .family = "math", .doc = "0 below lo, 1 above hi, a smooth cubic ramp between",
     .params = smoothstep_params, .nparams = SMOOTH_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
-    .dims = ALL_DIMS, .method = "smoothstep", .positional = "source,lo,hi", .setup = smoothstep_setup,
+    .dims = NG_DIMS_ALL, .method = "smoothstep", .positional = "source,lo,hi", .setup = smoothstep_setup,
     .eval = smoothstep_eval, .chain = smoothstep_chain,
 };
 
@@ -529,7 +528,7 @@ const ng_node_type ng_type_select = {
     .name = "select", .family = "math",
     .doc = "a where control < threshold, b above it, blended smoothly over threshold +- falloff (libnoise's Select)",
     .params = select_params, .nparams = SEL_NPARAMS, .inputs = select_inputs, .ninputs = SEL_NINPUTS,
-    .dims = ALL_DIMS, .positional = "a,b,control,threshold,falloff", .setup = select_setup, .eval = select_eval,
+    .dims = NG_DIMS_ALL, .positional = "a,b,control,threshold,falloff", .setup = select_setup, .eval = select_eval,
     .chain = select_chain,
 };
 
@@ -584,7 +583,7 @@ BINARY_CHAIN(mod_chain, gx[i] - roundf((x[i] - o[i]) / y[i]) * gy[i])
 #define UNARY_TYPE(var, nm, docs, fn, ch)                                                                    \
     const ng_node_type var = {                                                                               \
         .name = nm, .family = "math", .doc = docs, .inputs = source_input, .ninputs = SOURCE_NINPUTS,      \
-        .dims = ALL_DIMS, .method = nm, .positional = "source", .setup = same_channels_setup, .eval = fn, \
+        .dims = NG_DIMS_ALL, .method = nm, .positional = "source", .setup = same_channels_setup, .eval = fn, \
         .chain = ch,                                                                                         \
     };
 
@@ -679,7 +678,7 @@ const ng_node_type ng_type_bias = {
     .name = "bias", .family = "math",
     .doc = "Houdini's bias (Schlick's): bends [0, 1] towards 0 or 1 keeping the ends; source is clamped to [0, 1]",
     .params = bias_params, .nparams = SHAPE_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
-    .dims = ALL_DIMS, .method = "bias", .positional = "source,bias", .setup = same_channels_setup, .eval = bias_eval,
+    .dims = NG_DIMS_ALL, .method = "bias", .positional = "source,bias", .setup = same_channels_setup, .eval = bias_eval,
     .chain = bias_chain,
 };
 
@@ -688,7 +687,7 @@ const ng_node_type ng_type_gain = {
     .doc = "Houdini's gain (Schlick's): an S-curve (or its inverse) through 0.5 keeping 0 and 1; source is "
            "clamped to [0, 1]",
     .params = gain_params, .nparams = SHAPE_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
-    .dims = ALL_DIMS, .method = "gain", .positional = "source,gain", .setup = same_channels_setup, .eval = gain_eval,
+    .dims = NG_DIMS_ALL, .method = "gain", .positional = "source,gain", .setup = same_channels_setup, .eval = gain_eval,
     .chain = gain_chain,
 };
 
@@ -744,13 +743,13 @@ const ng_node_type ng_type_smin = {
     .name = "smin", .family = "math",
     .doc = "smooth minimum of a and b: min with its corner rounded over |a - b| < k (polynomial), never above "
            "min; merges shapes and masks without a crease",
-    .params = smin_params, .nparams = SMIN_NPARAMS, .inputs = ab_inputs, .ninputs = AB_NINPUTS, .dims = ALL_DIMS,
+    .params = smin_params, .nparams = SMIN_NPARAMS, .inputs = ab_inputs, .ninputs = AB_NINPUTS, .dims = NG_DIMS_ALL,
     .method = "smin", .positional = "a,b,k", .setup = broadcast_setup, .eval = smin_eval, .chain = smin_chain,
 };
 
 const ng_node_type ng_type_smax = {
     .name = "smax", .family = "math",
     .doc = "smooth maximum of a and b: max with its corner rounded over |a - b| < k, never below max",
-    .params = smin_params, .nparams = SMIN_NPARAMS, .inputs = ab_inputs, .ninputs = AB_NINPUTS, .dims = ALL_DIMS,
+    .params = smin_params, .nparams = SMIN_NPARAMS, .inputs = ab_inputs, .ninputs = AB_NINPUTS, .dims = NG_DIMS_ALL,
     .method = "smax", .positional = "a,b,k", .setup = broadcast_setup, .eval = smax_eval, .chain = smax_chain,
 };

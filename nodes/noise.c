@@ -47,8 +47,9 @@ static const char *const type_choices[NG_NBASES + 1] = {NG_BASES(CHOICE)}; /* NU
 static const ng_shorthand noise_shorthands[NG_NBASES] = {NG_BASES(SHORTHAND)};
 
 static const char *const output_choices[] = {"float", "vector", NULL};
-static const char *const feature_choices[] = {"f1", "f2", "f2-f1", "cell", NULL};
-static const char *const metric_choices[] = {"euclidean", "manhattan", "chebyshev", NULL};
+/* in the order of NG_WORLEY_* and NG_METRIC_* (noise_kernels.h) */
+static const char *const feature_choices[] = {"f1", "f2", "f2-f1", "cell", "f3", "edge", "position", NULL};
+static const char *const metric_choices[] = {"euclidean", "manhattan", "chebyshev", "minkowski", NULL};
 static const char *const gradients_choices[] = {"classic", "isotropic", NULL}; /* by NG_GRADIENTS_* */
 /* "none", then ng.fractal's types in their order, then "fbm" (standard) */
 static const char *const fractal_choices[] = {"none", NG_FRACTAL_CHOICES, "fbm", NULL};
@@ -58,7 +59,7 @@ static const char *const normalize_choices[] = {NG_NORMALIZE_CHOICES, NULL};
 enum {
     P_TYPE = NG_U_TYPE, P_SIZE = NG_U_SIZE, P_SCALE = NG_U_SCALE, P_OFFSET = NG_U_OFFSET, P_AMP = NG_U_AMP,
     P_SEED = NG_U_SEED, P_RANGE = NG_U_RANGE, P_OUTPUT = NG_U_COUNT,
-    P_FEATURE, P_METRIC, P_JITTER, P_FLOW, P_GRADIENTS,
+    P_FEATURE, P_METRIC, P_EXPONENT, P_JITTER, P_FLOW, P_GRADIENTS,
     P_FRACTAL, P_OCTAVES, P_LACUNARITY, P_ROUGHNESS, P_ANTIALIAS, P_NORMALIZE, P_FOFFSET, P_GAIN, P_ROTATE, NPARAMS
 };
 
@@ -68,8 +69,15 @@ static const ng_param_desc noise_params[NPARAMS] = {
      "\"float\", or \"vector\": three decorrelated channels (for warp)"},
     {"feature", NG_PARAM_ENUM, {0}, 0, 0, feature_choices,
      "worley: distance to the nearest point (f1), the second (f2), their difference (f2-f1, cell borders), "
-     "or a random value per cell (cell)"},
-    {"metric", NG_PARAM_ENUM, {0}, 0, 0, metric_choices, "worley: how distance is measured"},
+     "a random value per cell (cell), the third distance (f3), the exact distance to the cell's edge (edge: "
+     "cracks and bordered cells; euclidean only; 0 on the edge), or the nearest point's world position "
+     "(position: a vector, x y z, 0 past the render's dims; range and amplitude do not apply). Each distance "
+     "is normalised to [0, 1], clamped in under 1e-4 of samples"},
+    {"metric", NG_PARAM_ENUM, {0}, 0, 0, metric_choices,
+     "worley: how distance is measured; minkowski is (sum |d|^p)^(1/p) with p = exponent"},
+    {"exponent", NG_PARAM_NUMBER, {0.5}, 0.5, 10, NULL,
+     "worley, metric = \"minkowski\": its p; 1 is manhattan's shape, 2 euclidean's, 10 near chebyshev's, "
+     "below 1 star-shaped cells (steep where a point lines up with a feature)"},
     {"jitter", NG_PARAM_NUMBER, {1}, 0, 1, NULL,
      "worley: how far feature points stray from a regular grid (0: a regular grid); a node varies it"},
     {"flow", NG_PARAM_NUMBER, {0}, -1e9, 1e9, NULL,
@@ -113,6 +121,7 @@ static const struct {
 } specific[] = {
     {P_FEATURE, 1u << NG_BASIS_WORLEY, "worley"},
     {P_METRIC, 1u << NG_BASIS_WORLEY, "worley"},
+    {P_EXPONENT, 1u << NG_BASIS_WORLEY, "worley"},
     {P_JITTER, 1u << NG_BASIS_WORLEY, "worley"},
     {P_FLOW, 1u << NG_BASIS_FLOW, "flow"},
     {P_GRADIENTS, 1u << NG_BASIS_PERLIN | 1u << NG_BASIS_FAST | 1u << NG_BASIS_SIMPLEX | 1u << NG_BASIS_FLOW,
@@ -145,6 +154,12 @@ void ng__noise_prepare(ng_node *n, int type, ng_unified *u)
     n->detail = type == NG_BASIS_WHITE ? 0 : size * fmin(scale[0], fmin(scale[1], scale[2])) / bs->freq_mult;
 }
 
+/* Worley's nearest feature position: a vector of world positions. */
+static int is_position(const ng_node *n)
+{
+    return ng_int(n, P_TYPE) == NG_BASIS_WORLEY && ng_int(n, P_FEATURE) == NG_WORLEY_POSITION;
+}
+
 /* The row of `specific` for option k, or NULL: it applies to every basis. */
 static const char *specific_to(int k, unsigned *which)
 {
@@ -163,6 +178,7 @@ static int noise_applies(const ng_node *n, int k)
 {
     unsigned which;
     if (((fractal_options >> k) & 1) && ng_int(n, P_FRACTAL) == FRACTAL_NONE) return 0;
+    if (k == P_EXPONENT && ng_int(n, P_METRIC) != NG_METRIC_MINKOWSKI) return 0;
     return !specific_to(k, &which) || (which & (1u << ng_int(n, P_TYPE)));
 }
 
@@ -177,6 +193,18 @@ static int noise_setup(ng_node *n, const int *ch, ng_error *err)
         if (((fractal_options >> k) & 1) && ng_node_param_set(n, k))
             return ng_errorf(err, "%s: option '%s' needs a fractal (fractal = \"fbm\", \"terrain\", ...)", n->label,
                              noise_params[k].name);
+    if (type == NG_BASIS_WORLEY && ng_node_param_set(n, P_EXPONENT) && ng_int(n, P_METRIC) != NG_METRIC_MINKOWSKI)
+        return ng_errorf(err, "%s: option 'exponent' applies to metric = \"minkowski\" only", n->label);
+    if (type == NG_BASIS_WORLEY && ng_int(n, P_FEATURE) == NG_WORLEY_EDGE && ng_int(n, P_METRIC) != NG_METRIC_EUCLIDEAN)
+        return ng_errorf(err, "%s: feature \"edge\" is measured in the euclidean metric only, not %s", n->label,
+                         metric_choices[ng_int(n, P_METRIC)]);
+    if (type == NG_BASIS_WORLEY && ng_int(n, P_FEATURE) == NG_WORLEY_POSITION) {
+        if (fractal != FRACTAL_NONE)
+            return ng_errorf(err, "%s: feature \"position\" is a world position and takes no fractal", n->label);
+        if (ng_node_param_set(n, P_RANGE) || ng_node_param_set(n, P_AMP))
+            return ng_errorf(err, "%s: feature \"position\" is a world position: option '%s' does not apply",
+                             n->label, ng_node_param_set(n, P_RANGE) ? "range" : "amplitude");
+    }
     for (k = 0; k < NPARAMS; k++) { /* what is left: options of other bases */
         unsigned which;
         if (ng_node_param_set(n, k) && !noise_applies(n, k))
@@ -188,7 +216,7 @@ static int noise_setup(ng_node *n, const int *ch, ng_error *err)
     st->basis_detail = n->detail;
     if (fractal != FRACTAL_NONE) /* the finest octave's, as ng.fractal says it */
         n->detail /= pow(ng_num(n, P_LACUNARITY), oct > 1 ? ceil(oct) - 1 : 0);
-    n->channels = ng_int(n, P_OUTPUT) == 1 ? 3 : 1;
+    n->channels = ng_int(n, P_OUTPUT) == 1 || is_position(n) ? 3 : 1;
     return 0;
 }
 
@@ -481,6 +509,39 @@ static int kernel_scales(ng_noise_pts *pts, int dims, const double *freq, float 
     return 1;
 }
 
+/* Worley's POSITION: the kernel's vectors from each sample to its nearest
+ * feature (noise space, dims planes) become world positions, w + r / f
+ * along each axis (f the sample's frequency: its noise coordinate is
+ * (w + offset) f), summed in double so a position far from the origin
+ * is as fine as a float holds. Channels past dims are 0. */
+static int world_positions(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng_unified_in *drv,
+                           ng_basis_fn fn, ng_noise_pts *pts, const ng_block *b, const double *freq,
+                           double freq_scale, int channels, float *out)
+{
+    const int dims = b->dims, varies = drv->size || drv->scale;
+    const double ps = b->p_scale != 0.0f ? b->p_scale : 1.0;
+    float *rel = ng_scratch(ctx, dims);
+    int c, i;
+    if (!rel) return -1;
+    pts->plane = b->n;
+    if (drv->jitter) kernel_runs(n, fn, pts, drv, rel);
+    else fn(pts, rel);
+    for (c = 0; c < channels; c++) {
+        float *o = out + (size_t)c * (size_t)b->n;
+        const float *r = rel + (size_t)c * (size_t)b->n;
+        if (c >= dims) {
+            memset(o, 0, (size_t)b->n * sizeof *o);
+            continue;
+        }
+        for (i = 0; i < b->n; i++) {
+            const double f = varies ? freq_at(n, u, drv, c, i, b->n, freq_scale) : freq[c];
+            o[i] = (float)(b->anchor[c] + (double)b->p[c][i] * ps + (double)r[i] / f);
+        }
+    }
+    ng_scratch_free(ctx, rel, dims);
+    return 0;
+}
+
 /* One channel, or with vec every one of `vector` channels from vec's one
  * lattice walk (at channel 0's seed and lattice: out holds vector planes).
  * grad: per world unit, then times gall (the output's scale). */
@@ -510,6 +571,7 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     pts.jitter = own ? (float)ng_num(n, P_JITTER) : 1.0f;
     pts.feature = own ? ng_int(n, P_FEATURE) : NG_WORLEY_F1;
     pts.metric = own ? ng_int(n, P_METRIC) : NG_METRIC_EUCLIDEAN;
+    pts.exponent = own ? (float)ng_num(n, P_EXPONENT) : 2.0f;
     pts.gradients = own ? ng_int(n, P_GRADIENTS) : NG_GRADIENTS_CLASSIC;
     for (d = 0; d < b->dims; d++) {
         freq[d] = (d < 3 ? u->freq[d] : u->freq_w) * freq_scale;
@@ -551,7 +613,9 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     }
     if (b->dims == 4 && pts.period[3]) pts.anchor[3] = loop_phase(b->anchor[3], b->period[3]) * pts.period[3];
     pts.seed = mix_seed(mix_seed(u->seed, b->seed), channel);
-    if (vec && grad) {
+    if (own && type == NG_BASIS_WORLEY && pts.feature == NG_WORLEY_POSITION) {
+        rc = world_positions(ctx, n, u, drv, fn, &pts, b, freq, freq_scale, vector, out);
+    } else if (vec && grad) {
         const int scaled = kernel_scales(&pts, b->dims, freq, gall);
         vec_d(&pts, vector, out, grad); /* the same bits as vec, gradient planes c * dims + e */
         if (scaled) grad = NULL;
@@ -643,6 +707,8 @@ static int noise_channels(ng_ctx *ctx, const ng_node *n, const ng_block *b, floa
     const int type = ng_int(n, P_TYPE);
     const ng_vector_fn vec = call->channels > 1 || n->channels > 1 ? vector_kernel(type, b) : NULL;
     int c;
+    if (is_position(n)) /* world positions: no range to map */
+        return basis_at(ctx, n, u, call->drv, type, 0, NULL, NULL, call->channels, 1.0, 1.0f, b, out, NULL);
     if (vec) {
         if (basis_at(ctx, n, u, call->drv, type, 0, vec, NULL, call->channels, 1.0, 1.0f, b, out, NULL)) return -1;
         for (c = 0; c < call->channels; c++) ng__unified_map(n, u, call->drv, out + (size_t)c * (size_t)b->n, b->n);
@@ -750,7 +816,7 @@ static int noise_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, flo
 {
     const int fractal = ng_int(n, P_FRACTAL);
     ng_fractal f;
-    if (n->ndrivers > 0) return 1;
+    if (n->ndrivers > 0 || is_position(n)) return 1;
     if (fractal == FRACTAL_NONE) return noise_channels_grad(ctx, n, b, out, grad, NULL);
     fractal_of(n, &f);
     return ng__fractal_sum_grad(ctx, n, &f, b, b->channels, noise_channels_grad, NULL, out, grad);

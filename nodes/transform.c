@@ -204,6 +204,6 @@ const ng_node_type ng_type_transform = {
            "source is sampled at the inverse-transformed positions. Far from the origin stays exact; a "
            "tileable render takes translate only",
     .params = transform_params, .nparams = NPARAMS, .inputs = transform_inputs, .ninputs = NINPUTS,
-    .dims = 0x1Eu, .method = "transform", .positional = "source", .setup = transform_setup,
+    .dims = NG_DIMS_ALL, .method = "transform", .positional = "source", .setup = transform_setup,
     .tile_check = transform_tile_check, .eval = transform_eval,
 };

@@ -21,6 +21,7 @@
     X(channel)           \
     X(curl)              \
     X(surface)           \
+    X(blur)              \
     X(ramp)              \
     X(constant)          \
     X(add)               \

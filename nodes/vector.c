@@ -10,7 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-#define ALL_DIMS 0x1Eu
 
 /* ---- vector: channel c is input c ---------------------------------------------------------------- */
 
@@ -39,7 +38,7 @@ static int vector_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const f
 
 const ng_node_type ng_type_vector = {
     .name = "vector", .family = "warp", .doc = "a 2- or 3-channel vector from scalar nodes or numbers (for warp)",
-    .inputs = vector_inputs, .ninputs = VECTOR_NINPUTS, .dims = ALL_DIMS, .positional = "x,y,z",
+    .inputs = vector_inputs, .ninputs = VECTOR_NINPUTS, .dims = NG_DIMS_ALL, .positional = "x,y,z",
     .setup = vector_setup, .eval = vector_eval,
 };
 
@@ -76,7 +75,7 @@ static int channel_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
 
 const ng_node_type ng_type_channel = {
     .name = "channel", .family = "warp", .doc = "one channel of a vector node, counting from 1",
-    .params = channel_params, .nparams = CHANNEL_NPARAMS, .inputs = channel_inputs, .ninputs = CHANNEL_NINPUTS, .dims = ALL_DIMS,
+    .params = channel_params, .nparams = CHANNEL_NPARAMS, .inputs = channel_inputs, .ninputs = CHANNEL_NINPUTS, .dims = NG_DIMS_ALL,
     .method = "channel", .positional = "source,index", .setup = channel_setup, .eval = channel_eval,
 };
 

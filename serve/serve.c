@@ -5,6 +5,16 @@
  * and the event stream. It runs until SIGINT or SIGTERM, which the main
  * thread waits for (every other thread blocks them), then stops cleanly:
  * renders are cancelled, event streams end, threads are joined.
+ *
+ * Connection slots (128, a thread each) are kept for the clients that use
+ * them: at most 32 event streams and 64 requests being answered at once
+ * (past either, a 503 at once); a request must arrive within 10 s of
+ * silence (libmicrohttpd's timeout, lifted while its answer is computed);
+ * and once 112 slots are taken, each new connection closes the one that
+ * has waited longest for a request (a half-sent request or an idle
+ * keep-alive), so stalled clients cannot lock the others out. A request's
+ * socket is watched while it is answered: when its client hangs up, its
+ * cancel flag is set, and its render or wait gives up its turn.
  */
 #include "serve.h"
 
@@ -12,6 +22,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -21,10 +32,155 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* The port requests must name in Host; 0 until the daemon is bound (a
  * request before that is refused). Atomic: connection threads read it. */
 static atomic_int served_port;
+
+/* ---- connection slots ------------------------------------------------------------ */
+
+#define MAX_STREAMS 32  /* event streams open at once (a page holds one) */
+#define MAX_BUSY 64     /* requests being answered at once, streams aside */
+#define EVICT_AT (NG_SERVE_MAX_CONNECTIONS - 16)
+#define REQUEST_TIMEOUT 10u /* s of silence while a request arrives, or between requests */
+#define SEND_TIMEOUT 60u    /* s of silence while an answer is sent */
+
+/* A connection (libmicrohttpd's socket context), from its start to its
+ * close; freed at its close, after its thread ended. */
+typedef struct slot {
+    struct MHD_Connection *c;
+    int fd;
+    int busy, stream; /* answering a request; that answer is an event stream */
+    int evicted;
+    double idle_since; /* when it began to wait for a request */
+    atomic_int cancel; /* its request's (ng_query.cancel) */
+    struct slot *next;
+} slot;
+
+static struct {
+    pthread_mutex_t mu;
+    slot *all;
+    int n, busy, streams;
+    int stop;
+    pthread_t monitor;
+    int monitor_running;
+} conns = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Closes the connection that has waited longest for a request (conns.mu
+ * held): its thread sees the socket end and leaves. Its descriptor is
+ * still its own here: libmicrohttpd closes it only after notifying the
+ * close, which takes conns.mu. */
+static void evict_oldest(const slot *except)
+{
+    slot *k, *old = NULL;
+    for (k = conns.all; k; k = k->next)
+        if (k != except && !k->busy && !k->stream && !k->evicted && (!old || k->idle_since < old->idle_since)) old = k;
+    if (!old) return;
+    old->evicted = 1;
+    shutdown(old->fd, SHUT_RDWR);
+}
+
+static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe)
+{
+    slot *k = *socket_context, **p;
+    (void)cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (!info || !(k = calloc(1, sizeof *k))) return; /* not counted: handle answers 500 */
+        k->c = c, k->fd = info->connect_fd, k->idle_since = now_s();
+        atomic_init(&k->cancel, 0);
+        pthread_mutex_lock(&conns.mu);
+        k->next = conns.all, conns.all = k, conns.n++;
+        if (conns.n >= EVICT_AT) evict_oldest(k);
+        pthread_mutex_unlock(&conns.mu);
+        *socket_context = k;
+        return;
+    }
+    if (!k) return;
+    pthread_mutex_lock(&conns.mu);
+    for (p = &conns.all; *p && *p != k; p = &(*p)->next) continue;
+    if (*p) *p = k->next, conns.n--;
+    conns.busy -= k->busy, conns.streams -= k->stream;
+    pthread_mutex_unlock(&conns.mu);
+    free(k);
+    *socket_context = NULL;
+}
+
+static slot *conn_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
+/* Takes a slot for answering (an event stream or another request): 0, or
+ * -1 when they are all taken. */
+static int conn_answer(slot *k, int stream)
+{
+    int counted, ok;
+    pthread_mutex_lock(&conns.mu);
+    counted = k->busy || k->stream; /* a second call for the same request */
+    ok = counted || (stream ? conns.streams < MAX_STREAMS : conns.busy < MAX_BUSY);
+    if (ok && !counted) {
+        if (stream) k->stream = 1, conns.streams++;
+        else k->busy = 1, conns.busy++;
+        atomic_store(&k->cancel, 0);
+    }
+    pthread_mutex_unlock(&conns.mu);
+    return ok ? 0 : -1;
+}
+
+/* The request's answer has been sent (or abandoned): the slot waits for
+ * the next request on the connection. */
+static void conn_done(slot *k)
+{
+    pthread_mutex_lock(&conns.mu);
+    conns.busy -= k->busy, conns.streams -= k->stream;
+    k->busy = k->stream = 0;
+    k->idle_since = now_s();
+    pthread_mutex_unlock(&conns.mu);
+}
+
+/* Every 50 ms: the sockets of the requests being answered whose clients
+ * hung up (they shut their end: POLLRDHUP; or the connection broke) get
+ * their cancel flag set. */
+static void *monitor(void *arg)
+{
+    sigset_t all;
+    struct pollfd p[NG_SERVE_MAX_CONNECTIONS + 1];
+    slot *who[NG_SERVE_MAX_CONNECTIONS + 1];
+    (void)arg;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    for (;;) {
+        struct timespec t = {0, 50000000};
+        slot *k;
+        int n = 0, i;
+        pthread_mutex_lock(&conns.mu);
+        if (conns.stop) {
+            pthread_mutex_unlock(&conns.mu);
+            return NULL;
+        }
+        for (k = conns.all; k && n < (int)(sizeof p / sizeof p[0]); k = k->next)
+            if ((k->busy || k->stream) && !atomic_load(&k->cancel)) {
+                p[n].fd = k->fd, p[n].events = POLLRDHUP, p[n].revents = 0;
+                who[n++] = k;
+            }
+        if (n && poll(p, (nfds_t)n, 0) > 0) /* under the lock: no descriptor closes meanwhile */
+            for (i = 0; i < n; i++)
+                if (p[i].revents & (POLLRDHUP | POLLHUP | POLLERR)) atomic_store(&who[i]->cancel, 1);
+        pthread_mutex_unlock(&conns.mu);
+        nanosleep(&t, NULL);
+    }
+}
 
 /* ---- answers ------------------------------------------------------------------ */
 
@@ -90,7 +246,7 @@ static const char *content_type(const char *name)
 
 static enum MHD_Result send_file(struct MHD_Connection *conn, const char *url)
 {
-    const char *name = strcmp(url, "/") ? url + 1 : "index.html";
+    const char *name = strcmp(url, "/") ? url + (url[0] == '/') : "index.html";
     int i;
     for (i = 0; i < ng_web_nfiles; i++)
         if (!strcmp(ng_web_files[i].name, name)) {
@@ -103,11 +259,27 @@ static enum MHD_Result send_file(struct MHD_Connection *conn, const char *url)
 
 /* ---- events ---------------------------------------------------------------------- */
 
-/* An event stream's position: the generation last said. */
+/* An event stream's position: the generation last said; and its
+ * connection's cancel flag (its client hung up). */
 typedef struct events {
     long seen;
     int started;
+    const atomic_int *gone;
 } events;
+
+/* The next generation after seen, or seen after 15 s; -1 when the server
+ * stops or the client hung up (looked at every 250 ms, so a stream whose
+ * page was closed frees its slot at once). */
+static long next_generation(const events *e)
+{
+    long g = e->seen;
+    int i;
+    for (i = 0; i < 60 && g == e->seen; i++) {
+        if (e->gone && atomic_load(e->gone)) return -1;
+        g = ng_serve_wait_generation(e->seen, 0.25);
+    }
+    return g;
+}
 
 /* SSE: the current generation at once (so a page that loaded its state
  * just before a change does not miss it), then one event per new
@@ -123,7 +295,7 @@ static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
         e->started = 1;
         g = ng_serve_generation();
     } else {
-        g = ng_serve_wait_generation(e->seen, 15);
+        g = next_generation(e);
         if (g < 0) return MHD_CONTENT_READER_END_OF_STREAM;
     }
     if (e->started && g == e->seen) {
@@ -155,12 +327,13 @@ static ssize_t events_read(void *cls, uint64_t pos, char *buf, size_t max)
     }
 }
 
-static enum MHD_Result send_events(struct MHD_Connection *conn)
+static enum MHD_Result send_events(struct MHD_Connection *conn, const atomic_int *gone)
 {
     events *e = calloc(1, sizeof *e);
     struct MHD_Response *r;
     if (!e) return send_text(conn, 500, "out of memory");
     e->seen = -1;
+    e->gone = gone;
     r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, events_read, e, free);
     if (!r) {
         free(e);
@@ -171,22 +344,23 @@ static enum MHD_Result send_events(struct MHD_Connection *conn)
 
 /* ---- requests ------------------------------------------------------------------------ */
 
-static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
-                                const char *value, size_t value_size)
+/* The request target as the client sent it, kept before libmicrohttpd
+ * decodes it in place (where a %00 would cut the path short): the
+ * request's context, parsed by handle and freed when the request ends. */
+static void *keep_target(void *cls, const char *uri, struct MHD_Connection *conn)
 {
-    ng_query *q = cls;
-    (void)kind;
-    if (strlen(key) != key_size || (value && strlen(value) != value_size)) {
-        q->nul = 1;
-        return MHD_NO;
-    }
-    if (q->n == (int)(sizeof q->key / sizeof q->key[0])) {
-        q->overflow = 1;
-        return MHD_NO;
-    }
-    q->key[q->n] = key;
-    q->value[q->n++] = value ? value : "";
-    return MHD_YES;
+    (void)cls, (void)conn;
+    return strdup(uri ? uri : "");
+}
+
+static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    slot *k = conn_of(conn);
+    (void)cls, (void)toe;
+    free(*con_cls);
+    *con_cls = NULL;
+    if (k) conn_done(k);
+    MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, REQUEST_TIMEOUT);
 }
 
 /* Host: "localhost" or an IPv4 address, with this server's port (or
@@ -228,22 +402,46 @@ static int host_headers(struct MHD_Connection *conn)
     return n;
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+static enum MHD_Result route(struct MHD_Connection *conn, slot *k, const char *method, char *target);
+
+/* A request, received: its slot answers it, with no timeout while the
+ * answer is computed (a render may take minutes), then SEND_TIMEOUT while
+ * it is sent (the timeout counts from here). */
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url_cut, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
-    ng_answer a = {.generation = -1, .render_ms = -1};
-    ng_query q = {0};
-    (void)cls, (void)version, (void)upload, (void)con_cls;
+    slot *k = conn_of(conn);
+    enum MHD_Result rc;
+    (void)cls, (void)version, (void)upload, (void)url_cut;
     *upload_size = 0; /* a body is never read */
+    if (!k) return send_text(conn, 500, "out of memory");
+    MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, 0u);
+    rc = route(conn, k, method, *con_cls);
+    MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, SEND_TIMEOUT);
+    return rc;
+}
+
+static enum MHD_Result route(struct MHD_Connection *conn, slot *k, const char *method, char *target)
+{
+    ng_answer a = {.generation = -1, .render_ms = -1};
+    ng_query q;
+    const char *url;
     if (host_headers(conn) > 1) return send_text(conn, 400, "more than one Host header");
     if (!host_allowed(conn)) return send_text(conn, 403, "this server answers only requests for its own address (Host)");
     if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
         ng_answer_text(&a, 405, "only GET and HEAD");
         return send_answer(conn, &a);
     }
+    if (!target) return send_text(conn, 500, "out of memory");
+    if (ng_target_parse(target, &url, &q)) return send_text(conn, 400, "a NUL (%00) in the path");
     if (strncmp(url, "/api/", 5)) return send_file(conn, url);
-    if (!strcmp(url, "/api/events")) return send_events(conn);
-    MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, add_arg, &q);
+    if (!strcmp(url, "/api/events")) {
+        if (!conn_answer(k, 1)) return send_events(conn, &k->cancel);
+        ng_answer_text(&a, 503, "too many event streams are open (%d): close a page of this server", MAX_STREAMS);
+        return send_answer(conn, &a);
+    }
+    if (conn_answer(k, 0)) return send_text(conn, 503, "the server is busy: too many requests at once");
+    q.cancel = &k->cancel;
     if (ng_serve_stopping()) ng_answer_text(&a, 503, "the server is stopping");
     else if (q.nul) ng_answer_text(&a, 400, "a NUL (%%00) in the query");
     else if (!strcmp(url, "/api/state")) ng_api_state(&q, &a);
@@ -292,10 +490,14 @@ int ng_serve_run(const ng_serve_opts *c, ng_error *err)
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN); /* a page closed mid-answer */
+    if (ng_spawner_start(c, err)) return 1; /* one thread yet: it forks from here */
     if (ng_serve_state_start(c, err)) goto stop;
+    if (pthread_create(&conns.monitor, NULL, monitor, NULL) == 0) conns.monitor_running = 1;
     d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)c->port, NULL,
                          NULL, handle, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                         MHD_OPTION_CONNECTION_LIMIT, (unsigned)NG_SERVE_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_END);
+                         MHD_OPTION_CONNECTION_LIMIT, (unsigned)NG_SERVE_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+                         REQUEST_TIMEOUT, MHD_OPTION_URI_LOG_CALLBACK, keep_target, NULL, MHD_OPTION_NOTIFY_COMPLETED,
+                         request_done, NULL, MHD_OPTION_NOTIFY_CONNECTION, notify_connection, NULL, MHD_OPTION_END);
     if (!d || !(info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT))) {
         ng_errorf(err, "serve: cannot listen on %s:%d (is the port in use?)", c->listen ? c->listen : "127.0.0.1",
                   c->port);
@@ -311,7 +513,13 @@ stop:
     ng_serve_state_stopping(); /* event streams end, new requests get 503 */
     ng_api_cancel_all();
     if (d) MHD_stop_daemon(d); /* joins every connection's thread */
+    if (conns.monitor_running) {
+        pthread_mutex_lock(&conns.mu);
+        conns.stop = 1;
+        pthread_mutex_unlock(&conns.mu);
+        pthread_join(conns.monitor, NULL);
+    }
     ng_serve_state_stop();
-    ng_api_shutdown();
+    ng_spawner_stop();
     return rc;
 }

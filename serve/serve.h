@@ -4,9 +4,13 @@
  * re-runs the script when it, a module it requires or a file it reads
  * changes on disk. What the files share:
  *   serve.c        the command: options, the daemon, routing, Host check;
+ *   serve_args.c   reading a request: its target and arguments;
  *   serve_state.c  script runs, reference-counted graphs, the file watcher,
  *                  generations and their events;
  *   serve_api.c    the API answers: state JSON, renders, the graph's SVG;
+ *   serve_child.c  child processes: script runs and graph layouts;
+ *   serve_wire.c   a script run as bytes (from a child) and back;
+ *   serve_args.c   the request target: split, decoded, each endpoint's arguments;
  *   serve_buf.c    a growable text buffer.
  * JSON is io's codec (json.h), PNG io's encoder (ng_png_encode_memory).
  * The HTTP contract is in the README's "Live preview" section.
@@ -17,6 +21,7 @@
 #include "host.h"
 #include "json.h"
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
@@ -108,9 +113,12 @@ long ng_serve_generation(void);
 ng_served *ng_served_get_base(void);
 int ng_serve_error(ng_script_error *e);
 /* The good graph run with these parameter values (NULL sets: none),
- * from a cache of recent runs or a new run. NULL with a message in err
- * when the script fails with them (or there is no good graph). */
-ng_served *ng_served_get(const ng_serve_sets *sets, ng_error *err);
+ * from a cache of recent runs, a run in progress for the same values, or a
+ * new run: 0 with *out. On failure *out is NULL and err says why: -1 the
+ * script fails with these values, -2 its time limit ended the run, -3 no
+ * good graph, or the run was given up (the server stopping, or cancel set
+ * while no other request waited for the run). */
+int ng_served_get(const ng_serve_sets *sets, const atomic_int *cancel, ng_served **out, ng_error *err);
 void ng_served_put(ng_served *s);
 /* Waits until the generation differs from `seen` or `seconds` pass or the
  * server stops; returns the generation (< 0: stopping). */
@@ -119,7 +127,7 @@ long ng_serve_wait_generation(long seen, double seconds);
 const ng_serve_opts *ng_serve_cli(void);
 int ng_serve_stopping(void);
 
-/* ---- answers (serve_api.c) --------------------------------------------------------- */
+/* ---- requests and answers ------------------------------------------------------------ */
 
 /* An answer: status, content type, body (malloc'd, owned by the answer),
  * extra headers. */
@@ -137,9 +145,51 @@ typedef struct ng_query {
     const char *key[64], *value[64];
     int overflow; /* more than 64 */
     int nul;      /* a key or value held a NUL (%00), which C strings would cut */
+    /* The request's cancel flag (NULL: none): set when its client hangs
+     * up (serve.c watches the socket), by a newer render on its stream, or
+     * at shutdown. Waits and renders give up when it is set. */
+    atomic_int *cancel;
 } ng_query;
 
+/* ---- reading a request (serve_args.c) ------------------------------------------------ */
+
 void ng_answer_text(ng_answer *a, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Splits a request target as the client sent it ("/path?a=1&b=2") in
+ * place: path and the query's arguments (pointing into target), each
+ * percent-decoded ('+' is a space in the query). An empty argument ("&&")
+ * is skipped. 0; -1 when the path holds a NUL (%00). A NUL in the query
+ * sets q->nul, more than 64 arguments q->overflow. */
+int ng_target_parse(char *target, const char **path, ng_query *q);
+/* Whether s is a decimal number (no blanks, hex, inf or nan) within lo to
+ * hi: 0 with *out set, or -1. */
+int ng_arg_real(const char *s, double lo, double hi, double *out);
+/* Every key once, and only the keys this endpoint knows ("set.NAME" for
+ * parameters; keys starting with "_" are the page's cache-busters and are
+ * ignored). known: NULL-terminated. 0, or -1 with a 400 in a. */
+int ng_args_check_keys(const ng_query *q, const char *const *known, ng_answer *a);
+/* The parameter the script declares by that name, or NULL. */
+const ng_script_param *ng_arg_param(const ng_script *s, const char *name);
+/* The set.NAME arguments, checked against base's declarations (name,
+ * kind, min, max) before the script is run with them; sets points into q.
+ * 0, or -1 with a 400 in a. */
+int ng_args_sets(const ng_query *q, const ng_script *base, ng_serve_sets *sets, ng_answer *a);
+
+/* ORDER: ng_serve_view_words, the view words of the contract. */
+typedef enum ng_serve_view { NG_SERVE_GREY, NG_SERVE_RAMP, NG_SERVE_HILLSHADE, NG_SERVE_REPEAT, NG_SERVE_VOLUME } ng_serve_view;
+extern const char *const ng_serve_view_words[];
+/* What /api/render asks for (its parameters aside). */
+typedef struct ng_render_request {
+    long w, h, node;    /* node -1: the script's first output */
+    double ox, oy, ps;
+    ng_serve_view view;
+    const char *stream; /* NULL: none */
+} ng_render_request;
+/* /api/render's arguments, with c's window as the defaults. 0, or -1 with
+ * a 400 in a. */
+int ng_args_render(const ng_query *q, const ng_serve_opts *c, ng_render_request *r, ng_answer *a);
+
+/* ---- answers (serve_api.c) --------------------------------------------------------- */
+
 void ng_api_state(const ng_query *q, ng_answer *a);
 void ng_api_render(const ng_query *q, ng_answer *a);
 void ng_api_graph_svg(const ng_query *q, ng_answer *a);
@@ -148,7 +198,83 @@ void ng_api_graph_svg(const ng_query *q, ng_answer *a);
 json_t *ng_api_error_value(void);
 /* Cancels every render in progress (shutdown). */
 void ng_api_cancel_all(void);
-/* Frees the Graphviz context, once no request runs. */
-void ng_api_shutdown(void);
+/* In a layout's child: the SVG of the DOT text into fd. */
+void ng_api_layout(const char *dot, int fd);
+
+/* ---- a script run as bytes (serve_wire.c) -------------------------------------------- */
+
+/* What an 'E' record says. */
+enum { NG_WIRE_FAILED = 1, NG_WIRE_TIME = 2 /* the script's time limit ended it */ };
+
+/* A writer into a descriptor (fd) or, when mem is set, a buffer. After a
+ * failed write it writes nothing more (failed). */
+typedef struct ng_wire_out {
+    int fd;
+    ng_buf *mem;
+    int failed;
+    size_t len;
+    unsigned char buf[16384];
+} ng_wire_out;
+/* Records: a module the script requires (sent at once), the run's error,
+ * its result. */
+void ng_wire_path(ng_wire_out *o, const char *path);
+void ng_wire_error(ng_wire_out *o, int kind, const char *msg);
+void ng_wire_script(ng_wire_out *o, const ng_script *s);
+int ng_wire_flush(ng_wire_out *o);
+
+/* How a reader stopped (ng_wire_in.status). */
+enum { NG_WIRE_EOF = 1, NG_WIRE_TIMEOUT, NG_WIRE_STOPPED, NG_WIRE_BAD };
+
+/* A reader of records from read(ctx, buf, n): bytes read (> 0), 0 at the
+ * end, -1 an error, -2 a deadline passed, -3 given up (ng_child_read is
+ * one). What it keeps (the graph, its strings and pixels) is counted in
+ * budget, whose limit the caller sets. */
+typedef struct ng_wire_in {
+    long (*read)(void *ctx, void *buf, size_t n);
+    void *ctx;
+    ng_budget budget;
+    int status; /* 0, or NG_WIRE_EOF... once stopped */
+    ng_error err; /* NG_WIRE_BAD: why */
+    size_t pos, len;
+    unsigned char buf[16384];
+} ng_wire_in;
+
+typedef struct ng_wire_record {
+    int tag;  /* 'P', 'E' or 'S' */
+    int kind; /* 'E': NG_WIRE_FAILED or NG_WIRE_TIME */
+    char text[PATH_MAX + 64]; /* 'P': the path; 'E': the message */
+    ng_script s; /* 'S': the script, its graph built again (the caller frees it) */
+} ng_wire_record;
+/* The next record: 0, or -1 with in->status set. */
+int ng_wire_next(ng_wire_in *in, ng_wire_record *r);
+
+/* ---- child processes (serve_child.c) --------------------------------------------------- */
+
+/* Starts the process that forks every child, while the server has one
+ * thread (before the state and the daemon); stop: after every request and
+ * the watcher ended. 0, or -1 with err. */
+int ng_spawner_start(const ng_serve_opts *c, ng_error *err);
+void ng_spawner_stop(void);
+
+typedef struct ng_child {
+    int fd;                   /* the read end of its answer */
+    int pidfd;                /* to kill it (-1: it has ended) */
+    double deadline;          /* CLOCK_MONOTONIC seconds; 0: none */
+    const atomic_int *cancel; /* set: the reader gives up (NULL: none) */
+} ng_child;
+/* Starts a child of kind 'S' (a script run: input the --set values as
+ * "name\0value\0"...) or 'L' (a layout: input the DOT text), its answer
+ * awaited for `seconds` (0: no deadline). 0, or -1 with err. */
+int ng_child_start(ng_child *c, char kind, const void *input, size_t len, double seconds, const atomic_int *cancel,
+                   ng_error *err);
+/* Reads its answer (ng_wire_in's read): also -3 when cancel is set or the
+ * server is stopping. */
+long ng_child_read(void *child, void *buf, size_t n);
+/* Kills it if it still runs. */
+void ng_child_end(ng_child *c);
+/* ng_script_run in a child (0; -1; -2 when the time limit ended it, its
+ * process stuck or not), the graph built again here within
+ * h->memory_limit; h->on_require is called here for each module. */
+int ng_child_script(const char *path, const ng_host_opts *h, const atomic_int *cancel, ng_script *s, ng_error *err);
 
 #endif

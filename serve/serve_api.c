@@ -1,9 +1,6 @@
 /*
- * serve_api.c — the answers of /api/state, /api/render and /api/graph.svg.
- * Every argument is read whole and strictly (decimal numbers only, within
- * the bounds a render accepts, each key once); anything else is a 400 that
- * names the argument. Parameters are checked against what the script
- * declares (ng.param: name, kind, min, max) before it is run with them.
+ * serve_api.c — the answers of /api/state, /api/render and /api/graph.svg,
+ * from arguments read strictly by serve_args.c (a 400 names a bad one).
  *
  * Streams: a render names a stream; a new render on the same stream sets
  * the cancel flag of the one in progress there, which then stops within a
@@ -24,21 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-void ng_answer_text(ng_answer *a, int status, const char *fmt, ...)
-{
-    char msg[1024], *c;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    for (c = msg; *c; c++) /* one line, like the CLI's */
-        if (*c == '\n' || *c == '\r') *c = ' ';
-    a->status = status;
-    a->type = "text/plain; charset=utf-8";
-    ng_buf_free(&a->body);
-    ng_buf_printf(&a->body, "%s\n", msg);
-}
+#include <unistd.h>
 
 /* A 200 of v as JSON text (a reference taken over); NULL, or no memory
  * to write it: a 500. */
@@ -58,110 +41,7 @@ static void answer_json(ng_answer *a, json_t *v)
     free(text);
 }
 
-/* ---- reading arguments ------------------------------------------------------------ */
-
-static const char *arg(const ng_query *q, const char *key)
-{
-    int i;
-    for (i = 0; i < q->n; i++)
-        if (!strcmp(q->key[i], key)) return q->value[i];
-    return NULL;
-}
-
-static int read_real(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    double v;
-    if (!ng_decimal_syntax(s, s + strlen(s))) return -1;
-    v = strtod(s, &end);
-    if (!isfinite(v) || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
-static int read_int(const char *s, long lo, long hi, long *out)
-{
-    const char *p = s;
-    long v = 0;
-    if (*p == '+') p++;
-    if (!*p || strlen(p) > 9) return -1;
-    for (; *p; p++) {
-        if (*p < '0' || *p > '9') return -1;
-        v = v * 10 + (*p - '0');
-    }
-    if (v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
-/* Every key once, and only the keys this endpoint knows ("set.NAME" for
- * parameters; keys starting with "_" are the page's cache-busters and are
- * ignored). known: NULL-terminated. */
-static int check_keys(const ng_query *q, const char *const *known, ng_answer *a)
-{
-    int i, k;
-    if (q->overflow) return ng_answer_text(a, 400, "too many arguments"), -1;
-    for (i = 0; i < q->n; i++) {
-        const char *key = q->key[i];
-        int ok = !strncmp(key, "set.", 4) && key[4];
-        for (k = 0; known[k] && !ok; k++) ok = !strcmp(key, known[k]);
-        if (!ok && key[0] != '_') return ng_answer_text(a, 400, "unknown argument '%.64s'", key), -1;
-        for (k = 0; k < i; k++)
-            if (!strcmp(q->key[k], key)) return ng_answer_text(a, 400, "'%.64s' given twice", key), -1;
-    }
-    return 0;
-}
-
-static const ng_script_param *find_param(const ng_script *s, const char *name)
-{
-    int i;
-    for (i = 0; i < s->nparams; i++)
-        if (!strcmp(s->params[i].name, name)) return &s->params[i];
-    return NULL;
-}
-
-/* One set.NAME=V against the declaration of NAME. */
-static int check_set(const ng_script_param *p, const char *name, const char *v, ng_answer *a)
-{
-    double x;
-    if (p->kind == NG_SCRIPT_BOOLEAN) {
-        if (strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "1") && strcmp(v, "0"))
-            return ng_answer_text(a, 400, "set.%s: '%.64s' is not true or false", name, v), -1;
-        return 0;
-    }
-    if (p->kind == NG_SCRIPT_STRING) {
-        if (strlen(v) > 1024) return ng_answer_text(a, 400, "set.%s: longer than 1024 bytes", name), -1;
-        return 0;
-    }
-    if (read_real(v, -HUGE_VAL, HUGE_VAL, &x))
-        return ng_answer_text(a, 400, "set.%s: '%.64s' is not a finite decimal number", name, v), -1;
-    if (p->kind == NG_SCRIPT_INTEGER && x != floor(x))
-        return ng_answer_text(a, 400, "set.%s: '%.64s' is not a whole number", name, v), -1;
-    if (p->has_min && p->has_max && (x < p->min || x > p->max))
-        return ng_answer_text(a, 400, "set.%s: %.64s is outside %g to %g", name, v, p->min, p->max), -1;
-    if (p->has_min && x < p->min) return ng_answer_text(a, 400, "set.%s: %.64s is below its min %g", name, v, p->min), -1;
-    if (p->has_max && x > p->max) return ng_answer_text(a, 400, "set.%s: %.64s is above its max %g", name, v, p->max), -1;
-    return 0;
-}
-
-/* The set.NAME arguments, checked against the base's declarations. */
-static int read_sets(const ng_query *q, const ng_served *base, ng_serve_sets *sets, ng_answer *a)
-{
-    int i;
-    sets->n = 0;
-    for (i = 0; i < q->n; i++) {
-        const char *name = q->key[i] + 4;
-        const ng_script_param *p;
-        if (strncmp(q->key[i], "set.", 4)) continue;
-        if (!(p = find_param(&base->s, name)))
-            return ng_answer_text(a, 400, "set.%.64s: the script declares no parameter '%.64s'", name, name), -1;
-        if (check_set(p, name, q->value[i], a)) return -1;
-        if (sets->n == NG_MAX_SETS) return ng_answer_text(a, 400, "more than %d parameters", NG_MAX_SETS), -1;
-        sets->name[sets->n] = name;
-        sets->value[sets->n++] = q->value[i];
-    }
-    return 0;
-}
+/* ---- the graph a request names -------------------------------------------------------- */
 
 /* The base, or a 503 saying why there is none. */
 static ng_served *need_base(ng_answer *a)
@@ -175,19 +55,22 @@ static ng_served *need_base(ng_answer *a)
     return base;
 }
 
-/* The graph run with the query's parameters: base checks them first. */
-static ng_served *served_for(const ng_query *q, ng_answer *a)
+/* The graph run with the query's parameters: base checks them first. A
+ * script that fails with them is a 400 (a value it refuses); a run its
+ * time limit ended, or that was given up, a 503 (as every time limit). */
+static ng_served *served_for(const ng_query *q, const atomic_int *cancel, ng_answer *a)
 {
     ng_served *base = need_base(a), *s;
     ng_serve_sets sets;
     ng_error err;
+    int rc;
     if (!base) return NULL;
-    if (read_sets(q, base, &sets, a)) {
+    if (ng_args_sets(q, &base->s, &sets, a)) {
         ng_served_put(base);
         return NULL;
     }
     ng_served_put(base);
-    if (!(s = ng_served_get(&sets, &err))) ng_answer_text(a, 400, "%s", err.msg);
+    if ((rc = ng_served_get(&sets, cancel, &s, &err))) ng_answer_text(a, rc == -1 ? 400 : 503, "%s", err.msg);
     return s;
 }
 
@@ -209,7 +92,7 @@ static json_t *value_json(const ng_script_param *p)
     double x;
     if (p->kind == NG_SCRIPT_STRING) return ng_json_string(p->value);
     if (p->kind == NG_SCRIPT_BOOLEAN) return json_boolean(!strcmp(p->value, "true"));
-    if (read_real(p->value, -HUGE_VAL, HUGE_VAL, &x) == 0) return ng_json_number(x);
+    if (ng_arg_real(p->value, -HUGE_VAL, HUGE_VAL, &x) == 0) return ng_json_number(x);
     return ng_json_number(strtod(p->value, NULL)); /* "inf", "1e+300": null when not finite */
 }
 
@@ -228,7 +111,7 @@ static json_t *params_json(const ng_served *s, const ng_served *base)
     json_t *list = json_array();
     int i;
     for (i = 0; i < s->s.nparams; i++) {
-        const ng_script_param *p = &s->s.params[i], *d = find_param(&base->s, p->name);
+        const ng_script_param *p = &s->s.params[i], *d = ng_arg_param(&base->s, p->name);
         list = append(list, json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o}", "name", ng_json_string(p->name), "kind",
                                       kind_word(p->kind), "min", p->has_min ? ng_json_number(p->min) : json_null(),
                                       "max", p->has_max ? ng_json_number(p->max) : json_null(), "default",
@@ -327,9 +210,9 @@ void ng_api_state(const ng_query *q, ng_answer *a)
     const ng_serve_opts *c = ng_serve_cli();
     ng_served *base = NULL, *s = NULL;
     json_t *v;
-    if (check_keys(q, known, a)) return;
+    if (ng_args_check_keys(q, known, a)) return;
     base = ng_served_get_base();
-    if (base && !(s = served_for(q, a))) goto out; /* a bad parameter: 400 */
+    if (base && !(s = served_for(q, q->cancel, a))) goto out; /* a bad parameter: 400 */
     /* max_side: the page sizes its renders to it (one bound, the server's) */
     v = json_pack("{s:o, s:I, s:[i, i], s:i, s:[o, o], s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "script",
                   ng_json_string(base_name(c->script)), "generation", (json_int_t)ng_serve_generation(), "size",
@@ -405,106 +288,47 @@ void ng_api_cancel_all(void)
 
 /* ---- /api/render --------------------------------------------------------------------------- */
 
-/* At most SERVE_RUNNING renders draw and encode at once; the others wait
- * their turn, holding no picture. Each holds its picture and PNG outside
- * the script's memory limit, and 128 connections are allowed: 40 ramp
- * requests at 2048^2 at once peaked at 2.4 GB, 0.53 GB with this cap (10.0
- * against 9.0 s for all 40; the page itself has one to three renders out).
- * Each render uses every core, so a few at once keep them busy while
- * others encode (with 2: 0.42 GB, but 12 s). A waiting render gives up
- * when it is cancelled (a newer render on its stream, the server stopping). */
-#define SERVE_RUNNING 4
-static struct {
+/* Turns: at most `max` of a kind of work at once; the others wait their
+ * turn, holding nothing, and give up when cancelled (a newer render on
+ * their stream, their client gone) or when the server stops. */
+typedef struct turns {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int running;
-} turns = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    int running, max;
+} turns;
+
+/* At most 4 renders draw and encode at once. Each holds its picture and
+ * PNG outside the script's memory limit, and 128 connections are allowed:
+ * 40 ramp requests at 2048^2 at once peaked at 2.4 GB, 0.53 GB with this
+ * cap (10.0 against 9.0 s for all 40; the page itself has one to three
+ * renders out). Each render uses every core, so a few at once keep them
+ * busy while others encode (with 2: 0.42 GB, but 12 s). */
+static turns draws = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 4};
 
 /* 0 with a turn taken, -1 when cancelled while waiting. */
-static int turn_take(const atomic_int *cancel)
+static int turn_take(turns *t, const atomic_int *cancel)
 {
     int rc;
-    pthread_mutex_lock(&turns.mu);
-    while (turns.running >= SERVE_RUNNING && !atomic_load(cancel)) {
-        struct timespec t; /* cancel flags are not signalled: look every 20 ms */
-        clock_gettime(CLOCK_REALTIME, &t);
-        t.tv_nsec += 20000000;
-        if (t.tv_nsec >= 1000000000) t.tv_sec++, t.tv_nsec -= 1000000000;
-        pthread_cond_timedwait(&turns.cv, &turns.mu, &t);
+    pthread_mutex_lock(&t->mu);
+    while (t->running >= t->max && !atomic_load(cancel) && !ng_serve_stopping()) {
+        struct timespec at; /* cancel flags are not signalled: look every 20 ms */
+        clock_gettime(CLOCK_REALTIME, &at);
+        at.tv_nsec += 20000000;
+        if (at.tv_nsec >= 1000000000) at.tv_sec++, at.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&t->cv, &t->mu, &at);
     }
-    rc = atomic_load(cancel) ? -1 : 0;
-    if (rc == 0) turns.running++;
-    pthread_mutex_unlock(&turns.mu);
+    rc = t->running < t->max && !atomic_load(cancel) ? 0 : -1;
+    if (rc == 0) t->running++;
+    pthread_mutex_unlock(&t->mu);
     return rc;
 }
 
-static void turn_give(void)
+static void turn_give(turns *t)
 {
-    pthread_mutex_lock(&turns.mu);
-    turns.running--;
-    pthread_cond_signal(&turns.cv);
-    pthread_mutex_unlock(&turns.mu);
-}
-
-/* ORDER: the view words of the contract. */
-typedef enum view { GREY, RAMP, HILLSHADE, REPEAT, VOLUME } view;
-static const char *const view_words[] = {"grey", "ramp", "hillshade", "repeat", "volume", NULL};
-
-typedef struct request {
-    long w, h, node;
-    double ox, oy, ps;
-    view view;
-    const char *stream;
-} request;
-
-static int valid_stream(const char *s)
-{
-    size_t n = strlen(s), i;
-    if (n < 1 || n > 64) return 0;
-    for (i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
-              strchr("_-.", s[i])))
-            return 0;
-    return 1;
-}
-
-static int read_request(const ng_query *q, request *r, ng_answer *a)
-{
-    static const char *const known[] = {"w", "h", "ox", "oy", "ps", "node", "view", "stream", NULL};
-    const ng_serve_opts *c = ng_serve_cli();
-    const char *v;
-    int k;
-    if (check_keys(q, known, a)) return -1;
-    r->w = c->r.width, r->h = c->r.height, r->node = -1;
-    r->ox = c->r.origin[0], r->oy = c->r.origin[1], r->ps = c->r.pixel_size;
-    r->view = GREY;
-    r->stream = NULL;
-    if ((v = arg(q, "w")) && read_int(v, 1, NG_SERVE_MAX_SIDE, &r->w))
-        return ng_answer_text(a, 400, "w: '%.64s' is not a whole number from 1 to %d", v, NG_SERVE_MAX_SIDE), -1;
-    if ((v = arg(q, "h")) && read_int(v, 1, NG_SERVE_MAX_SIDE, &r->h))
-        return ng_answer_text(a, 400, "h: '%.64s' is not a whole number from 1 to %d", v, NG_SERVE_MAX_SIDE), -1;
-    if (r->w > NG_SERVE_MAX_SIDE || r->h > NG_SERVE_MAX_SIDE) /* serve's own --size as the default */
-        return ng_answer_text(a, 400, "w, h: %ldx%ld is larger than %d per side", r->w, r->h, NG_SERVE_MAX_SIDE), -1;
-    if ((v = arg(q, "ox")) && read_real(v, -NG_MAX_COORD, NG_MAX_COORD, &r->ox))
-        return ng_answer_text(a, 400, "ox: '%.64s' is not a number from %g to %g", v, -NG_MAX_COORD, NG_MAX_COORD), -1;
-    if ((v = arg(q, "oy")) && read_real(v, -NG_MAX_COORD, NG_MAX_COORD, &r->oy))
-        return ng_answer_text(a, 400, "oy: '%.64s' is not a number from %g to %g", v, -NG_MAX_COORD, NG_MAX_COORD), -1;
-    if ((v = arg(q, "ps")) && read_real(v, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, &r->ps))
-        return ng_answer_text(a, 400, "ps: '%.64s' is not a number from %g to %g", v, NG_MIN_PIXEL_SIZE,
-                              NG_MAX_PIXEL_SIZE),
-               -1;
-    if ((v = arg(q, "node")) && read_int(v, 0, NG_MAX_NODES, &r->node))
-        return ng_answer_text(a, 400, "node: '%.64s' is not a node id", v), -1;
-    if ((v = arg(q, "view"))) {
-        for (k = 0; view_words[k] && strcmp(view_words[k], v); k++) continue;
-        if (!view_words[k])
-            return ng_answer_text(a, 400, "view: '%.64s' is not grey, ramp, hillshade, repeat or volume", v), -1;
-        r->view = (view)k;
-    }
-    if ((v = arg(q, "stream")) && !valid_stream(v))
-        return ng_answer_text(a, 400, "stream: '%.64s' is not 1 to 64 letters, digits, '_', '-' or '.'", v), -1;
-    r->stream = v;
-    return 0;
+    pthread_mutex_lock(&t->mu);
+    t->running--;
+    pthread_cond_signal(&t->cv);
+    pthread_mutex_unlock(&t->mu);
 }
 
 /* A sink into one float buffer (a view's picture). */
@@ -536,7 +360,7 @@ static int pic_end(void *user, int ok, ng_error *err)
 }
 
 /* The render options of a w x h picture of the request's window. */
-static ng_render_opts render_opts(const request *r, const ng_served *s, int w, int h, const atomic_int *cancel)
+static ng_render_opts render_opts(const ng_render_request *r, const ng_served *s, int w, int h, const atomic_int *cancel)
 {
     const ng_serve_opts *c = ng_serve_cli();
     ng_render_opts o = c->r;
@@ -553,18 +377,18 @@ static ng_render_opts render_opts(const request *r, const ng_served *s, int w, i
 }
 
 /* Renders the picture; 0, or -1 with err (cancelled or failed). */
-static int draw(const request *r, const ng_served *s, int root, picture *p, const atomic_int *cancel, ng_error *err)
+static int draw(const ng_render_request *r, const ng_served *s, int root, picture *p, const atomic_int *cancel, ng_error *err)
 {
     const ng_graph *g = s->s.graph;
     int w = (int)r->w, h = (int)r->h, ch = ng_node_channels(ng_graph_node(g, root));
-    if (r->view == HILLSHADE || r->view == VOLUME) {
+    if (r->view == NG_SERVE_HILLSHADE || r->view == NG_SERVE_VOLUME) {
         ng_view_opts v = ng_serve_cli()->v;
         ng_render_opts o = render_opts(r, s, w, h, cancel);
         ng_sink sink = {pic_begin, pic_rows, pic_end, p, NULL, NULL};
-        v.kind = r->view == VOLUME ? NG_VIEW_VOLUME : NG_VIEW_TERRAIN;
+        v.kind = r->view == NG_SERVE_VOLUME ? NG_VIEW_VOLUME : NG_VIEW_TERRAIN;
         return ng_view_render(g, root, &v, &o, &sink, err);
     }
-    if (r->view == REPEAT) w = (w + 1) / 2, h = (h + 1) / 2;
+    if (r->view == NG_SERVE_REPEAT) w = (w + 1) / 2, h = (h + 1) / 2;
     {
         ng_render_opts o = render_opts(r, s, w, h, cancel);
         if (pic_begin(p, w, h, ch, err)) return -1;
@@ -574,17 +398,17 @@ static int draw(const request *r, const ng_served *s, int root, picture *p, cons
 
 /* The picture as PNG channels: 1 (grey) or 3 (RGB: a ramp, a view, or
  * the first channels of a vector node, missing ones 0). */
-static int to_png_channels(picture *p, view v, ng_error *err)
+static int to_png_channels(picture *p, ng_serve_view v, ng_error *err)
 {
     const size_t n = (size_t)p->w * (size_t)p->h;
     float *rgb;
     size_t i;
     int c;
-    if (p->ch == 1 && v != RAMP) return 0;
+    if (p->ch == 1 && v != NG_SERVE_RAMP) return 0;
     if (p->ch == 3) return 0;
     if (!(rgb = malloc(n * 3 * sizeof *rgb))) return ng_errorf(err, "out of memory");
     for (i = 0; i < n; i++) {
-        if (v == RAMP) ng_view_ramp(p->px[i], rgb + 3 * i);
+        if (v == NG_SERVE_RAMP) ng_view_ramp(p->px[i], rgb + 3 * i);
         else
             for (c = 0; c < 3; c++) rgb[3 * i + c] = c < p->ch ? p->px[i * (size_t)p->ch + (size_t)c] : 0;
     }
@@ -634,7 +458,7 @@ static double now_ms(void)
 }
 
 /* The node to draw: the request's, or the script's first output. */
-static int pick_node(const request *r, const ng_served *s, ng_answer *a)
+static int pick_node(const ng_render_request *r, const ng_served *s, ng_answer *a)
 {
     const ng_graph *g = s->s.graph;
     if (r->node < 0) return s->s.output[0];
@@ -645,32 +469,41 @@ static int pick_node(const request *r, const ng_served *s, ng_answer *a)
     return (int)r->node;
 }
 
+/* A render takes its turn before it asks for its graph, so graphs held by
+ * renders are at most the turns' (a dozen renders of new parameter values
+ * do not each hold a graph while they wait). The request's cancel flag is
+ * set by a newer render on its stream, by its client hanging up (serve.c
+ * watches the socket) and by the shutdown: waiting or drawing, it gives up
+ * its turn. */
 void ng_api_render(const ng_query *q, ng_answer *a)
 {
-    request r;
-    ng_served *s;
+    const ng_serve_opts *c = ng_serve_cli();
+    ng_render_request r;
+    ng_served *s = NULL;
     picture p = {0};
-    atomic_int cancel;
+    atomic_int own, *cancel = q->cancel ? q->cancel : &own;
     ng_error err;
-    double t0 = now_ms();
+    double t0 = now_ms(), t1;
     int root, rc = -1, turn;
-    if (read_request(q, &r, a) || !(s = served_for(q, a))) return;
+    atomic_init(&own, 0);
+    if (ng_args_render(q, c, &r, a)) return;
+    render_begin(r.stream, cancel);
+    if ((turn = turn_take(&draws, cancel)) || !(s = served_for(q, cancel, a))) goto out;
     if ((root = pick_node(&r, s, a)) < 0) goto out;
-    if (r.view == RAMP && ng_node_channels(ng_graph_node(s->s.graph, root)) != 1) {
+    if (r.view == NG_SERVE_RAMP && ng_node_channels(ng_graph_node(s->s.graph, root)) != 1) {
         ng_answer_text(a, 400, "view ramp: node %d has %d channels; a ramp colours one", root,
                        ng_node_channels(ng_graph_node(s->s.graph, root)));
         goto out;
     }
-    atomic_init(&cancel, 0);
-    render_begin(r.stream, &cancel);
-    if ((turn = turn_take(&cancel)) == 0) rc = draw(&r, s, root, &p, &cancel, &err);
-    render_end(&cancel);
-    if ((turn || rc) && atomic_load(&cancel)) {
-        ng_answer_text(a, 409, "cancelled: a newer render on stream %s, or the server is stopping",
-                       r.stream ? r.stream : "(none)");
+    t1 = now_ms();
+    rc = draw(&r, s, root, &p, cancel, &err);
+    if (rc && atomic_load(cancel)) {
+        goto out;
+    } else if (rc && c->r.time_limit > 0 && now_ms() - t1 >= c->r.time_limit * 1e3) {
+        ng_answer_text(a, 503, "%s", err.msg); /* every time limit is a 503 */
     } else if (rc) {
-        ng_answer_text(a, r.view == VOLUME || r.view == HILLSHADE ? 400 : 500, "%s", err.msg);
-    } else if (to_png_channels(&p, r.view, &err) || (r.view == REPEAT && tile_2x2(&p, (int)r.w, (int)r.h, &err)) ||
+        ng_answer_text(a, r.view == NG_SERVE_VOLUME || r.view == NG_SERVE_HILLSHADE ? 400 : 500, "%s", err.msg);
+    } else if (to_png_channels(&p, r.view, &err) || (r.view == NG_SERVE_REPEAT && tile_2x2(&p, (int)r.w, (int)r.h, &err)) ||
                encode_png(&p, &a->body, &err)) {
         ng_answer_text(a, 500, "cannot encode the picture: %s", err.msg);
     } else {
@@ -679,17 +512,26 @@ void ng_api_render(const ng_query *q, ng_answer *a)
         a->generation = s->generation;
         a->render_ms = now_ms() - t0;
     }
-    free(p.px);
-    if (turn == 0) turn_give();
 out:
+    render_end(cancel);
+    if (atomic_load(cancel) && (turn || rc))
+        ng_answer_text(a, 409, "cancelled: a newer render on stream %s, the client went away, or the server is stopping",
+                       r.stream ? r.stream : "(none)");
+    free(p.px);
+    if (turn == 0) turn_give(&draws);
     ng_served_put(s);
 }
 
 /* ---- /api/graph.svg ------------------------------------------------------------------------- */
 
-/* Graphviz is not thread-safe: one layout at a time, one context. */
-static pthread_mutex_t gv_mu = PTHREAD_MUTEX_INITIALIZER;
-static GVC_t *gvc;
+/* Graphviz lays out in a child process (serve_child.c): no limit reaches
+ * into its layout, whose time grows far faster than the graph (a graph of
+ * 71 boxes with many crossing edges took 36 s here; a sum of 3000 noises
+ * 80 s), and a thread cannot be stopped inside it. The child is killed at
+ * the script's --time-limit, when the server stops or when the client
+ * hangs up; at most 2 lay out at once. */
+static turns layouts = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 2};
+#define SVG_MAX_BYTES (64u << 20)
 
 /* The two plugins a layout to SVG needs, linked in rather than found by
  * Graphviz's plugin search: that search also loads its text layout
@@ -718,12 +560,10 @@ static void set_ids(Agraph_t *g)
     }
 }
 
-/* The most boxes (graph nodes and outputs) the page's drawing lays out.
- * dot's layout grows much faster than the graph (a sum of 1000 noises,
- * 2001 nodes, took 2 s here, of 3000 80 s; no limit reaches into
- * Graphviz), and it holds gv_mu, which every other drawing and the
- * server's shutdown wait for; a graph this large is not read from a
- * drawing anyway. */
+/* The most boxes (graph nodes and outputs) the page's drawing lays out:
+ * past it the answer is a reason, at once (a sum of 1000 noises, 2001
+ * nodes, took 2 s; such a graph is not read from a drawing anyway). The
+ * time limit bounds the rest. */
 #define SVG_MAX_NODES 500
 
 /* The boxes ng_print_dot draws: the nodes shown and the outputs. */
@@ -734,66 +574,81 @@ static int drawn_nodes(const ng_script *s)
     return n;
 }
 
-static int layout_svg(const char *dot, ng_buf *out)
+void ng_api_layout(const char *dot, int fd)
 {
-    Agraph_t *g;
+    GVC_t *gvc = gvContextPlugins(gv_builtins, 0);
+    Agraph_t *g = gvc ? agmemread(dot) : NULL;
     char *data = NULL;
-    unsigned len = 0;
-    int rc = -1;
-    pthread_mutex_lock(&gv_mu);
-    if (!gvc) gvc = gvContextPlugins(gv_builtins, 0);
-    if (gvc && (g = agmemread(dot))) {
-        set_ids(g);
-        if (gvLayout(gvc, g, "dot") == 0) {
-            if (gvRenderData(gvc, g, "svg", &data, &len) == 0 && data) {
-                ng_buf_add(out, data, len);
-                rc = out->oom ? -1 : 0;
-            }
-            if (data) gvFreeRenderData(data);
-            gvFreeLayout(gvc, g);
-        }
-        agclose(g);
+    unsigned len = 0, off = 0;
+    if (!g) return;
+    set_ids(g);
+    if (gvLayout(gvc, g, "dot") || gvRenderData(gvc, g, "svg", &data, &len) || !data) return;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w <= 0) return;
+        off += (unsigned)w;
     }
-    pthread_mutex_unlock(&gv_mu);
-    return rc;
+    /* nothing freed: the process ends */
+}
+
+/* The SVG of dot into out: 0; -1 Graphviz failed; -2 the time limit
+ * passed; -3 given up (cancelled, the server stopping). */
+static int layout_svg(const char *dot, const atomic_int *cancel, ng_buf *out, ng_error *err)
+{
+    ng_child c;
+    char buf[16384];
+    long n;
+    if (turn_take(&layouts, cancel)) return -3;
+    if (ng_child_start(&c, 'L', dot, strlen(dot), ng_serve_cli()->h.time_limit, cancel, err)) {
+        turn_give(&layouts);
+        return -1;
+    }
+    while ((n = ng_child_read(&c, buf, sizeof buf)) > 0 && out->len <= SVG_MAX_BYTES) ng_buf_add(out, buf, (size_t)n);
+    ng_child_end(&c);
+    turn_give(&layouts);
+    if (n == -2) return -2;
+    if (n == -3) return -3;
+    /* a child that failed or crashed wrote no SVG, or not all of one */
+    if (n < 0 || out->len > SVG_MAX_BYTES || out->oom || !out->data || !strstr(out->data, "</svg>"))
+        return ng_errorf(err, "Graphviz could not lay out the graph");
+    return 0;
 }
 
 void ng_api_graph_svg(const ng_query *q, ng_answer *a)
 {
     static const char *const known[] = {NULL};
+    const double limit = ng_serve_cli()->h.time_limit;
+    atomic_int own, *cancel = q->cancel ? q->cancel : &own;
     ng_served *s;
+    ng_error err;
     char *dot = NULL;
     size_t len = 0;
+    long generation;
     FILE *f;
-    int nodes;
-    if (check_keys(q, known, a) || !(s = served_for(q, a))) return;
+    int nodes, rc;
+    atomic_init(&own, 0);
+    if (ng_args_check_keys(q, known, a) || !(s = served_for(q, cancel, a))) return;
+    generation = s->generation;
     if ((nodes = drawn_nodes(&s->s)) > SVG_MAX_NODES) {
         ng_answer_text(a, 422,
                        "the graph has %d nodes, too many to draw (at most %d); 'noisegraph info' and "
                        "'noisegraph dot' give all of it",
                        nodes, SVG_MAX_NODES);
-    } else if (!(f = open_memstream(&dot, &len))) {
-        ng_answer_text(a, 500, "out of memory");
-    } else {
+    } else if ((f = open_memstream(&dot, &len))) {
         ng_print_dot(&s->s, base_name(ng_serve_cli()->script), f);
         fclose(f);
-        ng_buf_free(&a->body);
-        if (layout_svg(dot, &a->body)) {
-            ng_answer_text(a, 500, "Graphviz could not lay out the graph");
-        } else {
-            a->status = 200;
-            a->type = "image/svg+xml";
-            a->generation = s->generation;
-        }
     }
+    ng_served_put(s); /* the text is all the layout needs */
+    if (nodes > SVG_MAX_NODES) return;
+    ng_buf_free(&a->body);
+    if (!dot) rc = -1, ng_errorf(&err, "out of memory");
+    else rc = layout_svg(dot, cancel, &a->body, &err);
     free(dot);
-    ng_served_put(s);
-}
-
-void ng_api_shutdown(void)
-{
-    pthread_mutex_lock(&gv_mu);
-    if (gvc) gvFreeContext(gvc);
-    gvc = NULL;
-    pthread_mutex_unlock(&gv_mu);
+    if (rc == -2)
+        ng_answer_text(a, 503, "Graphviz took longer than the time limit of %g s to lay out the graph of %d nodes "
+                               "(raise it with --time-limit); 'noisegraph dot' gives it to lay out elsewhere",
+                       limit, nodes);
+    else if (rc == -3) ng_answer_text(a, 503, "the drawing was given up (the client went away, or the server is stopping)");
+    else if (rc) ng_answer_text(a, 500, "%s", err.msg);
+    else a->status = 200, a->type = "image/svg+xml", a->generation = generation;
 }

@@ -9,6 +9,15 @@
  * while it reads or renders the graph, so a swap (a new generation) never
  * frees a graph under a render: the last ng_served_put frees it.
  *
+ * Runs: each in a child process (serve_child.c), its graph built again
+ * here, so a script stuck in C code ends with its run, not the server. At
+ * most SERVE_RUNS run at once (the watcher's re-runs and requests with new
+ * parameter values alike); requests for the same values share one run;
+ * the cache keeps recent runs while their graphs hold at most the memory
+ * limit between them. So the server holds at most the base, the cache and
+ * the runs in progress (and what requests in progress hold), each within
+ * the memory limit, however many requests come.
+ *
  * Watching: editors save by writing a new file and renaming it over the
  * old, so the directories of the files are watched (inotify) and events
  * are matched by name. The files are the script, every module it required
@@ -34,6 +43,7 @@
 
 #define DEBOUNCE_MS 50
 #define CACHE_SIZE 8
+#define SERVE_RUNS 2 /* script runs at once: each may take a core and the memory limit */
 #define MAX_WATCHED 256
 #define SOURCE_SCAN_MAX (64L << 20) /* bytes read to find an error's line */
 
@@ -52,6 +62,9 @@ static struct {
     ng_served *base;
     ng_served *cache[CACHE_SIZE];
     int next_slot;
+    struct pending *pending; /* runs in progress for parameter values */
+    int running;             /* runs in progress (SERVE_RUNS at most) */
+    pthread_cond_t ran;      /* a run ended: its waiters and those for a turn look again */
     int has_error;
     ng_script_error error;
     int stopping;
@@ -64,6 +77,7 @@ static struct {
     int nfiles;
 } st = {.mu = PTHREAD_MUTEX_INITIALIZER,
         .changed = PTHREAD_COND_INITIALIZER,
+        .ran = PTHREAD_COND_INITIALIZER,
         .watch_mu = PTHREAD_MUTEX_INITIALIZER,
         .ifd = -1,
         .wake = {-1, -1}};
@@ -161,29 +175,53 @@ static ng_served *ref(ng_served *s)
     return s;
 }
 
-/* A run of the script with sets (NULL: none); NULL and err on failure. */
-static ng_served *run(const ng_serve_sets *sets, const char *key, long generation, ng_error *err)
+/* A run of the script with sets (NULL: none) in a child process: 0 with
+ * *out; -1 (the script failed) or -2 (its time limit ended it) with err. */
+static int run(const ng_serve_sets *sets, const char *key, long generation, ng_served **out, ng_error *err)
 {
     ng_host_opts h = st.cli->h;
     ng_served *s = calloc(1, sizeof *s);
-    int i;
+    int i, rc;
+    *out = NULL;
     if (!s || !(s->key = strdup(key))) {
         free(s);
-        ng_errorf(err, "%s: out of memory", st.cli->script);
-        return NULL;
+        return ng_errorf(err, "%s: out of memory", st.cli->script);
     }
     h.nsets = sets ? sets->n : 0;
     for (i = 0; i < h.nsets; i++) h.set_name[i] = sets->name[i], h.set_value[i] = sets->value[i];
     h.on_require = on_require;
-    if (ng_script_run(st.cli->script, &h, &s->s, err)) {
+    if ((rc = ng_child_script(st.cli->script, &h, NULL, &s->s, err))) {
         free(s->key);
         free(s);
-        return NULL;
+        return rc;
     }
     watch_graph_files(&s->s);
     s->generation = generation;
     atomic_init(&s->refs, 1);
-    return s;
+    *out = s;
+    return 0;
+}
+
+/* A turn to run (st.mu held): 0, or -1 when the server stops or gives_up()
+ * says so while waiting (looked at every 50 ms). */
+static int run_turn_take(int (*gives_up)(const void *), const void *arg)
+{
+    while (st.running >= SERVE_RUNS && !st.stopping && !(gives_up && gives_up(arg))) {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        t.tv_nsec += 50000000;
+        if (t.tv_nsec >= 1000000000) t.tv_sec++, t.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&st.ran, &st.mu, &t);
+    }
+    if (st.running >= SERVE_RUNS) return -1;
+    st.running++;
+    return 0;
+}
+
+static void run_turn_give(void)
+{
+    st.running--;
+    pthread_cond_broadcast(&st.ran);
 }
 
 /* Where a message names its file: after the "SCRIPT: " the host puts
@@ -274,8 +312,20 @@ static void rerun(void)
     int i;
     pthread_mutex_lock(&st.mu);
     gen = st.generation + 1;
+    if (run_turn_take(NULL, NULL)) {
+        pthread_mutex_unlock(&st.mu);
+        return; /* stopping */
+    }
     pthread_mutex_unlock(&st.mu);
-    s = run(NULL, "", gen, &err);
+    run(NULL, "", gen, &s, &err);
+    pthread_mutex_lock(&st.mu);
+    run_turn_give();
+    if (st.stopping) { /* the run was given up */
+        pthread_mutex_unlock(&st.mu);
+        ng_served_put(s);
+        return;
+    }
+    pthread_mutex_unlock(&st.mu);
     /* the error's source line is read before the lock: finding it may read
      * a large file, and every request waits for the lock */
     if (!s) split_error(err.msg, &failed);
@@ -430,38 +480,130 @@ static char *sets_key(const ng_serve_sets *sets)
     return b.data;
 }
 
-ng_served *ng_served_get(const ng_serve_sets *sets, ng_error *err)
+/* A run in progress for some parameter values: requests for the same
+ * values wait for it rather than running the script again. Freed by the
+ * last of the runner and its waiters (st.mu). */
+typedef struct pending {
+    char *key;
+    long generation;
+    int waiters, done, rc;
+    ng_served *result;
+    ng_error err;
+    struct pending *next;
+} pending;
+
+static void pending_leave(pending *p)
 {
-    ng_served *s = NULL, *evicted = NULL;
+    if (--p->waiters) return;
+    ng_served_put(p->result);
+    free(p->key);
+    free(p);
+}
+
+/* Puts s in the cache (st.mu held): the oldest entries go while the
+ * cache's graphs hold more than the memory limit (the newest stays). The
+ * entries that went are put into out (CACHE_SIZE). */
+static void cache_add(ng_served *s, ng_served **out)
+{
+    double held = 0;
+    int i, k;
+    out[0] = st.cache[st.next_slot];
+    st.cache[st.next_slot] = ref(s);
+    st.next_slot = (st.next_slot + 1) % CACHE_SIZE;
+    for (i = 0; i < CACHE_SIZE; i++) held += st.cache[i] ? (double)st.cache[i]->s.memory_held : 0;
+    for (i = 0, k = 1; i < CACHE_SIZE - 1 && held > st.cli->h.memory_limit; i++) { /* from the oldest */
+        ng_served **slot = &st.cache[(st.next_slot + i) % CACHE_SIZE];
+        if (!*slot) continue;
+        held -= (double)(*slot)->s.memory_held;
+        out[k++] = *slot;
+        *slot = NULL;
+    }
+}
+
+/* Whether a run's requester gave up (its cancel flag) and no other
+ * request waits for the run (st.mu held). */
+typedef struct giving_up {
+    const atomic_int *cancel;
+    const pending *p;
+} giving_up;
+
+static int gives_up(const void *arg)
+{
+    const giving_up *g = arg;
+    return g->cancel && atomic_load(g->cancel) && g->p->waiters == 1;
+}
+
+int ng_served_get(const ng_serve_sets *sets, const atomic_int *cancel, ng_served **out, ng_error *err)
+{
+    ng_served *s = NULL, *evicted[CACHE_SIZE] = {0};
+    pending *p = NULL, **pp;
+    giving_up g = {cancel, NULL};
     char *key;
     long gen;
-    int i;
+    int i, rc;
+    *out = NULL;
     if (!sets || sets->n == 0) {
-        if (!(s = ng_served_get_base())) ng_errorf(err, "%s: the script has no good run yet", st.cli->script);
-        return s;
+        if (!(*out = ng_served_get_base())) return ng_errorf(err, "%s: the script has no good run yet", st.cli->script), -3;
+        return 0;
     }
-    if (!(key = sets_key(sets))) {
-        ng_errorf(err, "out of memory");
-        return NULL;
-    }
+    if (!(key = sets_key(sets))) return ng_errorf(err, "out of memory"), -3;
     pthread_mutex_lock(&st.mu);
     gen = st.base ? st.base->generation : -1;
     for (i = 0; i < CACHE_SIZE && !s; i++)
         if (st.cache[i] && st.cache[i]->generation == gen && !strcmp(st.cache[i]->key, key)) s = ref(st.cache[i]);
-    pthread_mutex_unlock(&st.mu);
-    if (!s && gen < 0) ng_errorf(err, "%s: the script has no good run yet", st.cli->script);
-    if (!s && gen >= 0 && (s = run(sets, key, gen, err))) {
-        pthread_mutex_lock(&st.mu);
-        if (st.base && st.base->generation == gen) { /* still current: keep it for the next request */
-            evicted = st.cache[st.next_slot];
-            st.cache[st.next_slot] = ref(s);
-            st.next_slot = (st.next_slot + 1) % CACHE_SIZE;
-        }
+    for (p = st.pending; p && !s && (p->generation != gen || strcmp(p->key, key)); p = p->next) continue;
+    if (s || gen < 0) {
         pthread_mutex_unlock(&st.mu);
-        ng_served_put(evicted);
+        free(key);
+        *out = s;
+        return s ? 0 : (ng_errorf(err, "%s: the script has no good run yet", st.cli->script), -3);
     }
-    free(key);
-    return s;
+    if (p) { /* the same values are running: wait for that run */
+        p->waiters++;
+        while (!p->done && !st.stopping && !(cancel && atomic_load(cancel))) {
+            struct timespec t;
+            clock_gettime(CLOCK_REALTIME, &t);
+            t.tv_nsec += 50000000;
+            if (t.tv_nsec >= 1000000000) t.tv_sec++, t.tv_nsec -= 1000000000;
+            pthread_cond_timedwait(&st.ran, &st.mu, &t);
+        }
+        rc = p->done ? p->rc : -3;
+        if (p->done && p->rc == 0) *out = ref(p->result);
+        else if (p->done) *err = p->err;
+        else ng_errorf(err, "%s: the run was given up (the server is stopping, or no one waits for it)", st.cli->script);
+        pending_leave(p);
+        pthread_mutex_unlock(&st.mu);
+        free(key);
+        return rc;
+    }
+    if (!(p = calloc(1, sizeof *p))) {
+        pthread_mutex_unlock(&st.mu);
+        free(key);
+        return ng_errorf(err, "out of memory"), -3;
+    }
+    p->key = key, p->generation = gen, p->waiters = 1;
+    p->next = st.pending, st.pending = p;
+    g.p = p;
+    if (run_turn_take(gives_up, &g)) {
+        rc = -3;
+        ng_errorf(&p->err, "%s: the run was given up (the server is stopping, or no one waits for it)", st.cli->script);
+    } else {
+        pthread_mutex_unlock(&st.mu);
+        rc = run(sets, key, gen, &s, &p->err);
+        pthread_mutex_lock(&st.mu);
+        run_turn_give();
+        if (s && st.base && st.base->generation == gen) cache_add(s, evicted); /* still current */
+    }
+    p->done = 1, p->rc = rc, p->result = s;
+    for (pp = &st.pending; *pp != p; pp = &(*pp)->next) continue;
+    *pp = p->next;
+    pthread_cond_broadcast(&st.ran);
+    *out = ref(s);
+    if (rc) *err = p->err;
+    pending_leave(p);
+    pthread_mutex_unlock(&st.mu);
+    for (i = 0; i < CACHE_SIZE; i++) ng_served_put(evicted[i]);
+    return rc;
 }
 
 long ng_serve_wait_generation(long seen, double seconds)

@@ -1,7 +1,7 @@
 /* build.c — the graph-building helpers of build.h. */
 #include "build.h"
-#include "ng_io.h"
 #include "harness.h"
+#include "ng_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,9 @@ ng_node *t_begin(ng_graph *g, const char *type)
     ng_error err = {{0}};
     ng_node *n;
     if (!t) die(type, &err);
-    ng_graph_set_image_loader(g, ng_image_load); /* as an embedder with the io archive does */
+    /* as an embedder linking both archives: ng.image reads through io (set
+     * for that node alone: setting it visits every node of the graph) */
+    if (t == &ng_type_image) ng_graph_set_image_loader(g, ng_image_load);
     if (!(n = ng_node_begin(g, t, type, NULL, &err))) die(type, &err);
     if (sh && ng_set_choice(n, ng_param_index(t, sh->param), sh->value, &err)) die(type, &err);
     return n;
@@ -188,4 +190,13 @@ int t_finish_ok(ng_graph *g, ng_node *n)
     int id = ng_node_finish(g, n, &err);
     if (id < 0) ng_t_fail(__FILE__, __LINE__, "node refused: %s", err.msg);
     return id;
+}
+
+int t_vector(ng_graph *g, int x, int y, int z)
+{
+    ng_node *n = t_begin(g, "vector");
+    t_in(g, n, "x", x);
+    t_in(g, n, "y", y);
+    if (z >= 0) t_in(g, n, "z", z);
+    return t_finish(g, n);
 }

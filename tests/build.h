@@ -22,6 +22,8 @@ int t_warp(ng_graph *g, int source, int by, double amount);
 int t_warp_node(ng_graph *g, int source, int by, int amount, double octaves, double lac, double rough,
                 const char *mode);
 int t_fbm(ng_graph *g, int source, double octaves, double lacunarity, double roughness);
+/* a vector of the nodes x, y and z (z < 0: two channels) */
+int t_vector(ng_graph *g, int x, int y, int z);
 /* a node begun from a type name (or shorthand), for tests that set options by hand */
 ng_node *t_begin(ng_graph *g, const char *type);
 int t_finish(ng_graph *g, ng_node *n);

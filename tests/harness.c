@@ -27,7 +27,6 @@ void ng_t_run(const char *name, void (*fn)(void))
     else passed++;
 }
 
-int ng_t_summary(void);
 int ng_t_summary(void)
 {
     printf("%d passed, %d failed\n", passed, failed);

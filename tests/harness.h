@@ -3,8 +3,13 @@
  * and both values, keep going after a failure, and a summary line
  * "N passed, N failed" (counted per test case) at the end.
  *
- * A suite file defines test functions and one suite function that calls
- * RUN(test_name) for each; tests/main.c calls every suite.
+ * A suite is one file, tests/test_NAME.c: its test functions and the suite
+ * that runs them, begun by one line NG_SUITE(NAME, TIER) { RUN(test_...); }
+ * The build lists the suites from those lines (tests/suites.sh) and fails
+ * on a test file without one, so a suite that is written runs. TIER:
+ *   fast  no root, servers, Slurm, Chromium, GDAL or network, and quick:
+ *         the whole tier is `make check`, well under a minute
+ *   full  the rest; `make test` (CI) runs every tier
  */
 #ifndef NG_HARNESS_H
 #define NG_HARNESS_H
@@ -19,6 +24,24 @@ void ng_t_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 #define RUN(fn) ng_t_run(#fn, fn)
+
+enum { NG_T_TIER_fast = 1, NG_T_TIER_full = 2 };
+/* The tier's enum is named after the suite so that a tier other than fast
+ * or full does not compile either. */
+#define NG_SUITE(name, tier)                                                  \
+    enum { ng_t_tier_of_##name = NG_T_TIER_##tier };                          \
+    void suite_##name(void);                                                  \
+    void suite_##name(void)
+
+/* The suites, from the NG_SUITE lines (generated: build/.../gen/suites.c). */
+typedef struct ng_t_suite {
+    const char *name;
+    int tier; /* NG_T_TIER_* */
+    void (*run)(void);
+} ng_t_suite;
+extern const ng_t_suite ng_t_suites[];
+extern const int ng_t_nsuites;
+int ng_t_summary(void);
 
 #define CHECK(e)                                                              \
     do {                                                                      \

@@ -1,71 +1,56 @@
-/* main.c — runs every test suite (or those named as arguments); the last
- * line is "N passed, N failed". */
-#include "suites.h"
+/* main.c — runs the test suites: all of them (make test), one tier
+ * (--tier fast: make check) or those named; --list names them with their
+ * tiers. The last line is "N passed, N failed". The suites are the
+ * NG_SUITE lines of tests/test_*.c, listed by the build (tests/suites.sh). */
+#include "harness.h"
 
 #include <stdio.h>
 #include <string.h>
 
-int ng_t_summary(void);
+static const char *const tier_names[] = {[NG_T_TIER_fast] = "fast", [NG_T_TIER_full] = "full"};
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} suites[] = {
-    {"kernels", suite_kernels}, {"cells", suite_cell_kernels}, {"png", suite_png},   {"files", suite_files},
-    {"core", suite_core},       {"render", suite_render}, {"cli", suite_cli},
-    {"graphs", suite_graphs},
-    {"fractal", suite_fractal},
-    {"nodes", suite_nodes},
-    {"sandbox", suite_sandbox},
-    {"image_input", suite_image_input},
-    {"readme", suite_readme},
-    {"hostile_cli", suite_hostile_cli},
-    {"fuzz_regress", suite_fuzz_regress},
-    {"descriptors", suite_descriptors},
-    {"volume", suite_volume},
-    {"cloudshape", suite_cloudshape},
-    {"preview", suite_preview},
-    {"vdb", suite_vdb},
-    {"volfiles", suite_volfiles},
-    {"colour", suite_colour},
-    {"review12", suite_review12},
-    {"unified", suite_unified},
-    {"anim", suite_anim},
-    {"pool", suite_pool},
-    {"friction", suite_friction},
-    {"deriv", suite_deriv},
-    {"vecnoise", suite_vecnoise},
-    {"vecwalk", suite_vecwalk},
-    {"warpspeed", suite_warpspeed},
-    {"speed", suite_speed},
-    {"review14", suite_review14},
-    {"overhead", suite_overhead},
-    {"exr", suite_exr},
-    {"encode", suite_encode},
-    {"gradk", suite_gradk},
-    {"serve", suite_serve},
-    {"tiles", suite_tiles},
-    {"farm", suite_farm},
-    {"octscale", suite_octscale},
-    {"hillshade", suite_hillshade},
-    {"deflate", suite_deflate},
-    {"dker", suite_dker},
-    {"isotropy", suite_isotropy},
-};
-
-/* Whether suite `name` was asked for: no arguments ask for all. */
-static int wanted(int argc, char **argv, const char *name)
+static int usage(void)
 {
-    int a;
-    for (a = 1; a < argc; a++)
-        if (strcmp(argv[a], name) == 0) return 1;
-    return argc < 2;
+    fprintf(stderr, "usage: run_tests [--tier fast|full] [--list] [SUITE...]\n");
+    return 2;
+}
+
+static const ng_t_suite *suite_named(const char *name)
+{
+    int i;
+    for (i = 0; i < ng_t_nsuites; i++)
+        if (strcmp(ng_t_suites[i].name, name) == 0) return &ng_t_suites[i];
+    return NULL;
 }
 
 int main(int argc, char **argv)
 {
-    size_t i;
-    for (i = 0; i < sizeof suites / sizeof suites[0]; i++)
-        if (wanted(argc, argv, suites[i].name)) suites[i].fn();
+    int tier = 0, list = 0, named = 0, skipped = 0, a, i;
+    for (a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "--list") == 0) list = 1;
+        else if (strcmp(argv[a], "--tier") == 0 && a + 1 < argc) {
+            a++;
+            for (tier = NG_T_TIER_full; tier > 0 && strcmp(argv[a], tier_names[tier]) != 0; tier--) continue;
+            if (!tier) return usage();
+        } else if (argv[a][0] == '-') return usage();
+        else if (!suite_named(argv[a])) { /* a name that ran nothing would look like a pass */
+            fprintf(stderr, "run_tests: no suite '%s' (run_tests --list names them)\n", argv[a]);
+            return 2;
+        } else named++;
+    }
+    if (list) {
+        for (i = 0; i < ng_t_nsuites; i++) printf("%s %s\n", ng_t_suites[i].name, tier_names[ng_t_suites[i].tier]);
+        return 0;
+    }
+    for (i = 0; i < ng_t_nsuites; i++) {
+        const ng_t_suite *s = &ng_t_suites[i];
+        int run = named ? 0 : !tier || s->tier == tier;
+        for (a = 1; named && a < argc; a++) run |= strcmp(argv[a], s->name) == 0;
+        if (run) s->run();
+        else if (!named) skipped++;
+    }
+    if (skipped)
+        printf("(%s tier only: %d suites of other tiers not run; make test runs them all)\n", tier_names[tier],
+               skipped);
     return ng_t_summary();
 }

@@ -3,8 +3,10 @@
  * exactly one line "noisegraph: ..." on stderr with the informative parts
  * (script file:line, node, key, suggestion), exit 1 for script and render
  * errors and 2 for usage errors; the sandbox and the script limits hold;
- * --set, named outputs, 16-bit and RGB PNGs, atomic output files; and the
- * image does not depend on threads, tile size or region split.
+ * --set, named outputs (and --only one of them), 16-bit and RGB PNGs,
+ * atomic output files; `nodes` (did-you-mean for a type) and `info` (only
+ * the options that apply); the progress line's times; and the image does
+ * not depend on threads, tile size or region split.
  *
  * The binary (NG_BIN) runs through fork/execv with stdout and stderr
  * captured through pipes; each run has an alarm so a hang fails the test
@@ -12,13 +14,14 @@
  * mkdtemp directory removed at the end.
  */
 #include "cli_support.h"
-#include "suites.h"
 
 #include <errno.h>
+#include <pty.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- 1, 2: constructor validation ----------------------------------------------- */
@@ -518,6 +521,57 @@ static void test_set_errors(void)
     EXPECT_ERR(&r, 2, "--set", "NAME=VALUE");
     res_free(&r);
     CHECK(!exists(o));
+}
+
+/* A parameter is an integer only when declared so: a default written 1
+ * takes 1.5 from --set (as the page does), integer = true refuses it. */
+static void test_set_integer_only_when_declared(void)
+{
+    char s[PATHLEN], o[PATHLEN];
+    res r;
+    mkscript(s, "param_int.lua",
+             "local t = ng.param(\"t\", 1, {min = 0, max = 4})\n"
+             "local n = ng.param(\"n\", 2, {min = 1, max = 8, integer = true})\n"
+             "return ng.perlin{element_size = 8 * (t + 1), seed = n}\n");
+    tpath(o, "param_int.png");
+    cli(&r, "render", s, "-o", o, "--size", "16", "--set", "t=1.5", "--set", "n=3", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(o));
+    cli(&r, "render", s, "-o", o, "--size", "16", "--set", "n=2.5", NULL);
+    EXPECT_ERR(&r, 1, "'n'", "2.5", "integer parameter");
+    res_free(&r);
+    mkscript(s, "param_int_bad.lua", "return ng.perlin{seed = ng.param(\"n\", 1.5, {integer = true})}\n");
+    cli(&r, "render", s, "-o", o, "--size", "16", NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "'n'", "whole number default");
+    res_free(&r);
+    mkscript(s, "param_int_kind.lua", "return ng.perlin{seed = ng.param(\"n\", 1, {integer = \"yes\"})}\n");
+    cli(&r, "render", s, "-o", o, "--size", "16", NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "'integer' must be a boolean");
+    res_free(&r);
+}
+
+/* A vector or a range given more numbers than it takes is an error, not
+ * silently cut (issue 26, bug 5). */
+static void test_vector_extra_items(void)
+{
+    static const char *const cases[][2] = {
+        {"return ng.perlin{element_scale = {1, 1, 1, 40}}\n", "'element_scale'"},
+        {"return ng.perlin{offset = {0, 0, 0, 500}}\n", "'offset'"},
+        {"return ng.perlin{}:transform{translate = {0, 0, 0, 9, 9}}\n", "'translate'"},
+        {"return ng.perlin{range = {0, 1, 2}}\n", "'range'"},
+    };
+    char s[PATHLEN], o[PATHLEN];
+    size_t i;
+    res r;
+    tpath(o, "extra_items.png");
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mkscript(s, "extra_items.lua", cases[i][0]);
+        cli(&r, "render", s, "-o", o, "--size", "16", NULL);
+        EXPECT_ERR(&r, 1, at(s, 1), cases[i][1], "more than");
+        res_free(&r);
+        CHECK(!exists(o));
+    }
 }
 
 /* ---- 7: outputs -------------------------------------------------------------------------- */
@@ -1148,7 +1202,128 @@ static void test_cli_environment(void)
 
 /* ---- suite ------------------------------------------------------------------------------------ */
 
-void suite_cli(void)
+static void test_nodes_suggests_a_type(void)
+{
+    res r;
+    cli(&r, "nodes", "perlni", NULL);
+    EXPECT_ERR(&r, 2, "no node type 'perlni'", "did you mean 'perlin'?");
+    res_free(&r);
+    cli(&r, "nodes", "fractl", NULL);
+    EXPECT_ERR(&r, 2, "did you mean 'fractal'?");
+    res_free(&r);
+    cli(&r, "nodes", "zzzzzzzzzzzz", NULL);
+    EXPECT_ERR(&r, 2, "no node type 'zzzzzzzzzzzz'");
+    res_free(&r);
+}
+
+/* Options of another basis are not shown; a basis's own are. */
+static void test_info_shows_options_that_apply(void)
+{
+    char s[PATHLEN];
+    res r;
+    mkscript(s, "bases.lua", "return {p = ng.perlin{}, w = ng.worley{jitter = 0.5}, f = ng.flow{flow = 0.25}}\n");
+    cli(&r, "info", s, NULL);
+    CHECK_INT(r.code, 0);
+    if (r.out) {
+        const char *p = strstr(r.out, " p = #"), *perlin = strstr(r.out, "perlin (noise)"),
+                   *worley = strstr(r.out, "worley (noise)"), *flow = strstr(r.out, "flow (noise)");
+        CHECK(p && perlin && worley && flow);
+        if (perlin && worley && flow) {
+            /* the nodes are listed in the order they were made: perlin, worley, flow */
+            CHECK(perlin < worley && worley < flow);
+            CHECK(!memmem(perlin, (size_t)(worley - perlin), "jitter", 6));
+            CHECK(!memmem(perlin, (size_t)(worley - perlin), "feature", 7));
+            CHECK(!memmem(perlin, (size_t)(worley - perlin), "flow =", 6));
+            CHECK(memmem(worley, (size_t)(flow - worley), "* jitter = 0.5", 14));
+            CHECK(memmem(worley, (size_t)(flow - worley), "  metric = ", 11));
+            CHECK(!memmem(worley, (size_t)(flow - worley), "flow =", 6));
+            CHECK_CONTAINS(flow, "* flow = 0.25");
+            CHECK(!strstr(flow, "jitter"));
+        }
+    }
+    res_free(&r);
+}
+
+/* --only a writes a's file alone, the same bytes as the full render's; b,
+ * a vector that a grey-only .r16 refuses, is never rendered. */
+static void test_only_one_output(void)
+{
+    char s[PATHLEN], out[PATHLEN], a[PATHLEN], b[PATHLEN], full[PATHLEN], alone[PATHLEN];
+    res r;
+    mkscript(s, "two.lua", "return {a = ng.perlin{range = 'unit'}, b = ng.perlin{output = 'vector'}}\n");
+    mkscript(alone, "alone.lua", "return {a = ng.perlin{range = 'unit'}}\n");
+    tpath(out, "only.r16");
+    tpath(a, "only-a.r16");
+    tpath(b, "only-b.r16");
+    tpath(full, "alone-a.r16");
+    cli(&r, "render", s, "-o", out, "--size", "32", NULL);
+    CHECK_INT(r.code, 1); /* b cannot go to a grey format */
+    res_free(&r);
+    CHECK(!exists(a));
+    /* --only: -o names the file itself (issue 26, bug 7), or {name} places it */
+    cli(&r, "render", s, "-o", out, "--size", "32", "--only", "a", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(out));
+    CHECK(!exists(a));
+    CHECK(!exists(b));
+    pathf(a, "%s", out);
+    tpath(out, "only-{name}.r16");
+    tpath(b, "only-a.r16");
+    cli(&r, "render", s, "-o", out, "--size", "32", "--only", "a", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(a, b));
+    tpath(out, "alone.r16");
+    cli(&r, "render", alone, "-o", out, "--size", "32", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(a, full));
+    cli(&r, "render", s, "-o", out, "--only", "c", NULL);
+    EXPECT_ERR(&r, 2, "--only c", "no output 'c'", "a, b");
+    res_free(&r);
+    mkscript(alone, "single.lua", "return ng.perlin{}\n");
+    cli(&r, "render", alone, "-o", out, "--only", "a", NULL);
+    EXPECT_ERR(&r, 2, "--only a", "one unnamed output");
+    res_free(&r);
+}
+
+/* On a terminal the progress line gives the time so far and an estimate
+ * of the time left ("rendering 42% 3.1 s, about 4.3 s left"). */
+static void test_progress_times(void)
+{
+    char s[PATHLEN], out[PATHLEN], text[65536];
+    size_t got = 0;
+    int master, status = 0;
+    pid_t pid;
+    mkscript(s, "slow.lua", "return ng.fbm{ng.perlin{element_size = 8}, octaves = 8}\n");
+    tpath(out, "slow.pfm");
+    pid = forkpty(&master, NULL, NULL, NULL);
+    if (pid == 0) {
+        alarm(DEFAULT_TIMEOUT); /* a hang guard that outlives exec */
+        execl(ng_bin, ng_bin, "render", s, "-o", out, "--size", "256", "--tile", "16", (char *)NULL);
+        _exit(127);
+    }
+    CHECK(pid > 0);
+    if (pid <= 0) return;
+    for (;;) { /* until the child's side closes (EIO on Linux) */
+        ssize_t n = read(master, text + got, sizeof text - 1 - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+        if (got == sizeof text - 1) got = 0; /* keep the tail */
+    }
+    text[got] = '\0';
+    close(master);
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_CONTAINS(text, "noisegraph: rendering ");
+    CHECK_CONTAINS(text, " s, about ");
+    CHECK_CONTAINS(text, " s left");
+    CHECK_CONTAINS(text, "rendering 100% ");
+}
+
+NG_SUITE(cli, full)
 {
     if (cli_setup("ngcli")) {
         RUN(test_cli_environment);
@@ -1176,6 +1351,8 @@ void suite_cli(void)
     RUN(test_memory_limit);
     RUN(test_set_changes_image);
     RUN(test_set_errors);
+    RUN(test_set_integer_only_when_declared);
+    RUN(test_vector_extra_items);
     RUN(test_outputs_suffixed);
     RUN(test_outputs_name_pattern);
     RUN(test_output_names_stay_in_directory);
@@ -1193,6 +1370,10 @@ void suite_cli(void)
     RUN(test_bits);
     RUN(test_threads_tiles_identical);
     RUN(test_regions_stitch);
+    RUN(test_nodes_suggests_a_type);
+    RUN(test_info_shows_options_that_apply);
+    RUN(test_only_one_output);
+    RUN(test_progress_times);
 
     cli_teardown();
 }

@@ -14,7 +14,6 @@
 #include "build.h"
 #include "cli_support.h"
 #include "harness.h"
-#include "suites.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -616,7 +615,7 @@ static void test_cloudshape_environment(void)
     ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository (run `make test`)");
 }
 
-void suite_cloudshape(void)
+NG_SUITE(cloudshape, fast)
 {
     RUN(test_profile_zero_outside_its_layer);
     RUN(test_profile_exact_ends);

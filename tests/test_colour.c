@@ -13,7 +13,6 @@
 #include "cli_support.h"
 #include "colour.h"
 #include "harness.h"
-#include "suites.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -774,7 +773,7 @@ static void test_program_is_there(void)
     ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
 }
 
-void suite_colour(void)
+NG_SUITE(colour, fast)
 {
     RUN(test_colour_parse_hex_and_names);
     RUN(test_colour_parse_refuses_what_is_not_a_colour);

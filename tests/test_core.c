@@ -11,7 +11,6 @@
 #include "harness.h"
 #include "ng_internal.h"
 #include "ng_node.h"
-#include "suites.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -659,7 +658,7 @@ static void test_kept_constant_blocks_count_against_the_memory_limit(void)
     }
 }
 
-void suite_core(void)
+NG_SUITE(core, fast)
 {
     RUN(test_shared_node_evaluated_once_per_tile);
     RUN(test_memo_distinguishes_positions_and_seeds);

@@ -7,7 +7,6 @@
  * at levels 1 and 2 hold the samples of the same render to .r16.
  */
 #include "cli_support.h"
-#include "suites.h"
 
 #include "deflate.h"
 
@@ -344,7 +343,7 @@ static void deflate_png_constant_tiny(void)
     free(d);
 }
 
-void suite_deflate(void)
+NG_SUITE(deflate, fast)
 {
     RUN(deflate_round_trips);
     RUN(deflate_short_inputs);

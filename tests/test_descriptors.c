@@ -8,7 +8,6 @@
  */
 #include "harness.h"
 #include "ng_node.h"
-#include "suites.h"
 #include "types.h"
 
 #include <math.h>
@@ -309,7 +308,7 @@ static void test_broken_descriptors_are_caught(void)
     expect_refused(&t, "dims");
 }
 
-void suite_descriptors(void)
+NG_SUITE(descriptors, fast)
 {
     RUN(test_every_descriptor_is_well_formed);
     RUN(test_names_across_types_are_unique);

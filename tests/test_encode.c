@@ -6,7 +6,6 @@
  * the usage errors of --compression.
  */
 #include "cli_support.h"
-#include "suites.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -162,7 +161,7 @@ static void png_compression_usage_errors(void)
     CHECK(!exists(raw));
 }
 
-void suite_encode(void)
+NG_SUITE(encode, full)
 {
     if (cli_setup("encode")) return;
     RUN(png_same_bytes_any_threads_tiles);

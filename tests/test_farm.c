@@ -7,7 +7,6 @@
  * root only (the daemons need it); elsewhere it says why it did not run.
  */
 #include "cli_support.h"
-#include "suites.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +60,27 @@ static void test_gnu_parallel(void)
     expect_mosaic(dir);
 }
 
+/* The ```sh block that follows "`terrain.sbatch`" in docs/farm.md
+ * (malloc'd), or NULL. */
+static char *docs_sbatch(void)
+{
+    char path[PATHLEN], *text, *at, *end, *block = NULL;
+    FILE *f;
+    long n;
+    pathf(path, "%s/docs/farm.md", ng_root);
+    if (!(f = fopen(path, "rb"))) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    rewind(f);
+    text = n > 0 ? calloc(1, (size_t)n + 1) : NULL;
+    if (text && fread(text, 1, (size_t)n, f) == (size_t)n && (at = strstr(text, "`terrain.sbatch`")) &&
+        (at = strstr(at, "```sh\n")) && (end = strstr(at + 6, "```")) && (block = malloc((size_t)(end - at))))
+        snprintf(block, (size_t)(end - at - 5), "%s", at + 6);
+    fclose(f);
+    free(text);
+    return block;
+}
+
 static void test_slurm_array(void)
 {
     char dir[PATHLEN], cluster[PATHLEN], job[PATHLEN], cmd[PATHLEN * 4], text[PATHLEN * 2], *out = NULL;
@@ -79,23 +99,32 @@ static void test_slurm_array(void)
     CHECKF(up, "the local Slurm cluster did not start: %s", out);
     free(out);
     if (up) {
-        /* the sbatch script of docs/farm.md: line I + 1 of the plan is tile I */
-        pathf(job, "%s/job.sh", dir);
-        snprintf(text, sizeof text, "#!/bin/sh\nsed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" '%s/plan' | sh\n", dir);
-        put_file(job, text);
+        /* docs/farm.md's terrain.sbatch, verbatim: run from dir, it reads
+         * out.plan and logs into logs/ */
+        char *sbatch = docs_sbatch();
+        CHECKF(sbatch != NULL, "docs/farm.md: no ```sh block after `terrain.sbatch`");
+        pathf(job, "%s/terrain.sbatch", dir);
+        if (sbatch) put_file(job, sbatch);
+        free(sbatch);
+        pathf(text, "%s/plan", dir);
+        pathf(cmd, "%s/out.plan", dir);
+        CHECK_INT(rename(text, cmd), 0);
+        pathf(text, "%s/logs", dir);
+        mksub(text, "slurm/logs");
         snprintf(cmd, sizeof cmd,
-                 "cd / && SLURM_CONF='%s/slurm.conf' timeout 300 sbatch --quiet --wait --array=0-5 -o '%s/slurm-%%a.out' "
-                 "'%s' 2>&1",
-                 cluster, dir, job);
+                 "cd '%s' && SLURM_CONF='%s/slurm.conf' timeout 300 sbatch --quiet --wait --array=0-5 terrain.sbatch 2>&1",
+                 dir, cluster);
         CHECKF(shell(cmd, &out) == 0, "%s: %s", cmd, out);
         free(out);
+        pathf(text, "%s/logs", dir);
+        CHECKF(count_entries(text, "terrain-") == 6, "%s: not one log per tile", text);
         snprintf(cmd, sizeof cmd, "sh '%s/tests/farm/cluster.sh' stop '%s'", ng_root, cluster);
         CHECK_INT(shell(cmd, NULL), 0);
         expect_mosaic(dir);
     }
 }
 
-void suite_farm(void)
+NG_SUITE(farm, full)
 {
     if (cli_setup("ng-farm")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");

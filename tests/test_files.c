@@ -4,12 +4,12 @@
  * rows, exact float bits including NaN and values outside [0,1]); raw
  * 16-bit heightmaps byte for byte; a failed render leaving the target as it
  * was and no temporary file, for every format; the format and --bits
- * errors; and the program writing .pfm and .r16 as a user runs it.
+ * errors; the program writing .pfm and .r16 as a user runs it, and the
+ * one-line note when a format clamped much of an output.
  */
 #include "ng_io.h"
 #include "cli_support.h"
 #include "noisegraph.h"
-#include "suites.h"
 #include "tilefile.h"
 
 #include <errno.h>
@@ -408,10 +408,10 @@ static void test_formats_read_back(void)
     ng_stitch_tile t = {other, 0, 0, W, H};
     ng_error none = {{0}};
     size_t k;
-    int ch, nreaders = 0;
+    int ch, bits, nreaders = 0;
     for (k = 0; k < W * H; k++) img[k] = (float)(hash((uint32_t)k) >> 8) / 16777216.0f;
     tpath(other, "tile.bmp");
-    CHECK_INT(ng_tile_probe(&t, W, H, &ch, &none), -1);
+    CHECK_INT(ng_tile_probe(&t, W, H, &ch, &bits, &none), -1);
     readable = strstr(none.msg, "(tiles are ");
     CHECKF(readable != NULL, "no list of readable formats: %s", none.msg);
     snprintf(list, sizeof list, "%s", ng_file_formats());
@@ -425,13 +425,13 @@ static void test_formats_read_back(void)
         t.path = tile;
         CHECKF((strstr(readable, ext) != NULL) == ng_tile_readable(tile), "%s: listed as readable: %s", ext, readable);
         if (!ng_tile_readable(tile)) {
-            CHECK_INT(ng_tile_probe(&t, W, H, &ch, &err), -1);
+            CHECK_INT(ng_tile_probe(&t, W, H, &ch, &bits, &err), -1);
             CHECK_CONTAINS(err.msg, "no reader");
             continue;
         }
         nreaders++;
         CHECKF(write_image(tile, 0, W, H, 1, img, bands, NBANDS, &err) == 0, "%s: %s", ext, err.msg);
-        CHECKF(ng_tile_probe(&t, W, H, &ch, &err) == 0 && ch == 1, "%s: %s", ext, err.msg);
+        CHECKF(ng_tile_probe(&t, W, H, &ch, &bits, &err) == 0 && ch == 1, "%s: %s", ext, err.msg);
         if ((f = ng_file_sink_new(back, 0, &err))) {
             s = ng_file_sink_as_sink(f);
             CHECKF(ng_stitch(&t, 1, W, H, &s, &err) == 0, "%s: %s", ext, err.msg);
@@ -582,7 +582,64 @@ static void test_cli_rgb_and_errors(void)
     CHECK_INT(count_entries(tmpdir, "x."), 0);
 }
 
-void suite_files(void)
+/* ---- the note when a format clamped an output ------------------------------------ */
+
+/* A signed noise to PNG loses its lower half: one line says so, naming the
+ * file and the share. Not for a unit range, a float format, or --quiet. */
+static void test_clamped_note(void)
+{
+    char s[PATHLEN], u[PATHLEN], out[PATHLEN], pf[PATHLEN], r16[PATHLEN];
+    res r;
+    mkscript(s, "signed.lua", "return ng.perlin{}\n");
+    mkscript(u, "unit.lua", "return ng.perlin{range = \"unit\"}\n");
+    tpath(out, "signed.png");
+    tpath(pf, "signed.pfm");
+    tpath(r16, "signed.r16");
+    cli(&r, "render", s, "-o", out, "--size", "64", NULL);
+    CHECK_INT(r.code, 0);
+    CHECK_INT(count_lines(r.err), 1);
+    CHECK_CONTAINS(r.err, "noisegraph: ");
+    CHECK_CONTAINS(r.err, "signed.png: ");
+    CHECK_CONTAINS(r.err, " % of the samples were outside [0, 1] and were clamped (use fit/range = \"unit\", "
+                          "or a float format: .pfm, .nrrd, .vdb)");
+    CHECK(exists(out));
+    res_free(&r);
+    cli(&r, "render", s, "-o", r16, "--size", "64", NULL);
+    CHECK_INT(r.code, 0);
+    CHECK_CONTAINS(r.err, "signed.r16: ");
+    CHECK_CONTAINS(r.err, "were clamped");
+    res_free(&r);
+    cli(&r, "render", s, "-o", out, "--size", "64", "--quiet", NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    cli(&r, "render", s, "-o", pf, "--size", "64", NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    cli(&r, "render", u, "-o", out, "--size", "64", NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+}
+
+/* More than 1 %: 1 sample in 100 is quiet, 2 are a note saying 2 %; each
+ * output of several is counted on its own. */
+static void test_clamped_note_threshold(void)
+{
+    char s[PATHLEN], out[PATHLEN];
+    res r;
+    tpath(out, "ramp.png");
+    mkscript(s, "one.lua", "return (ng.x() - 1) / 100\n");
+    cli(&r, "render", s, "-o", out, "--size", "100x3", NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    mkscript(s, "two.lua", "return {a = (ng.x() - 1) / 100, b = (ng.x() - 2) / 100}\n");
+    cli(&r, "render", s, "-o", out, "--size", "100x3", NULL);
+    CHECK_INT(r.code, 0);
+    CHECK_INT(count_lines(r.err), 1);
+    CHECK_CONTAINS(r.err, "ramp-b.png: 2 % of the samples");
+    res_free(&r);
+}
+
+NG_SUITE(files, fast)
 {
     int have_cli = cli_setup("ng-files") == 0;
     if (!have_cli) { /* suite_cli reports the missing program; the sink tests still run */
@@ -606,6 +663,8 @@ void suite_files(void)
     if (have_cli) {
         RUN(test_cli_pfm_r16);
         RUN(test_cli_rgb_and_errors);
+        RUN(test_clamped_note);
+        RUN(test_clamped_note_threshold);
     }
     cli_teardown();
 }

@@ -11,7 +11,6 @@
  */
 #include "cli_support.h"
 #include "noisegraph.h"
-#include "suites.h"
 
 #include <dirent.h>
 #include <stdint.h>
@@ -269,7 +268,7 @@ static void test_graphs_environment(void)
     ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository (run `make test`)");
 }
 
-void suite_graphs(void)
+NG_SUITE(graphs, fast)
 {
     if (cli_setup("nggraphs")) {
         RUN(test_graphs_environment);

@@ -12,7 +12,6 @@
  */
 #include "build.h"
 #include "cli_support.h"
-#include "suites.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -592,7 +591,7 @@ static void test_environment(void)
     ng_t_fail(__FILE__, __LINE__, "NG_BIN (an executable noisegraph) and NG_ROOT must be set");
 }
 
-void suite_hostile_cli(void)
+NG_SUITE(hostile_cli, full)
 {
     RUN(test_cancel_flag);
     if (cli_setup("nghostile")) {

@@ -2,16 +2,19 @@
  * test_image_input.c — the image input as a hostile file and far from the
  * origin: dimensions refused from the header before anything is decoded,
  * the decoder held to the caller's memory allowance, files that are not
- * regular refused unread, and sampling that stays exact (or says it
- * cannot) at any position.
+ * regular refused unread, sampling that stays exact (or says it cannot)
+ * at any position, and what the image fuzzer found: every reproducer in
+ * tests/fuzz/crashes/image/ ends as a hostile input should, a result or a
+ * one-line error, never a crash or undefined behaviour (most are memory or
+ * UB errors, which only the sanitizer build, make test SAN=1, sees).
  */
 #include "ng_io.h"
 #include "build.h"
 #include "cli_support.h"
 #include "harness.h"
 #include "ng_node.h"
-#include "suites.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <png.h>
 #include <setjmp.h>
@@ -154,6 +157,15 @@ static unsigned char *zero_bomb(size_t runs, size_t *len)
 static const unsigned char G8[3][4] = {{0, 40, 80, 120}, {160, 200, 240, 255}, {10, 20, 30, 50}};
 static char fix_g8[PATHLEN];
 
+/* A graph whose image nodes read files with io's loader, as the Lua host
+ * sets it (the engine alone reads no files). */
+static ng_graph *image_graph(void)
+{
+    ng_graph *g = ng_graph_new();
+    if (g) ng_graph_set_image_loader(g, ng_image_load);
+    return g;
+}
+
 /* ---- loads with their peak memory measured ----------------------------------------------------------- */
 
 typedef struct load_result {
@@ -276,7 +288,7 @@ static void test_header_over_pixel_limit(void)
 static void test_node_refuses_header(void)
 {
     char path[PATHLEN];
-    ng_graph *g = ng_graph_new();
+    ng_graph *g = image_graph();
     ng_node *n = t_begin(g, "image");
     ng_error err = {{0}};
     tpath(path, "huge-node.png");
@@ -410,6 +422,175 @@ static void test_directory_and_device_refused(void)
     CHECK_CONTAINS(r.msg, "/dev/zero: is not a regular file");
 }
 
+/* ---- BMP and TGA ------------------------------------------------------------------------------------ */
+
+static void put_le(unsigned char *p, uint32_t v, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_bytes(const char *path, const unsigned char *b, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(b, 1, n, f) == n);
+    if (f) fclose(f);
+}
+
+/* A 24-bit BMP of w x h (w * 3 a multiple of 4: no row padding) from
+ * top-to-bottom BGR rows; top_down: its height negative, rows stored as
+ * given, else bottom row first. Its length. */
+static size_t craft_bmp(unsigned char *b, int w, int h, const unsigned char *bgr, int top_down)
+{
+    const size_t row = (size_t)w * 3, n = 54 + row * (size_t)h;
+    int y;
+    memset(b, 0, 54);
+    b[0] = 'B', b[1] = 'M';
+    put_le(b + 2, (uint32_t)n, 4);
+    put_le(b + 10, 54, 4);
+    put_le(b + 14, 40, 4);
+    put_le(b + 18, (uint32_t)w, 4);
+    put_le(b + 22, (uint32_t)(top_down ? -h : h), 4);
+    put_le(b + 26, 1, 2);
+    put_le(b + 28, 24, 2);
+    put_le(b + 34, (uint32_t)(row * (size_t)h), 4);
+    for (y = 0; y < h; y++) memcpy(b + 54 + row * (size_t)y, bgr + row * (size_t)(top_down ? y : h - 1 - y), row);
+    return n;
+}
+
+/* A top-down BMP (negative height) is as valid as a bottom-up one: both
+ * read as the same image, top row first. It was refused as larger than
+ * the pixel limit (the negative height taken as a huge unsigned one). */
+static void test_bmp_top_down(void)
+{
+    enum { BW = 4, BH = 3 };
+    unsigned char bgr[BW * BH * 3], file[54 + sizeof bgr];
+    char up[PATHLEN], down[PATHLEN];
+    ng_image a, b;
+    ng_error err;
+    size_t i, n;
+    for (i = 0; i < sizeof bgr; i++) bgr[i] = (unsigned char)(7 * i + 3);
+    tpath(up, "bottom_up.bmp");
+    tpath(down, "top_down.bmp");
+    n = craft_bmp(file, BW, BH, bgr, 0);
+    put_bytes(up, file, n);
+    n = craft_bmp(file, BW, BH, bgr, 1);
+    put_bytes(down, file, n);
+    CHECK_INT(ng_image_load(up, &a, SIZE_MAX, &err), 0);
+    if (ng_image_load(down, &b, SIZE_MAX, &err) != 0) {
+        ng_t_fail(__FILE__, __LINE__, "top-down BMP refused: %s", err.msg);
+        if (a.px) ng_image_free(&a);
+        return;
+    }
+    CHECK_INT(b.width, BW);
+    CHECK_INT(b.height, BH);
+    CHECK_INT(b.channels, 3);
+    CHECK(a.px && !memcmp(a.px, b.px, sizeof(float) * BW * BH * 3));
+    CHECK_NEAR(b.px[0], bgr[2] / 255.0f, 0); /* the top-left pixel's red */
+    ng_image_free(&a);
+    ng_image_free(&b);
+}
+
+/* A BMP cut short is an error too (stb read it as zeros); one whose last
+ * row lacks only its padding still reads. */
+static void test_truncated_bmp(void)
+{
+    enum { BW = 3, BH = 2 }; /* rows of 9 bytes padded to 12 */
+    unsigned char file[54 + 12 * BH];
+    char p[PATHLEN];
+    ng_image img;
+    ng_error err;
+    size_t i;
+    memset(file, 0, sizeof file);
+    file[0] = 'B', file[1] = 'M';
+    put_le(file + 2, sizeof file, 4);
+    put_le(file + 10, 54, 4);
+    put_le(file + 14, 40, 4);
+    put_le(file + 18, BW, 4);
+    put_le(file + 22, BH, 4);
+    put_le(file + 26, 1, 2);
+    put_le(file + 28, 24, 2);
+    for (i = 54; i < sizeof file; i++) file[i] = (unsigned char)i;
+    tpath(p, "cut.bmp");
+    put_bytes(p, file, sizeof file - 3);
+    CHECK_INT(ng_image_load(p, &img, SIZE_MAX, &err), 0);
+    if (img.px) ng_image_free(&img);
+    put_bytes(p, file, sizeof file - 4);
+    CHECK_INT(ng_image_load(p, &img, SIZE_MAX, &err), -1);
+    CHECK_CONTAINS(err.msg, "cut.bmp: cannot read the image (a 3x2 BMP cut short");
+    CHECK(img.px == NULL);
+}
+
+/* A TGA header: type (2 colour, 3 grey; + 8 RLE), w x h, bits a pixel,
+ * rows top to bottom, an ID field of idlen bytes. Its length (18 + idlen). */
+static size_t tga_header(unsigned char *b, int type, int w, int h, int depth, int idlen)
+{
+    memset(b, 0, 18 + (size_t)idlen);
+    b[0] = (unsigned char)idlen;
+    b[2] = (unsigned char)type;
+    put_le(b + 12, (uint32_t)w, 2);
+    put_le(b + 14, (uint32_t)h, 2);
+    b[16] = (unsigned char)depth;
+    b[17] = 0x20;
+    return 18 + (size_t)idlen;
+}
+
+/* A TGA cut short is an error, as a cut PNG or JPEG is: stb reads past
+ * its end as zeros, and the missing pixels came back black. Whole files
+ * (uncompressed and RLE, grey and colour, with an ID field, and with a
+ * footer after the pixels) still read. */
+static void test_truncated_tga(void)
+{
+    unsigned char b[256];
+    char p[PATHLEN];
+    ng_image img;
+    ng_error err;
+    size_t n, i;
+    int cut;
+    tpath(p, "t.tga");
+    for (cut = 0; cut < 2; cut++) {
+        /* uncompressed grey 4x3 with a 5-byte ID field */
+        n = tga_header(b, 3, 4, 3, 8, 5);
+        for (i = 0; i < 12; i++) b[n++] = (unsigned char)(20 * i + 1);
+        put_bytes(p, b, n - (cut ? 5 : 0));
+        if (!cut) {
+            CHECK_INT(ng_image_load(p, &img, SIZE_MAX, &err), 0);
+            CHECK_NEAR(img.px ? img.px[11] : -1, 221 / 255.0f, 0);
+            ng_image_free(&img);
+        } else {
+            CHECK_INT(ng_image_load(p, &img, SIZE_MAX, &err), -1);
+            CHECK_CONTAINS(err.msg, "t.tga: cannot read the image (a 4x3 TGA cut short");
+            CHECK(img.px == NULL);
+        }
+        /* RLE colour 4x3: a run of 5, then 7 raw pixels; a footer after them */
+        n = tga_header(b, 10, 4, 3, 24, 0);
+        b[n++] = 0x80 | 4, b[n++] = 10, b[n++] = 20, b[n++] = 30;
+        b[n++] = 6;
+        for (i = 0; i < 21; i++) b[n++] = (unsigned char)(100 + i);
+        if (cut) {
+            put_bytes(p, b, n - 2);
+        } else {
+            memcpy(b + n, "\0\0\0\0\0\0\0\0TRUEVISION-XFILE.", 26);
+            put_bytes(p, b, n + 26);
+        }
+        if (!cut) {
+            CHECK_INT(ng_image_load(p, &img, SIZE_MAX, &err), 0);
+            CHECK_NEAR(img.px ? img.px[11 * 3] : -1, 120 / 255.0f, 0); /* the last pixel's red (BGR stored) */
+            ng_image_free(&img);
+        } else {
+            CHECK_INT(ng_image_load(p, &img, SIZE_MAX, &err), -1);
+            CHECK_CONTAINS(err.msg, "TGA cut short");
+        }
+        /* RLE grey cut before its last packet's count */
+        n = tga_header(b, 11, 4, 3, 8, 0);
+        b[n++] = 0x80 | 7, b[n++] = 50;
+        if (!cut) b[n++] = 0x80 | 3, b[n++] = 60;
+        put_bytes(p, b, n);
+        CHECK_INT(ng_image_load(p, &img, SIZE_MAX, &err), cut ? -1 : 0);
+        if (!cut) ng_image_free(&img);
+    }
+}
+
 /* A file larger than any image input (a sparse 2.1 GB one) is refused by
  * its size, before a byte is read. */
 static void test_file_size_cap(void)
@@ -424,7 +605,7 @@ static void test_file_size_cap(void)
     }
     load_now(path, SIZE_MAX, &r);
     CHECK_INT(r.rc, -1);
-    CHECK_CONTAINS(r.msg, "vast.png: a 2254438400-byte file is larger than any image input can be");
+    CHECK_CONTAINS(r.msg, "vast.png: a 2254438400-byte file is larger than an image file can be");
     remove(path);
 }
 
@@ -504,7 +685,7 @@ static void test_far_origin_repeats_exactly(void)
     };
     static const char *const wraps[] = {"repeat", "mirror"}, *const filters[] = {"nearest", "bilinear"};
     const int W = 20, H = 13;
-    ng_graph *g = ng_graph_new();
+    ng_graph *g = image_graph();
     int m, f, k;
     for (m = 0; m < 2; m++)
         for (f = 0; f < 2; f++) {
@@ -532,7 +713,7 @@ static void test_far_origin_repeats_exactly(void)
  * beyond both edges, and no limit on how far (2^60 pixels out). */
 static void test_far_origin_clamps_to_edge(void)
 {
-    ng_graph *g = ng_graph_new();
+    ng_graph *g = image_graph();
     int near = image_node(g, fix_g8, "clamp", "nearest", "r"), bil = image_node(g, fix_g8, "clamp", "bilinear", "r");
     int i, j, k;
     for (k = 0; k < 2; k++) {
@@ -562,7 +743,7 @@ static void test_far_origin_clamps_to_edge(void)
  * node, the position and the way out, not wrong pixels. */
 static void test_too_far_is_an_error(void)
 {
-    ng_graph *g = ng_graph_new();
+    ng_graph *g = image_graph();
     int rep = image_node(g, fix_g8, "repeat", "nearest", "r"), mir = image_node(g, fix_g8, "mirror", "bilinear", "r");
     ng_error err = {{0}};
     float *v = render_at(g, rep, 4, 4, 9007199254740992.0, 0, &err);
@@ -583,7 +764,7 @@ static void test_too_far_is_an_error(void)
 static void test_nan_position(void)
 {
     static const char *const wraps[] = {"repeat", "clamp", "mirror"}, *const filters[] = {"nearest", "bilinear"};
-    ng_graph *g = ng_graph_new();
+    ng_graph *g = image_graph();
     const double x[2] = {NAN, 1.5}, y[2] = {0.5, NAN};
     const double *xs[2] = {x, y};
     int m, f;
@@ -708,7 +889,7 @@ static void test_odd_images(void)
     static const double pos[] = {-1e15, -2147483649.0, -3.5, -0.5, 0.25, 0.5, 0.99, 1.5, 7.75, 2147483648.5, 1e15};
     static const char *const wraps[] = {"repeat", "clamp", "mirror"}, *const filters[] = {"nearest", "bilinear"};
     char p1[PATHLEN], pga[PATHLEN], p16[PATHLEN];
-    ng_graph *g = ng_graph_new();
+    ng_graph *g = image_graph();
     int m, f, a, b;
     tpath(p1, "one.png");
     tpath(pga, "ga.png");
@@ -779,7 +960,74 @@ static void test_image_input_environment(void)
               ng_bin ? ng_bin : "(unset)", ng_root ? ng_root : "(unset)");
 }
 
-void suite_image_input(void)
+/* The image target's allowance (tests/fuzz/image.c). */
+#define MAX_BYTES ((size_t)64 << 20)
+
+/* Replays one reproducer in a child process, so that a sanitizer report
+ * (which ends the process) fails this test and not the whole run; fn
+ * returns 0 when the input ended as it should, or prints why not. */
+static void replay(const char *path, int (*fn)(const char *path))
+{
+    int status = 0;
+    pid_t pid;
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) _exit(fn(path) ? 3 : 0);
+    CHECKF(pid > 0 && waitpid(pid, &status, 0) == pid, "%s: fork failed", path);
+    CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "%s: %s %d (a sanitizer report above, or a wrong result)", path,
+           WIFEXITED(status) ? "exit" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+/* Replays every file of tests/fuzz/crashes/<target>/; returns how many. */
+static int replay_all(const char *target, int (*fn)(const char *path))
+{
+    char dir[PATHLEN], path[PATHLEN];
+    struct dirent *e;
+    int n = 0;
+    DIR *d;
+    pathf(dir, "%s/tests/fuzz/crashes/%s", ng_root, target);
+    if (!(d = opendir(dir))) return 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        pathf(path, "%s/%s", dir, e->d_name);
+        replay(path, fn);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Loads, with samples in [0, 1], or refuses with a one-line error that
+ * names the file. */
+static int load_image(const char *path)
+{
+    ng_image img;
+    ng_error err;
+    if (ng_image_load(path, &img, MAX_BYTES, &err) == 0) {
+        size_t i, n = (size_t)img.width * (size_t)img.height * (size_t)img.channels, bad = 0;
+        for (i = 0; i < n; i++) bad += !(img.px[i] >= 0.0f && img.px[i] <= 1.0f);
+        ng_image_free(&img);
+        if (bad) fprintf(stderr, "%s: %zu samples outside [0, 1]\n", path, bad);
+        return bad != 0;
+    }
+    if (strncmp(err.msg, path, strlen(path)) != 0 || strchr(err.msg, '\n')) {
+        fprintf(stderr, "%s: the error does not name the file on one line: %s\n", path, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* stb_image 2.27 (Debian's libstb) has two that the image target found in
+ * its first minute: a PSD with an alpha channel is un-premultiplied with a
+ * float -> unsigned char conversion out of range (UB); a JPEG whose DHT
+ * code counts sum past 256 overflows stbi__huffman.size[257]. */
+static void test_image_reproducers(void)
+{
+    CHECK(replay_all("image", load_image) >= 2);
+}
+
+NG_SUITE(image_input, fast)
 {
     if (cli_setup("ngimage") != 0) {
         RUN(test_image_input_environment);
@@ -795,6 +1043,9 @@ void suite_image_input(void)
     RUN(test_fifo_refused);
     RUN(test_directory_and_device_refused);
     RUN(test_file_size_cap);
+    RUN(test_bmp_top_down);
+    RUN(test_truncated_tga);
+    RUN(test_truncated_bmp);
     RUN(test_far_origin_repeats_exactly);
     RUN(test_far_origin_clamps_to_edge);
     RUN(test_too_far_is_an_error);
@@ -802,5 +1053,6 @@ void suite_image_input(void)
     RUN(test_odd_images);
     RUN(test_jpeg);
     RUN(test_cli_far_origin);
+    RUN(test_image_reproducers);
     cli_teardown();
 }

@@ -11,7 +11,6 @@
 #include "bases.h"
 #include "build.h"
 #include "harness.h"
-#include "suites.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -253,7 +252,7 @@ static void test_tiled_renders_tile_with_rotate(void)
     ng_graph_free(g);
 }
 
-void suite_isotropy(void)
+NG_SUITE(isotropy, fast)
 {
     RUN(test_gradient_bases_are_isotropic);
     RUN(test_classic_gradients_measured);

@@ -12,8 +12,8 @@
  */
 #include "build.h"
 #include "cli_support.h"
+#include "cell_kernels.h"
 #include "harness.h"
-#include "suites.h"
 
 #include <errno.h>
 #include <png.h>
@@ -475,15 +475,6 @@ static void test_curve_errors(void)
 
 /* ---- vector and channel ----------------------------------------------------------------------- */
 
-static int vector_of(ng_graph *g, int x, int y, int z)
-{
-    ng_node *n = t_begin(g, "vector");
-    t_in(g, n, "x", x);
-    t_in(g, n, "y", y);
-    if (z >= 0) t_in(g, n, "z", z);
-    return t_finish(g, n);
-}
-
 static int channel_of(ng_graph *g, int src, int index)
 {
     ng_node *n = t_on(g, "channel", src);
@@ -496,7 +487,7 @@ static void test_vector_channels(void)
     enum { N = 50 };
     ng_graph *g = ng_graph_new();
     int a = t_noise(g, "perlin", 10, 1), b = t_noise(g, "value", 7, 2);
-    int v2 = vector_of(g, a, b, -1), v3 = vector_of(g, a, b, t_const(g, 7)), i;
+    int v2 = t_vector(g, a, b, -1), v3 = t_vector(g, a, b, t_const(g, 7)), i;
     double xs[N], ys[N];
     float *va, *vb, *o2, *o3;
     CHECK_INT(channels(g, v2), 2);
@@ -547,7 +538,7 @@ static void test_channel_picks(void)
 static void test_channel_index_error(void)
 {
     ng_graph *g = ng_graph_new();
-    int v2 = vector_of(g, t_const(g, 1), t_const(g, 2), -1), p = t_noise(g, "perlin", 10, 1);
+    int v2 = t_vector(g, t_const(g, 1), t_const(g, 2), -1), p = t_noise(g, "perlin", 10, 1);
     ng_error err;
     char msg[512];
     ng_node *n = t_on(g, "channel", v2);
@@ -716,172 +707,6 @@ static void test_curl_3d_divergence_free(void)
     ng_graph_free(g);
 }
 
-/* ---- warp --------------------------------------------------------------------------------------- */
-
-enum { WN = 200 };
-
-static void warp_points(double *x, double *y)
-{
-    int i;
-    for (i = 0; i < WN; i++) x[i] = -17.3 + 0.377 * i, y[i] = 9.1 - 0.291 * i;
-}
-
-/* One octave is source(p + amount * by(p)), whatever the octave settings. */
-static void test_warp_one_octave(void)
-{
-    const double a = 7;
-    ng_graph *g = ng_graph_new();
-    int src = t_noise(g, "perlin", 20, 3), by = t_vnoise(g, "simplex", 50, 4), amt = t_const(g, a);
-    int w = t_warp(g, src, by, a), w1 = t_warp_node(g, src, by, amt, 1, 3.5, 1.7, "independent"), i;
-    double x[WN], y[WN], qx[WN], qy[WN];
-    float *vb, *vq, *vw, *vw1;
-    warp_points(x, y);
-    vb = t_points(g, by, 2, WN, x, y, NULL);
-    for (i = 0; vb && i < WN; i++) qx[i] = x[i] + a * vb[3 * i], qy[i] = y[i] + a * vb[3 * i + 1];
-    vq = vb ? t_points(g, src, 2, WN, qx, qy, NULL) : NULL;
-    vw = t_points(g, w, 2, WN, x, y, NULL);
-    vw1 = t_points(g, w1, 2, WN, x, y, NULL);
-    for (i = 0; vq && vw && vw1 && i < WN; i++) {
-        CHECK_NEAR(vw[i], vq[i], 2e-5);
-        CHECK_NEAR(vw1[i], vw[i], 0);
-    }
-    free(vb), free(vq), free(vw), free(vw1);
-    ng_graph_free(g);
-}
-
-/*
- * Octaves composed exactly, with a field that has no seed (built from the
- * coordinates, so the per-octave seed change cannot matter) and a source
- * that returns its own position: by(p) = (0.01 y^2, 0.05 x y). The warp's
- * output is then the displaced position itself.
- *   independent: p + a by(p) + a r by(L p) [+ frac a r^2 by(L^2 p)]
- *   progressive: p1 = p + a by(p); p2 = p1 + a r by(L p1); ...
- */
-static void by_field(double px, double py, double *bx, double *bY)
-{
-    *bx = 0.01 * py * py;
-    *bY = 0.05 * px * py;
-}
-
-static void check_octaves(const ng_graph *g, int w, double a, double octaves, double lac, double rough,
-                          int progressive, int line)
-{
-    double x[WN], y[WN];
-    float *v;
-    int i, k, bad = 0;
-    const int full = (int)floor(octaves), count = full + (octaves > full);
-    warp_points(x, y);
-    v = t_points(g, w, 2, WN, x, y, NULL);
-    for (i = 0; v && i < WN; i++) {
-        double px = x[i], py = y[i], scale = 1, weight = 1;
-        for (k = 0; k < count; k++, scale *= lac, weight *= rough) {
-            double bx, bY, wk = k < full ? weight : weight * (octaves - full);
-            by_field(progressive ? px * scale : x[i] * scale, progressive ? py * scale : y[i] * scale, &bx, &bY);
-            px += a * wk * bx;
-            py += a * wk * bY;
-        }
-        if (!(fabs(v[2 * i] - px) <= 1e-4 * (1 + fabs(px)) && fabs(v[2 * i + 1] - py) <= 1e-4 * (1 + fabs(py))) && bad++ < 3)
-            ng_t_fail(__FILE__, line, "octaves %g %s at (%g, %g): got (%.7g, %.7g), composed (%.7g, %.7g)", octaves,
-                      progressive ? "progressive" : "independent", x[i], y[i], v[2 * i], v[2 * i + 1], px, py);
-    }
-    free(v);
-}
-
-static void test_warp_octaves_composed(void)
-{
-    const double a = 3, lac = 2, r = 0.5;
-    ng_graph *g = ng_graph_new();
-    int X = coord(g, "x"), Y = coord(g, "y"), pos = vector_of(g, X, Y, -1);
-    int bx = t_bin(g, "mul", t_bin(g, "mul", Y, Y), t_const(g, 0.01));
-    int bY = t_bin(g, "mul", t_bin(g, "mul", X, Y), t_const(g, 0.05));
-    int by = vector_of(g, bx, bY, -1), amt = t_const(g, a);
-    int ind2 = t_warp_node(g, pos, by, amt, 2, lac, r, "independent");
-    int pro2 = t_warp_node(g, pos, by, amt, 2, lac, r, "progressive");
-    int ind25 = t_warp_node(g, pos, by, amt, 2.5, lac, r, "independent");
-    int pro3 = t_warp_node(g, pos, by, amt, 3, 3, 0.7, NULL); /* progressive is the default */
-    int one = t_warp_node(g, pos, by, amt, 1, lac, r, NULL);
-    check_octaves(g, one, a, 1, lac, r, 0, __LINE__);
-    check_octaves(g, ind2, a, 2, lac, r, 0, __LINE__);
-    check_octaves(g, pro2, a, 2, lac, r, 1, __LINE__);
-    check_octaves(g, ind25, a, 2.5, lac, r, 0, __LINE__);
-    check_octaves(g, pro3, a, 3, 3, 0.7, 1, __LINE__);
-    ng_graph_free(g);
-}
-
-static double maxdiff(const float *a, const float *b, int n)
-{
-    double m = 0;
-    int i;
-    for (i = 0; i < n; i++)
-        if (fabs(a[i] - b[i]) > m) m = fabs(a[i] - b[i]);
-    return m;
-}
-
-/* With a noise field: the modes differ; a fractional octave fades in
- * continuously (1.001 ~ 1, 1.999 ~ 2). */
-static void test_warp_modes_and_fractions(void)
-{
-    ng_graph *g = ng_graph_new();
-    int src = t_noise(g, "perlin", 15, 11), by = t_vnoise(g, "perlin", 40, 12), amt = t_const(g, 12);
-    int pro = t_warp_node(g, src, by, amt, 3, 2, 0.5, "progressive"), ind = t_warp_node(g, src, by, amt, 3, 2, 0.5, "independent");
-    int o1 = t_warp_node(g, src, by, amt, 1, 2, 0.5, "independent"), o1f = t_warp_node(g, src, by, amt, 1.001, 2, 0.5, "independent");
-    int o2 = t_warp_node(g, src, by, amt, 2, 2, 0.5, "independent"), o2f = t_warp_node(g, src, by, amt, 1.999, 2, 0.5, "independent");
-    double x[WN], y[WN];
-    float *vp, *vi, *v1, *v1f, *v2, *v2f;
-    warp_points(x, y);
-    vp = t_points(g, pro, 2, WN, x, y, NULL);
-    vi = t_points(g, ind, 2, WN, x, y, NULL);
-    v1 = t_points(g, o1, 2, WN, x, y, NULL);
-    v1f = t_points(g, o1f, 2, WN, x, y, NULL);
-    v2 = t_points(g, o2, 2, WN, x, y, NULL);
-    v2f = t_points(g, o2f, 2, WN, x, y, NULL);
-    if (vp && vi && v1 && v1f && v2 && v2f) {
-        CHECK(maxdiff(vp, vi, WN) > 0.05);
-        CHECK(maxdiff(v1, v2, WN) > 0.05); /* the second octave matters */
-        CHECK(maxdiff(v1, v1f, WN) > 0);   /* 1.001 adds a little of it ... */
-        CHECK_LE(maxdiff(v1, v1f, WN), 2e-3 * maxdiff(v1, v2, WN) + 1e-6); /* ... only a little */
-        CHECK(maxdiff(v2, v2f, WN) > 0);
-        CHECK_LE(maxdiff(v2, v2f, WN), 2e-3 * maxdiff(v1, v2, WN) + 1e-6);
-    }
-    free(vp), free(vi), free(v1), free(v1f), free(v2), free(v2f);
-    ng_graph_free(g);
-}
-
-/* amount as a mask node: 0 for x < 0 leaves the source exactly as it is. */
-static void test_warp_amount_mask(void)
-{
-    ng_graph *g = ng_graph_new();
-    int src = t_noise(g, "perlin", 15, 21), by = t_vnoise(g, "simplex", 30, 22);
-    ng_node *st = t_on(g, "step", coord(g, "x"));
-    int mask, w, w3, i, left = 0, right = 0, moved = 0, moved3 = 0;
-    double x[WN], y[WN];
-    float *vs, *vw, *vw3;
-    t_set(st, "edge", 0);
-    mask = t_bin(g, "mul", t_finish(g, st), t_const(g, 9));
-    w = t_warp_node(g, src, by, mask, 1, 2, 0.5, NULL);
-    w3 = t_warp_node(g, src, by, mask, 3, 2, 0.5, "independent");
-    warp_points(x, y);
-    vs = t_points(g, src, 2, WN, x, y, NULL);
-    vw = t_points(g, w, 2, WN, x, y, NULL);
-    vw3 = t_points(g, w3, 2, WN, x, y, NULL);
-    for (i = 0; vs && vw && vw3 && i < WN; i++) {
-        if (x[i] < 0) {
-            left++;
-            CHECK_NEAR(vw[i], vs[i], 0);
-            CHECK_NEAR(vw3[i], vs[i], 0);
-        } else {
-            right++;
-            moved += vw[i] != vs[i];
-            moved3 += vw3[i] != vs[i];
-        }
-    }
-    CHECK(left > 20 && right > 20);
-    CHECK(moved >= right * 9 / 10);
-    CHECK(moved3 >= right * 9 / 10);
-    free(vs), free(vw), free(vw3);
-    ng_graph_free(g);
-}
-
 /* ---- distance and coordinates ------------------------------------------------------------------ */
 
 static int distance_of(ng_graph *g, double cx, double cy, double cz, double radius, const char *metric)
@@ -921,6 +746,104 @@ static void test_distance_metrics(void)
     if ((v = t_points(g, e3, 3, 1, cx, cy, cz))) CHECK_NEAR(v[0], 0, 0);
     free(v);
     ng_graph_free(g);
+}
+
+/* ---- worley's extras ------------------------------------------------------------------------ */
+
+static int worley_of(ng_graph *g, const char *feature, const char *metric, double size)
+{
+    ng_node *n = t_begin(g, "worley");
+    t_set(n, "element_size", size);
+    t_set(n, "seed", 5);
+    t_choose(n, "feature", feature);
+    t_choose(n, "metric", metric);
+    return t_finish_ok(g, n);
+}
+
+/* feature = "position": the nearest feature's world position, three
+ * channels. Far from the origin (1e6) it is the point F1 away from the
+ * pixel (to a float's rounding of 1e6, 1/16), the same for every pixel of
+ * a cell, and 0 past the render's dims; in 3D as well. */
+static void test_worley_position_world(void)
+{
+    const int W = 96, H = 64;
+    const double size = 16, far = 1e6;
+    ng_graph *g = ng_graph_new();
+    int pos = worley_of(g, "position", "euclidean", size), f1 = worley_of(g, "f1", "euclidean", size);
+    int cell = worley_of(g, "cell", "euclidean", size), i, j, k, bad = 0, apart = 0, same = 0, shared = 0;
+    const double norm = ng_worley_normaliser(NG_WORLEY_F1, NG_METRIC_EUCLIDEAN, 2, 1.0f, 2.0f) * size;
+    ng_render_opts o;
+    float *vp, *vf, *vc;
+    double x[64], y[64], z[64];
+    t_opts(&o, W, H);
+    o.origin[0] = far;
+    o.origin[1] = -far;
+    vp = t_render(g, pos, &o), vf = t_render(g, f1, &o), vc = t_render(g, cell, &o);
+    CHECK(vp && vf && vc);
+    for (j = 0; vp && vf && vc && j < H; j++)
+        for (i = 0; i < W; i++) {
+            const int at = j * W + i;
+            const double px = far + i + 0.5, py = -far + j + 0.5;
+            const double fx = vp[3 * at], fy = vp[3 * at + 1], d = hypot(fx - px, fy - py) / norm;
+            bad += fabs(d - vf[at]) > 0.1 / norm || vp[3 * at + 2] != 0.0f;
+            if (i > 0 && vc[at] == vc[at - 1]) { /* channels interleaved */
+                shared++;
+                same += vp[3 * at] == vp[3 * at - 3] && vp[3 * at + 1] == vp[3 * at - 2];
+            }
+            apart += i > 0 && vc[at] != vc[at - 1];
+        }
+    CHECKF(bad == 0, "%d of %d positions are not F1 away from their pixel", bad, W * H);
+    CHECKF(same == shared && apart > 20, "neighbours in one cell: %d of %d share a position (%d cell changes)", same,
+           shared, apart);
+    free(vp), free(vf), free(vc);
+    for (k = 0; k < 64; k++) {
+        x[k] = 3.7 * k + 0.25;
+        y[k] = -1.3 * k + 100.5;
+        z[k] = 0.9 * k - 7.0;
+    }
+    vp = t_points(g, pos, 3, 64, x, y, z);
+    vf = t_points(g, f1, 3, 64, x, y, z);
+    for (k = 0, bad = 0; vp && vf && k < 64; k++) {
+        const double d = sqrt(pow(vp[3 * k] - x[k], 2) + pow(vp[3 * k + 1] - y[k], 2) + pow(vp[3 * k + 2] - z[k], 2)) /
+                         (ng_worley_normaliser(NG_WORLEY_F1, NG_METRIC_EUCLIDEAN, 3, 1.0f, 2.0f) * size);
+        bad += fabs(d - vf[k]) > 1e-4;
+    }
+    CHECKF(bad == 0, "3D: %d of 64 positions are not F1 away", bad);
+    free(vp), free(vf);
+    ng_graph_free(g);
+}
+
+/* What the extras refuse, each naming the option. */
+static void test_worley_extras_errors(void)
+{
+    static const struct {
+        const char *feature, *metric, *opt;
+        double v;
+        const char *msg;
+    } cases[] = {
+        {"edge", "manhattan", NULL, 0, "feature \"edge\" is measured in the euclidean metric only, not manhattan"},
+        {"f1", "euclidean", "exponent", 3, "option 'exponent' applies to metric = \"minkowski\" only"},
+        {"position", "euclidean", "amplitude", 2, "feature \"position\" is a world position: option 'amplitude'"},
+        {"f3", "minkowski", "exponent", 11, "exponent"},
+        {"f3", "minkowski", "exponent", 0.25, "exponent"},
+    };
+    size_t c;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ng_graph *g = ng_graph_new();
+        ng_node *n = t_begin(g, "worley");
+        ng_error err;
+        int rc = 0;
+        t_choose(n, "feature", cases[c].feature);
+        t_choose(n, "metric", cases[c].metric);
+        if (cases[c].opt) rc = ng_set_number(n, ng_param_index(ng_node_type_of(n), cases[c].opt), cases[c].v, &err);
+        if (rc == 0)
+            rc = ng_node_finish(g, n, &err) < 0 ? -1 : 0;
+        else
+            ng_node_discard(n); /* a node whose option was refused never reaches the graph */
+        CHECKF(rc != 0 && strstr(err.msg, cases[c].msg), "%s %s: %s", cases[c].feature, cases[c].metric,
+               rc ? err.msg : "accepted");
+        ng_graph_free(g);
+    }
 }
 
 /* pixel (i, j) samples origin + (i + 0.5, j + 0.5) * pixel_size */
@@ -1415,7 +1338,7 @@ static void test_nodes_cli_environment(void)
 
 /* ---- suite ----------------------------------------------------------------------------------------- */
 
-void suite_nodes(void)
+NG_SUITE(nodes, fast)
 {
     int have_cli = cli_setup("ngnodes") == 0;
     if (!have_cli) { /* the C tests still get a scratch directory for their fixtures */
@@ -1439,11 +1362,9 @@ void suite_nodes(void)
     RUN(test_channel_index_error);
     RUN(test_curl_2d_divergence_free);
     RUN(test_curl_3d_divergence_free);
-    RUN(test_warp_one_octave);
-    RUN(test_warp_octaves_composed);
-    RUN(test_warp_modes_and_fractions);
-    RUN(test_warp_amount_mask);
     RUN(test_distance_metrics);
+    RUN(test_worley_position_world);
+    RUN(test_worley_extras_errors);
     RUN(test_coords_pixel_centres);
     RUN(test_coords_z_time);
     RUN(test_coords_dims_errors);

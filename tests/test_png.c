@@ -20,7 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void suite_png(void);
 
 static char scratch[64]; /* mkdtemp directory for this suite */
 
@@ -448,7 +447,7 @@ static void remove_scratch(void)
     rmdir(scratch);
 }
 
-void suite_png(void)
+NG_SUITE(png, fast)
 {
     snprintf(scratch, sizeof scratch, "/tmp/ng-png-XXXXXX");
     if (!mkdtemp(scratch)) {

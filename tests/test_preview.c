@@ -9,7 +9,6 @@
  */
 #include "build.h"
 #include "cli_support.h"
-#include "suites.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -545,6 +544,47 @@ static void test_cli_usage_errors(void)
     CHECK_INT(r.code, 0);
     CHECK_CONTAINS(r.out, "--view-preset");
     res_free(&r);
+    /* a camera on the point it looks at, a sun of no direction: usage
+     * errors (2) before the script runs, not render failures (1) */
+    cli(&r, "preview", s, "-o", o, "--size", "8", "--camera", "1,2,3", "--look-at", "1,2,3", NULL);
+    EXPECT_ERR(&r, 2, "--camera, --look-at: the camera stands on the point it looks at");
+    res_free(&r);
+    cli(&r, "preview", s, "-o", o, "--size", "8", "--volume", "8x8x8", "--camera", "4,4,4", NULL); /* the box's centre */
+    EXPECT_ERR(&r, 2, "stands on the point it looks at");
+    res_free(&r);
+    cli(&r, "preview", s, "-o", o, "--size", "8", "--sun", "0,0,0", NULL);
+    EXPECT_ERR(&r, 2, "--sun", "not a nonzero finite vector");
+    res_free(&r);
+    cli(&r, "render", s, "--view", "terrain", "-o", o, "--size", "8", "--sun", "0,0,0", NULL);
+    EXPECT_ERR(&r, 2, "--sun");
+    res_free(&r);
+    CHECK(!exists(o));
+}
+
+/* A view writes the picture formats its help names, .png and .pfm, and
+ * refuses the others (it wrote .exr and .nrrd without a word). */
+static void test_cli_view_formats(void)
+{
+    static const char *const refused[] = {"v.exr", "v.nrrd", "v.r16", "v.vdb"};
+    char s[PATHLEN], o[PATHLEN];
+    size_t i;
+    res r;
+    mkscript(s, "formats.lua", CLOUD);
+    for (i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        tpath(o, refused[i]);
+        cli(&r, "preview", s, "-o", o, "--size", "8", "--volume", "8x8x8", NULL);
+        EXPECT_ERR(&r, 2, o, "a view draws one picture, into .png or .pfm");
+        res_free(&r);
+        cli(&r, "render", s, "--view", "terrain", "-o", o, "--size", "8", NULL);
+        EXPECT_ERR(&r, 2, "a view draws one picture");
+        res_free(&r);
+        CHECK(!exists(o));
+    }
+    tpath(o, "V.PFM");
+    cli(&r, "preview", s, "-o", o, "--size", "8", "--volume", "8x8x8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(o));
 }
 
 /* render --view draws what preview draws, through the same path: the same
@@ -701,7 +741,71 @@ static void test_sky_alone_stops_at_the_time_limit(void)
 /* The program's tests must not pass by not running. */
 static void test_cli_needs_its_environment(void) { CHECKF(0, "NG_BIN and NG_ROOT must name the program and the tree"); }
 
-void suite_preview(void)
+/* A density half full everywhere (perlin > 0): a .vdb of 32^3 voxels of
+ * it compresses to far more than 4 KiB. */
+static const char half_full[] = "return ng.perlin{element_size = 8, seed = 1}\n";
+
+/* A dense layer two voxels thick across the whole box, seen from the top,
+ * is a white sheet in the preview wherever it lies. The reviewed march
+ * crossed "empty" space four voxels at a time looking only at each span's
+ * far end, so at some heights (bottom 10 or 13.5 of a 32-voxel box) the
+ * layer fell between two looks and the picture was bare sky. */
+static void test_preview_sees_a_thin_dense_layer(void)
+{
+    static const double bottoms[] = {10.0, 11.0, 13.5};
+    size_t i;
+    for (i = 0; i < sizeof bottoms / sizeof bottoms[0]; i++) {
+        char s[PATHLEN], out[PATHLEN], text[512];
+        unsigned char *px;
+        int w = 0, h = 0;
+        res r;
+        snprintf(text, sizeof text,
+                 "return ng.height_profile{bottom = %g, top = %g, shape = \"custom\",\n"
+                 "                         curve = {{0, 0}, {0.01, 1}, {0.99, 1}, {1, 0}}} * 5\n",
+                 bottoms[i], bottoms[i] + 2);
+        mkscript(s, "layer.lua", text);
+        tpath(out, "layer.png");
+        cli(&r, "preview", s, "-o", out, "--size", "16x16", "--volume", "32x32x32", "--view-preset", "top",
+            NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        px = decode(out, PNG_FORMAT_RGB, &w, &h);
+        CHECK(px && w == 16 && h == 16);
+        if (px && w == 16 && h == 16) {
+            /* the corner is sky beside the box; the centre looks straight down into the layer */
+            const unsigned char *sky = px, *mid = px + (8 * 16 + 8) * 3;
+            CHECKF(memcmp(sky, mid, 3) != 0, "layer at z %g..%g: the centre is sky (%d,%d,%d)", bottoms[i],
+                   bottoms[i] + 2, mid[0], mid[1], mid[2]);
+        }
+        free(px);
+    }
+}
+
+/* `noisegraph --help` is how a user finds the subcommands; preview is one. */
+static void test_help_lists_preview(void)
+{
+    res r;
+    cli(&r, "--help", NULL);
+    CHECK_INT(r.code, 0);
+    CHECK_CONTAINS(r.out, "noisegraph preview");
+    res_free(&r);
+}
+
+/* --vdb-background on a preview (a PNG) does nothing: refused, as render
+ * refuses it for any output that is not a .vdb, never silently dropped. */
+static void test_preview_refuses_vdb_background(void)
+{
+    char s[PATHLEN], out[PATHLEN];
+    res r;
+    mkscript(s, "half.lua", half_full);
+    tpath(out, "bg.png");
+    cli(&r, "preview", s, "-o", out, "--size", "8x8", "--volume", "8x8x8", "--vdb-background", "0.5", NULL);
+    EXPECT_ERR(&r, 2, "--vdb-background");
+    res_free(&r);
+    CHECK(!exists(out));
+}
+
+NG_SUITE(preview, fast)
 {
     RUN(test_volume_same_bits_any_threads_tiles);
     RUN(test_terrain_same_bits_any_threads_tiles);
@@ -719,9 +823,13 @@ void suite_preview(void)
     }
     RUN(test_cli_writes_pictures);
     RUN(test_cli_usage_errors);
+    RUN(test_cli_view_formats);
     RUN(test_cli_render_view_is_preview);
     RUN(test_cli_options_refused_by_other_commands);
     RUN(test_cli_graph_errors_leave_files_alone);
     RUN(test_sky_alone_stops_at_the_time_limit);
+    RUN(test_preview_sees_a_thin_dense_layer);
+    RUN(test_help_lists_preview);
+    RUN(test_preview_refuses_vdb_background);
     cli_teardown();
 }

@@ -33,7 +33,6 @@
  *   run the suite with NG_README_NODES=FILE; it writes the table to FILE.
  */
 #include "cli_support.h"
-#include "suites.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -770,7 +769,7 @@ static void test_readme_environment(void)
     ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository (run `make test`)");
 }
 
-void suite_readme(void)
+NG_SUITE(readme, fast)
 {
     res r;
     if (cli_setup("ngreadme")) {

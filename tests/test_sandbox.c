@@ -8,7 +8,6 @@
  * (a hang would end with the run's alarm: code -14).
  */
 #include "cli_support.h"
-#include "suites.h"
 
 #include <png.h>
 #include <stdlib.h>
@@ -504,7 +503,7 @@ static void test_sandbox_environment(void)
     ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must be set");
 }
 
-void suite_sandbox(void)
+NG_SUITE(sandbox, full)
 {
     if (cli_setup("ngsandbox")) {
         RUN(test_sandbox_environment);

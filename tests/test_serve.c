@@ -9,13 +9,16 @@
  * broken one an error with its line while the last good picture is still
  * served; a new render on a stream cancels the one in progress there
  * while other requests answer; SIGTERM ends it with status 0 (under SAN,
- * no leak either).
+ * no leak either). And what it must survive: scripts stuck in C code (a
+ * parameter value, a saved file), Graphviz layouts that take minutes,
+ * clients that hang up, floods of event streams and half-sent requests,
+ * and a dozen runs at once (its memory, read from /proc).
  */
 #include "cli_support.h"
 #include "serve.h"
-#include "suites.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -254,7 +257,7 @@ static int status_of(int port, const char *path)
 
 static const char *const SCRIPT =
     "-- a test script\n"
-    "local seed = ng.param(\"seed\", 5, {min = 0, max = 100, doc = \"pattern seed\"})\n"
+    "local seed = ng.param(\"seed\", 5, {min = 0, max = 100, integer = true, doc = \"pattern seed\"})\n"
     "local gain = ng.param(\"gain\", 0.5, {min = 0, max = 1})\n"
     "local flat = ng.param(\"flat\", false)\n"
     "local n = ng.fbm{source = ng.simplex{element_size = 40, seed = seed}, octaves = 4}\n"
@@ -658,10 +661,102 @@ static void test_cached_runs_by_value(void)
     CHECK_INT(server_stop(&s), 0);
 }
 
+/* A NUL (%00) in the path is a 400, as in the query: it used to cut the
+ * path short, so /api/state%00x answered as /api/state. */
+static void test_nul_in_the_path(void)
+{
+    char script[PATHLEN];
+    server s;
+    http r;
+    static const char *const bad[] = {"/api/state%00x", "/api/state%00", "/index.html%00.png", "/%00", NULL};
+    const char *const *p;
+    script_in(script, "nulpath", SCRIPT);
+    if (server_start(&s, script, NULL)) return;
+    for (p = bad; *p; p++) {
+        get(&r, s.port, *p);
+        CHECKF(r.status == 400, "%s: status %d, expected 400", *p, r.status);
+        CHECK_CONTAINS(r.body, "NUL");
+        http_free(&r);
+    }
+    CHECK_INT(status_of(s.port, "/api/state?_=%41"), 200); /* other escapes are still decoded */
+    CHECK_INT(status_of(s.port, "/api/st%61te"), 200);
+    CHECK_INT(server_stop(&s), 0);
+}
+
+/* A pattern match that backtracks for hours in C, where no hook runs:
+ * the host's watchdog used to end the whole server (_exit(1)). */
+#define STUCK_LINE "string.find(string.rep(\"a\", n), string.rep(\"a?\", n) .. string.rep(\"a\", n))\n"
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+/* A parameter value that gets the script stuck in C code: that run ends
+ * at the time limit with a 503 saying so, and the server goes on serving
+ * (the run was a child process, killed; the base is untouched). */
+static void test_stuck_script_via_parameter(void)
+{
+    char script[PATHLEN];
+    static const char *const limit[] = {"--time-limit", "1", NULL};
+    server s;
+    http r;
+    struct timespec t0;
+    script_in(script, "stuckparam",
+              "local n = ng.param(\"n\", 1, {min = 1, max = 60})\n" STUCK_LINE "return ng.perlin{element_size = 8}\n");
+    if (server_start(&s, script, limit)) return;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    get(&r, s.port, "/api/render?w=8&h=8&set.n=60");
+    CHECK_INT(r.status, 503);
+    CHECK_CONTAINS(r.body, "time limit of 1 s");
+    CHECKF(seconds_since(&t0) < 15, "the stuck run took %.1f s to end", seconds_since(&t0));
+    http_free(&r);
+    get(&r, s.port, "/api/state?set.n=60"); /* the state of those values: the same */
+    CHECK_INT(r.status, 503);
+    CHECK_CONTAINS(r.body, "time limit");
+    http_free(&r);
+    get(&r, s.port, "/api/state");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"error\": null");
+    http_free(&r);
+    CHECK_INT(status_of(s.port, "/api/render?w=8&h=8&set.n=2"), 200);
+    CHECK_INT(server_stop(&s), 0);
+}
+
+/* A script saved stuck in C code: that generation's error says so on the
+ * page, the last good picture is still served, and the next save works. */
+static void test_stuck_script_saved(void)
+{
+    char script[PATHLEN];
+    static const char *const limit[] = {"--time-limit", "1", NULL};
+    server s;
+    http r;
+    long g;
+    script_in(script, "stucksaved", "return ng.perlin{element_size = 8}\n");
+    if (server_start(&s, script, limit)) return;
+    put_file(script, "local n = 60\n" STUCK_LINE "return ng.perlin{element_size = 8}\n");
+    g = wait_generation(s.port, 1);
+    CHECK(g >= 2);
+    get(&r, s.port, "/api/state");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"error\": {\"file\": \"s.lua\"");
+    CHECK_CONTAINS(r.body, "time limit of 1 s");
+    http_free(&r);
+    CHECK_INT(status_of(s.port, "/api/render?w=8&h=8"), 200); /* the last good graph */
+    put_file(script, "return ng.simplex{element_size = 8}\n");
+    g = wait_generation(s.port, g);
+    get(&r, s.port, "/api/state");
+    CHECK_CONTAINS(r.body, "\"error\": null");
+    CHECK_CONTAINS(r.body, "\"type\": \"noise\"");
+    http_free(&r);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* The page's drawing of the graph lays out at most 500 boxes: a sum of
- * 3000 noises (6001 nodes) took 80 s in Graphviz, holding the lock every
- * other drawing and the server's shutdown waited for. Past the cap the
- * answer is a reason, at once; below it, the drawing. */
+ * 3000 noises (6001 nodes) took 80 s in Graphviz. Past the cap the answer
+ * is a reason, at once; below it, the drawing. */
 static void test_graph_too_large_to_draw(void)
 {
     char script[PATHLEN];
@@ -683,6 +778,44 @@ static void test_graph_too_large_to_draw(void)
     CHECK_CONTAINS(r.body, "noisegraph dot");
     http_free(&r);
     CHECK_INT(server_stop(&s), 0);
+}
+
+/* A graph far under the drawing cap can take Graphviz minutes (mix nodes
+ * whose inputs reach back across the graph: 71 boxes took 36 s, 91 some
+ * minutes). Its layout ends at the time limit with a 503, and SIGTERM
+ * during a layout stops the server at once (it waited for the layout). */
+static void test_graph_layout_time_limit(void)
+{
+    char script[PATHLEN];
+    static const char *const limit[] = {"--time-limit", "2", NULL};
+    server s;
+    http r;
+    struct timespec t0, pause = {0, 500000000};
+    int fd;
+    script_in(script, "slowlayout",
+              "local n = ng.param(\"n\", 10, {min = 3, max = 1000})\n"
+              "local nodes = {ng.perlin{seed = 1}, ng.simplex{seed = 2}}\n"
+              "for i = 3, n do\n"
+              "  nodes[i] = ng.mix{a = nodes[i - 1], b = nodes[(i * 7) % (i - 1) + 1], t = nodes[(i * 13) % (i - 1) + 1]}\n"
+              "end\n"
+              "return nodes[n]\n");
+    if (server_start(&s, script, limit)) return;
+    CHECK_INT(status_of(s.port, "/api/graph.svg?set.n=10"), 200);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    get(&r, s.port, "/api/graph.svg?set.n=90");
+    CHECK_INT(r.status, 503);
+    CHECK_CONTAINS(r.body, "time limit of 2 s");
+    CHECKF(seconds_since(&t0) < 20, "the layout took %.1f s to end", seconds_since(&t0));
+    http_free(&r);
+    CHECK_INT(status_of(s.port, "/api/graph.svg"), 200); /* the next drawing is not held up */
+    fd = http_send(s.port, "/api/graph.svg?set.n=90");
+    nanosleep(&pause, NULL); /* the layout runs */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_INT(server_stop(&s), 0);
+    CHECKF(seconds_since(&t0) < 10, "SIGTERM during a layout took %.1f s", seconds_since(&t0));
+    http_read(fd, &r);
+    CHECK(r.status == 503 || r.status == -1); /* given up, or the connection closed */
+    http_free(&r);
 }
 
 /* A file the script reads (an image) replaced the way editors save, by a
@@ -825,6 +958,204 @@ static void test_shutdown_cancels_unstreamed_render(void)
     http_free(&slow);
 }
 
+/* Waits at most `seconds` for an answer on fd (a test of a bound, with
+ * its own hang guard shorter than the client's). */
+static void read_within(int fd, http *r, int seconds)
+{
+    struct timeval tv = {seconds, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    http_read(fd, r);
+}
+
+/* Renders whose clients hung up give up their turns: four endless ones
+ * whose pages closed do not keep a fifth waiting (they kept their turns
+ * until they finished, minutes later). */
+static void test_hung_up_renders_give_up_turns(void)
+{
+    char script[PATHLEN];
+    server s;
+    http r;
+    int slow[4], k;
+    struct timespec t = {0, 500000000};
+    static const char *const big_box[] = {"--volume", "512x512x512", NULL};
+    script_in(script, "hangup", "return ng.fbm{source = ng.simplex{element_size = 64}, octaves = 8}:fit(-1, 1, 0, 1)\n");
+    if (server_start(&s, script, big_box)) return;
+    for (k = 0; k < 4; k++) slow[k] = http_send(s.port, "/api/render?w=2048&h=2048&view=volume");
+    nanosleep(&t, NULL); /* they take the four turns */
+    for (k = 0; k < 4; k++) close(slow[k]);
+    read_within(http_send(s.port, "/api/render?w=8&h=8"), &r, 10);
+    CHECK_INT(r.status, 200);
+    http_free(&r);
+    CHECK_INT(server_stop(&s), 0);
+}
+
+/* Every time limit is a 503, whatever the view (a render's answered 500
+ * in grey and 400 in the volume and terrain views). */
+static void test_time_limits_answer_503(void)
+{
+    char script[PATHLEN];
+    server s;
+    http r;
+    static const char *const *view, *const views[] = {"grey", "ramp", "hillshade", "volume", NULL};
+    static const char *const limit[] = {"--render-time-limit", "0.2", "--volume", "512x512x512", NULL};
+    script_in(script, "limit503", /* seconds a picture */
+              "local x = ng.constant(0)\n"
+              "for i = 1, 16 do x = x + ng.fbm{source = ng.simplex{element_size = 4096, seed = i}, octaves = 12} end\n"
+              "return x:fit(-16, 16, 0, 1)\n");
+    if (server_start(&s, script, limit)) return;
+    for (view = views; *view; view++) {
+        char path[128];
+        snprintf(path, sizeof path, "/api/render?w=2048&h=2048&view=%s", *view);
+        get(&r, s.port, path);
+        CHECKF(r.status == 503, "view %s: status %d", *view, r.status);
+        CHECK_CONTAINS(r.body, "time limit");
+        http_free(&r);
+    }
+    CHECK_INT(server_stop(&s), 0);
+}
+
+/* Kilobytes of memory a process holds (its proportional share of pages
+ * it shares, so a forked child is not counted twice), or 0. */
+static long pss_kb(int pid)
+{
+    char path[64], line[256];
+    long kb = 0;
+    FILE *f;
+    snprintf(path, sizeof path, "/proc/%d/smaps_rollup", pid);
+    if (!(f = fopen(path, "r"))) return 0;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "Pss:", 4)) kb = atol(line + 4);
+    fclose(f);
+    return kb;
+}
+
+/* The memory of the server and its descendants (the process that forks
+ * script runs, and the runs) now, KiB. */
+static long server_kb(int pid)
+{
+    enum { MOST = 4096 };
+    static int who[MOST], parent[MOST];
+    char path[64], text[512];
+    int n = 0, i, depth, in[MOST] = {0};
+    long kb = pss_kb(pid);
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d)) && n < MOST) {
+        FILE *f;
+        if ((who[n] = atoi(e->d_name)) <= 0) continue;
+        snprintf(path, sizeof path, "/proc/%d/stat", who[n]);
+        if (!(f = fopen(path, "r"))) continue;
+        parent[n] = 0;
+        if (fgets(text, sizeof text, f) && strrchr(text, ')')) sscanf(strrchr(text, ')') + 2, "%*c %d", &parent[n]);
+        fclose(f);
+        n++;
+    }
+    if (d) closedir(d);
+    for (depth = 0; depth < 3; depth++) /* children, grandchildren, ... */
+        for (i = 0; i < n; i++) {
+            int k, up = parent[i] == pid;
+            for (k = 0; k < n && !up; k++) up = in[k] && who[k] == parent[i];
+            if (up && !in[i]) in[i] = 1, kb += pss_kb(who[i]);
+        }
+    return kb;
+}
+
+/* Sends /api/state?set.k=K for K = first .. first + n - 1 at once and
+ * samples the memory of the server and its children until every answer
+ * came: the peak, KiB; *ok counts the 200s. */
+static long peak_during(const server *s, int first, int n, int *ok)
+{
+    int fd[16], k, left = n;
+    long peak = 0;
+    for (k = 0; k < n; k++) {
+        char path[64];
+        snprintf(path, sizeof path, "/api/state?set.k=%d", first + k);
+        fd[k] = http_send(s->port, path);
+    }
+    while (left > 0) { /* a hang guard: each read has its own */
+        struct pollfd p[16];
+        long now = server_kb(s->pid);
+        if (now > peak) peak = now;
+        for (k = 0; k < n; k++) p[k].fd = fd[k], p[k].events = POLLIN, p[k].revents = 0;
+        if (poll(p, (nfds_t)n, 20) < 0) break;
+        for (k = 0; k < n; k++)
+            if (p[k].revents) {
+                http r;
+                http_read(fd[k], &r);
+                *ok += r.status == 200;
+                http_free(&r);
+                fd[k] = -1, left--;
+            }
+    }
+    return peak;
+}
+
+/* A dozen requests at once with new parameter values, each run holding
+ * 48 MiB for a while under --memory-limit 64: the server's memory grows
+ * by what the runs it allows at once hold (2), not by what every request
+ * would (each ran at once in the server: 12 x 48 MiB here, 3 GB with the
+ * limit at 256). Measured against one run alone, so that a sanitizer's
+ * own memory counts on both sides. */
+static void test_parameter_runs_bound_memory(void)
+{
+    char script[PATHLEN];
+    static const char *const limit[] = {"--memory-limit", "64", NULL};
+    server s;
+    int ok = 0;
+    long base, one, dozen;
+    script_in(script, "runsmem",
+              "local k = ng.param(\"k\", 0, {min = 0, max = 100})\n"
+              "local held = {}\n"
+              "for i = 1, 48 do held[i] = string.rep(string.char(65 + (i + k) % 26), 1 << 20) end\n"
+              "local x = 0\n"
+              "for i = 1, 2e7 do x = x + i end\n"
+              "return ng.perlin{seed = k}\n");
+    if (server_start(&s, script, limit)) return;
+    base = server_kb(s.pid);
+    one = peak_during(&s, 1, 1, &ok) - base;
+    dozen = peak_during(&s, 2, 12, &ok) - base;
+    CHECK_INT(ok, 13);
+    CHECKF(one > 40 * 1024, "one run grew the server by %ld MiB only", one / 1024);
+    CHECKF(dozen < 3 * one, "12 runs at once grew the server by %ld MiB, one alone by %ld MiB (from %ld MiB)",
+           dozen / 1024, one / 1024, base / 1024);
+    CHECK_INT(server_stop(&s), 0);
+}
+
+/* 128 event streams (a page each, or a flood) and 128 half-sent requests
+ * do not lock other clients out: streams past 32 get a 503 at once, and a
+ * new connection closes the one that waited longest for its request once
+ * the slots run short. Before, each held one of the 128 slots, and a
+ * further client waited (for the 120 s timeout of the half-sent ones). */
+static void test_connection_floods(void)
+{
+    char script[PATHLEN], req[256];
+    server s;
+    http r;
+    int fd[128], k, streams = 0;
+    script_in(script, "floods", SCRIPT);
+    if (server_start(&s, script, NULL)) return;
+    for (k = 0; k < 128; k++) fd[k] = http_send(s.port, "/api/events");
+    for (k = 0; k < 128; k++) { /* the streams that opened (others: a 503, or closed to make room) */
+        struct pollfd p = {fd[k], POLLIN, 0};
+        char head[16] = "";
+        if (fd[k] >= 0 && poll(&p, 1, 200) > 0 && read(fd[k], head, sizeof head - 1) > 0)
+            streams += !strncmp(head, "HTTP/1.1 200", 12);
+    }
+    CHECKF(streams <= 32, "%d event streams open", streams);
+    read_within(http_send(s.port, "/api/state"), &r, 10);
+    CHECK_INT(r.status, 200);
+    http_free(&r);
+    for (k = 0; k < 128; k++) close(fd[k]);
+    snprintf(req, sizeof req, "GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n", s.port); /* no end */
+    for (k = 0; k < 128; k++) fd[k] = http_send_raw(s.port, req);
+    read_within(http_send(s.port, "/api/state"), &r, 5);
+    CHECK_INT(r.status, 200);
+    http_free(&r);
+    for (k = 0; k < 128; k++)
+        if (fd[k] >= 0) close(fd[k]);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 static void test_command_line(void)
 {
     char script[PATHLEN], text[4096];
@@ -878,7 +1209,7 @@ static void test_command_line(void)
     free(err);
 }
 
-void suite_serve(void)
+NG_SUITE(serve, full)
 {
     if (cli_setup("serve")) return;
     RUN(test_state_page_and_status_codes);
@@ -887,10 +1218,18 @@ void suite_serve(void)
     RUN(test_image_read_is_watched);
     RUN(test_error_in_module_and_foreign_paths);
     RUN(test_cached_runs_by_value);
+    RUN(test_nul_in_the_path);
+    RUN(test_stuck_script_via_parameter);
+    RUN(test_stuck_script_saved);
     RUN(test_graph_too_large_to_draw);
+    RUN(test_graph_layout_time_limit);
     RUN(test_stream_cancels_stale_render);
     RUN(test_renders_take_turns);
     RUN(test_shutdown_cancels_unstreamed_render);
+    RUN(test_hung_up_renders_give_up_turns);
+    RUN(test_time_limits_answer_503);
+    RUN(test_connection_floods);
+    RUN(test_parameter_runs_bound_memory);
     RUN(test_command_line);
     cli_teardown();
 }

@@ -7,7 +7,6 @@
  * one line, writing nothing.
  */
 #include "cli_support.h"
-#include "suites.h"
 #include "tilefile.h"
 
 #include <stdlib.h>
@@ -509,6 +508,51 @@ static void test_manifest_is_utf8(void)
     CHECK(exists(big));
 }
 
+/* In a good copy, rel (a tile, a record or the manifest) replaced by a
+ * FIFO with no writer, or by a link to /dev/zero. */
+static void make_special(char *dir, const char *name, const char *rel, int fifo)
+{
+    char p[PATHLEN];
+    good_copy(dir, name);
+    pathf(p, "%s/%s", dir, rel);
+    CHECK_INT(unlink(p), 0);
+    CHECK_INT(fifo ? mkfifo(p, 0600) : symlink("/dev/zero", p), 0);
+}
+
+/* A FIFO or a link to /dev/zero where stitch or a re-run of tiles reads a
+ * tile, a tile record or the manifest is refused at once in one line
+ * naming it; they used to block in open for ever, or hash /dev/zero for
+ * ever. Each run has 30 s, so a regression fails instead of hanging. */
+static void test_special_files_refused(void)
+{
+    static const char *const rels[] = {"tile_1_0.png", ".tiles/1.json", "manifest.json"};
+    char dir[PATHLEN], manifest[PATHLEN], out[PATHLEN], pattern[PATHLEN], p[PATHLEN];
+    size_t k;
+    int fifo;
+    res r;
+    pathf(out, "%s/special.png", tmpdir);
+    for (k = 0; k < sizeof rels / sizeof rels[0]; k++)
+        for (fifo = 0; fifo < 2; fifo++) {
+            make_special(dir, "special", rels[k], fifo);
+            pathf(manifest, "%s/manifest.json", dir);
+            cli_t(&r, 30, "stitch", manifest, "-o", out, NULL);
+            EXPECT_ERR(&r, 1, rels[k], "is not a regular file");
+            res_free(&r);
+            CHECK(!exists(out));
+            /* a re-run of the job: the manifest is read only when a tile
+             * is to be rendered again (tile 0's record gone) */
+            if (k == 2) {
+                pathf(p, "%s/.tiles/0.json", dir);
+                CHECK_INT(unlink(p), 0);
+            }
+            pathf(pattern, "%s/tile_{x}_{y}.png", dir);
+            cli_t(&r, 30, "tiles", script, "--size", "300x200", "--tile-size", "128", "-o", pattern, "--set", "seed=3",
+                  "--bits", "16", NULL);
+            EXPECT_ERR(&r, 1, rels[k], "is not a regular file");
+            res_free(&r);
+        }
+}
+
 /* A tile's record too long to be one of ours (4 KiB or more) is not
  * read, and stitch still works (it freed a record it had never parsed:
  * uninitialised memory, which valgrind showed on the old code). */
@@ -635,7 +679,7 @@ static void rehash_tile(const char *dir, const char *file, const char *old_sha)
     char p[PATHLEN], sha[65];
     ng_error err;
     pathf(p, "%s/%s", dir, file);
-    CHECK(ng_sha256_file(p, sha, &err) == 0);
+    CHECK(ng_sha256_file(p, "a tile", 0, sha, &err) == 0);
     edit_manifest(dir, old_sha, sha);
 }
 
@@ -657,7 +701,7 @@ static void test_stitch_exr_damaged(void)
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -a '%s' '%s'", dir, good, dir);
     CHECK_INT(shell(cmd, NULL), 0);
     pathf(p, "%s/tile_2_1.exr", dir);
-    CHECK(ng_sha256_file(p, sha, &err) == 0);
+    CHECK(ng_sha256_file(p, "a tile", 0, sha, &err) == 0);
     flip_byte(p, -100);
     rehash_tile(dir, "tile_2_1.exr", sha);
     expect_refused(dir, NULL, "tile_2_1.exr: is not a readable EXR (rows 64 to 71");
@@ -678,6 +722,59 @@ static void test_stitch_exr_damaged(void)
     snprintf(cmd, sizeof cmd, "cp '%s' '%s'", q, p); /* 128x128 as well, but at 128,0 */
     CHECK_INT(shell(cmd, NULL), 0);
     expect_refused(dir, NULL, "tile_0_0.exr: lies at 128,0 of a 300x200 image; the tile is at 0,0");
+}
+
+/* A newline in -o cannot be in a plan of one line per tile: the message
+ * names the word (it printed the absolute pattern after freeing it:
+ * garbage, a use after free under ASan). A script of several outputs is
+ * refused with their count (it said 0, read after the script was freed). */
+static void test_plan_newline_and_output_count(void)
+{
+    char pattern[PATHLEN], want[PATHLEN + 64], s3[PATHLEN], o[PATHLEN];
+    res r;
+    pathf(pattern, "%s/a\nb/t_{i}.png", tmpdir);
+    pathf(want, "--plan: '%s/a b/t_{i}.png' holds a newline", tmpdir);
+    cli(&r, "tiles", script, "--size", "64", "--tile-size", "32", "-o", pattern, "--plan", NULL);
+    EXPECT_ERR(&r, 2, want);
+    res_free(&r);
+    mkscript(s3, "three.lua", "return {a = ng.perlin{}, b = ng.white{}, c = ng.value{}}\n");
+    pathf(o, "%s/three/t_{i}.png", tmpdir);
+    cli(&r, "tiles", s3, "--size", "64", "--tile-size", "32", "-o", o, NULL);
+    EXPECT_ERR(&r, 1, "three.lua: returns 3 outputs; tiles renders a script of one output");
+    res_free(&r);
+}
+
+/* A manifest says one format and one depth for all its tiles: a depth
+ * no tile has (bits 7), a format its tiles are not, an entry of another
+ * format, and a tile of another depth (its checksum made to match) are
+ * each refused in one line, nothing written; they stitched without a word. */
+static void test_stitch_one_format_and_depth(void)
+{
+    char dir[PATHLEN], p[PATHLEN], sha[65];
+    ng_error err;
+    res r;
+    good_copy(dir, "bits7");
+    edit_manifest(dir, "\"bits\": 16", "\"bits\": 7");
+    expect_refused(dir, NULL, "bits 7");
+    good_copy(dir, "format_pfm");
+    edit_manifest(dir, "\"format\": \"png\"", "\"format\": \"pfm\"");
+    edit_manifest(dir, "\"bits\": 16", "\"bits\": 32");
+    expect_refused(dir, NULL, "tile_0_0.png: tile 0 is not a .pfm file");
+    good_copy(dir, "format_png32");
+    edit_manifest(dir, "\"bits\": 16", "\"bits\": 32");
+    expect_refused(dir, NULL, "format \"png\" with 32 bits is not one of tiles stitch reads");
+    good_copy(dir, "mixed_format");
+    edit_manifest(dir, "\"file\": \"tile_1_0.png\"", "\"file\": \"tile_1_0.r16\"");
+    expect_refused(dir, NULL, "tile_1_0.r16: tile 1 is not a .png file");
+    good_copy(dir, "mixed_depth"); /* tile 1 (128x128 at 128,0) rendered again at 8 bits */
+    pathf(p, "%s/tile_1_0.png", dir);
+    CHECK(ng_sha256_file(p, "a tile", 0, sha, &err) == 0);
+    cli(&r, "render", script, "--size", "300x200", "--region", "128,0,128,128", "--set", "seed=3", "--bits", "8", "-o",
+        p, NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    rehash_tile(dir, "tile_1_0.png", sha);
+    expect_refused(dir, NULL, "tile_1_0.png: holds 8-bit samples");
 }
 
 /* The tiles command's own usage errors. */
@@ -787,7 +884,7 @@ static void test_tiles_stitch_option_rules(void)
     }
 }
 
-void suite_tiles(void)
+NG_SUITE(tiles, full)
 {
     if (cli_setup("ng-tiles")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
@@ -808,9 +905,12 @@ void suite_tiles(void)
     RUN(test_stitch_strict_manifest);
     RUN(test_manifest_is_utf8);
     RUN(test_stitch_long_record);
+    RUN(test_special_files_refused);
+    RUN(test_stitch_one_format_and_depth);
     RUN(test_stitch_many_columns);
     RUN(test_tiles_usage);
     RUN(test_tiles_stitch_option_rules);
+    RUN(test_plan_newline_and_output_count);
     RUN(test_stitch_exr_equals_single);
     RUN(test_stitch_exr_damaged);
     cli_teardown();

@@ -14,7 +14,6 @@
 #include "build.h"
 #include "cli_support.h"
 #include "harness.h"
-#include "suites.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -668,7 +667,7 @@ static void test_rms_share_outside_the_range(void)
     printf("    rms: %.4f %% of %ld samples outside [-1, 1]\n", 100.0 * out / total, total);
 }
 
-void suite_unified(void)
+NG_SUITE(unified, fast)
 {
     int have_cli = cli_setup("ngunified") == 0;
     RUN(test_one_node_is_the_fractal_bit_for_bit);

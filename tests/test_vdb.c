@@ -12,15 +12,16 @@
 #include "build.h"
 #include "cli_support.h"
 #include "noisegraph.h"
-#include "suites.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The full volume of the tests through the C API: odd extents, an origin
@@ -750,7 +751,74 @@ static void test_cli_vdb_tree_within_memory_limit(void)
     CHECK(exists(out));
 }
 
-void suite_vdb(void)
+/* A density half full everywhere (perlin > 0): a .vdb of 32^3 voxels of
+ * it compresses to far more than 4 KiB. */
+static const char half_full[] = "return ng.perlin{element_size = 8, seed = 1}\n";
+
+/* Runs NG_BIN with args, its stderr into errfile, under a file size limit
+ * of fsize bytes and SIGXFSZ at its default action, as in a shell after
+ * `ulimit -f` (the runner's own disposition is not inherited). Returns
+ * the exit code, or -signal. */
+static int run_with_fsize(const char *const *args, const char *errfile, long fsize)
+{
+    const char *argv[32];
+    pid_t pid;
+    int i, st;
+    argv[0] = ng_bin;
+    for (i = 0; args[i] && i < 30; i++) argv[i + 1] = args[i];
+    argv[i + 1] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    if ((pid = fork()) < 0) return -1000;
+    if (pid == 0) {
+        struct rlimit rl = {(rlim_t)fsize, (rlim_t)fsize};
+        int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644), out = open("/dev/null", O_WRONLY);
+        if (fd < 0 || out < 0 || dup2(out, 1) < 0 || dup2(fd, 2) < 0) _exit(126);
+        signal(SIGXFSZ, SIG_DFL);
+        setrlimit(RLIMIT_FSIZE, &rl);
+        alarm(DEFAULT_TIMEOUT);
+        execv(ng_bin, (char *const *)argv);
+        _exit(127);
+    }
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return -1000;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? -WTERMSIG(st) : -1000;
+}
+
+/* `ulimit -f` smaller than a compressed output (.vdb, whose size is not
+ * known before it is written): the write fails with EFBIG and the user gets
+ * the one-line error, exit 1, the old file kept and no temporary left. The
+ * reviewed program died of SIGXFSZ (exit 153 in a shell), said nothing and
+ * left .out.vdb.tmp-XXXXXX behind. */
+static void test_file_size_limit_vdb_is_an_error_not_a_signal(void)
+{
+    char dir[PATHLEN], s[PATHLEN], out[PATHLEN], errs[PATHLEN];
+    unsigned char *said;
+    size_t n;
+    int code;
+    mksub(dir, "fsize");
+    mkscript(s, "half.lua", half_full);
+    pathf(out, "%s/out.vdb", dir);
+    tpath(errs, "fsize.err");
+    put_file(out, "old\n");
+    code = run_with_fsize((const char *const[]){"render", s, "-o", out, "--size", "32x32x32", "--quiet", NULL}, errs,
+                          4096);
+    said = slurp(errs, &n);
+    CHECKF(code == 1, "exit %d (a negative one is the signal that killed it); stderr: %s", code,
+           said ? (char *)said : "");
+    CHECK(said && count_lines((char *)said) == 1);
+    if (said) {
+        CHECK_CONTAINS((char *)said, "noisegraph: ");
+        CHECK_CONTAINS((char *)said, strerror(EFBIG));
+    }
+    free(said);
+    said = slurp(out, &n);
+    CHECK(said && !strcmp((char *)said, "old\n"));
+    free(said);
+    CHECK_INT(count_entries(dir, ".tmp"), 0);
+}
+
+NG_SUITE(vdb, full)
 {
     int have_cli = cli_setup("ng-vdb") == 0;
     if (!have_cli) { /* suite_cli reports the missing program; the sink tests still run */
@@ -776,6 +844,7 @@ void suite_vdb(void)
         RUN(test_cli_vdb_options);
         RUN(test_cli_vdb_refused);
         RUN(test_cli_vdb_tree_within_memory_limit);
+        RUN(test_file_size_limit_vdb_is_an_error_not_a_signal);
     }
     cli_teardown();
 }

@@ -9,7 +9,6 @@
 #include "build.h"
 #include "cli_support.h"
 #include "noisegraph.h"
-#include "suites.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -575,24 +574,32 @@ static void test_slices_deferred(void)
 }
 
 /* What a SIGINT handler runs, at a moment when 320 slices of a 512-slice
- * sequence are in its temporary folder: every one goes, and the folder. */
+ * sequence are in its temporary folder: every one goes, and the folder.
+ * Its exit status says what it saw (a child runs it: after the sweep the
+ * process creates no temporary again, as it is ending). */
 static void remove_mid_sequence(failing *fw)
 {
-    CHECK_INT(temp_folder_entries(fw->dir), 320);
+    const int before = temp_folder_entries(fw->dir);
     ng_file_remove_temporaries();
-    CHECK_INT(count_entries(fw->dir, ""), 0);
+    if (before != 320) _exit(2);
+    if (count_entries(fw->dir, "") != 0) _exit(3);
 }
 
 static void test_slices_signal_handler_removes_all(void)
 {
     char dir[PATHLEN], pat[PATHLEN];
     ng_graph *g = ng_graph_new();
-    int root = t_noise(g, "perlin", 4, 1);
+    int root = t_noise(g, "perlin", 4, 1), st = 0;
     failing fw = {.fail_at = 40, .hook = remove_mid_sequence, .dir = dir};
+    pid_t pid;
     mksub(dir, "handler");
     pathf(pat, "%s/c_{z}.png", dir);
-    CHECK_INT(render_failing(g, root, 512, pat, &fw), -1);
-    CHECK_INT(fw.calls, 41);
+    pid = fork();
+    if (pid == 0) _exit(render_failing(g, root, 512, pat, &fw) == -1 && fw.calls == 41 ? 0 : 1);
+    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    CHECKF(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child saw %d (2: not 320 slices, 3: some left)",
+           WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     CHECK_INT(count_entries(dir, ""), 0);
     ng_graph_free(g);
 }
@@ -756,7 +763,9 @@ static void test_cli_volume_files(void)
     CHECK_INT(count_entries(tmpdir, "img_"), 0);
 }
 
-/* A render stopped by its time limit leaves no slice and no folder. */
+/* A render stopped by its time limit leaves no slice and no folder: not
+ * the folders its pattern made either (they stayed, empty), while one
+ * that was there before stays. */
 static void test_cli_failed_sequence(void)
 {
     char dir[PATHLEN], s[PATHLEN], pat[PATHLEN];
@@ -768,6 +777,12 @@ static void test_cli_failed_sequence(void)
     EXPECT_ERR(&r, 1, "render time limit of 1 s");
     res_free(&r);
     CHECK_INT(count_entries(dir, ""), 0);
+    pathf(pat, "%s/made/deeper/c_{z}.png", dir);
+    cli(&r, "render", s, "-o", pat, "--size", "32x32x512", "--brick", "8", "--render-time-limit", "0.3", NULL);
+    EXPECT_ERR(&r, 1, "render time limit of 0.3 s");
+    res_free(&r);
+    CHECK_INT(count_entries(dir, ""), 0);
+    CHECK(exists(dir));
 }
 
 /* An uncompressed volume bigger than the free space of its disk (here
@@ -797,7 +812,7 @@ static void test_cli_volume_too_big_for_the_disk(void)
     EXPECT_ERR(&r, 1, "the slices need 145.52 TiB, more than the", "free on its disk");
     res_free(&r);
     pathf(o, "%s/hugeslices", tmpdir);
-    CHECK_INT(count_entries(o, "h_"), 0);
+    CHECK(!exists(o)); /* the folder the pattern made goes with the failure */
 }
 
 /* A plain -o names folders that must exist: a typo makes no folder. Said
@@ -846,7 +861,43 @@ static void test_cli_output_folders(void)
     }
 }
 
-void suite_volfiles(void)
+/* A density half full everywhere (perlin > 0): a .vdb of 32^3 voxels of
+ * it compresses to far more than 4 KiB. */
+static const char half_full[] = "return ng.perlin{element_size = 8, seed = 1}\n";
+
+/* A slice that cannot be replaced (its name is a folder) fails the render;
+ * the slices before it in the sequence must not have been replaced by the
+ * failed render (README: "moved into place only when the whole volume
+ * succeeded"). The reviewed program had renamed c_0 .. c_2 over the old
+ * ones before it met c_3, leaving a sequence half new, half old. */
+static void test_failed_sequence_replaces_no_slice(void)
+{
+    char dir[PATHLEN], s[PATHLEN], pat[PATHLEN], p[PATHLEN];
+    unsigned char *got;
+    size_t n;
+    res r;
+    int k;
+    mksub(dir, "seq");
+    mkscript(s, "half.lua", half_full);
+    for (k = 0; k < 5; k++) {
+        pathf(p, "%s/c_%d.pfm", dir, k);
+        if (k == 3) CHECK_INT(mkdir(p, 0755), 0);
+        else put_file(p, "old\n");
+    }
+    pathf(pat, "%s/c_{z}.pfm", dir);
+    cli(&r, "render", s, "-o", pat, "--size", "8x8x5", NULL);
+    EXPECT_ERR(&r, 1, "c_3.pfm");
+    res_free(&r);
+    for (k = 0; k < 5; k++) {
+        if (k == 3) continue;
+        pathf(p, "%s/c_%d.pfm", dir, k);
+        got = slurp(p, &n);
+        CHECKF(got && !strcmp((char *)got, "old\n"), "slice %d was replaced by a render that failed", k);
+        free(got);
+    }
+}
+
+NG_SUITE(volfiles, full)
 {
     int have_cli = cli_setup("ng-volfiles") == 0;
     if (!have_cli) { /* suite_cli reports the missing program; the sink tests still run */
@@ -872,6 +923,7 @@ void suite_volfiles(void)
         RUN(test_cli_volume_too_big_for_the_disk);
         RUN(test_cli_failed_sequence);
         RUN(test_cli_sigint_mid_sequence);
+        RUN(test_failed_sequence_replaces_no_slice);
     }
     cli_teardown();
 }

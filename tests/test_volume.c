@@ -17,7 +17,6 @@
 #include "build.h"
 #include "cli_support.h"
 #include "harness.h"
-#include "suites.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -1011,7 +1010,7 @@ static void test_cli_environment(void)
     ng_t_fail(__FILE__, __LINE__, "NG_BIN (an executable noisegraph) and NG_ROOT must be set");
 }
 
-void suite_volume(void)
+NG_SUITE(volume, fast)
 {
     RUN(test_defaults_and_images);
     RUN(test_voxel_centres_and_slab_order);

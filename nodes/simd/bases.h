@@ -15,7 +15,7 @@
  *   name    the `type` choice and the shorthand (ng.<name>{...})
  *   freq    Houdini's frequency multiplier for the basis
  *   lo, hi  natural range, never exceeded (tests/test_kernels.c and
- *           tests/test_cell_kernels.c measure it)
+ *           tests/test_cells.c measure it)
  *   dims    bit d set: the basis has d dimensions
  *   tiling  NG_TILE_NONE, NG_TILE_LATTICE (the kernel honours a period on
  *           every axis) or NG_TILE_TORUS (2D only, through `tiled`)
@@ -54,7 +54,8 @@ enum { NG_TILE_NONE, NG_TILE_LATTICE, NG_TILE_TORUS };
 
 #define NG_BASES_WORLEY(X, F)                                                                                  \
     X(F, WORLEY, 6, "worley", 1.0, 0, 1, NG_DIMS_1234, NG_TILE_LATTICE, worley_noise, worley_noise, NULL,       \
-      "cellular distances f1, f2, f2-f1 or a per-cell value")
+      "cellular distances f1, f2, f3, f2-f1, the distance to the cell's edge, a per-cell value, or the nearest "  \
+      "point's position (a vector in world units)")
 
 #define NG_BASES_IMPULSE(X, F)                                                                                 \
     X(F, SPARSE, 7, "sparse", 1.25, -1, 1, NG_DIMS_1234, NG_TILE_LATTICE, sparse_noise, sparse_noise, NULL,     \

@@ -18,6 +18,7 @@
 #ifndef NG_CELL_KERNELS_H
 #define NG_CELL_KERNELS_H
 
+#include "bits.h"
 #include "noise_kernels.h"
 
 /*
@@ -44,26 +45,85 @@ static inline uint32_t ng_cell_word(uint32_t h, int k)
     return k == 0 ? h : k == 1 ? h * 0x85ebca6bu : k == 2 ? h * 0xc2b2ae35u : h * 0x27d4eb2du;
 }
 
+/* The Minkowski exponent's range: p outside it is clamped (NaN: 2). */
+#define NG_MINKOWSKI_MIN 0.5f
+#define NG_MINKOWSKI_MAX 10.0f
+
+static inline float ng_minkowski_exponent(float e)
+{
+    if (!(e == e)) return 2.0f;
+    return e < NG_MINKOWSKI_MIN ? NG_MINKOWSKI_MIN : e > NG_MINKOWSKI_MAX ? NG_MINKOWSKI_MAX : e;
+}
+
+/*
+ * x^e for x >= 0 and |e| <= 10, the Minkowski metric's power: exp2(e log2
+ * x) in float, log2 of the mantissa in [sqrt(1/2), sqrt(2)) by its
+ * atanh series to s^9, 2^f on [-1/2, 1/2] by Taylor to f^7. Relative
+ * error below 2e-6 for x in [1e-4, 1e4] (tests/test_cell_kernels.c).
+ * Only +, *, one division, conversions and bit selects, so it vectorises
+ * and gives the same bits on every path (libm's powf does neither: it
+ * is a call, and glibc picks an FMA variant by CPU). 0, subnormals and
+ * results below 2^-126 give +0; above 2^127 it saturates.
+ */
+static inline __attribute__((always_inline)) float ng_cell_pow(float x, float e)
+{
+    const uint32_t u = f2u(x), big = (u & 0x007fffffu) > 0x3504f3u; /* mantissa >= sqrt(2) */
+    const uint32_t mu = (u & 0x007fffffu) | (big ? 0x3f000000u : 0x3f800000u);
+    const int32_t k = (int32_t)((u >> 23) & 0xffu) - 127 + (int32_t)big;
+    const float m = u2f(mu), s = (m - 1.0f) / (m + 1.0f), s2 = s * s;
+    const float l = s * (2.8853900818f + s2 * (0.9617966939f + s2 * (0.5770780164f +
+                                          s2 * (0.4121985831f + s2 * 0.3205988980f))));
+    float y = e * (float)k + e * l, f, q;
+    int32_t n;
+    uint32_t zero = (u & 0x7f800000u) == 0u || y < -126.0f;
+    y = y > 127.0f ? 127.0f : y;
+    y = y < -126.0f ? -126.0f : y;
+    n = (int32_t)(y + 126.5f) - 126; /* round(y), y + 126.5 >= 0.5: truncation is floor */
+    f = y - (float)n;
+    q = 1.0f + f * (0.6931471806f + f * (0.2402265070f + f * (0.0555041087f + f * (0.0096181291f +
+            f * (0.0013333558f + f * (0.0001540353f + f * 0.0000152528f))))));
+    q = q * u2f((uint32_t)(n + 127) << 23);
+    return u2f(f2u(q) & (zero - 1u));
+}
+
 /*
  * worley_noise: one feature point per cell at
  * cell + 0.5 + jitter * (u - 0.5) per axis (jitter clamped to [0, 1]; 0 is
- * the regular grid). p->metric picks euclidean, manhattan or chebyshev
- * distance, p->feature the output:
- *   F1, F2     nearest and second-nearest feature distance; [0, 1], 0 at a
- *              feature point (F1);
+ * the regular grid). p->metric picks euclidean, manhattan, chebyshev or
+ * minkowski distance ((sum |d_k|^p)^(1/p), p = p->exponent clamped to
+ * [0.5, 10] by ng_minkowski_exponent, powers by ng_cell_pow: p = 1 and 2
+ * have manhattan's and euclidean's shapes, not their bits), p->feature the
+ * output:
+ *   F1, F2, F3 nearest, second- and third-nearest feature distance; [0, 1],
+ *              0 at a feature point (F1);
  *   F2_F1      F2 - F1; [0, 1], exactly 0 where two cells meet;
  *   CELL       a random value in [0, 1) per cell, of the nearest feature's
- *              cell: constant inside each Voronoi cell.
- * F1 and F2 are exact (the search widens where a nearer feature could lie
+ *              cell: constant inside each Voronoi cell;
+ *   EDGE       euclidean only (other metrics write zeros): the distance to
+ *              the nearest cell edge, min over features g of
+ *              (|g - x|^2 - |f1 - x|^2) / (2 |g - f1|), exact (not the
+ *              (F2 - F1) / 2 approximation, which it bounds from above);
+ *              [0, 1], exactly 0 where two cells meet, 1-Lipschitz before
+ *              normalising;
+ *   POSITION   the vector from the point to its nearest feature, in cells
+ *              (noise space), one plane per axis: out[k * plane + i] for k
+ *              < dims (plane = p->plane, 0: n); not normalised. The noise
+ *              node turns it into a world position.
+ * All are exact (the search widens where a feature that matters could lie
  * outside the 3^d neighbourhood). Distances are divided by a normaliser per
- * (feature, metric, dims, jitter), continuous in jitter, and clamped at 1;
- * fewer than 1e-4 of samples clamp (see worley_norm.c).
+ * (feature, metric, dims, jitter, exponent), continuous in jitter and
+ * exponent, and clamped at 1; fewer than 1e-4 of samples clamp (see
+ * worley_norm.c). Lipschitz along an axis before normalising: 1 for F1, F2,
+ * F3 and EDGE, 2 for F2-F1, in every metric but minkowski below p = 1,
+ * whose distance is continuous but infinitely steep where the point lines
+ * up with a feature along an axis.
  */
 
-/* The raw distance (F1, F2, F2-F1; in cells of the metric) that Worley maps to
- * 1, for jitter clamped to [0, 1]: a distance in world units is output *
- * normaliser * cell size. 0 for CELL and invalid arguments. */
-float ng_worley_normaliser(int feature, int metric, int dims, float jitter);
+/* The raw value (F1, F2, F3, F2-F1, EDGE; in cells of the metric) that
+ * Worley maps to 1, for jitter clamped to [0, 1] and minkowski's exponent
+ * (ignored by the other metrics): a distance in world units is output *
+ * normaliser * cell size. 0 for CELL, POSITION and invalid arguments. */
+float ng_worley_normaliser(int feature, int metric, int dims, float jitter, float exponent);
 
 /*
  * sparse_noise, sparse convolution (Lewis 1989): 2 to 4 impulses per cell at random

@@ -287,8 +287,9 @@ LOOP_INLINE float dist2(int dims, const float r[4])
     return s;
 }
 
-/* Distance in the metric's comparison form: squared for euclidean. */
-LOOP_INLINE float metric_dist(int dims, int metric, const float r[4])
+/* Distance in the metric's comparison form: squared for euclidean, the
+ * sum of |r_k|^e for minkowski (e its exponent, ignored by the others). */
+LOOP_INLINE float metric_dist(int dims, int metric, float e, const float r[4])
 {
     float s;
     uint32_t mx;
@@ -302,6 +303,10 @@ LOOP_INLINE float metric_dist(int dims, int metric, const float r[4])
         mx = f2u(r[0]) & 0x7fffffffu;
         for (k = 1; k < dims; k++) mx = max_bits(mx, f2u(r[k]) & 0x7fffffffu);
         return u2f(mx);
+    case NG_METRIC_MINKOWSKI:
+        s = ng_cell_pow(abs_f(r[0]), e);
+        for (k = 1; k < dims; k++) s += ng_cell_pow(abs_f(r[k]), e);
+        return s;
     default: return dist2(dims, r);
     }
 }

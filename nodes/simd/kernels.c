@@ -33,7 +33,7 @@ static int runs_named(const char *name)
 
 static int runs(const ng_path *p) { return runs_named(p->name); }
 
-static const ng_path *selected;
+static const ng_path *selected, *forced;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static int path_named(const char *name)
@@ -56,8 +56,10 @@ static void choose(void)
 const ng_path *ng__path(void)
 {
     pthread_once(&once, choose);
-    return selected;
+    return forced ? forced : selected;
 }
+
+void ng__path_force(const ng_path *p) { forced = p && runs(p) ? p : NULL; }
 
 const ng_path *ng__path_at(int i, int *can_run)
 {

@@ -55,6 +55,10 @@ NG_PATHS(NG__DECLARE_PATH)
 
 /* The selected path: NG_SIMD, or the widest this CPU runs. */
 const ng_path *ng__path(void);
+/* Tests: evaluation runs on path p (one this CPU runs) from now on, whatever
+ * NG_SIMD chose; NULL goes back to that choice. Only between renders: a
+ * render reads the path as it goes. */
+void ng__path_force(const ng_path *p);
 
 /* Path i of NG_PATHS (NULL past the last); *runs: this CPU can run it. */
 const ng_path *ng__path_at(int i, int *runs);

@@ -459,7 +459,7 @@ LOOP_INLINE void grad_set_vec(int dims, int iso, uint32_t h, float *g)
  * gradients. At the lattice points the channels are independent values,
  * so the displacement there is spread as elsewhere (a dims-channel field
  * within 0.05 of a lattice point: median |v| 0.53 to 0.63;
- * tests/test_vecnoise.c checks the lattice points). A constant mixed into
+ * tests/test_vector_noise.c checks the lattice points). A constant mixed into
  * each corner's term (a value-noise part, the obvious fix) raises the
  * maximum where the gradients peak: to keep the range the scale then
  * shrinks every channel's rms by 20 to 35%.

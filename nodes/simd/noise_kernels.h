@@ -17,8 +17,14 @@
 
 #include <stdint.h>
 
-enum { NG_WORLEY_F1, NG_WORLEY_F2, NG_WORLEY_F2_F1, NG_WORLEY_CELL };
-enum { NG_METRIC_EUCLIDEAN, NG_METRIC_MANHATTAN, NG_METRIC_CHEBYSHEV };
+/* Worley outputs and metrics (cell_kernels.h); new ones are appended, so
+ * the old numbers keep their meaning. */
+enum {
+    NG_WORLEY_F1, NG_WORLEY_F2, NG_WORLEY_F2_F1, NG_WORLEY_CELL,
+    NG_WORLEY_F3, NG_WORLEY_EDGE, NG_WORLEY_POSITION,
+    NG_WORLEY_NFEATURES
+};
+enum { NG_METRIC_EUCLIDEAN, NG_METRIC_MANHATTAN, NG_METRIC_CHEBYSHEV, NG_METRIC_MINKOWSKI, NG_NMETRICS };
 /* The gradient sets of perlin, fast, flow and simplex (lattice_parts.h):
  * classic (0, a zeroed struct's: the bits before 0.2.0) or isotropic. */
 enum { NG_GRADIENTS_CLASSIC, NG_GRADIENTS_ISOTROPIC };
@@ -45,6 +51,10 @@ typedef struct ng_noise_pts {
     float jitter;      /* worley: feature point spread within its cell, 0 to 1 */
     int feature;       /* worley: NG_WORLEY_* */
     int metric;        /* worley: NG_METRIC_* */
+    float exponent;    /* worley, NG_METRIC_MINKOWSKI: p, clamped to [0.5, 10] */
+    /* worley, NG_WORLEY_POSITION: distance between the output's planes
+     * (0, a zeroed struct's value, means n) */
+    int plane;
 } ng_noise_pts;
 
 /*

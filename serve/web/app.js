@@ -493,7 +493,8 @@ async function fetchImage(url, seq, ctl) {
   try {
     const resp = await fetch(url, { signal: ctl.signal });
     if (seq !== ui.seq) return null;
-    if (resp.status === 409 || resp.status === 503) { ui.stale++; showStatus("note", "cancelled"); return null; }
+    if (resp.status === 409) { ui.stale++; showStatus("note", "cancelled"); return null; }
+    // 503: a time limit (of the script's run or of the render) or a busy server: its reason below
     if (!resp.ok) { showStatus("note", ""); showStatus("bad", await reason(resp)); return null; }
     const blob = await resp.blob();
     if (seq !== ui.seq) return null;

@@ -30,6 +30,10 @@ dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 2>/dev/null
 chmod 400 "$dir/munge/munge.key"
 /usr/sbin/munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/socket" \
     --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munge/seed" --num-threads=2
+# the node's memory (MiB, less a margin: slurmd drains a node that has less
+# than it is said to) is a consumable, as on a real cluster, so a job's
+# --mem is checked against it
+mem=$(awk '/^MemTotal:/ {print int($2 / 1024) - 256}' /proc/meminfo)
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=ngfarm
 SlurmctldHost=localhost
@@ -50,11 +54,11 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
 SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
+SelectTypeParameters=CR_CPU_Memory
 MpiDefault=none
 ReturnToService=2
 SchedulerType=sched/builtin
-NodeName=localhost CPUs=2 State=UNKNOWN
+NodeName=localhost CPUs=2 RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF="$dir/slurm.conf"

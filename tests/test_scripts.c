@@ -1,24 +1,19 @@
 /*
- * test_friction.c — the small things a new user trips on, through the
- * program where they meet them: the render's size and normalised image
- * coordinates in scripts (ng.size, ng.u, ng.v; the same values in every
- * region), the note when a file format clamped much of an output, 2D
- * distance centres, methods taking option tables, did-you-mean for
- * misspelt constructors, methods and `nodes` types, `info` showing only
- * the options that apply, `--only NAME`, and the progress line's times.
+ * test_scripts.c — what a script writer calls, through the program where
+ * they meet it: the render's size and normalised image coordinates
+ * (ng.size, ng.u, ng.v; the same values in every region), 2D distance
+ * centres, methods taking option tables (node:m{...} is ng.m{node, ...}
+ * for every method), and did-you-mean for misspelt constructors and
+ * methods.
  */
 #include "cli_support.h"
 #include "harness.h"
-#include "suites.h"
 #include "types.h"
 
-#include <errno.h>
-#include <pty.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /* A float NRRD's samples (raw, little-endian, rows top to bottom) and its
@@ -172,63 +167,6 @@ static void test_uv_take_no_arguments(void)
     CHECK(!exists(out));
 }
 
-/* ---- clamping note ------------------------------------------------------------------------------ */
-
-/* A signed noise to PNG loses its lower half: one line says so, naming the
- * file and the share. Not for a unit range, a float format, or --quiet. */
-static void test_clamped_note(void)
-{
-    char s[PATHLEN], u[PATHLEN], out[PATHLEN], pfm[PATHLEN], r16[PATHLEN];
-    res r;
-    mkscript(s, "signed.lua", "return ng.perlin{}\n");
-    mkscript(u, "unit.lua", "return ng.perlin{range = \"unit\"}\n");
-    tpath(out, "signed.png");
-    tpath(pfm, "signed.pfm");
-    tpath(r16, "signed.r16");
-    cli(&r, "render", s, "-o", out, "--size", "64", NULL);
-    CHECK_INT(r.code, 0);
-    CHECK_INT(count_lines(r.err), 1);
-    CHECK_CONTAINS(r.err, "noisegraph: ");
-    CHECK_CONTAINS(r.err, "signed.png: ");
-    CHECK_CONTAINS(r.err, " % of the samples were outside [0, 1] and were clamped (use fit/range = \"unit\", "
-                          "or a float format: .pfm, .nrrd, .vdb)");
-    CHECK(exists(out));
-    res_free(&r);
-    cli(&r, "render", s, "-o", r16, "--size", "64", NULL);
-    CHECK_INT(r.code, 0);
-    CHECK_CONTAINS(r.err, "signed.r16: ");
-    CHECK_CONTAINS(r.err, "were clamped");
-    res_free(&r);
-    cli(&r, "render", s, "-o", out, "--size", "64", "--quiet", NULL);
-    EXPECT_SILENT(&r);
-    res_free(&r);
-    cli(&r, "render", s, "-o", pfm, "--size", "64", NULL);
-    EXPECT_SILENT(&r);
-    res_free(&r);
-    cli(&r, "render", u, "-o", out, "--size", "64", NULL);
-    EXPECT_SILENT(&r);
-    res_free(&r);
-}
-
-/* More than 1 %: 1 sample in 100 is quiet, 2 are a note saying 2 %; each
- * output of several is counted on its own. */
-static void test_clamped_note_threshold(void)
-{
-    char s[PATHLEN], out[PATHLEN];
-    res r;
-    tpath(out, "ramp.png");
-    mkscript(s, "one.lua", "return (ng.x() - 1) / 100\n");
-    cli(&r, "render", s, "-o", out, "--size", "100x3", NULL);
-    EXPECT_SILENT(&r);
-    res_free(&r);
-    mkscript(s, "two.lua", "return {a = (ng.x() - 1) / 100, b = (ng.x() - 2) / 100}\n");
-    cli(&r, "render", s, "-o", out, "--size", "100x3", NULL);
-    CHECK_INT(r.code, 0);
-    CHECK_INT(count_lines(r.err), 1);
-    CHECK_CONTAINS(r.err, "ramp-b.png: 2 % of the samples");
-    res_free(&r);
-}
-
 /* ---- distance centres ------------------------------------------------------------------------------ */
 
 /* {x, y} is a 2D centre (z at 0); {x, y, z} still places it in 3D. */
@@ -354,124 +292,6 @@ static void test_misspelt_names(void)
     res_free(&r);
 }
 
-static void test_nodes_suggests_a_type(void)
-{
-    res r;
-    cli(&r, "nodes", "perlni", NULL);
-    EXPECT_ERR(&r, 2, "no node type 'perlni'", "did you mean 'perlin'?");
-    res_free(&r);
-    cli(&r, "nodes", "fractl", NULL);
-    EXPECT_ERR(&r, 2, "did you mean 'fractal'?");
-    res_free(&r);
-    cli(&r, "nodes", "zzzzzzzzzzzz", NULL);
-    EXPECT_ERR(&r, 2, "no node type 'zzzzzzzzzzzz'");
-    res_free(&r);
-}
-
-/* ---- info ------------------------------------------------------------------------------------------ */
-
-/* Options of another basis are not shown; a basis's own are. */
-static void test_info_shows_options_that_apply(void)
-{
-    char s[PATHLEN];
-    res r;
-    mkscript(s, "bases.lua", "return {p = ng.perlin{}, w = ng.worley{jitter = 0.5}, f = ng.flow{flow = 0.25}}\n");
-    cli(&r, "info", s, NULL);
-    CHECK_INT(r.code, 0);
-    if (r.out) {
-        const char *p = strstr(r.out, " p = #"), *perlin = strstr(r.out, "perlin (noise)"),
-                   *worley = strstr(r.out, "worley (noise)"), *flow = strstr(r.out, "flow (noise)");
-        CHECK(p && perlin && worley && flow);
-        if (perlin && worley && flow) {
-            /* the nodes are listed in the order they were made: perlin, worley, flow */
-            CHECK(perlin < worley && worley < flow);
-            CHECK(!memmem(perlin, (size_t)(worley - perlin), "jitter", 6));
-            CHECK(!memmem(perlin, (size_t)(worley - perlin), "feature", 7));
-            CHECK(!memmem(perlin, (size_t)(worley - perlin), "flow =", 6));
-            CHECK(memmem(worley, (size_t)(flow - worley), "* jitter = 0.5", 14));
-            CHECK(memmem(worley, (size_t)(flow - worley), "  metric = ", 11));
-            CHECK(!memmem(worley, (size_t)(flow - worley), "flow =", 6));
-            CHECK_CONTAINS(flow, "* flow = 0.25");
-            CHECK(!strstr(flow, "jitter"));
-        }
-    }
-    res_free(&r);
-}
-
-/* ---- --only ----------------------------------------------------------------------------------------- */
-
-/* --only a writes a's file alone, the same bytes as the full render's; b,
- * a vector that a grey-only .r16 refuses, is never rendered. */
-static void test_only_one_output(void)
-{
-    char s[PATHLEN], out[PATHLEN], a[PATHLEN], b[PATHLEN], full[PATHLEN], alone[PATHLEN];
-    res r;
-    mkscript(s, "two.lua", "return {a = ng.perlin{range = 'unit'}, b = ng.perlin{output = 'vector'}}\n");
-    mkscript(alone, "alone.lua", "return {a = ng.perlin{range = 'unit'}}\n");
-    tpath(out, "only.r16");
-    tpath(a, "only-a.r16");
-    tpath(b, "only-b.r16");
-    tpath(full, "alone-a.r16");
-    cli(&r, "render", s, "-o", out, "--size", "32", NULL);
-    CHECK_INT(r.code, 1); /* b cannot go to a grey format */
-    res_free(&r);
-    CHECK(!exists(a));
-    cli(&r, "render", s, "-o", out, "--size", "32", "--only", "a", NULL);
-    EXPECT_OK(&r);
-    res_free(&r);
-    CHECK(exists(a));
-    CHECK(!exists(b));
-    tpath(out, "alone.r16");
-    cli(&r, "render", alone, "-o", out, "--size", "32", NULL);
-    EXPECT_OK(&r);
-    res_free(&r);
-    CHECK(same_bytes(a, full));
-    cli(&r, "render", s, "-o", out, "--only", "c", NULL);
-    EXPECT_ERR(&r, 2, "--only c", "no output 'c'", "a, b");
-    res_free(&r);
-    mkscript(alone, "single.lua", "return ng.perlin{}\n");
-    cli(&r, "render", alone, "-o", out, "--only", "a", NULL);
-    EXPECT_ERR(&r, 2, "--only a", "one unnamed output");
-    res_free(&r);
-}
-
-/* ---- progress --------------------------------------------------------------------------------------- */
-
-/* On a terminal the progress line gives the time so far and an estimate
- * of the time left ("rendering 42% 3.1 s, about 4.3 s left"). */
-static void test_progress_times(void)
-{
-    char s[PATHLEN], out[PATHLEN], text[65536];
-    size_t got = 0;
-    int master, status = 0;
-    pid_t pid;
-    mkscript(s, "slow.lua", "return ng.fbm{ng.perlin{element_size = 8}, octaves = 8}\n");
-    tpath(out, "slow.pfm");
-    pid = forkpty(&master, NULL, NULL, NULL);
-    if (pid == 0) {
-        alarm(DEFAULT_TIMEOUT); /* a hang guard that outlives exec */
-        execl(ng_bin, ng_bin, "render", s, "-o", out, "--size", "256", "--tile", "16", (char *)NULL);
-        _exit(127);
-    }
-    CHECK(pid > 0);
-    if (pid <= 0) return;
-    for (;;) { /* until the child's side closes (EIO on Linux) */
-        ssize_t n = read(master, text + got, sizeof text - 1 - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += (size_t)n;
-        if (got == sizeof text - 1) got = 0; /* keep the tail */
-    }
-    text[got] = '\0';
-    close(master);
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    CHECK_CONTAINS(text, "noisegraph: rendering ");
-    CHECK_CONTAINS(text, " s, about ");
-    CHECK_CONTAINS(text, " s left");
-    CHECK_CONTAINS(text, "rendering 100% ");
-}
-
 /* Without NG_BIN and NG_ROOT the program's tests cannot run: a failure,
  * not a silent skip. */
 static void test_program_is_there(void)
@@ -479,9 +299,9 @@ static void test_program_is_there(void)
     ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
 }
 
-void suite_friction(void)
+NG_SUITE(scripts, full)
 {
-    if (cli_setup("ngfriction") != 0) {
+    if (cli_setup("ngscripts") != 0) {
         RUN(test_program_is_there);
         return;
     }
@@ -489,15 +309,9 @@ void suite_friction(void)
     RUN(test_uv_pixel_centres);
     RUN(test_uv_regions_stitch);
     RUN(test_uv_take_no_arguments);
-    RUN(test_clamped_note);
-    RUN(test_clamped_note_threshold);
     RUN(test_distance_centres);
     RUN(test_every_method_takes_a_table);
     RUN(test_method_tables);
     RUN(test_misspelt_names);
-    RUN(test_nodes_suggests_a_type);
-    RUN(test_info_shows_options_that_apply);
-    RUN(test_only_one_output);
-    RUN(test_progress_times);
     cli_teardown();
 }

@@ -1,0 +1,660 @@
+/*
+ * hood.c — neighbourhood evaluation: nodes whose value at a point depends
+ * on their source around it (blur; slope, curvature, erosion to come).
+ *
+ * Such a node's value lives on a world-aligned 2D lattice of its own
+ * spacing s (cell k of an axis at (k + 0.5) s), cut into patches of
+ * NG_HOOD_PATCH (P) cells per axis at fixed world places (patch (ix, iy)
+ * holds cells ix * P .. ix * P + P - 1 and a margin, SIDE below). A patch
+ * is computed whole: the source
+ * evaluated on the patch's cells plus a halo of the node's radius, then the
+ * type's filter. Its samples are a function of (node, patch index, seed, z,
+ * time, period) alone, never of the render's tiles, region, threads or
+ * block size (the source is evaluated per point, whatever the chunking),
+ * so a value sampled from it is the same bits in every cut of a render.
+ * The node's value at a position is a sample of its lattice there
+ * (bilinear, or a cubic B-spline for types that ask for smoothness):
+ * positions a warp or fractal computed are as good as the pixels.
+ * Nested neighbourhood nodes nest: a patch's source evaluation samples
+ * the inner node's patches, whose halos so add to the outer one's.
+ *
+ * Patches are cached by the graph from render to render (the tiles of a
+ * farm run in one process, serve's views), each render holding the cache
+ * alone and its threads sharing it (a second render of the graph at the
+ * same time gets a cache of its own): one mutex around a hash table and
+ * an LRU list; a patch is computed by the thread
+ * that first asks for it (without the lock). A block's points are taken in
+ * segments of up to SEGMENT patches; a patch of the segment that another
+ * thread is computing is passed over for the next, and waited for only
+ * when nothing else is left. Waits point from a node to nodes in its
+ * source's graph, never back, so they cannot go round in a circle. Every
+ * byte (patches and the halo buffers of those being computed) is counted
+ * against the render's cap and memory limit (a render that takes the cache
+ * evicts what is beyond them and is charged the rest); least recently used
+ * patches are evicted for room. Between renders the graph keeps at most
+ * the last render's cap. What the threads may hold at once is
+ * checked against the cap before the render (ng__hood_check), so running
+ * out midway is an error too, naming the node and its radius, not a
+ * wait.
+ */
+#include "ng_internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Cells per patch edge: the patch's own (ix P .. ix P + P - 1) and a margin
+ * of MARGIN before, 2 after, so a cubic sample's 4 x 4 cells (and a
+ * bilinear one's 2 x 2) never straddle two patches. */
+#define MARGIN 1
+#define SIDE (NG_HOOD_PATCH + 3)
+#define NBUCKETS 4096
+/* Patches a run of points may hold at once (per thread and nesting level). */
+#define SEGMENT 8
+
+typedef struct hkey {
+    int node;
+    uint32_t seed;
+    int64_t ix, iy;
+    uint64_t z, w, px, py; /* bits of the doubles: z, time, periods */
+} hkey;
+
+typedef struct patch {
+    hkey key;
+    struct patch *next;          /* hash chain */
+    struct patch *older, *newer; /* LRU list of ready patches */
+    float *data;                 /* node channels planes of SIDE^2 */
+    size_t bytes;
+    int pins;  /* readers holding it (never evicted while > 0) */
+    int ready; /* computed; 0 while its thread computes it */
+} patch;
+
+struct ng__hood_cache {
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* a patch became ready or was dropped */
+    patch *bucket[NBUCKETS];
+    patch lru; /* sentinel of the LRU list (lru_front) */
+    size_t cap, bytes;
+    const ng__stop *stop; /* its memory_used is charged too; may be NULL */
+    int attached;         /* a render holds it (ng__hood_attach) */
+    ng__hood_stats stats;
+};
+
+static pthread_mutex_t last_mu = PTHREAD_MUTEX_INITIALIZER;
+static ng__hood_stats last;
+
+ng__hood_cache *ng__hood_cache_new(size_t cap, const ng__stop *stop)
+{
+    ng__hood_cache *h = calloc(1, sizeof *h);
+    if (!h) return NULL;
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->cv, NULL);
+    h->lru.older = h->lru.newer = &h->lru;
+    h->cap = cap;
+    h->stop = stop;
+    h->stats.cap = cap;
+    return h;
+}
+
+static void give(ng__hood_cache *h, size_t bytes)
+{
+    h->bytes -= bytes;
+    if (h->stop && h->stop->memory_limit) atomic_fetch_sub(h->stop->memory_used, bytes);
+}
+
+void ng__hood_cache_free(ng__hood_cache *h)
+{
+    int i;
+    if (!h) return;
+    for (i = 0; i < NBUCKETS; i++) {
+        patch *p = h->bucket[i], *next;
+        for (; p; p = next) {
+            next = p->next;
+            give(h, p->bytes);
+            free(p->data);
+            free(p);
+        }
+    }
+    pthread_mutex_destroy(&h->mu);
+    pthread_cond_destroy(&h->cv);
+    free(h);
+}
+
+void ng__hood_last_stats(ng__hood_stats *s)
+{
+    pthread_mutex_lock(&last_mu);
+    *s = last;
+    pthread_mutex_unlock(&last_mu);
+}
+
+/* ---- the table ------------------------------------------------------------------ */
+
+static uint32_t key_hash(const hkey *k)
+{
+    uint64_t h = (uint64_t)(uint32_t)k->node * 0x9E3779B97F4A7C15u;
+    h ^= (uint64_t)k->ix * 0xC2B2AE3D27D4EB4Fu;
+    h = (h ^ (h >> 29)) * 0x165667B19E3779F9u;
+    h ^= (uint64_t)k->iy * 0x85EBCA77C2B2AE63u;
+    h ^= k->seed ^ k->z ^ (k->w >> 7) ^ (k->px >> 13) ^ (k->py >> 17);
+    h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93u;
+    return (uint32_t)(h >> 32) % NBUCKETS;
+}
+
+static int key_eq(const hkey *a, const hkey *b)
+{
+    return a->node == b->node && a->seed == b->seed && a->ix == b->ix && a->iy == b->iy && a->z == b->z &&
+           a->w == b->w && a->px == b->px && a->py == b->py;
+}
+
+static patch *find(ng__hood_cache *h, const hkey *k)
+{
+    patch *p = h->bucket[key_hash(k)];
+    while (p && !key_eq(&p->key, k)) p = p->next;
+    return p;
+}
+
+static void unlink_bucket(ng__hood_cache *h, patch *p)
+{
+    patch **pp = &h->bucket[key_hash(&p->key)];
+    while (*pp != p) pp = &(*pp)->next;
+    *pp = p->next;
+}
+
+static void lru_remove(patch *p)
+{
+    p->older->newer = p->newer;
+    p->newer->older = p->older;
+}
+
+/* The list: lru.older the most recently used, each patch's older link
+ * toward the least recently used, lru.newer. */
+static void lru_front(ng__hood_cache *h, patch *p)
+{
+    p->older = h->lru.older;
+    p->newer = &h->lru;
+    h->lru.older->newer = p;
+    h->lru.older = p;
+}
+
+/* Drops the least recently used patch no reader holds: 0, or -1 when every
+ * patch is held (or none is kept). */
+static int evict_one(ng__hood_cache *h)
+{
+    patch *p;
+    for (p = h->lru.newer; p != &h->lru; p = p->newer)
+        if (p->pins == 0) break;
+    if (p == &h->lru) return -1;
+    lru_remove(p);
+    unlink_bucket(h, p);
+    give(h, p->bytes);
+    free(p->data);
+    free(p);
+    h->stats.evicted++;
+    return 0;
+}
+
+/* bytes more, under the lock: within the cap and the render's memory
+ * limit, evicting for room. 0, or -1 when even eviction leaves none. */
+static int take(ng__hood_cache *h, size_t bytes)
+{
+    for (;;) {
+        if (h->bytes + bytes <= h->cap) {
+            int ok = 1;
+            if (h->stop && h->stop->memory_limit) {
+                if (atomic_fetch_add(h->stop->memory_used, bytes) + bytes > h->stop->memory_limit) {
+                    atomic_fetch_sub(h->stop->memory_used, bytes);
+                    ok = 0;
+                }
+            }
+            if (ok) {
+                h->bytes += bytes;
+                if (h->bytes > h->stats.peak) h->stats.peak = h->bytes;
+                return 0;
+            }
+        }
+        if (evict_one(h)) return -1;
+    }
+}
+
+int ng__hood_attach(ng__hood_cache *h, size_t cap, const ng__stop *stop)
+{
+    const int limited = stop && stop->memory_limit;
+    pthread_mutex_lock(&h->mu);
+    if (h->attached) {
+        pthread_mutex_unlock(&h->mu);
+        return -1;
+    }
+    h->attached = 1;
+    h->cap = cap;
+    h->stop = NULL; /* what it keeps is charged below, once */
+    while (h->bytes > cap && evict_one(h) == 0) continue;
+    while (limited && h->bytes) {
+        if (atomic_fetch_add(stop->memory_used, h->bytes) + h->bytes <= stop->memory_limit) break;
+        atomic_fetch_sub(stop->memory_used, h->bytes);
+        if (evict_one(h)) break; /* cannot happen: no render pins its patches now */
+    }
+    h->stop = stop;
+    memset(&h->stats, 0, sizeof h->stats);
+    h->stats.cap = cap;
+    h->stats.peak = h->bytes;
+    pthread_mutex_unlock(&h->mu);
+    return 0;
+}
+
+void ng__hood_detach(ng__hood_cache *h)
+{
+    pthread_mutex_lock(&h->mu);
+    if (h->stop && h->stop->memory_limit) atomic_fetch_sub(h->stop->memory_used, h->bytes);
+    h->stop = NULL;
+    h->attached = 0;
+    pthread_mutex_lock(&last_mu);
+    last = h->stats;
+    pthread_mutex_unlock(&last_mu);
+    pthread_mutex_unlock(&h->mu);
+}
+
+/* ---- sizes and messages ------------------------------------------------------------ */
+
+static size_t patch_bytes(const ng_node *n) { return (size_t)n->channels * SIDE * SIDE * sizeof(float); }
+
+/* The source's samples (ch channels) and the filter's scratch while a
+ * patch is computed. */
+static size_t halo_bytes(const ng_node *n, int ch)
+{
+    const size_t w = (size_t)SIDE + 2 * (size_t)n->hood_radius;
+    return (size_t)ch * (w * w + w * SIDE) * sizeof(float);
+}
+
+/* threads > 0: need is what that many threads may hold at once. */
+static int too_large(ng_error *err, const ng_node *n, size_t need, size_t room, int threads)
+{
+    char name[320], on[64] = "";
+    ng__node_name(n, name, sizeof name);
+    if (threads > 0) snprintf(on, sizeof on, " on %d thread%s", threads, threads == 1 ? "" : "s");
+    return ng_errorf(err,
+                     "%s: radius %g (%d lattice cells of %g) needs %.1f MiB for patches of %d^2 cells with their "
+                     "halos%s, more than the %.1f MiB the memory limit leaves neighbourhood patches (raise "
+                     "--memory-limit, or take a larger spacing%s)",
+                     name, n->hood_radius * n->hood_spacing, n->hood_radius, n->hood_spacing, need / 1048576.0,
+                     NG_HOOD_PATCH, on, room / 1048576.0, threads > 1 ? " or fewer --threads" : "");
+}
+
+int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius, ng_error *err)
+{
+    char name[320];
+    ng__node_name(n, name, sizeof name);
+    if (!(spacing > 0) || !isfinite(spacing))
+        return ng_errorf(err, "%s: the lattice spacing must be a positive number, not %g", name, spacing);
+    if (radius < 0 || radius > NG_HOOD_MAX_RADIUS)
+        return ng_errorf(err,
+                         "%s: radius %g is %d lattice cells of %g; a neighbourhood reaches at most %d cells (raise "
+                         "the spacing to at least %g, or take a smaller radius)",
+                         name, radius_world, radius, spacing, NG_HOOD_MAX_RADIUS, radius_world / NG_HOOD_MAX_RADIUS);
+    n->hood_spacing = spacing;
+    n->hood_radius = radius;
+    if (n->detail < spacing) n->detail = spacing; /* nothing finer survives the lattice: fractals of it stop there */
+    return 0;
+}
+
+int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, int threads, ng_error *err)
+{
+    const int count = ng_graph_count(g);
+    unsigned char *mark = ng__reachable(g, roots, nroots);
+    size_t *need = calloc((size_t)count + 1, sizeof *need);
+    int i, k, found = 0, rc = 0;
+    if (!mark || !need) {
+        free(mark);
+        free(need);
+        return ng_errorf(err, "render: out of memory");
+    }
+    /* need[i]: what one thread may hold for node i: its segment of pinned
+     * patches and the halo of the one it computes, over the deepest chain
+     * of neighbourhood nodes below (ids ascend from sources to consumers) */
+    for (i = 0; i < count && rc == 0; i++) {
+        const ng_node *n = ng_graph_node(g, i);
+        for (k = 0; k < ng_node_slots(n); k++)
+            if (n->input[k] >= 0 && need[n->input[k]] > need[i]) need[i] = need[n->input[k]];
+        if (!n->type->hood) continue;
+        need[i] += SEGMENT * patch_bytes(n) +
+                   halo_bytes(n, ng_node_channels(ng_graph_node(g, n->input[n->type->hood->input])));
+        if (!mark[i]) continue;
+        found++;
+        if (room && need[i] > room / (size_t)threads) rc = too_large(err, n, need[i] * (size_t)threads, room, threads);
+    }
+    free(mark);
+    free(need);
+    return rc ? rc : found;
+}
+
+/* ---- computing a patch ------------------------------------------------------------- */
+
+/* The source of n evaluated on patch p's cells and halo into in (source
+ * channels planes of w^2, w = SIDE + 2 radius), in chunks of the
+ * context's block size: the same bits for any chunking, as evaluation is
+ * per point. */
+static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, const patch *p, float *in, int w)
+{
+    const int k = n->type->hood->input, ch = ng_input_channels(ctx, n, k), cap = ng__ctx_cap(ctx);
+    const double s = n->hood_spacing;
+    const int64_t total = (int64_t)w * w;
+    float *px = ng_scratch(ctx, 1), *py = ng_scratch(ctx, 1), *buf = ng_scratch(ctx, ch);
+    ng_block lb;
+    int64_t start;
+    int rc = -1, c, i;
+    if (!px || !py || !buf) goto done;
+    memset(&lb, 0, sizeof lb);
+    lb.dims = 2;
+    lb.anchor[0] = ((double)(p->key.ix * NG_HOOD_PATCH - MARGIN - n->hood_radius) + 0.5) * s;
+    lb.anchor[1] = ((double)(p->key.iy * NG_HOOD_PATCH - MARGIN - n->hood_radius) + 0.5) * s;
+    lb.anchor[2] = b->anchor[2];
+    lb.anchor[3] = b->anchor[3];
+    lb.period[0] = b->period[0];
+    lb.period[1] = b->period[1];
+    lb.seed = b->seed;
+    lb.footprint = (float)s; /* fractals below stop at the lattice's detail, which so filters them */
+    lb.p[0] = px;
+    lb.p[1] = py;
+    lb.p[2] = lb.p[3] = ng__ctx_zeros(ctx);
+    for (start = 0; start < total; start += cap) {
+        const int m = (int)(total - start < cap ? total - start : cap);
+        for (i = 0; i < m; i++) {
+            const int64_t j = start + i;
+            px[i] = (float)((double)(j % w) * s);
+            py[i] = (float)((double)(j / w) * s);
+        }
+        lb.n = m;
+        lb.pos_id = ng_new_pos_id(ctx);
+        if (ng_pull(ctx, n, k, &lb, buf)) goto done;
+        for (c = 0; c < ch; c++)
+            memcpy(in + (size_t)c * (size_t)total + (size_t)start, buf + (size_t)c * (size_t)m,
+                   (size_t)m * sizeof(float));
+    }
+    rc = 0;
+done:
+    ng_scratch_free(ctx, px, 1);
+    ng_scratch_free(ctx, py, 1);
+    ng_scratch_free(ctx, buf, ch);
+    return rc;
+}
+
+static int compute(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
+{
+    const int w = SIDE + 2 * n->hood_radius;
+    const int ch = ng_input_channels(ctx, n, n->type->hood->input);
+    const size_t halo = halo_bytes(n, ch);
+    float *in;
+    int rc, taken;
+    pthread_mutex_lock(&h->mu);
+    taken = take(h, halo) == 0;
+    pthread_mutex_unlock(&h->mu);
+    if (!taken) {
+        ng_error e;
+        too_large(&e, n, patch_bytes(n) + halo, h->cap, 0);
+        return ng_fail(ctx, "%s", e.msg);
+    }
+    in = malloc(halo);
+    p->data = malloc(p->bytes);
+    rc = !in || !p->data ? ng_fail(ctx, "out of memory for a neighbourhood patch") : 0;
+    if (rc == 0) rc = evaluate_source(ctx, n, b, p, in, w);
+    if (rc == 0)
+        n->type->hood->filter(n, in, p->data, in + (size_t)ch * (size_t)w * (size_t)w, SIDE, n->hood_radius, ch);
+    free(in);
+    pthread_mutex_lock(&h->mu);
+    give(h, halo);
+    pthread_mutex_unlock(&h->mu);
+    return rc;
+}
+
+/* Under the lock: patch k of n ready (pinned for the caller: READY),
+ * absent (inserted, pinned, for the caller to compute: CLAIMED), or being
+ * computed by another thread (BUSY); NO_ROOM when none fits. */
+enum { READY, CLAIMED, BUSY, NO_ROOM };
+static int lookup_locked(ng__hood_cache *h, const ng_node *n, const hkey *k, patch **out)
+{
+    patch *p = find(h, k);
+    *out = NULL;
+    if (p && !p->ready) return BUSY;
+    if (p) {
+        p->pins++;
+        lru_remove(p);
+        lru_front(h, p);
+        h->stats.hits++;
+        *out = p;
+        return READY;
+    }
+    if (!(p = calloc(1, sizeof *p))) return NO_ROOM;
+    if (take(h, patch_bytes(n))) {
+        free(p);
+        return NO_ROOM;
+    }
+    p->key = *k;
+    p->bytes = patch_bytes(n);
+    p->pins = 1;
+    p->next = h->bucket[key_hash(k)];
+    h->bucket[key_hash(k)] = p;
+    *out = p;
+    return CLAIMED;
+}
+
+/* Computes a claimed patch and publishes it (or, failing, drops it): 0, or
+ * -1 with the context's error set. */
+static int fill(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
+{
+    const int rc = compute(ctx, h, n, b, p);
+    pthread_mutex_lock(&h->mu);
+    if (rc) {
+        unlink_bucket(h, p);
+        give(h, p->bytes);
+    } else {
+        p->ready = 1;
+        lru_front(h, p);
+        h->stats.computed++;
+    }
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    if (rc) {
+        free(p->data);
+        free(p);
+    }
+    return rc;
+}
+
+static void release_all(ng__hood_cache *h, patch **got, int m)
+{
+    int i;
+    pthread_mutex_lock(&h->mu);
+    for (i = 0; i < m; i++)
+        if (got[i]) got[i]->pins--;
+    pthread_mutex_unlock(&h->mu);
+}
+
+/* The m patches keys[] of n pinned into got[] (release_all). A patch that
+ * another thread is computing is passed over for the next, so threads
+ * reading the same row of patches compute different ones; it waits only
+ * when every patch left is being computed elsewhere. 0, or -1 with the
+ * context's error set and nothing pinned. */
+static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const hkey *keys,
+                       patch **got, int m)
+{
+    int left = m, i;
+    for (i = 0; i < m; i++) got[i] = NULL;
+    while (left) {
+        int progress = 0;
+        for (i = 0; i < m; i++) {
+            int r;
+            if (got[i]) continue;
+            pthread_mutex_lock(&h->mu);
+            r = lookup_locked(h, n, &keys[i], &got[i]);
+            pthread_mutex_unlock(&h->mu);
+            if (r == BUSY) continue;
+            if (r == NO_ROOM || (r == CLAIMED && fill(ctx, h, n, b, got[i]))) {
+                if (r == NO_ROOM) {
+                    ng_error e;
+                    too_large(&e, n, patch_bytes(n) + halo_bytes(n, ng_input_channels(ctx, n, n->type->hood->input)),
+                              h->cap, 0);
+                    ng_fail(ctx, "%s", e.msg);
+                }
+                got[i] = NULL;
+                release_all(h, got, m);
+                return -1;
+            }
+            left--;
+            progress = 1;
+        }
+        if (progress || !left) continue;
+        pthread_mutex_lock(&h->mu); /* all left are being computed: wait for one */
+        for (;;) {
+            patch *p = NULL;
+            for (i = 0; i < m; i++)
+                if (!got[i] && (!(p = find(h, &keys[i])) || p->ready)) break;
+            if (i < m) break;
+            pthread_cond_wait(&h->cv, &h->mu);
+        }
+        pthread_mutex_unlock(&h->mu);
+    }
+    return 0;
+}
+
+/* ---- sampling ------------------------------------------------------------------------ */
+
+static int64_t patch_of(int64_t cell)
+{
+    return cell >= 0 ? cell / NG_HOOD_PATCH : -((-cell + NG_HOOD_PATCH - 1) / NG_HOOD_PATCH);
+}
+
+static uint64_t bits(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/* Along one axis, the value at fraction t between p[0] and p[step]: a
+ * cubic B-spline over p[-step] .. p[2 step] (smooth: its slope and
+ * curvature are continuous from cell to cell, so shading of it shows no
+ * facets; its weights are positive, so it stays within its samples) or a
+ * straight line. Written as p[0] plus weighted differences from it, so
+ * equal samples give exactly their value. */
+static inline float bspline(const float *p, ptrdiff_t step, float t)
+{
+    const float u = 1.0f - t, t2 = t * t, t3 = t2 * t;
+    const float w0 = u * u * u * (1.0f / 6), w2 = (-3.0f * t3 + 3.0f * t2 + 3.0f * t + 1.0f) * (1.0f / 6);
+    const float w3 = t3 * (1.0f / 6);
+    return p[0] + w0 * (p[-step] - p[0]) + w2 * (p[step] - p[0]) + w3 * (p[2 * step] - p[0]);
+}
+
+/* Points from .. to - 1 sampled from the segment's patches: point i's
+ * patch seg[idx[i]], its cell at offset off[i], fractions tx, ty. */
+static void sample(const ng_node *n, const ng_block *b, patch *const *got, const int32_t *idx, const int32_t *off,
+                   const float *tx, const float *ty, int from, int to, float *out)
+{
+    const size_t len = (size_t)b->n;
+    const int smooth = n->type->hood->smooth;
+    int i, c, j;
+    for (i = from; i < to; i++) {
+        if (idx[i] < 0) { /* a position that is not a number samples nothing */
+            for (c = 0; c < n->channels; c++) out[(size_t)c * len + (size_t)i] = NAN;
+            continue;
+        }
+        for (c = 0; c < n->channels; c++) {
+            const float *d = got[idx[i]]->data + (size_t)c * SIDE * SIDE + (size_t)off[i];
+            float row[4];
+            if (smooth) {
+                for (j = 0; j < 4; j++) row[j] = bspline(d + (j - 1) * SIDE, 1, tx[i]);
+                out[(size_t)c * len + (size_t)i] = bspline(row + 1, 1, ty[i]);
+                continue;
+            }
+            /* a + (b - a) t: equal corners give their value exactly */
+            row[0] = d[0] + (d[1] - d[0]) * tx[i], row[1] = d[SIDE] + (d[SIDE + 1] - d[SIDE]) * tx[i];
+            out[(size_t)c * len + (size_t)i] = row[0] + (row[1] - row[0]) * ty[i];
+        }
+    }
+}
+
+int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    const double s = n->hood_spacing;
+    ng__hood_cache *h;
+    hkey key, seg[SEGMENT];
+    patch *got[SEGMENT];
+    int32_t *idx = NULL, *off = NULL;
+    float *tx = NULL, *ty = NULL;
+    int i, m = 0, from = 0, rc = -1;
+    (void)in;
+    if (b->dims != 2) {
+        char name[320];
+        ng__node_name(n, name, sizeof name);
+        return ng_fail(ctx, "%s: a neighbourhood node reads a 2D lattice; it is sampled in %dD here (a volume, 4D, "
+                            "or a rotation into z), which is not supported yet",
+                       name, b->dims);
+    }
+    if (!(h = ng__ctx_hood(ctx))) return ng_fail(ctx, "out of memory for the neighbourhood cache");
+    /* scratch planes of floats, two of them holding int32 (no other type reads them) */
+    idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1);
+    tx = ng_scratch(ctx, 1), ty = ng_scratch(ctx, 1);
+    if (!idx || !off || !tx || !ty) goto done;
+    memset(&key, 0, sizeof key);
+    key.node = n->id;
+    key.seed = b->seed;
+    key.z = bits(b->anchor[2]);
+    key.w = bits(b->anchor[3]);
+    key.px = bits(b->period[0]);
+    key.py = bits(b->period[1]);
+    for (i = 0; i <= b->n; i++) {
+        double ux = 0, uy = 0;
+        int64_t kx, ky;
+        int j;
+        if (i < b->n) {
+            ux = (b->anchor[0] + (double)b->p[0][i]) / s - 0.5;
+            uy = (b->anchor[1] + (double)b->p[1][i]) / s - 0.5;
+            if (ux != ux || uy != uy) {
+                idx[i] = -1;
+                continue;
+            }
+            if (!(fabs(ux) < 1e18 && fabs(uy) < 1e18)) {
+                char name[320];
+                ng__node_name(n, name, sizeof name);
+                ng_fail(ctx, "%s: sampled at (%.17g, %.17g), 10^18 or more lattice cells of %g from the origin: "
+                             "too far for its lattice (a larger spacing reaches further)",
+                        name, b->anchor[0] + (double)b->p[0][i], b->anchor[1] + (double)b->p[1][i], s);
+                goto done;
+            }
+            kx = (int64_t)floor(ux);
+            ky = (int64_t)floor(uy);
+            key.ix = patch_of(kx);
+            key.iy = patch_of(ky);
+            for (j = m - 1; j >= 0; j--) /* the last patch first: neighbours share it */
+                if (seg[j].ix == key.ix && seg[j].iy == key.iy) break;
+            if (j >= 0 || m < SEGMENT) {
+                if (j < 0) seg[j = m++] = key;
+                idx[i] = j;
+                off[i] = (int32_t)((ky - key.iy * NG_HOOD_PATCH + MARGIN) * SIDE +
+                                   (kx - key.ix * NG_HOOD_PATCH + MARGIN));
+                tx[i] = (float)(ux - (double)kx);
+                ty[i] = (float)(uy - (double)ky);
+                continue;
+            }
+        }
+        /* the segment is full (or the block done): sample its points */
+        if (m) {
+            if (acquire_all(ctx, h, n, b, seg, got, m)) goto done;
+            sample(n, b, got, idx, off, tx, ty, from, i, out);
+            release_all(h, got, m);
+        } else {
+            sample(n, b, got, idx, off, tx, ty, from, i, out);
+        }
+        from = i;
+        m = 0;
+        i--; /* point i starts the next segment */
+        if (from == b->n) break;
+    }
+    rc = 0;
+done:
+    ng_scratch_free(ctx, (float *)idx, 1);
+    ng_scratch_free(ctx, (float *)off, 1);
+    ng_scratch_free(ctx, tx, 1);
+    ng_scratch_free(ctx, ty, 1);
+    return rc;
+}

@@ -1,0 +1,409 @@
+/*
+ * test_neighbourhood.c — neighbourhood nodes (ng.blur on the engine's
+ * world-aligned lattice, core/hood.c): the value at a world point does not
+ * depend on how a render is cut. Every region, tile size and thread count
+ * gives the bits of the whole render, at the origin and at 1e9, under a
+ * warp and a fractal, for a blur of a blur; the CLI's --region and a
+ * `tiles` run stitched equal the single render, and every SIMD path gives
+ * the same bytes; the patch cache stays within --memory-limit and serves
+ * later renders of the graph; a footprint too large and a volume render
+ * are one clear error; a blur keeps a constant and lowers a noise's
+ * variance.
+ */
+#include "build.h"
+#include "cli_support.h"
+#include "harness.h"
+#include "ng_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { W = 150, H = 110 };
+
+/* ng.blur{source, radius, spacing} (spacing 0: the default). */
+static int blur(ng_graph *g, int source, double radius, double spacing)
+{
+    ng_node *n = t_on(g, "blur", source);
+    t_set(n, "radius", radius);
+    if (spacing > 0) t_set(n, "spacing", spacing);
+    return t_finish_ok(g, n);
+}
+
+static int fbm_noise(ng_graph *g, int seed)
+{
+    return t_fbm(g, t_noise(g, "perlin", 24, seed), 5, 2, 0.5);
+}
+
+/* The graphs under test: a blur; a warp of a blur (positions off the
+ * grid); a fractal of blurs (scaled positions, a seed per octave); a blur
+ * of a blur (halos adding up). */
+enum { G_BLUR, G_WARPED, G_FRACTAL, G_NESTED, NGRAPHS };
+static const char *const graph_names[NGRAPHS] = {"blur", "warp of a blur", "fractal of a blur", "blur of a blur"};
+
+static int make_graph(ng_graph *g, int which)
+{
+    const int src = fbm_noise(g, 7);
+    switch (which) {
+    case G_BLUR: return blur(g, src, 6, 0);
+    case G_WARPED: return t_warp(g, blur(g, src, 5, 1), t_vnoise(g, "perlin", 40, 3), 17);
+    case G_FRACTAL: return t_fbm(g, blur(g, t_noise(g, "simplex", 30, 2), 9, 0), 3, 2, 0.5);
+    default: return blur(g, blur(g, src, 4, 1.5), 7, 2);
+    }
+}
+
+static int same_bits(const float *a, const float *b, size_t n)
+{
+    return memcmp(a, b, n * sizeof(float)) == 0;
+}
+
+/* The window (x, y, w, h) of full (W wide) equals win, bit for bit. */
+static int crop_equal(const float *full, const float *win, int x, int y, int w, int h)
+{
+    int j;
+    for (j = 0; j < h; j++)
+        if (!same_bits(full + (size_t)(y + j) * W + x, win + (size_t)j * w, (size_t)w)) return 0;
+    return 1;
+}
+
+/* Graph `which` rendered with o by a graph of its own, so no patch comes
+ * from an earlier render's cache: each cut computes its patches itself. */
+static float *render_fresh(int which, const ng_render_opts *o)
+{
+    ng_graph *g = ng_graph_new();
+    float *v = t_render(g, make_graph(g, which), o);
+    ng_graph_free(g);
+    return v;
+}
+
+/* Every cut of every graph at origin `at`: tile sizes 8, 16 and 64 on 1, 2
+ * and 3 threads, and regions (aligned to nothing), each the whole
+ * render's samples. */
+static void cuts_at(double at)
+{
+    static const int tiles[] = {8, 16, 64}, regions[][4] = {{0, 0, 37, 29}, {41, 13, 70, 90}, {149, 0, 1, 110},
+                                                           {63, 63, 66, 47}};
+    int which;
+    for (which = 0; which < NGRAPHS; which++) {
+        ng_render_opts o;
+        float *ref;
+        size_t t, th, r;
+        t_opts(&o, W, H);
+        o.origin[0] = at;
+        o.origin[1] = -at;
+        o.tile = 64;
+        ref = render_fresh(which, &o);
+        CHECKF(ref != NULL, "%s at %g: the render failed", graph_names[which], at);
+        for (t = 0; ref && t < sizeof tiles / sizeof tiles[0]; t++)
+            for (th = 1; th <= 3; th++) {
+                float *v;
+                o.tile = tiles[t];
+                o.threads = (int)th;
+                v = render_fresh(which, &o);
+                CHECKF(v && same_bits(v, ref, (size_t)W * H), "%s at %g: tile %d, %d threads differ from the whole",
+                       graph_names[which], at, tiles[t], (int)th);
+                free(v);
+            }
+        for (r = 0; ref && r < sizeof regions / sizeof regions[0]; r++) {
+            float *v;
+            memcpy(o.region, regions[r], sizeof o.region);
+            o.tile = r % 2 ? 16 : 8;
+            o.threads = 1 + (int)r % 3;
+            v = render_fresh(which, &o);
+            CHECKF(v && crop_equal(ref, v, regions[r][0], regions[r][1], regions[r][2], regions[r][3]),
+                   "%s at %g: region %d,%d,%d,%d differs from the crop of the whole", graph_names[which], at,
+                   regions[r][0], regions[r][1], regions[r][2], regions[r][3]);
+            free(v);
+        }
+        free(ref);
+    }
+}
+
+static void test_cuts_at_origin(void) { cuts_at(0); }
+static void test_cuts_far_away(void) { cuts_at(1e9); }
+
+/* A blur's value at a world point is a function of the point: asked at the
+ * render's pixel centres one by one (ng_eval_points, another anchor and
+ * block per point), it gives the render's bits. */
+static void test_value_is_a_function_of_the_point(void)
+{
+    ng_graph *g = ng_graph_new();
+    const int root = make_graph(g, G_NESTED);
+    ng_render_opts o;
+    float *ref, *pts;
+    double *x = malloc(W * H * sizeof *x), *y = malloc(W * H * sizeof *y);
+    int i, j;
+    t_opts(&o, W, H);
+    o.origin[0] = 1e9;
+    o.origin[1] = 3e8;
+    ref = t_render(g, root, &o);
+    for (j = 0; j < H; j++)
+        for (i = 0; i < W; i++) {
+            x[j * W + i] = o.origin[0] + (double)(float)((i + 0.5) * o.pixel_size);
+            y[j * W + i] = o.origin[1] + (double)(float)((j + 0.5) * o.pixel_size);
+        }
+    pts = t_points(g, root, 2, W * H, x, y, NULL);
+    CHECK(ref && pts);
+    for (i = 0; ref && pts && i < W * H; i++)
+        if (memcmp(&pts[i], &ref[i], sizeof(float))) break;
+    CHECKF(i == W * H, "point %d: %.9g evaluated alone, %.9g in the render", i, pts ? pts[i] : 0.0,
+           ref ? ref[i] : 0.0);
+    free(x), free(y), free(ref), free(pts);
+    ng_graph_free(g);
+}
+
+/* A blur of a constant is that constant, exactly; of a noise it keeps the
+ * mean and lowers the variance (a radius of the feature size: below a
+ * third), more for a larger radius and again for a blur of the blur. */
+static void test_constant_and_variance(void)
+{
+    ng_graph *g = ng_graph_new();
+    const int k = blur(g, t_const(g, 0.3125), 5, 0), k2 = blur(g, t_const(g, -7.1), 3, 0.7);
+    const int src = t_noise(g, "perlin", 16, 4), b1 = blur(g, src, 16, 0), b2 = blur(g, src, 48, 0);
+    const int bb = blur(g, b1, 16, 0);
+    const int roots[] = {src, b1, b2, bb};
+    double var[4], mean[4];
+    ng_render_opts o;
+    float *v;
+    int i, r;
+    t_opts(&o, 256, 256);
+    o.origin[0] = -77.25;
+    v = t_render(g, k, &o);
+    for (i = 0; v && i < 256 * 256; i++)
+        if (v[i] != 0.3125f) break;
+    CHECKF(v && i == 256 * 256, "blur of 0.3125: %.9g at %d", v ? v[i] : 0.0, i);
+    free(v);
+    v = t_render(g, k2, &o);
+    for (i = 0; v && i < 256 * 256; i++)
+        if (v[i] != -7.1f) break;
+    CHECKF(v && i == 256 * 256, "blur of -7.1: %.9g at %d", v ? v[i] : 0.0, i);
+    free(v);
+    for (r = 0; r < 4; r++) {
+        double s = 0, s2 = 0;
+        v = t_render(g, roots[r], &o);
+        for (i = 0; v && i < 256 * 256; i++) s += v[i], s2 += (double)v[i] * v[i];
+        mean[r] = s / (256 * 256);
+        var[r] = s2 / (256 * 256) - mean[r] * mean[r];
+        free(v);
+    }
+    CHECK(var[0] > 0.01);
+    CHECK_LE(var[1], var[0] * 0.35); /* measured 0.24 */
+    CHECK_LE(var[2], var[1] * 0.2);  /* 0.044 */
+    CHECK_LE(var[3], var[1] * 0.7);  /* 0.47 */
+    CHECK_NEAR(mean[1], mean[0], 0.05);
+    ng_graph_free(g);
+}
+
+/* A render through a small memory limit evicts patches and never holds more
+ * than the cache's share of it, with the same bits as one that keeps them
+ * all; a render of one patch's worth keeps what it computed. */
+static void test_cache_within_memory_limit(void)
+{
+    ng_graph *g = ng_graph_new();
+    const int root = blur(g, t_noise(g, "perlin", 8, 3), 4, 0.25); /* 16 px per patch edge: 256 of 256^2 */
+    ng_render_opts o;
+    ng__hood_stats st;
+    float *a, *b;
+    t_opts(&o, 256, 256);
+    o.threads = 2;
+    a = t_render(g, root, &o);
+    ng__hood_last_stats(&st);
+    CHECK(st.computed >= 256);
+    CHECK_INT(st.evicted, 0);
+    o.memory_limit = 6.0 * 1048576;
+    b = t_render(g, root, &o);
+    ng__hood_last_stats(&st);
+    CHECK(a && b && same_bits(a, b, 256 * 256));
+    CHECK(st.evicted > 0);
+    CHECK_LE(st.peak, st.cap);
+    CHECK_LE(st.cap, o.memory_limit / 2);
+    free(a), free(b);
+    ng_graph_free(g);
+}
+
+/* The graph keeps its patches from render to render: the same render
+ * again (on other threads), or a region of it, computes none and gives the
+ * same bits. */
+static void test_patches_kept_between_renders(void)
+{
+    ng_graph *g = ng_graph_new();
+    const int root = make_graph(g, G_NESTED);
+    ng_render_opts o;
+    ng__hood_stats st;
+    float *a, *b;
+    t_opts(&o, W, H);
+    o.origin[0] = 5e8;
+    a = t_render(g, root, &o);
+    ng__hood_last_stats(&st);
+    CHECK(st.computed > 0);
+    o.threads = 3;
+    b = t_render(g, root, &o);
+    ng__hood_last_stats(&st);
+    CHECK_INT(st.computed, 0);
+    CHECK(st.hits > 0);
+    CHECK(a && b && same_bits(a, b, (size_t)W * H));
+    free(b);
+    o.region[0] = 20, o.region[1] = 30, o.region[2] = 50, o.region[3] = 40;
+    b = t_render(g, root, &o);
+    ng__hood_last_stats(&st);
+    CHECK_INT(st.computed, 0);
+    CHECK(a && b && crop_equal(a, b, 20, 30, 50, 40));
+    free(a), free(b);
+    ng_graph_free(g);
+}
+
+/* ---- through the program --------------------------------------------------------------- */
+
+static const char *const SCRIPT = "local n = ng.fbm{ng.perlin{element_size = 20, seed = 5}, octaves = 4}\n"
+                                  "local w = ng.warp{ng.blur{n, radius = 6}, by = ng.perlin{element_size = 50, "
+                                  "output = \"vector\"}, amount = 12}\n"
+                                  "return ng.blur{w, radius = 3, spacing = 1}:fit(-0.6, 0.6, 0, 1, true)\n";
+
+/* PFM rows (bottom to top) as floats; the width and height in *w, *h. */
+static float *read_pfm(const char *path, int *w, int *h)
+{
+    size_t len, need;
+    unsigned char *d = slurp(path, &len);
+    double scale;
+    int at = 0;
+    float *px = NULL;
+    if (!d) return NULL;
+    if (sscanf((char *)d, "Pf %d %d %lf%n", w, h, &scale, &at) == 3 && *w > 0 && *h > 0) {
+        need = (size_t)*w * (size_t)*h * sizeof(float);
+        if ((size_t)at + 1 + need <= len && (px = malloc(need))) memcpy(px, d + at + 1, need);
+    }
+    free(d);
+    return px;
+}
+
+static void test_cli_region_is_crop(void)
+{
+    char script[PATHLEN], whole[PATHLEN], part[PATHLEN];
+    float *a, *b;
+    int w = 0, h = 0, rw = 0, rh = 0, j, ok = 1;
+    res r;
+    mkscript(script, "region.lua", SCRIPT);
+    tpath(whole, "whole.pfm");
+    tpath(part, "part.pfm");
+    cli(&r, "render", script, "-o", whole, "--size", "200x140", "--origin", "1e9,-1e9", "--threads", "3", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", script, "-o", part, "--size", "200x140", "--origin", "1e9,-1e9", "--region", "57,33,101,77",
+        "--tile", "8", "--threads", "2", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    a = read_pfm(whole, &w, &h);
+    b = read_pfm(part, &rw, &rh);
+    CHECK(a && b && w == 200 && h == 140 && rw == 101 && rh == 77);
+    for (j = 0; a && b && ok && j < rh; j++) /* PFM rows run bottom to top */
+        ok = same_bits(a + (size_t)(h - 1 - (33 + j)) * w + 57, b + (size_t)(rh - 1 - j) * rw, (size_t)rw);
+    CHECKF(ok, "the region differs from the crop of the whole render at its row %d", j - 1);
+    free(a), free(b);
+}
+
+static void test_cli_tiles_stitch_equal_single(void)
+{
+    char script[PATHLEN], dir[PATHLEN], pattern[PATHLEN], manifest[PATHLEN], big[PATHLEN], single[PATHLEN];
+    res r;
+    mkscript(script, "tiled.lua", SCRIPT);
+    mksub(dir, "farm");
+    pathf(pattern, "%s/t_{x}_{y}.pfm", dir);
+    pathf(manifest, "%s/manifest.json", dir);
+    tpath(big, "stitched.pfm");
+    tpath(single, "single.pfm");
+    cli(&r, "tiles", script, "--size", "300x200", "--tile-size", "96", "-o", pattern, "--quiet", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "stitch", manifest, "-o", big, NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", script, "--size", "300x200", "-o", single, "--bits", "32", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECKF(same_bytes(big, single), "the stitched tiles differ from the single render");
+}
+
+/* Every SIMD path this CPU runs gives the same bytes (the lattice's source
+ * goes through the kernels; the filter and the sampling are plain C). */
+static void test_cli_every_simd_path(void)
+{
+    static const char *const simd[] = {"scalar", "sse2", "avx2", "avx512"};
+    char script[PATHLEN], ref[PATHLEN], out[PATHLEN];
+    int p, ran = 0;
+    res r;
+    mkscript(script, "paths.lua", SCRIPT);
+    tpath(ref, "native.pfm");
+    cli(&r, "render", script, "-o", ref, "--size", "160x96", "--origin", "-3e8,7e8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    for (p = 0; p < 4; p++) {
+        if (!ng_simd_supported(simd[p])) continue;
+        pathf(out, "%s/%s.pfm", tmpdir, simd[p]);
+        setenv("NG_SIMD", simd[p], 1);
+        cli(&r, "render", script, "-o", out, "--size", "160x96", "--origin", "-3e8,7e8", "--threads", "2", NULL);
+        unsetenv("NG_SIMD");
+        EXPECT_OK(&r);
+        res_free(&r);
+        CHECKF(same_bytes(out, ref), "NG_SIMD=%s differs from the native path", simd[p]);
+        ran++;
+    }
+    CHECK(ran >= 2);
+}
+
+/* Too large a footprint: more cells than a neighbourhood reaches (at
+ * construction), or a patch with its halo past --memory-limit (before any
+ * pixel); each one line naming the node and its radius, nothing written. */
+static void test_too_large_footprint(void)
+{
+    char script[PATHLEN], out[PATHLEN];
+    res r;
+    tpath(out, "never.png");
+    mkscript(script, "cells.lua", "return ng.blur{ng.perlin{}, radius = 5000, spacing = 1}\n");
+    cli(&r, "render", script, "-o", out, NULL);
+    EXPECT_ERR(&r, 1, "cells.lua:1", "blur", "radius 5000", "1024");
+    res_free(&r);
+    CHECK(!exists(out));
+    mkscript(script, "memory.lua", "return ng.blur{ng.perlin{}, radius = 1000, spacing = 1}\n");
+    cli(&r, "render", script, "-o", out, "--memory-limit", "40", NULL);
+    EXPECT_ERR(&r, 1, "memory.lua:1", "blur", "radius 1000", "--memory-limit");
+    res_free(&r);
+    CHECK(!exists(out));
+}
+
+/* A volume or a 4D render is refused in one line naming the node. */
+static void test_volume_and_time_refused(void)
+{
+    char script[PATHLEN], out[PATHLEN];
+    res r;
+    mkscript(script, "vol.lua", "local n = ng.perlin{}\nreturn n + ng.blur{n, radius = 4}\n");
+    tpath(out, "never.nrrd");
+    cli(&r, "render", script, "-o", out, "--size", "32x32x8", NULL);
+    EXPECT_ERR(&r, 1, "vol.lua:2", "blur", "2D", "3D");
+    res_free(&r);
+    CHECK(!exists(out));
+    tpath(out, "never.png");
+    cli(&r, "render", script, "-o", out, "--time", "1", NULL);
+    EXPECT_ERR(&r, 1, "vol.lua:2", "blur", "4D");
+    res_free(&r);
+    CHECK(!exists(out));
+}
+
+NG_SUITE(neighbourhood, fast)
+{
+    RUN(test_cuts_at_origin);
+    RUN(test_cuts_far_away);
+    RUN(test_value_is_a_function_of_the_point);
+    RUN(test_constant_and_variance);
+    RUN(test_cache_within_memory_limit);
+    RUN(test_patches_kept_between_renders);
+    if (cli_setup("ng-hood")) {
+        ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
+        return;
+    }
+    RUN(test_cli_region_is_crop);
+    RUN(test_cli_tiles_stitch_equal_single);
+    RUN(test_cli_every_simd_path);
+    RUN(test_too_large_footprint);
+    RUN(test_volume_and_time_refused);
+    cli_teardown();
+}
