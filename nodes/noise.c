@@ -84,7 +84,8 @@ static const ng_param_desc noise_params[NPARAMS] = {
      "flow: rotates the gradients, one full turn per unit (animate it for swirling: a node, e.g. flow = "
      "ng.time(), turns them per sample; loops every 1)"},
     {"gradients", NG_PARAM_ENUM, {NG_GRADIENTS_ISOTROPIC}, 0, 0, gradients_choices,
-     "perlin, fast, simplex, flow: \"isotropic\" (16 directions in 2D, 24 in 3D, 96 in 4D: no lattice-aligned "
+     "perlin, fast, simplex, flow: \"isotropic\" (2D: 32 directions, longer along the axes, for perlin, fast and "
+     "flow, 16 for simplex; 24 in 3D, 96 in 4D: no lattice-aligned "
      "creases), or \"classic\": the lattice-aligned sets of versions before 0.2.0 (their bits)"},
     {"fractal", NG_PARAM_ENUM, {FRACTAL_NONE}, 0, 0, fractal_choices,
      "none, or octaves of this noise as ng.fractal sums them (the same bits): " NG_FRACTAL_TYPE_DOC

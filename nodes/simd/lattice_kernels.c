@@ -195,36 +195,36 @@ static const float flow_scale[4] = {
 
 /* The isotropic sets' scales (lattice_parts.h), found the same way (1D
  * has no set: as perlin). Maxima unscaled, gradient bounds after scaling:
- * perlin 2D, 16 directions: max 0.69535270 near (0.4734, 0.5); d/dx
- *            2.0509207 unscaled.
+ * perlin 2D, grad32t's 32 shaped gradients: max 0.73557268 near (0.5,
+ *            0.3825); d/dx 2.5086788 unscaled (the centre).
  * perlin 3D, 24 icosahedral: max 0.72216162 near (0.5, 0.4570, 0.3544);
  *            d/dx 2.5903296 unscaled.
  * perlin 4D, 96 directions: max 0.85249024; 1 sample in 10^6 exceeds
  *            0.618 (2^25.3 samples), d/dx 3.0857546 unscaled. Soft-limited.
- * fast 2D max 0.69580995, d/dx 1.6768461; 3D max 0.73018620, d/dx
+ * fast 2D (grad32t) max 0.74337247, d/dx 1.9813825; 3D max 0.73018620, d/dx
  *            2.0741807; 4D max 0.86101685, 1e-6 quantile 0.608, d/dx
  *            2.4733563. 4D soft-limited.
- * flow 2D: max over angles 0.70710678 (the set turned by 11.25 degrees
- *            holds the diagonals; no unit set exceeds it); d/dx <= 2.0691076
- *            (any unit gradients).
+ * flow 2D: grad32t turned by every angle (0.25 degree steps; its
+ *            symmetries make 0 to 45 degrees all of them): max 0.90841526
+ *            at 39.25 degrees; d/dx 2.5761206 unscaled at 45 degrees.
  * flow 3D: unit gradients: max <= 0.8660254, d/dx <= 2.7922885 (any unit
  *            gradients); 1 sample in 10^6 exceeds 0.668 over angles. Soft-limited.
  */
 static const float perlin_iso_scale[4] = {
     1.99980002f,
-    1.4379753f, /* 1 / (0.69535270 * 1.0001) */
+    1.3593490f, /* 1 / (0.73557268 * 1.0001) */
     1.3845931f, /* 1 / (0.72216162 * 1.0001) */
     1.6181230f, /* soft-limited: 1 / 0.618 */
 };
 static const float fast_iso_scale[4] = {
     1.99980002f,
-    1.4370303f, /* 1 / (0.69580995 * 1.0001) */
+    1.3450861f, /* 1 / (0.74337247 * 1.0001) */
     1.3693767f, /* 1 / (0.73018620 * 1.0001) */
     1.6447368f, /* soft-limited: 1 / 0.608 */
 };
 static const float flow_iso_scale[4] = {
     0.0f,
-    1.4140722f, /* 1 / (0.70710678 * 1.0001) */
+    1.1007081f, /* 1 / (0.90841526 * 1.0001) */
     1.4970060f, /* soft-limited: 1 / 0.668 */
     0.0f,
 };
@@ -367,20 +367,20 @@ LATTICE_SET(value3, 3, K_VALUE, 0)
 LATTICE_SET(value4, 4, K_VALUE, 0)
 LATTICE_SET(perlin1, 1, K_PERLIN, 0)
 LATTICE_SET(perlin2, 2, K_PERLIN, 0)
-LATTICE_SET(perlin2i, 2, K_PERLIN, 1)
+LATTICE_SET(perlin2i, 2, K_PERLIN, ISO_TENSOR)
 LATTICE_SET(perlin3, 3, K_PERLIN, 0)
 LATTICE_SET(perlin3i, 3, K_PERLIN, 1)
 LATTICE_SET(perlin4, 4, K_PERLIN, 0)
 LATTICE_SET(perlin4i, 4, K_PERLIN, 1)
 LATTICE_SET(fast1, 1, K_FAST, 0)
 LATTICE_SET(fast2, 2, K_FAST, 0)
-LATTICE_SET(fast2i, 2, K_FAST, 1)
+LATTICE_SET(fast2i, 2, K_FAST, ISO_TENSOR)
 LATTICE_SET(fast3, 3, K_FAST, 0)
 LATTICE_SET(fast3i, 3, K_FAST, 1)
 LATTICE_SET(fast4, 4, K_FAST, 0)
 LATTICE_SET(fast4i, 4, K_FAST, 1)
 LATTICE_SET(flow2, 2, K_FLOW, 0)
-LATTICE_SET(flow2i, 2, K_FLOW, 1)
+LATTICE_SET(flow2i, 2, K_FLOW, ISO_TENSOR)
 LATTICE_SET(flow3, 3, K_FLOW, 0)
 LATTICE_SET(flow3i, 3, K_FLOW, 1)
 

@@ -332,7 +332,9 @@ static inline void grad32_vec(uint32_t h, float *g)
  * table, no gather):
  *   2D: 16 unit directions at 11.25 + k 22.5 degrees: the octagon's
  *       symmetries (swap, two signs: bits 29, 30, 31) of two base angles
- *       (bit 28);
+ *       (bit 28) for simplex; perlin, fast and flow take grad32t (below),
+ *       32 directions whose lengths undo their blends' pull to the
+ *       diagonals;
  *   3D: the 24 permutations of (0, +-a, +-b), (a, b) = (1, phi) / |.|:
  *       two icosahedra (each a spherical 5-design, so the set's moments
  *       up to the fifth are the sphere's), grad12's axis pairs and signs,
@@ -361,6 +363,50 @@ static inline void grad16_vec(uint32_t h, float *g)
 {
     float c = select_bit(h, 28, ISO2_C1, ISO2_C0), s = select_bit(h, 28, ISO2_S1, ISO2_S0);
     float cu = flip_bit(c, h, 30), sv = flip_bit(s, h, 31);
+    g[0] = select_bit(h, 29, sv, cu);
+    g[1] = select_bit(h, 29, cu, sv);
+}
+
+/* 2D for perlin, fast and flow (the tensor-product kernels): 32 directions
+ * whose lengths follow 1 + 0.3 cos 4 theta (1.28 near the axes, 0.72 near
+ * the diagonals). With unit gradients the quintic and smoothstep blends
+ * pull the field's gradient towards the diagonals (their orientation
+ * histograms peak there at 1.25 even with every direction on the circle);
+ * longer gradients along the axes cancel that pull, in the plain field and
+ * near its zero set alike (fitted on a model of the histogram of
+ * tests/test_isotropy.c). Four base vectors per octant, at 5.7, 16.8,
+ * 27.9 and 39.6 degrees, are a quadratic in t = 1.125 + k / 4, k = hash
+ * bits 27 and 28 written into a float's mantissa (two integer operations
+ * and two multiply-adds per component, no table); grad16's swap and signs
+ * (bits 29 to 31) give the octagon's images. */
+#define TEN2_C0 2.2192757f
+#define TEN2_C1 -0.75675305f
+#define TEN2_C2 -0.070801231f
+#define TEN2_S0 -1.6902982f
+#define TEN2_S1 2.3232310f
+#define TEN2_S2 -0.62856999f
+
+static inline void grad32t_base(uint32_t h, float *c, float *s)
+{
+    const float t = u2f(((h >> 6) & 0x600000u) | 0x3f900000u); /* 1.125 + k / 4 */
+    *c = fma_f(fma_f(TEN2_C2, t, TEN2_C1), t, TEN2_C0);
+    *s = fma_f(fma_f(TEN2_S2, t, TEN2_S1), t, TEN2_S0);
+}
+
+static inline float grad32t(uint32_t h, float x, float y)
+{
+    float u = flip_bit(select_bit(h, 29, y, x), h, 30);
+    float v = flip_bit(select_bit(h, 29, x, y), h, 31);
+    float c, s;
+    grad32t_base(h, &c, &s);
+    return fma_f(c, u, s * v);
+}
+
+static inline void grad32t_vec(uint32_t h, float *g)
+{
+    float c, s, cu, sv;
+    grad32t_base(h, &c, &s);
+    cu = flip_bit(c, h, 30), sv = flip_bit(s, h, 31);
     g[0] = select_bit(h, 29, sv, cu);
     g[1] = select_bit(h, 29, cu, sv);
 }
@@ -414,17 +460,21 @@ static inline void grad96_vec(uint32_t h, float *g)
 }
 
 /* A corner's gradient term and vector in the set of dims (2 to 4) and
- * gradients (a constant in every instantiation). */
+ * gradients (a constant in every instantiation): iso 0 classic, ISO_SET
+ * isotropic, ISO_TENSOR isotropic for the tensor-product kernels (2D:
+ * grad32t; otherwise as ISO_SET). */
+enum { ISO_SET = 1, ISO_TENSOR = 2 };
+
 LOOP_INLINE float grad_set(int dims, int iso, uint32_t h, const float *d)
 {
-    if (dims == 2) return iso ? grad16(h, d[0], d[1]) : grad8(h, d[0], d[1]);
+    if (dims == 2) return iso == ISO_TENSOR ? grad32t(h, d[0], d[1]) : iso ? grad16(h, d[0], d[1]) : grad8(h, d[0], d[1]);
     if (dims == 3) return iso ? grad24(h, d[0], d[1], d[2]) : grad12(h, d[0], d[1], d[2]);
     return iso ? grad96(h, d[0], d[1], d[2], d[3]) : grad32(h, d[0], d[1], d[2], d[3]);
 }
 
 LOOP_INLINE void grad_set_vec(int dims, int iso, uint32_t h, float *g)
 {
-    if (dims == 2) iso ? grad16_vec(h, g) : grad8_vec(h, g);
+    if (dims == 2) iso == ISO_TENSOR ? grad32t_vec(h, g) : iso ? grad16_vec(h, g) : grad8_vec(h, g);
     else if (dims == 3) iso ? grad24_vec(h, g) : grad12_vec(h, g);
     else iso ? grad96_vec(h, g) : grad32_vec(h, g);
 }

@@ -86,16 +86,17 @@ typedef struct ng_noise_pts {
  *   simplex_tiled2     2     [-1, 1]      (4D simplex)            0.996    8.383
  *   white_noise        1-4   (-1, 1)      uniform                 1.0      none
  *
- * With p->gradients = NG_GRADIENTS_ISOTROPIC (lattice_parts.h: 16, 24 and
- * 96 directions in 2D, 3D, 4D; 1D unchanged), same range [-1, 1]:
+ * With p->gradients = NG_GRADIENTS_ISOTROPIC (lattice_parts.h: 32 shaped
+ * directions in 2D for perlin, fast and flow, 16 for simplex; 24 in 3D, 96
+ * in 4D; 1D unchanged), same range [-1, 1]:
  *   kernel             dims  max (unscaled)               |d/dx|
- *   perlin_noise       2     0.69535270                   2.9492
+ *   perlin_noise       2     0.73557268                   3.4102
  *                      3     0.72216162                   3.5865
  *                      4     soft limit (0.618 at 1e-6)   4.9932
- *   fast_noise         2     0.69580995                   2.4097
+ *   fast_noise         2     0.74337247                   2.6651
  *                      3     0.73018620                   2.8403
  *                      4     soft limit (0.608 at 1e-6)   4.0680
- *   flow_noise         2     0.70710678 (over angles)     2.9259
+ *   flow_noise         2     0.90841526 (over angles)     2.8356
  *                      3     soft limit (0.668 at 1e-6)   4.1801
  *   simplex_noise      2     0.0100587463                 7.1080
  *                      3     0.0092144519                 7.2866

@@ -7,7 +7,7 @@
  * frames in a row, the speed-up of 2 threads over 1 and the peak memory of
  * a huge PNG render.
  *
- *   bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|encode]...
+ *   bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|gradients|encode]...
  *
  * Grids: 2D rows render a 2048x2048 image; 3D rows one 128^3 volume render
  * (16^3 bricks). Every script uses a frequency of 0.02 per pixel
@@ -32,7 +32,9 @@
  * times (issue 15's goal: at most 1.3), and the other levels and an .exr.
  *
  * `kernels` times the noise kernels alone (no graph, no tiles) on the SIMD
- * path in use: NG_SIMD=scalar|sse2|avx2|avx512 compares paths.
+ * path in use: NG_SIMD=scalar|sse2|avx2|avx512 compares paths. Its last
+ * table, `gradients` alone, times the gradient bases' classic and
+ * isotropic sets in 2D to 4D in the same run.
  *
  * Performance is never asserted: this program only reports. Exit 0 unless
  * the command line is wrong; a row whose script or render fails prints its
@@ -978,6 +980,38 @@ static void print_hillshade_ratio(const double *ns)
            ns[lit] / ns[plain], OCTAVES * extra, 1.0 + OCTAVES * extra / ns[plain]);
 }
 
+/* The gradient bases' two gradient sets (ng_noise_pts.gradients) in 2D to
+ * 4D, timed in the same run: classic (the sets and bits of 0.1.0) and
+ * isotropic (the default since 0.2.0), and their ratio (issue 24: within
+ * 5%). */
+static void bench_gradient_sets(float *fp[3])
+{
+    enum { N = 4096, CALLS = 50 };
+    static const struct {
+        const char *name;
+        int basis, maxdims;
+    } bases[] = {{"perlin", NG_BASIS_PERLIN, 4}, {"fast", NG_BASIS_FAST, 4}, {"simplex", NG_BASIS_SIMPLEX, 4},
+                 {"flow", NG_BASIS_FLOW, 3}};
+    static float out[N];
+    const ng_path *path = ng__path();
+    size_t b;
+    int dims;
+    printf("gradient sets, %s path, ns/sample: classic, isotropic, ratio:\n", path->name);
+    for (b = 0; b < sizeof bases / sizeof bases[0]; b++)
+        for (dims = 2; dims <= bases[b].maxdims; dims++) {
+            ng_noise_pts p;
+            double tc, ti;
+            kernel_pts(&p, N, dims, fp);
+            p.f[3] = fp[2];
+            p.anchor[3] = 5.3;
+            p.gradients = NG_GRADIENTS_CLASSIC;
+            tc = time_kernel((any_kernel){.value = ng__kernel(path, bases[b].basis)}, &p, CALLS, out, NULL);
+            p.gradients = NG_GRADIENTS_ISOTROPIC;
+            ti = time_kernel((any_kernel){.value = ng__kernel(path, bases[b].basis)}, &p, CALLS, out, NULL);
+            printf("  %-9s %dD %7.3f %7.3f (%.3fx)\n", bases[b].name, dims, tc, ti, ti / tc);
+        }
+}
+
 /* ns per sample of the selected path's kernels on 4096 points of a 64x64
  * grid (frequency 0.02), best of 7 batches of 50 calls. */
 static void bench_kernels(void)
@@ -1007,12 +1041,13 @@ static void bench_kernels(void)
         }
     bench_vector_kernels(fp, names);
     bench_grad_kernels(fp, names);
+    bench_gradient_sets(fp);
 }
 
 static int usage(void)
 {
     int i;
-    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|encode]...\nrows:");
+    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|gradients|encode]...\nrows:");
     for (i = 0; i < NROWS; i++) fprintf(stderr, " %s", rows[i].name);
     fprintf(stderr, "\n");
     return 2;
@@ -1039,7 +1074,7 @@ int main(int argc, char **argv)
 {
     static config c;
     int selected[NROWS] = {0}, any = 0, threads = 0, memory = 0, kernels = 0, volume = 0, overhead = 0, frames = 0;
-    int encode = 0;
+    int encode = 0, gradsets = 0;
     int i, k;
     static peer_result peers[64];
     int npeers = 0;
@@ -1053,6 +1088,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "overhead")) overhead = any = 1;
         else if (!strcmp(argv[i], "frames")) frames = any = 1;
         else if (!strcmp(argv[i], "encode")) encode = any = 1;
+        else if (!strcmp(argv[i], "gradients")) gradsets = any = 1;
         else {
             for (k = 0; k < NROWS && strcmp(argv[i], rows[k].name); k++) continue;
             if (k == NROWS) {
@@ -1095,6 +1131,12 @@ int main(int argc, char **argv)
     if (threads) bench_threads(&c);
     if (volume) bench_volume(&c);
     if (kernels) bench_kernels();
+    else if (gradsets) {
+        static float f[3][4096];
+        float *fp[3] = {f[0], f[1], f[2]};
+        kernel_grid(fp, 4096);
+        bench_gradient_sets(fp);
+    }
     if (encode) bench_encode(&c);
     if (memory) bench_memory(&c);
     else if (c.quick && !any) printf("memory: skipped (--quick)\n");
