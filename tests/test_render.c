@@ -178,11 +178,14 @@ static void test_ranges_through_node_controls(void)
                 if (img[i] < lo) lo = img[i];
                 if (img[i] > hi) hi = img[i];
             }
-            /* amplitude 2 times [10, 20]: [20, 40], and most of it used */
+            /* amplitude 2 times [10, 20]: [20, 40], and most of it used; flow
+             * 2D's isotropic scale is its maximum over every flow angle, which
+             * its default angle (0) reaches to 0.81 only (lattice_kernels.c) */
             CHECK_LE(20, lo);
             CHECK_LE(hi, 40);
             CHECK_LE(hi - lo, 20.0001);
-            CHECKF(16 <= hi - lo, "%s %dD: uses [%g, %g] of [20, 40]", bases[t].name, dims, lo, hi);
+            CHECKF((t == NG_BASIS_FLOW && dims == 2 ? 15 : 16) <= hi - lo, "%s %dD: uses [%g, %g] of [20, 40]",
+                   bases[t].name, dims, lo, hi);
             free(img);
             ng_graph_free(g);
         }
