@@ -154,6 +154,10 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
 /* The largest halo, in cells (a patch then evaluates its source on 2113^2
  * lattice points). */
 #define NG_HOOD_MAX_RADIUS 1024
+/* The radius of a tile type (ng_hood_type.tile): its tiles are a patch
+ * and half a patch around it, 2 NG_HOOD_PATCH cells a side (plus the
+ * margin), at a stride of NG_HOOD_PATCH: every cell lies in two per axis. */
+#define NG_HOOD_TILE_HALO (NG_HOOD_PATCH / 2)
 /* For a neighbourhood type's setup: the node's lattice, spacing world
  * units between cells (lattice cell k lies at (k + 0.5) spacing on each
  * axis, so at spacing 1 the cells are the pixel centres of a render at
