@@ -219,17 +219,30 @@ static const ng_param_desc hydraulic_params[H_NPARAMS] = {
 
 typedef struct hydro_state {
     ng_hydro_params p;
-    int nbrush;
-    int8_t bx[17 * 17], by[17 * 17];
-    float bw[17 * 17]; /* weights summing to 1 */
+    int8_t bx[NG_HYDRO_BRUSH_MAX], by[NG_HYDRO_BRUSH_MAX];
+    float bw[NG_HYDRO_BRUSH_MAX];
 } hydro_state;
+
+void ng_hydro_brush(ng_hydro_params *p, int radius, int8_t *bx, int8_t *by, float *bw)
+{
+    double sum = 0, wk[NG_HYDRO_BRUSH_MAX];
+    int x, y, k = 0;
+    for (y = -radius; y <= radius; y++)
+        for (x = -radius; x <= radius; x++) {
+            const double d = sqrt((double)(x * x + y * y));
+            if (d > radius + 0.5 && radius > 0) continue;
+            bx[k] = (int8_t)x, by[k] = (int8_t)y;
+            sum += wk[k++] = radius > 0 ? radius + 0.5 - d : 1.0;
+        }
+    for (x = 0; x < k; x++) bw[x] = (float)(wk[x] / sum);
+    p->radius = radius;
+    p->nbrush = k;
+    p->bx = bx, p->by = by, p->bw = bw;
+}
 
 static int hydraulic_setup(ng_node *n, const int *ch, ng_error *err)
 {
     hydro_state *st;
-    const int r = (int)ng_num(n, H_RADIUS);
-    double sum = 0, wk[17 * 17];
-    int x, y, k = 0;
     (void)ch;
     n->channels = 4;
     if (ng_hood_declare(n, ng_num(n, H_SPACING), NG_HOOD_TILE_HALO * ng_num(n, H_SPACING), NG_HOOD_TILE_HALO, err))
@@ -244,18 +257,7 @@ static int hydraulic_setup(ng_node *n, const int *ch, ng_error *err)
     st->p.deposition = (float)ng_num(n, H_DEPOSITION);
     st->p.evaporation = (float)ng_num(n, H_EVAPORATION);
     st->p.gravity = (float)ng_num(n, H_GRAVITY);
-    st->p.radius = r;
-    for (y = -r; y <= r; y++)
-        for (x = -r; x <= r; x++) {
-            const double d = sqrt((double)(x * x + y * y));
-            if (d > r + 0.5 && r > 0) continue;
-            st->bx[k] = (int8_t)x, st->by[k] = (int8_t)y;
-            sum += wk[k++] = r > 0 ? fmax(0.0, r + 0.5 - d) : 1.0;
-        }
-    st->nbrush = k;
-    for (k = 0; k < st->nbrush; k++) st->bw[k] = (float)(wk[k] / sum);
-    st->p.nbrush = st->nbrush;
-    st->p.bx = st->bx, st->p.by = st->by, st->p.bw = st->bw;
+    ng_hydro_brush(&st->p, (int)ng_num(n, H_RADIUS), st->bx, st->by, st->bw);
     return 0;
 }
 
@@ -335,7 +337,7 @@ static int droplet(const field *f, const ng_hydro_params *p, float x, float y)
         dh = height_at(f->h, f->w, nx, ny, NULL, NULL) - h;
         cap = fmaxf(-dh, p->min_slope) * speed * water * p->capacity;
         if (sed > cap || dh > 0) {
-            const float amt = dh > 0 ? fminf(dh, sed) : (sed - cap) * p->deposition;
+            const float amt = fmaxf(0.0f, dh > 0 ? fminf(dh, sed) : (sed - cap) * p->deposition);
             sed -= lay(f, x, y, amt);
         } else {
             sed += take_brush(f, p, cx, cy, fminf((cap - sed) * p->erosion, -dh));

@@ -23,6 +23,11 @@ typedef struct ng_hydro_params {
     const float *bw;       /* brush weights, summing to 1 */
 } ng_hydro_params;
 
+/* The brush of a radius (0 to 8 cells) into p, its offsets and weights
+ * (a cone, summing to 1) in bx, by, bw: room for NG_HYDRO_BRUSH_MAX. */
+#define NG_HYDRO_BRUSH_MAX (17 * 17)
+void ng_hydro_brush(ng_hydro_params *p, int radius, int8_t *bx, int8_t *by, float *bw);
+
 /* droplets * span^2 droplets over the w x w heights h (in place), from
  * positions drawn from seed; flow, wear and dep (w x w, zeroed by the
  * caller) gather the water that passed, the height eroded and the height
