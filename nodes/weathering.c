@@ -5,8 +5,9 @@
  * count and farm tile of a render.
  *
  * thermal: talus-angle relaxation. Wherever the slope between two
- * neighbouring lattice cells (8 neighbours) is steeper than `talus`
- * (height units per world unit), a tenth of the excess height moves
+ * neighbouring lattice cells (8 neighbours) is steeper than the `talus`
+ * angle (of the world slope: the source times `height`, over world
+ * units, as ng.surface shades it), a tenth of the excess height moves
  * downhill across that edge, every cell at once from the previous
  * iteration's heights (Jacobi). Each edge's move is taken from one cell
  * and given to the other as the same float (g(-d) = -g(d) exactly), so
@@ -72,17 +73,20 @@ static int weather_tile_check(const ng_node *n, const double period[4], int dims
 
 /* ---- thermal ------------------------------------------------------------------------ */
 
-enum { T_TALUS, T_ITERATIONS, T_SPACING, T_NPARAMS };
+enum { T_TALUS, T_ITERATIONS, T_SPACING, T_HEIGHT, T_NPARAMS };
 
 static const ng_param_desc thermal_params[T_NPARAMS] = {
-    [T_TALUS] = {"talus", NG_PARAM_NUMBER, {0.004}, 0, 1e6, NULL,
-                 "the steepest stable slope, height units per world unit: steeper slopes slide until they are at "
-                 "most this"},
+    [T_TALUS] = {"talus", NG_PARAM_NUMBER, {35}, 0, 89, NULL,
+                 "the angle of repose in degrees, 0 to 89, of the world slope (the source times `height` over world "
+                 "units): steeper slopes slide until they are at most this"},
     [T_ITERATIONS] = {"iterations", NG_PARAM_INT, {32}, 1, 512, NULL,
                       "relaxation steps, 1 to 512; each moves material one lattice cell, so the node reads its "
                       "source that many cells around"},
     [T_SPACING] = {"spacing", NG_PARAM_NUMBER, {2}, 1e-9, 1e12, NULL,
                    "world units between lattice cells; the result is sampled from the lattice by a smooth cubic"},
+    [T_HEIGHT] = {"height", NG_PARAM_NUMBER, {100}, 1e-9, 1e12, NULL,
+                  "world units of height per unit of the source, as ng.surface's `height`: what the talus angle is "
+                  "measured against"},
 };
 
 typedef struct thermal_state {
@@ -99,8 +103,9 @@ static int thermal_setup(ng_node *n, const int *ch, ng_error *err)
     n->channels = 1;
     if (ng_hood_declare(n, s, it * s, it, err)) return -1;
     if (!(st = ng_node_state_alloc(n, sizeof *st, err))) return -1;
-    st->axis = (float)(ng_num(n, T_TALUS) * s);
-    st->diag = (float)(ng_num(n, T_TALUS) * s * sqrt(2.0));
+    /* the talus across an edge, in units of the source */
+    st->axis = (float)(tan(ng_num(n, T_TALUS) * 3.14159265358979323846 / 180) * s / ng_num(n, T_HEIGHT));
+    st->diag = (float)(st->axis * sqrt(2.0));
     st->iterations = it;
     return 0;
 }
@@ -186,6 +191,7 @@ enum {
     H_EVAPORATION,
     H_GRAVITY,
     H_RADIUS,
+    H_HEIGHT,
     H_NPARAMS
 };
 
@@ -200,25 +206,29 @@ static const ng_param_desc hydraulic_params[H_NPARAMS] = {
     [H_INERTIA] = {"inertia", NG_PARAM_NUMBER, {0.05}, 0, 0.99, NULL,
                    "0 to 0.99: how much a droplet keeps its direction rather than turn downhill (high: straighter, "
                    "wider channels)"},
-    [H_CAPACITY] = {"capacity", NG_PARAM_NUMBER, {4}, 0, 1e3, NULL,
+    [H_CAPACITY] = {"capacity", NG_PARAM_NUMBER, {1}, 0, 1e3, NULL,
                     "sediment a droplet carries per unit of slope x speed x water, 0 to 1000"},
     [H_MIN_SLOPE] = {"min_slope", NG_PARAM_NUMBER, {0.01}, 0, 1, NULL,
                      "the least slope the capacity is reckoned with (height units per cell), 0 to 1: keeps flat "
                      "ground eroding a little"},
-    [H_EROSION] = {"erosion", NG_PARAM_NUMBER, {0.3}, 0, 1, NULL,
+    [H_EROSION] = {"erosion", NG_PARAM_NUMBER, {0.15}, 0, 1, NULL,
                    "0 to 1: the share of its spare capacity a droplet erodes in a step"},
-    [H_DEPOSITION] = {"deposition", NG_PARAM_NUMBER, {0.3}, 0, 1, NULL,
+    [H_DEPOSITION] = {"deposition", NG_PARAM_NUMBER, {0.1}, 0, 1, NULL,
                       "0 to 1: the share of its excess sediment a droplet drops in a step"},
     [H_EVAPORATION] = {"evaporation", NG_PARAM_NUMBER, {0.02}, 0, 0.5, NULL,
                        "0 to 0.5: the share of its water a droplet loses each step"},
     [H_GRAVITY] = {"gravity", NG_PARAM_NUMBER, {4}, 0, 1e3, NULL,
                    "0 to 1000: how fast droplets gain speed downhill (v^2 grows by gravity x drop)"},
-    [H_RADIUS] = {"radius", NG_PARAM_INT, {2}, 0, 8, NULL,
+    [H_RADIUS] = {"radius", NG_PARAM_INT, {1}, 0, 8, NULL,
                   "erosion brush radius in lattice cells, 0 to 8: wider softens the gullies"},
+    [H_HEIGHT] = {"height", NG_PARAM_NUMBER, {100}, 1e-9, 1e12, NULL,
+                  "world units of height per unit of the source, as ng.surface's `height`: droplets run on the world "
+                  "slope, so the knobs mean the same at any spacing"},
 };
 
 typedef struct hydro_state {
     ng_hydro_params p;
+    float scale; /* source units to lattice cells of height */
     int8_t bx[NG_HYDRO_BRUSH_MAX], by[NG_HYDRO_BRUSH_MAX];
     float bw[NG_HYDRO_BRUSH_MAX];
 } hydro_state;
@@ -258,6 +268,7 @@ static int hydraulic_setup(ng_node *n, const int *ch, ng_error *err)
     st->p.evaporation = (float)ng_num(n, H_EVAPORATION);
     st->p.gravity = (float)ng_num(n, H_GRAVITY);
     ng_hydro_brush(&st->p, (int)ng_num(n, H_RADIUS), st->bx, st->by, st->bw);
+    st->scale = (float)(ng_num(n, H_HEIGHT) / ng_num(n, H_SPACING));
     return 0;
 }
 
@@ -370,14 +381,16 @@ static void hydraulic_tile(const ng_node *n, const float *in, float *out, int w,
     const hydro_state *st = n->state;
     const size_t plane = (size_t)w * (size_t)w;
     float *h = out, *flow = out + plane, *wear = out + 2 * plane, *dep = out + 3 * plane;
+    const float k = st->scale;
     size_t i;
     (void)channels;
-    memcpy(h, in, plane * sizeof(float));
+    for (i = 0; i < plane; i++) h[i] = in[i] * k; /* heights in cells: the slopes are the world's */
     memset(flow, 0, 3 * plane * sizeof(float));
     ng_hydro_run(&st->p, h, flow, wear, dep, w, 2 * NG_HOOD_PATCH, seed);
     for (i = 0; i < plane; i++) {
-        h[i] -= in[i]; /* the change, blended and added back by the engine */
+        h[i] = (h[i] - in[i] * k) / k; /* the change, blended and added back by the engine */
         flow[i] /= st->p.droplets;
+        wear[i] /= k, dep[i] /= k;
     }
 }
 

@@ -78,10 +78,10 @@ static int make_graph(ng_graph *g, int which)
 {
     const int src = fbm_terrain(g, 7);
     switch (which) {
-    case G_THERMAL: return thermal(g, src, 0.002, 12, 1.5);
+    case G_THERMAL: return thermal(g, src, 20, 12, 1.5);
     case G_HYDRO: return hydraulic(g, src, 1.5);
     case G_WARPED: return t_warp(g, channel(g, hydraulic(g, src, 1), 1), t_vnoise(g, "perlin", 40, 3), 9);
-    default: return thermal(g, channel(g, hydraulic(g, src, 2), 1), 0.003, 4, 1);
+    default: return thermal(g, channel(g, hydraulic(g, src, 2), 1), 30, 4, 1);
     }
 }
 
@@ -355,7 +355,7 @@ static void test_bad_input(void)
         {"return ng.hydraulic{ng.perlin{}, iterations = 5000}\n", {NULL}, {"hydraulic", "iterations", NULL}},
         {"return ng.hydraulic{ng.perlin{}, radius = 9}\n", {NULL}, {"hydraulic", "radius", NULL}},
         {"return ng.thermal{ng.perlin{}, iterations = 0}\n", {NULL}, {"thermal", "iterations", NULL}},
-        {"return ng.thermal{ng.perlin{}, talus = -1}\n", {NULL}, {"thermal", "talus", NULL}},
+        {"return ng.thermal{ng.perlin{}, talus = 90}\n", {NULL}, {"thermal", "talus", NULL}},
         {"return ng.hydraulic{ng.perlin{}}:channel(1)\n", {"--size", "32x32x8", NULL}, {"hydraulic", "2D", "3D"}},
         {"return ng.thermal{ng.perlin{}}\n", {"--time", "1", NULL}, {"thermal", "4D", NULL}},
         {"return ng.hydraulic{ng.perlin{}}:channel(1)\n", {"--memory-limit", "4", NULL},
