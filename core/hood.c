@@ -271,6 +271,14 @@ void ng__hood_detach(ng__hood_cache *h)
     pthread_mutex_unlock(&h->mu);
 }
 
+int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len)
+{
+    (void)period, (void)dims;
+    snprintf(buf, len, "%s%s%s: a --tileable render is not supported by neighbourhood nodes yet (their lattice does "
+                       "not wrap with the image)", n->where ? n->where : "", n->where ? ": " : "", n->label);
+    return -1;
+}
+
 /* ---- sizes and messages ------------------------------------------------------------ */
 
 static size_t patch_bytes(const ng_node *n) { return (size_t)n->channels * SIDE * SIDE * sizeof(float); }

@@ -171,6 +171,10 @@ int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius,
  * (the type's filter over its source evaluated on the patch and its halo)
  * or found in the render's cache. 2D blocks only. */
 int ng_hood_eval(ng_ctx *ctx, const ng_node *node, const ng_block *b, const float *const *in, float *out);
+/* The tile_check of every neighbourhood type: a --tileable render is
+ * refused (the lattice is the world's: it repeats with the image only by
+ * chance, so the image would show its seam). */
+int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len);
 
 /* The constant node (core/constant.c): what numbers become, so core owns
  * it; the node library lists it with the others. */

@@ -52,7 +52,6 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 enum { I_SOURCE, NINPUTS };
@@ -60,16 +59,6 @@ enum { I_SOURCE, NINPUTS };
 static const ng_input_desc weather_inputs[NINPUTS] = {
     [I_SOURCE] = {"source", NG_INPUT_PULL, 1, 1, 0, "the height field eroded"},
 };
-
-/* The lattice is the world's, not the image's: a tileable render would
- * show its seam. */
-static int weather_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len)
-{
-    (void)period, (void)dims;
-    snprintf(buf, len, "%s%s%s: a --tileable render is not supported by neighbourhood nodes yet (their lattice does "
-                       "not wrap with the image)", n->where ? n->where : "", n->where ? ": " : "", n->label);
-    return -1;
-}
 
 /* ---- thermal ------------------------------------------------------------------------ */
 
@@ -173,7 +162,7 @@ const ng_node_type ng_type_thermal = {
            "exactly across regions, tiles and threads. 2D renders only",
     .params = thermal_params, .nparams = T_NPARAMS, .inputs = weather_inputs, .ninputs = NINPUTS,
     .dims = 1u << 2, .method = "thermal", .positional = "source", .setup = thermal_setup,
-    .tile_check = weather_tile_check, .eval = ng_hood_eval,
+    .tile_check = ng_hood_tile_check, .eval = ng_hood_eval,
     .hood = &thermal_hood,
 };
 
@@ -404,6 +393,6 @@ const ng_node_type ng_type_hydraulic = {
            "threads and farm tiles, but nothing drains further than a tile. 2D renders only",
     .params = hydraulic_params, .nparams = H_NPARAMS, .inputs = weather_inputs, .ninputs = NINPUTS,
     .dims = 1u << 2, .method = "hydraulic", .positional = "source", .setup = hydraulic_setup,
-    .tile_check = weather_tile_check, .eval = ng_hood_eval,
+    .tile_check = ng_hood_tile_check, .eval = ng_hood_eval,
     .hood = &hydraulic_hood,
 };
