@@ -673,12 +673,23 @@ static uint64_t bits(double v)
  * facets; its weights are positive, so it stays within its samples) or a
  * straight line. Written as p[0] plus weighted differences from it, so
  * equal samples give exactly their value. */
-static inline float bspline(const float *p, ptrdiff_t step, float t)
+typedef struct bweights {
+    float w0, w2, w3;
+} bweights;
+
+static inline bweights bspline_weights(float t)
 {
     const float u = 1.0f - t, t2 = t * t, t3 = t2 * t;
-    const float w0 = u * u * u * (1.0f / 6), w2 = (-3.0f * t3 + 3.0f * t2 + 3.0f * t + 1.0f) * (1.0f / 6);
-    const float w3 = t3 * (1.0f / 6);
-    return p[0] + w0 * (p[-step] - p[0]) + w2 * (p[step] - p[0]) + w3 * (p[2 * step] - p[0]);
+    const bweights w = {u * u * u * (1.0f / 6), (-3.0f * t3 + 3.0f * t2 + 3.0f * t + 1.0f) * (1.0f / 6),
+                        t3 * (1.0f / 6)};
+    return w;
+}
+
+/* (the weights of a fraction computed once per point, for every row and
+ * channel: the same bits as computing them at each) */
+static inline float bspline(const float *p, ptrdiff_t step, bweights w)
+{
+    return p[0] + w.w0 * (p[-step] - p[0]) + w.w2 * (p[step] - p[0]) + w.w3 * (p[2 * step] - p[0]);
 }
 
 /* Points from .. to - 1 sampled from the segment's patches: point i's
@@ -688,18 +699,22 @@ static void sample(const ng_node *n, const ng_block *b, patch *const *got, const
 {
     const size_t len = (size_t)b->n;
     const int smooth = n->type->hood->smooth;
+    /* the channels the consumer reads (ng_block.channels): a height read
+     * alone from the hydraulic node's 4 costs one */
+    const int nch = b->channels > 0 && b->channels < n->channels ? b->channels : n->channels;
     int i, c, j;
     for (i = from; i < to; i++) {
         if (idx[i] < 0) { /* a position that is not a number samples nothing */
-            for (c = 0; c < n->channels; c++) out[(size_t)c * len + (size_t)i] = NAN;
+            for (c = 0; c < nch; c++) out[(size_t)c * len + (size_t)i] = NAN;
             continue;
         }
-        for (c = 0; c < n->channels; c++) {
+        const bweights wx = bspline_weights(tx[i]), wy = bspline_weights(ty[i]);
+        for (c = 0; c < nch; c++) {
             const float *d = got[idx[i]]->data + (size_t)c * SIDE * SIDE + (size_t)off[i];
             float row[4];
             if (smooth) {
-                for (j = 0; j < 4; j++) row[j] = bspline(d + (j - 1) * SIDE, 1, tx[i]);
-                out[(size_t)c * len + (size_t)i] = bspline(row + 1, 1, ty[i]);
+                for (j = 0; j < 4; j++) row[j] = bspline(d + (j - 1) * SIDE, 1, wx);
+                out[(size_t)c * len + (size_t)i] = bspline(row + 1, 1, wy);
                 continue;
             }
             /* a + (b - a) t: equal corners give their value exactly */
