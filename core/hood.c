@@ -605,6 +605,36 @@ static void release_all(ng__hood_cache *h, patch **got, int m)
     pthread_mutex_unlock(&h->mu);
 }
 
+/* The tiles of a tile type's patches that another thread is computing:
+ * rather than wait for that thread to simulate the 9 tiles one after the
+ * other, compute one of them that nobody has begun (the other thread then
+ * finds it ready). 1 when it computed one, 0 when there was none to
+ * compute, -1 with the context's error set. */
+static int help(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const hkey *keys,
+                patch *const *got, int m)
+{
+    int i, t;
+    if (!n->type->hood->tile) return 0;
+    for (i = 0; i < m; i++) {
+        if (got[i] || keys[i].stage) continue;
+        for (t = 0; t < 9; t++) {
+            hkey k = keys[i];
+            patch *p;
+            int r;
+            k.stage = 1, k.ix += t % 3 - 1, k.iy += t / 3 - 1;
+            pthread_mutex_lock(&h->mu);
+            r = lookup_locked(h, n, &k, &p);
+            if (r == READY) p->pins--;
+            pthread_mutex_unlock(&h->mu);
+            if (r != CLAIMED) continue; /* ready, busy, or no room now: the owner will see */
+            if (fill(ctx, h, n, b, p)) return -1;
+            release_all(h, &p, 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The m patches keys[] of n pinned into got[] (release_all). A patch that
  * another thread is computing is passed over for the next, so threads
  * reading the same row of patches compute different ones; it waits only
@@ -640,6 +670,11 @@ static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
             progress = 1;
         }
         if (progress || !left) continue;
+        if ((progress = help(ctx, h, n, b, keys, got, m)) < 0) {
+            release_all(h, got, m);
+            return -1;
+        }
+        if (progress) continue;
         pthread_mutex_lock(&h->mu); /* all left are being computed: wait for one */
         for (;;) {
             patch *p = NULL;
