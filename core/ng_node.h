@@ -154,6 +154,10 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
 /* The largest halo, in cells (a patch then evaluates its source on 2113^2
  * lattice points). */
 #define NG_HOOD_MAX_RADIUS 1024
+/* The radius of a tile type (ng_hood_type.tile): its tiles are a patch
+ * and half a patch around it, 2 NG_HOOD_PATCH cells a side (plus the
+ * margin), at a stride of NG_HOOD_PATCH: every cell lies in two per axis. */
+#define NG_HOOD_TILE_HALO (NG_HOOD_PATCH / 2)
 /* For a neighbourhood type's setup: the node's lattice, spacing world
  * units between cells (lattice cell k lies at (k + 0.5) spacing on each
  * axis, so at spacing 1 the cells are the pixel centres of a render at
@@ -167,6 +171,10 @@ int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius,
  * (the type's filter over its source evaluated on the patch and its halo)
  * or found in the render's cache. 2D blocks only. */
 int ng_hood_eval(ng_ctx *ctx, const ng_node *node, const ng_block *b, const float *const *in, float *out);
+/* The tile_check of every neighbourhood type: a --tileable render is
+ * refused (the lattice is the world's: it repeats with the image only by
+ * chance, so the image would show its seam). */
+int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len);
 
 /* The constant node (core/constant.c): what numbers become, so core owns
  * it; the node library lists it with the others. */

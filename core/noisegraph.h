@@ -131,10 +131,24 @@ typedef struct ng_hood_type {
      * channels planes of (side + 2 radius)^2 samples, row-major, lattice
      * cell (i - radius, j - radius) of the patch at in[j * (side + 2
      * radius) + i]; out gets the node's channels planes of side^2. tmp has
-     * room for channels * side * (side + 2 radius) floats. Must give the
+     * room for channels * ((side + 2 radius)^2 + 2 (side + 2 radius))
+     * floats (a working copy of the source and two rows). Must give the
      * same bits for the same in, on every thread. */
     void (*filter)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
                    int channels);
+    /* Optional, instead of filter, for simulations whose result at a cell
+     * depends on more than a halo can hold (hydraulic erosion): the node's
+     * radius must be NG_HOOD_TILE_HALO cells, and the engine calls tile on
+     * the patch's whole domain, w = side + 2 radius cells a side, a tile of
+     * the world (tiles of neighbouring patches overlap by half). in: the
+     * source's channels planes of w^2 as for filter; out: the node's
+     * channels planes of w^2, channel 0 the change it makes to the source's
+     * channel 0, the others its own. seed: of the tile's world index and the
+     * render's seed. The node's lattice value at a cell is then the
+     * partition-of-unity blend (cos^2 windows summing to 1) of the tiles
+     * covering it, plus the source's channel 0 in channel 0, so where no
+     * tile changes anything the source comes through bit for bit. */
+    void (*tile)(const ng_node *node, const float *in, float *out, int w, int channels, uint64_t seed);
 } ng_hood_type;
 
 typedef struct ng_node_type {

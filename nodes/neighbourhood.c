@@ -21,7 +21,6 @@
 
 #include <math.h>
 #include <stddef.h>
-#include <stdio.h>
 
 enum { I_SOURCE, NINPUTS };
 
@@ -105,16 +104,6 @@ static void blur_filter(const ng_node *n, const float *in, float *out, float *tm
     }
 }
 
-/* The lattice is the world's, not the image's: it repeats with the image
- * only by chance, so a tileable render would show its seam. */
-static int blur_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len)
-{
-    (void)period, (void)dims;
-    snprintf(buf, len, "%s%s%s: a --tileable render is not supported by neighbourhood nodes yet (their lattice does "
-                       "not wrap with the image)", n->where ? n->where : "", n->where ? ": " : "", n->label);
-    return -1;
-}
-
 static const ng_hood_type blur_hood = {.input = I_SOURCE, .smooth = 1, .filter = blur_filter};
 
 const ng_node_type ng_type_blur = {
@@ -124,6 +113,6 @@ const ng_node_type ng_type_blur = {
            "count gives the same bits; sampled by a smooth cubic, under warps and fractals too. 2D renders only",
     .params = blur_params, .nparams = NPARAMS, .inputs = blur_inputs, .ninputs = NINPUTS,
     .dims = 1u << 2, .method = "blur", .positional = "source", .setup = blur_setup,
-    .tile_check = blur_tile_check, .eval = ng_hood_eval,
+    .tile_check = ng_hood_tile_check, .eval = ng_hood_eval,
     .hood = &blur_hood,
 };

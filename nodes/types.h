@@ -22,6 +22,8 @@
     X(curl)              \
     X(surface)           \
     X(blur)              \
+    X(thermal)           \
+    X(hydraulic)         \
     X(ramp)              \
     X(constant)          \
     X(add)               \
