@@ -313,11 +313,23 @@ static int set_pixel_size(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+/* S: cubes; X,Y,Z: boxes (their sizes along x, y and z). */
 static int set_voxel_size(ng_cli *c, const option *o, const value *v)
 {
     (void)o;
-    c->voxel_size = v->d[0];
+    memcpy(c->voxel_size, v->d, (size_t)v->n * sizeof *v->d);
+    c->voxel_fields = v->n;
     c->voxel_set = 1;
+    return 0;
+}
+
+static int set_vdb_up(ng_cli *c, const option *o, const value *v)
+{
+    char q[SHOWN];
+    if (strcmp(v->text, "y") && strcmp(v->text, "z"))
+        return ng_cli_fail(2, "%s: %s is not y or z", o->name, shown(v->text, q));
+    c->file.y_up = !strcmp(v->text, "y");
+    c->file_set = 1;
     return 0;
 }
 
@@ -629,12 +641,18 @@ static const option options[] = {
      "X,Y,Z: a volume's lowest corner, and a volume view's box's"},
     {"--pixel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_pixel_size,
      TAKES_RENDER | TAKES_TERRAIN | TAKES_SERVE | TAKES_TILES, "world units per pixel (default 1)"},
-    {"--voxel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_voxel_size,
-     TAKES_RENDER | TAKES_VOLUME, "a volume's (or a volume view's box's) world units per voxel\n(default 1)"},
+    {"--voxel-size", NULL, "S | X,Y,Z", REALS, FIELDS(1) | FIELDS(3), NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE,
+     set_voxel_size, TAKES_RENDER | TAKES_VOLUME,
+     "a volume's (or a volume view's box's) world units per voxel\n"
+     "(default 1); X,Y,Z: box voxels, their size along each axis\n"
+     "(4,4,2: finer in z), a render's only"},
     {"--brick", NULL, "N", INT, 0, 8, 64, set_brick, TAKES_RENDER,
      "a volume's brick edge in voxels, 8 to 64 (default 16)"},
     {"--vdb-background", NULL, "B", REAL, 0, -1e30, 1e30, set_vdb_background, TAKES_RENDER,
      "voxels at or below B stay inactive in a .vdb (default 0)"},
+    {"--vdb-up", NULL, "y|z", TEXT, 0, 0, 0, set_vdb_up, TAKES_RENDER,
+     "a .vdb's up axis: z (default) as rendered, or y (Houdini,\n"
+     "Blender's importers): (x, y, z) is stored as (x, z, -y)"},
     {"--z", NULL, "Z", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_z, TAKES_RENDER | TAKES_TERRAIN | TAKES_SERVE | TAKES_TILES,
      "sample the 3D plane z = Z"},
     {"--time", NULL, "T", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_time, TAKES_IMAGE | TAKES_SERVE,
@@ -1012,6 +1030,7 @@ static int check_view(const ng_cli *c)
         return ng_cli_fail(2, "-o: %s: a view draws one picture, into %s", c->output, list);
     }
     if (c->r.depth) return ng_cli_fail(2, "--size: a view draws one picture, WxH (a density's box is --volume WxHxD)");
+    if (c->voxel_fields == 3) return ng_cli_fail(2, "--voxel-size: a volume view's voxels are cubes: S, not X,Y,Z");
     if (c->region_fields == 6) return ng_cli_fail(2, "--region: a view draws one picture: X,Y,W,H");
     if (c->origin_fields && c->origin_fields != (volume ? 3 : 2))
         return ng_cli_fail(2, "--origin: a %s view takes %s", volume ? "volume" : "terrain",
@@ -1034,12 +1053,18 @@ static void place(ng_cli *c)
 {
     if (c->view && c->v.kind == NG_VIEW_VOLUME) {
         if (c->origin_fields) memcpy(c->v.box_origin, c->origin, sizeof c->v.box_origin);
-        if (c->voxel_set) c->v.voxel_size = c->voxel_size;
+        if (c->voxel_set) c->v.voxel_size = c->voxel_size[0];
         return;
     }
     if (c->origin_fields) c->r.origin[0] = c->origin[0], c->r.origin[1] = c->origin[1];
     if (c->origin_fields == 3) c->r.z = c->origin[2];
-    if (c->voxel_set) c->r.pixel_size = c->voxel_size;
+    if (c->voxel_set) c->r.pixel_size = c->voxel_size[0];
+    if (c->voxel_fields == 3) { /* boxes: the footprint is their finest size */
+        int a;
+        memcpy(c->r.voxel_size, c->voxel_size, sizeof c->r.voxel_size);
+        for (a = 1; a < 3; a++)
+            if (c->voxel_size[a] < c->r.pixel_size) c->r.pixel_size = c->voxel_size[a];
+    }
 }
 
 /* tiles cuts one image; --plan prints the tiles' commands, --index
@@ -1091,6 +1116,8 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
     c->view = cmd == NG_CMD_PREVIEW; /* preview is render --view volume */
     c->tile_size = 1024;
     c->index = -1;
+    c->argc = argc;
+    c->argv = argv;
     if (argc > 0 && !(c->option_of = calloc((size_t)argc, sizeof *c->option_of)))
         return ng_cli_fail(1, "%s: out of memory", commands[cmd].name);
     for (i = 0; i < argc; i++) {

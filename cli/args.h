@@ -39,7 +39,8 @@ typedef struct ng_cli {
     double vdb_background; /* given: file.grid is set */
     /* --origin and --voxel-size as given: a render's world or a volume
      * view's box reads them, which only the whole command line tells */
-    double origin[3], voxel_size;
+    double origin[3], voxel_size[3];
+    int voxel_fields;            /* 1: cubes; 3: --voxel-size X,Y,Z, boxes */
     /* --frames A-B: frame f renders at time f / h.fps (the script sees
      * h.fps through ng.frame()); --loop-frames N sets r.time_period */
     int frames_set;
@@ -59,6 +60,9 @@ typedef struct ng_cli {
     /* option_of[i]: the long name of the option that word i of argv is
      * (or is the value of); NULL for the script or manifest. Owned. */
     const char **option_of;
+    /* the words after the command, as given (the provenance's command line) */
+    int argc;
+    char **argv;
 } ng_cli;
 
 /* Parses argv (the words after the command cmd); an option cmd does not

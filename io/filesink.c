@@ -81,6 +81,9 @@ struct ng_file_sink {
     uint64_t nan, inf;        /* samples the format changed (see ng_file_sink_changed) */
     uint64_t clamped, samples; /* finite samples outside [0, 1], of all (ng_file_sink_clamped) */
     ng_file_options opt;      /* ng_file_sink_set_options */
+    /* Sharing one file (ng_file_sink_join): a member's lead, or NULL; a
+     * lead's first member and each member's next, in the order joined. */
+    ng_file_sink *lead, *member, *next;
     ng__image im;
 };
 
@@ -838,6 +841,33 @@ static int check_room(ng_file_sink *f, int width, int height, int depth, int cha
     return 0;
 }
 
+/* A member of a shared file (ng_file_sink_join) has no file of its own:
+ * its encoder keeps what it made for the lead's end(). */
+static int begin_member(ng_file_sink *f, ng_error *err)
+{
+    f->state = WRITING;
+    f->im.row = malloc((size_t)f->im.width * (size_t)f->im.channels * (size_t)(f->im.bits / 8));
+    if (!f->im.row) return fail(f, err, 0, "out of memory for a row");
+    if (f->enc->begin && f->enc->begin(&f->im) != 0) return encoder_failed(f, err);
+    return 0;
+}
+
+/* Before the lead's end(): every member complete, their images chained
+ * for its encoder. 0, or -1 after fail(). */
+static int chain_members(ng_file_sink *f, ng_error *err)
+{
+    ng_file_sink *m;
+    ng__image **link = &f->im.joined;
+    for (m = f->member; m; m = m->next) {
+        if (m->state != PREPARED)
+            return fail(f, err, 0, "not written: its output '%s' did not finish", m->grid ? m->grid : "density");
+        *link = &m->im;
+        link = &m->im.joined;
+    }
+    *link = NULL;
+    return 0;
+}
+
 /* begin and begin_volume: depth 0 for an image. */
 static int begin_file(ng_file_sink *f, int width, int height, int depth, int channels, ng_error *err)
 {
@@ -874,6 +904,7 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     f->next_z = f->slab_slices = 0;
     f->nan = f->inf = f->clamped = f->samples = 0;
     if (f->zat >= 0) return begin_slices(f, err);
+    if (f->lead) return begin_member(f, err);
 
     remove_stale_temporaries(f->path);
     fd = create_registered(f, create_temp);
@@ -1016,6 +1047,11 @@ static int sink_end(void *user, int ok, ng_error *err)
         return fail(f, err, 0, "not written: only %d of %d slices written", f->next_z, f->im.depth);
     if (f->im.depth == 0 && f->next_y != f->im.height)
         return fail(f, err, 0, "not written: only %d of %d rows written", f->next_y, f->im.height);
+    if (f->lead) { /* the lead writes it */
+        f->state = PREPARED;
+        return 0;
+    }
+    if (f->member && chain_members(f, err)) return -1;
     if (f->zat >= 0) { /* each slab's slices reached the disk as it ended */
         if (f->deferred) {
             f->state = PREPARED;
@@ -1044,6 +1080,10 @@ static int sink_end(void *user, int ok, ng_error *err)
 /* The complete temporary replaces the target. */
 static int commit(ng_file_sink *f, ng_error *err)
 {
+    if (f->lead) { /* in the lead's file, written at its end */
+        discard(f);
+        return 0;
+    }
     if (f->zat >= 0) return commit_slices(f, err);
     if (rename(f->tmp, f->path) != 0) return fail(f, err, errno, "cannot replace the file");
     free(f->tmp); /* renamed: nothing left to unlink */
@@ -1149,6 +1189,9 @@ static int check_options(const char *path, const ng__format *e, const ng_file_op
     if (o->grid && !(e->takes & NG__GRID))
         return ng_errorf(err, "%s: --vdb-background: is for %s outputs, not %s", path,
                          ng__format_list(which, sizeof which, takes_grid, 1, " or "), e->name);
+    if (o->y_up && !(e->takes & NG__GRID))
+        return ng_errorf(err, "%s: --vdb-up: is for %s outputs, not %s", path,
+                         ng__format_list(which, sizeof which, takes_grid, 1, " or "), e->name);
     if (o->exr_tile < 0 || o->exr_tile > 65536)
         return ng_errorf(err, "%s: EXR tiles of %d pixels (1 to 65536)", path, o->exr_tile);
     if ((unsigned)o->exr_compression > NG_EXR_NONE)
@@ -1169,6 +1212,24 @@ int ng_file_sink_set_options(ng_file_sink *f, const ng_file_options *o, ng_error
 {
     if (check_options(f->path, f->fmt, o, err)) return -1;
     f->opt = *o;
+    return 0;
+}
+
+int ng_file_sink_join(ng_file_sink *member, ng_file_sink *lead, ng_error *err)
+{
+    ng_file_sink **link;
+    int n = 0;
+    if (!member->fmt->shares)
+        return ng_errorf(err, "%s: a %s file holds one output; give each its own file", member->path,
+                         member->fmt->name);
+    if (member == lead || strcmp(member->path, lead->path) || member->state != IDLE || lead->state != IDLE ||
+        member->lead || member->member || lead->lead)
+        return ng_errorf(err, "%s: cannot join this output to the file", member->path);
+    for (link = &lead->member; *link; link = &(*link)->next) n++;
+    if (n + 1 >= NG__MAX_JOINED)
+        return ng_errorf(err, "%s: more than %d outputs in one file", member->path, NG__MAX_JOINED);
+    *link = member;
+    member->lead = lead;
     return 0;
 }
 

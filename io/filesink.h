@@ -27,9 +27,15 @@ typedef struct ng__image {
     double memory_limit; /* bytes an encoder may hold besides its row (a VDB tree); 0: none */
     ng_file_options opt; /* how to encode (level -1: the encoder's default), where it lies */
     const char *name;    /* the output's name (a channel's, in an .exr), or NULL */
+    /* Sharing a file (ng_file_sink_join): the lead's first joined image,
+     * each joined image's next, NULL after the last; set before end(). */
+    struct ng__image *joined;
     int errnum;          /* why the last encoder call failed: errno, or 0 */
     char what[300];      /* what failed; empty while nothing has */
 } ng__image;
+
+/* The most images joined to one file. */
+#define NG__MAX_JOINED 64
 
 /* A format's writer: its row in formats.c says what it takes (depths,
  * channels, images or volumes, options); the sink checks those before

@@ -20,7 +20,7 @@ typedef struct ng__reader ng__reader;   /* tileread.h */
 /* What a file holds (or'd). */
 enum { NG__IMAGES = 1, NG__VOLUMES = 2 };
 /* The ng_file_options a format reads besides placement (or'd): level;
- * exr_tile and exr_compression; grid (a .vdb's background). */
+ * exr_tile and exr_compression; grid (a .vdb's background) and y_up. */
 enum { NG__LEVEL = 1, NG__EXR = 2, NG__GRID = 4 };
 /* The channels a sample may have. */
 typedef enum ng__channels {
@@ -44,6 +44,13 @@ typedef struct ng__format {
      * sink knows its size before writing and refuses one that cannot fit
      * the disk or the file size limit; 0: compressed, size unknown. */
     int uncompressed;
+    /* 1: several named outputs go into one file (a .vdb's grids), through
+     * ng_file_sink_join; 0: one file per output. */
+    int shares;
+    /* Reads the text metadata of a file of this format back
+     * (ng_file_meta), or NULL. 0, or -1 with msg filled. */
+    int (*meta)(const char *path, void (*each)(void *user, const char *key, const char *value), void *user,
+                char *msg, size_t msglen);
     const ng__encoder *encoder;
     const ng__reader *reader; /* NULL: stitch does not read its tiles */
 } ng__format;
