@@ -249,7 +249,7 @@ static int set_exr_tiles(ng_cli *c, const option *o, const value *v)
 
 static int set_exr_compression(ng_cli *c, const option *o, const value *v)
 {
-    static const char *const words[] = {"zip", "piz", "none"}; /* ORDER ng_exr_compression */
+    static const char *const words[] = {"zip", "piz", "none", "zips", "rle"}; /* ORDER ng_exr_compression */
     size_t k;
     for (k = 0; k < sizeof words / sizeof words[0]; k++)
         if (!strcmp(v->text, words[k])) {
@@ -259,7 +259,7 @@ static int set_exr_compression(ng_cli *c, const option *o, const value *v)
         }
     {
         char q[SHOWN];
-        return ng_cli_fail(2, "%s: %s is not zip, piz or none", o->name, shown(v->text, q));
+        return ng_cli_fail(2, "%s: %s is not zip, zips, piz, rle or none", o->name, shown(v->text, q));
     }
 }
 
@@ -627,8 +627,10 @@ static const option options[] = {
     {"--exr-tiles", NULL, "N", INT, 0, 1, 65536, set_exr_tiles, TAKES_IMAGE | TAKES_STITCH,
      "write the .exr as NxN tiles (default: scanlines); tiles count\n"
      "from the region's corner"},
-    {"--exr-compression", NULL, "zip|piz|none", TEXT, 0, 0, 0, set_exr_compression, TAKES_IMAGE | TAKES_STITCH,
-     "the .exr's compression (default zip)"},
+    {"--exr-compression", NULL, "zip|zips|piz|rle|none", TEXT, 0, 0, 0, set_exr_compression,
+     TAKES_IMAGE | TAKES_STITCH,
+     "the .exr's compression (default zip; zips: one scanline a\n"
+     "chunk; rle: run lengths, for flat masks); all lossless"},
     {"--region", NULL, "X,Y,W,H | X,Y,Z,W,H,D", INTS, FIELDS(4) | FIELDS(6), 0, NG_MAX_EXTENT, set_region,
      TAKES_PICTURES,
      "render only this window of the full image or volume\n"

@@ -3,8 +3,8 @@
  * OpenEXR's C library, OpenEXRCore: 32-bit float (the default) or 16-bit
  * half samples, one channel (Y, the name readers take for grey: a channel
  * named after the output loads black in Blender) or R, G, B;
- * scanlines, or square tiles (ng_file_options.exr_tile); ZIP, PIZ or no
- * compression. Values are stored as they are (half: rounded to the
+ * scanlines, or square tiles (ng_file_options.exr_tile); ZIP, ZIPS, PIZ,
+ * RLE or no compression. Values are stored as they are (half: rounded to the
  * nearest half), not clamped.
  *
  * Float is the default because heights are the main use: a half has 11
@@ -138,7 +138,12 @@ static const char *channel_name(const ng__image *im, int c)
 
 static exr_compression_t compression_of(ng_exr_compression c)
 {
-    return c == NG_EXR_PIZ ? EXR_COMPRESSION_PIZ : c == NG_EXR_NONE ? EXR_COMPRESSION_NONE : EXR_COMPRESSION_ZIP;
+    static const exr_compression_t of[NG_EXR_NCOMPRESSIONS] = {
+        [NG_EXR_ZIP] = EXR_COMPRESSION_ZIP,   [NG_EXR_PIZ] = EXR_COMPRESSION_PIZ,
+        [NG_EXR_NONE] = EXR_COMPRESSION_NONE, [NG_EXR_ZIPS] = EXR_COMPRESSION_ZIPS,
+        [NG_EXR_RLE] = EXR_COMPRESSION_RLE,
+    };
+    return of[c];
 }
 
 /* The window within the full image, when the options place it there. */

@@ -1194,7 +1194,7 @@ static int check_options(const char *path, const ng__format *e, const ng_file_op
                          ng__format_list(which, sizeof which, takes_grid, 1, " or "), e->name);
     if (o->exr_tile < 0 || o->exr_tile > 65536)
         return ng_errorf(err, "%s: EXR tiles of %d pixels (1 to 65536)", path, o->exr_tile);
-    if ((unsigned)o->exr_compression > NG_EXR_NONE)
+    if ((unsigned)o->exr_compression >= NG_EXR_NCOMPRESSIONS)
         return ng_errorf(err, "%s: unknown EXR compression %d", path, (int)o->exr_compression);
     if (o->threads < 0) return ng_errorf(err, "%s: %d encoder threads", path, o->threads);
     return 0;

@@ -122,7 +122,11 @@ void ng_file_sink_set_memory_limit(ng_file_sink *s, double bytes);
 typedef enum ng_exr_compression { /* ORDER: the words of --exr-compression in cli/args.c */
     NG_EXR_ZIP,  /* zlib, 16 scanlines a chunk (the default) */
     NG_EXR_PIZ,  /* wavelet + Huffman, 32 scanlines a chunk: smaller for noisy float data */
-    NG_EXR_NONE
+    NG_EXR_NONE,
+    NG_EXR_ZIPS, /* zlib, one scanline a chunk (what compositors read fastest line by line) */
+    NG_EXR_RLE,  /* run lengths: fast, for flat images (masks) */
+    /* No DWAA/DWAB: OpenEXRCore 3.1 (Debian 12) cannot encode them. */
+    NG_EXR_NCOMPRESSIONS
 } ng_exr_compression;
 typedef struct ng_file_options {
     /* The deflate level (0 stored to 9 smallest) of PNG and of an EXR's ZIP
