@@ -23,7 +23,7 @@ COMPILER := $(if $(filter cc gcc,$(notdir $(CC))),,-$(notdir $(CC)))
 PKGS    := liblua5.4-dev libpng-dev libstb-dev libjpeg-dev \
            libopenvdb-dev libboost-dev python3-openvdb libopenvdb-tools \
            libmicrohttpd-dev libgraphviz-dev libopenexr-dev openexr \
-           libjansson-dev nettle-dev
+           libjansson-dev nettle-dev libgdal-dev
 # a file that proves each package is present (the pyopenvdb module's name
 # carries the Python version: a pattern matching the one there is)
 PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_image.h /usr/include/jpeglib.h \
@@ -31,7 +31,7 @@ PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_im
             /usr/lib/python3/dist-packages/pyopenvdb.cpython-*.so /usr/bin/vdb_print \
             /usr/include/microhttpd.h /usr/include/graphviz/gvc.h \
             /usr/include/OpenEXR/openexr.h /usr/bin/exrheader \
-            /usr/include/jansson.h /usr/include/nettle/sha2.h
+            /usr/include/jansson.h /usr/include/nettle/sha2.h /usr/include/gdal/gdal.h
 
 # Test tools only (the tiles and farm suites): GNU parallel and a local
 # Slurm cluster (slurmctld, slurmd, sbatch, munge) run a tiles plan;
@@ -60,7 +60,7 @@ CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(FPFLAGS) $(WARN)
 INC_core  := -Icore
 INC_simd  := -Icore -Inodes/simd
 INC_nodes := -Icore -Inodes -Inodes/simd
-INC_io    := -Icore -Iio -I/usr/include/stb -I/usr/include/OpenEXR
+INC_io    := -Icore -Iio -I/usr/include/stb -I/usr/include/OpenEXR -I/usr/include/gdal
 INC_lua   := -Icore -Inodes -Inodes/simd -Iio -Ilua -I/usr/include/lua5.4
 INC_serve := $(INC_lua) -Iserve
 INC_cli   := $(INC_serve) -Icli
@@ -101,7 +101,7 @@ VDB_LIBS := -lopenvdb -ltbb -lImath -lstdc++
 # zlib for PNG's own band-parallel deflate (io/png.c); jansson for JSON
 # (io/json.c), nettle for the tiles' SHA-256 (io/sha256.c).
 EXR_LIBS := -lOpenEXRCore-3_1
-IO_LIBS  := -lpng16 -ljpeg $(VDB_LIBS) $(EXR_LIBS) -lz -ljansson -lnettle
+IO_LIBS  := -lpng16 -ljpeg $(VDB_LIBS) $(EXR_LIBS) -lgdal -lz -ljansson -lnettle
 # serve: libmicrohttpd, and Graphviz to lay out the graph in process with
 # its two plugins linked in (serve/serve_api.c says why), from their folder
 GV_PLUGINS := /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/graphviz

@@ -323,6 +323,31 @@ static int set_voxel_size(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+static int set_srs(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->file.srs = v->text;
+    c->file_set = 1;
+    return 0;
+}
+
+static int set_nodata(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->file.nodata = v->d[0];
+    c->file.nodata_set = 1;
+    c->file_set = 1;
+    return 0;
+}
+
+static int set_cog(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->file.cog = 1;
+    c->file_set = 1;
+    return 0;
+}
+
 static int set_vdb_up(ng_cli *c, const option *o, const value *v)
 {
     char q[SHOWN];
@@ -608,8 +633,8 @@ static int set_height_scale(ng_cli *c, const option *o, const value *v)
 
 static const option options[] = {
     {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output, TAKES_IMAGE | TAKES_STITCH,
-     "the image: .png, .exr (OpenEXR), .pfm (float), .r16/.raw\n"
-     "(16-bit heightmap);\n"
+     "the image: .png, .exr (OpenEXR), .tif (GeoTIFF), .pfm (float),\n"
+     ".r16/.raw (16-bit heightmap), .r32 (float heightmap);\n"
      "a volume: .vdb (OpenVDB), .nrrd, or slices 'dir/name_{z}.png';\n"
      "several outputs: FILE with {name}, or FILE-name.png;\n"
      "a view: one picture, .png or .pfm"},
@@ -618,7 +643,8 @@ static const option options[] = {
      "of D slices, sampled in 3D; a view: the picture's size, WxH"},
     {"--bits", NULL, "8|16|32", TEXT, 0, 8, 32, set_bits, TAKES_IMAGE | TAKES_STITCH,
      "sample depth: PNG 8 (default) or 16, EXR 32 (float, default)\n"
-     "or 16 (half), PFM 32, raw 16"},
+     "or 16 (half), GeoTIFF 32 (Float32, default) or 16 (UInt16),\n"
+     "PFM 32, raw 16, .r32 32"},
     {"--compression", NULL, "L", INT, 0, 0, 9, set_compression, TAKES_IMAGE | TAKES_STITCH,
      "a .png's deflate effort: 0 stored, 1 Huffman only, 2 (default)\n"
      "byte runs (best on noise), 3 to 9 zlib's string matching\n"
@@ -631,6 +657,14 @@ static const option options[] = {
      TAKES_IMAGE | TAKES_STITCH,
      "the .exr's compression (default zip; zips: one scanline a\n"
      "chunk; rle: run lengths, for flat masks); all lossless"},
+    {"--srs", NULL, "SRS", TEXT, 0, 0, 0, set_srs, TAKES_IMAGE | TAKES_STITCH,
+     "a GeoTIFF's spatial reference: EPSG:n, WKT or PROJ text;\n"
+     "easting is world x, northing minus world y (north up)"},
+    {"--nodata", NULL, "V", REAL, 0, -3.4e38, 3.4e38, set_nodata, TAKES_IMAGE | TAKES_STITCH,
+     "a GeoTIFF's nodata value (16 bits: a whole number 0 to 65535)"},
+    {"--cog", NULL, NULL, FLAG, 0, 0, 0, set_cog, TAKES_IMAGE | TAKES_STITCH,
+     "write the .tif as a Cloud-Optimized GeoTIFF (tiled, with\n"
+     "overviews)"},
     {"--region", NULL, "X,Y,W,H | X,Y,Z,W,H,D", INTS, FIELDS(4) | FIELDS(6), 0, NG_MAX_EXTENT, set_region,
      TAKES_PICTURES,
      "render only this window of the full image or volume\n"

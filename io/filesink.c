@@ -909,6 +909,7 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     remove_stale_temporaries(f->path);
     fd = create_registered(f, create_temp);
     if (fd < 0) return fail(f, err, errno, "cannot create temporary file");
+    f->im.path = f->tmp;
     f->state = WRITING; /* from here on discard() removes the file */
     /* mkstemp makes 0600; a render should look like any file fopen makes. */
     if (fchmod(fd, 0666 & ~current_umask()) != 0) {
@@ -967,6 +968,12 @@ static void count_changed(ng_file_sink *f, const float *v, size_t n)
     f->samples += n;
 }
 
+/* Whether the samples are quantized at this depth (an integer format). */
+static int quantizes(const ng_file_sink *f)
+{
+    return !f->fmt->exact || (f->fmt->quantized_bits && f->im.bits == f->fmt->quantized_bits);
+}
+
 void ng_file_sink_changed(const ng_file_sink *f, uint64_t *nan, uint64_t *inf)
 {
     *nan = f->nan;
@@ -992,7 +999,7 @@ static int sink_rows(void *user, int y, int nrows, const float *rows, ng_error *
     if (nrows > f->im.height - y)
         return fail(f, err, 0, "rows %d..%lld given but the image has %d", y, (long long)y + nrows - 1,
                     f->im.height);
-    if (!f->fmt->exact) count_changed(f, rows, (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels);
+    if (quantizes(f)) count_changed(f, rows, (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels);
     if (f->enc->rows(&f->im, y, nrows, rows) != 0) return encoder_failed(f, err);
     f->next_y += nrows;
     return 0;
@@ -1017,7 +1024,7 @@ static int sink_slab(void *user, int z, int nslices, int y, int nrows, const flo
     if (nrows < 0 || nrows > f->im.height - y)
         return fail(f, err, 0, "rows %d..%lld given but the volume has %d", y, (long long)y + nrows - 1,
                     f->im.height);
-    if (!f->fmt->exact)
+    if (quantizes(f))
         count_changed(f, data, (size_t)nslices * (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels);
     if ((f->zat >= 0 ? slices_slab(f, nslices, y, nrows, data) : f->enc->slab(&f->im, z, nslices, y, nrows, data)) != 0)
         return encoder_failed(f, err);
@@ -1175,9 +1182,11 @@ static int takes_level(const ng__format *f) { return f->takes & NG__LEVEL; }
 static int takes_exr(const ng__format *f) { return f->takes & NG__EXR; }
 static int takes_grid(const ng__format *f) { return f->takes & NG__GRID; }
 
-static int check_options(const char *path, const ng__format *e, const ng_file_options *o, ng_error *err)
+static int takes_geo(const ng__format *f) { return f->takes & NG__GEO; }
+
+static int check_options(const char *path, const ng__format *e, const ng_file_options *o, int bits, ng_error *err)
 {
-    char which[128];
+    char which[128], msg[400];
     if (o->level != -1 && (o->level < 0 || o->level > 9))
         return ng_errorf(err, "%s: --compression: level %d is not 0 to 9", path, o->level);
     if (o->level != -1 && !(e->takes & NG__LEVEL))
@@ -1196,21 +1205,25 @@ static int check_options(const char *path, const ng__format *e, const ng_file_op
         return ng_errorf(err, "%s: EXR tiles of %d pixels (1 to 65536)", path, o->exr_tile);
     if ((unsigned)o->exr_compression >= NG_EXR_NCOMPRESSIONS)
         return ng_errorf(err, "%s: unknown EXR compression %d", path, (int)o->exr_compression);
+    if ((o->srs || o->nodata_set || o->cog) && !(e->takes & NG__GEO))
+        return ng_errorf(err, "%s: --srs, --nodata, --cog: are for %s outputs, not %s", path,
+                         ng__format_list(which, sizeof which, takes_geo, 1, " or "), e->name);
     if (o->threads < 0) return ng_errorf(err, "%s: %d encoder threads", path, o->threads);
+    if (e->check && e->check(o, bits, msg, sizeof msg)) return ng_errorf(err, "%s: %s", path, msg);
     return 0;
 }
 
 int ng_file_check_options(const char *path, const ng_file_options *o, ng_error *err)
 {
     const ng__format *e = NULL;
-    int bits;
+    int bits = 0;
     if (choose(path, 0, &e, &bits, err)) return -1;
-    return check_options(path, e, o, err);
+    return check_options(path, e, o, bits, err);
 }
 
 int ng_file_sink_set_options(ng_file_sink *f, const ng_file_options *o, ng_error *err)
 {
-    if (check_options(f->path, f->fmt, o, err)) return -1;
+    if (check_options(f->path, f->fmt, o, f->im.bits, err)) return -1;
     f->opt = *o;
     return 0;
 }

@@ -34,6 +34,11 @@ const ng__format ng__formats[] = {
      .exact = 1, .uncompressed = 1, .encoder = &ng__nrrd_encoder},
     {.name = "EXR", .ext = {".exr"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES,
      .takes = NG__LEVEL | NG__EXR, .exact = 1, .encoder = &ng__exr_encoder, .reader = &ng__exr_reader},
+    {.name = "GeoTIFF", .ext = {".tif", ".tiff"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB,
+     .holds = NG__IMAGES, .takes = NG__LEVEL | NG__GEO, .exact = 1, .quantized_bits = 16,
+     .check = ng__geotiff_check, .meta = ng__geotiff_meta, .encoder = &ng__geotiff_encoder},
+    {.name = "raw float heightmap", .ext = {".r32"}, .bits = {32}, .channels = NG__GREY_ONLY, .holds = NG__IMAGES,
+     .exact = 1, .uncompressed = 1, .encoder = &ng__r32_encoder},
 };
 const size_t ng__nformats = sizeof ng__formats / sizeof ng__formats[0];
 

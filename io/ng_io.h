@@ -155,6 +155,14 @@ typedef struct ng_file_options {
      * is freed: written into the file where the format has room for text
      * (a .vdb's file and grid metadata) and read back by ng_file_meta. */
     const char *const *meta;
+    /* GeoTIFF (.tif): the spatial reference (EPSG:n, WKT or PROJ text;
+     * NULL: none, borrowed like meta), the bands' nodata value when
+     * nodata_set, and cog 1 for a Cloud-Optimized GeoTIFF (tiled, with
+     * overviews). Only a GeoTIFF takes them. */
+    const char *srs;
+    int nodata_set;
+    double nodata;
+    int cog;
 } ng_file_options;
 /* level -1, scanline ZIP, threads 0, no placement (an image of its own). */
 void ng_file_options_default(ng_file_options *o);
