@@ -81,6 +81,12 @@ const char *ng_file_formats(void)
     return every_extension;
 }
 
+int ng_file_north_up(const char *path)
+{
+    const ng__format *f = ng__format_of(path);
+    return f && (f->takes & NG__GEO);
+}
+
 int ng_file_shares(const char *path)
 {
     const ng__format *f = ng__format_of(path);

@@ -105,6 +105,9 @@ int ng_file_sink_set_grid(ng_file_sink *s, const char *name, double background, 
  * format puts several outputs in one (ng_file_shares); before the render
  * begins. 0, or -1 with err filled. */
 int ng_file_sink_join(ng_file_sink *member, ng_file_sink *lead, ng_error *err);
+/* 1 when path's format is georeferenced north up (a GeoTIFF: northing is
+ * minus world y), 0 otherwise. */
+int ng_file_north_up(const char *path);
 /* 1 when path's format puts several named outputs in one file (.vdb: a
  * grid each), 0 otherwise. */
 int ng_file_shares(const char *path);
