@@ -1,0 +1,222 @@
+/*
+ * test_geotiff.c — GeoTIFF, Cloud-Optimized GeoTIFF and .r32 outputs read
+ * by GDAL's own tools from Debian's gdal-bin, not by us: gdalinfo must
+ * find the georeferencing as written (north up, origin, pixel size, SRS,
+ * nodata, the provenance in the metadata, the COG layout and its
+ * overviews), and gdal_translate must give back every sample bit for bit
+ * (the Float32 one against the .r32 render of the same script, the UInt16
+ * one against the .r16, whose integers are the same). A tiles mosaic of
+ * GeoTIFF tiles reads through its VRT as the whole render, in the same
+ * place. Bad options: one line, nothing written.
+ */
+#include "cli_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Signed values and values above 1: a Float32 GeoTIFF keeps them. */
+static const char height_lua[] = "return ng.perlin{element_size = 23}:fit(-1, 1, -50, 900)\n";
+static const char unit_lua[] = "return ng.perlin{element_size = 23}:fit(-1, 1, 0, 1)\n";
+
+/* gdalinfo's text for path (malloc'd), or NULL after a failed check. */
+static char *gdalinfo(const char *path)
+{
+    char cmd[PATHLEN + 64], *out = NULL;
+    snprintf(cmd, sizeof cmd, "gdalinfo '%s' 2>&1", path);
+    CHECKF(shell(cmd, &out) == 0, "gdalinfo %s: %.600s", path, out ? out : "");
+    return out;
+}
+
+/* The samples as GDAL reads them, raw (ENVI: rows top to bottom, little
+ * endian), into raw; 1 when gdal_translate read it. */
+static int translate(const char *path, const char *raw)
+{
+    char cmd[3 * PATHLEN], *out = NULL;
+    int rc;
+    snprintf(cmd, sizeof cmd, "gdal_translate -q -of ENVI '%s' '%s' 2>&1", path, raw);
+    rc = shell(cmd, &out);
+    CHECKF(rc == 0, "gdal_translate %s: %.600s", path, out ? out : "");
+    free(out);
+    return rc == 0;
+}
+
+/* Renders script to out with the extra arguments (NULL-terminated). */
+static void render(const char *script, const char *out, const char *const *extra)
+{
+    const char *args[24] = {"render", script, "-o", out, "--quiet"};
+    int n = 5, k;
+    res r;
+    for (k = 0; extra[k] && n < 23; k++) args[n++] = extra[k];
+    args[n] = NULL;
+    run_argv(&r, DEFAULT_TIMEOUT, args);
+    CHECKF(r.code == 0, "render %s: exit %d: %s", out, r.code, r.err ? r.err : "");
+    res_free(&r);
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* Float32: placed north up in its SRS with its nodata, every sample
+ * what the .r32 render of the same script holds, the provenance in
+ * the metadata (gdalinfo and `noisegraph info` both print it). */
+static void test_float_georeferenced(void)
+{
+    char s[PATHLEN], tif[PATHLEN], r32[PATHLEN], raw[PATHLEN], *info;
+    res r;
+    mkscript(s, "h.lua", height_lua);
+    tpath(tif, "h.tif");
+    tpath(r32, "h.r32");
+    tpath(raw, "h_gdal.bin");
+    render(s, tif, ARGS("--size", "300x170", "--origin", "500000,-4000000", "--pixel-size", "10", "--srs",
+                        "EPSG:32633", "--nodata", "-9999"));
+    render(s, r32, ARGS("--size", "300x170", "--origin", "500000,-4000000", "--pixel-size", "10"));
+    info = gdalinfo(tif);
+    if (info) {
+        CHECK_CONTAINS(info, "Size is 300, 170");
+        CHECK_CONTAINS(info, "WGS 84 / UTM zone 33N");
+        CHECK_CONTAINS(info, "Origin = (500000.000000000000000,4000000.000000000000000)");
+        CHECK_CONTAINS(info, "Pixel Size = (10.000000000000000,-10.000000000000000)");
+        CHECK_CONTAINS(info, "Type=Float32");
+        CHECK_CONTAINS(info, "NoData Value=-9999");
+        CHECK_CONTAINS(info, "noisegraph_script_sha256=");
+        CHECK_CONTAINS(info, "noisegraph_command=noisegraph render ");
+        CHECK_CONTAINS(info, "TIFFTAG_SOFTWARE=noisegraph");
+    }
+    free(info);
+    if (translate(tif, raw)) CHECKF(same_bytes(raw, r32), "GDAL's samples of %s differ from %s", tif, r32);
+    cli(&r, "info", tif, NULL);
+    CHECK_INT(r.code, 0);
+    CHECK_CONTAINS(r.out, "noisegraph_script_sha256: ");
+    CHECK_CONTAINS(r.out, "srs: PROJCS[\"WGS 84 / UTM zone 33N\"");
+    res_free(&r);
+}
+
+/* UInt16: the integers of the .r16 render; a region lands at its own
+ * corner of the same world. */
+static void test_uint16_and_region(void)
+{
+    char s[PATHLEN], tif[PATHLEN], r16[PATHLEN], raw[PATHLEN], part[PATHLEN], *info;
+    mkscript(s, "u.lua", unit_lua);
+    tpath(tif, "u.tif");
+    tpath(r16, "u.r16");
+    tpath(raw, "u_gdal.bin");
+    tpath(part, "u_part.tif");
+    render(s, tif, ARGS("--size", "257x129", "--bits", "16", "--srs", "EPSG:4326", "--pixel-size", "0.5"));
+    render(s, r16, ARGS("--size", "257x129", "--pixel-size", "0.5"));
+    info = gdalinfo(tif);
+    if (info) {
+        CHECK_CONTAINS(info, "Type=UInt16");
+        CHECK_CONTAINS(info, "WGS 84");
+    }
+    free(info);
+    if (translate(tif, raw)) CHECKF(same_bytes(raw, r16), "GDAL's samples of %s differ from %s", tif, r16);
+    render(s, part, ARGS("--size", "257x129", "--region", "64,32,40,20", "--origin", "100,-200"));
+    info = gdalinfo(part);
+    if (info) {
+        CHECK_CONTAINS(info, "Size is 40, 20");
+        /* corner x 100 + 64, northing -(-200 + 32) */
+        CHECK_CONTAINS(info, "Origin = (164.000000000000000,168.000000000000000)");
+    }
+    free(info);
+}
+
+/* --cog: GDAL finds the COG layout, 512-pixel tiles and overviews, and
+ * the same samples as the plain GeoTIFF. */
+static void test_cog(void)
+{
+    char s[PATHLEN], cog[PATHLEN], plain[PATHLEN], a[PATHLEN], b[PATHLEN], *info;
+    mkscript(s, "h.lua", height_lua);
+    tpath(cog, "c.tif");
+    tpath(plain, "p.tif");
+    tpath(a, "c.bin");
+    tpath(b, "p.bin");
+    render(s, cog, ARGS("--size", "1100x700", "--cog", "--srs", "EPSG:3857"));
+    render(s, plain, ARGS("--size", "1100x700"));
+    info = gdalinfo(cog);
+    if (info) {
+        CHECK_CONTAINS(info, "LAYOUT=COG");
+        CHECK_CONTAINS(info, "Block=512x512");
+        CHECK_CONTAINS(info, "Overviews: 550x350");
+        CHECK_CONTAINS(info, "Pseudo-Mercator");
+    }
+    free(info);
+    if (translate(cog, a) && translate(plain, b)) CHECKF(same_bytes(a, b), "the COG's samples differ from %s", plain);
+    CHECK_INT(count_entries(tmpdir, ".strips"), 0);
+    CHECK_INT(count_entries(tmpdir, ".tmp"), 0);
+}
+
+/* tiles of GeoTIFFs: the VRT mosaic is placed as the tiles are (north
+ * up, SRS, nodata), and GDAL reads it as the whole render. */
+static void test_tiles_vrt(void)
+{
+    char s[PATHLEN], pat[PATHLEN], vrt[PATHLEN], whole[PATHLEN], a[PATHLEN], b[PATHLEN], *info;
+    res r;
+    mkscript(s, "mosaic.lua", height_lua);
+    mksub(pat, "m");
+    pathf(pat, "%s/m/t_{i}.tif", tmpdir);
+    cli(&r, "tiles", s, "-o", pat, "--size", "300x200", "--tile-size", "128", "--origin", "500000,-4000000",
+        "--pixel-size", "10", "--srs", "EPSG:32633", "--nodata", "-9999", "--quiet", NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    pathf(vrt, "%s/m/mosaic.vrt", tmpdir);
+    tpath(whole, "whole.tif");
+    render(s, whole, ARGS("--size", "300x200", "--origin", "500000,-4000000", "--pixel-size", "10", "--srs",
+                          "EPSG:32633"));
+    info = gdalinfo(vrt);
+    if (info) {
+        CHECK_CONTAINS(info, "Size is 300, 200");
+        CHECK_CONTAINS(info, "WGS 84 / UTM zone 33N");
+        CHECK_CONTAINS(info, "Origin = (500000.000000000000000,4000000.000000000000000)");
+        CHECK_CONTAINS(info, "Pixel Size = (10.000000000000000,-10.000000000000000)");
+        CHECK_CONTAINS(info, "NoData Value=-9999");
+    }
+    free(info);
+    tpath(a, "mosaic.bin");
+    tpath(b, "whole.bin");
+    if (translate(vrt, a) && translate(whole, b)) CHECKF(same_bytes(a, b), "the mosaic differs from the whole render");
+}
+
+/* Bad options: one line, nothing written. */
+static void test_refused(void)
+{
+    char s[PATHLEN], tif[PATHLEN], png[PATHLEN];
+    res r;
+    mkscript(s, "u.lua", unit_lua);
+    tpath(tif, "bad.tif");
+    tpath(png, "bad.png");
+    cli(&r, "render", s, "-o", tif, "--srs", "EPSG:99999999", NULL);
+    EXPECT_ERR(&r, 2, "bad.tif", "--srs", "EPSG:99999999");
+    res_free(&r);
+    cli(&r, "render", s, "-o", tif, "--srs", "not a projection", NULL);
+    EXPECT_ERR(&r, 2, "--srs");
+    res_free(&r);
+    cli(&r, "render", s, "-o", tif, "--bits", "16", "--nodata", "-1", NULL);
+    EXPECT_ERR(&r, 1, "--nodata", "0 to 65535");
+    res_free(&r);
+    cli(&r, "render", s, "-o", tif, "--bits", "8", NULL);
+    EXPECT_ERR(&r, 2, "GeoTIFF bits must be 32 or 16");
+    res_free(&r);
+    cli(&r, "render", s, "-o", png, "--cog", NULL);
+    EXPECT_ERR(&r, 2, "--cog", ".tif");
+    res_free(&r);
+    cli(&r, "render", s, "-o", png, "--srs", "EPSG:4326", NULL);
+    EXPECT_ERR(&r, 2, "--srs", "not PNG");
+    res_free(&r);
+    cli(&r, "render", s, "-o", tif, "--size", "8x8x8", NULL);
+    EXPECT_ERR(&r, 2, "bad.tif");
+    res_free(&r);
+    CHECK(!exists(tif));
+    CHECK(!exists(png));
+    CHECK_INT(count_entries(tmpdir, ".tmp"), 0);
+}
+
+NG_SUITE(geotiff, full)
+{
+    if (cli_setup("ng-geotiff")) return;
+    RUN(test_float_georeferenced);
+    RUN(test_uint16_and_region);
+    RUN(test_cog);
+    RUN(test_tiles_vrt);
+    RUN(test_refused);
+    cli_teardown();
+}
