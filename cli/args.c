@@ -78,6 +78,11 @@ enum {
     TAKES_INSPECT = 8u, /* info, dot: the script alone */
     TAKES_SERVE = 16u,  /* serve: the page's first window, its views */
     TAKES_TILES = 32u,  /* tiles: one image rendered as a grid of regions */
+    /* Not a context: the option never changes the output's bytes (its
+     * name, threads, tile sizes, limits, quiet), so the provenance
+     * written into the file leaves it out, and renders that differ only
+     * in it stay byte for byte the same files. */
+    SAME_BYTES = 1u << 16,
     TAKES_STITCH = 64u, /* stitch: tiles (no script) into one file */
     TAKES_VIEWS = TAKES_VOLUME | TAKES_TERRAIN,
     TAKES_PICTURES = TAKES_RENDER | TAKES_VIEWS,
@@ -632,7 +637,7 @@ static int set_height_scale(ng_cli *c, const option *o, const value *v)
 /* ---- the table -------------------------------------------------------------------- */
 
 static const option options[] = {
-    {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output, TAKES_IMAGE | TAKES_STITCH,
+    {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output, TAKES_IMAGE | TAKES_STITCH | SAME_BYTES,
      "the image: .png, .exr (OpenEXR), .tif (GeoTIFF), .pfm (float),\n"
      ".r16/.raw (16-bit heightmap), .r32 (float heightmap);\n"
      "a volume: .vdb (OpenVDB), .nrrd, or slices 'dir/name_{z}.png';\n"
@@ -669,8 +674,8 @@ static const option options[] = {
      TAKES_PICTURES,
      "render only this window of the full image or volume\n"
      "(stitches exactly)"},
-    {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, TAKES_IMAGE | TAKES_SERVE, "worker threads (default: one per CPU)"},
-    {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, TAKES_IMAGE | TAKES_SERVE, "tile edge in pixels, 8 to 1024 (default 64)"},
+    {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, TAKES_IMAGE | TAKES_SERVE | SAME_BYTES, "worker threads (default: one per CPU)"},
+    {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, TAKES_IMAGE | TAKES_SERVE | SAME_BYTES, "tile edge in pixels, 8 to 1024 (default 64)"},
     {"--origin", NULL, "X,Y | X,Y,Z", REALS, FIELDS(2) | FIELDS(3), -NG_MAX_COORD, NG_MAX_COORD, set_origin,
      TAKES_IMAGE | TAKES_SERVE,
      "world position of the image's top-left corner (default 0,0);\n"
@@ -682,7 +687,7 @@ static const option options[] = {
      "a volume's (or a volume view's box's) world units per voxel\n"
      "(default 1); X,Y,Z: box voxels, their size along each axis\n"
      "(4,4,2: finer in z), a render's only"},
-    {"--brick", NULL, "N", INT, 0, 8, 64, set_brick, TAKES_RENDER,
+    {"--brick", NULL, "N", INT, 0, 8, 64, set_brick, TAKES_RENDER | SAME_BYTES,
      "a volume's brick edge in voxels, 8 to 64 (default 16)"},
     {"--vdb-background", NULL, "B", REAL, 0, -1e30, 1e30, set_vdb_background, TAKES_RENDER,
      "voxels at or below B stay inactive in a .vdb (default 0)"},
@@ -707,17 +712,17 @@ static const option options[] = {
     {"--set", NULL, "NAME=VALUE", TEXT, 0, 0, 0, set_param, TAKES_SCRIPT,
      "set a parameter the script declares with ng.param"},
     {"--unsafe", NULL, NULL, FLAG, 0, 0, 0, set_unsafe, TAKES_SCRIPT, "give the script the full Lua standard library"},
-    {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, TAKES_SCRIPT,
+    {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, TAKES_SCRIPT | SAME_BYTES,
      "seconds the script may run (default 10)"},
-    {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit, TAKES_SCRIPT,
+    {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit, TAKES_SCRIPT | SAME_BYTES,
      "memory the script may use (default 512)"},
-    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit, TAKES_IMAGE | TAKES_SERVE,
+    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit, TAKES_IMAGE | TAKES_SERVE | SAME_BYTES,
      "seconds the render may take, then it stops and writes nothing\n"
      "(default: no limit)"},
     {"--tileable", NULL, NULL, FLAG, 0, 0, 0, set_tileable, TAKES_RENDER | TAKES_TILES,
      "make the image wrap seamlessly in x and y (element sizes are\n"
      "adjusted to whole cells per image; a note says so)"},
-    {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, TAKES_IMAGE | TAKES_SERVE | TAKES_STITCH, "no progress or notes on stderr"},
+    {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, TAKES_IMAGE | TAKES_SERVE | TAKES_STITCH | SAME_BYTES, "no progress or notes on stderr"},
     {"--only", NULL, "NAME", TEXT, 0, 0, 0, set_only, TAKES_PICTURES,
      "of a script returning several named outputs, render (or view)\n"
      "only output NAME; the others are not evaluated"},
@@ -1185,6 +1190,14 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
         if ((rc = read_value(o, a, &v)) || (rc = o->store(c, o, &v))) return rc;
     }
     return check(cmd, c, seen);
+}
+
+int ng_cli_recorded(const char *name)
+{
+    size_t i;
+    for (i = 0; i < NOPTIONS; i++)
+        if (!strcmp(options[i].name, name)) return !(options[i].takes & SAME_BYTES);
+    return 1;
 }
 
 void ng_cli_free(ng_cli *c)

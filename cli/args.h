@@ -72,6 +72,10 @@ typedef struct ng_cli {
  * ng_cli_free does not free; call ng_cli_free either way. */
 int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c);
 void ng_cli_free(ng_cli *c);
+/* 0 for an option (by its long name) that never changes the output's
+ * bytes (-o, --threads, --tile, the limits, --quiet): the provenance
+ * leaves it out; 1 for every other. */
+int ng_cli_recorded(const char *name);
 /* The --help text, from the table. */
 void ng_cli_usage(FILE *out);
 /* Prints "noisegraph: MSG" as one line (newlines and tabs become spaces)

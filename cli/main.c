@@ -258,7 +258,10 @@ done:
 
 /* What a file says of how it was made (ng_file_options.meta): the
  * version, the script and its SHA-256, the --set values and the command
- * line, so a file found on a farm's disk can be made again. */
+ * line, so a file found on a farm's disk can be made again. The command
+ * leaves out what never changes the bytes (-o, --threads, --tile, the
+ * limits: ng_cli_recorded), so a file's bytes still do not depend on
+ * them. */
 typedef struct provenance {
     char sha[65];
     char *sets, *command; /* malloc'd */
@@ -301,9 +304,11 @@ static int provenance_make(provenance *p, const ng_cli *c, const char *cmd)
     memset(p, 0, sizeof *p);
     if (ng_sha256_file(c->script, "the script", 0, p->sha, &err)) return ng_cli_fail(1, "%s", err.msg);
     if (!(words = malloc(((size_t)c->argc + 2) * sizeof *words))) return ng_cli_fail(1, "render: out of memory");
-    words[0] = "noisegraph", words[1] = (char *)cmd;
-    for (i = 0; i < c->argc; i++) words[i + 2] = c->argv[i];
-    p->command = join_words(c->argc + 2, words, NULL);
+    words[k++] = "noisegraph", words[k++] = (char *)cmd;
+    for (i = 0; i < c->argc; i++) /* the words that make the bytes */
+        if (!c->option_of[i] || ng_cli_recorded(c->option_of[i])) words[k++] = c->argv[i];
+    p->command = join_words(k, words, NULL);
+    k = 0;
     free(words);
     p->sets = join_words(c->h.nsets, (char *const *)c->h.set_value, c->h.set_name);
     if (!p->command || !p->sets) return ng_cli_fail(1, "render: out of memory");

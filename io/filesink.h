@@ -67,6 +67,10 @@ extern const ng__encoder ng__r32_encoder;  /* raw16.c: float heightmaps */
 /* geotiff.c: the GeoTIFF options (an SRS GDAL knows, a nodata the depth
  * holds), and its metadata read back; 0, or -1 with msg filled. */
 int ng__geotiff_check(const ng_file_options *o, int bits, char *msg, size_t len);
+int ng__png_meta(const char *path, void (*each)(void *user, const char *key, const char *value), void *user,
+                 char *msg, size_t len);
+int ng__exr_meta(const char *path, void (*each)(void *user, const char *key, const char *value), void *user,
+                 char *msg, size_t len);
 int ng__geotiff_meta(const char *path, void (*each)(void *user, const char *key, const char *value), void *user,
                      char *msg, size_t len);
 

@@ -22,7 +22,7 @@
 /* ORDER: the order ng_file_formats() names them in. */
 const ng__format ng__formats[] = {
     {.name = "PNG", .ext = {".png"}, .bits = {8, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES,
-     .takes = NG__LEVEL, .encoder = &ng__png_encoder, .reader = &ng__png_reader},
+     .takes = NG__LEVEL, .meta = ng__png_meta, .encoder = &ng__png_encoder, .reader = &ng__png_reader},
     {.name = "PFM", .ext = {".pfm"}, .bits = {32}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES, .exact = 1,
      .uncompressed = 1, .encoder = &ng__pfm_encoder, .reader = &ng__pfm_reader},
     {.name = "raw heightmap", .ext = {".r16", ".raw"}, .bits = {16}, .channels = NG__GREY_ONLY, .holds = NG__IMAGES,
@@ -33,7 +33,8 @@ const ng__format ng__formats[] = {
     {.name = "NRRD", .ext = {".nrrd"}, .bits = {32}, .channels = NG__VECTORS, .holds = NG__IMAGES | NG__VOLUMES,
      .exact = 1, .uncompressed = 1, .encoder = &ng__nrrd_encoder},
     {.name = "EXR", .ext = {".exr"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES,
-     .takes = NG__LEVEL | NG__EXR, .exact = 1, .encoder = &ng__exr_encoder, .reader = &ng__exr_reader},
+     .takes = NG__LEVEL | NG__EXR, .exact = 1, .meta = ng__exr_meta, .encoder = &ng__exr_encoder,
+     .reader = &ng__exr_reader},
     {.name = "GeoTIFF", .ext = {".tif", ".tiff"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB,
      .holds = NG__IMAGES, .takes = NG__LEVEL | NG__GEO, .exact = 1, .quantized_bits = 16,
      .check = ng__geotiff_check, .meta = ng__geotiff_meta, .encoder = &ng__geotiff_encoder},
