@@ -353,6 +353,13 @@ static int set_cog(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+static int set_no_provenance(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->no_provenance = 1;
+    return 0;
+}
+
 static int set_vdb_up(ng_cli *c, const option *o, const value *v)
 {
     char q[SHOWN];
@@ -662,6 +669,10 @@ static const option options[] = {
      TAKES_IMAGE | TAKES_STITCH,
      "the .exr's compression (default zip; zips: one scanline a\n"
      "chunk; rle: run lengths, for flat masks); all lossless"},
+    {"--no-provenance", NULL, NULL, FLAG, 0, 0, 0, set_no_provenance, TAKES_PICTURES,
+     "write no provenance (script SHA-256, --set values, version,\n"
+     "command) into the file: the bytes of earlier versions, and the\n"
+     "same bytes for the same pixels from any script"},
     {"--srs", NULL, "SRS", TEXT, 0, 0, 0, set_srs, TAKES_IMAGE | TAKES_STITCH,
      "a GeoTIFF's spatial reference: EPSG:n, WKT or PROJ text;\n"
      "easting is world x, northing minus world y (north up)"},

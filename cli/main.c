@@ -499,8 +499,10 @@ static int cmd_picture(ng_cmd cmd, const char *name, int argc, char **argv)
     if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }
     /* the render's intermediate results take what the graph left of the limit */
     c.r.memory_limit = c.h.memory_limit > (double)s.memory_held ? c.h.memory_limit - (double)s.memory_held : 1;
-    if ((rc = keep_only(&c, &s)) == 0 && (rc = provenance_make(&prov, &c, name)) == 0) {
-        c.file.meta = prov.meta;
+    /* a view's picture is a look at the output, not the output: no provenance */
+    c.no_provenance |= c.view;
+    if ((rc = keep_only(&c, &s)) == 0 && (c.no_provenance || (rc = provenance_make(&prov, &c, name)) == 0)) {
+        if (!c.no_provenance) c.file.meta = prov.meta;
         rc = c.view ? draw_view(&c, &s) : c.frames_set ? render_frames(&c, &s) : render_outputs(&c, &s, c.output, "", 1);
     }
     provenance_free(&prov);
