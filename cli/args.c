@@ -209,10 +209,56 @@ static int read_extents(const char *s, double lo, double hi, long *n, int max)
 }
 
 /* WxH, WxHxD (a volume) or N. */
+/* Terrain sizes the engines import as they are: Unity's heightmaps are
+ * 2^n + 1 samples a side (33 to 4097), Unreal's landscapes one of its
+ * recommended overall resolutions (sections of quads that tile whole
+ * components). ORDER: each engine's sizes, smallest first. */
+static const struct size_preset {
+    const char *engine;
+    int sizes[8];
+} size_presets[] = {
+    {"unity", {33, 65, 129, 257, 513, 1025, 2049, 4097}},
+    {"unreal", {127, 253, 505, 1009, 2017, 4033, 8129}},
+};
+
+/* --size ENGINE:N: 0 and N in *n when ENGINE names a preset (1 when the
+ * text is no preset at all); an exit code after the message listing the
+ * sizes when N is not one of them. */
+static int size_preset(const option *o, const char *text, long *n)
+{
+    const char *colon = strchr(text, ':');
+    char list[128], q[SHOWN];
+    size_t e, k, used = 0;
+    if (!colon) return 1;
+    for (e = 0; e < sizeof size_presets / sizeof size_presets[0]; e++) {
+        const struct size_preset *p = &size_presets[e];
+        long want;
+        if (strncmp(text, p->engine, (size_t)(colon - text)) || p->engine[colon - text]) continue;
+        if (read_int(colon + 1, colon + 1 + strlen(colon + 1), 1, NG_MAX_EXTENT, &want) == 0)
+            for (k = 0; k < 8 && p->sizes[k]; k++)
+                if (p->sizes[k] == want) {
+                    *n = want;
+                    return 0;
+                }
+        for (k = 0; k < 8 && p->sizes[k]; k++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", k ? ", " : "", p->sizes[k]);
+        return ng_cli_fail(2, "%s: %s is not a %s terrain size (%s)", o->name, shown(text, q), p->engine, list);
+    }
+    return ng_cli_fail(2, "%s: %s: no terrain preset '%.*s' (unity:N or unreal:N)", o->name, shown(text, q),
+                       (int)(colon - text), text);
+}
+
 static int set_size(ng_cli *c, const option *o, const value *v)
 {
     long n[3] = {0, 0, 0};
-    const int k = read_extents(v->text, o->lo, o->hi, n, 3);
+    int k, rc;
+    if ((rc = size_preset(o, v->text, &n[0])) != 1) {
+        if (rc) return rc;
+        c->r.width = c->r.height = (int)n[0];
+        c->r.depth = 0;
+        return 0;
+    }
+    k = read_extents(v->text, o->lo, o->hi, n, 3);
     if (k < 0) {
         char q[SHOWN];
         return ng_cli_fail(2, "%s: %s is not WxH, WxHxD (a volume) or N, each 1 to %.0f", o->name, shown(v->text, q),
@@ -350,6 +396,13 @@ static int set_cog(ng_cli *c, const option *o, const value *v)
     (void)o, (void)v;
     c->file.cog = 1;
     c->file_set = 1;
+    return 0;
+}
+
+static int set_normalize(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->normalize = 1;
     return 0;
 }
 
@@ -650,9 +703,13 @@ static const option options[] = {
      "a volume: .vdb (OpenVDB), .nrrd, or slices 'dir/name_{z}.png';\n"
      "several outputs: FILE with {name}, or FILE-name.png;\n"
      "a view: one picture, .png or .pfm"},
-    {"--size", NULL, "WxH | WxHxD | N", TEXT, 0, 1, NG_MAX_EXTENT, set_size, TAKES_IMAGE | TAKES_SERVE,
+    {"--size", NULL, "WxH | WxHxD | N | unity:N | unreal:N", TEXT, 0, 1, NG_MAX_EXTENT, set_size,
+     TAKES_IMAGE | TAKES_SERVE,
      "full image size in pixels (default 512x512); WxHxD: a volume\n"
-     "of D slices, sampled in 3D; a view: the picture's size, WxH"},
+     "of D slices, sampled in 3D; a view: the picture's size, WxH;\n"
+     "unity:N an NxN heightmap, N = 2^n + 1 (33 to 4097);\n"
+     "unreal:N one of Unreal's landscape sizes (127, 253, 505, 1009,\n"
+     "2017, 4033, 8129)"},
     {"--bits", NULL, "8|16|32", TEXT, 0, 8, 32, set_bits, TAKES_IMAGE | TAKES_STITCH,
      "sample depth: PNG 8 (default) or 16, EXR 32 (float, default)\n"
      "or 16 (half), GeoTIFF 32 (Float32, default) or 16 (UInt16),\n"
@@ -669,6 +726,10 @@ static const option options[] = {
      TAKES_IMAGE | TAKES_STITCH,
      "the .exr's compression (default zip; zips: one scanline a\n"
      "chunk; rle: run lengths, for flat masks); all lossless"},
+    {"--normalize", NULL, NULL, FLAG, 0, 0, 0, set_normalize, TAKES_RENDER | TAKES_TILES,
+     "deterministic auto-levels: every 1-channel output through\n"
+     "ng.normalize (its range measured at fixed points, the same for\n"
+     "every tile and region) onto [0, 1]"},
     {"--no-provenance", NULL, NULL, FLAG, 0, 0, 0, set_no_provenance, TAKES_PICTURES,
      "write no provenance (script SHA-256, --set values, version,\n"
      "command) into the file: the bytes of earlier versions, and the\n"

@@ -32,6 +32,7 @@ typedef struct ng_cli {
     ng_file_options file;        /* --compression, --exr-tiles, --exr-compression; placed from r */
     int file_set;                /* one of them was given */
     int no_provenance;           /* --no-provenance: file.meta stays NULL */
+    int normalize;               /* --normalize: 1-channel outputs through ng.normalize */
     ng_host_opts h;              /* h.set_name[] is owned (ng_cli_free) */
     int z_set, time_set;
     /* what was given, for the rules between options (args.c) */

@@ -369,6 +369,7 @@ static void print_identity(FILE *out, const job *j, int unused)
     if (j->c.file.srs) fprintf(out, "srs %s\n", j->c.file.srs);
     if (j->c.file.nodata_set) fprintf(out, "nodata %.17g\n", j->c.file.nodata);
     if (j->c.file.cog) fprintf(out, "cog 1\n");
+    if (j->c.normalize) fprintf(out, "normalize 1\n");
     for (k = 0; k < j->c.h.nsets; k++) fprintf(out, "set %s=%s\n", j->c.h.set_name[k], j->c.h.set_value[k]);
 }
 
@@ -811,6 +812,10 @@ static int run_script(job *j, ng_script *s)
         return ng_cli_fail(1, "%s: returns %d outputs; tiles renders a script of one output", j->c.script, n);
     }
     j->c.r.memory_limit = h->memory_limit > (double)s->memory_held ? h->memory_limit - (double)s->memory_held : 1;
+    if (ng_cli_normalize(&j->c, s)) {
+        ng_script_free(s);
+        return 1;
+    }
     j->channels = ng_node_channels(ng_graph_node(s->graph, s->output[0]));
     return 0;
 }

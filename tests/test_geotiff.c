@@ -7,7 +7,9 @@
  * (the Float32 one against the .r32 render of the same script, the UInt16
  * one against the .r16, whose integers are the same). A tiles mosaic of
  * GeoTIFF tiles reads through its VRT as the whole render, in the same
- * place. Bad options: one line, nothing written.
+ * place. Terrain sizes by engine (--size unity:N, unreal:N), and
+ * --normalize (deterministic auto-levels). Bad
+ * options: one line, nothing written.
  */
 #include "cli_support.h"
 
@@ -176,6 +178,75 @@ static void test_tiles_vrt(void)
     if (translate(vrt, a) && translate(whole, b)) CHECKF(same_bytes(a, b), "the mosaic differs from the whole render");
 }
 
+/* Terrain sizes by engine: unity:N (2^n + 1) and unreal:N (its
+ * recommended landscape sizes) are NxN renders; any other N is refused
+ * with the list. The .r32's size is its samples. */
+static void test_size_presets(void)
+{
+    char s[PATHLEN], a[PATHLEN], b[PATHLEN];
+    size_t n = 0;
+    unsigned char *d;
+    res r;
+    mkscript(s, "u.lua", unit_lua);
+    tpath(a, "unity.r32");
+    tpath(b, "unreal.r16");
+    render(s, a, ARGS("--size", "unity:65"));
+    render(s, b, ARGS("--size", "unreal:127"));
+    d = slurp(a, &n);
+    CHECK_INT((long)n, 65L * 65 * 4);
+    free(d);
+    d = slurp(b, &n);
+    CHECK_INT((long)n, 127L * 127 * 2);
+    free(d);
+    cli(&r, "render", s, "-o", a, "--size", "unity:100", NULL);
+    EXPECT_ERR(&r, 2, "--size", "unity", "33, 65, 129, 257, 513, 1025, 2049, 4097");
+    res_free(&r);
+    cli(&r, "render", s, "-o", a, "--size", "unreal:4097", NULL);
+    EXPECT_ERR(&r, 2, "--size", "unreal", "127, 253, 505, 1009, 2017, 4033, 8129");
+    res_free(&r);
+    cli(&r, "render", s, "-o", a, "--size", "godot:513", NULL);
+    EXPECT_ERR(&r, 2, "--size", "no terrain preset 'godot'");
+    res_free(&r);
+}
+
+/* --normalize: a height of range [-50, 900] comes out in [0, 1] reaching
+ * near both ends, and a region is the crop of the whole render bit for
+ * bit (the range is measured at fixed points, not from the pixels a
+ * render happens to have). ng.normalize refuses high <= low. */
+static void test_normalize(void)
+{
+    char s[PATHLEN], bad[PATHLEN], whole[PATHLEN], part[PATHLEN];
+    size_t n = 0, m = 0, i;
+    float *w, *p, lo = 1e30f, hi = -1e30f;
+    int j, diff = 0;
+    res r;
+    mkscript(s, "h.lua", height_lua);
+    tpath(whole, "n_whole.r32");
+    tpath(part, "n_part.r32");
+    render(s, whole, ARGS("--size", "200x120", "--normalize"));
+    render(s, part, ARGS("--size", "200x120", "--region", "70,40,50,30", "--normalize"));
+    w = (float *)slurp(whole, &n);
+    p = (float *)slurp(part, &m);
+    CHECK_INT((long)n, 200L * 120 * 4);
+    CHECK_INT((long)m, 50L * 30 * 4);
+    if (w && p && n == 200u * 120 * 4 && m == 50u * 30 * 4) {
+        for (i = 0; i < n / 4; i++) {
+            if (w[i] < lo) lo = w[i];
+            if (w[i] > hi) hi = w[i];
+        }
+        CHECKF(lo >= 0 && lo <= 0.1f, "normalized minimum %g", lo);
+        CHECKF(hi <= 1 && hi >= 0.9f, "normalized maximum %g", hi);
+        for (j = 0; j < 30; j++) diff += memcmp(p + j * 50, w + (j + 40) * 200 + 70, 50 * sizeof(float)) != 0;
+        CHECKF(diff == 0, "%d rows of the region differ from the whole render", diff);
+    }
+    free(w);
+    free(p);
+    mkscript(bad, "bad_levels.lua", "return ng.normalize{ng.perlin{}, low = 0.6, high = 0.5}\n");
+    cli(&r, "render", bad, "-o", whole, NULL);
+    EXPECT_ERR(&r, 1, "bad_levels.lua", "high", "above low");
+    res_free(&r);
+}
+
 /* Bad options: one line, nothing written. */
 static void test_refused(void)
 {
@@ -217,6 +288,8 @@ NG_SUITE(geotiff, full)
     RUN(test_uint16_and_region);
     RUN(test_cog);
     RUN(test_tiles_vrt);
+    RUN(test_size_presets);
+    RUN(test_normalize);
     RUN(test_refused);
     cli_teardown();
 }
