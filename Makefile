@@ -5,6 +5,7 @@
 #   make demo     build the program for this CPU alone (build/demo) and render
 #                 graphs/terrain.lua to terrain.png
 #   make test-browser  the page of `noisegraph serve` in headless Chromium (make test runs it)
+#   make docs     every picture in docs/ (docs/pictures), from the current code
 #   make bench    optimised single-thread benchmark
 #   make fuzz     every libFuzzer target for FUZZ_TIME seconds (clang 14)
 # Missing Debian packages are installed with apt-get when run as root.
@@ -150,7 +151,7 @@ LIBS    = $(IO_LIB) $(LIB)
 BIN     := $(BUILD)/noisegraph
 TESTBIN := $(BUILD)/run_tests
 
-.PHONY: all deps test-deps check test demo bench fuzz fuzz-deps fuzz-build fuzz-recap clean
+.PHONY: all deps test-deps check test demo docs bench fuzz fuzz-deps fuzz-build fuzz-recap clean
 
 all: deps $(BIN) $(LIB) $(IO_LIB) build/noisegraph
 
@@ -345,6 +346,13 @@ test-browser: deps browser-deps $(BIN)
 	@if [ ! -x /usr/bin/python3 ]; then \
 	  echo "noisegraph: the browser test needs Debian's python3 and$(BROWSER_PKGS:%= %) (make test as root installs them)" >&2; exit 1; fi
 	/usr/bin/python3 tests/browser/test_page.py $(abspath $(BIN)) $(CURDIR) $(SERVE_SHOT)
+
+# Every picture in docs/: the lines of docs/pictures (docs/render.sh), and
+# the page's screenshot from the browser test. The docs suite fails when a
+# committed picture is not what this target makes.
+docs: deps $(BIN)
+	sh docs/render.sh $(abspath $(BIN)) docs
+	@$(MAKE) --no-print-directory test-browser SERVE_SHOT=$(CURDIR)/docs/serve.png
 
 demo: deps
 	@$(MAKE) --no-print-directory DEMO=1 build/demo/noisegraph
