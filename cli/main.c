@@ -492,7 +492,8 @@ int ng_cli_normalize(const ng_cli *c, ng_script *s)
         ng_node *n;
         int id;
         if (ng_node_channels(ng_graph_node(s->graph, s->output[i])) != 1) continue;
-        if (!t || !(n = ng_node_begin(s->graph, t, "--normalize", NULL, &err))) return ng_cli_fail(1, "--normalize: %s", t ? err.msg : "no normalize node");
+        if (!t) return ng_cli_fail(1, "--normalize: no normalize node type");
+        if (!(n = ng_node_begin(s->graph, t, "--normalize", NULL, &err))) return ng_cli_fail(1, "--normalize: %s", err.msg);
         if (ng_set_input(s->graph, n, 0, s->output[i], &err)) {
             ng_node_discard(n);
             return ng_cli_fail(1, "--normalize: %s", err.msg);
