@@ -241,9 +241,25 @@ static void test_normalize(void)
     }
     free(w);
     free(p);
+    /* tiles --normalize stitch into the --normalize render */
+    mksub(part, "norm_tiles");
+    pathf(part, "%s/norm_tiles/t_{i}.pfm", tmpdir);
+    cli(&r, "tiles", s, "-o", part, "--size", "200x120", "--tile-size", "64", "--normalize", "--quiet", NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    pathf(part, "%s/norm_tiles/manifest.json", tmpdir);
+    tpath(bad, "n_stitched.pfm");
+    cli(&r, "stitch", part, "-o", bad, "--quiet", NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    tpath(whole, "n_whole.pfm");
+    render(s, whole, ARGS("--size", "200x120", "--normalize"));
+    CHECKF(same_bytes(bad, whole), "the --normalize tiles stitched differ from the --normalize render");
     mkscript(bad, "bad_levels.lua", "return ng.normalize{ng.perlin{}, low = 0.6, high = 0.5}\n");
+    tpath(whole, "n_bad.r32");
     cli(&r, "render", bad, "-o", whole, NULL);
     EXPECT_ERR(&r, 1, "bad_levels.lua", "high", "above low");
+    CHECK(!exists(whole));
     res_free(&r);
 }
 
