@@ -8,7 +8,8 @@
  * one against the .r16, whose integers are the same). A tiles mosaic of
  * GeoTIFF tiles reads through its VRT as the whole render, in the same
  * place. Terrain sizes by engine (--size unity:N, unreal:N), and
- * --normalize (deterministic auto-levels). Bad
+ * --normalize (deterministic auto-levels). The provenance of PNG and EXR
+ * (gdalinfo, exrheader). Bad
  * options: one line, nothing written.
  */
 #include "cli_support.h"
@@ -263,6 +264,47 @@ static void test_normalize(void)
     res_free(&r);
 }
 
+/* The provenance of a PNG (tEXt) and an EXR (string attributes), read by
+ * GDAL's PNG driver and OpenEXR's exrheader, and by `noisegraph info`;
+ * --no-provenance writes none. */
+static void test_provenance_png_exr(void)
+{
+    char s[PATHLEN], png[PATHLEN], exr[PATHLEN], bare[PATHLEN], cmd[2 * PATHLEN], *said = NULL;
+    res r;
+    mkscript(s, "prov.lua", "local a = ng.param('a', 1, {min = 0, max = 3})\nreturn ng.perlin{} * a * 0.3 + 0.5\n");
+    tpath(png, "prov.png");
+    tpath(exr, "prov.exr");
+    tpath(bare, "bare.png");
+    render(s, png, ARGS("--size", "16", "--set", "a=2", "--threads", "1"));
+    render(s, exr, ARGS("--size", "16", "--set", "a=2"));
+    render(s, bare, ARGS("--size", "16", "--set", "a=2", "--no-provenance"));
+    said = gdalinfo(png);
+    if (said) {
+        CHECK_CONTAINS(said, "noisegraph_set=a=2");
+        CHECK_CONTAINS(said, "noisegraph_script_sha256=");
+        /* what never changes the bytes is not recorded */
+        CHECK_CONTAINS(said, "noisegraph_command=noisegraph render ");
+        CHECKF(!strstr(said, "--threads") && !strstr(said, " -o "), "recorded: %s", said);
+    }
+    free(said);
+    said = NULL;
+    snprintf(cmd, sizeof cmd, "exrheader '%s' 2>&1", exr);
+    CHECK_INT(shell(cmd, &said), 0);
+    if (said) {
+        CHECK_CONTAINS(said, "noisegraph_set (type string): \"a=2\"");
+        CHECK_CONTAINS(said, "noisegraph_version (type string)");
+    }
+    free(said);
+    cli(&r, "info", exr, NULL);
+    CHECK_INT(r.code, 0);
+    CHECK_CONTAINS(r.out, "noisegraph_set: a=2\n");
+    res_free(&r);
+    cli(&r, "info", bare, NULL);
+    CHECK_INT(r.code, 0);
+    CHECKF(!strstr(r.out ? r.out : "", "noisegraph_"), "--no-provenance wrote: %s", r.out ? r.out : "");
+    res_free(&r);
+}
+
 /* Bad options: one line, nothing written. */
 static void test_refused(void)
 {
@@ -306,6 +348,7 @@ NG_SUITE(geotiff, full)
     RUN(test_tiles_vrt);
     RUN(test_size_presets);
     RUN(test_normalize);
+    RUN(test_provenance_png_exr);
     RUN(test_refused);
     cli_teardown();
 }
