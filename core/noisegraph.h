@@ -373,7 +373,16 @@ typedef struct ng_volume_info {
     double origin[3];    /* world position of the full volume's corner */
     double voxel_size;   /* voxel (i, j, k) of the full volume has its
                           * centre at origin + (ijk + 0.5) * voxel_size */
+    /* Boxes rather than cubes: the voxel's size along x, y and z, which
+     * replaces voxel_size on each axis; 0 (all three): cubes. */
+    double voxel[3];
 } ng_volume_info;
+
+/* A volume's voxel size along axis a (0 x, 1 y, 2 z). */
+static inline double ng_volume_voxel(const ng_volume_info *v, int a)
+{
+    return v->voxel[a] > 0 ? v->voxel[a] : v->voxel_size;
+}
 
 /* Receives finished rows, top to bottom, interleaved channels as floats. */
 typedef struct ng_sink {
@@ -440,6 +449,12 @@ typedef struct ng_render_opts {
     int depth;
     int zregion[2];
     int brick;
+    /* A volume of boxes rather than cubes (--voxel-size 4,4,2): the voxel's
+     * size along x, y and z, which replaces pixel_size in the sample
+     * positions of that axis; pixel_size stays the footprint (the finest
+     * detail a fractal resolves: the smallest of the three). 0 (all
+     * three): cubes of pixel_size. Images take none. */
+    double voxel_size[3];
 } ng_render_opts;
 
 void ng_render_defaults(ng_render_opts *o, int width, int height);

@@ -14,6 +14,7 @@
     X(cloud)             \
     X(height_profile)    \
     X(coverage)          \
+    X(normalize)         \
     X(erode)             \
     X(warp)              \
     X(transform)         \
