@@ -89,7 +89,7 @@ typedef struct ng_served {
 typedef struct ng_script_error {
     char file[256];    /* relative to the script's directory when inside it */
     int line;          /* 0: unknown */
-    char message[512]; /* the whole one-line message */
+    char message[512]; /* what went wrong, after "FILE:LINE: " (whole when no line) */
     char source[256];  /* the text of that line, or "" */
 } ng_script_error;
 

@@ -49,7 +49,9 @@ static ng_served *need_base(ng_answer *a)
     ng_served *base = ng_served_get_base();
     ng_script_error e;
     if (!base) {
-        if (ng_serve_error(&e)) ng_answer_text(a, 503, "the script has no good run yet: %s", e.message);
+        if (ng_serve_error(&e) && e.line > 0)
+            ng_answer_text(a, 503, "the script has no good run yet: %s:%d: %s", e.file, e.line, e.message);
+        else if (ng_serve_error(&e)) ng_answer_text(a, 503, "the script has no good run yet: %s", e.message);
         else ng_answer_text(a, 503, "the script has no good run yet");
     }
     return base;

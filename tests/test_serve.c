@@ -603,8 +603,18 @@ static void test_error_in_module_and_foreign_paths(void)
     get(&r, s.port, "/api/state");
     CHECK_CONTAINS(r.body, "\"error\": {\"file\": \"mod.lua\", \"line\": 2,");
     CHECK_CONTAINS(r.body, "\"source\": \"local y = nil + 1\"}");
+    /* the location is given once, apart: the message does not repeat it */
+    CHECK_CONTAINS(r.body, "\"message\": \"attempt to perform arithmetic on a nil value\"");
+    CHECKF(!r.body || !strstr(r.body, "mod.lua:2:"), "the location repeated in the message: %s", r.body);
     http_free(&r);
-    g = 1;
+    /* a syntax error, as Lua words it: "FILE:LINE: '}' expected ..." */
+    put_file(script, "local t = {seed = 1\n\nreturn t\n");
+    g = wait_generation(s.port, 1);
+    get(&r, s.port, "/api/state");
+    CHECK_CONTAINS(r.body, "\"error\": {\"file\": \"s.lua\", \"line\": 3,");
+    CHECK_CONTAINS(r.body, "\"message\": \"'}' expected");
+    CHECKF(!r.body || !strstr(r.body, "s.lua:3:"), "the location repeated in the message: %s", r.body);
+    http_free(&r);
     {
         const char *const foreign[] = {secret, link, fifo, "/dev/zero"};
         size_t k;

@@ -119,9 +119,10 @@ async function refresh() {
 function showError(e) {
   $("error").hidden = !e;
   if (!e) return;
-  $("error-where").textContent = e.file + ":" + e.line + ":";
+  // the server gives the location apart from the message: shown once
+  $("error-where").textContent = e.file + (e.line ? ":" + e.line : "") + ":";
   $("error-message").textContent = e.message;
-  $("error-source").textContent = e.line + " | " + (e.source || "");
+  $("error-source").textContent = e.line ? e.line + " | " + (e.source || "") : "";
 }
 
 // The command line for the current values, from the server (it knows the

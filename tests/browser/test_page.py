@@ -258,6 +258,7 @@ def check_broken(d, script, before):
     where = "terrain.lua:%d" % BROKEN_LINE
     page = text(d, "error")
     check(where in page, "a broken script shows file:line", page)
+    check(page.count(where + ":") == 1, "a broken script shows its file:line once", page)
     check(BROKEN_SOURCE in text(d, "error-source"), "a broken script shows its source line", page)
     check(generation(d) != gen0, "the failed run is a new generation")
     im = settled_image(d, "the image while the script is broken")
