@@ -495,6 +495,8 @@ static int cmd_nodes(int argc, char **argv)
 {
     int n, i;
     const ng_node_type *const *types = ng_types(&n);
+    for (i = 0; i < argc; i++)
+        if (ng_cli_is_help(argv[i])) return NG_CLI_HELP;
     if (argc > 1) return ng_cli_fail(2, "nodes: takes at most one TYPE");
     if (argc == 1) {
         const ng_node_type *t = ng_type_find(argv[0]);
@@ -556,13 +558,14 @@ out:
 
 /* ---- the program ------------------------------------------------------------------ */
 
-/* The commands, in the order messages list them. */
+/* The commands, in the order messages list them (args.c names them). */
 static const struct command {
-    const char *name;
+    ng_cmd cmd;
     int (*run)(int argc, char **argv);
 } commands[] = {
-    {"render", cmd_render}, {"preview", cmd_preview}, {"nodes", cmd_nodes}, {"info", cmd_info}, {"dot", cmd_dot},
-    {"serve", cmd_serve}, {"tiles", ng_cmd_tiles},  {"stitch", ng_cmd_stitch},
+    {NG_CMD_RENDER, cmd_render}, {NG_CMD_PREVIEW, cmd_preview}, {NG_CMD_NODES, cmd_nodes},
+    {NG_CMD_INFO, cmd_info},     {NG_CMD_DOT, cmd_dot},         {NG_CMD_SERVE, cmd_serve},
+    {NG_CMD_TILES, ng_cmd_tiles}, {NG_CMD_STITCH, ng_cmd_stitch},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -573,19 +576,18 @@ static const char *command_list(void)
     static char list[128];
     size_t i, used = 0;
     for (i = 0; i < NCOMMANDS; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "(", commands[i].name);
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "(",
+                                 ng_cli_command_name(commands[i].cmd));
     snprintf(list + used, sizeof list - used, "; see --help)");
     return list;
 }
-
-static int is_help(const char *word) { return !strcmp(word, "--help") || !strcmp(word, "-h"); }
 
 int main(int argc, char **argv)
 {
     ng_error err;
     size_t i;
     if (argc < 2) return ng_cli_fail(2, "no command %s", command_list());
-    if (is_help(argv[1]) || !strcmp(argv[1], "help")) {
+    if (ng_cli_is_help(argv[1]) || !strcmp(argv[1], "help")) {
         ng_cli_usage(stdout);
         return 0;
     }
@@ -595,12 +597,11 @@ int main(int argc, char **argv)
         return 0;
     }
     for (i = 0; i < NCOMMANDS; i++) {
-        if (strcmp(argv[1], commands[i].name)) continue;
-        if (argc == 3 && is_help(argv[2])) { /* noisegraph preview --help */
-            ng_cli_usage(stdout);
-            return 0;
-        }
-        return commands[i].run(argc - 2, argv + 2);
+        int rc;
+        if (strcmp(argv[1], ng_cli_command_name(commands[i].cmd))) continue;
+        if ((rc = commands[i].run(argc - 2, argv + 2)) != NG_CLI_HELP) return rc;
+        ng_cli_help(commands[i].cmd, stdout); /* noisegraph tiles --help, or with other words */
+        return 0;
     }
     return ng_cli_fail(2, "%s: unknown command %s", argv[1], command_list());
 }

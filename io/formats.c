@@ -47,6 +47,15 @@ const ng__format *ng__format_of(const char *path)
     return NULL;
 }
 
+const char *ng__format_article(const ng__format *f)
+{
+    const char *c = f->name;
+    int acronym = 1;
+    for (; *c && *c != ' '; c++) acronym &= (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9');
+    /* letters whose English names start with a vowel sound: "an F", "an S" */
+    return f->name[0] && strchr(acronym ? "AEFHILMNORSX" : "AEIOUaeiou", f->name[0]) ? "an" : "a";
+}
+
 const char *ng__format_list(char *buf, size_t size, int (*pick)(const ng__format *f), int exts, const char *last)
 {
     const char *item[3 * sizeof ng__formats / sizeof ng__formats[0]];

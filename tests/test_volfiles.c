@@ -683,6 +683,29 @@ static void test_slices_refused(void)
     ng_graph_free(g);
 }
 
+/* A format of the wrong kind is named with its article, as said aloud:
+ * "an EXR file", "a PNG file", "a VDB file". */
+static void test_wrong_kind_named(void)
+{
+    static const struct {
+        const char *name;
+        int depth;
+        const char *msg;
+    } cases[] = {
+        {"v.exr", 4, "an EXR file holds an image, not a volume"},
+        {"v.png", 4, "a PNG file holds an image, not a volume"},
+        {"v.r16", 4, "a raw heightmap file holds an image"},
+        {"v.vdb", 0, "a VDB file holds a volume"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[PATHLEN];
+        ng_error err = {{0}};
+        tpath(path, cases[i].name);
+        CHECK_INT(ng_file_check_depth(path, 0, cases[i].depth, &err), -1);
+        CHECK_CONTAINS(err.msg, cases[i].msg);
+    }
+}
+
 /* ---- the program ------------------------------------------------------------------------ */
 
 static const char slow_script[] = "local n = ng.perlin{}\n"
@@ -917,6 +940,7 @@ NG_SUITE(volfiles, full)
     RUN(test_slices_signal_handler_removes_all);
     RUN(test_slices_stale_folder_swept);
     RUN(test_slices_refused);
+    RUN(test_wrong_kind_named);
     if (have_cli) {
         RUN(test_cli_volume_files);
         RUN(test_cli_output_folders);
