@@ -611,6 +611,7 @@ static const option options[] = {
      "a .png's deflate effort: 0 stored, 1 Huffman only, 2 (default)\n"
      "byte runs (best on noise), 3 to 9 zlib's string matching\n"
      "(flat or terraced images); an .exr's ZIP level (zlib's 0-9);\n"
+     "a .nrrd's data gzipped at level 1-9 (0, default: raw);\n"
      "the bytes do not depend on --threads"},
     {"--exr-tiles", NULL, "N", INT, 0, 1, 65536, set_exr_tiles, TAKES_IMAGE | TAKES_STITCH,
      "write the .exr as NxN tiles (default: scanlines); tiles count\n"

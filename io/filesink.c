@@ -860,7 +860,10 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     /* Row bytes must fit size_t; encoders check their formats' own limits. */
     if ((size_t)width > (size_t)-1 / ((size_t)channels * bytes))
         return fail(f, err, 0, "a %d pixel wide row does not fit in memory", width);
-    if (e->uncompressed && check_room(f, width, height, depth, channels, err)) return -1;
+    /* a level makes a format that takes one compressed (.nrrd's gzip): its size is not known */
+    if (e->uncompressed && !((e->takes & NG__LEVEL) && f->im.opt.level > 0) &&
+        check_room(f, width, height, depth, channels, err))
+        return -1;
     f->im.width = width;
     f->im.height = height;
     f->im.depth = depth;

@@ -28,8 +28,9 @@ const ng__format ng__formats[] = {
     /* exact: NaN is stored too, as an inactive voxel */
     {.name = "VDB", .ext = {".vdb"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__VOLUMES,
      .takes = NG__GRID, .exact = 1, .encoder = &ng__vdb_encoder},
+    /* uncompressed unless a level asks for gzip */
     {.name = "NRRD", .ext = {".nrrd"}, .bits = {32}, .channels = NG__VECTORS, .holds = NG__IMAGES | NG__VOLUMES,
-     .exact = 1, .uncompressed = 1, .encoder = &ng__nrrd_encoder},
+     .takes = NG__LEVEL, .exact = 1, .uncompressed = 1, .encoder = &ng__nrrd_encoder},
     {.name = "EXR", .ext = {".exr"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES,
      .takes = NG__LEVEL | NG__EXR, .exact = 1, .encoder = &ng__exr_encoder, .reader = &ng__exr_reader},
 };
