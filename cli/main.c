@@ -435,6 +435,16 @@ static void print_default(const ng_param_desc *p)
     fputs(buf, stdout);
 }
 
+/* " (also gain, persistence)": the option's other names */
+static void print_aliases(const ng_node_type *t, int k)
+{
+    const ng_option_alias *a;
+    int i;
+    for (i = 0; (a = ng_option_alias_of(t, k, i)); i++)
+        printf("%s%s%s", i ? ", " : " (also ", a->name, a->inverse ? " = 1 / it" : "");
+    if (i) printf(")");
+}
+
 static void print_type(const ng_node_type *t)
 {
     int k, d;
@@ -469,7 +479,9 @@ static void print_type(const ng_node_type *t)
             printf(", one of");
             for (c = 0; p->choices[c]; c++) printf(" \"%s\"", p->choices[c]);
         }
-        printf(" — %s\n", p->doc);
+        printf(" — %s", p->doc);
+        print_aliases(t, k);
+        printf("\n");
     }
     printf("\n");
 }

@@ -98,7 +98,8 @@ typedef struct ng_input_desc {
 } ng_input_desc;
 
 /* A second name for a descriptor with one parameter preset:
- * ng.perlin{} is ng.noise{type = "perlin"}. */
+ * ng.perlin{} is ng.noise{type = "perlin"}; or, with param NULL, a plain
+ * alias, the name other tools give the same node (ng.lerp is ng.mix). */
 typedef struct ng_shorthand {
     const char *name;
     const char *param;

@@ -44,7 +44,9 @@ typedef struct basis {
 #define DOC(F, ID, id, name, freq, lo, hi, dims, tiling, kernel, tiled, grad, doc) " " name ": " doc " [" #lo "," #hi "]."
 static const basis bases[NG_NBASES] = {NG_BASES(BASIS_ROW)};
 static const char *const type_choices[NG_NBASES + 1] = {NG_BASES(CHOICE)}; /* NULL-terminated */
-static const ng_shorthand noise_shorthands[NG_NBASES] = {NG_BASES(SHORTHAND)};
+/* every basis by its name, and worley by the names other tools give it */
+static const ng_shorthand noise_shorthands[] = {NG_BASES(SHORTHAND) {"voronoi", "type", "worley"},
+                                                {"cellular", "type", "worley"}};
 
 static const char *const output_choices[] = {"float", "vector", NULL};
 /* in the order of NG_WORLEY_* and NG_METRIC_* (noise_kernels.h) */

@@ -211,12 +211,27 @@ static void test_smoothstep(void)
         if (v[i] < v[i - 1]) ng_t_fail(__FILE__, __LINE__, "smoothstep decreases at %g", x[i]);
     free(v);
     free(x);
-    /* lo must be below hi */
+    /* reversed edges, as GLSL and Houdini take them: 1 below hi, 0 above
+     * lo, the mirror of the ramp (smoothstep(6, 2, x) = 1 - smoothstep(2, 6, x)) */
+    n = t_on(g, "smoothstep", coord(g, "x"));
+    t_set(n, "lo", hi);
+    t_set(n, "hi", lo);
+    {
+        const int r = t_finish(g, n);
+        CHECK_NEAR(ev1(g, r, -5), 1, 0);
+        CHECK_NEAR(ev1(g, r, lo), 1, 0);
+        CHECK_NEAR(ev1(g, r, hi), 0, 0);
+        CHECK_NEAR(ev1(g, r, 60), 0, 0);
+        CHECK_NEAR(ev1(g, r, 3), 1 - 0.15625, 1e-6);
+        CHECK_NEAR(ev1(g, r, 5), 0.15625, 1e-6);
+        CHECK_NEAR((ev1(g, r, 4 + h) - ev1(g, r, 4 - h)) / (2 * h), -1.5 / (hi - lo), 2e-3);
+    }
+    /* equal edges are no ramp */
     n = t_on(g, "smoothstep", coord(g, "x"));
     t_set(n, "lo", 3);
     t_set(n, "hi", 3);
     CHECK(finish_fails(g, n, msg, sizeof msg));
-    CHECK_CONTAINS(msg, "lo = 3 must be below hi = 3");
+    CHECK_CONTAINS(msg, "lo = 3 and hi = 3 are equal: no ramp");
     ng_graph_free(g);
 }
 
