@@ -36,10 +36,11 @@ PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_im
 # Test tools only (the tiles and farm suites): GNU parallel and a local
 # Slurm cluster (slurmctld, slurmd, sbatch, munge) run a tiles plan;
 # gdal-bin reads the VRT mosaic back; teem-apps' unu (NRRD's reference
-# reader) reads a gzipped .nrrd back. A file that proves each, in order.
-TEST_PKGS  := parallel slurmctld slurmd slurm-client munge gdal-bin teem-apps
+# reader) reads a gzipped .nrrd back; ffmpeg runs the README's recipe for
+# frames to video. A file that proves each, in order.
+TEST_PKGS  := parallel slurmctld slurmd slurm-client munge gdal-bin teem-apps ffmpeg
 TEST_FILES := /usr/bin/sem /usr/sbin/slurmctld-wlm /usr/sbin/slurmd-wlm /usr/bin/sbatch /usr/sbin/munged \
-              /usr/bin/gdal_translate /usr/bin/teem-unu
+              /usr/bin/gdal_translate /usr/bin/teem-unu /usr/bin/ffprobe
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 # Bit-identical kernels everywhere: no contraction into FMA, no fast-math;

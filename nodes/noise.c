@@ -125,7 +125,7 @@ void ng__noise_prepare(ng_node *n, int type, ng_unified *u)
     double lo = bs->lo, hi = bs->hi, tlo = lo, thi = hi;
     int d;
     for (d = 0; d < 3; d++) u->freq[d] = bs->freq_mult / (size * scale[d]);
-    u->freq_w = bs->freq_mult / size;
+    u->freq_w = bs->freq_mult / size * ng_num(n, NG_U_TIME_SCALE); /* x 1 by default: the same bits */
     switch (n->param[P_RANGE].i) {
     case NG_RANGE_UNIT: tlo = 0, thi = 1; break;
     case NG_RANGE_SIGNED: tlo = -1, thi = 1; break;
