@@ -332,6 +332,10 @@ int ng_node_input(const ng_node *n, int k); /* source id or -1 */
 int ng_node_param_source(const ng_node *n, int k);
 const ng_value *ng_node_param(const ng_node *n, int k);
 const char *ng_node_label(const ng_node *n);
+/* Names node id as the script calls it (node:named("mountains")): its
+ * label from now on, in messages, `info`, `dot` and the preview page.
+ * 1 to 64 bytes, no control characters. 0, or -1 with err filled. */
+int ng_node_rename(ng_graph *g, int id, const char *name, ng_error *err);
 /* Parameter k as a script would write it ("0.5", "\"perlin\"", "{1, 2, 3}"). */
 int ng_param_format(const ng_node *n, int k, char *buf, size_t len);
 /* Whether parameter k holds its descriptor's default value. */

@@ -443,6 +443,20 @@ static int build(lua_State *L, const ng_node_type *t, const ng_shorthand *sh, co
     return 1;
 }
 
+/* node:named("mountains"): the node, labelled as the script calls it
+ * (messages, info, dot, the page); upvalue: state */
+static int l_named(lua_State *L)
+{
+    modstate *m = state(L);
+    const int id = to_node(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    ng_error err;
+    if (id < 0) return luaL_argerror(L, 1, "a node");
+    if (ng_node_rename(m->g, id, name, &err)) return luaL_error(L, "%s", err.msg);
+    lua_settop(L, 1);
+    return 1;
+}
+
 /* ng.<name>{...} or ng.<name>(a, b, ...): upvalues state, type, shorthand, label */
 static int l_construct(lua_State *L)
 {
@@ -532,7 +546,8 @@ static int l_index_fail(lua_State *L)
 {
     const char *key = luaL_optstring(L, 2, "?"), *names[256], *near;
     const ng_node_type *const *types;
-    int ntypes, i, count = 0;
+    int ntypes, i, count = 1;
+    names[0] = "named"; /* the one method of every node (l_named) */
     types = ng_types(&ntypes);
     for (i = 0; i < ntypes && count < 256; i++)
         if (types[i]->method) names[count++] = types[i]->method;
@@ -617,6 +632,9 @@ void ng_lua_open(lua_State *L, ng_graph *g, const char *dir, int unsafe)
             lua_setfield(L, -2, types[i]->method);
         }
     }
+    lua_pushvalue(L, st);
+    lua_pushcclosure(L, l_named, 1);
+    lua_setfield(L, -2, "named");
     lua_newtable(L); /* methods' metatable: unknown names are errors */
     lua_pushvalue(L, st);
     lua_pushcclosure(L, l_index_fail, 1);

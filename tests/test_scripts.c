@@ -378,6 +378,43 @@ static void test_vocabulary_errors(void)
     res_free(&r);
 }
 
+/* node:named(NAME) labels a node as the script calls it: info, dot and
+ * messages say that name; the node is the same (the same bits); a name
+ * is 1 to 64 characters. */
+static void test_named_nodes(void)
+{
+    char s[PATHLEN], a[PATHLEN], b[PATHLEN];
+    res r;
+    mkscript(s, "named.lua",
+             "local m = ng.perlin{element_size = 5}:named(\"mountains\")\n"
+             "return ng.warp{m, ng.simplex{output = \"vector\"}:named(\"wind\"), amount = 2}\n");
+    cli(&r, "info", s, NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "#0 mountains (noise)");
+    CHECK_CONTAINS(r.out, "#1 wind (noise)");
+    res_free(&r);
+    cli(&r, "dot", s, NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "mountains");
+    res_free(&r);
+    tpath(a, "named.pfm");
+    cli(&r, "render", s, "-o", a, "--size", "8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    mkscript(s, "unnamed.lua",
+             "local m = ng.perlin{element_size = 5}\n"
+             "return ng.warp{m, ng.simplex{output = \"vector\"}, amount = 2}\n");
+    tpath(b, "unnamed.pfm");
+    cli(&r, "render", s, "-o", b, "--size", "8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(a, b));
+    mkscript(s, "badname.lua", "return ng.perlin{}:named(\"\")\n");
+    cli(&r, "info", s, NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "named: a name is 1 to 64 characters");
+    res_free(&r);
+}
+
 /* Without NG_BIN and NG_ROOT the program's tests cannot run: a failure,
  * not a silent skip. */
 static void test_program_is_there(void)
@@ -401,5 +438,6 @@ NG_SUITE(scripts, full)
     RUN(test_misspelt_names);
     RUN(test_vocabulary_aliases);
     RUN(test_vocabulary_errors);
+    RUN(test_named_nodes);
     cli_teardown();
 }
