@@ -365,7 +365,41 @@ async function loadGraph() {
     g.classList.add("node");
     g.addEventListener("click", () => pickOutput(k));
   }
+  // the size graphviz gives it, for the 1:1 zoom (points are CSS pixels here)
+  const vb = svg.viewBox && svg.viewBox.baseVal;
+  const s = box.querySelector("svg");
+  if (vb && vb.width) { s.setAttribute("data-w", vb.width); s.setAttribute("data-h", vb.height); }
+  zoomGraph();
   markSelected();
+  findNodes();
+}
+
+// 1:1 draws the graph at its own size in a scrolled box: an 80-node graph
+// stays readable where fitting it to the strip makes it a smudge.
+function zoomGraph() {
+  const s = $("graph").querySelector("svg"), actual = $("graph").classList.contains("actual");
+  if (!s) return;
+  s.style.width = actual && s.dataset.w ? s.dataset.w + "px" : "";
+  s.style.height = actual && s.dataset.h ? s.dataset.h + "px" : "";
+}
+
+// Nodes whose label, type or id holds the search text: marked, the first
+// scrolled into view (at 1:1 size).
+function findNodes() {
+  const q = $("graph-search").value.trim().toLowerCase();
+  let first = null, count = 0;
+  for (const g of $("graph").querySelectorAll('g[id^="node-"]')) {
+    const id = parseInt(g.id.slice(5), 10), n = ui.state && ui.state.nodes.find((x) => x.id === id);
+    const hit = q !== "" && n && (n.label.toLowerCase().includes(q) || n.type.toLowerCase().includes(q) ||
+                                   String(id) === q.replace(/^#/, ""));
+    g.classList.toggle("found", !!hit);
+    if (hit) { count++; if (!first) first = g; }
+  }
+  $("graph-search").title = q ? count + " node" + (count === 1 ? "" : "s") + " found" : "";
+  if (first) {
+    if (!$("graph").classList.contains("actual")) { $("graph").classList.add("actual"); $("graph-zoom").textContent = "fit"; zoomGraph(); }
+    first.scrollIntoView({ block: "center", inline: "center" });
+  }
 }
 
 // Highlights what the picture shows: the previewed node, or the output.
@@ -660,6 +694,16 @@ function listen() {
 
 function start() {
   ui.fromUrl = readUrl();
+  $("graph-search").addEventListener("input", findNodes);
+  $("graph-zoom").addEventListener("click", () => {
+    const on = $("graph").classList.toggle("actual");
+    $("graph-zoom").textContent = on ? "fit" : "1:1";
+    zoomGraph();
+  });
+  $("graph-fold").addEventListener("click", () => {
+    const folded = $("graph-strip").classList.toggle("folded");
+    $("graph-fold").textContent = folded ? "show" : "hide";
+  });
   $("output").addEventListener("change", () => pickOutput(+$("output").value));
   for (const b of document.querySelectorAll("#views button")) b.addEventListener("click", () => setView(b.dataset.view));
   $("reset").addEventListener("click", () => resetWindow(true));
