@@ -592,6 +592,21 @@ static int set_height_scale(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+static int set_sea_level(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->v.sea_level = v->d[0];
+    return 0;
+}
+
+static int set_terrain_ramp(ng_cli *c, const option *o, const value *v)
+{
+    const int k = word_index(o, v->text); /* ORDER ng_view_ramp_kind */
+    if (k < 0) return bad_value(o, v->text);
+    c->v.ramp = (ng_view_ramp_kind)k;
+    return 0;
+}
+
 /* ---- the table -------------------------------------------------------------------- */
 
 static const option options[] = {
@@ -709,6 +724,12 @@ static const option options[] = {
     {"--height-scale", NULL, "H", REAL, 0, 0, 1e12, set_height_scale, TAKES_TERRAIN | TAKES_SERVE,
      "world units of height per unit of value (default: a fifth of\n"
      "the picture's width)"},
+    {"--sea-level", NULL, "L", REAL, 0, 0.01, 0.99, set_sea_level, TAKES_TERRAIN | TAKES_SERVE,
+     "the height below which the ground is water, drawn flat\n"
+     "(default 0.3); the land colours spread over L to 1"},
+    {"--terrain-ramp", NULL, "terrain|grey", TEXT, 0, 0, 0, set_terrain_ramp, TAKES_TERRAIN | TAKES_SERVE,
+     "the colours: terrain (water, sand, grass, forest, rock,\n"
+     "snow; the default) or grey (the height, lit: a GIS hillshade)"},
 };
 
 #define NOPTIONS (sizeof options / sizeof options[0])

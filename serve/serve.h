@@ -182,6 +182,10 @@ typedef struct ng_render_request {
     long w, h, node;    /* node -1: the script's first output */
     double ox, oy, ps;
     ng_serve_view view;
+    /* hillshade: the terrain view's sea level, height scale and ramp
+     * (sea, hs, ramp); -1: serve's own (its command line's) */
+    double sea, hs;
+    int ramp;
     const char *stream; /* NULL: none */
 } ng_render_request;
 /* /api/render's arguments, with c's window as the defaults. 0, or -1 with

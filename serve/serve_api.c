@@ -388,6 +388,9 @@ static int draw(const ng_render_request *r, const ng_served *s, int root, pictur
         ng_render_opts o = render_opts(r, s, w, h, cancel);
         ng_sink sink = {pic_begin, pic_rows, pic_end, p, NULL, NULL};
         v.kind = r->view == NG_SERVE_VOLUME ? NG_VIEW_VOLUME : NG_VIEW_TERRAIN;
+        if (r->sea >= 0) v.sea_level = r->sea;
+        if (r->hs >= 0) v.height_scale = r->hs;
+        if (r->ramp >= 0) v.ramp = (ng_view_ramp_kind)r->ramp;
         return ng_view_render(g, root, &v, &o, &sink, err);
     }
     if (r->view == NG_SERVE_REPEAT) w = (w + 1) / 2, h = (h + 1) / 2;
