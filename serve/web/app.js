@@ -16,6 +16,7 @@ const ui = {
   view: "grey",
   node: null,              // a node id being previewed, or null for the output
   output: 0,               // which of the script's outputs is shown (an index of state.outputs)
+  terrain: {},             // hillshade: sea, hs, ramp the page set (absent: serve's own)
   fromUrl: null,           // what the URL asked for, applied once the first state is in
   win: null,               // {ox, oy, ps}: the world window asked for
   shown: null,             // {ox, oy, ps}: the window of the image on screen
@@ -82,6 +83,7 @@ function readUrl() {
   for (const [k, v] of q) {
     if (k.startsWith("set.")) asked.sets[k.slice(4)] = v;
     else if (k === "view" || k === "output") asked[k] = v;
+    else if (k === "sea" || k === "hs" || k === "ramp") asked.terrain = { ...asked.terrain, [k]: v };
     else if (k === "node" && /^\d+$/.test(v)) asked.node = +v;
     else if ((k === "ox" || k === "oy" || k === "ps") && v !== "" && isFinite(+v)) asked[k] = +v;
   }
@@ -96,6 +98,7 @@ function writeUrl() {
   if (ui.view !== "grey") q.set("view", ui.view);
   if (ui.output) q.set("output", ui.state.outputs[ui.output].name);
   if (ui.node !== null) q.set("node", ui.node);
+  for (const [k, v] of Object.entries(ui.terrain)) q.set(k, v);
   const w = ui.win, st = ui.state;
   if (w.ox !== st.origin[0] || w.oy !== st.origin[1] || w.ps !== st.pixel_size) {
     q.set("ox", fmtAt(w.ox, w.ps));
@@ -117,6 +120,7 @@ function applyUrl(st) {
   const k = st.outputs.findIndex((o) => o.name === a.output);
   if (k > 0) ui.output = k;
   if (a.node !== undefined && st.nodes.some((n) => n.id === a.node)) previewNode(a.node, false);
+  if (a.terrain) { ui.terrain = a.terrain; showTerrain(); }
   if (a.view && document.querySelector(`#views button[data-view="${CSS.escape(a.view)}"]`)) setView(a.view, false);
   showWindow();
 }
@@ -472,8 +476,22 @@ function shownNode() {
 
 // ---- views ------------------------------------------------------------------------
 
+// The terrain controls show the page's values (or the defaults).
+function showTerrain() {
+  $("sea").value = ui.terrain.sea || "0.3";
+  $("hs").value = ui.terrain.hs || "";
+  $("tramp").value = ui.terrain.ramp || "terrain";
+}
+
+function setTerrain(k, v) {
+  if (v === "" || v === undefined) delete ui.terrain[k];
+  else ui.terrain[k] = v;
+  render(50);
+}
+
 function setView(v, rerender = true) {
   ui.view = v;
+  $("terrain").hidden = v !== "hillshade";
   for (const b of document.querySelectorAll("#views button")) b.classList.toggle("on", b.dataset.view === v);
   $("viewport").classList.toggle("fixed", v === "volume");
   if (rerender) render(0);
@@ -595,6 +613,7 @@ function renderUrl(w, h, ps) {
   let u = `api/render?w=${w}&h=${h}&ox=${fmtAt(v.ox, v.ps)}&oy=${fmtAt(v.oy, v.ps)}&ps=${fmt(ps)}&view=${ui.view}`;
   const id = shownNode();
   if (id !== null) u += "&node=" + id;
+  if (ui.view === "hillshade") for (const [k, val] of Object.entries(ui.terrain)) u += "&" + k + "=" + encodeURIComponent(val);
   return u + setsQuery() + "&stream=" + ui.stream;
 }
 
@@ -695,6 +714,9 @@ function listen() {
 function start() {
   ui.fromUrl = readUrl();
   $("graph-search").addEventListener("input", findNodes);
+  $("sea").addEventListener("input", () => setTerrain("sea", $("sea").value));
+  $("hs").addEventListener("input", () => { if ($("hs").value === "" || +$("hs").value >= 0) setTerrain("hs", $("hs").value); });
+  $("tramp").addEventListener("change", () => setTerrain("ramp", $("tramp").value === "terrain" ? "" : $("tramp").value));
   $("graph-zoom").addEventListener("click", () => {
     const on = $("graph").classList.toggle("actual");
     $("graph-zoom").textContent = on ? "fit" : "1:1";

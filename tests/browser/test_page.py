@@ -336,6 +336,31 @@ def check_views(d, before):
     return settled_image(d, "the grey view again", url_has="view=grey")
 
 
+def check_terrain_controls(d, before):
+    """The hillshade's terrain controls (sea level, height scale, ramp):
+    shown with that view only, each changes the picture and the URL."""
+    check(not visible(d, "terrain"), "the terrain controls are hidden outside the hillshade view")
+    d.find_element("css selector", '#views button[data-view="hillshade"]').click()
+    wait_for(lambda: visible(d, "terrain"), "the terrain controls with the hillshade view")
+    shade = settled_image(d, "the hillshade view", url_has="view=hillshade")
+    d.execute_script("const s = document.getElementById('sea'); s.value = '0.6';"
+                     "s.dispatchEvent(new Event('input'))")
+    sea = settled_image(d, "the hillshade at sea level 0.6", url_has="sea=0.6", differs_from=shade)
+    check(sea["hash"] != shade["hash"], "the sea level control changes the hillshade", sea["url"])
+    from selenium.webdriver.support.ui import Select
+    Select(d.find_element("id", "tramp")).select_by_visible_text("grey")
+    grey = settled_image(d, "the grey hillshade", url_has="ramp=grey")
+    check(grey["hash"] != sea["hash"], "the ramp control changes the hillshade", grey["url"])
+    d.find_element("id", "hs").send_keys("500")
+    tall = settled_image(d, "the hillshade with a height scale", url_has="hs=500")
+    check(tall["hash"] != grey["hash"], "the height scale control changes the hillshade", tall["url"])
+    check("sea=0.6" in d.current_url and "ramp=grey" in d.current_url and "hs=500" in d.current_url,
+          "the URL carries the terrain controls", d.current_url)
+    d.execute_script("ui.terrain = {}; showTerrain();")
+    d.find_element("css selector", '#views button[data-view="grey"]').click()
+    return settled_image(d, "the grey view again", url_has="view=grey")
+
+
 def check_url_state(d, before):
     """The page's state is in its URL: a reload of that URL (a bookmark, a
     link sent to someone) shows the same parameters, view and window."""
@@ -462,6 +487,7 @@ def main():
                  lambda im: check_node_click(driver, im) or im,
                  lambda im: check_pan_zoom(driver, im),
                  lambda im: check_views(driver, im),
+                 lambda im: check_terrain_controls(driver, im),
                  lambda im: check_url_state(driver, im),
                  lambda im: check_outputs(driver, script, server.url),
                  lambda im: check_big_graph(driver, script) or im]
