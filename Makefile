@@ -37,10 +37,12 @@ PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_im
 # Test tools only (the tiles and farm suites): GNU parallel and a local
 # Slurm cluster (slurmctld, slurmd, sbatch, munge) run a tiles plan;
 # gdal-bin reads the VRT mosaic back; Blender imports a multi-grid .vdb
-# headless (vdb_grids). A file that proves each, in order.
-TEST_PKGS  := parallel slurmctld slurmd slurm-client munge gdal-bin blender
+# headless (vdb_grids); teem-apps' unu (NRRD's reference reader) reads a
+# gzipped .nrrd back; ffmpeg runs the README's recipe for frames to video.
+# A file that proves each, in order.
+TEST_PKGS  := parallel slurmctld slurmd slurm-client munge gdal-bin blender teem-apps ffmpeg
 TEST_FILES := /usr/bin/sem /usr/sbin/slurmctld-wlm /usr/sbin/slurmd-wlm /usr/bin/sbatch /usr/sbin/munged \
-              /usr/bin/gdal_translate /usr/bin/blender
+              /usr/bin/gdal_translate /usr/bin/blender /usr/bin/teem-unu /usr/bin/ffprobe
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 # Bit-identical kernels everywhere: no contraction into FMA, no fast-math;
