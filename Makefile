@@ -365,6 +365,30 @@ $(PEER_BIN): tests/bench/libnoise_peer.cpp
 	@echo "  CXX $<"
 	@$(CXX) -O2 -Wall -Wextra -Werror -o $@ $< -lnoise
 
+# PEERS=DIR: FastNoise2 from the user's folder DIR/FastNoise2 (never part
+# of this repository), built by its own CMake files with
+# tests/bench/fastnoise2/CMakeLists.txt in DIR/build-noisegraph, and timed by
+# the bench in the same run (build/opt/fastnoise2_peer). Its pinned FastSIMD
+# comes from DIR/FastSIMD when that folder exists (CPM_FastSIMD_SOURCE),
+# else CPM downloads it. Without PEERS the measured FastNoise2 column is off.
+PEERS ?=
+# BENCH_ARGS: rows or sections for the bench (default: everything)
+BENCH_ARGS ?=
+PEER_DIR := $(if $(PEERS),$(abspath $(PEERS)))
+FN2_BIN := $(BUILD)/fastnoise2_peer
+FN2_CXX := $(firstword $(wildcard /usr/bin/clang++-14) $(CXX))
+FN2_CMAKE := -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(FN2_CXX) \
+  -DFASTNOISE2_SOURCE=$(PEER_DIR)/FastNoise2 \
+  $(if $(wildcard $(PEER_DIR)/FastSIMD/CMakeLists.txt),-DCPM_FastSIMD_SOURCE=$(PEER_DIR)/FastSIMD)
+.PHONY: fastnoise2-peer
+fastnoise2-peer:
+	@if [ -z "$(PEER_DIR)" ] || [ ! -d "$(PEER_DIR)/FastNoise2" ]; then \
+	  echo "noisegraph: PEERS='$(PEERS)': no FastNoise2 source folder in it (PEERS=DIR, DIR/FastNoise2)" >&2; exit 2; fi
+	@command -v cmake >/dev/null || { echo "noisegraph: PEERS needs cmake (apt-get install cmake)" >&2; exit 2; }
+	cmake -S tests/bench/fastnoise2 -B $(PEER_DIR)/build-noisegraph $(FN2_CMAKE) >/dev/null
+	cmake --build $(PEER_DIR)/build-noisegraph --target fastnoise2_peer
+	cp $(PEER_DIR)/build-noisegraph/fastnoise2_peer $(FN2_BIN)
+
 ifeq ($(SAN),0)
 bench: deps $(BIN) $(BENCH_BIN)
 	@missing=""; set -- $(BENCH_FILES); for p in $(BENCH_PKGS); do \
@@ -381,7 +405,8 @@ bench: deps $(BIN) $(BENCH_BIN)
 	@if [ -f /usr/include/libnoise/noise.h ]; then \
 	  $(MAKE) --no-print-directory $(PEER_BIN) || { rm -f $(PEER_BIN); echo "bench: the libnoise peer did not build" >&2; }; \
 	else rm -f $(PEER_BIN); fi
-	$(BENCH_BIN)
+	@if [ -n "$(PEERS)" ]; then $(MAKE) --no-print-directory fastnoise2-peer || exit 1; else rm -f $(FN2_BIN); fi
+	$(BENCH_BIN) $(BENCH_ARGS)
 else
 bench:
 	@echo "bench: SAN=$(SAN) builds are not benchmarked; run 'make bench'" >&2; exit 2
