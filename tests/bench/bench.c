@@ -9,7 +9,7 @@
  * frames in a row, the speed-up of 2 threads over 1 and the peak memory of
  * a huge PNG render.
  *
- *   bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|encode]...
+ *   bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|encode|python]...
  *
  * Grids: 2D rows render a 2048x2048 image; 3D rows one 128^3 volume render
  * (16^3 bricks). Every script uses a frequency of 0.02 per pixel
@@ -32,6 +32,9 @@
  * `encode` renders graphs/terrain.lua at 4096^2, 16-bit, on 2 threads to
  * .r16 and to .png through the CLI and prints the ratio of their wall
  * times (issue 15's goal: at most 1.3), and the other levels and an .exr.
+ *
+ * `python` renders 4096^2 through the C API and through `import noisegraph`
+ * (make python) in the same run: the module's overhead.
  *
  * `kernels` times the noise kernels alone (no graph, no tiles) on the SIMD
  * path in use: NG_SIMD=scalar|sse2|avx2|avx512 compares paths.
@@ -755,6 +758,89 @@ static int encode_cpu(const config *c, const char *out_name, char **args, measur
     return rc;
 }
 
+/* ---- the Python module ------------------------------------------------------------- */
+
+#define PY_GRID 4096
+#define PY_RUNS 9
+
+/* Median seconds of PY_RUNS renders of script (1 thread, PY_GRID^2) through
+ * the C API into a new buffer each (malloc, ng_render_buffer, free), after
+ * one warm-up; -1 with err set. */
+static double c_api_render(const config *c, const char *script, ng_error *err)
+{
+    ng_script s;
+    ng_render_opts o;
+    double v[PY_RUNS];
+    int k;
+    if (load(c, script, &s, err)) return -1;
+    ng_render_defaults(&o, PY_GRID, PY_GRID);
+    o.threads = 1;
+    for (k = -1; k < PY_RUNS; k++) {
+        double t0 = now();
+        float *out = malloc((size_t)PY_GRID * PY_GRID * sizeof *out);
+        if (!out || ng_render_buffer(s.graph, s.output[0], &o, out, err)) {
+            free(out);
+            ng_script_free(&s);
+            return out ? -1 : ng_errorf(err, "out of memory");
+        }
+        free(out);
+        if (k >= 0) v[k] = now() - t0;
+    }
+    ng_script_free(&s);
+    return median(v, PY_RUNS);
+}
+
+/* The same renders through `import noisegraph` (build/.../python) under
+ * Debian's python3: Graph(script).render(size=PY_GRID, threads=1), which
+ * returns a NumPy array over the buffer the render wrote. Seconds, or -1
+ * (why printed). */
+static double python_render(const config *c, const char *script)
+{
+    char cmd[3 * PATH_MAX + 1024], line[256];
+    double t = -1;
+    FILE *f;
+    snprintf(cmd, sizeof cmd,
+             "PYTHONPATH='%s/python' /usr/bin/python3 -c '"
+             "import sys, time, statistics, noisegraph\n"
+             "g = noisegraph.Graph(sys.argv[1]); g.render(size=%d, threads=1); v = []\n"
+             "for k in range(%d):\n"
+             "    t0 = time.perf_counter(); a = g.render(size=%d, threads=1); v.append(time.perf_counter() - t0); del a\n"
+             "print(\"python\", statistics.median(v))' '%s/%s' 2>&1",
+             c->bindir, PY_GRID, PY_RUNS, PY_GRID, c->scripts, script);
+    if (!(f = popen(cmd, "r"))) return -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "python %lf", &t) != 1) printf("  %s", line);
+    pclose(f);
+    return t;
+}
+
+/* Issue 27: a 4096^2 render through the Python module costs what the C API
+ * costs (no copy overhead: the array wraps the render's buffer), within 5%.
+ * A cheap graph (perlin 2D, a copy would be the largest share there) and
+ * fBm; 1 thread, the C and Python runs alternating by graph. */
+static void bench_python(const config *c)
+{
+    static const char *const scripts[] = {"perlin.lua", "fbm6.lua"};
+    size_t k;
+    printf("python: %d^2 image, 1 thread, median of %d renders each into a new buffer: C API (malloc +\n"
+           "        ng_render_buffer) vs noisegraph.Graph.render (a NumPy array over the render's buffer)\n",
+           PY_GRID, PY_RUNS);
+    for (k = 0; k < sizeof scripts / sizeof scripts[0]; k++) {
+        ng_error err;
+        double tc = c_api_render(c, scripts[k], &err), tp;
+        if (tc < 0) {
+            printf("  %-12s error: %s\n", scripts[k], err.msg);
+            continue;
+        }
+        if ((tp = python_render(c, scripts[k])) < 0) {
+            printf("  %-12s C %.1f ms; python: not measured (make python builds the module)\n", scripts[k], tc * 1e3);
+            continue;
+        }
+        printf("  %-12s C %7.1f ms  python %7.1f ms  python/C %.3f (the goal: <= 1.05)\n", scripts[k], tc * 1e3,
+               tp * 1e3, tp / tc);
+    }
+}
+
 /* Issue 15: a 16-bit PNG costs at most 1.3x the same render to .r16 on
  * 2 threads (compression off the critical path, png.c); and what the
  * other levels and an .exr cost beside them. */
@@ -1060,7 +1146,7 @@ static void bench_kernels(void)
 static int usage(void)
 {
     int i;
-    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|encode]...\nrows:");
+    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|encode|python]...\nrows:");
     for (i = 0; i < NROWS; i++) fprintf(stderr, " %s", rows[i].name);
     fprintf(stderr, "\n");
     return 2;
@@ -1087,7 +1173,7 @@ int main(int argc, char **argv)
 {
     static config c;
     int selected[NROWS] = {0}, any = 0, threads = 0, memory = 0, kernels = 0, volume = 0, overhead = 0, frames = 0;
-    int encode = 0;
+    int encode = 0, python = 0;
     int i, k;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) c.quick = 1;
@@ -1099,6 +1185,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "overhead")) overhead = any = 1;
         else if (!strcmp(argv[i], "frames")) frames = any = 1;
         else if (!strcmp(argv[i], "encode")) encode = any = 1;
+        else if (!strcmp(argv[i], "python")) python = any = 1;
         else {
             for (k = 0; k < NROWS && strcmp(argv[i], rows[k].name); k++) continue;
             if (k == NROWS) {
@@ -1110,7 +1197,7 @@ int main(int argc, char **argv)
     }
     if (!any) {
         for (k = 0; k < NROWS; k++) selected[k] = 1;
-        threads = kernels = volume = overhead = frames = encode = 1;
+        threads = kernels = volume = overhead = frames = encode = python = 1;
         memory = !c.quick;
     }
     c.min_runs = c.quick ? 3 : 5;
@@ -1143,6 +1230,7 @@ int main(int argc, char **argv)
     if (volume) bench_volume(&c);
     if (kernels) bench_kernels();
     if (encode) bench_encode(&c);
+    if (python) bench_python(&c);
     if (memory) bench_memory(&c);
     else if (c.quick && !any) printf("memory: skipped (--quick)\n");
     return 0;
