@@ -292,7 +292,7 @@ static int peer_ready(const config *c, const peer_prog *p)
         printf("%s: %s not built (%s): no column\n", p->label, exe, p->missing);
         return 0;
     }
-    printf("%s: %s (median and min of %d runs, run just before each of its rows)\n  %s\n", p->label, exe,
+    printf("%s: %s (%d runs per row, beside noisegraph's)\n  %s\n", p->label, exe,
            c->min_runs, p->about);
     snprintf(cmd, sizeof cmd, "'%s' --runs 1 --info", exe);
     if ((f = popen(cmd, "r"))) {
@@ -306,13 +306,13 @@ static int peer_ready(const config *c, const peer_prog *p)
 /* Runs p on row r, when p has such a row: its "peer NAME MEDIAN [MIN]"
  * line into *res. 1, or 0 when there is no figure (the reason printed
  * when the peer failed). */
-static int run_peer(const config *c, const peer_prog *p, const row *r, peer_result *res)
+static int run_peer(const config *c, const peer_prog *p, const row *r, int runs, peer_result *res)
 {
     char cmd[PATH_MAX + 256], line[512];
     FILE *f;
     int got = 0, status;
     if (!row_peer(r, p)) return 0;
-    snprintf(cmd, sizeof cmd, "'%s/%s' --runs %d %s", c->bindir, p->exe, c->min_runs, row_peer(r, p));
+    snprintf(cmd, sizeof cmd, "'%s/%s' --runs %d %s", c->bindir, p->exe, runs, row_peer(r, p));
     if (!(f = popen(cmd, "r"))) return 0;
     while (fgets(line, sizeof line, f)) {
         int k = sscanf(line, "peer %63s %lf %lf", res->name, &res->ns, &res->min);
@@ -337,8 +337,31 @@ static void print_ratio(double ours, double peer, int w1, int w2)
 
 static void print_header(void)
 {
-    printf("%-20s %9s %9s %9s %8s %9s %8s %9s %8s %8s %11s %8s\n", "row", "samples", "ns/samp", "min ns", "Msamp/s",
-           "FN2 fixed", "ours/fix", "FN2 here", "ours/FN2", "min/min", "libnoise ns", "ours/ln");
+    printf("%-20s %9s %9s %9s %8s %9s %8s %9s %8s %11s %8s\n", "row", "samples", "ns/samp", "min ns", "Msamp/s",
+           "FN2 fixed", "ours/fix", "FN2 here", "ours/FN2", "libnoise ns", "ours/ln");
+}
+
+/* On a shared machine the load can change tenfold between two runs, so a
+ * ratio of two medians taken one after the other says little. Pairs do:
+ * the peer's one timed run (after its warm-up) and then one noisegraph
+ * run, c->min_runs times; the median of the pairs' ratios, and the
+ * peer's median. 0, or -1 (no figure). */
+static int paired_ratio(const config *c, const peer_prog *p, const row *r, const job *j, double samples,
+                        double *ratio, double *peer_median)
+{
+    double q[MAX_RUNS], pv[MAX_RUNS];
+    int k;
+    ng_error err;
+    for (k = 0; k < c->min_runs && k < MAX_RUNS; k++) {
+        peer_result one;
+        double ours;
+        if (!run_peer(c, p, r, 1, &one) || (ours = run_job(j, &err)) < 0) return -1;
+        pv[k] = one.ns;
+        q[k] = ours * 1e9 / samples / one.ns;
+    }
+    *ratio = median(q, k);
+    *peer_median = median(pv, k);
+    return 0;
 }
 
 /* One row, whole cost: 2D one image, 3D one volume render, just after
@@ -350,11 +373,11 @@ static double bench_row(const config *c, const row *r)
     ng_error err;
     timing t;
     job j;
-    peer_result fn2 = {"", 0, 0}, ln = {"", 0, 0};
+    peer_result ln = {"", 0, 0};
+    double paired = 0, fn2_ns = 0;
     double samples = r->dims == 3 ? (double)GRID3 * GRID3 * GRID3 : (double)GRID2 * GRID2;
     double ns, ns_min;
-    if (c->has_fn2) run_peer(c, &fastnoise2_prog, r, &fn2);
-    if (c->has_ln) run_peer(c, &libnoise_prog, r, &ln);
+    if (c->has_ln) run_peer(c, &libnoise_prog, r, c->min_runs, &ln);
     printf("%-20s %9.0f", r->name, samples);
     fflush(stdout);
     if (load(c, r->script, &s, &err)) {
@@ -372,14 +395,15 @@ static double bench_row(const config *c, const row *r)
         ng_script_free(&s);
         return -1;
     }
+    if (c->has_fn2 && r->fn2 && paired_ratio(c, &fastnoise2_prog, r, &j, samples, &paired, &fn2_ns))
+        printf(" (no FastNoise2 figure)");
     ng_script_free(&s);
     ns = t.median * 1e9 / samples;
     ns_min = t.min * 1e9 / samples;
     printf(" %9.3f %9.3f %8.1f", ns, ns_min, 1e3 / ns);
     print_ratio(ns, r->fn2_ns, 9, 8);
-    print_ratio(ns, fn2.ns, 9, 8);
-    if (fn2.min > 0) printf(" %8.2f", ns_min / fn2.min);
-    else printf(" %8s", "-");
+    if (fn2_ns > 0) printf(" %9.3f %8.2f", fn2_ns, paired);
+    else printf(" %9s %8s", "-", "-");
     print_ratio(ns, ln.ns, 11, 8);
     printf("   (%d runs)\n", t.runs);
     return ns;
@@ -1216,8 +1240,10 @@ int main(int argc, char **argv)
         printf("FN2 fixed = FastNoise2 AVX-512: FIXED figures from issue 14, taken on another machine kind (%s),\n"
                "            NOT measured here; this run is on the CPU named above.\n"
                "FN2 here  = FastNoise2 MEASURED in this run on this CPU (fastnoise2_peer; - : not built or no such row).\n"
-               "ours/fix, ours/FN2 (medians), min/min (FN2 here), ours/ln < 1: noisegraph faster\n\n",
-               FN2_MACHINE);
+               "            ours/FN2: the median of %d paired ratios, each one FastNoise2 run and the noisegraph run\n"
+               "            right after it (robust to a load that changes between runs); FN2 here: its runs' median\n"
+               "ours/fix, ours/FN2, ours/ln < 1: noisegraph faster\n\n",
+               FN2_MACHINE, c.min_runs);
         double ns[NROWS];
         print_header();
         for (k = 0; k < NROWS; k++) ns[k] = selected[k] ? bench_row(&c, &rows[k]) : -1;
