@@ -21,6 +21,7 @@
     X(channel)           \
     X(curl)              \
     X(surface)           \
+    X(erosion_filter)    \
     X(blur)              \
     X(ramp)              \
     X(constant)          \

@@ -462,6 +462,126 @@ static void loop_acc_grad(float *restrict G, const float *restrict g, float gs, 
         for (i = 0; i < n; i++) G[i] += g[i] * gs * fw;
 }
 
+/* ---- the erosion filter (see nodes/erosion.c) ------------------------------------------ */
+
+/* sin and cos of 2 pi z for z in [-0.5, 0.5]: Taylor series of the half
+ * angle (|a| <= pi / 2, error below 4e-6), then the double angle. Plain
+ * multiplies and adds, so every path vectorises it and gets these bits. */
+static inline __attribute__((always_inline)) void sincos_turn(float z, float *s, float *c)
+{
+    const float a = z * 3.14159265f, a2 = a * a;
+    const float sh = a * (1.0f - a2 * (1.0f / 6.0f) * (1.0f - a2 * (1.0f / 20.0f) * (1.0f - a2 * (1.0f / 42.0f) *
+                                                                                       (1.0f - a2 * (1.0f / 72.0f)))));
+    const float ch = 1.0f - a2 * 0.5f * (1.0f - a2 * (1.0f / 12.0f) * (1.0f - a2 * (1.0f / 30.0f) *
+                                                                      (1.0f - a2 * (1.0f / 56.0f))));
+    *s = 2.0f * sh * ch;
+    *c = ch * ch - sh * sh;
+}
+
+/* |atan2(y, x)| / pi in [0, 1] (0 along +x), 0 at the origin: an odd
+ * minimax polynomial of atan on [0, 1] (error below 1e-5 of a half turn),
+ * then the octant folded back with selects. */
+static inline __attribute__((always_inline)) float half_turns(float y, float x)
+{
+    const float ax = fabsf(x), ay = fabsf(y), hi = select_f(ax > ay, ax, ay), lo = select_f(ax > ay, ay, ax);
+    const float t = select_f(hi > 0.0f, lo / select_f(hi > 0.0f, hi, 1.0f), 0.0f), t2 = t * t;
+    float a = t * (0.99997726f + t2 * (-0.33262347f + t2 * (0.19354346f + t2 * (-0.11643287f +
+                                                                               t2 * (0.05265332f + t2 * -0.01172120f)))));
+    a = select_f(ay > ax, 1.57079633f - a, a);
+    a = select_f(x < 0.0f, 3.14159265f - a, a);
+    return a * 0.31830989f;
+}
+
+/* One cell's stripe, added to the sums: the cell's pivot (jittered within
+ * the middle half of the cell, so the 3 x 3 cells around a point hold
+ * every pivot within the kernel's reach of 1.25 cells, and the point's own
+ * pivot lies within 1.07) and a smooth compact weight (1 - d^2 / 1.25^2)^3.
+ * The stripe is a wave of one cell's wavelength across the slope direction
+ * (its crests run downhill), with its crest through the pivot. */
+static inline __attribute__((always_inline)) void erosion_cell(uint32_t cx, uint32_t cy, uint32_t seed, float fx,
+                                                              float fy, float tx, float ty, float *w, float *c,
+                                                              float *s)
+{
+    uint32_t h = (cx * 0x8da6b343u) ^ (cy * 0xd8163841u) ^ seed;
+    float dx, dy, q, z, sn, cs;
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    dx = fx - (0.25f + (float)(h & 0xffffu) * (0.5f / 65536.0f));
+    dy = fy - (0.25f + (float)(h >> 16) * (0.5f / 65536.0f));
+    q = 1.0f - (dx * dx + dy * dy) * 0.64f;
+    q = select_f(q > 0.0f, q, 0.0f);
+    q = q * q * q;
+    z = dx * tx + dy * ty; /* |z| < 1.8: the phase in turns */
+    z = z - floor_f(z + 0.5f);
+    sincos_turn(z, &sn, &cs);
+    *w += q;
+    *c += q * cs;
+    *s += q * sn;
+}
+
+/* The rounded triangle profile of u in [0, 1] (0: the ridge, 1: the
+ * gully): 1 - 2u, its ends replaced by parabolas of width kw / 2 (k = 0.5
+ * / width, 0 for none) meeting the line with the same slope. dy gets
+ * dy / du. */
+static inline __attribute__((always_inline)) float erosion_profile(float u, float rk, float rw, float gk, float gw,
+                                                                  float *dy)
+{
+    const int ridge = u < 0.5f;
+    const float v = select_f(ridge, u, 1.0f - u), k = select_f(ridge, rk, gk), wd = select_f(ridge, rw, gw);
+    const int in = v < wd;
+    const float d = select_f(in, v * v * k + wd * 0.5f, v), slope = select_f(in, 2.0f * v * k, 1.0f);
+    *dy = -2.0f * slope;
+    return select_f(ridge, 1.0f - 2.0f * d, 2.0f * d - 1.0f);
+}
+
+static void loop_erosion_octave(const ng_erosion_pts *p, const ng_erosion_octave *o, int n)
+{
+    const float *restrict px = p->x, *restrict py = p->y, *restrict amp = p->amp, *restrict off = p->off,
+                *restrict mask = p->mask;
+    float *restrict gx = p->gx, *restrict gy = p->gy, *restrict h = p->h, *restrict ridge = p->ridge,
+          *restrict crease = p->crease;
+    const float inv = o->inv, f0 = o->frac[0], f1 = o->frac[1];
+    const uint32_t c0 = o->cell[0], c1 = o->cell[1], seed = o->seed;
+    int i;
+    for (i = 0; i < n; i++) {
+        const float x = f0 + px[i] * inv, y = f1 + py[i] * inv, flx = floor_f(x), fly = floor_f(y);
+        const uint32_t ix = c0 + (uint32_t)(int32_t)flx, iy = c1 + (uint32_t)(int32_t)fly;
+        const float fx = x - flx, fy = y - fly, g2 = gx[i] * gx[i] + gy[i] * gy[i];
+        const float il = select_f(g2 > 0.0f, 1.0f / sqrtf(select_f(g2 > 0.0f, g2, 1.0f)), 0.0f);
+        const float tx = -gy[i] * il, ty = gx[i] * il; /* across the slope */
+        float w = 0.0f, c = 0.0f, s = 0.0f, r, u, yv, dy, e, de;
+        erosion_cell(ix - 1u, iy - 1u, seed, fx + 1.0f, fy + 1.0f, tx, ty, &w, &c, &s);
+        erosion_cell(ix, iy - 1u, seed, fx, fy + 1.0f, tx, ty, &w, &c, &s);
+        erosion_cell(ix + 1u, iy - 1u, seed, fx - 1.0f, fy + 1.0f, tx, ty, &w, &c, &s);
+        erosion_cell(ix - 1u, iy, seed, fx + 1.0f, fy, tx, ty, &w, &c, &s);
+        erosion_cell(ix, iy, seed, fx, fy, tx, ty, &w, &c, &s);
+        erosion_cell(ix + 1u, iy, seed, fx - 1.0f, fy, tx, ty, &w, &c, &s);
+        erosion_cell(ix - 1u, iy + 1u, seed, fx + 1.0f, fy - 1.0f, tx, ty, &w, &c, &s);
+        erosion_cell(ix, iy + 1u, seed, fx, fy - 1.0f, tx, ty, &w, &c, &s);
+        erosion_cell(ix + 1u, iy + 1u, seed, fx - 1.0f, fy - 1.0f, tx, ty, &w, &c, &s);
+        /* w >= 0.02 (the own pivot), so the blend is defined; r: how well
+         * the cells' stripes agree, 1 where they are in phase */
+        c = c / w;
+        s = s / w;
+        r = sqrtf(c * c + s * s);
+        r = select_f(r < 1.0f, r, 1.0f);
+        u = half_turns(s, c);
+        yv = erosion_profile(u, o->ridge_k, o->ridge_w, o->gully_k, o->gully_w, &dy);
+        e = amp[i] * o->depth;
+        h[i] += e * (r * yv - off[i]);
+        /* d/dx of r y(u) along t, r held: y'(u) du/dphase (sign of the
+         * phase over pi) dphase/dx (2 pi inv) */
+        de = e * r * dy * select_f(s < 0.0f, -2.0f, 2.0f) * inv;
+        gx[i] += de * tx;
+        gy[i] += de * ty;
+        ridge[i] += o->share * mask[i] * r * select_f(yv > 0.0f, yv * yv, 0.0f);
+        crease[i] += o->share * mask[i] * r * select_f(yv < 0.0f, yv * yv, 0.0f);
+    }
+}
+
 /* nodes/simd/<path>.c puts it in the path's table. */
 #define NG__LOOP_REF(name, params) .name = loop_##name,
 #define NG_LOOP_TABLE {NG_LOOPS(NG__LOOP_REF)}
