@@ -34,19 +34,19 @@ enum {
 };
 
 static const ng_param_desc erosion_params[NPARAMS] = {
-    [P_STRENGTH] = {"strength", NG_PARAM_NUMBER, {0.6}, 0, 4, NULL,
+    [P_STRENGTH] = {"strength", NG_PARAM_NUMBER, {1}, 0, 4, NULL,
                     "depth of the gullies, 0 to 4: at 1 the walls of the widest gullies are as steep across the "
                     "slope as the source is down it; |height - source| <= strength x scale x |source gradient| / "
                     "(2 - gain)"},
-    [P_SCALE] = {"scale", NG_PARAM_NUMBER, {48}, 1e-3, 1e9, NULL,
+    [P_SCALE] = {"scale", NG_PARAM_NUMBER, {64}, 1e-3, 1e9, NULL,
                  "spacing of the widest gullies in world units (ridge to ridge), 0.001 to 1e9; each octave halves it"},
     [P_OCTAVES] = {"octaves", NG_PARAM_INT, {4}, 1, 8, NULL, "octaves of gullies, 1 to 8, each at half the spacing"},
     [P_GAIN] = {"gain", NG_PARAM_NUMBER, {0.5}, 0, 1, NULL,
                 "steepness of each octave's walls relative to the previous octave's, 0 to 1 (its depth is then "
                 "gain / 2 of the previous octave's)"},
-    [P_GULLY] = {"gully_rounding", NG_PARAM_NUMBER, {0.25}, 0, 1, NULL,
+    [P_GULLY] = {"gully_rounding", NG_PARAM_NUMBER, {0.2}, 0, 1, NULL,
                  "0: V-shaped gully floors (sharp creases) to 1: round ones"},
-    [P_RIDGE] = {"ridge_rounding", NG_PARAM_NUMBER, {0.1}, 0, 1, NULL,
+    [P_RIDGE] = {"ridge_rounding", NG_PARAM_NUMBER, {0.05}, 0, 1, NULL,
                  "0: knife-edge ridges between gullies to 1: round ones"},
     [P_KEEP] = {"keep", NG_PARAM_NUMBER, {0.5}, 0, 1, NULL,
                 "keeping peaks and valleys, 0 to 1: the effect fades to 1 - keep at the levels' low and high ends "
