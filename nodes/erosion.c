@@ -8,8 +8,9 @@
  * filter" (2026), written from their public descriptions: per octave, the
  * points of a jittered cell lattice each carry a stripe (a wave of one
  * cell's wavelength whose crests pass through the cell's pivot and run
- * along the slope direction at the point); a smooth compact weight blends
- * the stripes of the 3 x 3 cells around the point, and the blend's phase,
+ * along the slope direction at the point); smooth weights (a partition of
+ * unity) blend the stripes of the 2 x 2 cells around the point as phasors,
+ * and the blend's phase,
  * through a rounded triangle profile, is the octave's relief: crests are
  * ridges, troughs gullies. The slope direction is the gradient of the
  * source (analytic where its graph has one: ng_pull_grad) plus the

@@ -492,32 +492,23 @@ static inline __attribute__((always_inline)) float half_turns(float y, float x)
     return a * 0.31830989f;
 }
 
-/* One cell's stripe, added to the sums: the cell's pivot (jittered within
- * the middle half of the cell, so the 3 x 3 cells around a point hold
- * every pivot within the kernel's reach of 1.25 cells, and the point's own
- * pivot lies within 1.07) and a smooth compact weight (1 - d^2 / 1.25^2)^3.
- * The stripe is a wave of one cell's wavelength across the slope direction
- * (its crests run downhill), with its crest through the pivot. */
+/* One cell's stripe, added to the sums with weight q: a wave of one
+ * cell's wavelength across the slope direction (its crests run downhill)
+ * with a crest through the cell's pivot, a point of the cell chosen by
+ * its hash; (fx, fy) is the point from the cell's corner, in cells. */
 static inline __attribute__((always_inline)) void erosion_cell(uint32_t cx, uint32_t cy, uint32_t seed, float fx,
-                                                              float fy, float tx, float ty, float *w, float *c,
+                                                              float fy, float tx, float ty, float q, float *c,
                                                               float *s)
 {
     uint32_t h = (cx * 0x8da6b343u) ^ (cy * 0xd8163841u) ^ seed;
-    float dx, dy, q, z, sn, cs;
+    float z, sn, cs;
     h ^= h >> 16;
     h *= 0x7feb352du;
     h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    dx = fx - (0.25f + (float)(h & 0xffffu) * (0.5f / 65536.0f));
-    dy = fy - (0.25f + (float)(h >> 16) * (0.5f / 65536.0f));
-    q = 1.0f - (dx * dx + dy * dy) * 0.64f;
-    q = select_f(q > 0.0f, q, 0.0f);
-    q = q * q * q;
-    z = dx * tx + dy * ty; /* |z| < 1.8: the phase in turns */
+    z = (fx - (float)(int32_t)(h & 0xffffu) * (1.0f / 65536.0f)) * tx +
+        (fy - (float)(int32_t)(h >> 16) * (1.0f / 65536.0f)) * ty; /* |z| < 2.2: the phase in turns */
     z = z - floor_f(z + 0.5f);
     sincos_turn(z, &sn, &cs);
-    *w += q;
     *c += q * cs;
     *s += q * sn;
 }
@@ -537,49 +528,53 @@ static inline __attribute__((always_inline)) float erosion_profile(float u, floa
     return select_f(ridge, 1.0f - 2.0f * d, 2.0f * d - 1.0f);
 }
 
-static void loop_erosion_octave(const ng_erosion_pts *p, const ng_erosion_octave *o, int n)
+/* restrict parameters, not locals: GCC's vectoriser sees through these
+ * alone (else it gives up on the run-time alias checks of 10 arrays) */
+static __attribute__((noinline)) void erosion_points(const float *restrict px, const float *restrict py,
+                                                     const float *restrict amp, const float *restrict off,
+                                                     const float *restrict mask, float *restrict gx,
+                                                     float *restrict gy, float *restrict h, float *restrict ridge,
+                                                     float *restrict crease, const ng_erosion_octave *o, int n)
 {
-    const float *restrict px = p->x, *restrict py = p->y, *restrict amp = p->amp, *restrict off = p->off,
-                *restrict mask = p->mask;
-    float *restrict gx = p->gx, *restrict gy = p->gy, *restrict h = p->h, *restrict ridge = p->ridge,
-          *restrict crease = p->crease;
-    const float inv = o->inv, f0 = o->frac[0], f1 = o->frac[1];
+    const float inv = o->inv, fx0 = o->frac[0] - 0.5f, fy0 = o->frac[1] - 0.5f, depth = o->depth, share = o->share;
+    const float rk = o->ridge_k, rw = o->ridge_w, gk = o->gully_k, gw = o->gully_w;
     const uint32_t c0 = o->cell[0], c1 = o->cell[1], seed = o->seed;
     int i;
     for (i = 0; i < n; i++) {
-        const float x = f0 + px[i] * inv, y = f1 + py[i] * inv, flx = floor_f(x), fly = floor_f(y);
+        /* the 2 x 2 cells whose centres surround the point, weighted by
+         * smoothstep fades of its place between the centres: the weights
+         * sum to 1 and a cell's reaches 0 before it leaves the four */
+        const float x = fx0 + px[i] * inv, y = fy0 + py[i] * inv, flx = floor_f(x), fly = floor_f(y);
         const uint32_t ix = c0 + (uint32_t)(int32_t)flx, iy = c1 + (uint32_t)(int32_t)fly;
-        const float fx = x - flx, fy = y - fly, g2 = gx[i] * gx[i] + gy[i] * gy[i];
+        const float ux = x - flx, uy = y - fly, sx = ux * ux * (3.0f - 2.0f * ux), sy = uy * uy * (3.0f - 2.0f * uy);
+        const float g2 = gx[i] * gx[i] + gy[i] * gy[i];
         const float il = select_f(g2 > 0.0f, 1.0f / sqrtf(select_f(g2 > 0.0f, g2, 1.0f)), 0.0f);
         const float tx = -gy[i] * il, ty = gx[i] * il; /* across the slope */
-        float w = 0.0f, c = 0.0f, s = 0.0f, r, u, yv, dy, e, de;
-        erosion_cell(ix - 1u, iy - 1u, seed, fx + 1.0f, fy + 1.0f, tx, ty, &w, &c, &s);
-        erosion_cell(ix, iy - 1u, seed, fx, fy + 1.0f, tx, ty, &w, &c, &s);
-        erosion_cell(ix + 1u, iy - 1u, seed, fx - 1.0f, fy + 1.0f, tx, ty, &w, &c, &s);
-        erosion_cell(ix - 1u, iy, seed, fx + 1.0f, fy, tx, ty, &w, &c, &s);
-        erosion_cell(ix, iy, seed, fx, fy, tx, ty, &w, &c, &s);
-        erosion_cell(ix + 1u, iy, seed, fx - 1.0f, fy, tx, ty, &w, &c, &s);
-        erosion_cell(ix - 1u, iy + 1u, seed, fx + 1.0f, fy - 1.0f, tx, ty, &w, &c, &s);
-        erosion_cell(ix, iy + 1u, seed, fx, fy - 1.0f, tx, ty, &w, &c, &s);
-        erosion_cell(ix + 1u, iy + 1u, seed, fx - 1.0f, fy - 1.0f, tx, ty, &w, &c, &s);
-        /* w >= 0.02 (the own pivot), so the blend is defined; r: how well
-         * the cells' stripes agree, 1 where they are in phase */
-        c = c / w;
-        s = s / w;
+        float c = 0.0f, s = 0.0f, r, u, yv, dy, e, de;
+        erosion_cell(ix, iy, seed, ux + 0.5f, uy + 0.5f, tx, ty, (1.0f - sx) * (1.0f - sy), &c, &s);
+        erosion_cell(ix + 1u, iy, seed, ux - 0.5f, uy + 0.5f, tx, ty, sx * (1.0f - sy), &c, &s);
+        erosion_cell(ix, iy + 1u, seed, ux + 0.5f, uy - 0.5f, tx, ty, (1.0f - sx) * sy, &c, &s);
+        erosion_cell(ix + 1u, iy + 1u, seed, ux - 0.5f, uy - 0.5f, tx, ty, sx * sy, &c, &s);
+        /* r: how well the cells' stripes agree, 1 where they are in phase */
         r = sqrtf(c * c + s * s);
         r = select_f(r < 1.0f, r, 1.0f);
         u = half_turns(s, c);
-        yv = erosion_profile(u, o->ridge_k, o->ridge_w, o->gully_k, o->gully_w, &dy);
-        e = amp[i] * o->depth;
+        yv = erosion_profile(u, rk, rw, gk, gw, &dy);
+        e = amp[i] * depth;
         h[i] += e * (r * yv - off[i]);
         /* d/dx of r y(u) along t, r held: y'(u) du/dphase (sign of the
          * phase over pi) dphase/dx (2 pi inv) */
         de = e * r * dy * select_f(s < 0.0f, -2.0f, 2.0f) * inv;
         gx[i] += de * tx;
         gy[i] += de * ty;
-        ridge[i] += o->share * mask[i] * r * select_f(yv > 0.0f, yv * yv, 0.0f);
-        crease[i] += o->share * mask[i] * r * select_f(yv < 0.0f, yv * yv, 0.0f);
+        ridge[i] += share * mask[i] * r * select_f(yv > 0.0f, yv * yv, 0.0f);
+        crease[i] += share * mask[i] * r * select_f(yv < 0.0f, yv * yv, 0.0f);
     }
+}
+
+static void loop_erosion_octave(const ng_erosion_pts *p, const ng_erosion_octave *o, int n)
+{
+    erosion_points(p->x, p->y, p->amp, p->off, p->mask, p->gx, p->gy, p->h, p->ridge, p->crease, o, n);
 }
 
 /* nodes/simd/<path>.c puts it in the path's table. */
