@@ -123,14 +123,13 @@ static void erosion_prepare(const ng_node *n, const erosion_state *s, int len, c
     const float strength = (float)ng_num(n, P_STRENGTH), mk = (float)(ng_num(n, P_SCALE) / (s->span * MASK_SLOPE));
     int i;
     for (i = 0; i < len; i++) {
-        float t = (v[i] - lo) * inv, sg, fade, m = sqrtf(gx[i] * gx[i] + gy[i] * gy[i]), q;
-        t = t > 0.0f ? (t < 1.0f ? t : 1.0f) : 0.0f; /* NaN: 0 */
+        float t = fminf(fmaxf((v[i] - lo) * inv, 0.0f), 1.0f), sg, fade, m = sqrtf(gx[i] * gx[i] + gy[i] * gy[i]), q;
         sg = 2.0f * t - 1.0f;
         fade = 1.0f - keep * sg * sg;
         q = m * mk;
         off[i] = sg;
         amp[i] = strength * m * fade;
-        mask[i] = fade * (q < 1.0f ? q : 1.0f);
+        mask[i] = fade * fminf(q, 1.0f);
     }
 }
 

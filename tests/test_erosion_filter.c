@@ -155,9 +155,9 @@ static void test_detail_far_away(void)
  * exactly downhill, 0 for directions unrelated to the slope, -1 for
  * contour lines. The source is smooth at the gullies' scale (3 octaves,
  * the finest 50 pixels, gullies 32 apart): a source with detail finer than
- * the gullies bends them along its own bumps. Measured: one octave 0.59,
+ * the gullies bends them along its own bumps. Measured: one octave 0.54,
  * four octaves (finer gullies run down the walls of coarser ones, at an
- * angle to the source's slope: they branch) 0.53, a plane 0.79 (what
+ * angle to the source's slope: they branch) 0.48, a plane 0.79 (what
  * remains along the slope is the stripes' blend wavering between cells
  * and the depth following the slope and height).
  */
@@ -197,8 +197,8 @@ static void test_gullies_run_downhill(void)
     const double one = downhill_correlation(1, 0), four = downhill_correlation(4, 0),
                  flat = downhill_correlation(4, 1);
     printf("    downhill correlation: 1 octave %.3f, 4 octaves %.3f, plane %.3f\n", one, four, flat);
-    CHECKF(one > 0.45, "1 octave: correlation %.3f (measured 0.59)", one);
-    CHECKF(four > 0.45, "4 octaves: correlation %.3f (measured 0.53)", four);
+    CHECKF(one > 0.35, "1 octave: correlation %.3f (measured 0.54)", one);
+    CHECKF(four > 0.35, "4 octaves: correlation %.3f (measured 0.48)", four);
     CHECKF(flat > 0.6, "plane: correlation %.3f (measured 0.79)", flat);
 }
 
