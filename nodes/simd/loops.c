@@ -491,6 +491,15 @@ static inline __attribute__((always_inline)) float half_turns(float y, float x)
     return a * 0.31830989f;
 }
 
+/* x with its magnitude at most 2^30 (NaN and infinities too), so floor_f
+ * and the integer conversions after it are defined: a bit-pattern clamp,
+ * the same on every path */
+static inline __attribute__((always_inline)) float erosion_bounded(float x)
+{
+    const uint32_t u = f2u(x), mag = u & 0x7fffffffu;
+    return u2f((u & 0x80000000u) | (mag < 0x4e800000u ? mag : 0x4e800000u));
+}
+
 /* One cell's stripe, added to the sums with weight q: a wave of one
  * cell's wavelength across the slope direction (its crests run downhill)
  * with a crest through the cell's pivot, a point of the cell chosen by
@@ -506,6 +515,7 @@ static inline __attribute__((always_inline)) void erosion_cell(uint32_t hx, uint
     h ^= h >> 15;
     z = (fx - (float)(int32_t)(h & 0xffffu) * (1.0f / 65536.0f)) * tx +
         (fy - (float)(int32_t)(h >> 16) * (1.0f / 65536.0f)) * ty; /* |z| < 2.2: the phase in turns */
+    z = erosion_bounded(z);
     z = z - floor_f(z + 0.5f);
     sincos_turn(z, &sn, &cs);
     *c += q * cs;
@@ -543,7 +553,8 @@ static __attribute__((noinline)) void erosion_points(const float *restrict px, c
         /* the 2 x 2 cells whose centres surround the point, weighted by
          * smoothstep fades of its place between the centres: the weights
          * sum to 1 and a cell's reaches 0 before it leaves the four */
-        const float x = fx0 + px[i] * inv, y = fy0 + py[i] * inv, flx = floor_f(x), fly = floor_f(y);
+        const float x = erosion_bounded(fx0 + px[i] * inv), y = erosion_bounded(fy0 + py[i] * inv);
+        const float flx = floor_f(x), fly = floor_f(y);
         const uint32_t mx = (c0 + (uint32_t)(int32_t)flx) * 0x8da6b343u, my = (c1 + (uint32_t)(int32_t)fly) * 0xd8163841u;
         const float ux = x - flx, uy = y - fly, sx = ux * ux * (3.0f - 2.0f * ux), sy = uy * uy * (3.0f - 2.0f * uy);
         const float g2 = gx[i] * gx[i] + gy[i] * gy[i];
