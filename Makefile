@@ -11,6 +11,21 @@
 
 CC      ?= gcc
 SAN     ?= 0
+# ARM=1: the program and the tests cross-built for aarch64 into build/arm64
+# (make test-arm runs them under qemu-user); see "aarch64" below.
+ARM     ?= 0
+ifeq ($(ARM),1)
+CC      := aarch64-linux-gnu-gcc
+endif
+# Builds without a library: NO_VDB=1 (.vdb), NO_EXR=1 (.exr) and
+# NO_GRAPHVIZ=1 (the drawing of the graph in `noisegraph serve`) leave it
+# out; the format or drawing then fails with one line naming the switch
+# (io/without/). An ARM build goes without all three: Debian 12's
+# libopenvdb-dev, libopenexr-dev and libgraphviz-dev are not Multi-Arch:
+# same, and installing their :arm64 packages removes the host's.
+NO_VDB  ?= $(ARM)
+NO_EXR  ?= $(ARM)
+NO_GRAPHVIZ ?= $(ARM)
 # One job per CPU unless the caller chose (make -jN).
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
@@ -32,6 +47,16 @@ PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_im
             /usr/include/microhttpd.h /usr/include/graphviz/gvc.h \
             /usr/include/OpenEXR/openexr.h /usr/bin/exrheader \
             /usr/include/jansson.h /usr/include/nettle/sha2.h
+# ARM=1: the cross compiler, qemu-user to run what it builds, and the
+# :arm64 libraries through Debian's multiarch (apt's arm64 architecture,
+# added by deps when missing); no OpenVDB, OpenEXR or Graphviz (NO_VDB).
+ARM_LIBS := liblua5.4-dev libpng-dev zlib1g-dev libjpeg-dev libjansson-dev nettle-dev libmicrohttpd-dev
+ifeq ($(ARM),1)
+PKGS    := gcc-aarch64-linux-gnu qemu-user libstb-dev $(ARM_LIBS:%=%:arm64)
+PKG_HDRS := /usr/bin/aarch64-linux-gnu-gcc /usr/bin/qemu-aarch64 /usr/include/stb/stb_image.h \
+            $(addprefix /usr/lib/aarch64-linux-gnu/,liblua5.4.so libpng16.so libz.so libjpeg.so libjansson.so \
+            libnettle.so libmicrohttpd.so)
+endif
 
 # Test tools only (the tiles and farm suites): GNU parallel and a local
 # Slurm cluster (slurmctld, slurmd, sbatch, munge) run a tiles plan;
@@ -68,7 +93,12 @@ INC_tests := $(INC_cli) -Itests -I/usr/include/OpenEXR
 # headers are C++17; the same warnings (those C++ has), the same
 # sanitizers, -O2 (its compile time is the OpenVDB templates').
 CXXFLAGS_BASE := -std=c++17 -g $(FPFLAGS) -Wall -Wextra -Wshadow -Wmissing-declarations -Werror
-ifeq ($(SAN),1)
+ifeq ($(ARM),1)
+  BUILD  := build/arm64
+  CFLAGS := $(CFLAGS_BASE) -O3
+  CXXFLAGS := $(CXXFLAGS_BASE) -O2
+  LDSAN  :=
+else ifeq ($(SAN),1)
   BUILD  := build/san$(COMPILER)
   SANFLAGS := -O1 -fno-omit-frame-pointer \
             -fsanitize=address,undefined,float-cast-overflow \
@@ -100,22 +130,29 @@ VDB_LIBS := -lopenvdb -ltbb -lImath -lstdc++
 # zlib for PNG's own band-parallel deflate (io/png.c); jansson for JSON
 # (io/json.c), nettle for the tiles' SHA-256 (io/sha256.c).
 EXR_LIBS := -lOpenEXRCore-3_1
-IO_LIBS  := -lpng16 -ljpeg $(VDB_LIBS) $(EXR_LIBS) -lz -ljansson -lnettle
+IO_LIBS  := -lpng16 -ljpeg $(if $(filter 1,$(NO_VDB)),,$(VDB_LIBS)) $(if $(filter 1,$(NO_EXR)),,$(EXR_LIBS)) \
+            -lz -ljansson -lnettle
 # serve: libmicrohttpd, and Graphviz to lay out the graph in process with
 # its two plugins linked in (serve/serve_api.c says why), from their folder
 GV_PLUGINS := /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/graphviz
-SERVE_LIBS := -lmicrohttpd -lgvc -lcgraph -lcdt -L$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core \
+GV_LIBS := -lgvc -lcgraph -lcdt -L$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core \
               -Wl,-rpath,$(GV_PLUGINS)
+SERVE_LIBS := -lmicrohttpd $(if $(filter 1,$(NO_GRAPHVIZ)),,$(GV_LIBS))
 LDLIBS  := -llua5.4 $(SERVE_LIBS) $(IO_LIBS) $(ENGINE_LIBS)
 
 # The kernel sources (nodes/simd/<family>_kernels.c) and loops.c are
 # compiled once per SIMD path below, never alone.
 KERNEL_SRC := $(wildcard nodes/simd/*_kernels.c)
 CORE_SRC := $(wildcard core/*.c)
-NODES_SRC := $(filter-out $(KERNEL_SRC) nodes/simd/loops.c,$(wildcard nodes/*.c nodes/simd/*.c))
+# the other architecture's paths' units (path_<path>.c) are not built
+OTHER_ARCH_PATHS := $(if $(filter 1,$(ARM)),sse2 avx2 avx512,neon)
+NODES_SRC := $(filter-out $(KERNEL_SRC) nodes/simd/loops.c $(OTHER_ARCH_PATHS:%=nodes/simd/path_%.c),\
+               $(wildcard nodes/*.c nodes/simd/*.c))
 ENGINE_SRC := $(CORE_SRC) $(NODES_SRC)
-IO_SRC := $(wildcard io/*.c)
-IO_CXX_SRC := $(wildcard io/*.cc)
+# a format built without its library (NO_EXR, NO_VDB) is io/without/<its unit>
+IO_WITHOUT := $(if $(filter 1,$(NO_EXR)),io/exr.c) $(if $(filter 1,$(NO_VDB)),io/vdb.c)
+IO_SRC := $(filter-out $(IO_WITHOUT),$(wildcard io/*.c)) $(IO_WITHOUT:io/%=io/without/%)
+IO_CXX_SRC := $(if $(filter 1,$(NO_VDB)),,$(wildcard io/*.cc))
 # the SIMD paths, narrowest first (NG_PATHS in nodes/simd/kernels.h); a
 # demo build has the widest this CPU runs, read from /proc/cpuinfo as
 # nodes/simd/kernels.c checks it at run time
@@ -123,7 +160,8 @@ HOST_PATH := $(shell f=" $$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null) "; p=ss
   for w in avx2 fma bmi1 bmi2 popcnt; do case "$$f" in (*" $$w "*) ;; (*) echo $$p; exit;; esac; done; p=avx2; \
   for w in avx512f avx512bw avx512dq avx512vl; do case "$$f" in (*" $$w "*) ;; (*) echo $$p; exit;; esac; done; \
   echo avx512)
-PATHS   := $(if $(filter 1,$(DEMO)),$(HOST_PATH),scalar sse2 avx2 avx512)
+# (aarch64: scalar and neon, which every aarch64 CPU runs)
+PATHS   := $(if $(filter 1,$(DEMO)),$(HOST_PATH),$(if $(filter 1,$(ARM)),scalar neon,scalar sse2 avx2 avx512))
 KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/simd/%_kernels.c=$(BUILD)/nodes/simd/$(p)/%.o))
 LUA_SRC := $(wildcard lua/*.c)
 SERVE_SRC := $(wildcard serve/*.c)
@@ -171,6 +209,8 @@ install_missing = if [ -n "$$missing" ]; then \
 	fi
 
 deps:
+	@if [ "$(ARM)" = 1 ] && [ "$$(id -u)" = 0 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then \
+	  echo "adding Debian's arm64 architecture (dpkg --add-architecture arm64)"; dpkg --add-architecture arm64; fi
 	@missing=""; set -- $(PKG_HDRS); for p in $(PKGS); do \
 	  [ -f "$$1" ] || missing="$$missing $$p"; shift; done; \
 	$(call install_missing,,deps)
@@ -203,6 +243,9 @@ $(BUILD)/io/image_read.o: CFLAGS += $(STB_UNIT_SAN)
 endif
 $(BUILD)/lua/%.o: CFLAGS += $(INC_lua)
 $(BUILD)/serve/%.o: CFLAGS += $(INC_serve)
+ifeq ($(NO_GRAPHVIZ),1)
+$(BUILD)/serve/serve_api.o: CFLAGS += -DNG_NO_GRAPHVIZ
+endif
 $(BUILD)/cli/%.o: CFLAGS += $(INC_cli)
 $(BUILD)/tests/%.o: CFLAGS += $(INC_tests)
 
@@ -247,6 +290,8 @@ endif
 PATH_FLAGS_sse2   :=
 PATH_FLAGS_avx2   := -mavx2 -mfma -mbmi -mbmi2 -mpopcnt -fno-trapping-math
 PATH_FLAGS_avx512 := $(PATH_FLAGS_avx2) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mprefer-vector-width=512
+# aarch64's baseline Advanced SIMD (128-bit); FMA is always the instruction there
+PATH_FLAGS_neon   := -fno-trapping-math
 # Debug information for the kernels' deep inlining (variable locations,
 # types) is a third of their compile time; the code is the same with line
 # tables alone (-g1), which profiles and backtraces need. A demo build has none.
