@@ -95,7 +95,8 @@ static void check_render(const char *name, ng_graph *g, int root, int dims)
         CHECKF(0, "%s: render failed", name);
         return;
     }
-    check(name, fnv_bytes(0xcbf29ce484222325ULL, px, (size_t)W * H * NG_MAX_CHANNELS * sizeof(float)));
+    check(name, fnv_bytes(0xcbf29ce484222325ULL, px,
+                          (size_t)W * H * (size_t)ng_node_channels(ng_graph_node(g, root)) * sizeof(float)));
     free(px);
 }
 
