@@ -26,7 +26,7 @@ endif
 # same, and installing their :arm64 packages removes the host's.
 NO_VDB  ?= $(ARM)
 # what make test-arm runs under qemu-user (see test-arm)
-ARM_SUITES := platform graphs kernels cells fractal warp gradients unified vector_noise properties render core
+ARM_SUITES := platform graphs kernels cells render core
 NO_EXR  ?= $(ARM)
 NO_GRAPHVIZ ?= $(ARM)
 # One job per CPU unless the caller chose (make -jN).
