@@ -205,8 +205,8 @@ static void test_every_method_takes_a_table(void)
         mkscript(sm, "meth.lua", text);
         snprintf(text, sizeof text, "local n = ng.perlin{range = \"unit\"}\nreturn ng.%s{n}\n", types[i]->name);
         mkscript(sc, "ctor.lua", text);
-        tpath(om, "meth.pfm");
-        tpath(oc, "ctor.pfm");
+        tpath(om, "meth.nrrd"); /* NRRD holds any channel count (hydraulic's 4) */
+        tpath(oc, "ctor.nrrd");
         cli(&a, "render", sm, "-o", om, "--size", "8", NULL);
         cli(&b, "render", sc, "-o", oc, "--size", "8", NULL);
         CHECKF(a.code == b.code, "node:%s{}: exit %d, ng.%s{node}: exit %d (%s)", m, a.code, types[i]->name, b.code,
