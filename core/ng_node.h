@@ -162,6 +162,16 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
  * node's detail becomes at least the spacing. 0, or -1 with err naming
  * the node and its radius. */
 int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius, ng_error *err);
+/* The same for a lattice of the render's pixel size: its spacing is the
+ * footprint of the block that samples it (the render's pixel size at the
+ * top of a graph; an octave's or outer lattice's below), the same in every
+ * cut of a render, so its cells are the pixel centres of a render at an
+ * origin on the pixel grid (sampled there, it reads them exactly). A
+ * radius of `radius` cells (named in messages as such). */
+int ng_hood_declare_pixel(ng_node *n, int radius, ng_error *err);
+/* Whether node n reads its source over a lattice (a neighbourhood type
+ * whose setup declared one). */
+int ng_hood_active(const ng_node *n);
 /* The eval of every neighbourhood type: the node's lattice sampled
  * (bilinear or cubic, as its type says) at b's points, patches computed
  * (the type's filter over its source evaluated on the patch and its halo)

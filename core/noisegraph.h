@@ -114,7 +114,7 @@ typedef struct ng_block ng_block;
 
 /* A neighbourhood node (blur, and what reads a height field around each
  * point): its value is computed on a world-aligned 2D lattice of its own
- * spacing, in fixed patches of NG_HOOD_PATCH cells that the engine
+ * spacing, in fixed patches (NG_HOOD_PATCH cells, or the type's) that the engine
  * evaluates with a halo of the node's radius, caches for the render and
  * samples (bilinear or cubic) at whatever positions the node is asked for
  * (core/hood.c), so the value at a world point does not depend on how the
@@ -122,7 +122,8 @@ typedef struct ng_block ng_block;
  * (ng_node.h); its eval is ng_hood_eval. */
 typedef struct ng_hood_type {
     int input; /* the input read over the neighbourhood: a pull input */
-    /* How the lattice is sampled between cells: 0 bilinear; 1 a cubic
+    /* How the lattice is sampled between cells: 0 bilinear (a position
+     * on a cell's centre reads the cell itself); 1 a cubic
      * B-spline, smooth (continuous slope and curvature: shading shows no
      * cell facets) and within its samples, itself a small blur (a spread
      * of 1/3 cell^2, which a blur takes off its own). */
@@ -135,6 +136,16 @@ typedef struct ng_hood_type {
      * same bits for the same in, on every thread. */
     void (*filter)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
                    int channels);
+    /* Or, for a filter that needs the lattice's spacing in world units
+     * (gradients, distances; a node of the render's pixel lattice learns
+     * it only per render, ng_hood_declare_pixel): the same with it. One of
+     * the two is set. */
+    void (*filter_spaced)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
+                          int channels, double spacing);
+    /* Cells per patch edge; 0: NG_HOOD_PATCH. Larger patches spend less on
+     * halos (a shading's 1-cell halo costs (P + 5)^2 / P^2 source
+     * evaluations per cell) and more on the first render of a small area. */
+    int patch;
 } ng_hood_type;
 
 typedef struct ng_node_type {
