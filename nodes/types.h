@@ -22,6 +22,10 @@
     X(curl)              \
     X(surface)           \
     X(blur)              \
+    X(curvature)         \
+    X(drainage)          \
+    X(mask_distance)     \
+    X(cavity)            \
     X(ramp)              \
     X(constant)          \
     X(add)               \
