@@ -605,7 +605,8 @@ static inline float bspline(const float *p, ptrdiff_t step, float t)
 /* How many points from i on (1 to room) lie on the centres of the cells
  * that follow point i's (cell kx, on its centre) along its row: the
  * positions a render on the lattice's grid asks for, read without
- * interpolation. A point counts only when the general path would find it
+ * interpolation (bilinear lattices only: a cubic B-spline's value on a
+ * centre is not the cell's). A point counts only when the general path would find it
  * on that cell's centre too. */
 static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, int64_t room)
 {
@@ -660,7 +661,7 @@ static void sample(const ng_node *n, const ng_block *b, patch *const *got, const
 int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const double s = n->hood_spacing > 0 ? n->hood_spacing : (double)b->footprint;
-    const int P = cells(n), S = side(n);
+    const int P = cells(n), S = side(n), smooth = n->type->hood->smooth;
     ng__hood_cache *h;
     hkey key, seg[SEGMENT];
     patch *got[SEGMENT];
@@ -733,7 +734,7 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
                 off[i] = (int32_t)((ky - key.iy * P + MARGIN) * S + (kx - key.ix * P + MARGIN));
                 tx[i] = (float)(ux - (double)kx);
                 ty[i] = (float)(uy - (double)ky);
-                run[i] = tx[i] == 0.0f && ty[i] == 0.0f ? cell_run(b, i, s, inv, kx, lo[0] + P - kx) : 1;
+                run[i] = !smooth && tx[i] == 0.0f && ty[i] == 0.0f ? cell_run(b, i, s, inv, kx, lo[0] + P - kx) : 1;
                 i += run[i] - 1;
                 continue;
             }
