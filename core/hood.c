@@ -310,17 +310,19 @@ static int too_large(ng_error *err, const ng_node *n, size_t need, size_t room, 
                      threads > 1 ? " or fewer --threads" : "");
 }
 
+/* In setup: the caller (the Lua host) puts the script's place before the
+ * message, so it names the node by its label alone. */
 int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius, ng_error *err)
 {
-    char name[320];
-    ng__node_name(n, name, sizeof name);
+    const char *name = n->label;
     if (!(spacing > 0) || !isfinite(spacing))
         return ng_errorf(err, "%s: the lattice spacing must be a positive number, not %g", name, spacing);
     if (radius < 0 || radius > NG_HOOD_MAX_RADIUS)
         return ng_errorf(err,
-                         "%s: radius %g is %d lattice cells of %g; a neighbourhood reaches at most %d cells (raise "
+                         "%s: radius %g is %.0f lattice cells of %g; a neighbourhood reaches at most %d cells (raise "
                          "the spacing to at least %g, or take a smaller radius)",
-                         name, radius_world, radius, spacing, NG_HOOD_MAX_RADIUS, radius_world / NG_HOOD_MAX_RADIUS);
+                         name, radius_world, ceil(radius_world / spacing), spacing, NG_HOOD_MAX_RADIUS,
+                         radius_world / NG_HOOD_MAX_RADIUS);
     n->hood_spacing = spacing;
     n->hood_radius = radius;
     if (n->detail < spacing) n->detail = spacing; /* nothing finer survives the lattice: fractals of it stop there */
@@ -329,10 +331,8 @@ int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius,
 
 int ng_hood_declare_pixel(ng_node *n, int radius, ng_error *err)
 {
-    char name[320];
-    ng__node_name(n, name, sizeof name);
     if (radius < 0 || radius > NG_HOOD_MAX_RADIUS)
-        return ng_errorf(err, "%s: radius %d cells; a neighbourhood reaches at most %d cells", name, radius,
+        return ng_errorf(err, "%s: radius %d cells; a neighbourhood reaches at most %d cells", n->label, radius,
                          NG_HOOD_MAX_RADIUS);
     n->hood_spacing = -1; /* the block's footprint */
     n->hood_radius = radius;
