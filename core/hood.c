@@ -383,10 +383,15 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     const double s = spacing_of(&p->key);
     const int64_t total = (int64_t)w * w;
     float *px = ng_scratch(ctx, 1), *py = ng_scratch(ctx, 1), *buf = ng_scratch(ctx, ch);
+    float *xs = malloc((size_t)w * sizeof *xs);
     ng_block lb;
     int64_t start;
     int rc = -1, c, i;
     if (!px || !py || !buf) goto done;
+    if (!xs) {
+        ng_fail(ctx, "out of memory for a neighbourhood patch");
+        goto done;
+    }
     memset(&lb, 0, sizeof lb);
     lb.dims = 2;
     lb.anchor[0] = ((double)(p->key.ix * cells(n) - MARGIN - n->hood_radius) + 0.5) * s;
@@ -400,13 +405,14 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     lb.p[0] = px;
     lb.p[1] = py;
     lb.p[2] = lb.p[3] = ng__ctx_zeros(ctx);
+    for (i = 0; i < w; i++) xs[i] = (float)((double)i * s); /* a row's x, the same on every row */
     for (start = 0; start < total; start += cap) {
         const int m = (int)(total - start < cap ? total - start : cap);
-        int col = (int)(start % w), row = (int)(start / w);
-        for (i = 0; i < m; i++) { /* cell start + i: column col, row row */
-            px[i] = (float)((double)col * s);
-            py[i] = (float)((double)row * s);
-            if (++col == w) col = 0, row++;
+        int col = (int)(start % w), row = (int)(start / w), j;
+        for (i = 0; i < m; i += j) { /* cells start + i ..: columns col .., row row */
+            const float y = (float)((double)row * s);
+            for (j = 0; j < w - col && i + j < m; j++) px[i + j] = xs[col + j], py[i + j] = y;
+            col = 0, row++;
         }
         lb.n = m;
         lb.pos_id = ng_new_pos_id(ctx);
@@ -420,6 +426,7 @@ done:
     ng_scratch_free(ctx, px, 1);
     ng_scratch_free(ctx, py, 1);
     ng_scratch_free(ctx, buf, ch);
+    free(xs);
     return rc;
 }
 
@@ -608,13 +615,27 @@ static inline float bspline(const float *p, ptrdiff_t step, float t)
  * interpolation (bilinear lattices only: a cubic B-spline's value on a
  * centre is not the cell's). A point counts only when the general path would find it
  * on that cell's centre too. */
+static int on_centre(const ng_block *b, int i, int k, float y, double s, double inv, int64_t kx)
+{
+    return b->p[1][i + k] == y && lattice_coord(b->anchor[0] + (double)b->p[0][i + k], s, inv) == (double)(kx + k);
+}
+
 static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, int64_t room)
 {
     const float y = b->p[1][i];
+    const int end = (int64_t)(b->n - i) < room ? b->n - i : (int)room;
+    const double ax = b->anchor[0], base = (double)kx; /* kx + k exact: |kx| < 2^53 */
     int k = 1;
-    while (k < room && i + k < b->n && b->p[1][i + k] == y &&
-           lattice_coord(b->anchor[0] + (double)b->p[0][i + k], s, inv) == (double)(kx + k))
-        k++;
+    /* 32 points at a time without an early exit, so the loop vectorises;
+     * the points past a miss are taken one by one below */
+    while (inv != 0 && k + 32 <= end) {
+        int ok = 1, q;
+        for (q = k; q < k + 32; q++)
+            ok &= (b->p[1][i + q] == y) & ((ax + (double)b->p[0][i + q]) * inv - 0.5 == base + (double)q);
+        if (!ok) break;
+        k += 32;
+    }
+    while (k < end && on_centre(b, i, k, y, s, inv, kx)) k++;
     return k;
 }
 
