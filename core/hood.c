@@ -288,7 +288,7 @@ static size_t patch_bytes(const ng_node *n)
 static size_t halo_bytes(const ng_node *n, int ch)
 {
     const size_t w = (size_t)side(n) + 2 * (size_t)n->hood_radius;
-    return (size_t)ch * (w * w + w * (size_t)side(n)) * sizeof(float);
+    return (size_t)ch * (w * w + w * (size_t)side(n)) * sizeof(float) + w * w * (size_t)n->type->hood->scratch;
 }
 
 /* threads > 0: need is what that many threads may hold at once. */
@@ -337,6 +337,14 @@ int ng_hood_declare_pixel(ng_node *n, int radius, ng_error *err)
     n->hood_spacing = -1; /* the block's footprint */
     n->hood_radius = radius;
     return 0;
+}
+
+int ng_hood_tile_refuse(const ng_node *n, const double period[4], int dims, char *buf, size_t len)
+{
+    (void)period, (void)dims;
+    snprintf(buf, len, "%s%s%s: a --tileable render is not supported by neighbourhood nodes yet (their lattice does "
+                       "not wrap with the image)", n->where ? n->where : "", n->where ? ": " : "", n->label);
+    return -1;
 }
 
 int ng_hood_active(const ng_node *n) { return n->type->hood && n->hood_spacing != 0; }

@@ -169,6 +169,9 @@ int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius,
  * origin on the pixel grid (sampled there, it reads them exactly). A
  * radius of `radius` cells (named in messages as such). */
 int ng_hood_declare_pixel(ng_node *n, int radius, ng_error *err);
+/* A neighbourhood type's tile_check for a lattice of world units, which
+ * wraps with a --tileable image only by chance: refuses, naming the node. */
+int ng_hood_tile_refuse(const ng_node *n, const double period[4], int dims, char *buf, size_t len);
 /* Whether node n reads its source over a lattice (a neighbourhood type
  * whose setup declared one). */
 int ng_hood_active(const ng_node *n);

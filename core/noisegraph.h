@@ -146,6 +146,10 @@ typedef struct ng_hood_type {
      * halos (a shading's 1-cell halo costs (P + 5)^2 / P^2 source
      * evaluations per cell) and more on the first render of a small area. */
     int patch;
+    /* Bytes per cell of the patch and its halo that the filter allocates
+     * beyond its in, out and tmp (a sort's keys), counted against the
+     * memory limit with them. */
+    int scratch;
 } ng_hood_type;
 
 typedef struct ng_node_type {

@@ -23,7 +23,6 @@
 
 #include <math.h>
 #include <stddef.h>
-#include <stdio.h>
 
 enum { I_SOURCE, NINPUTS };
 
@@ -112,15 +111,6 @@ static void blur_filter(const ng_node *n, const float *in, float *out, float *tm
     }
 }
 
-/* The lattice is the world's, not the image's: it repeats with the image
- * only by chance, so a tileable render would show its seam. */
-static int blur_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len)
-{
-    (void)period, (void)dims;
-    snprintf(buf, len, "%s%s%s: a --tileable render is not supported by neighbourhood nodes yet (their lattice does "
-                       "not wrap with the image)", n->where ? n->where : "", n->where ? ": " : "", n->label);
-    return -1;
-}
 
 static const ng_hood_type blur_hood = {.input = I_SOURCE, .smooth = 1, .filter = blur_filter};
 
@@ -131,7 +121,7 @@ const ng_node_type ng_type_blur = {
            "count gives the same bits; sampled by a smooth cubic, under warps and fractals too. 2D renders only",
     .params = blur_params, .nparams = NPARAMS, .inputs = blur_inputs, .ninputs = NINPUTS,
     .dims = 1u << 2, .method = "blur", .positional = "source", .setup = blur_setup,
-    .tile_check = blur_tile_check, .eval = ng_hood_eval,
+    .tile_check = ng_hood_tile_refuse, .eval = ng_hood_eval,
     .hood = &blur_hood,
 };
 
@@ -193,6 +183,6 @@ const ng_node_type ng_type_cavity = {
            "`spacing` (radius / 4) sampled by a smooth cubic. 2D renders only; the same bits in every cut",
     .params = cavity_params, .nparams = CP_NPARAMS, .inputs = cavity_inputs, .ninputs = NINPUTS,
     .dims = 1u << 2, .positional = "source", .setup = cavity_setup,
-    .tile_check = blur_tile_check, .eval = ng_hood_eval,
+    .tile_check = ng_hood_tile_refuse, .eval = ng_hood_eval,
     .hood = &cavity_hood,
 };

@@ -255,7 +255,8 @@ static void flow_filter(const ng_node *n, const float *in, float *out, float *tm
     free(order), free(acc);
 }
 
-static const ng_hood_type flow_hood = {.input = I_SOURCE, .filter = flow_filter, .patch = PATCH};
+/* its keys and accumulations: 12 bytes a cell */
+static const ng_hood_type flow_hood = {.input = I_SOURCE, .filter = flow_filter, .patch = PATCH, .scratch = 12};
 
 const ng_node_type ng_type_drainage = {
     .name = "drainage", .family = "neighbourhood",
@@ -265,7 +266,8 @@ const ng_node_type ng_type_drainage = {
            "direction (2 channels). A mask for texturing and scattering. 2D renders only; the same bits in "
            "every cut",
     .params = flow_params, .nparams = F_NPARAMS, .inputs = height_inputs, .ninputs = NINPUTS,
-    .dims = 1u << 2, .positional = "source", .setup = flow_setup, .eval = ng_hood_eval,
+    .dims = 1u << 2, .positional = "source", .setup = flow_setup, .tile_check = ng_hood_tile_refuse,
+    .eval = ng_hood_eval,
     .hood = &flow_hood,
 };
 
@@ -347,7 +349,9 @@ static void distance_filter(const ng_node *n, const float *in, float *out, float
     free(f), free(z), free(d), free(v);
 }
 
-static const ng_hood_type distance_hood = {.input = I_SOURCE, .filter_spaced = distance_filter, .patch = PATCH};
+/* its squared distances, 4 bytes a cell (and rows of its width) */
+static const ng_hood_type distance_hood = {
+    .input = I_SOURCE, .filter_spaced = distance_filter, .patch = PATCH, .scratch = 5};
 
 const ng_node_type ng_type_mask_distance = {
     .name = "mask_distance", .family = "neighbourhood",
@@ -355,6 +359,7 @@ const ng_node_type ng_type_mask_distance = {
            "inside the mask, 1 where none is within radius (an exact Euclidean distance transform on a lattice "
            "of `spacing`, radius / 32). 2D renders only; the same bits in every cut",
     .params = distance_params, .nparams = D_NPARAMS, .inputs = height_inputs, .ninputs = NINPUTS,
-    .dims = 1u << 2, .positional = "source", .setup = distance_setup, .eval = ng_hood_eval,
+    .dims = 1u << 2, .positional = "source", .setup = distance_setup, .tile_check = ng_hood_tile_refuse,
+    .eval = ng_hood_eval,
     .hood = &distance_hood,
 };

@@ -229,8 +229,15 @@ static void test_bad_input_one_line(void)
                    "--memory-limit", mem);
     expect_refused("neg.lua", "return ng.drainage{ng.perlin{}, radius = -3}\n", "e.png", "64", NULL, neg);
     {
+        static const char *const tile[] = {"tile.lua:1", "drainage", "--tileable", NULL};
         char script[PATHLEN], path[PATHLEN];
         res r;
+        mkscript(script, "tile.lua", "return ng.drainage{ng.perlin{element_size = 32}, radius = 16}\n");
+        tpath(path, "g.png");
+        cli(&r, "render", script, "-o", path, "--size", "32", "--tileable", NULL);
+        expect_err(__FILE__, __LINE__, &r, 1, tile);
+        res_free(&r);
+        CHECK(!exists(path));
         mkscript(script, "time.lua", "return ng.cavity{ng.perlin{}}\n");
         tpath(path, "f.png");
         cli(&r, "render", script, "-o", path, "--size", "32", "--time", "1", NULL);
