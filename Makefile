@@ -5,6 +5,7 @@
 #   make demo     build the program for this CPU alone (build/demo) and render
 #                 graphs/terrain.lua to terrain.png
 #   make test-browser  the page of `noisegraph serve` in headless Chromium (make test runs it)
+#   make docs     every picture in docs/ (docs/pictures), from the current code
 #   make bench    optimised single-thread benchmark
 #   make fuzz     every libFuzzer target for FUZZ_TIME seconds (clang 14)
 # Missing Debian packages are installed with apt-get when run as root.
@@ -23,7 +24,7 @@ COMPILER := $(if $(filter cc gcc,$(notdir $(CC))),,-$(notdir $(CC)))
 PKGS    := liblua5.4-dev libpng-dev libstb-dev libjpeg-dev \
            libopenvdb-dev libboost-dev python3-openvdb libopenvdb-tools \
            libmicrohttpd-dev libgraphviz-dev libopenexr-dev openexr \
-           libjansson-dev nettle-dev
+           libjansson-dev nettle-dev libgdal-dev
 # a file that proves each package is present (the pyopenvdb module's name
 # carries the Python version: a pattern matching the one there is)
 PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_image.h /usr/include/jpeglib.h \
@@ -31,14 +32,15 @@ PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_im
             /usr/lib/python3/dist-packages/pyopenvdb.cpython-*.so /usr/bin/vdb_print \
             /usr/include/microhttpd.h /usr/include/graphviz/gvc.h \
             /usr/include/OpenEXR/openexr.h /usr/bin/exrheader \
-            /usr/include/jansson.h /usr/include/nettle/sha2.h
+            /usr/include/jansson.h /usr/include/nettle/sha2.h /usr/include/gdal/gdal.h
 
 # Test tools only (the tiles and farm suites): GNU parallel and a local
 # Slurm cluster (slurmctld, slurmd, sbatch, munge) run a tiles plan;
-# gdal-bin reads the VRT mosaic back. A file that proves each, in order.
-TEST_PKGS  := parallel slurmctld slurmd slurm-client munge gdal-bin
+# gdal-bin reads the VRT mosaic back; Blender imports a multi-grid .vdb
+# headless (vdb_grids). A file that proves each, in order.
+TEST_PKGS  := parallel slurmctld slurmd slurm-client munge gdal-bin blender
 TEST_FILES := /usr/bin/sem /usr/sbin/slurmctld-wlm /usr/sbin/slurmd-wlm /usr/bin/sbatch /usr/sbin/munged \
-              /usr/bin/gdal_translate
+              /usr/bin/gdal_translate /usr/bin/blender
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 # Bit-identical kernels everywhere: no contraction into FMA, no fast-math;
@@ -59,7 +61,7 @@ CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(FPFLAGS) $(WARN)
 INC_core  := -Icore
 INC_simd  := -Icore -Inodes/simd
 INC_nodes := -Icore -Inodes -Inodes/simd
-INC_io    := -Icore -Iio -I/usr/include/stb -I/usr/include/OpenEXR
+INC_io    := -Icore -Iio -I/usr/include/stb -I/usr/include/OpenEXR -I/usr/include/gdal
 INC_lua   := -Icore -Inodes -Inodes/simd -Iio -Ilua -I/usr/include/lua5.4
 INC_serve := $(INC_lua) -Iserve
 INC_cli   := $(INC_serve) -Icli
@@ -100,7 +102,7 @@ VDB_LIBS := -lopenvdb -ltbb -lImath -lstdc++
 # zlib for PNG's own band-parallel deflate (io/png.c); jansson for JSON
 # (io/json.c), nettle for the tiles' SHA-256 (io/sha256.c).
 EXR_LIBS := -lOpenEXRCore-3_1
-IO_LIBS  := -lpng16 -ljpeg $(VDB_LIBS) $(EXR_LIBS) -lz -ljansson -lnettle
+IO_LIBS  := -lpng16 -ljpeg $(VDB_LIBS) $(EXR_LIBS) -lgdal -lz -ljansson -lnettle
 # serve: libmicrohttpd, and Graphviz to lay out the graph in process with
 # its two plugins linked in (serve/serve_api.c says why), from their folder
 GV_PLUGINS := /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/graphviz
@@ -149,7 +151,7 @@ LIBS    = $(IO_LIB) $(LIB)
 BIN     := $(BUILD)/noisegraph
 TESTBIN := $(BUILD)/run_tests
 
-.PHONY: all deps test-deps check test demo bench fuzz fuzz-deps fuzz-build fuzz-recap clean
+.PHONY: all deps test-deps check test demo docs bench fuzz fuzz-deps fuzz-build fuzz-recap clean
 
 all: deps $(BIN) $(LIB) $(IO_LIB) build/noisegraph
 
@@ -344,6 +346,13 @@ test-browser: deps browser-deps $(BIN)
 	@if [ ! -x /usr/bin/python3 ]; then \
 	  echo "noisegraph: the browser test needs Debian's python3 and$(BROWSER_PKGS:%= %) (make test as root installs them)" >&2; exit 1; fi
 	/usr/bin/python3 tests/browser/test_page.py $(abspath $(BIN)) $(CURDIR) $(SERVE_SHOT)
+
+# Every picture in docs/: the lines of docs/pictures (docs/render.sh), and
+# the page's screenshot from the browser test. The docs suite fails when a
+# committed picture is not what this target makes.
+docs: deps $(BIN)
+	sh docs/render.sh $(abspath $(BIN)) docs
+	@$(MAKE) --no-print-directory test-browser SERVE_SHOT=$(CURDIR)/docs/serve.png
 
 demo: deps
 	@$(MAKE) --no-print-directory DEMO=1 build/demo/noisegraph

@@ -78,6 +78,11 @@ enum {
     TAKES_INSPECT = 8u, /* info, dot: the script alone */
     TAKES_SERVE = 16u,  /* serve: the page's first window, its views */
     TAKES_TILES = 32u,  /* tiles: one image rendered as a grid of regions */
+    /* Not a context: the option never changes the output's bytes (its
+     * name, threads, tile sizes, limits, quiet), so the provenance
+     * written into the file leaves it out, and renders that differ only
+     * in it stay byte for byte the same files. */
+    SAME_BYTES = 1u << 16,
     TAKES_STITCH = 64u, /* stitch: tiles (no script) into one file */
     TAKES_VIEWS = TAKES_VOLUME | TAKES_TERRAIN,
     TAKES_PICTURES = TAKES_RENDER | TAKES_VIEWS,
@@ -204,10 +209,56 @@ static int read_extents(const char *s, double lo, double hi, long *n, int max)
 }
 
 /* WxH, WxHxD (a volume) or N. */
+/* Terrain sizes the engines import as they are: Unity's heightmaps are
+ * 2^n + 1 samples a side (33 to 4097), Unreal's landscapes one of its
+ * recommended overall resolutions (sections of quads that tile whole
+ * components). ORDER: each engine's sizes, smallest first. */
+static const struct size_preset {
+    const char *engine;
+    int sizes[8];
+} size_presets[] = {
+    {"unity", {33, 65, 129, 257, 513, 1025, 2049, 4097}},
+    {"unreal", {127, 253, 505, 1009, 2017, 4033, 8129}},
+};
+
+/* --size ENGINE:N: 0 and N in *n when ENGINE names a preset (1 when the
+ * text is no preset at all); an exit code after the message listing the
+ * sizes when N is not one of them. */
+static int size_preset(const option *o, const char *text, long *n)
+{
+    const char *colon = strchr(text, ':');
+    char list[128], q[SHOWN];
+    size_t e, k, used = 0;
+    if (!colon) return 1;
+    for (e = 0; e < sizeof size_presets / sizeof size_presets[0]; e++) {
+        const struct size_preset *p = &size_presets[e];
+        long want;
+        if (strncmp(text, p->engine, (size_t)(colon - text)) || p->engine[colon - text]) continue;
+        if (read_int(colon + 1, colon + 1 + strlen(colon + 1), 1, NG_MAX_EXTENT, &want) == 0)
+            for (k = 0; k < 8 && p->sizes[k]; k++)
+                if (p->sizes[k] == want) {
+                    *n = want;
+                    return 0;
+                }
+        for (k = 0; k < 8 && p->sizes[k]; k++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", k ? ", " : "", p->sizes[k]);
+        return ng_cli_fail(2, "%s: %s is not a %s terrain size (%s)", o->name, shown(text, q), p->engine, list);
+    }
+    return ng_cli_fail(2, "%s: %s: no terrain preset '%.*s' (unity:N or unreal:N)", o->name, shown(text, q),
+                       (int)(colon - text), text);
+}
+
 static int set_size(ng_cli *c, const option *o, const value *v)
 {
     long n[3] = {0, 0, 0};
-    const int k = read_extents(v->text, o->lo, o->hi, n, 3);
+    int k, rc;
+    if ((rc = size_preset(o, v->text, &n[0])) != 1) {
+        if (rc) return rc;
+        c->r.width = c->r.height = (int)n[0];
+        c->r.depth = 0;
+        return 0;
+    }
+    k = read_extents(v->text, o->lo, o->hi, n, 3);
     if (k < 0) {
         char q[SHOWN];
         return ng_cli_fail(2, "%s: %s is not WxH, WxHxD (a volume) or N, each 1 to %.0f", o->name, shown(v->text, q),
@@ -249,7 +300,7 @@ static int set_exr_tiles(ng_cli *c, const option *o, const value *v)
 
 static int set_exr_compression(ng_cli *c, const option *o, const value *v)
 {
-    static const char *const words[] = {"zip", "piz", "none"}; /* ORDER ng_exr_compression */
+    static const char *const words[] = {"zip", "piz", "none", "zips", "rle"}; /* ORDER ng_exr_compression */
     size_t k;
     for (k = 0; k < sizeof words / sizeof words[0]; k++)
         if (!strcmp(v->text, words[k])) {
@@ -259,7 +310,7 @@ static int set_exr_compression(ng_cli *c, const option *o, const value *v)
         }
     {
         char q[SHOWN];
-        return ng_cli_fail(2, "%s: %s is not zip, piz or none", o->name, shown(v->text, q));
+        return ng_cli_fail(2, "%s: %s is not zip, zips, piz, rle or none", o->name, shown(v->text, q));
     }
 }
 
@@ -313,11 +364,62 @@ static int set_pixel_size(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+/* S: cubes; X,Y,Z: boxes (their sizes along x, y and z). */
 static int set_voxel_size(ng_cli *c, const option *o, const value *v)
 {
     (void)o;
-    c->voxel_size = v->d[0];
+    memcpy(c->voxel_size, v->d, (size_t)v->n * sizeof *v->d);
+    c->voxel_fields = v->n;
     c->voxel_set = 1;
+    return 0;
+}
+
+static int set_srs(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->file.srs = v->text;
+    c->file_set = 1;
+    return 0;
+}
+
+static int set_nodata(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->file.nodata = v->d[0];
+    c->file.nodata_set = 1;
+    c->file_set = 1;
+    return 0;
+}
+
+static int set_cog(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->file.cog = 1;
+    c->file_set = 1;
+    return 0;
+}
+
+static int set_normalize(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->normalize = 1;
+    return 0;
+}
+
+static int set_no_provenance(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->no_provenance = 1;
+    return 0;
+}
+
+static int set_vdb_up(ng_cli *c, const option *o, const value *v)
+{
+    char q[SHOWN];
+    if (strcmp(v->text, "y") && strcmp(v->text, "z"))
+        return ng_cli_fail(2, "%s: %s is not y or z", o->name, shown(v->text, q));
+    c->file.y_up = !strcmp(v->text, "y");
+    c->file_set = 1;
     return 0;
 }
 
@@ -595,18 +697,23 @@ static int set_height_scale(ng_cli *c, const option *o, const value *v)
 /* ---- the table -------------------------------------------------------------------- */
 
 static const option options[] = {
-    {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output, TAKES_IMAGE | TAKES_STITCH,
-     "the image: .png, .exr (OpenEXR), .pfm (float), .r16/.raw\n"
-     "(16-bit heightmap);\n"
+    {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output, TAKES_IMAGE | TAKES_STITCH | SAME_BYTES,
+     "the image: .png, .exr (OpenEXR), .tif (GeoTIFF), .pfm (float),\n"
+     ".r16/.raw (16-bit heightmap), .r32 (float heightmap);\n"
      "a volume: .vdb (OpenVDB), .nrrd, or slices 'dir/name_{z}.png';\n"
      "several outputs: FILE with {name}, or FILE-name.png;\n"
      "a view: one picture, .png or .pfm"},
-    {"--size", NULL, "WxH | WxHxD | N", TEXT, 0, 1, NG_MAX_EXTENT, set_size, TAKES_IMAGE | TAKES_SERVE,
+    {"--size", NULL, "WxH | WxHxD | N | unity:N | unreal:N", TEXT, 0, 1, NG_MAX_EXTENT, set_size,
+     TAKES_IMAGE | TAKES_SERVE,
      "full image size in pixels (default 512x512); WxHxD: a volume\n"
-     "of D slices, sampled in 3D; a view: the picture's size, WxH"},
+     "of D slices, sampled in 3D; a view: the picture's size, WxH;\n"
+     "unity:N an NxN heightmap, N = 2^n + 1 (33 to 4097);\n"
+     "unreal:N one of Unreal's landscape sizes (127, 253, 505, 1009,\n"
+     "2017, 4033, 8129)"},
     {"--bits", NULL, "8|16|32", TEXT, 0, 8, 32, set_bits, TAKES_IMAGE | TAKES_STITCH,
      "sample depth: PNG 8 (default) or 16, EXR 32 (float, default)\n"
-     "or 16 (half), PFM 32, raw 16"},
+     "or 16 (half), GeoTIFF 32 (Float32, default) or 16 (UInt16),\n"
+     "PFM 32, raw 16, .r32 32"},
     {"--compression", NULL, "L", INT, 0, 0, 9, set_compression, TAKES_IMAGE | TAKES_STITCH,
      "a .png's deflate effort: 0 stored, 1 Huffman only, 2 (default)\n"
      "byte runs (best on noise), 3 to 9 zlib's string matching\n"
@@ -615,26 +722,50 @@ static const option options[] = {
     {"--exr-tiles", NULL, "N", INT, 0, 1, 65536, set_exr_tiles, TAKES_IMAGE | TAKES_STITCH,
      "write the .exr as NxN tiles (default: scanlines); tiles count\n"
      "from the region's corner"},
-    {"--exr-compression", NULL, "zip|piz|none", TEXT, 0, 0, 0, set_exr_compression, TAKES_IMAGE | TAKES_STITCH,
-     "the .exr's compression (default zip)"},
+    {"--exr-compression", NULL, "zip|zips|piz|rle|none", TEXT, 0, 0, 0, set_exr_compression,
+     TAKES_IMAGE | TAKES_STITCH,
+     "the .exr's compression (default zip; zips: one scanline a\n"
+     "chunk; rle: run lengths, for flat masks); all lossless"},
+    {"--normalize", NULL, NULL, FLAG, 0, 0, 0, set_normalize, TAKES_RENDER | TAKES_TILES,
+     "deterministic auto-levels: every 1-channel output through\n"
+     "ng.normalize (its range measured at fixed points, the same for\n"
+     "every tile and region) onto [0, 1]"},
+    {"--no-provenance", NULL, NULL, FLAG, 0, 0, 0, set_no_provenance, TAKES_PICTURES,
+     "write no provenance (script SHA-256, --set values, version,\n"
+     "command) into the file: the bytes of earlier versions, and the\n"
+     "same bytes for the same pixels from any script"},
+    {"--srs", NULL, "SRS", TEXT, 0, 0, 0, set_srs, TAKES_IMAGE | TAKES_STITCH,
+     "a GeoTIFF's spatial reference: EPSG:n, WKT or PROJ text;\n"
+     "easting is world x, northing minus world y (north up)"},
+    {"--nodata", NULL, "V", REAL, 0, -3.4e38, 3.4e38, set_nodata, TAKES_IMAGE | TAKES_STITCH,
+     "a GeoTIFF's nodata value (16 bits: a whole number 0 to 65535)"},
+    {"--cog", NULL, NULL, FLAG, 0, 0, 0, set_cog, TAKES_IMAGE | TAKES_STITCH,
+     "write the .tif as a Cloud-Optimized GeoTIFF (tiled, with\n"
+     "overviews)"},
     {"--region", NULL, "X,Y,W,H | X,Y,Z,W,H,D", INTS, FIELDS(4) | FIELDS(6), 0, NG_MAX_EXTENT, set_region,
      TAKES_PICTURES,
      "render only this window of the full image or volume\n"
      "(stitches exactly)"},
-    {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, TAKES_IMAGE | TAKES_SERVE, "worker threads (default: one per CPU)"},
-    {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, TAKES_IMAGE | TAKES_SERVE, "tile edge in pixels, 8 to 1024 (default 64)"},
+    {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, TAKES_IMAGE | TAKES_SERVE | SAME_BYTES, "worker threads (default: one per CPU)"},
+    {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, TAKES_IMAGE | TAKES_SERVE | SAME_BYTES, "tile edge in pixels, 8 to 1024 (default 64)"},
     {"--origin", NULL, "X,Y | X,Y,Z", REALS, FIELDS(2) | FIELDS(3), -NG_MAX_COORD, NG_MAX_COORD, set_origin,
      TAKES_IMAGE | TAKES_SERVE,
      "world position of the image's top-left corner (default 0,0);\n"
      "X,Y,Z: a volume's lowest corner, and a volume view's box's"},
     {"--pixel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_pixel_size,
      TAKES_RENDER | TAKES_TERRAIN | TAKES_SERVE | TAKES_TILES, "world units per pixel (default 1)"},
-    {"--voxel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_voxel_size,
-     TAKES_RENDER | TAKES_VOLUME, "a volume's (or a volume view's box's) world units per voxel\n(default 1)"},
-    {"--brick", NULL, "N", INT, 0, 8, 64, set_brick, TAKES_RENDER,
+    {"--voxel-size", NULL, "S | X,Y,Z", REALS, FIELDS(1) | FIELDS(3), NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE,
+     set_voxel_size, TAKES_RENDER | TAKES_VOLUME,
+     "a volume's (or a volume view's box's) world units per voxel\n"
+     "(default 1); X,Y,Z: box voxels, their size along each axis\n"
+     "(4,4,2: finer in z), a render's only"},
+    {"--brick", NULL, "N", INT, 0, 8, 64, set_brick, TAKES_RENDER | SAME_BYTES,
      "a volume's brick edge in voxels, 8 to 64 (default 16)"},
     {"--vdb-background", NULL, "B", REAL, 0, -1e30, 1e30, set_vdb_background, TAKES_RENDER,
      "voxels at or below B stay inactive in a .vdb (default 0)"},
+    {"--vdb-up", NULL, "y|z", TEXT, 0, 0, 0, set_vdb_up, TAKES_RENDER,
+     "a .vdb's up axis: z (default) as rendered, or y (Houdini,\n"
+     "Blender's importers): (x, y, z) is stored as (x, z, -y)"},
     {"--z", NULL, "Z", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_z, TAKES_RENDER | TAKES_TERRAIN | TAKES_SERVE | TAKES_TILES,
      "sample the 3D plane z = Z"},
     {"--time", NULL, "T", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_time, TAKES_IMAGE | TAKES_SERVE,
@@ -653,17 +784,17 @@ static const option options[] = {
     {"--set", NULL, "NAME=VALUE", TEXT, 0, 0, 0, set_param, TAKES_SCRIPT,
      "set a parameter the script declares with ng.param"},
     {"--unsafe", NULL, NULL, FLAG, 0, 0, 0, set_unsafe, TAKES_SCRIPT, "give the script the full Lua standard library"},
-    {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, TAKES_SCRIPT,
+    {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, TAKES_SCRIPT | SAME_BYTES,
      "seconds the script may run (default 10)"},
-    {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit, TAKES_SCRIPT,
+    {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit, TAKES_SCRIPT | SAME_BYTES,
      "memory the script may use (default 512)"},
-    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit, TAKES_IMAGE | TAKES_SERVE,
+    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit, TAKES_IMAGE | TAKES_SERVE | SAME_BYTES,
      "seconds the render may take, then it stops and writes nothing\n"
      "(default: no limit)"},
     {"--tileable", NULL, NULL, FLAG, 0, 0, 0, set_tileable, TAKES_RENDER | TAKES_TILES,
      "make the image wrap seamlessly in x and y (element sizes are\n"
      "adjusted to whole cells per image; a note says so)"},
-    {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, TAKES_IMAGE | TAKES_SERVE | TAKES_STITCH, "no progress or notes on stderr"},
+    {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, TAKES_IMAGE | TAKES_SERVE | TAKES_STITCH | SAME_BYTES, "no progress or notes on stderr"},
     {"--only", NULL, "NAME", TEXT, 0, 0, 0, set_only, TAKES_PICTURES,
      "of a script returning several named outputs, render (or view)\n"
      "only output NAME; the others are not evaluated"},
@@ -1012,6 +1143,7 @@ static int check_view(const ng_cli *c)
         return ng_cli_fail(2, "-o: %s: a view draws one picture, into %s", c->output, list);
     }
     if (c->r.depth) return ng_cli_fail(2, "--size: a view draws one picture, WxH (a density's box is --volume WxHxD)");
+    if (c->voxel_fields == 3) return ng_cli_fail(2, "--voxel-size: a volume view's voxels are cubes: S, not X,Y,Z");
     if (c->region_fields == 6) return ng_cli_fail(2, "--region: a view draws one picture: X,Y,W,H");
     if (c->origin_fields && c->origin_fields != (volume ? 3 : 2))
         return ng_cli_fail(2, "--origin: a %s view takes %s", volume ? "volume" : "terrain",
@@ -1034,12 +1166,18 @@ static void place(ng_cli *c)
 {
     if (c->view && c->v.kind == NG_VIEW_VOLUME) {
         if (c->origin_fields) memcpy(c->v.box_origin, c->origin, sizeof c->v.box_origin);
-        if (c->voxel_set) c->v.voxel_size = c->voxel_size;
+        if (c->voxel_set) c->v.voxel_size = c->voxel_size[0];
         return;
     }
     if (c->origin_fields) c->r.origin[0] = c->origin[0], c->r.origin[1] = c->origin[1];
     if (c->origin_fields == 3) c->r.z = c->origin[2];
-    if (c->voxel_set) c->r.pixel_size = c->voxel_size;
+    if (c->voxel_set) c->r.pixel_size = c->voxel_size[0];
+    if (c->voxel_fields == 3) { /* boxes: the footprint is their finest size */
+        int a;
+        memcpy(c->r.voxel_size, c->voxel_size, sizeof c->r.voxel_size);
+        for (a = 1; a < 3; a++)
+            if (c->voxel_size[a] < c->r.pixel_size) c->r.pixel_size = c->voxel_size[a];
+    }
 }
 
 /* tiles cuts one image; --plan prints the tiles' commands, --index
@@ -1091,6 +1229,8 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
     c->view = cmd == NG_CMD_PREVIEW; /* preview is render --view volume */
     c->tile_size = 1024;
     c->index = -1;
+    c->argc = argc;
+    c->argv = argv;
     if (argc > 0 && !(c->option_of = calloc((size_t)argc, sizeof *c->option_of)))
         return ng_cli_fail(1, "%s: out of memory", commands[cmd].name);
     for (i = 0; i < argc; i++) {
@@ -1122,6 +1262,14 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
         if ((rc = read_value(o, a, &v)) || (rc = o->store(c, o, &v))) return rc;
     }
     return check(cmd, c, seen);
+}
+
+int ng_cli_recorded(const char *name)
+{
+    size_t i;
+    for (i = 0; i < NOPTIONS; i++)
+        if (!strcmp(options[i].name, name)) return !(options[i].takes & SAME_BYTES);
+    return 1;
 }
 
 void ng_cli_free(ng_cli *c)

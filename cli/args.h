@@ -31,6 +31,8 @@ typedef struct ng_cli {
     ng_render_opts r;
     ng_file_options file;        /* --compression, --exr-tiles, --exr-compression; placed from r */
     int file_set;                /* one of them was given */
+    int no_provenance;           /* --no-provenance: file.meta stays NULL */
+    int normalize;               /* --normalize: 1-channel outputs through ng.normalize */
     ng_host_opts h;              /* h.set_name[] is owned (ng_cli_free) */
     int z_set, time_set;
     /* what was given, for the rules between options (args.c) */
@@ -39,7 +41,8 @@ typedef struct ng_cli {
     double vdb_background; /* given: file.grid is set */
     /* --origin and --voxel-size as given: a render's world or a volume
      * view's box reads them, which only the whole command line tells */
-    double origin[3], voxel_size;
+    double origin[3], voxel_size[3];
+    int voxel_fields;            /* 1: cubes; 3: --voxel-size X,Y,Z, boxes */
     /* --frames A-B: frame f renders at time f / h.fps (the script sees
      * h.fps through ng.frame()); --loop-frames N sets r.time_period */
     int frames_set;
@@ -59,6 +62,9 @@ typedef struct ng_cli {
     /* option_of[i]: the long name of the option that word i of argv is
      * (or is the value of); NULL for the script or manifest. Owned. */
     const char **option_of;
+    /* the words after the command, as given (the provenance's command line) */
+    int argc;
+    char **argv;
 } ng_cli;
 
 /* Parses argv (the words after the command cmd); an option cmd does not
@@ -68,6 +74,10 @@ typedef struct ng_cli {
  * ng_cli_free does not free; call ng_cli_free either way. */
 int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c);
 void ng_cli_free(ng_cli *c);
+/* 0 for an option (by its long name) that never changes the output's
+ * bytes (-o, --threads, --tile, the limits, --quiet): the provenance
+ * leaves it out; 1 for every other. */
+int ng_cli_recorded(const char *name);
 /* The --help text, from the table. */
 void ng_cli_usage(FILE *out);
 /* Prints "noisegraph: MSG" as one line (newlines and tabs become spaces)

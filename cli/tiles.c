@@ -366,6 +366,10 @@ static void print_identity(FILE *out, const job *j, int unused)
     if (j->c.file.level != -1) fprintf(out, "level %d\n", j->c.file.level);
     if (j->c.file.exr_tile) fprintf(out, "exr_tile %d\n", j->c.file.exr_tile);
     if (j->c.file.exr_compression != NG_EXR_ZIP) fprintf(out, "exr_compression %d\n", (int)j->c.file.exr_compression);
+    if (j->c.file.srs) fprintf(out, "srs %s\n", j->c.file.srs);
+    if (j->c.file.nodata_set) fprintf(out, "nodata %.17g\n", j->c.file.nodata);
+    if (j->c.file.cog) fprintf(out, "cog 1\n");
+    if (j->c.normalize) fprintf(out, "normalize 1\n");
     for (k = 0; k < j->c.h.nsets; k++) fprintf(out, "set %s=%s\n", j->c.h.set_name[k], j->c.h.set_value[k]);
 }
 
@@ -548,6 +552,7 @@ static const char *gdal_type(const job *j)
     const char *ext = extension(j->c.output);
     const int bits = effective_bits(j);
     if (!strcasecmp(ext, ".png")) return bits == 8 ? "Byte" : "UInt16";
+    if (ng_file_north_up(j->c.output) && bits == 16) return "UInt16";
     return source_of(j) == SOURCE_R16 ? "UInt16" : "Float32";
 }
 
@@ -606,13 +611,27 @@ static void print_vrt(FILE *out, const job *j, int unused)
     const source_kind kind = source_of(j);
     int b, i;
     (void)unused;
+    const int north = ng_file_north_up(j->c.output);
     fprintf(out, "<VRTDataset rasterXSize=\"%d\" rasterYSize=\"%d\">\n", o->width, o->height);
     /* pixel (i, j) covers origin + [i, i+1) * pixel_size (its centre is
-     * sampled); y grows down the image, as world y does */
-    fprintf(out, "  <GeoTransform>%.17g, %.17g, 0, %.17g, 0, %.17g</GeoTransform>\n", o->origin[0], o->pixel_size,
-            o->origin[1], o->pixel_size);
+     * sampled); y grows down the image, as world y does. GeoTIFF tiles
+     * are north up (northing = -y): the mosaic is placed as they are,
+     * in their SRS. */
+    if (north) {
+        fprintf(out, "  <GeoTransform>%.17g, %.17g, 0, %.17g, 0, %.17g</GeoTransform>\n", o->origin[0],
+                o->pixel_size, -o->origin[1], -o->pixel_size);
+        if (j->c.file.srs) {
+            fputs("  <SRS>", out);
+            put_xml_text(out, j->c.file.srs);
+            fputs("</SRS>\n", out);
+        }
+    } else {
+        fprintf(out, "  <GeoTransform>%.17g, %.17g, 0, %.17g, 0, %.17g</GeoTransform>\n", o->origin[0],
+                o->pixel_size, o->origin[1], o->pixel_size);
+    }
     for (b = 0; b < j->channels; b++) {
         fprintf(out, "  <VRTRasterBand dataType=\"%s\" band=\"%d\">\n", gdal_type(j), b + 1);
+        if (north && j->c.file.nodata_set) fprintf(out, "    <NoDataValue>%.17g</NoDataValue>\n", j->c.file.nodata);
         if (j->channels == 3) fprintf(out, "    <ColorInterp>%s</ColorInterp>\n", b == 0 ? "Red" : b == 1 ? "Green" : "Blue");
         for (i = 0; i < j->ntiles; i++) {
             const rect r = tile_rect(j, i);
@@ -793,6 +812,10 @@ static int run_script(job *j, ng_script *s)
         return ng_cli_fail(1, "%s: returns %d outputs; tiles renders a script of one output", j->c.script, n);
     }
     j->c.r.memory_limit = h->memory_limit > (double)s->memory_held ? h->memory_limit - (double)s->memory_held : 1;
+    if (ng_cli_normalize(&j->c, s)) {
+        ng_script_free(s);
+        return 1;
+    }
     j->channels = ng_node_channels(ng_graph_node(s->graph, s->output[0]));
     return 0;
 }

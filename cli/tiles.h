@@ -13,6 +13,9 @@
 #ifndef NG_TILES_H
 #define NG_TILES_H
 
+#include "args.h"
+#include "host.h"
+
 #include <stddef.h>
 
 #define NG_TILES_RECORDS ".tiles"
@@ -24,6 +27,10 @@
 
 int ng_cmd_tiles(int argc, char **argv);
 int ng_cmd_stitch(int argc, char **argv);
+
+/* main.c: --normalize, each 1-channel output of s through ng.normalize
+ * (render and tiles alike). 0, or the exit code after the one-line error. */
+int ng_cli_normalize(const ng_cli *c, ng_script *s);
 
 /* The readers of the files tiles writes, from bytes (stitch.c, tiles.c;
  * tests/fuzz/manifest.c runs them on any input). A manifest as stitch

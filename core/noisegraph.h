@@ -132,24 +132,40 @@ typedef struct ng_hood_type {
      * channels planes of (side + 2 radius)^2 samples, row-major, lattice
      * cell (i - radius, j - radius) of the patch at in[j * (side + 2
      * radius) + i]; out gets the node's channels planes of side^2. tmp has
-     * room for channels * side * (side + 2 radius) floats. Must give the
+     * room for channels * ((side + 2 radius)^2 + 2 (side + 2 radius))
+     * floats (a working copy of the source and two rows). Must give the
      * same bits for the same in, on every thread. */
     void (*filter)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
                    int channels);
     /* Or, for a filter that needs the lattice's spacing in world units
      * (gradients, distances; a node of the render's pixel lattice learns
      * it only per render, ng_hood_declare_pixel): the same with it. One of
-     * the two is set. */
+     * filter, filter_spaced and tile is set. */
     void (*filter_spaced)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
                           int channels, double spacing);
     /* Cells per patch edge; 0: NG_HOOD_PATCH. Larger patches spend less on
      * halos (a shading's 1-cell halo costs (P + 5)^2 / P^2 source
-     * evaluations per cell) and more on the first render of a small area. */
+     * evaluations per cell) and more on the first render of a small area.
+     * A tile type keeps 0 (its tiles are laid out on NG_HOOD_PATCH). */
     int patch;
     /* Bytes per cell of the patch and its halo that the filter allocates
      * beyond its in, out and tmp (a sort's keys), counted against the
      * memory limit with them. */
     int scratch;
+    /* Optional, instead of filter, for simulations whose result at a cell
+     * depends on more than a halo can hold (hydraulic erosion): the node's
+     * radius must be NG_HOOD_TILE_HALO cells and its patch NG_HOOD_PATCH,
+     * and the engine calls tile on
+     * the patch's whole domain, w = side + 2 radius cells a side, a tile of
+     * the world (tiles of neighbouring patches overlap by half). in: the
+     * source's channels planes of w^2 as for filter; out: the node's
+     * channels planes of w^2, channel 0 the change it makes to the source's
+     * channel 0, the others its own. seed: of the tile's world index and the
+     * render's seed. The node's lattice value at a cell is then the
+     * partition-of-unity blend (cos^2 windows summing to 1) of the tiles
+     * covering it, plus the source's channel 0 in channel 0, so where no
+     * tile changes anything the source comes through bit for bit. */
+    void (*tile)(const ng_node *node, const float *in, float *out, int w, int channels, uint64_t seed);
 } ng_hood_type;
 
 typedef struct ng_node_type {
@@ -374,7 +390,16 @@ typedef struct ng_volume_info {
     double origin[3];    /* world position of the full volume's corner */
     double voxel_size;   /* voxel (i, j, k) of the full volume has its
                           * centre at origin + (ijk + 0.5) * voxel_size */
+    /* Boxes rather than cubes: the voxel's size along x, y and z, which
+     * replaces voxel_size on each axis; 0 (all three): cubes. */
+    double voxel[3];
 } ng_volume_info;
+
+/* A volume's voxel size along axis a (0 x, 1 y, 2 z). */
+static inline double ng_volume_voxel(const ng_volume_info *v, int a)
+{
+    return v->voxel[a] > 0 ? v->voxel[a] : v->voxel_size;
+}
 
 /* Receives finished rows, top to bottom, interleaved channels as floats. */
 typedef struct ng_sink {
@@ -441,6 +466,12 @@ typedef struct ng_render_opts {
     int depth;
     int zregion[2];
     int brick;
+    /* A volume of boxes rather than cubes (--voxel-size 4,4,2): the voxel's
+     * size along x, y and z, which replaces pixel_size in the sample
+     * positions of that axis; pixel_size stays the footprint (the finest
+     * detail a fractal resolves: the smallest of the three). 0 (all
+     * three): cubes of pixel_size. Images take none. */
+    double voxel_size[3];
 } ng_render_opts;
 
 void ng_render_defaults(ng_render_opts *o, int width, int height);

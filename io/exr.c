@@ -3,8 +3,8 @@
  * OpenEXR's C library, OpenEXRCore: 32-bit float (the default) or 16-bit
  * half samples, one channel (Y, the name readers take for grey: a channel
  * named after the output loads black in Blender) or R, G, B;
- * scanlines, or square tiles (ng_file_options.exr_tile); ZIP, PIZ or no
- * compression. Values are stored as they are (half: rounded to the
+ * scanlines, or square tiles (ng_file_options.exr_tile); ZIP, ZIPS, PIZ,
+ * RLE or no compression. Values are stored as they are (half: rounded to the
  * nearest half), not clamped.
  *
  * Float is the default because heights are the main use: a half has 11
@@ -138,7 +138,12 @@ static const char *channel_name(const ng__image *im, int c)
 
 static exr_compression_t compression_of(ng_exr_compression c)
 {
-    return c == NG_EXR_PIZ ? EXR_COMPRESSION_PIZ : c == NG_EXR_NONE ? EXR_COMPRESSION_NONE : EXR_COMPRESSION_ZIP;
+    static const exr_compression_t of[NG_EXR_NCOMPRESSIONS] = {
+        [NG_EXR_ZIP] = EXR_COMPRESSION_ZIP,   [NG_EXR_PIZ] = EXR_COMPRESSION_PIZ,
+        [NG_EXR_NONE] = EXR_COMPRESSION_NONE, [NG_EXR_ZIPS] = EXR_COMPRESSION_ZIPS,
+        [NG_EXR_RLE] = EXR_COMPRESSION_RLE,
+    };
+    return of[c];
 }
 
 /* The window within the full image, when the options place it there. */
@@ -185,6 +190,9 @@ static int write_header(ng__image *im, encoder *p)
             (rc = exr_attr_set_double(p->ctx, part, "worldPixelSize", o->pixel_size)))
             return exr_failed(im, rc, "attributes");
     }
+    for (c = 0; o->meta && o->meta[c] && o->meta[c + 1]; c += 2) /* the provenance */
+        if ((rc = exr_attr_set_string(p->ctx, part, o->meta[c], o->meta[c + 1])))
+            return exr_failed(im, rc, "attributes");
     if ((rc = exr_write_header(p->ctx))) return exr_failed(im, rc, "header");
     if (!p->tile && (rc = exr_get_scanlines_per_chunk(p->ctx, 0, &p->lines))) return exr_failed(im, rc, "chunks");
     if (p->tile) p->lines = p->tile;
@@ -728,6 +736,42 @@ static void read_close(ng__tile_reader *r)
     if (!t) return;
     if (t->ctx) exr_finish(&t->ctx);
     free(t->buf);
+}
+
+/* ---- its string attributes read back (ng_file_meta) --------------------------------- */
+
+static void quiet_exr_error(exr_const_context_t ctx, exr_result_t code, const char *msg)
+{
+    (void)ctx, (void)code, (void)msg;
+}
+
+int ng__exr_meta(const char *path, void (*each)(void *user, const char *key, const char *value), void *user,
+                 char *msg, size_t len)
+{
+    exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+    exr_context_t ctx = NULL;
+    exr_result_t rc;
+    int32_t n = 0, i;
+    init.error_handler_fn = quiet_exr_error;
+    if ((rc = exr_start_read(&ctx, path, &init))) {
+        snprintf(msg, len, "not an EXR OpenEXR reads (%s)", exr_get_default_error_message(rc));
+        return -1;
+    }
+    if (exr_get_attribute_count(ctx, 0, &n) == EXR_ERR_SUCCESS)
+        for (i = 0; i < n; i++) {
+            const exr_attribute_t *a = NULL;
+            if (exr_get_attribute_by_index(ctx, 0, EXR_ATTR_LIST_FILE_ORDER, i, &a) == EXR_ERR_SUCCESS && a &&
+                a->type == EXR_ATTR_STRING && a->string) {
+                char *v = malloc((size_t)a->string->length + 1);
+                if (!v) continue;
+                memcpy(v, a->string->str, (size_t)a->string->length);
+                v[a->string->length] = '\0';
+                each(user, a->name, v);
+                free(v);
+            }
+        }
+    exr_finish(&ctx);
+    return 0;
 }
 
 const ng__reader ng__exr_reader = {.open = read_open, .rows = read_rows, .close = read_close};

@@ -20,8 +20,9 @@ typedef struct ng__reader ng__reader;   /* tileread.h */
 /* What a file holds (or'd). */
 enum { NG__IMAGES = 1, NG__VOLUMES = 2 };
 /* The ng_file_options a format reads besides placement (or'd): level;
- * exr_tile and exr_compression; grid (a .vdb's background). */
-enum { NG__LEVEL = 1, NG__EXR = 2, NG__GRID = 4 };
+ * exr_tile and exr_compression; grid (a .vdb's background) and y_up;
+ * geo: srs, nodata and cog. */
+enum { NG__LEVEL = 1, NG__EXR = 2, NG__GRID = 4, NG__GEO = 8 };
 /* The channels a sample may have. */
 typedef enum ng__channels {
     NG__GREY_OR_RGB, /* 1 or 3 */
@@ -44,6 +45,21 @@ typedef struct ng__format {
      * sink knows its size before writing and refuses one that cannot fit
      * the disk or the file size limit; 0: compressed, size unknown. */
     int uncompressed;
+    /* The sample depth at which samples are quantized (counted as a
+     * non-exact format's are) although the format is exact at the others
+     * (a GeoTIFF's UInt16); 0: none. */
+    int quantized_bits;
+    /* Checks the options the format takes beyond the table's rules (an
+     * SRS its library reads), before anything is written; NULL: none. 0,
+     * or -1 with msg filled. */
+    int (*check)(const ng_file_options *o, int bits, char *msg, size_t msglen);
+    /* 1: several named outputs go into one file (a .vdb's grids), through
+     * ng_file_sink_join; 0: one file per output. */
+    int shares;
+    /* Reads the text metadata of a file of this format back
+     * (ng_file_meta), or NULL. 0, or -1 with msg filled. */
+    int (*meta)(const char *path, void (*each)(void *user, const char *key, const char *value), void *user,
+                char *msg, size_t msglen);
     const ng__encoder *encoder;
     const ng__reader *reader; /* NULL: stitch does not read its tiles */
 } ng__format;

@@ -96,6 +96,27 @@ int ng_file_bits(const char *path, int bits);
  * background: voxels at or below it are left inactive (and read as it).
  * Before the render begins. 0, or -1 with err filled (an empty name). */
 int ng_file_sink_set_grid(ng_file_sink *s, const char *name, double background, ng_error *err);
+/* Several outputs in one file (a .vdb's grids): member writes no file of
+ * its own; its grid goes into lead's file, which lead writes at its end()
+ * with the grids of every member joined before it, in the order joined,
+ * then its own. Every member must end (complete) before lead does (the
+ * render ends its sinks in order: make lead the last output); a member's
+ * commit only frees what it holds. Both sinks name the same file, whose
+ * format puts several outputs in one (ng_file_shares); before the render
+ * begins. 0, or -1 with err filled. */
+int ng_file_sink_join(ng_file_sink *member, ng_file_sink *lead, ng_error *err);
+/* 1 when path's format is georeferenced north up (a GeoTIFF: northing is
+ * minus world y), 0 otherwise. */
+int ng_file_north_up(const char *path);
+/* 1 when path's format puts several named outputs in one file (.vdb: a
+ * grid each), 0 otherwise. */
+int ng_file_shares(const char *path);
+/* Calls each(user, key, value) for the text metadata of the file at path
+ * that noisegraph can read (a .vdb's file and grid metadata: the
+ * provenance noisegraph wrote, and the grids' names, classes and types).
+ * 0, or -1 with err filled (not such a file, or unreadable). */
+int ng_file_meta(const char *path, void (*each)(void *user, const char *key, const char *value), void *user,
+                 ng_error *err);
 /* Bytes an encoder may keep besides its row buffer (a .vdb holds the tree
  * of active voxels until the end); past it the render stops with an
  * error. 0: no limit. Before the render begins. */
@@ -104,7 +125,11 @@ void ng_file_sink_set_memory_limit(ng_file_sink *s, double bytes);
 typedef enum ng_exr_compression { /* ORDER: the words of --exr-compression in cli/args.c */
     NG_EXR_ZIP,  /* zlib, 16 scanlines a chunk (the default) */
     NG_EXR_PIZ,  /* wavelet + Huffman, 32 scanlines a chunk: smaller for noisy float data */
-    NG_EXR_NONE
+    NG_EXR_NONE,
+    NG_EXR_ZIPS, /* zlib, one scanline a chunk (what compositors read fastest line by line) */
+    NG_EXR_RLE,  /* run lengths: fast, for flat images (masks) */
+    /* No DWAA/DWAB: OpenEXRCore 3.1 (Debian 12) cannot encode them. */
+    NG_EXR_NCOMPRESSIONS
 } ng_exr_compression;
 typedef struct ng_file_options {
     /* The deflate level (0 stored to 9 smallest) of PNG and of an EXR's ZIP
@@ -125,6 +150,22 @@ typedef struct ng_file_options {
      * from the window's is placed at 0,0 of itself. */
     int full[2], offset[2];
     double origin[2], pixel_size;
+    /* .vdb: 1 stores y up (Houdini's and most DCCs' axes): noisegraph's
+     * (x, y, z) becomes (x, z, -y), vectors turned alike; 0: z up, as
+     * rendered. Only a format of grids takes it. */
+    int y_up;
+    /* Provenance: NULL, or key, value, ..., NULL, borrowed until the sink
+     * is freed: written into the file where the format has room for text
+     * (a .vdb's file and grid metadata) and read back by ng_file_meta. */
+    const char *const *meta;
+    /* GeoTIFF (.tif): the spatial reference (EPSG:n, WKT or PROJ text;
+     * NULL: none, borrowed like meta), the bands' nodata value when
+     * nodata_set, and cog 1 for a Cloud-Optimized GeoTIFF (tiled, with
+     * overviews). Only a GeoTIFF takes them. */
+    const char *srs;
+    int nodata_set;
+    double nodata;
+    int cog;
 } ng_file_options;
 /* level -1, scanline ZIP, threads 0, no placement (an image of its own). */
 void ng_file_options_default(ng_file_options *o);

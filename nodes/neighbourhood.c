@@ -121,7 +121,7 @@ const ng_node_type ng_type_blur = {
            "count gives the same bits; sampled by a smooth cubic, under warps and fractals too. 2D renders only",
     .params = blur_params, .nparams = NPARAMS, .inputs = blur_inputs, .ninputs = NINPUTS,
     .dims = 1u << 2, .method = "blur", .positional = "source", .setup = blur_setup,
-    .tile_check = ng_hood_tile_refuse, .eval = ng_hood_eval,
+    .tile_check = ng_hood_tile_check, .eval = ng_hood_eval,
     .hood = &blur_hood,
 };
 
@@ -183,6 +183,6 @@ const ng_node_type ng_type_cavity = {
            "`spacing` (radius / 4) sampled by a smooth cubic. 2D renders only; the same bits in every cut",
     .params = cavity_params, .nparams = CP_NPARAMS, .inputs = cavity_inputs, .ninputs = NINPUTS,
     .dims = 1u << 2, .positional = "source", .setup = cavity_setup,
-    .tile_check = ng_hood_tile_refuse, .eval = ng_hood_eval,
+    .tile_check = ng_hood_tile_check, .eval = ng_hood_eval,
     .hood = &cavity_hood,
 };

@@ -266,7 +266,7 @@ const ng_node_type ng_type_drainage = {
            "direction (2 channels). A mask for texturing and scattering. 2D renders only; the same bits in "
            "every cut",
     .params = flow_params, .nparams = F_NPARAMS, .inputs = height_inputs, .ninputs = NINPUTS,
-    .dims = 1u << 2, .positional = "source", .setup = flow_setup, .tile_check = ng_hood_tile_refuse,
+    .dims = 1u << 2, .positional = "source", .setup = flow_setup, .tile_check = ng_hood_tile_check,
     .eval = ng_hood_eval,
     .hood = &flow_hood,
 };
@@ -359,7 +359,7 @@ const ng_node_type ng_type_mask_distance = {
            "inside the mask, 1 where none is within radius (an exact Euclidean distance transform on a lattice "
            "of `spacing`, radius / 32). 2D renders only; the same bits in every cut",
     .params = distance_params, .nparams = D_NPARAMS, .inputs = height_inputs, .ninputs = NINPUTS,
-    .dims = 1u << 2, .positional = "source", .setup = distance_setup, .tile_check = ng_hood_tile_refuse,
+    .dims = 1u << 2, .positional = "source", .setup = distance_setup, .tile_check = ng_hood_tile_check,
     .eval = ng_hood_eval,
     .hood = &distance_hood,
 };

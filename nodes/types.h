@@ -14,6 +14,7 @@
     X(cloud)             \
     X(height_profile)    \
     X(coverage)          \
+    X(normalize)         \
     X(erode)             \
     X(warp)              \
     X(transform)         \
@@ -26,6 +27,8 @@
     X(drainage)          \
     X(mask_distance)     \
     X(cavity)            \
+    X(thermal)           \
+    X(hydraulic)         \
     X(ramp)              \
     X(constant)          \
     X(add)               \

@@ -23,6 +23,19 @@ void ng_t_run(const char *name, void (*fn)(void));
 void ng_t_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* SANITIZED: 1 in the sanitizer build (make test SAN=1), whose tests
+ * scale their work down (it runs about 8x slower). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 #define RUN(fn) ng_t_run(#fn, fn)
 
 enum { NG_T_TIER_fast = 1, NG_T_TIER_full = 2 };

@@ -184,8 +184,9 @@ static int samples_equal(const float *a, const float *b, size_t n)
 
 static void exr_float_every_layout(void)
 {
-    static const char *const comp[] = {"zip", "piz", "none"};
-    static const exr_compression_t want[] = {EXR_COMPRESSION_ZIP, EXR_COMPRESSION_PIZ, EXR_COMPRESSION_NONE};
+    static const char *const comp[] = {"zip", "piz", "none", "zips", "rle"};
+    static const exr_compression_t want[] = {EXR_COMPRESSION_ZIP, EXR_COMPRESSION_PIZ, EXR_COMPRESSION_NONE,
+                                             EXR_COMPRESSION_ZIPS, EXR_COMPRESSION_RLE};
     static const char *const tiles[] = {NULL, "16", "50"};
     char s[PATHLEN], pfm[PATHLEN], out[PATHLEN];
     int w, h, nch, c, t;
@@ -199,7 +200,7 @@ static void exr_float_every_layout(void)
     ref = read_pfm(pfm, &w, &h, &nch);
     CHECK(ref != NULL);
     if (!ref) return;
-    for (c = 0; c < 3; c++)
+    for (c = 0; c < (int)(sizeof comp / sizeof comp[0]); c++)
         for (t = 0; t < 3; t++) {
             exr_read e;
             pathf(out, "%s/exr_f_%s_%s.exr", tmpdir, comp[c], tiles[t] ? tiles[t] : "scan");
@@ -223,7 +224,7 @@ static void exr_float_every_layout(void)
 
 static void exr_half_is_nearest(void)
 {
-    static const char *const comp[] = {"zip", "piz", "none"};
+    static const char *const comp[] = {"zip", "piz", "none", "zips", "rle"};
     char s[PATHLEN], pfm[PATHLEN], out[PATHLEN];
     int w, h, nch, c, tiled;
     float *ref;
@@ -235,7 +236,7 @@ static void exr_half_is_nearest(void)
     res_free(&r);
     ref = read_pfm(pfm, &w, &h, &nch);
     if (!ref) return;
-    for (c = 0; c < 3; c++)
+    for (c = 0; c < (int)(sizeof comp / sizeof comp[0]); c++)
         for (tiled = 0; tiled < 2; tiled++) {
             exr_read e;
             size_t i, bad = 0;
@@ -385,7 +386,7 @@ static void exr_usage_errors(void)
     EXPECT_ERR(&r, 2, "--exr-tiles", "not PNG");
     res_free(&r);
     cli(&r, "render", s, "-o", out, "--exr-compression", "b44", NULL);
-    EXPECT_ERR(&r, 2, "--exr-compression", "'b44'", "zip, piz or none");
+    EXPECT_ERR(&r, 2, "--exr-compression", "'b44'", "zip, zips, piz, rle or none");
     res_free(&r);
     cli(&r, "render", s, "-o", out, "--exr-tiles", "0", NULL);
     EXPECT_ERR(&r, 2, "--exr-tiles");

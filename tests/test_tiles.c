@@ -36,7 +36,7 @@ static void single_into(const char *path, const char *seed)
     char set[64];
     res r;
     snprintf(set, sizeof set, "seed=%s", seed);
-    cli(&r, "render", script, "--size", "300x200", "-o", path, "--set", set, "--bits",
+    cli(&r, "render", script, "--no-provenance", "--size", "300x200", "-o", path, "--set", set, "--bits",
         strstr(path, ".pfm") ? "32" : "16", NULL);
     EXPECT_OK(&r);
     res_free(&r);
@@ -125,7 +125,7 @@ static void test_index_is_region(void)
     res_free(&r);
     pathf(tile, "%s/idx/tile_4.png", tmpdir);
     tpath(region, "region4.png");
-    cli(&r, "render", script, "--size", "300x200", "--region", "128,128,128,72", "-o", region, NULL);
+    cli(&r, "render", script, "--no-provenance", "--size", "300x200", "--region", "128,128,128,72", "-o", region, NULL);
     EXPECT_OK(&r);
     res_free(&r);
     CHECK(same_bytes(tile, region));
@@ -149,7 +149,7 @@ static void tile_and_region(const char *pattern, const char *region, const char 
         "--compression", level, NULL);
     EXPECT_OK(&r);
     res_free(&r);
-    cli(&r, "render", script, "--size", "300x200", "--region", "128,128,128,72", "-o", region, "--compression", level,
+    cli(&r, "render", script, "--no-provenance", "--size", "300x200", "--region", "128,128,128,72", "-o", region, "--compression", level,
         NULL);
     EXPECT_OK(&r);
     res_free(&r);
@@ -594,7 +594,7 @@ static void test_stitch_many_columns(void)
     CHECKF(out && !*out, "stitch said: %s", out ? out : "");
     free(out);
     pathf(single, "%s/columns_single.png", tmpdir);
-    cli(&r, "render", script, "--size", "1600x40", "-o", single, NULL);
+    cli(&r, "render", script, "--no-provenance", "--size", "1600x40", "-o", single, NULL);
     EXPECT_OK(&r);
     res_free(&r);
     CHECK(same_bytes(big, single));
@@ -649,14 +649,14 @@ static void test_stitch_exr_equals_single(void)
         cli(&r, "stitch", manifest, "-o", big, enc[0], enc[1], enc[2], enc[3], NULL);
         EXPECT_SILENT(&r);
         res_free(&r);
-        cli(&r, "render", script, "--size", "300x200", "-o", single, "--quiet", o[0], o[1], o[2], o[3], NULL);
+        cli(&r, "render", script, "--no-provenance", "--size", "300x200", "-o", single, "--quiet", o[0], o[1], o[2], o[3], NULL);
         EXPECT_OK(&r);
         res_free(&r);
         CHECKF(same_bytes(big, single), "variant %zu: the stitched EXR tiles differ from the single render", v);
         /* a tile is its --region render, options and placement included */
         pathf(big, "%s/tile_1_0.exr", dir);
         pathf(single, "%s/region_%zu.exr", tmpdir, v);
-        cli(&r, "render", script, "--size", "300x200", "--region", "128,0,128,128", "-o", single, "--quiet", o[0], o[1],
+        cli(&r, "render", script, "--no-provenance", "--size", "300x200", "--region", "128,0,128,128", "-o", single, "--quiet", o[0], o[1],
             o[2], o[3], NULL);
         EXPECT_OK(&r);
         res_free(&r);
@@ -769,7 +769,7 @@ static void test_stitch_one_format_and_depth(void)
     good_copy(dir, "mixed_depth"); /* tile 1 (128x128 at 128,0) rendered again at 8 bits */
     pathf(p, "%s/tile_1_0.png", dir);
     CHECK(ng_sha256_file(p, "a tile", 0, sha, &err) == 0);
-    cli(&r, "render", script, "--size", "300x200", "--region", "128,0,128,128", "--set", "seed=3", "--bits", "8", "-o",
+    cli(&r, "render", script, "--no-provenance", "--size", "300x200", "--region", "128,0,128,128", "--set", "seed=3", "--bits", "8", "-o",
         p, NULL);
     EXPECT_OK(&r);
     res_free(&r);

@@ -249,7 +249,7 @@ static void test_nrrd_exact_bits(void)
     static const int bands[] = {2, 0, 3}; /* rows of each slab, in order */
     float v[D * H * W * C], slab[8 * H * W * C];
     char path[PATHLEN];
-    ng_volume_info info = {W, H, D, C, {0, 0, 0}, {W, H, D}, {0, 0, 0}, 1};
+    ng_volume_info info = {W, H, D, C, {0, 0, 0}, {W, H, D}, {0, 0, 0}, 1, {0, 0, 0}};
     ng_error err = {{0}};
     ng_file_sink *f;
     ng_sink s;

@@ -7,7 +7,7 @@
  * frames in a row, the speed-up of 2 threads over 1 and the peak memory of
  * a huge PNG render.
  *
- *   bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|encode]...
+ *   bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|encode|erosion]...
  *
  * Grids: 2D rows render a 2048x2048 image; 3D rows one 128^3 volume render
  * (16^3 bricks). Every script uses a frequency of 0.02 per pixel
@@ -33,6 +33,12 @@
  * .r16 and to .png through the CLI and prints the ratio of their wall
  * times (issue 15's goal: at most 1.3), and the other levels and an .exr.
  *
+ * `erosion` times ng.hydraulic: droplet steps per second of one simulation
+ * tile on one thread (the droplet loop alone, over sines of the bench
+ * terrain's scale), the speed-up of 2 threads over 1 on a
+ * 2048^2 render of hydraulic.lua (a fresh graph per run: no cached tile),
+ * and the wall time of a 4096^2 render of it on 2 threads.
+ *
  * `kernels` times the noise kernels alone (no graph, no tiles) on the SIMD
  * path in use: NG_SIMD=scalar|sse2|avx2|avx512 compares paths.
  *
@@ -43,6 +49,7 @@
 #include "host.h"
 #include "kernels.h"
 #include "ng_internal.h"
+#include "weathering.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -571,6 +578,91 @@ static void bench_threads(const config *c)
     ng_script_free(&s);
 }
 
+/* ---- erosion ----------------------------------------------------------------------- */
+
+/* CPU seconds of the calling thread: a rate that a loaded machine
+ * disturbs less than the wall clock. */
+static double thread_cpu(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* hydraulic.lua loaded afresh (its graph's tile cache empty), rendered
+ * size^2 on `threads`: wall seconds, or -1 with err set. */
+static double erosion_render(const config *c, int size, int threads, ng_error *err)
+{
+    ng_script s;
+    job j;
+    double t;
+    if (load(c, "hydraulic.lua", &s, err)) return -1;
+    j = (job){.g = s.graph, .root = s.output[0], .dims = 2, .size = size, .threads = threads, .volume = 0};
+    t = run_job(&j, err);
+    ng_script_free(&s);
+    return t;
+}
+
+/* Droplet steps per second of one tile (131^2 cells of the terrain at
+ * spacing 4, the defaults), on this thread: the median of runs. */
+static void erosion_steps(void)
+{
+    enum { N = 131, RUNS = 7 };
+    const size_t n = (size_t)N * N;
+    ng_hydro_params p = {1, 48, 0.05f, 1, 0.01f, 0.15f, 0.1f, 0.02f, 4, 0, 0, NULL, NULL, NULL}; /* the defaults */
+    int8_t bx[NG_HYDRO_BRUSH_MAX], by[NG_HYDRO_BRUSH_MAX];
+    float bw[NG_HYDRO_BRUSH_MAX];
+    float *src = malloc(n * sizeof *src), *f = malloc(4 * n * sizeof *f);
+    double rate[RUNS], cpu_rate[RUNS];
+    int64_t steps = 0;
+    int i, k;
+    ng_hydro_brush(&p, 1, bx, by, bw);
+    for (k = 0; src && k < (int)n; k++) { /* the bench terrain's scale: 400 px features on 4 px cells */
+        const double x = (k % N) * 4.0 / 400, y = (k / N) * 4.0 / 400;
+        src[k] = (float)25 * (float)(0.5 * sin(x * 3.1 + 0.3) * cos(y * 2.7) + 0.25 * sin(x * 6.9 + y * 5.3) +
+                         0.12 * cos(x * 13.7 - y * 11.9) + 0.06 * sin(x * 29.3 + y * 23.1));
+    }
+    for (i = 0; src && f && i < RUNS; i++) {
+        double t0, c0;
+        memcpy(f, src, n * sizeof *f);
+        memset(f + n, 0, 3 * n * sizeof *f);
+        t0 = now(), c0 = thread_cpu();
+        steps = ng_hydro_run(&p, f, f + n, f + 2 * n, f + 3 * n, N, 128, 1000 + (uint64_t)i);
+        rate[i] = (double)steps / (now() - t0);
+        cpu_rate[i] = (double)steps / (thread_cpu() - c0);
+    }
+    if (src && f)
+        printf("erosion: droplet steps, 1 thread: %.1f M steps/s wall, %.1f M per CPU second (medians of %d tiles of "
+               "16384 droplets, %lld steps each)\n",
+               median(rate, RUNS) / 1e6, median(cpu_rate, RUNS) / 1e6, RUNS, (long long)steps);
+    free(src), free(f);
+}
+
+static void bench_erosion(const config *c)
+{
+    enum { PAIRS = 3, SIZE = 2048, BIG = 4096 };
+    double t1[PAIRS], t2[PAIRS], ratio[PAIRS], big;
+    ng_error err;
+    int k;
+    erosion_steps();
+    printf("erosion: hydraulic.lua %dx%d, fresh graph each run, %d alternating pairs: ", SIZE, SIZE, PAIRS);
+    fflush(stdout);
+    for (k = 0; k < PAIRS; k++) {
+        if ((t1[k] = erosion_render(c, SIZE, 1, &err)) < 0 || (t2[k] = erosion_render(c, SIZE, 2, &err)) < 0) {
+            printf("error: %s\n", err.msg);
+            return;
+        }
+        ratio[k] = t1[k] / t2[k];
+    }
+    printf("1 thread %.2f s, 2 threads %.2f s (medians), speed-up %.2fx (median of pair ratios; goal >= 1.8x)\n",
+           median(t1, PAIRS), median(t2, PAIRS), median(ratio, PAIRS));
+    if ((big = erosion_render(c, BIG, 2, &err)) < 0) {
+        printf("erosion: %dx%d: error: %s\n", BIG, BIG, err.msg);
+        return;
+    }
+    printf("erosion: hydraulic.lua %dx%d eroded terrain, 2 threads, fresh graph: %.2f s wall\n", BIG, BIG, big);
+}
+
 /* ---- memory ------------------------------------------------------------------------ */
 
 /* Runs argv with stdout discarded and stderr collected into buf.
@@ -1053,7 +1145,7 @@ static void bench_kernels(void)
 static int usage(void)
 {
     int i;
-    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|encode]...\nrows:");
+    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|encode|erosion]...\nrows:");
     for (i = 0; i < NROWS; i++) fprintf(stderr, " %s", rows[i].name);
     fprintf(stderr, "\n");
     return 2;
@@ -1080,7 +1172,7 @@ int main(int argc, char **argv)
 {
     static config c;
     int selected[NROWS] = {0}, any = 0, threads = 0, memory = 0, kernels = 0, volume = 0, overhead = 0, frames = 0;
-    int encode = 0;
+    int encode = 0, erosion = 0;
     int i, k;
     static peer_result peers[64];
     int npeers = 0;
@@ -1094,6 +1186,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "overhead")) overhead = any = 1;
         else if (!strcmp(argv[i], "frames")) frames = any = 1;
         else if (!strcmp(argv[i], "encode")) encode = any = 1;
+        else if (!strcmp(argv[i], "erosion")) erosion = any = 1;
         else {
             for (k = 0; k < NROWS && strcmp(argv[i], rows[k].name); k++) continue;
             if (k == NROWS) {
@@ -1105,7 +1198,7 @@ int main(int argc, char **argv)
     }
     if (!any) {
         for (k = 0; k < NROWS; k++) selected[k] = 1;
-        threads = kernels = volume = overhead = frames = encode = 1;
+        threads = kernels = volume = overhead = frames = encode = erosion = 1;
         memory = !c.quick;
     }
     c.min_runs = c.quick ? 3 : 5;
@@ -1138,6 +1231,7 @@ int main(int argc, char **argv)
     if (volume) bench_volume(&c);
     if (kernels) bench_kernels();
     if (encode) bench_encode(&c);
+    if (erosion) bench_erosion(&c);
     if (memory) bench_memory(&c);
     else if (c.quick && !any) printf("memory: skipped (--quick)\n");
     return 0;
