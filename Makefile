@@ -37,10 +37,12 @@ PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_im
 # Test tools only (the tiles and farm suites): GNU parallel and a local
 # Slurm cluster (slurmctld, slurmd, sbatch, munge) run a tiles plan;
 # gdal-bin reads the VRT mosaic back; Blender imports a multi-grid .vdb
-# headless (vdb_grids). A file that proves each, in order.
-TEST_PKGS  := parallel slurmctld slurmd slurm-client munge gdal-bin blender
+# headless (vdb_grids); teem-apps' unu (NRRD's reference reader) reads a
+# gzipped .nrrd back; ffmpeg runs the README's recipe for frames to video.
+# A file that proves each, in order.
+TEST_PKGS  := parallel slurmctld slurmd slurm-client munge gdal-bin blender teem-apps ffmpeg
 TEST_FILES := /usr/bin/sem /usr/sbin/slurmctld-wlm /usr/sbin/slurmd-wlm /usr/bin/sbatch /usr/sbin/munged \
-              /usr/bin/gdal_translate /usr/bin/blender
+              /usr/bin/gdal_translate /usr/bin/blender /usr/bin/teem-unu /usr/bin/ffprobe
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 # Bit-identical kernels everywhere: no contraction into FMA, no fast-math;
@@ -51,7 +53,12 @@ FPFLAGS := -ffp-contract=off -fno-fast-math -fno-math-errno
 # in the letter, harmless in fact, and in Debian's header, not ours. Those
 # two checks are off for the unit holding it.
 STB_UNIT_SAN := -fno-sanitize=pointer-overflow,nonnull-attribute
-CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(FPFLAGS) $(WARN)
+# -fPIC: every object can also go into the Python module (a shared object);
+# -fno-semantic-interposition keeps calls within the library direct and
+# inlinable, and the linker relaxes GOT and TLS accesses in the program, so
+# the program's code is that of the default PIE build.
+PICFLAGS := -fPIC -fno-semantic-interposition
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(FPFLAGS) $(PICFLAGS) $(WARN)
 # Layers (README "How it works"): each folder sees only the headers of the
 # layers it may use; `make layers` prints who includes whom and fails on a
 # wrong-way arrow, and layers.ok checks the same at link level.
@@ -69,7 +76,7 @@ INC_tests := $(INC_cli) -Itests -I/usr/include/OpenEXR
 # The one C++ unit (io/vdbgrid.cc, behind a C interface): OpenVDB's
 # headers are C++17; the same warnings (those C++ has), the same
 # sanitizers, -O2 (its compile time is the OpenVDB templates').
-CXXFLAGS_BASE := -std=c++17 -g $(FPFLAGS) -Wall -Wextra -Wshadow -Wmissing-declarations -Werror
+CXXFLAGS_BASE := -std=c++17 -g $(FPFLAGS) $(PICFLAGS) -Wall -Wextra -Wshadow -Wmissing-declarations -Werror
 ifeq ($(SAN),1)
   BUILD  := build/san$(COMPILER)
   SANFLAGS := -O1 -fno-omit-frame-pointer \
@@ -182,15 +189,23 @@ test-deps:
 	  [ -e "$$1" ] || missing="$$missing $$p"; shift; done; \
 	$(call install_missing, for the tests,test-deps)
 
+# Objects also depend on the flags they were compiled with: $(BUILD)/.flags
+# holds them and is rewritten only when they change (a change of -fPIC or
+# -O rebuilds everything, not a stale mix).
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_TEXT := $(CC) $(CFLAGS) | $(CXXFLAGS)
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = "$(FLAGS_TEXT)" ] || \
+  printf '%s\n' "$(FLAGS_TEXT)" > $(FLAGS_STAMP); })
+
 # -MMD: each object also depends on what it includes, from the .d files.
-$(BUILD)/%.o: %.c | deps
+$(BUILD)/%.o: %.c $(FLAGS_STAMP) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	@$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # The C++ compiler of the C compiler's family: one sanitizer runtime.
 CXX_OF_CC = $(if $(filter 0,$(IS_CLANG)),g++,$(subst clang,clang++,$(CC)))
-$(BUILD)/%.o: %.cc | deps
+$(BUILD)/%.o: %.cc $(FLAGS_STAMP) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CXX $<"
 	@$(CXX_OF_CC) $(CXXFLAGS) -MMD -MP -c $< -o $@
@@ -256,7 +271,7 @@ KERNEL_DEBUG := $(if $(filter 1,$(DEMO)),,-g1)
 
 define PATH_RULES
 $(BUILD)/nodes/simd/path_$(1).o: CFLAGS += $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG)
-$(BUILD)/nodes/simd/$(1)/%.o: nodes/simd/%_kernels.c | deps
+$(BUILD)/nodes/simd/$(1)/%.o: nodes/simd/%_kernels.c $(FLAGS_STAMP) | deps
 	@mkdir -p $$(dir $$@)
 	@echo "  CC  $$< ($(1))"
 	@$$(CC) $$(CFLAGS) $(INC_simd) $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG) -DNG_PATH=$(1) -MMD -MP -c $$< -o $$@
@@ -322,7 +337,57 @@ test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN) $(ENGINE_ONLY_BIN)
 	$(ENGINE_ONLY_BIN)
 	$(EMBED_BIN)
 	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN)
+	@$(MAKE) --no-print-directory test-python
+	@$(if $(filter 1,$(SAN)),echo "test-blender: not under SAN (Blender's own binary is not instrumented)",$(MAKE) --no-print-directory test-blender)
 	@$(MAKE) --no-print-directory test-browser
+
+# ---- the Python module: make python ----------------------------------------
+# `import noisegraph` (python/ngpy.c) for Debian's /usr/bin/python3 (3.11,
+# the Python of Debian's Blender 3.4), built against python3-dev into
+# $(BUILD)/python, linked from the same objects as the program (all -fPIC)
+# and exporting PyInit_noisegraph alone. NumPy (python3-numpy) is used at run
+# time, through the buffer protocol: no NumPy headers.
+PYTHON     := /usr/bin/python3
+PY_PKGS    := python3-dev python3-numpy
+PY_FILES   := /usr/bin/python3-config /usr/lib/python3/dist-packages/numpy/__init__.py
+PY_EXT     := $(shell /usr/bin/python3-config --extension-suffix 2>/dev/null || echo .so)
+PY_MOD     := $(BUILD)/python/noisegraph$(PY_EXT)
+.PHONY: python python-deps test-python test-blender
+python-deps:
+	@missing=""; set -- $(PY_FILES); for p in $(PY_PKGS); do \
+	  [ -e "$$1" ] || missing="$$missing $$p"; shift; done; \
+	$(call install_missing, for the Python module,python-deps)
+
+$(BUILD)/python/%.o: CFLAGS += $(INC_lua) $(shell /usr/bin/python3-config --includes 2>/dev/null)
+$(BUILD)/python/ngpy.o: | python-deps
+$(PY_MOD): $(BUILD)/python/ngpy.o $(BUILD)/lua/host.o $(BUILD)/lua/ngmodule.o $(LIBS) python/exports.map
+	@echo "  LD  $@"
+	@$(CXX_OF_CC) -shared $(LDSAN) -Wl,--version-script=python/exports.map -Wl,--as-needed -o $@ \
+	  $(filter %.o %.a,$^) -llua5.4 $(IO_LIBS) $(ENGINE_LIBS)
+
+python: deps $(PY_MOD)
+	@echo "python: PYTHONPATH=$(abspath $(BUILD)/python) $(PYTHON) -c 'import noisegraph'"
+
+# tests/python/test_module.py under Debian's python3 and numpy. Under SAN=1
+# the interpreter is not instrumented: libasan is preloaded (it must come
+# first) and leak checking is off (the interpreter keeps its own objects to
+# the end); ASan and UBSan still stop at the first error in our code.
+PY_SAN_ENV := $(if $(filter 1,$(SAN)),LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+  ASAN_OPTIONS=detect_leaks=0 NG_SAN=1)
+test-python: deps python-deps $(BIN) $(PY_MOD)
+	$(PY_SAN_ENV) PYTHONPATH=$(abspath $(BUILD)/python) NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) \
+	  $(PYTHON) tests/python/test_module.py
+
+# The README's Blender example, run by Debian's blender (3.4, Python 3.11)
+# headless. Installed when missing and root, as the browser's packages.
+BLENDER_PKGS  := blender
+BLENDER_FILES := /usr/bin/blender
+test-blender: deps python-deps $(PY_MOD)
+	@missing=""; set -- $(BLENDER_FILES); for p in $(BLENDER_PKGS); do \
+	  [ -e "$$1" ] || missing="$$missing $$p"; shift; done; \
+	$(call install_missing, for the Blender test,test-blender)
+	PYTHONPATH=$(abspath $(BUILD)/python) NG_ROOT=$(CURDIR) \
+	  blender -b --factory-startup --python-exit-code 1 --python tests/python/blender_example.py
 
 # The page of `noisegraph serve` in a real browser: tests/browser/test_page.py
 # drives headless Chromium through Selenium (Debian's, run by Debian's
@@ -374,6 +439,30 @@ $(PEER_BIN): tests/bench/libnoise_peer.cpp
 	@echo "  CXX $<"
 	@$(CXX) -O2 -Wall -Wextra -Werror -o $@ $< -lnoise
 
+# PEERS=DIR: FastNoise2 from the user's folder DIR/FastNoise2 (never part
+# of this repository), built by its own CMake files with
+# tests/bench/fastnoise2/CMakeLists.txt in DIR/build-noisegraph, and timed by
+# the bench in the same run (build/opt/fastnoise2_peer). Its pinned FastSIMD
+# comes from DIR/FastSIMD when that folder exists (CPM_FastSIMD_SOURCE),
+# else CPM downloads it. Without PEERS the measured FastNoise2 column is off.
+PEERS ?=
+# BENCH_ARGS: rows or sections for the bench (default: everything)
+BENCH_ARGS ?=
+PEER_DIR := $(if $(PEERS),$(abspath $(PEERS)))
+FN2_BIN := $(BUILD)/fastnoise2_peer
+FN2_CXX := $(firstword $(wildcard /usr/bin/clang++-14) $(CXX))
+FN2_CMAKE := -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(FN2_CXX) \
+  -DFASTNOISE2_SOURCE=$(PEER_DIR)/FastNoise2 \
+  $(if $(wildcard $(PEER_DIR)/FastSIMD/CMakeLists.txt),-DCPM_FastSIMD_SOURCE=$(PEER_DIR)/FastSIMD)
+.PHONY: fastnoise2-peer
+fastnoise2-peer:
+	@if [ -z "$(PEER_DIR)" ] || [ ! -d "$(PEER_DIR)/FastNoise2" ]; then \
+	  echo "noisegraph: PEERS='$(PEERS)': no FastNoise2 source folder in it (PEERS=DIR, DIR/FastNoise2)" >&2; exit 2; fi
+	@command -v cmake >/dev/null || { echo "noisegraph: PEERS needs cmake (apt-get install cmake)" >&2; exit 2; }
+	cmake -S tests/bench/fastnoise2 -B $(PEER_DIR)/build-noisegraph $(FN2_CMAKE) >/dev/null
+	cmake --build $(PEER_DIR)/build-noisegraph --target fastnoise2_peer
+	cp $(PEER_DIR)/build-noisegraph/fastnoise2_peer $(FN2_BIN)
+
 ifeq ($(SAN),0)
 bench: deps $(BIN) $(BENCH_BIN)
 	@missing=""; set -- $(BENCH_FILES); for p in $(BENCH_PKGS); do \
@@ -390,7 +479,10 @@ bench: deps $(BIN) $(BENCH_BIN)
 	@if [ -f /usr/include/libnoise/noise.h ]; then \
 	  $(MAKE) --no-print-directory $(PEER_BIN) || { rm -f $(PEER_BIN); echo "bench: the libnoise peer did not build" >&2; }; \
 	else rm -f $(PEER_BIN); fi
-	$(BENCH_BIN)
+	@if [ -n "$(PEERS)" ]; then $(MAKE) --no-print-directory fastnoise2-peer || exit 1; else rm -f $(FN2_BIN); fi
+	@[ -e /usr/bin/python3-config ] && $(MAKE) --no-print-directory $(PY_MOD) || \
+	  echo "bench: the Python module did not build (python3-dev): no python section" >&2
+	$(BENCH_BIN) $(BENCH_ARGS)
 else
 bench:
 	@echo "bench: SAN=$(SAN) builds are not benchmarked; run 'make bench'" >&2; exit 2

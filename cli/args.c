@@ -694,6 +694,21 @@ static int set_height_scale(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+static int set_sea_level(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->v.sea_level = v->d[0];
+    return 0;
+}
+
+static int set_terrain_ramp(ng_cli *c, const option *o, const value *v)
+{
+    const int k = word_index(o, v->text); /* ORDER ng_view_ramp_kind */
+    if (k < 0) return bad_value(o, v->text);
+    c->v.ramp = (ng_view_ramp_kind)k;
+    return 0;
+}
+
 /* ---- the table -------------------------------------------------------------------- */
 
 static const option options[] = {
@@ -718,6 +733,7 @@ static const option options[] = {
      "a .png's deflate effort: 0 stored, 1 Huffman only, 2 (default)\n"
      "byte runs (best on noise), 3 to 9 zlib's string matching\n"
      "(flat or terraced images); an .exr's ZIP level (zlib's 0-9);\n"
+     "a .nrrd's data gzipped at level 1-9 (0, default: raw);\n"
      "the bytes do not depend on --threads"},
     {"--exr-tiles", NULL, "N", INT, 0, 1, 65536, set_exr_tiles, TAKES_IMAGE | TAKES_STITCH,
      "write the .exr as NxN tiles (default: scanlines); tiles count\n"
@@ -839,25 +855,51 @@ static const option options[] = {
     {"--height-scale", NULL, "H", REAL, 0, 0, 1e12, set_height_scale, TAKES_TERRAIN | TAKES_SERVE,
      "world units of height per unit of value (default: a fifth of\n"
      "the picture's width)"},
+    {"--sea-level", NULL, "L", REAL, 0, 0.01, 0.99, set_sea_level, TAKES_TERRAIN | TAKES_SERVE,
+     "the height below which the ground is water, drawn flat\n"
+     "(default 0.3); the land colours spread over L to 1"},
+    {"--terrain-ramp", NULL, "terrain|grey", TEXT, 0, 0, 0, set_terrain_ramp, TAKES_TERRAIN | TAKES_SERVE,
+     "the colours: terrain (water, sand, grass, forest, rock,\n"
+     "snow; the default) or grey (the height, lit: a GIS hillshade)"},
 };
 
 #define NOPTIONS (sizeof options / sizeof options[0])
 _Static_assert(NOPTIONS <= 64, "ng_cli_parse keeps the options given in 64-bit masks");
 
-/* The commands that read options, in the ORDER of ng_cmd: the word that
- * is not an option, and every place their options may be read. */
+/* The commands, in the ORDER of ng_cmd: the word that is not an option,
+ * every place their options may be read, and their usage for --help
+ * (the synopsis after "noisegraph ", and lines saying what it does). */
 static const struct command {
     const char *name, *positional;
     unsigned takes;
+    const char *synopsis, *about;
 } commands[] = {
-    [NG_CMD_RENDER] = {"render", "script", TAKES_PICTURES}, /* --view makes it a view */
-    [NG_CMD_PREVIEW] = {"preview", "script", TAKES_VIEWS},
-    [NG_CMD_INFO] = {"info", "script", TAKES_INSPECT},
-    [NG_CMD_DOT] = {"dot", "script", TAKES_INSPECT},
-    [NG_CMD_SERVE] = {"serve", "script", TAKES_SERVE},
-    [NG_CMD_TILES] = {"tiles", "script", TAKES_TILES},
-    [NG_CMD_STITCH] = {"stitch", "manifest", TAKES_STITCH},
+    [NG_CMD_RENDER] = {"render", "script", TAKES_PICTURES, /* --view makes it a view */
+                       "render SCRIPT -o FILE [options]", "render a graph script to an image or a volume"},
+    [NG_CMD_PREVIEW] = {"preview", "script", TAKES_VIEWS, "preview SCRIPT -o FILE [options]",
+                        "a picture of the script's first 1-channel\n"
+                        "output: a cloud ray-marched through its\n"
+                        "density, or a lit heightmap (--view terrain);\n"
+                        "render SCRIPT --view ... draws the same"},
+    [NG_CMD_TILES] = {"tiles", "script", TAKES_TILES,
+                      "tiles SCRIPT -o 'DIR/t_{x}_{y}.png' --tile-size T [--plan | --index I] [options]",
+                      "the render as a grid of tile files, a manifest\n"
+                      "and a GDAL VRT; --plan: a command per tile for\n"
+                      "GNU parallel or Slurm (docs/farm.md)"},
+    [NG_CMD_STITCH] = {"stitch", "manifest", TAKES_STITCH, "stitch DIR/manifest.json -o FILE",
+                       "the tiles back into one file"},
+    [NG_CMD_NODES] = {"nodes", "type", 0, "nodes [TYPE]", "every node type, its options and docs"},
+    [NG_CMD_INFO] = {"info", "script", TAKES_INSPECT, "info SCRIPT [--set k=v]...", "the graph a script builds, as text"},
+    [NG_CMD_DOT] = {"dot", "script", TAKES_INSPECT, "dot SCRIPT [--set k=v]...", "the same as a Graphviz graph"},
+    [NG_CMD_SERVE] = {"serve", "script", TAKES_SERVE, "serve SCRIPT [options]",
+                      "a live preview page on http://127.0.0.1:PORT/,\n"
+                      "re-rendered when the script changes"},
 };
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+const char *ng_cli_command_name(ng_cmd cmd) { return commands[cmd].name; }
+
+int ng_cli_is_help(const char *word) { return !strcmp(word, "--help") || !strcmp(word, "-h"); }
 
 /* The row of word (its name or alias). Of two rows of one word, the one
  * the command may read wins (tiles' --only I is its --index, render's
@@ -910,9 +952,10 @@ static const char *takes_tag(unsigned takes)
     }
 }
 
-static void print_row(FILE *out, const option *o)
+/* One option's row; tagged with where it is read when tags. */
+static void print_row(FILE *out, const option *o, int tags)
 {
-    const char *h = o->help, *tag = takes_tag(o->takes), *arg = o->arg ? o->arg : "", *gap = o->arg ? " " : "";
+    const char *h = o->help, *tag = tags ? takes_tag(o->takes) : NULL, *arg = o->arg ? o->arg : "", *gap = o->arg ? " " : "";
     /* "-o, --output FILE"; a long alias after the name: "--index I, --only I" */
     int col = o->alias && o->alias[1] == '-'
                   ? fprintf(out, "  %s%s%s, %s%s%s", o->name, gap, arg, o->alias, gap, arg)
@@ -945,41 +988,49 @@ static void put_wrapped(FILE *out, const char *text)
     }
 }
 
-void ng_cli_usage(FILE *out)
+/* The rows read in some place of `in` and in none of `out_of`. */
+static void print_rows(FILE *out, unsigned in, unsigned out_of, int tags)
 {
     size_t i;
-    fputs("usage: noisegraph render SCRIPT -o FILE [options]   render a graph script to an image or a volume\n"
-          "       noisegraph preview SCRIPT -o FILE [options]  a picture of the script's first 1-channel\n"
-          "                                                    output: a cloud ray-marched through its\n"
-          "                                                    density, or a lit heightmap (--view terrain);\n"
-          "                                                    render SCRIPT --view ... draws the same\n"
-          "       noisegraph tiles SCRIPT -o 'DIR/t_{x}_{y}.png' --tile-size T [--plan | --index I] [options]\n"
-          "                                                    the render as a grid of tile files, a manifest\n"
-          "                                                    and a GDAL VRT; --plan: a command per tile for\n"
-          "                                                    GNU parallel or Slurm (docs/farm.md)\n"
-          "       noisegraph stitch DIR/manifest.json -o FILE  the tiles back into one file\n"
-          "       noisegraph nodes [TYPE]                      every node type, its options and docs\n"
-          "       noisegraph info SCRIPT [--set k=v]...        the graph a script builds, as text\n"
-          "       noisegraph dot SCRIPT [--set k=v]...         the same as a Graphviz graph\n"
-          "       noisegraph serve SCRIPT [options]            a live preview page on http://127.0.0.1:PORT/,\n"
-          "                                                    re-rendered when the script changes\n"
-          "       noisegraph --help | --version\n"
+    for (i = 0; i < NOPTIONS; i++)
+        if ((options[i].takes & in) && !(options[i].takes & out_of)) print_row(out, &options[i], tags);
+}
+
+/* "noisegraph SYNOPSIS   ABOUT": ABOUT's lines in a column at 52, below
+ * the synopsis when it is too long to share the line. */
+static void print_usage_of(FILE *out, const char *lead, ng_cmd cmd)
+{
+    const char *h = commands[cmd].about;
+    int col = fprintf(out, "%snoisegraph %s", lead, commands[cmd].synopsis);
+    if (col > 50) fputc('\n', out), col = 0;
+    while (*h) {
+        const char *nl = strchr(h, '\n');
+        const int len = nl ? (int)(nl - h) : (int)strlen(h);
+        fprintf(out, "%*s%.*s\n", 52 - col, "", len, h);
+        h += len + (nl != NULL);
+        col = 0;
+    }
+}
+
+void ng_cli_usage(FILE *out)
+{
+    size_t c;
+    for (c = 0; c < NCOMMANDS; c++) print_usage_of(out, c ? "       " : "usage: ", (ng_cmd)c);
+    fputs("       noisegraph --help | --version\n"
+          "       noisegraph COMMAND --help                    the usage and options of one command\n"
           "\n"
           "render options (a view takes them too unless marked):\n",
           out);
-    for (i = 0; i < NOPTIONS; i++)
-        if (options[i].takes & TAKES_RENDER) print_row(out, &options[i]);
+    print_rows(out, TAKES_RENDER, 0, 1);
     fputs("\n"
           "view options (preview, and render --view volume|terrain):\n",
           out);
-    for (i = 0; i < NOPTIONS; i++)
-        if (!(options[i].takes & TAKES_RENDER) && (options[i].takes & TAKES_VIEWS)) print_row(out, &options[i]);
+    print_rows(out, TAKES_VIEWS, TAKES_RENDER, 1);
     fputs("\n"
           "serve options (serve also takes --size, --origin, --pixel-size, --z, --time, --threads,\n"
           "--tile, --render-time-limit, --quiet, the view options, and --set, --unsafe and the limits):\n",
           out);
-    for (i = 0; i < NOPTIONS; i++)
-        if ((options[i].takes & (TAKES_SERVE | TAKES_PICTURES)) == TAKES_SERVE) print_row(out, &options[i]);
+    print_rows(out, TAKES_SERVE, TAKES_PICTURES, 0);
     {
         char heading[1024], image[256], encoding[256];
         snprintf(heading, sizeof heading,
@@ -989,12 +1040,25 @@ void ng_cli_usage(FILE *out)
         fputc('\n', out);
         put_wrapped(out, heading);
     }
-    for (i = 0; i < NOPTIONS; i++)
-        if ((options[i].takes & (TAKES_TILES | TAKES_STITCH)) && !(options[i].takes & (TAKES_PICTURES | TAKES_SERVE)))
-            print_row(out, &options[i]);
+    print_rows(out, TAKES_TILES | TAKES_STITCH, TAKES_PICTURES | TAKES_SERVE, 0);
     fputs("\n"
           "environment: NG_SIMD=avx512|avx2|sse2|scalar forces a SIMD path (all give the same bits)\n",
           out);
+}
+
+void ng_cli_help(ng_cmd cmd, FILE *out)
+{
+    print_usage_of(out, "usage: ", cmd);
+    if (!commands[cmd].takes) return;
+    if (cmd == NG_CMD_RENDER) { /* its own rows, then the views' (render --view) */
+        fputs("\noptions (render --view takes them too unless marked):\n", out);
+        print_rows(out, TAKES_RENDER, 0, 1);
+        fputs("\nview options (render --view volume|terrain):\n", out);
+        print_rows(out, TAKES_VIEWS, TAKES_RENDER, 1);
+        return;
+    }
+    fputs("\noptions:\n", out);
+    print_rows(out, commands[cmd].takes, 0, cmd == NG_CMD_PREVIEW);
 }
 
 /* ---- parsing -------------------------------------------------------------------- */
@@ -1244,7 +1308,9 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
             *positional = a;
             continue;
         }
-        if (!(o = find_option(a, cmd))) return ng_cli_fail(2, "%s: unknown option (see --help)", a);
+        if (ng_cli_is_help(a)) return NG_CLI_HELP; /* nothing else is read */
+        if (!(o = find_option(a, cmd)))
+            return ng_cli_fail(2, "%s: unknown option (see noisegraph %s --help)", a, commands[cmd].name);
         c->option_of[i] = o->name;
         bit = 1ull << (o - options);
         seen |= bit;
@@ -1253,7 +1319,8 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
             given |= bit;
         }
         if (o->kind != FLAG) {
-            if (i + 1 >= argc) return ng_cli_fail(2, "%s: needs a value (see --help)", a);
+            if (i + 1 >= argc)
+                return ng_cli_fail(2, "%s: needs a value (see noisegraph %s --help)", a, commands[cmd].name);
             a = argv[++i];
             c->option_of[i] = o->name;
             if (strnlen(a, NG_CLI_MAX_VALUE + 1) > NG_CLI_MAX_VALUE)

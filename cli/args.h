@@ -17,11 +17,16 @@
 /* Longest value any option takes (a path: PATH_MAX), in bytes. */
 #define NG_CLI_MAX_VALUE 4096
 
-/* The commands that read options. A view (preview, or render --view)
- * draws a picture of one output instead of writing the output itself. */
+/* The commands, in the ORDER --help lists them. A view (preview, or
+ * render --view) draws a picture of one output instead of writing the
+ * output itself. nodes reads no options. */
 typedef enum ng_cmd {
-    NG_CMD_RENDER, NG_CMD_PREVIEW, NG_CMD_INFO, NG_CMD_DOT, NG_CMD_SERVE, NG_CMD_TILES, NG_CMD_STITCH
+    NG_CMD_RENDER, NG_CMD_PREVIEW, NG_CMD_TILES, NG_CMD_STITCH, NG_CMD_NODES, NG_CMD_INFO, NG_CMD_DOT, NG_CMD_SERVE
 } ng_cmd;
+
+/* What ng_cli_parse returns when the command line asks for the command's
+ * help (--help or -h where an option may stand): print ng_cli_help, exit 0. */
+#define NG_CLI_HELP (-1)
 
 typedef struct ng_cli {
     const char *script, *output; /* point into argv; NULL when not given */
@@ -78,8 +83,15 @@ void ng_cli_free(ng_cli *c);
  * bytes (-o, --threads, --tile, the limits, --quiet): the provenance
  * leaves it out; 1 for every other. */
 int ng_cli_recorded(const char *name);
-/* The --help text, from the table. */
+/* The --help text, from the table: every command and option. */
 void ng_cli_usage(FILE *out);
+/* One command's help: its usage and the options it reads, from the same
+ * table (noisegraph CMD --help). */
+void ng_cli_help(ng_cmd cmd, FILE *out);
+/* The command's name ("render"). */
+const char *ng_cli_command_name(ng_cmd cmd);
+/* word is --help or -h. */
+int ng_cli_is_help(const char *word);
 /* Prints "noisegraph: MSG" as one line (newlines and tabs become spaces)
  * and returns code. */
 int ng_cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -550,6 +550,16 @@ static void print_default(const ng_param_desc *p)
     fputs(buf, stdout);
 }
 
+/* " (also gain, persistence)": the option's other names */
+static void print_aliases(const ng_node_type *t, int k)
+{
+    const ng_option_alias *a;
+    int i;
+    for (i = 0; (a = ng_option_alias_of(t, k, i)); i++)
+        printf("%s%s%s", i ? ", " : " (also ", a->name, a->inverse ? " = 1 / it" : "");
+    if (i) printf(")");
+}
+
 static void print_type(const ng_node_type *t)
 {
     int k, d;
@@ -584,7 +594,9 @@ static void print_type(const ng_node_type *t)
             printf(", one of");
             for (c = 0; p->choices[c]; c++) printf(" \"%s\"", p->choices[c]);
         }
-        printf(" — %s\n", p->doc);
+        printf(" — %s", p->doc);
+        print_aliases(t, k);
+        printf("\n");
     }
     printf("\n");
 }
@@ -610,6 +622,8 @@ static int cmd_nodes(int argc, char **argv)
 {
     int n, i;
     const ng_node_type *const *types = ng_types(&n);
+    for (i = 0; i < argc; i++)
+        if (ng_cli_is_help(argv[i])) return NG_CLI_HELP;
     if (argc > 1) return ng_cli_fail(2, "nodes: takes at most one TYPE");
     if (argc == 1) {
         const ng_node_type *t = ng_type_find(argv[0]);
@@ -694,13 +708,14 @@ out:
 
 /* ---- the program ------------------------------------------------------------------ */
 
-/* The commands, in the order messages list them. */
+/* The commands, in the order messages list them (args.c names them). */
 static const struct command {
-    const char *name;
+    ng_cmd cmd;
     int (*run)(int argc, char **argv);
 } commands[] = {
-    {"render", cmd_render}, {"preview", cmd_preview}, {"nodes", cmd_nodes}, {"info", cmd_info}, {"dot", cmd_dot},
-    {"serve", cmd_serve}, {"tiles", ng_cmd_tiles},  {"stitch", ng_cmd_stitch},
+    {NG_CMD_RENDER, cmd_render}, {NG_CMD_PREVIEW, cmd_preview}, {NG_CMD_NODES, cmd_nodes},
+    {NG_CMD_INFO, cmd_info},     {NG_CMD_DOT, cmd_dot},         {NG_CMD_SERVE, cmd_serve},
+    {NG_CMD_TILES, ng_cmd_tiles}, {NG_CMD_STITCH, ng_cmd_stitch},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -711,19 +726,18 @@ static const char *command_list(void)
     static char list[128];
     size_t i, used = 0;
     for (i = 0; i < NCOMMANDS; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "(", commands[i].name);
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "(",
+                                 ng_cli_command_name(commands[i].cmd));
     snprintf(list + used, sizeof list - used, "; see --help)");
     return list;
 }
-
-static int is_help(const char *word) { return !strcmp(word, "--help") || !strcmp(word, "-h"); }
 
 int main(int argc, char **argv)
 {
     ng_error err;
     size_t i;
     if (argc < 2) return ng_cli_fail(2, "no command %s", command_list());
-    if (is_help(argv[1]) || !strcmp(argv[1], "help")) {
+    if (ng_cli_is_help(argv[1]) || !strcmp(argv[1], "help")) {
         ng_cli_usage(stdout);
         return 0;
     }
@@ -733,12 +747,11 @@ int main(int argc, char **argv)
         return 0;
     }
     for (i = 0; i < NCOMMANDS; i++) {
-        if (strcmp(argv[1], commands[i].name)) continue;
-        if (argc == 3 && is_help(argv[2])) { /* noisegraph preview --help */
-            ng_cli_usage(stdout);
-            return 0;
-        }
-        return commands[i].run(argc - 2, argv + 2);
+        int rc;
+        if (strcmp(argv[1], ng_cli_command_name(commands[i].cmd))) continue;
+        if ((rc = commands[i].run(argc - 2, argv + 2)) != NG_CLI_HELP) return rc;
+        ng_cli_help(commands[i].cmd, stdout); /* noisegraph tiles --help, or with other words */
+        return 0;
     }
     return ng_cli_fail(2, "%s: unknown command %s", argv[1], command_list());
 }

@@ -98,7 +98,8 @@ typedef struct ng_input_desc {
 } ng_input_desc;
 
 /* A second name for a descriptor with one parameter preset:
- * ng.perlin{} is ng.noise{type = "perlin"}. */
+ * ng.perlin{} is ng.noise{type = "perlin"}; or, with param NULL, a plain
+ * alias, the name other tools give the same node (ng.lerp is ng.mix). */
 typedef struct ng_shorthand {
     const char *name;
     const char *param;
@@ -362,6 +363,10 @@ int ng_node_input(const ng_node *n, int k); /* source id or -1 */
 int ng_node_param_source(const ng_node *n, int k);
 const ng_value *ng_node_param(const ng_node *n, int k);
 const char *ng_node_label(const ng_node *n);
+/* Names node id as the script calls it (node:named("mountains")): its
+ * label from now on, in messages, `info`, `dot` and the preview page.
+ * 1 to 64 bytes, no control characters. 0, or -1 with err filled. */
+int ng_node_rename(ng_graph *g, int id, const char *name, ng_error *err);
 /* Parameter k as a script would write it ("0.5", "\"perlin\"", "{1, 2, 3}"). */
 int ng_param_format(const ng_node *n, int k, char *buf, size_t len);
 /* Whether parameter k holds its descriptor's default value. */
@@ -521,6 +526,12 @@ typedef enum ng_view_preset { /* ORDER: the words of --view-preset in cli/args.c
     NG_VIEW_TOP            /* straight down z */
 } ng_view_preset;
 
+/* The terrain view's colours. */
+typedef enum ng_view_ramp_kind { /* ORDER: the words of --terrain-ramp in cli/args.c */
+    NG_RAMP_TERRAIN, /* water, sand, grass, forest, rock, snow */
+    NG_RAMP_GREY     /* the height as grey, lit: a GIS hillshade */
+} ng_view_ramp_kind;
+
 typedef struct ng_view_opts {
     ng_view_kind kind;
     double sun[3];          /* direction toward the sun, world axes, any length */
@@ -539,12 +550,17 @@ typedef struct ng_view_opts {
     /* Terrain: the output over the render's pixels (origin, pixel_size, z
      * as for an image) is a height, mostly within [0, 1] (the colour ramp's
      * range); height_scale is world units of height per unit of value (0:
-     * a fifth of the image's width in world units). */
+     * a fifth of the image's width in world units). Below sea_level (0.01
+     * to 0.99, default 0.3, the ramp's own shore) the ground is water,
+     * drawn flat; the ramp's land colours spread over sea_level to 1. */
     double height_scale;
+    double sea_level;
+    ng_view_ramp_kind ramp;
 } ng_view_opts;
 
 /* A 128^3 box of unit voxels at the origin, the three-quarter camera, a
- * 40 degree field of view, the sun high in the top left. */
+ * 40 degree field of view, the sun high in the top left; terrain: the
+ * terrain ramp with its sea level 0.3. */
 void ng_view_defaults(ng_view_opts *v, ng_view_kind kind);
 /* Sets sun from an azimuth (degrees clockwise from -y, the top of an image,
  * toward +x) and an elevation (degrees above the horizon). */

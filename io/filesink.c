@@ -298,16 +298,18 @@ static int holds(const char *path, const ng__format *e, int depth, ng_error *err
     if (strstr(path, "{z}")) {
         if (depth == 0) return ng_errorf(err, "%s: {z} needs a volume (--size WxHxD): it names one image per slice", path);
         if (!(e->holds & NG__IMAGES))
-            return ng_errorf(err, "%s: {z} writes one image per slice, and a %s file holds a volume", path, e->name);
+            return ng_errorf(err, "%s: {z} writes one image per slice, and %s %s file holds a volume", path,
+                             ng__format_article(e), e->name);
         return 0;
     }
     if (depth > 0 && !(e->holds & NG__VOLUMES))
         return ng_errorf(err,
-                         "%s: a %s file holds an image, not a volume: write a volume to %s, "
+                         "%s: %s %s file holds an image, not a volume: write a volume to %s, "
                          "or to one image per slice with {z} in the name (cloud_{z}.png)",
-                         path, e->name, ng__format_list(volumes, sizeof volumes, holds_volumes, 1, " or "));
+                         path, ng__format_article(e), e->name, ng__format_list(volumes, sizeof volumes, holds_volumes, 1, " or "));
     if (depth == 0 && !(e->holds & NG__IMAGES))
-        return ng_errorf(err, "%s: a %s file holds a volume: render one with --size WxHxD", path, e->name);
+        return ng_errorf(err, "%s: %s %s file holds a volume: render one with --size WxHxD", path,
+                         ng__format_article(e), e->name);
     return 0;
 }
 
@@ -888,7 +890,10 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     /* Row bytes must fit size_t; encoders check their formats' own limits. */
     if ((size_t)width > (size_t)-1 / ((size_t)channels * bytes))
         return fail(f, err, 0, "a %d pixel wide row does not fit in memory", width);
-    if (e->uncompressed && check_room(f, width, height, depth, channels, err)) return -1;
+    /* a level makes a format that takes one compressed (.nrrd's gzip): its size is not known */
+    if (e->uncompressed && !((e->takes & NG__LEVEL) && f->im.opt.level > 0) &&
+        check_room(f, width, height, depth, channels, err))
+        return -1;
     f->im.width = width;
     f->im.height = height;
     f->im.depth = depth;

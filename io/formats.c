@@ -30,8 +30,9 @@ const ng__format ng__formats[] = {
     /* exact: NaN is stored too, as an inactive voxel */
     {.name = "VDB", .ext = {".vdb"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__VOLUMES,
      .takes = NG__GRID, .exact = 1, .shares = 1, .meta = ng__vdb_read_meta, .encoder = &ng__vdb_encoder},
+    /* uncompressed unless a level asks for gzip */
     {.name = "NRRD", .ext = {".nrrd"}, .bits = {32}, .channels = NG__VECTORS, .holds = NG__IMAGES | NG__VOLUMES,
-     .exact = 1, .uncompressed = 1, .encoder = &ng__nrrd_encoder},
+     .takes = NG__LEVEL, .exact = 1, .uncompressed = 1, .encoder = &ng__nrrd_encoder},
     {.name = "EXR", .ext = {".exr"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES,
      .takes = NG__LEVEL | NG__EXR, .exact = 1, .meta = ng__exr_meta, .encoder = &ng__exr_encoder,
      .reader = &ng__exr_reader},
@@ -53,6 +54,15 @@ const ng__format *ng__format_of(const char *path)
             if (n > e && strcasecmp(base + n - e, ng__formats[i].ext[k]) == 0) return &ng__formats[i];
         }
     return NULL;
+}
+
+const char *ng__format_article(const ng__format *f)
+{
+    const char *c = f->name;
+    int acronym = 1;
+    for (; *c && *c != ' '; c++) acronym &= (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9');
+    /* letters whose English names start with a vowel sound: "an F", "an S" */
+    return f->name[0] && strchr(acronym ? "AEFHILMNORSX" : "AEIOUaeiou", f->name[0]) ? "an" : "a";
 }
 
 const char *ng__format_list(char *buf, size_t size, int (*pick)(const ng__format *f), int exts, const char *last)

@@ -71,6 +71,11 @@ extern const size_t ng__nformats;
  * hidden file without one), or NULL. */
 const ng__format *ng__format_of(const char *path);
 
+/* "a" or "an", as a message says it before f's name: an acronym by the
+ * sound of its first letter ("an EXR", "an NRRD", "a PNG"), a word by
+ * its first letter ("a raw heightmap"). */
+const char *ng__format_article(const ng__format *f);
+
 /* For messages: the formats pick() accepts (NULL: all), by name
  * (exts 0) or every extension (exts 1), joined by ", " and before the
  * last by `last` (" and ", " or "; NULL: ", ") into buf. Returns buf. */

@@ -73,6 +73,20 @@
 NG_NODE_TYPES(NG_DECLARE_TYPE)
 #undef NG_DECLARE_TYPE
 
+/* An option's other name, as other tools and papers write it: a script
+ * may give it for `means` on every type that has that option and no
+ * option of its own called `name`. inverse: the value given is 1 / the
+ * option's (frequency = 1 / element_size). */
+typedef struct ng_option_alias {
+    const char *name, *means;
+    int inverse;
+} ng_option_alias;
+
+/* The alias called key on type t, or NULL. */
+const ng_option_alias *ng_option_alias_find(const ng_node_type *t, const char *key);
+/* The i-th alias (from 0) that applies to type t's option k, or NULL. */
+const ng_option_alias *ng_option_alias_of(const ng_node_type *t, int k, int i);
+
 /* Every node type, in documentation order. */
 const ng_node_type *const *ng_types(int *count);
 const ng_node_type *ng_type_find(const char *name);

@@ -49,7 +49,9 @@ static ng_served *need_base(ng_answer *a)
     ng_served *base = ng_served_get_base();
     ng_script_error e;
     if (!base) {
-        if (ng_serve_error(&e)) ng_answer_text(a, 503, "the script has no good run yet: %s", e.message);
+        if (ng_serve_error(&e) && e.line > 0)
+            ng_answer_text(a, 503, "the script has no good run yet: %s:%d: %s", e.file, e.line, e.message);
+        else if (ng_serve_error(&e)) ng_answer_text(a, 503, "the script has no good run yet: %s", e.message);
         else ng_answer_text(a, 503, "the script has no good run yet");
     }
     return base;
@@ -386,6 +388,9 @@ static int draw(const ng_render_request *r, const ng_served *s, int root, pictur
         ng_render_opts o = render_opts(r, s, w, h, cancel);
         ng_sink sink = {pic_begin, pic_rows, pic_end, p, NULL, NULL};
         v.kind = r->view == NG_SERVE_VOLUME ? NG_VIEW_VOLUME : NG_VIEW_TERRAIN;
+        if (r->sea >= 0) v.sea_level = r->sea;
+        if (r->hs >= 0) v.height_scale = r->hs;
+        if (r->ramp >= 0) v.ramp = (ng_view_ramp_kind)r->ramp;
         return ng_view_render(g, root, &v, &o, &sink, err);
     }
     if (r->view == NG_SERVE_REPEAT) w = (w + 1) / 2, h = (h + 1) / 2;

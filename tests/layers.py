@@ -6,8 +6,10 @@
 
 The layers, lowest first, and what each may use (README "How it works"):
 core (the engine), nodes/simd (kernels), nodes (node types), io (files),
-lua (the Lua host), serve (the preview server), cli (the program). The
-engine archive is core + nodes; the io archive is io.
+lua (the Lua host), serve (the preview server), cli (the program); python
+(the Python module) is an edge beside serve and cli: it uses the Lua host
+and nothing uses it. The engine archive is core + nodes; the io archive is
+io.
 
 `include` resolves every #include "..." of every source the way the
 Makefile's include paths do, prints one line per folder with the folders it
@@ -30,8 +32,9 @@ ALLOWED = {
     "lua": ["core", "nodes", "nodes/simd", "io"],
     "serve": ["core", "nodes", "nodes/simd", "io", "lua"],
     "cli": ["core", "nodes", "nodes/simd", "io", "lua", "serve"],
+    "python": ["core", "nodes", "nodes/simd", "io", "lua"],
 }
-ORDER = ["core", "nodes/simd", "nodes", "io", "lua", "serve", "cli"]
+ORDER = ["core", "nodes/simd", "nodes", "io", "lua", "serve", "cli", "python"]
 # io sees the engine through its public header alone
 PUBLIC = {("io", "core"): {"noisegraph.h"}}
 # the -I folders of each layer, in the Makefile's order (INC_<layer>)
@@ -43,6 +46,7 @@ SEARCH = {
     "lua": ["core", "nodes", "nodes/simd", "io", "lua"],
     "serve": ["core", "nodes", "nodes/simd", "io", "lua", "serve"],
     "cli": ["core", "nodes", "nodes/simd", "io", "lua", "serve", "cli"],
+    "python": ["core", "nodes", "nodes/simd", "io", "lua", "python"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

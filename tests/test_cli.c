@@ -969,15 +969,6 @@ static void test_help_rows_once(void)
     for (k = 0; k < sizeof view_rows / sizeof view_rows[0]; k++)
         CHECKF(row_of(&h, view_rows[k]) >= h.view_from, "%s: row %d, not in the view section", view_rows[k],
                row_of(&h, view_rows[k]));
-    /* the same text from every command that reads options */
-    cli(&again, "preview", "--help", NULL);
-    EXPECT_OK(&again);
-    CHECK_STR(again.out, r.out);
-    res_free(&again);
-    cli(&again, "render", "-h", NULL);
-    EXPECT_OK(&again);
-    CHECK_STR(again.out, r.out);
-    res_free(&again);
     /* each row is parsed: without its value it is never an unknown option */
     for (i = 0; i < h.n; i++) {
         cli(&again, "render", h.name[i], NULL);
@@ -985,6 +976,65 @@ static void test_help_rows_once(void)
                again.code, again.err);
         res_free(&again);
     }
+    res_free(&r);
+}
+
+/* Each command's --help (or -h, anywhere an option may stand) is its
+ * usage and the rows of the options it reads, from the one table: tiles
+ * lists its --tile-size, --plan and --index, and nothing it refuses. */
+static void test_help_per_command(void)
+{
+    static const struct {
+        const char *cmd, *has[6], *lacks[4];
+    } cases[] = {
+        {"tiles", {"usage: noisegraph tiles SCRIPT", "--tile-size T", "--plan", "--index I", "--output", "--size"},
+         {"--port", "--view ", "--script", "--region"}},
+        {"render", {"usage: noisegraph render SCRIPT", "--region", "--frames", "view options", "--camera", "--only NAME"},
+         {"--port", "--tile-size", "--plan", "--script"}},
+        {"preview", {"usage: noisegraph preview SCRIPT", "--camera", "--height-scale", "--view ", "--output", "--size"},
+         {"--frames", "--tile-size", "--port", "--region X,Y,Z"}},
+        {"stitch", {"usage: noisegraph stitch", "--script SCRIPT", "--output", "--bits", "--compression", "--quiet"},
+         {"--size", "--set", "--tile-size", "--threads N"}},
+        {"serve", {"usage: noisegraph serve SCRIPT", "--port", "--listen", "--sun", "--set", "--size"},
+         {"--output", "--tile-size", "--frames", "--script"}},
+        {"info", {"usage: noisegraph info SCRIPT", "--set", "--unsafe", "--time-limit", "--memory-limit", NULL},
+         {"--output", "--size", "--port", NULL}},
+        {"dot", {"usage: noisegraph dot SCRIPT", "--set", NULL}, {"--output", NULL}},
+        {"nodes", {"usage: noisegraph nodes [TYPE]", NULL}, {"--output", "options:", NULL}},
+    };
+    size_t i, k;
+    res r, h;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli(&r, cases[i].cmd, "--help", NULL);
+        EXPECT_OK(&r);
+        for (k = 0; k < 6 && cases[i].has[k]; k++)
+            CHECKF(r.out && strstr(r.out, cases[i].has[k]), "%s --help lacks %s", cases[i].cmd, cases[i].has[k]);
+        for (k = 0; k < 4 && cases[i].lacks[k]; k++)
+            CHECKF(r.out && !strstr(r.out, cases[i].lacks[k]), "%s --help lists %s", cases[i].cmd, cases[i].lacks[k]);
+        cli(&h, cases[i].cmd, "-h", NULL);
+        CHECK_STR(h.out, r.out);
+        res_free(&h);
+        res_free(&r);
+    }
+    /* after other words too, and without reading them: the help, exit 0 */
+    cli(&r, "tiles", "nothere.lua", "--tile-size", "64", "--help", NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "--tile-size T");
+    res_free(&r);
+    /* a flag the help lists is read by the command: never "unknown" or "is for" */
+    {
+        static const char *const flags[][2] = {{"tiles", "--plan"}, {"render", "--tileable"}, {"stitch", "--quiet"},
+                                               {"info", "--unsafe"}};
+        for (i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+            cli(&r, flags[i][0], flags[i][1], NULL);
+            CHECKF(r.code == 2 && !strstr(r.err, "unknown option") && !strstr(r.err, "is for"), "%s %s: %d %s",
+                   flags[i][0], flags[i][1], r.code, r.err);
+            res_free(&r);
+        }
+    }
+    /* an unknown option points to the command's own help */
+    cli(&r, "tiles", "--tile-sise", "64", NULL);
+    EXPECT_ERR(&r, 2, "--tile-sise: unknown option", "noisegraph tiles --help");
     res_free(&r);
 }
 
@@ -1369,6 +1419,7 @@ NG_SUITE(cli, full)
     RUN(test_region_outside_is_usage_error);
     RUN(test_help_version);
     RUN(test_help_rows_once);
+    RUN(test_help_per_command);
     RUN(test_nodes);
     RUN(test_info);
     RUN(test_bits);

@@ -158,6 +158,7 @@ static void check_shorthands(report *r, const ng_node_type *t)
         const ng_shorthand *sh = &t->shorthands[k];
         int p = sh->param ? ng_param_index(t, sh->param) : -1;
         if (!documented(sh->name)) problem(r, "shorthand #%d has no name", k);
+        else if (!sh->param && !sh->value) continue; /* a plain alias */
         else if (p < 0 || t->params[p].kind != NG_PARAM_ENUM)
             problem(r, "shorthand '%s' presets '%s', not a choice option", sh->name, sh->param ? sh->param : "?");
         else if (!sh->value || ng_enum_index(&t->params[p], sh->value) < 0)

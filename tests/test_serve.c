@@ -493,9 +493,39 @@ static void test_render_matches_the_cli(void)
     http_free(&r);
     get(&r, s.port, "/api/render?w=40&h=30&view=hillshade");
     CHECK_INT(r.status, 200);
-    free(answer_png(&r, PNG_FORMAT_RGB, &w, &h));
+    node0 = answer_png(&r, PNG_FORMAT_RGB, &w, &h);
     CHECK(ihdr(buf, &dw, &dh, &depth, &ctype) && dw == 40 && dh == 30 && ctype == PNG_COLOR_TYPE_RGB);
     http_free(&r);
+    /* the terrain view's controls: the defaults given are the same picture,
+     * a sea level, height scale or grey ramp another; out of range, a 400 */
+    {
+        static const char *const same = "/api/render?w=40&h=30&view=hillshade&sea=0.3&ramp=terrain";
+        static const char *const other[] = {"/api/render?w=40&h=30&view=hillshade&sea=0.7",
+                                            "/api/render?w=40&h=30&view=hillshade&hs=200",
+                                            "/api/render?w=40&h=30&view=hillshade&ramp=grey"};
+        unsigned char *px;
+        size_t k;
+        get(&r, s.port, same);
+        px = answer_png(&r, PNG_FORMAT_RGB, &w, &h);
+        CHECK(node0 && px && !memcmp(node0, px, 40 * 30 * 3));
+        free(px);
+        http_free(&r);
+        for (k = 0; k < sizeof other / sizeof other[0]; k++) {
+            get(&r, s.port, other[k]);
+            px = answer_png(&r, PNG_FORMAT_RGB, &w, &h);
+            CHECKF(node0 && px && memcmp(node0, px, 40 * 30 * 3), "%s: the same picture", other[k]);
+            free(px);
+            http_free(&r);
+        }
+        get(&r, s.port, "/api/render?w=40&h=30&view=hillshade&sea=1.5");
+        CHECK_INT(r.status, 400);
+        CHECK_CONTAINS(r.body, "sea: '1.5' is not a sea level from 0.01 to 0.99");
+        http_free(&r);
+        get(&r, s.port, "/api/render?w=40&h=30&view=hillshade&ramp=heat");
+        CHECK_INT(r.status, 400);
+        http_free(&r);
+    }
+    free(node0);
     get(&r, s.port, "/api/render?w=40&h=30&view=repeat");
     CHECK_INT(r.status, 200);
     served = answer_png(&r, PNG_FORMAT_GRAY, &w, &h);
@@ -603,8 +633,18 @@ static void test_error_in_module_and_foreign_paths(void)
     get(&r, s.port, "/api/state");
     CHECK_CONTAINS(r.body, "\"error\": {\"file\": \"mod.lua\", \"line\": 2,");
     CHECK_CONTAINS(r.body, "\"source\": \"local y = nil + 1\"}");
+    /* the location is given once, apart: the message does not repeat it */
+    CHECK_CONTAINS(r.body, "\"message\": \"attempt to perform arithmetic on a nil value\"");
+    CHECKF(!r.body || !strstr(r.body, "mod.lua:2:"), "the location repeated in the message: %s", r.body);
     http_free(&r);
-    g = 1;
+    /* a syntax error, as Lua words it: "FILE:LINE: '}' expected ..." */
+    put_file(script, "local t = {seed = 1\n\nreturn t\n");
+    g = wait_generation(s.port, 1);
+    get(&r, s.port, "/api/state");
+    CHECK_CONTAINS(r.body, "\"error\": {\"file\": \"s.lua\", \"line\": 3,");
+    CHECK_CONTAINS(r.body, "\"message\": \"'}' expected");
+    CHECKF(!r.body || !strstr(r.body, "s.lua:3:"), "the location repeated in the message: %s", r.body);
+    http_free(&r);
     {
         const char *const foreign[] = {secret, link, fifo, "/dev/zero"};
         size_t k;
