@@ -22,6 +22,7 @@
     X(channel)           \
     X(curl)              \
     X(surface)           \
+    X(erosion_filter)    \
     X(blur)              \
     X(curvature)         \
     X(drainage)          \

@@ -119,6 +119,7 @@ static const row rows[] = {
     {"alligator_light2", "alligator_light.lua", 2, NULL, 0, NULL},
     {"fbm_driven2", "fbm_driven_height.lua", 2, NULL, 0, NULL},
     {"fbm_driven_light2", "fbm_driven_light.lua", 2, NULL, 0, NULL},
+    {"terrain_eroded2", "terrain_eroded.lua", 2, NULL, 0, NULL},
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
@@ -435,6 +436,7 @@ static double bench_row(const config *c, const row *r)
 }
 
 static void print_hillshade_ratio(const double *ns);
+static void print_erosion_ratio(const double *ns);
 
 /* ---- fixed cost and frames ---------------------------------------------------------- */
 
@@ -1268,6 +1270,20 @@ static void print_shading_ratios(const double *ns)
     }
 }
 
+/* Issue 25's goal for the erosion filter: 4 octaves of gullies over
+ * terrain2 (its value and analytic gradient, then the filter) at most 2x
+ * the terrain alone, both rows of this run. */
+static void print_erosion_ratio(const double *ns)
+{
+    int k, eroded = -1, plain = -1;
+    for (k = 0; k < NROWS; k++) {
+        if (!strcmp(rows[k].name, "terrain_eroded2")) eroded = k;
+        if (!strcmp(rows[k].name, "terrain2")) plain = k;
+    }
+    if (eroded < 0 || plain < 0 || ns[eroded] <= 0 || ns[plain] <= 0) return;
+    printf("erosion filter: terrain_eroded2 / terrain2 = %.2f (the goal: <= 2.00)\n", ns[eroded] / ns[plain]);
+}
+
 /* ns per sample of the selected path's kernels on 4096 points of a 64x64
  * grid (frequency 0.02), best of 7 batches of 50 calls. */
 static void bench_kernels(void)
@@ -1382,6 +1398,9 @@ int main(int argc, char **argv)
         for (k = 0; k < NROWS; k++) ns[k] = selected[k] ? bench_row(&c, &rows[k]) : -1;
         print_hillshade_ratio(ns);
         print_shading_ratios(ns);
+}
+
+        print_erosion_ratio(ns);
         printf("\n");
     }
     if (overhead) bench_overhead(&c);
