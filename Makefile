@@ -12,6 +12,30 @@
 
 CC      ?= gcc
 SAN     ?= 0
+# ARM=1: the program and the tests cross-built for aarch64 into build/arm64
+# (make test-arm runs them under qemu-user); see "aarch64" below.
+ARM     ?= 0
+space   := $(subst ,, )
+ifeq ($(ARM),1)
+CC      := aarch64-linux-gnu-gcc
+endif
+# Builds without a library: NO_VDB=1 (.vdb), NO_EXR=1 (.exr), NO_GDAL=1
+# (.tif) and
+# NO_GRAPHVIZ=1 (the drawing of the graph in `noisegraph serve`) leave it
+# out; the format or drawing then fails with one line naming the switch
+# (io/without/). An ARM build goes without all four: Debian 12's
+# libopenvdb-dev, libopenexr-dev, libgdal-dev and libgraphviz-dev are not Multi-Arch:
+# same, and installing their :arm64 packages removes the host's.
+NO_VDB  ?= $(ARM)
+# what make test-arm runs under qemu-user (see test-arm)
+# (CI: platform, the bits of every basis, fractal and warp against x86's,
+# and graphs, the golden hashes of every example graph; the kernel suites
+# take past 10 min of qemu CPU: make test-arm ARM_SUITES="platform graphs
+# kernels cells render core")
+ARM_SUITES ?= platform graphs
+NO_EXR  ?= $(ARM)
+NO_GDAL ?= $(ARM)
+NO_GRAPHVIZ ?= $(ARM)
 # One job per CPU unless the caller chose (make -jN).
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
@@ -33,6 +57,16 @@ PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_im
             /usr/include/microhttpd.h /usr/include/graphviz/gvc.h \
             /usr/include/OpenEXR/openexr.h /usr/bin/exrheader \
             /usr/include/jansson.h /usr/include/nettle/sha2.h /usr/include/gdal/gdal.h
+# ARM=1: the cross compiler, qemu-user to run what it builds, and the
+# :arm64 libraries through Debian's multiarch (apt's arm64 architecture,
+# added by deps when missing); no OpenVDB, OpenEXR, GDAL or Graphviz (NO_VDB).
+ARM_LIBS := liblua5.4-dev libpng-dev zlib1g-dev libjpeg-dev libjansson-dev nettle-dev libmicrohttpd-dev
+ifeq ($(ARM),1)
+PKGS    := gcc-aarch64-linux-gnu qemu-user libstb-dev $(ARM_LIBS:%=%:arm64)
+PKG_HDRS := /usr/bin/aarch64-linux-gnu-gcc /usr/bin/qemu-aarch64 /usr/include/stb/stb_image.h \
+            $(addprefix /usr/lib/aarch64-linux-gnu/,liblua5.4.so libpng16.so libz.so libjpeg.so libjansson.so \
+            libnettle.so libmicrohttpd.so)
+endif
 
 # Test tools only (the tiles and farm suites): GNU parallel and a local
 # Slurm cluster (slurmctld, slurmd, sbatch, munge) run a tiles plan;
@@ -77,7 +111,12 @@ INC_tests := $(INC_cli) -Itests -I/usr/include/OpenEXR
 # headers are C++17; the same warnings (those C++ has), the same
 # sanitizers, -O2 (its compile time is the OpenVDB templates').
 CXXFLAGS_BASE := -std=c++17 -g $(FPFLAGS) $(PICFLAGS) -Wall -Wextra -Wshadow -Wmissing-declarations -Werror
-ifeq ($(SAN),1)
+ifeq ($(ARM),1)
+  BUILD  := build/arm64
+  CFLAGS := $(CFLAGS_BASE) -O3
+  CXXFLAGS := $(CXXFLAGS_BASE) -O2
+  LDSAN  :=
+else ifeq ($(SAN),1)
   BUILD  := build/san$(COMPILER)
   SANFLAGS := -O1 -fno-omit-frame-pointer \
             -fsanitize=address,undefined,float-cast-overflow \
@@ -109,22 +148,30 @@ VDB_LIBS := -lopenvdb -ltbb -lImath -lstdc++
 # zlib for PNG's own band-parallel deflate (io/png.c); jansson for JSON
 # (io/json.c), nettle for the tiles' SHA-256 (io/sha256.c).
 EXR_LIBS := -lOpenEXRCore-3_1
-IO_LIBS  := -lpng16 -ljpeg $(VDB_LIBS) $(EXR_LIBS) -lgdal -lz -ljansson -lnettle
+IO_LIBS  := -lpng16 -ljpeg $(if $(filter 1,$(NO_VDB)),,$(VDB_LIBS)) $(if $(filter 1,$(NO_EXR)),,$(EXR_LIBS)) \
+            $(if $(filter 1,$(NO_GDAL)),,-lgdal) -lz -ljansson -lnettle
 # serve: libmicrohttpd, and Graphviz to lay out the graph in process with
 # its two plugins linked in (serve/serve_api.c says why), from their folder
 GV_PLUGINS := /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/graphviz
-SERVE_LIBS := -lmicrohttpd -lgvc -lcgraph -lcdt -L$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core \
+GV_LIBS := -lgvc -lcgraph -lcdt -L$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core \
               -Wl,-rpath,$(GV_PLUGINS)
+SERVE_LIBS := -lmicrohttpd $(if $(filter 1,$(NO_GRAPHVIZ)),,$(GV_LIBS))
 LDLIBS  := -llua5.4 $(SERVE_LIBS) $(IO_LIBS) $(ENGINE_LIBS)
 
 # The kernel sources (nodes/simd/<family>_kernels.c) and loops.c are
 # compiled once per SIMD path below, never alone.
 KERNEL_SRC := $(wildcard nodes/simd/*_kernels.c)
 CORE_SRC := $(wildcard core/*.c)
-NODES_SRC := $(filter-out $(KERNEL_SRC) nodes/simd/loops.c,$(wildcard nodes/*.c nodes/simd/*.c))
+# the other architecture's paths' units (path_<path>.c) are not built
+OTHER_ARCH_PATHS := $(if $(filter 1,$(ARM)),sse2 avx2 avx512,neon)
+NODES_SRC := $(filter-out $(KERNEL_SRC) nodes/simd/loops.c $(OTHER_ARCH_PATHS:%=nodes/simd/path_%.c),\
+               $(wildcard nodes/*.c nodes/simd/*.c))
 ENGINE_SRC := $(CORE_SRC) $(NODES_SRC)
-IO_SRC := $(wildcard io/*.c)
-IO_CXX_SRC := $(wildcard io/*.cc)
+# a format built without its library (NO_EXR, NO_VDB, NO_GDAL) is io/without/<its unit>
+IO_WITHOUT := $(if $(filter 1,$(NO_EXR)),io/exr.c) $(if $(filter 1,$(NO_VDB)),io/vdb.c) \
+              $(if $(filter 1,$(NO_GDAL)),io/geotiff.c)
+IO_SRC := $(filter-out $(IO_WITHOUT),$(wildcard io/*.c)) $(IO_WITHOUT:io/%=io/without/%)
+IO_CXX_SRC := $(if $(filter 1,$(NO_VDB)),,$(wildcard io/*.cc))
 # the SIMD paths, narrowest first (NG_PATHS in nodes/simd/kernels.h); a
 # demo build has the widest this CPU runs, read from /proc/cpuinfo as
 # nodes/simd/kernels.c checks it at run time
@@ -132,12 +179,16 @@ HOST_PATH := $(shell f=" $$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null) "; p=ss
   for w in avx2 fma bmi1 bmi2 popcnt; do case "$$f" in (*" $$w "*) ;; (*) echo $$p; exit;; esac; done; p=avx2; \
   for w in avx512f avx512bw avx512dq avx512vl; do case "$$f" in (*" $$w "*) ;; (*) echo $$p; exit;; esac; done; \
   echo avx512)
-PATHS   := $(if $(filter 1,$(DEMO)),$(HOST_PATH),scalar sse2 avx2 avx512)
+# (aarch64: scalar and neon, which every aarch64 CPU runs)
+PATHS   := $(if $(filter 1,$(DEMO)),$(HOST_PATH),$(if $(filter 1,$(ARM)),scalar neon,scalar sse2 avx2 avx512))
 KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/simd/%_kernels.c=$(BUILD)/nodes/simd/$(p)/%.o))
 LUA_SRC := $(wildcard lua/*.c)
 SERVE_SRC := $(wildcard serve/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
+ifeq ($(ARM),1) # the suites make test-arm runs under qemu-user, and the helpers
+TEST_SRC := $(filter-out tests/test_%.c,$(TEST_SRC)) $(ARM_SUITES:%=tests/test_%.c)
+endif
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 NODES_OBJ = $(NODES_SRC:%.c=$(BUILD)/%.o) $(KERNEL_OBJ)
 ENGINE_OBJ = $(CORE_OBJ) $(NODES_OBJ)
@@ -180,6 +231,8 @@ install_missing = if [ -n "$$missing" ]; then \
 	fi
 
 deps:
+	@if [ "$(ARM)" = 1 ] && [ "$$(id -u)" = 0 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then \
+	  echo "adding Debian's arm64 architecture (dpkg --add-architecture arm64)"; dpkg --add-architecture arm64; fi
 	@missing=""; set -- $(PKG_HDRS); for p in $(PKGS); do \
 	  [ -f "$$1" ] || missing="$$missing $$p"; shift; done; \
 	$(call install_missing,,deps)
@@ -220,8 +273,14 @@ $(BUILD)/io/image_read.o: CFLAGS += $(STB_UNIT_SAN)
 endif
 $(BUILD)/lua/%.o: CFLAGS += $(INC_lua)
 $(BUILD)/serve/%.o: CFLAGS += $(INC_serve)
+ifeq ($(NO_GRAPHVIZ),1)
+$(BUILD)/serve/serve_api.o: CFLAGS += -DNG_NO_GRAPHVIZ
+endif
 $(BUILD)/cli/%.o: CFLAGS += $(INC_cli)
 $(BUILD)/tests/%.o: CFLAGS += $(INC_tests)
+ifeq ($(ARM),1) # gcc-aarch64-linux-gnu 12.2 stops with an internal error (vect_transform_reduction)
+$(BUILD)/tests/%.o: CFLAGS += -fno-tree-vectorize # vectorising loops of tests/test_cells.c and test_warp.c
+endif
 
 # The folder itself is a prerequisite: a file added or removed changes it.
 $(BUILD)/gen/web_files.c: serve/web $(wildcard serve/web/*) serve/embed_web.sh
@@ -264,6 +323,8 @@ endif
 PATH_FLAGS_sse2   :=
 PATH_FLAGS_avx2   := -mavx2 -mfma -mbmi -mbmi2 -mpopcnt -fno-trapping-math
 PATH_FLAGS_avx512 := $(PATH_FLAGS_avx2) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mprefer-vector-width=512
+# aarch64's baseline Advanced SIMD (128-bit); FMA is always the instruction there
+PATH_FLAGS_neon   := -fno-trapping-math
 # Debug information for the kernels' deep inlining (variable locations,
 # types) is a third of their compile time; the code is the same with line
 # tables alone (-g1), which profiles and backtraces need. A demo build has none.
@@ -324,6 +385,30 @@ ENGINE_ONLY_BIN := $(BUILD)/engine_only
 $(ENGINE_ONLY_BIN): tests/embed/engine_only.c $(LIB)
 	@echo "  LD  $@"
 	@$(CC) $(CFLAGS) -Icore -Inodes $(LDSAN) -o $@ $< $(LIB) $(ENGINE_LIBS)
+
+# ---- aarch64: make test-arm ------------------------------------------------
+# The program and the tests cross-compiled for aarch64 (ARM=1: Debian's
+# gcc-aarch64-linux-gnu and :arm64 libraries, into build/arm64; without
+# OpenVDB, OpenEXR and Graphviz, see NO_VDB) and run on this machine under
+# qemu-user, which executes aarch64 code with IEEE arithmetic and links
+# Debian's arm64 glibc (libm included). The suites: every example graph's
+# golden hash (graphs, through the aarch64 program), the kernel suites, and
+# platform: the hashes recorded on x86-64 of every basis, fractal, warp and
+# the libm functions used, on the scalar and neon paths (ARM_SUITES, above).
+# libm functions whose bits differ between glibc's x86-64 and aarch64
+# builds (tests/test_platform.c): the engine and the Lua host must not call them
+ARM_LIBM_DIFFERS := exp2 exp2f cbrt cbrtf hypot hypotf tanf atanf tanhf
+ARM_BIN := build/arm64/noisegraph
+.PHONY: test-arm
+test-arm:
+	@$(MAKE) --no-print-directory ARM=1 deps
+	@$(MAKE) --no-print-directory ARM=1 $(ARM_BIN) build/arm64/run_tests
+	@if nm -u build/arm64/libnoisegraph.a build/arm64/libnoisegraph_io.a build/arm64/lua/*.o | \
+	    grep -wE 'U ($(subst $(space),|,$(ARM_LIBM_DIFFERS)))'; then \
+	  echo "noisegraph: test-arm: the program calls a libm function whose bits differ on aarch64 (above)" >&2; exit 1; fi
+	@printf '#!/bin/sh\nexec qemu-aarch64 %s "$$@"\n' $(abspath $(ARM_BIN)) > build/arm64/noisegraph-qemu
+	@chmod +x build/arm64/noisegraph-qemu
+	NG_BIN=$(abspath build/arm64/noisegraph-qemu) NG_ROOT=$(CURDIR) qemu-aarch64 build/arm64/run_tests $(ARM_SUITES)
 
 # Two tiers (NG_SUITE in tests/harness.h): check runs the fast suites, no
 # root, servers, Slurm, Chromium, GDAL or network, in well under a minute;

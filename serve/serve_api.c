@@ -10,9 +10,11 @@
 #include "ng_io.h"
 #include "serve.h"
 
+#ifndef NG_NO_GRAPHVIZ /* a build without Graphviz (make NO_GRAPHVIZ=1; ARM=1) draws no graph */
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 #include <graphviz/gvplugin.h>
+#endif
 
 #include <math.h>
 #include <pthread.h>
@@ -538,6 +540,7 @@ out:
 static turns layouts = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 2};
 #define SVG_MAX_BYTES (64u << 20)
 
+#ifndef NG_NO_GRAPHVIZ
 /* The two plugins a layout to SVG needs, linked in rather than found by
  * Graphviz's plugin search: that search also loads its text layout
  * plugins, whose fontconfig state is never freed (a leak under ASan on
@@ -565,6 +568,8 @@ static void set_ids(Agraph_t *g)
     }
 }
 
+#endif
+
 /* The most boxes (graph nodes and outputs) the page's drawing lays out:
  * past it the answer is a reason, at once (a sum of 1000 noises, 2001
  * nodes, took 2 s; such a graph is not read from a drawing anyway). The
@@ -579,6 +584,7 @@ static int drawn_nodes(const ng_script *s)
     return n;
 }
 
+#ifndef NG_NO_GRAPHVIZ
 void ng_api_layout(const char *dot, int fd)
 {
     GVC_t *gvc = gvContextPlugins(gv_builtins, 0);
@@ -595,6 +601,9 @@ void ng_api_layout(const char *dot, int fd)
     }
     /* nothing freed: the process ends */
 }
+#else
+void ng_api_layout(const char *dot, int fd) { (void)dot, (void)fd; }
+#endif
 
 /* The SVG of dot into out: 0; -1 Graphviz failed; -2 the time limit
  * passed; -3 given up (cancelled, the server stopping). */
@@ -603,6 +612,9 @@ static int layout_svg(const char *dot, const atomic_int *cancel, ng_buf *out, ng
     ng_child c;
     char buf[16384];
     long n;
+#ifdef NG_NO_GRAPHVIZ
+    return ng_errorf(err, "this noisegraph was built without Graphviz (NO_GRAPHVIZ=1): it draws no graph");
+#endif
     if (turn_take(&layouts, cancel)) return -3;
     if (ng_child_start(&c, 'L', dot, strlen(dot), ng_serve_cli()->h.time_limit, cancel, err)) {
         turn_give(&layouts);

@@ -10,6 +10,7 @@
  *     NG_UPDATE_GOLDEN=1 make test   (then review and commit golden.txt)
  */
 #include "cli_support.h"
+#include "kernels.h"
 #include "noisegraph.h"
 
 #include <dirent.h>
@@ -137,37 +138,41 @@ static void test_graphs_match_golden_hashes(void)
 }
 
 /* Every SIMD path this CPU runs renders the same pixels: the golden hashes
- * hold under NG_SIMD=scalar, sse2, avx2 and avx512. */
+ * hold under NG_SIMD=scalar, sse2, avx2 and avx512 (aarch64: scalar, neon). */
 static void test_every_simd_path_matches_golden(void)
 {
-    static const char *const simd[] = {"scalar", "sse2", "avx2", "avx512"};
-    int p, i, ran = 0;
-    for (p = 0; p < 4; p++) {
-        if (!ng_simd_supported(simd[p])) {
-            printf("  (SIMD path %s: not supported by this CPU, skipped)\n", simd[p]);
+    const ng_path *path;
+    int p, i, runs, ran = 0;
+    for (p = 0; (path = ng__path_at(p, &runs)); p++) {
+        if (!runs) {
+            printf("  (SIMD path %s: not supported by this CPU, skipped)\n", path->name);
             continue;
         }
-        setenv("NG_SIMD", simd[p], 1);
+        setenv("NG_SIMD", path->name, 1);
         for (i = 0; i < nentries; i++) {
             unsigned long long got = render_hash(&entries[i]);
             if (got != entries[i].hash)
-                ng_t_fail(__FILE__, __LINE__, "NG_SIMD=%s: %s hashes to %016llx, golden %016llx", simd[p],
+                ng_t_fail(__FILE__, __LINE__, "NG_SIMD=%s: %s hashes to %016llx, golden %016llx", path->name,
                           entries[i].script, got, entries[i].hash);
         }
         unsetenv("NG_SIMD");
         ran++;
     }
-    CHECK(ran >= 2); /* scalar and sse2 run everywhere */
+    CHECK(ran >= 2); /* scalar and sse2 (neon) run everywhere */
 }
 
-/* A SIMD path that does not exist is a usage error, before any work. */
+/* A SIMD path that does not exist is a usage error, before any work,
+ * naming the paths there are. */
 static void test_bad_simd_path_refused(void)
 {
+    const ng_path *path;
+    int p;
     res r;
     setenv("NG_SIMD", "avx9000", 1);
     cli(&r, "--version", NULL);
     unsetenv("NG_SIMD");
-    EXPECT_ERR(&r, 2, "NG_SIMD=avx9000", "avx512, avx2, sse2 or scalar");
+    EXPECT_ERR(&r, 2, "NG_SIMD=avx9000", "not a SIMD path (");
+    for (p = 0; (path = ng__path_at(p, NULL)); p++) CHECK_CONTAINS(r.err, path->name);
     res_free(&r);
     cli(&r, "--version", NULL);
     CHECK_INT(r.code, 0);
