@@ -577,11 +577,7 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
         goto fail;
     }
     if (t->setup && t->setup(n, chans, err)) goto fail;
-    if (t->hood && !(n->hood_spacing > 0)) {
-        ng_errorf(err, "%s: a neighbourhood type whose setup declared no lattice (ng_hood_declare)", node_name(n));
-        goto fail;
-    }
-    if (t->hood && !g->hood && !(g->hood = ng__hood_cache_new(0, NULL))) {
+    if (ng_hood_active(n) && !g->hood && !(g->hood = ng__hood_cache_new(0, NULL))) {
         ng_errorf(err, "%s: out of memory", node_name(n));
         goto fail;
     }

@@ -4,12 +4,15 @@
  *
  * Such a node's value lives on a world-aligned 2D lattice of its own
  * spacing s (cell k of an axis at (k + 0.5) s), cut into patches of
- * NG_HOOD_PATCH (P) cells per axis at fixed world places (patch (ix, iy)
- * holds cells ix * P .. ix * P + P - 1 and a margin, SIDE below). A patch
- * is computed whole: the source
+ * P cells per axis (NG_HOOD_PATCH, or its type's) at fixed world places
+ * (patch (ix, iy) holds cells ix * P .. ix * P + P - 1 and a margin,
+ * side() below). A node of the render's pixel lattice
+ * (ng_hood_declare_pixel: grid shading) takes s from the footprint of the
+ * block that samples it, the same in every cut of a render; s is part of
+ * a patch's key. A patch is computed whole: the source
  * evaluated on the patch's cells plus a halo of the node's radius, then the
- * type's filter. Its samples are a function of (node, patch index, seed, z,
- * time, period) alone, never of the render's tiles, region, threads or
+ * type's filter. Its samples are a function of (node, spacing, patch
+ * index, seed, z, time, period) alone, never of the render's tiles, region, threads or
  * block size (the source is evaluated per point, whatever the chunking),
  * so a value sampled from it is the same bits in every cut of a render.
  * The node's value at a position is a sample of its lattice there
@@ -61,11 +64,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Cells per patch edge: the patch's own (ix P .. ix P + P - 1) and a margin
- * of MARGIN before, 2 after, so a cubic sample's 4 x 4 cells (and a
- * bilinear one's 2 x 2) never straddle two patches. */
+/* A patch's cells per edge, side(): its own (ix P .. ix P + P - 1) and a
+ * margin of MARGIN before, 2 after, so a cubic sample's 4 x 4 cells (and
+ * a bilinear one's 2 x 2) never straddle two patches. */
 #define MARGIN 1
-#define SIDE (NG_HOOD_PATCH + 3)
+/* A tile type's patch side: tile types keep the default patch of
+ * NG_HOOD_PATCH cells (their tiles and blending windows, unity[] below,
+ * are laid out on it), whatever ng_hood_type.patch other types take;
+ * ng_hood_declare refuses a tile type that sets another. */
+#define TILE_SIDE (NG_HOOD_PATCH + 3)
 #define NBUCKETS 4096
 /* Patches a run of points may hold at once (per thread and nesting level). */
 #define SEGMENT 8
@@ -75,13 +82,14 @@ typedef struct hkey {
     uint32_t seed;
     int64_t ix, iy;
     uint64_t z, w, px, py; /* bits of the doubles: z, time, periods */
+    uint64_t s;            /* bits of the lattice's spacing */
 } hkey;
 
 typedef struct patch {
     hkey key;
     struct patch *next;          /* hash chain */
     struct patch *older, *newer; /* LRU list of ready patches */
-    float *data;                 /* node channels planes of SIDE^2 */
+    float *data;                 /* node channels planes of side()^2 */
     size_t bytes;
     int pins;  /* readers holding it (never evicted while > 0) */
     int ready; /* computed; 0 while its thread computes it */
@@ -147,21 +155,35 @@ void ng__hood_last_stats(ng__hood_stats *s)
 
 /* ---- the table ------------------------------------------------------------------ */
 
+static uint64_t bits(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+static double spacing_of(const hkey *k)
+{
+    double s;
+    memcpy(&s, &k->s, sizeof s);
+    return s;
+}
+
 static uint32_t key_hash(const hkey *k)
 {
     uint64_t h = (uint64_t)(uint32_t)k->node * 0x9E3779B97F4A7C15u;
     h ^= (uint64_t)k->ix * 0xC2B2AE3D27D4EB4Fu;
     h = (h ^ (h >> 29)) * 0x165667B19E3779F9u;
     h ^= (uint64_t)k->iy * 0x85EBCA77C2B2AE63u + (uint64_t)k->stage;
-    h ^= k->seed ^ k->z ^ (k->w >> 7) ^ (k->px >> 13) ^ (k->py >> 17);
+    h ^= k->seed ^ k->z ^ (k->w >> 7) ^ (k->px >> 13) ^ (k->py >> 17) ^ (k->s >> 11);
     h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93u;
     return (uint32_t)(h >> 32) % NBUCKETS;
 }
 
 static int key_eq(const hkey *a, const hkey *b)
 {
-    return a->node == b->node && a->stage == b->stage && a->seed == b->seed && a->ix == b->ix && a->iy == b->iy && a->z == b->z &&
-           a->w == b->w && a->px == b->px && a->py == b->py;
+    return a->node == b->node && a->stage == b->stage && a->seed == b->seed && a->ix == b->ix && a->iy == b->iy &&
+           a->z == b->z && a->w == b->w && a->px == b->px && a->py == b->py && a->s == b->s;
 }
 
 static patch *find(ng__hood_cache *h, const hkey *k)
@@ -281,13 +303,20 @@ int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char 
 
 /* ---- sizes and messages ------------------------------------------------------------ */
 
-static size_t patch_bytes(const ng_node *n) { return (size_t)n->channels * SIDE * SIDE * sizeof(float); }
+/* Cells per patch edge: its own, and its side with the margins. */
+static int cells(const ng_node *n) { return n->type->hood->patch > 0 ? n->type->hood->patch : NG_HOOD_PATCH; }
+static int side(const ng_node *n) { return cells(n) + 3; }
+
+static size_t patch_bytes(const ng_node *n)
+{
+    return (size_t)n->channels * (size_t)side(n) * (size_t)side(n) * sizeof(float);
+}
 
 /* A tile of a tile type: its channels and the source's first channel,
  * planes of its whole domain. */
 static size_t tile_bytes(const ng_node *n)
 {
-    const size_t w = (size_t)SIDE + 2 * (size_t)n->hood_radius;
+    const size_t w = (size_t)TILE_SIDE + 2 * (size_t)n->hood_radius;
     return (size_t)(n->channels + 1) * w * w * sizeof(float);
 }
 
@@ -297,8 +326,9 @@ static size_t key_bytes(const ng_node *n, const hkey *k) { return k->stage ? til
  * patch (or a tile) is computed. */
 static size_t halo_bytes(const ng_node *n, int ch)
 {
-    const size_t w = (size_t)SIDE + 2 * (size_t)n->hood_radius;
-    return (size_t)ch * (n->type->hood->tile ? w * w : 2 * w * w + 2 * w) * sizeof(float);
+    const size_t w = (size_t)side(n) + 2 * (size_t)n->hood_radius;
+    return (size_t)ch * (n->type->hood->tile ? w * w : 2 * w * w + 2 * w) * sizeof(float) +
+           w * w * (size_t)n->type->hood->scratch;
 }
 
 /* What one thread may hold for node n itself: a segment of its patches,
@@ -312,35 +342,67 @@ static size_t own_bytes(const ng_node *n, int ch)
 /* threads > 0: need is what that many threads may hold at once. */
 static int too_large(ng_error *err, const ng_node *n, size_t need, size_t room, int threads)
 {
-    char name[320], on[64] = "";
+    char name[320], on[64] = "", radius[96];
     ng__node_name(n, name, sizeof name);
     if (threads > 0) snprintf(on, sizeof on, " on %d thread%s", threads, threads == 1 ? "" : "s");
+    if (n->hood_spacing > 0)
+        snprintf(radius, sizeof radius, "radius %g (%d lattice cells of %g)", n->hood_radius * n->hood_spacing,
+                 n->hood_radius, n->hood_spacing);
+    else
+        snprintf(radius, sizeof radius, "radius %d cells of the pixel lattice", n->hood_radius);
     return ng_errorf(err,
-                     "%s: radius %g (%d lattice cells of %g) needs %.1f MiB for patches of %d^2 cells with their "
-                     "halos%s, more than the %.1f MiB the memory limit leaves neighbourhood patches (raise "
-                     "--memory-limit, or take a larger spacing%s)",
-                     name, n->hood_radius * n->hood_spacing, n->hood_radius, n->hood_spacing, need / 1048576.0,
-                     NG_HOOD_PATCH, on, room / 1048576.0, threads > 1 ? " or fewer --threads" : "");
+                     "%s: %s needs %.1f MiB for patches of %d^2 cells with their halos%s, more than the %.1f MiB "
+                     "the memory limit leaves neighbourhood patches (raise --memory-limit, or take a larger "
+                     "spacing%s)",
+                     name, radius, need / 1048576.0, cells(n), on, room / 1048576.0,
+                     threads > 1 ? " or fewer --threads" : "");
 }
 
+/* A tile type's fixed geometry: patches of NG_HOOD_PATCH cells
+ * (TILE_SIDE) and a radius of NG_HOOD_TILE_HALO. */
+static int tile_geometry(const ng_node *n, int radius, ng_error *err)
+{
+    const ng_hood_type *t = n->type->hood;
+    if (!t || !t->tile) return 0;
+    if (t->patch != 0 && t->patch != NG_HOOD_PATCH)
+        return ng_errorf(err, "%s: a tile type's patches are %d cells, not %d", n->label, NG_HOOD_PATCH, t->patch);
+    if (radius != NG_HOOD_TILE_HALO)
+        return ng_errorf(err, "%s: a tile type's radius is %d cells, not %d", n->label, NG_HOOD_TILE_HALO, radius);
+    return 0;
+}
+
+/* In setup: the caller (the Lua host) puts the script's place before the
+ * message, so it names the node by its label alone. */
 int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius, ng_error *err)
 {
-    char name[320];
-    ng__node_name(n, name, sizeof name);
+    const char *name = n->label;
     if (!(spacing > 0) || !isfinite(spacing))
         return ng_errorf(err, "%s: the lattice spacing must be a positive number, not %g", name, spacing);
-    if (n->type->hood && n->type->hood->tile && radius != NG_HOOD_TILE_HALO)
-        return ng_errorf(err, "%s: a tile type's radius is %d cells, not %d", name, NG_HOOD_TILE_HALO, radius);
+    if (tile_geometry(n, radius, err)) return -1;
     if (radius < 0 || radius > NG_HOOD_MAX_RADIUS)
         return ng_errorf(err,
-                         "%s: radius %g is %d lattice cells of %g; a neighbourhood reaches at most %d cells (raise "
+                         "%s: radius %g is %.0f lattice cells of %g; a neighbourhood reaches at most %d cells (raise "
                          "the spacing to at least %g, or take a smaller radius)",
-                         name, radius_world, radius, spacing, NG_HOOD_MAX_RADIUS, radius_world / NG_HOOD_MAX_RADIUS);
+                         name, radius_world, ceil(radius_world / spacing), spacing, NG_HOOD_MAX_RADIUS,
+                         radius_world / NG_HOOD_MAX_RADIUS);
     n->hood_spacing = spacing;
     n->hood_radius = radius;
     if (n->detail < spacing) n->detail = spacing; /* nothing finer survives the lattice: fractals of it stop there */
     return 0;
 }
+
+int ng_hood_declare_pixel(ng_node *n, int radius, ng_error *err)
+{
+    if (tile_geometry(n, radius, err)) return -1;
+    if (radius < 0 || radius > NG_HOOD_MAX_RADIUS)
+        return ng_errorf(err, "%s: radius %d cells; a neighbourhood reaches at most %d cells", n->label, radius,
+                         NG_HOOD_MAX_RADIUS);
+    n->hood_spacing = -1; /* the block's footprint */
+    n->hood_radius = radius;
+    return 0;
+}
+
+int ng_hood_active(const ng_node *n) { return n->type->hood && n->hood_spacing != 0; }
 
 int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, int threads, ng_error *err)
 {
@@ -360,7 +422,7 @@ int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room,
         const ng_node *n = ng_graph_node(g, i);
         for (k = 0; k < ng_node_slots(n); k++)
             if (n->input[k] >= 0 && need[n->input[k]] > need[i]) need[i] = need[n->input[k]];
-        if (!n->type->hood) continue;
+        if (!ng_hood_active(n)) continue;
         need[i] += own_bytes(n, ng_node_channels(ng_graph_node(g, n->input[n->type->hood->input])));
         if (!mark[i]) continue;
         found++;
@@ -374,23 +436,28 @@ int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room,
 /* ---- computing a patch ------------------------------------------------------------- */
 
 /* The source of n evaluated on patch p's cells and halo into in (source
- * channels planes of w^2, w = SIDE + 2 radius), in chunks of the
+ * channels planes of w^2, w = side() + 2 radius), in chunks of the
  * context's block size: the same bits for any chunking, as evaluation is
  * per point. */
 static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, const patch *p, float *in, int w)
 {
     const int k = n->type->hood->input, ch = ng_input_channels(ctx, n, k), cap = ng__ctx_cap(ctx);
-    const double s = n->hood_spacing;
+    const double s = spacing_of(&p->key);
     const int64_t total = (int64_t)w * w;
     float *px = ng_scratch(ctx, 1), *py = ng_scratch(ctx, 1), *buf = ng_scratch(ctx, ch);
+    float *xs = malloc((size_t)w * sizeof *xs);
     ng_block lb;
     int64_t start;
     int rc = -1, c, i;
     if (!px || !py || !buf) goto done;
+    if (!xs) {
+        ng_fail(ctx, "out of memory for a neighbourhood patch");
+        goto done;
+    }
     memset(&lb, 0, sizeof lb);
     lb.dims = 2;
-    lb.anchor[0] = ((double)(p->key.ix * NG_HOOD_PATCH - MARGIN - n->hood_radius) + 0.5) * s;
-    lb.anchor[1] = ((double)(p->key.iy * NG_HOOD_PATCH - MARGIN - n->hood_radius) + 0.5) * s;
+    lb.anchor[0] = ((double)(p->key.ix * cells(n) - MARGIN - n->hood_radius) + 0.5) * s;
+    lb.anchor[1] = ((double)(p->key.iy * cells(n) - MARGIN - n->hood_radius) + 0.5) * s;
     lb.anchor[2] = b->anchor[2];
     lb.anchor[3] = b->anchor[3];
     lb.period[0] = b->period[0];
@@ -400,12 +467,14 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     lb.p[0] = px;
     lb.p[1] = py;
     lb.p[2] = lb.p[3] = ng__ctx_zeros(ctx);
+    for (i = 0; i < w; i++) xs[i] = (float)((double)i * s); /* a row's x, the same on every row */
     for (start = 0; start < total; start += cap) {
         const int m = (int)(total - start < cap ? total - start : cap);
-        for (i = 0; i < m; i++) {
-            const int64_t j = start + i;
-            px[i] = (float)((double)(j % w) * s);
-            py[i] = (float)((double)(j / w) * s);
+        int col = (int)(start % w), row = (int)(start / w), j;
+        for (i = 0; i < m; i += j) { /* cells start + i ..: columns col .., row row */
+            const float y = (float)((double)row * s);
+            for (j = 0; j < w - col && i + j < m; j++) px[i + j] = xs[col + j], py[i + j] = y;
+            col = 0, row++;
         }
         lb.n = m;
         lb.pos_id = ng_new_pos_id(ctx);
@@ -419,6 +488,7 @@ done:
     ng_scratch_free(ctx, px, 1);
     ng_scratch_free(ctx, py, 1);
     ng_scratch_free(ctx, buf, ch);
+    free(xs);
     return rc;
 }
 
@@ -435,8 +505,9 @@ static uint64_t tile_seed(const hkey *k)
  * tile's whole domain (the source's first channel kept beside it). */
 static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
 {
-    const int w = SIDE + 2 * n->hood_radius;
+    const int w = side(n) + 2 * n->hood_radius;
     const int ch = ng_input_channels(ctx, n, n->type->hood->input);
+    const ng_hood_type *t = n->type->hood;
     const size_t halo = halo_bytes(n, ch), plane = (size_t)w * (size_t)w;
     float *in;
     int rc, taken;
@@ -454,9 +525,11 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     if (rc == 0) rc = evaluate_source(ctx, n, b, p, in, w);
     if (rc == 0 && p->key.stage) {
         memcpy(p->data + (size_t)n->channels * plane, in, plane * sizeof(float));
-        n->type->hood->tile(n, in, p->data, w, ch, tile_seed(&p->key));
+        t->tile(n, in, p->data, w, ch, tile_seed(&p->key));
+    } else if (rc == 0 && t->filter_spaced) {
+        t->filter_spaced(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch, spacing_of(&p->key));
     } else if (rc == 0) {
-        n->type->hood->filter(n, in, p->data, in + (size_t)ch * plane, SIDE, n->hood_radius, ch);
+        t->filter(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch);
     }
     free(in);
     pthread_mutex_lock(&h->mu);
@@ -470,13 +543,13 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
  * cos^2 over its nominal extent (patch t and half a patch each side), 0
  * at its edges; neighbouring windows, a half period apart, sum to 1, and
  * the weights are divided by their sum so they do in floats too. */
-static float unity[3][SIDE];
+static float unity[3][TILE_SIDE];
 static pthread_once_t unity_once = PTHREAD_ONCE_INIT;
 static void make_unity(void)
 {
     const double pi = 3.14159265358979323846, half = NG_HOOD_PATCH / 2 + NG_HOOD_TILE_HALO;
     int a, i;
-    for (i = 0; i < SIDE; i++) {
+    for (i = 0; i < TILE_SIDE; i++) {
         double wa[3], sum = 0;
         for (a = 0; a < 3; a++) {
             const double d = i - MARGIN + 0.5 - (double)NG_HOOD_PATCH * (a - 1) - NG_HOOD_PATCH / 2.0;
@@ -495,12 +568,12 @@ static void release_all(ng__hood_cache *h, patch **got, int m);
  * source's first channel added to channel 0. */
 static void blend(const ng_node *n, patch *const *got, float *out)
 {
-    const int w = SIDE + 2 * NG_HOOD_TILE_HALO, C = n->channels;
+    const int w = TILE_SIDE + 2 * NG_HOOD_TILE_HALO, C = n->channels;
     const size_t plane = (size_t)w * (size_t)w;
     int c, i, j, a, bb;
     for (c = 0; c < C; c++)
-        for (j = 0; j < SIDE; j++)
-            for (i = 0; i < SIDE; i++) {
+        for (j = 0; j < TILE_SIDE; j++)
+            for (i = 0; i < TILE_SIDE; i++) {
                 float v = 0.0f;
                 for (bb = 0; bb < 3; bb++)
                     for (a = 0; a < 3; a++) {
@@ -512,7 +585,7 @@ static void blend(const ng_node *n, patch *const *got, float *out)
                 if (c == 0)
                     v += got[4]->data[(size_t)C * plane + (size_t)(j + NG_HOOD_TILE_HALO) * w + i +
                                       NG_HOOD_TILE_HALO];
-                out[(size_t)c * SIDE * SIDE + (size_t)j * SIDE + i] = v;
+                out[(size_t)c * TILE_SIDE * TILE_SIDE + (size_t)j * TILE_SIDE + i] = v;
             }
 }
 
@@ -690,17 +763,26 @@ static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
 
 /* ---- sampling ------------------------------------------------------------------------ */
 
-static int64_t patch_of(int64_t cell)
+/* Position v's coordinate in lattice cells of s (cell k centred on k):
+ * v / s - 0.5, by a multiply with inv = 1 / s when s is a power of two
+ * (the same bits: the product is then exact), else a division. */
+static inline double lattice_coord(double v, double s, double inv) { return (inv != 0 ? v * inv : v / s) - 0.5; }
+
+static int power_of_two(double s)
 {
-    return cell >= 0 ? cell / NG_HOOD_PATCH : -((-cell + NG_HOOD_PATCH - 1) / NG_HOOD_PATCH);
+    int e;
+    return frexp(s, &e) == 0.5;
 }
 
-static uint64_t bits(double v)
+/* floor(u) as an integer, |u| < 2^62, without a call to floor. */
+static inline int64_t floor_cell(double u)
 {
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    return u;
+    const int64_t k = (int64_t)u;
+    return (double)k > u ? k - 1 : k;
 }
+
+static int64_t patch_of(int64_t cell, int P) { return cell >= 0 ? cell / P : -((-cell + P - 1) / P); }
+
 
 /* Along one axis, the value at fraction t between p[0] and p[step]: a
  * cubic B-spline over p[-step] .. p[2 step] (smooth: its slope and
@@ -727,12 +809,43 @@ static inline float bspline(const float *p, ptrdiff_t step, bweights w)
     return p[0] + w.w0 * (p[-step] - p[0]) + w.w2 * (p[step] - p[0]) + w.w3 * (p[2 * step] - p[0]);
 }
 
-/* Points from .. to - 1 sampled from the segment's patches: point i's
- * patch seg[idx[i]], its cell at offset off[i], fractions tx, ty. */
-static void sample(const ng_node *n, const ng_block *b, patch *const *got, const int32_t *idx, const int32_t *off,
-                   const float *tx, const float *ty, int from, int to, float *out)
+/* How many points from i on (1 to room) lie on the centres of the cells
+ * that follow point i's (cell kx, on its centre) along its row: the
+ * positions a render on the lattice's grid asks for, read without
+ * interpolation (bilinear lattices only: a cubic B-spline's value on a
+ * centre is not the cell's). A point counts only when the general path would find it
+ * on that cell's centre too. */
+static int on_centre(const ng_block *b, int i, int k, float y, double s, double inv, int64_t kx)
 {
-    const size_t len = (size_t)b->n;
+    return b->p[1][i + k] == y && lattice_coord(b->anchor[0] + (double)b->p[0][i + k], s, inv) == (double)(kx + k);
+}
+
+static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, int64_t room)
+{
+    const float y = b->p[1][i];
+    const int end = (int64_t)(b->n - i) < room ? b->n - i : (int)room;
+    const double ax = b->anchor[0], base = (double)kx; /* kx + k exact: |kx| < 2^53 */
+    int k = 1;
+    /* 32 points at a time without an early exit, so the loop vectorises;
+     * the points past a miss are taken one by one below */
+    while (inv != 0 && k + 32 <= end) {
+        int ok = 1, q;
+        for (q = k; q < k + 32; q++)
+            ok &= (b->p[1][i + q] == y) & ((ax + (double)b->p[0][i + q]) * inv - 0.5 == base + (double)q);
+        if (!ok) break;
+        k += 32;
+    }
+    while (k < end && on_centre(b, i, k, y, s, inv, kx)) k++;
+    return k;
+}
+
+/* Points from .. to - 1 sampled from the segment's patches: point i's
+ * patch seg[idx[i]], its cell at offset off[i], fractions tx, ty; run[i]
+ * > 1: points i .. i + run[i] - 1 on the centres of successive cells. */
+static void sample(const ng_node *n, const ng_block *b, patch *const *got, const int32_t *idx, const int32_t *off,
+                   const int32_t *run, const float *tx, const float *ty, int from, int to, float *out)
+{
+    const size_t len = (size_t)b->n, S = (size_t)side(n);
     const int smooth = n->type->hood->smooth;
     /* the channels the consumer reads (ng_block.channels): a height read
      * alone from the hydraulic node's 4 costs one */
@@ -743,17 +856,29 @@ static void sample(const ng_node *n, const ng_block *b, patch *const *got, const
             for (c = 0; c < nch; c++) out[(size_t)c * len + (size_t)i] = NAN;
             continue;
         }
-        const bweights wx = bspline_weights(tx[i]), wy = bspline_weights(ty[i]);
+        if (run[i] > 1) { /* cell centres in a row: the cells themselves */
+            for (c = 0; c < nch; c++)
+                memcpy(out + (size_t)c * len + (size_t)i, got[idx[i]]->data + (size_t)c * S * S + (size_t)off[i],
+                       (size_t)run[i] * sizeof(float));
+            i += run[i] - 1;
+            continue;
+        }
+        bweights wx = {0, 0, 0}, wy = wx;
+        if (smooth) wx = bspline_weights(tx[i]), wy = bspline_weights(ty[i]);
         for (c = 0; c < nch; c++) {
-            const float *d = got[idx[i]]->data + (size_t)c * SIDE * SIDE + (size_t)off[i];
+            const float *d = got[idx[i]]->data + (size_t)c * S * S + (size_t)off[i];
             float row[4];
             if (smooth) {
-                for (j = 0; j < 4; j++) row[j] = bspline(d + (j - 1) * SIDE, 1, wx);
+                for (j = 0; j < 4; j++) row[j] = bspline(d + ((ptrdiff_t)j - 1) * (ptrdiff_t)S, 1, wx);
                 out[(size_t)c * len + (size_t)i] = bspline(row + 1, 1, wy);
                 continue;
             }
+            if (tx[i] == 0.0f && ty[i] == 0.0f) { /* on the cell's centre: the cell (a render on its grid) */
+                out[(size_t)c * len + (size_t)i] = d[0];
+                continue;
+            }
             /* a + (b - a) t: equal corners give their value exactly */
-            row[0] = d[0] + (d[1] - d[0]) * tx[i], row[1] = d[SIDE] + (d[SIDE + 1] - d[SIDE]) * tx[i];
+            row[0] = d[0] + (d[1] - d[0]) * tx[i], row[1] = d[S] + (d[S + 1] - d[S]) * tx[i];
             out[(size_t)c * len + (size_t)i] = row[0] + (row[1] - row[0]) * ty[i];
         }
     }
@@ -761,13 +886,16 @@ static void sample(const ng_node *n, const ng_block *b, patch *const *got, const
 
 int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const double s = n->hood_spacing;
+    const double s = n->hood_spacing > 0 ? n->hood_spacing : (double)b->footprint;
+    const int P = cells(n), S = side(n), smooth = n->type->hood->smooth;
     ng__hood_cache *h;
     hkey key, seg[SEGMENT];
     patch *got[SEGMENT];
-    int32_t *idx = NULL, *off = NULL;
+    int32_t *idx = NULL, *off = NULL, *run = NULL;
     float *tx = NULL, *ty = NULL;
-    int i, m = 0, from = 0, rc = -1;
+    const double inv = power_of_two(s) ? 1.0 / s : 0;
+    int64_t lo[2] = {0, 0}; /* the first cell of seg[cur] */
+    int i, m = 0, from = 0, rc = -1, cur = -1;
     (void)in;
     if (b->dims != 2) {
         char name[320];
@@ -776,11 +904,17 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
                             "or a rotation into z), which is not supported yet",
                        name, b->dims);
     }
+    if (!(s > 0)) {
+        char name[320];
+        ng__node_name(n, name, sizeof name);
+        return ng_fail(ctx, "%s: sampled where no pixel size is known (its lattice is the render's pixels): give "
+                            "it a spacing", name);
+    }
     if (!(h = ng__ctx_hood(ctx))) return ng_fail(ctx, "out of memory for the neighbourhood cache");
-    /* scratch planes of floats, two of them holding int32 (no other type reads them) */
-    idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1);
+    /* scratch planes of floats, three of them holding int32 (no other type reads them) */
+    idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1), run = (int32_t *)ng_scratch(ctx, 1);
     tx = ng_scratch(ctx, 1), ty = ng_scratch(ctx, 1);
-    if (!idx || !off || !tx || !ty) goto done;
+    if (!idx || !off || !run || !tx || !ty) goto done;
     memset(&key, 0, sizeof key);
     key.node = n->id;
     key.seed = b->seed;
@@ -788,18 +922,19 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
     key.w = bits(b->anchor[3]);
     key.px = bits(b->period[0]);
     key.py = bits(b->period[1]);
+    key.s = bits(s);
     for (i = 0; i <= b->n; i++) {
         double ux = 0, uy = 0;
         int64_t kx, ky;
         int j;
         if (i < b->n) {
-            ux = (b->anchor[0] + (double)b->p[0][i]) / s - 0.5;
-            uy = (b->anchor[1] + (double)b->p[1][i]) / s - 0.5;
-            if (ux != ux || uy != uy) {
-                idx[i] = -1;
-                continue;
-            }
+            ux = lattice_coord(b->anchor[0] + (double)b->p[0][i], s, inv);
+            uy = lattice_coord(b->anchor[1] + (double)b->p[1][i], s, inv);
             if (!(fabs(ux) < 1e18 && fabs(uy) < 1e18)) {
+                if (ux != ux || uy != uy) {
+                    idx[i] = -1;
+                    continue;
+                }
                 char name[320];
                 ng__node_name(n, name, sizeof name);
                 ng_fail(ctx, "%s: sampled at (%.17g, %.17g), 10^18 or more lattice cells of %g from the origin: "
@@ -807,32 +942,40 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
                         name, b->anchor[0] + (double)b->p[0][i], b->anchor[1] + (double)b->p[1][i], s);
                 goto done;
             }
-            kx = (int64_t)floor(ux);
-            ky = (int64_t)floor(uy);
-            key.ix = patch_of(kx);
-            key.iy = patch_of(ky);
-            for (j = m - 1; j >= 0; j--) /* the last patch first: neighbours share it */
-                if (seg[j].ix == key.ix && seg[j].iy == key.iy) break;
+            kx = floor_cell(ux);
+            ky = floor_cell(uy);
+            if (cur >= 0 && kx - lo[0] >= 0 && kx - lo[0] < P && ky - lo[1] >= 0 && ky - lo[1] < P) {
+                j = cur; /* the previous point's patch: the common case, no search */
+                key.ix = seg[j].ix, key.iy = seg[j].iy;
+            } else {
+                key.ix = patch_of(kx, P);
+                key.iy = patch_of(ky, P);
+                for (j = m - 1; j >= 0; j--)
+                    if (seg[j].ix == key.ix && seg[j].iy == key.iy) break;
+            }
             if (j >= 0 || m < SEGMENT) {
                 if (j < 0) seg[j = m++] = key;
+                cur = j, lo[0] = key.ix * P, lo[1] = key.iy * P;
                 idx[i] = j;
-                off[i] = (int32_t)((ky - key.iy * NG_HOOD_PATCH + MARGIN) * SIDE +
-                                   (kx - key.ix * NG_HOOD_PATCH + MARGIN));
+                off[i] = (int32_t)((ky - key.iy * P + MARGIN) * S + (kx - key.ix * P + MARGIN));
                 tx[i] = (float)(ux - (double)kx);
                 ty[i] = (float)(uy - (double)ky);
+                run[i] = !smooth && tx[i] == 0.0f && ty[i] == 0.0f ? cell_run(b, i, s, inv, kx, lo[0] + P - kx) : 1;
+                i += run[i] - 1;
                 continue;
             }
         }
         /* the segment is full (or the block done): sample its points */
         if (m) {
             if (acquire_all(ctx, h, n, b, seg, got, m)) goto done;
-            sample(n, b, got, idx, off, tx, ty, from, i, out);
+            sample(n, b, got, idx, off, run, tx, ty, from, i, out);
             release_all(h, got, m);
         } else {
-            sample(n, b, got, idx, off, tx, ty, from, i, out);
+            sample(n, b, got, idx, off, run, tx, ty, from, i, out);
         }
         from = i;
         m = 0;
+        cur = -1;
         i--; /* point i starts the next segment */
         if (from == b->n) break;
     }
@@ -840,6 +983,7 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
 done:
     ng_scratch_free(ctx, (float *)idx, 1);
     ng_scratch_free(ctx, (float *)off, 1);
+    ng_scratch_free(ctx, (float *)run, 1);
     ng_scratch_free(ctx, tx, 1);
     ng_scratch_free(ctx, ty, 1);
     return rc;

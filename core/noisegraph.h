@@ -115,7 +115,7 @@ typedef struct ng_block ng_block;
 
 /* A neighbourhood node (blur, and what reads a height field around each
  * point): its value is computed on a world-aligned 2D lattice of its own
- * spacing, in fixed patches of NG_HOOD_PATCH cells that the engine
+ * spacing, in fixed patches (NG_HOOD_PATCH cells, or the type's) that the engine
  * evaluates with a halo of the node's radius, caches for the render and
  * samples (bilinear or cubic) at whatever positions the node is asked for
  * (core/hood.c), so the value at a world point does not depend on how the
@@ -123,7 +123,8 @@ typedef struct ng_block ng_block;
  * (ng_node.h); its eval is ng_hood_eval. */
 typedef struct ng_hood_type {
     int input; /* the input read over the neighbourhood: a pull input */
-    /* How the lattice is sampled between cells: 0 bilinear; 1 a cubic
+    /* How the lattice is sampled between cells: 0 bilinear (a position
+     * on a cell's centre reads the cell itself); 1 a cubic
      * B-spline, smooth (continuous slope and curvature: shading shows no
      * cell facets) and within its samples, itself a small blur (a spread
      * of 1/3 cell^2, which a blur takes off its own). */
@@ -137,9 +138,25 @@ typedef struct ng_hood_type {
      * same bits for the same in, on every thread. */
     void (*filter)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
                    int channels);
+    /* Or, for a filter that needs the lattice's spacing in world units
+     * (gradients, distances; a node of the render's pixel lattice learns
+     * it only per render, ng_hood_declare_pixel): the same with it. One of
+     * filter, filter_spaced and tile is set. */
+    void (*filter_spaced)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
+                          int channels, double spacing);
+    /* Cells per patch edge; 0: NG_HOOD_PATCH. Larger patches spend less on
+     * halos (a shading's 1-cell halo costs (P + 5)^2 / P^2 source
+     * evaluations per cell) and more on the first render of a small area.
+     * A tile type keeps 0 (its tiles are laid out on NG_HOOD_PATCH). */
+    int patch;
+    /* Bytes per cell of the patch and its halo that the filter allocates
+     * beyond its in, out and tmp (a sort's keys), counted against the
+     * memory limit with them. */
+    int scratch;
     /* Optional, instead of filter, for simulations whose result at a cell
      * depends on more than a halo can hold (hydraulic erosion): the node's
-     * radius must be NG_HOOD_TILE_HALO cells, and the engine calls tile on
+     * radius must be NG_HOOD_TILE_HALO cells and its patch NG_HOOD_PATCH,
+     * and the engine calls tile on
      * the patch's whole domain, w = side + 2 radius cells a side, a tile of
      * the world (tiles of neighbouring patches overlap by half). in: the
      * source's channels planes of w^2 as for filter; out: the node's

@@ -24,6 +24,10 @@
     X(surface)           \
     X(erosion_filter)    \
     X(blur)              \
+    X(curvature)         \
+    X(drainage)          \
+    X(mask_distance)     \
+    X(cavity)            \
     X(thermal)           \
     X(hydraulic)         \
     X(ramp)              \
