@@ -96,6 +96,10 @@ int ng_cli_is_help(const char *word);
  * and returns code. */
 int ng_cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* --normalize: each 1-channel output of s through ng.normalize (render
+ * and tiles alike). 0, or the exit code after the one-line error. */
+int ng_cli_normalize(const ng_cli *c, ng_script *s);
+
 /* signals.c: SIGINT, SIGTERM, SIGHUP remove the temporaries of the files
  * being written, then end the process by the same signal. */
 void ng_catch_signals(void);

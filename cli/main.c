@@ -479,31 +479,6 @@ static int keep_only(const ng_cli *c, ng_script *s)
                        names, i < s->noutputs ? ", ..." : "");
 }
 
-/* --normalize: each 1-channel output replaced by ng.normalize of it
- * (vector outputs stay as they are). 0, or the exit code after the
- * one-line error. */
-int ng_cli_normalize(const ng_cli *c, ng_script *s)
-{
-    const ng_node_type *t = ng_type_find("normalize");
-    ng_error err;
-    int i;
-    if (!c->normalize) return 0;
-    for (i = 0; i < s->noutputs; i++) {
-        ng_node *n;
-        int id;
-        if (ng_node_channels(ng_graph_node(s->graph, s->output[i])) != 1) continue;
-        if (!t) return ng_cli_fail(1, "--normalize: no normalize node type");
-        if (!(n = ng_node_begin(s->graph, t, "--normalize", NULL, &err))) return ng_cli_fail(1, "--normalize: %s", err.msg);
-        if (ng_set_input(s->graph, n, 0, s->output[i], &err)) {
-            ng_node_discard(n);
-            return ng_cli_fail(1, "--normalize: %s", err.msg);
-        }
-        if ((id = ng_node_finish(s->graph, n, &err)) < 0) return ng_cli_fail(1, "--normalize: %s", err.msg);
-        s->output[i] = id;
-    }
-    return 0;
-}
-
 /* render and preview: one path, which writes the outputs or, for preview
  * and render --view, draws the view of one. */
 static int cmd_picture(ng_cmd cmd, const char *name, int argc, char **argv)

@@ -28,10 +28,6 @@
 int ng_cmd_tiles(int argc, char **argv);
 int ng_cmd_stitch(int argc, char **argv);
 
-/* main.c: --normalize, each 1-channel output of s through ng.normalize
- * (render and tiles alike). 0, or the exit code after the one-line error. */
-int ng_cli_normalize(const ng_cli *c, ng_script *s);
-
 /* The readers of the files tiles writes, from bytes (stitch.c, tiles.c;
  * tests/fuzz/manifest.c runs them on any input). A manifest as stitch
  * checks it before opening a tile: 0, or the exit code (1) after the
