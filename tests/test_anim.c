@@ -230,10 +230,20 @@ static void sleep_ms(long ms)
 
 /* SIGINT while a later frame renders: the process dies of it, the frames
  * written stay, the frame being written leaves no temporary. */
+#if SANITIZED
+#define SLOW_OCTAVES 6
+#else
+#define SLOW_OCTAVES 16
+#endif
+#define NG_STR_(x) #x
+#define NG_STR(x) NG_STR_(x)
 static void test_sigint_mid_sequence(void)
 {
+    /* 16^3 perlin samples a pixel, a fraction of a second a frame; the
+     * sanitized build is ~20x slower, so 6^3 there */
     static const char slow[] = "local n = ng.perlin{}\n"
-                               "for i = 1, 3 do n = ng.fbm{source = n, octaves = 16, antialias = false} end\n"
+                               "for i = 1, 3 do n = ng.fbm{source = n, octaves = " NG_STR(SLOW_OCTAVES)
+                               ", antialias = false} end\n"
                                "return n\n";
     char s[PATHLEN], dir[PATHLEN], o[PATHLEN], f[PATHLEN];
     const char *args[] = {"render", s, "-o", o, "--frames", "0-999", "--size", "96", "--threads", "1", NULL};

@@ -1155,8 +1155,71 @@ static void test_every_basis_known(void)
                "basis %d has no tests in test_cells.c", listed[k]);
 }
 
+/* The widest SIMD path this CPU runs: the one the suite's tests run on. */
+static const ng_path *widest_path(void)
+{
+    const ng_path *p, *w = NULL;
+    int i, runs;
+    for (i = 0; (p = ng__path_at(i, &runs)); i++)
+        if (runs) w = p;
+    return w;
+}
+
+/* Every other path gives the widest path's bits, on the inputs of every
+ * test above: every feature, metric (minkowski at three exponents) and
+ * jitter (1, 0.45, 0), the two kernel noises, 1D to 4D, near and far
+ * anchors, with and without a period, and batch sizes that leave each
+ * path's tail (1021 and 7 points). So each test's conclusions, drawn on
+ * the widest path, hold on every path (the suite once ran every test on
+ * every path: four times the time, the scalar path's most of it). */
+static void test_paths_agree(void)
+{
+    static const float jitters[] = {1.0f, LOW_JITTER, 0.0f}, exps[] = {0.7f, 2.0f, 4.5f};
+    static const double anchors[] = {0.0, 1e9 + 0.5, -123456789.25};
+    static const uint32_t periods[2][4] = {{0, 0, 0, 0}, {3, 5, 7, 2}};
+    static const int sizes[] = {1021, 7};
+    const ng_path *ref = widest_path(), *mine = t_path;
+    cfg cs[3 * NG_WORLEY_NFEATURES * NG_NMETRICS * 3 + 2];
+    int nc = 0, j, f, m, e, c, dims, a, per, z, i;
+    for (j = 0; j < 3; j++)
+        for (f = 0; f < NG_WORLEY_NFEATURES; f++)
+            for (m = 0; m < NG_NMETRICS; m++)
+                for (e = 0; e < (m == NG_METRIC_MINKOWSKI ? 3 : 1); e++) {
+                    cfg w = {WORLEY, f, m, jitters[j], m == NG_METRIC_MINKOWSKI ? exps[e] : 2.0f};
+                    if (f == NG_WORLEY_EDGE && m != NG_METRIC_EUCLIDEAN) continue;
+                    cs[nc++] = w;
+                }
+    cs[nc++] = (cfg){SPARSE, 0, 0, 1.0f, 2.0f};
+    cs[nc++] = (cfg){ALLIGATOR, 0, 0, 1.0f, 2.0f};
+    t_rng_seed(13);
+    for (c = 0; c < nc; c++)
+        for (dims = 1; dims <= 4; dims++)
+            for (a = 0; a < 3; a++)
+                for (per = 0; per < 2; per++)
+                    for (z = 0; z < 2; z++) {
+                        const int n = sizes[z], planes = cs[c].feature == NG_WORLEY_POSITION && cs[c].kind == WORLEY ? dims : 1;
+                        const double an[4] = {anchors[a], -anchors[a] + 0.75, anchors[a] * 0.5, 7.0};
+                        ng_noise_pts p;
+                        int differ = 0;
+                        fill_random(fbuf, 4, n, -64, 64, 0);
+                        p = pts(n, dims, an, fbuf, 31u * (uint32_t)c + (uint32_t)a);
+                        memcpy(p.period, periods[per], sizeof p.period);
+                        eval(&cs[c], &p, out1);
+                        t_path = ref;
+                        eval(&cs[c], &p, out2);
+                        t_path = mine;
+                        for (i = 0; i < planes * n; i++) differ += memcmp(&out1[i], &out2[i], sizeof out1[i]) != 0;
+                        CHECKF(differ == 0, "%s %dD anchor %g period %d, %d points: %d values differ from the %s path's",
+                               cfg_name(&cs[c]), dims, anchors[a], per, n, differ, ref->name);
+                    }
+}
+
 static void cell_tests(void)
 {
+    if (t_path != widest_path()) {
+        T_RUN(test_paths_agree);
+        return;
+    }
     T_RUN(test_every_basis_known);
     T_RUN(test_range);
     T_RUN(test_worley_exact);
