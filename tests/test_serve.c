@@ -10,9 +10,10 @@
  * served; a new render on a stream cancels the one in progress there
  * while other requests answer; SIGTERM ends it with status 0 (under SAN,
  * no leak either). And what it must survive: scripts stuck in C code (a
- * parameter value, a saved file), Graphviz layouts that take minutes,
- * clients that hang up, floods of event streams and half-sent requests,
- * and a dozen runs at once (its memory, read from /proc).
+ * parameter value, a saved file, an image swapped for a JPEG that takes
+ * seconds to decode), Graphviz layouts that take minutes, clients that
+ * hang up, floods of event streams and half-sent requests, and a dozen
+ * runs at once (its memory, read from /proc).
  */
 #include "cli_support.h"
 #include "serve.h"
@@ -889,6 +890,81 @@ static void test_image_read_is_watched(void)
     CHECK_INT(server_stop(&s), 0);
 }
 
+static void put16(FILE *f, int v)
+{
+    putc(v >> 8, f), putc(v & 255, f);
+}
+
+/* A grey progressive JPEG of side x side pixels whose entropy data is
+ * end-of-band runs alone, its one AC refinement scan repeated `scans`
+ * times (a repeat is a warning to libjpeg-turbo, which the reader lets
+ * pass). At 4096^2 a scan takes libjpeg-turbo about 12 ms, in C code that
+ * no Lua hook reaches: 1000 of them, seconds, from 37 kB. */
+static void write_slow_jpeg(const char *path, int side, int scans)
+{
+    static const unsigned char start[] = {0xFF, 0xD8, 0xFF, 0xDB, 0, 67, 0}; /* SOI, DQT of table 0 */
+    static const unsigned char huff[] = {0xFF, 0xC4, 0, 21, 0x10, 0, 2, 0, 0, 0, 0, 0, 0, 0,
+                                         0, 0, 0, 0, 0, 0, 0, 0xE0, 0x30}; /* AC table 0: 2 codes of 2 bits */
+    static const unsigned char scan[] = {0xFF, 0xDA, 0, 8, 1, 1, 0x00, 1, 63, 0x10}; /* AC 1-63, Ah 1, Al 0 */
+    static const unsigned char run[] = {0x3F, 0xFF, 0x00}; /* code 00 (0xE0) and 14 one bits: 32767 blocks */
+    long blocks = (long)(side / 8) * (side / 8), left;
+    int k;
+    FILE *f = fopen(path, "wb");
+    CHECKF(f != NULL, "cannot write %s", path);
+    if (!f) return;
+    fwrite(start, 1, sizeof start, f);
+    for (k = 0; k < 64; k++) putc(1, f);
+    putc(0xFF, f), putc(0xC2, f), put16(f, 11), putc(8, f), put16(f, side), put16(f, side); /* SOF2, grey */
+    putc(1, f), putc(1, f), putc(0x11, f), putc(0, f);
+    fwrite(huff, 1, sizeof huff, f);
+    for (k = 0; k < scans; k++) {
+        fwrite(scan, 1, sizeof scan, f);
+        for (left = blocks; left > 0; left -= 32767) fwrite(run, 1, sizeof run, f);
+    }
+    putc(0xFF, f), putc(0xD9, f);
+    CHECK_INT(fclose(f), 0);
+}
+
+/* The image a running script reads swapped (by a rename, as editors save)
+ * for a JPEG that takes seconds to decode: that generation ends at the
+ * time limit with the error on the page, the last good picture is still
+ * served, and a good image swapped back is read again. The watchdog's
+ * _exit(1) used to end the whole server. */
+static void test_slow_image_swapped_in(void)
+{
+    char script[PATHLEN], img[PATHLEN], tmp[PATHLEN];
+    static const char *const limit[] = {"--time-limit", "1", NULL};
+    server s;
+    http r;
+    long g;
+    struct timespec t0;
+    script_in(script, "slowjpeg", "return ng.image{path = \"img.jpg\"}\n");
+    tpath(img, "slowjpeg/img.jpg");
+    tpath(tmp, "slowjpeg/img.jpg.new");
+    write_slow_jpeg(img, 64, 1);
+    if (server_start(&s, script, limit)) return;
+    CHECK_INT(status_of(s.port, "/api/render?w=8&h=8"), 200);
+    write_slow_jpeg(tmp, 4096, 1000);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK(rename(tmp, img) == 0);
+    g = wait_generation(s.port, 1);
+    CHECK(g >= 2);
+    CHECKF(seconds_since(&t0) < 15, "the slow decode took %.1f s to end", seconds_since(&t0));
+    get(&r, s.port, "/api/state");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "time limit of 1 s");
+    http_free(&r);
+    CHECK_INT(status_of(s.port, "/api/render?w=8&h=8"), 200); /* the last good graph */
+    write_slow_jpeg(tmp, 64, 1);
+    CHECK(rename(tmp, img) == 0);
+    g = wait_generation(s.port, g);
+    get(&r, s.port, "/api/state");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"error\": null");
+    http_free(&r);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* A new render on a stream cancels the one in progress there (409),
  * while other requests answer; SIGTERM during a render exits 0. */
 static void test_stream_cancels_stale_render(void)
@@ -1264,6 +1340,7 @@ NG_SUITE(serve, full)
     RUN(test_stuck_script_saved);
     RUN(test_graph_too_large_to_draw);
     RUN(test_graph_layout_time_limit);
+    RUN(test_slow_image_swapped_in);
     RUN(test_stream_cancels_stale_render);
     RUN(test_renders_take_turns);
     RUN(test_shutdown_cancels_unstreamed_render);
