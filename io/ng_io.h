@@ -111,6 +111,16 @@ int ng_file_north_up(const char *path);
 /* 1 when path's format puts several named outputs in one file (.vdb: a
  * grid each), 0 otherwise. */
 int ng_file_shares(const char *path);
+/* How GDAL reads a file of path's format as a tile of a VRT mosaic
+ * (`noisegraph tiles`): by a driver of its own, or as raw samples (a
+ * VRTRawRasterBand) after no header, a PFM's three lines (rows bottom
+ * up) or an NRRD's header up to its blank line. */
+typedef enum ng_vrt_source { NG_VRT_NATIVE, NG_VRT_RAW, NG_VRT_PFM, NG_VRT_NRRD } ng_vrt_source;
+ng_vrt_source ng_file_vrt_source(const char *path);
+/* GDAL's data type of the samples of a file of path's format at that
+ * depth: "Byte" or "UInt16" where they are quantized (8 or 16 bits),
+ * "Float32" for floats (halves included). */
+const char *ng_file_gdal_type(const char *path, int bits);
 /* Calls each(user, key, value) for the text metadata of the file at path
  * that noisegraph can read (a .vdb's file and grid metadata: the
  * provenance noisegraph wrote, and the grids' names, classes and types).
