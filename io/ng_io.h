@@ -37,7 +37,13 @@
  *   .exr        OpenEXR: 32-bit float (default) or 16-bit half, one channel
  *               (named Y) or RGB, scanlines or tiles
  *               (ng_file_sink_set_options), values as they are; its data
- *               window is the render's region of the full image.
+ *               window is the render's region of the full image;
+ *   .tif, .tiff GeoTIFF through GDAL, north up: Float32 (default) or UInt16
+ *               quantized as PNG's, one band or RGB; an SRS, nodata and
+ *               Cloud-Optimized layout from ng_file_options;
+ *   .r32        headerless 32-bit little-endian float grey heightmap, values
+ *               as they are.
+ * (Each is one row of io/formats.c, which ng_file_formats lists.)
  * A name with {z} in its file name ("slices/cloud_{z}.png", any format
  * above that holds images) writes a volume as one image per slice, {z}
  * replaced by the slice's index in the full volume (a window's slices keep
@@ -187,7 +193,8 @@ void ng_file_options_place(ng_file_options *o, const ng_render_opts *r);
 int ng_file_sink_set_options(ng_file_sink *s, const ng_file_options *o, ng_error *err);
 /* The same check against a path alone, creating nothing. */
 int ng_file_check_options(const char *path, const ng_file_options *o, ng_error *err);
-/* The extensions understood, for messages: ".png, .pfm, .r16, .raw, .vdb, .nrrd, .exr". */
+/* The extensions understood, for messages, every row's in the table's
+ * order: ".png, .pfm, .r16, .raw, .vdb, .nrrd, .exr, .tif, .tiff, .r32". */
 const char *ng_file_formats(void);
 
 /* ---- images in memory ----------------------------------------------------- */
