@@ -8,8 +8,8 @@
  * The build lists the suites from those lines (tests/suites.sh) and fails
  * on a test file without one, so a suite that is written runs. TIER:
  *   fast  no root, servers, Slurm, Chromium, GDAL or network, and quick:
- *         the whole tier is `make check`, well under a minute (a slow
- *         test of a fast suite is RUN_FULL: the full tier's)
+ *         the whole tier is `make check`, about a minute of CPU (a
+ *         slow test of a fast suite is RUN_FULL: the full tier's)
  *   full  the rest; `make test` (CI) runs every tier
  */
 #ifndef NG_HARNESS_H
