@@ -411,7 +411,7 @@ test-arm:
 	NG_BIN=$(abspath build/arm64/noisegraph-qemu) NG_ROOT=$(CURDIR) qemu-aarch64 build/arm64/run_tests $(ARM_SUITES)
 
 # Two tiers (NG_SUITE in tests/harness.h): check runs the fast suites, no
-# root, servers, Slurm, Chromium, GDAL or network, in well under a minute;
+# root, servers, Slurm, Chromium, GDAL or network, about a minute of CPU;
 # test, what CI runs, every suite of every tier, the embedding programs,
 # the layers and the browser test.
 check: deps $(BIN) $(TESTBIN)

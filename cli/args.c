@@ -714,8 +714,8 @@ static int set_terrain_ramp(ng_cli *c, const option *o, const value *v)
 
 static const option options[] = {
     {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output, TAKES_IMAGE | TAKES_STITCH | SAME_BYTES,
-     "the image: .png, .exr (OpenEXR), .tif (GeoTIFF), .pfm (float),\n"
-     ".r16/.raw (16-bit heightmap), .r32 (float heightmap);\n"
+     "the image: .png, .exr (OpenEXR), .tif/.tiff (GeoTIFF),\n"
+     ".pfm (float), .r16/.raw (16-bit heightmap), .r32 (float heightmap);\n"
      "a volume: .vdb (OpenVDB), .nrrd, or slices 'dir/name_{z}.png';\n"
      "several outputs: FILE with {name}, or FILE-name.png;\n"
      "a view: one picture, .png or .pfm"},

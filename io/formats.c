@@ -1,10 +1,12 @@
 /*
  * formats.c — every file format noisegraph writes, one row each: what the
  * file is called and holds, which depths, channels and options it takes,
- * its encoder and, where stitch reads tiles back, its reader. The file
- * sink (filesink.c), ng_file_check*, ng_file_formats, the tile reader
- * (tileread.c) and ng_tile_readable read this table and nothing else, so
- * a new format is its codec file and one row here.
+ * its encoder, where stitch reads tiles back its reader, and how GDAL
+ * reads its tiles in the VRT mosaic of `tiles`. The file sink
+ * (filesink.c), ng_file_check*, ng_file_formats, the tile reader
+ * (tileread.c), ng_tile_readable and the VRT's ng_file_vrt_source and
+ * ng_file_gdal_type read this table and nothing else, so a new format is
+ * its codec file and one row here.
  */
 #include "formats.h"
 
@@ -24,15 +26,15 @@ const ng__format ng__formats[] = {
     {.name = "PNG", .ext = {".png"}, .bits = {8, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES,
      .takes = NG__LEVEL, .meta = ng__png_meta, .encoder = &ng__png_encoder, .reader = &ng__png_reader},
     {.name = "PFM", .ext = {".pfm"}, .bits = {32}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES, .exact = 1,
-     .uncompressed = 1, .encoder = &ng__pfm_encoder, .reader = &ng__pfm_reader},
+     .uncompressed = 1, .encoder = &ng__pfm_encoder, .reader = &ng__pfm_reader, .vrt = NG_VRT_PFM},
     {.name = "raw heightmap", .ext = {".r16", ".raw"}, .bits = {16}, .channels = NG__GREY_ONLY, .holds = NG__IMAGES,
-     .uncompressed = 1, .encoder = &ng__raw16_encoder, .reader = &ng__raw16_reader},
+     .uncompressed = 1, .encoder = &ng__raw16_encoder, .reader = &ng__raw16_reader, .vrt = NG_VRT_RAW},
     /* exact: NaN is stored too, as an inactive voxel */
     {.name = "VDB", .ext = {".vdb"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__VOLUMES,
      .takes = NG__GRID, .exact = 1, .shares = 1, .meta = ng__vdb_read_meta, .encoder = &ng__vdb_encoder},
     /* uncompressed unless a level asks for gzip */
     {.name = "NRRD", .ext = {".nrrd"}, .bits = {32}, .channels = NG__VECTORS, .holds = NG__IMAGES | NG__VOLUMES,
-     .takes = NG__LEVEL, .exact = 1, .uncompressed = 1, .encoder = &ng__nrrd_encoder},
+     .takes = NG__LEVEL, .exact = 1, .uncompressed = 1, .encoder = &ng__nrrd_encoder, .vrt = NG_VRT_NRRD},
     {.name = "EXR", .ext = {".exr"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES,
      .takes = NG__LEVEL | NG__EXR, .exact = 1, .meta = ng__exr_meta, .encoder = &ng__exr_encoder,
      .reader = &ng__exr_reader},
@@ -40,7 +42,7 @@ const ng__format ng__formats[] = {
      .holds = NG__IMAGES, .takes = NG__LEVEL | NG__GEO, .exact = 1, .quantized_bits = 16,
      .check = ng__geotiff_check, .meta = ng__geotiff_meta, .encoder = &ng__geotiff_encoder},
     {.name = "raw float heightmap", .ext = {".r32"}, .bits = {32}, .channels = NG__GREY_ONLY, .holds = NG__IMAGES,
-     .exact = 1, .uncompressed = 1, .encoder = &ng__r32_encoder},
+     .exact = 1, .uncompressed = 1, .encoder = &ng__r32_encoder, .vrt = NG_VRT_RAW},
 };
 const size_t ng__nformats = sizeof ng__formats / sizeof ng__formats[0];
 
@@ -119,6 +121,19 @@ int ng_file_meta(const char *path, void (*each)(void *user, const char *key, con
     close(fd);
     if (f->meta(path, each, user, msg, sizeof msg)) return ng_errorf(err, "%s: %s", path, msg);
     return 0;
+}
+
+ng_vrt_source ng_file_vrt_source(const char *path)
+{
+    const ng__format *f = ng__format_of(path);
+    return f ? f->vrt : NG_VRT_NATIVE;
+}
+
+const char *ng_file_gdal_type(const char *path, int bits)
+{
+    const ng__format *f = ng__format_of(path);
+    if (f && (!f->exact || bits == f->quantized_bits)) return bits == 8 ? "Byte" : "UInt16";
+    return "Float32";
 }
 
 int ng_tile_readable(const char *path)

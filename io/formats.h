@@ -2,8 +2,9 @@
  * formats.h — the file formats, one row each in one table (formats.c):
  * name, extensions, sample depths, channels, what a file holds, the
  * options it reads, its encoder (filesink.h) and, for the formats stitch
- * reads tiles back from, its reader (tileread.h). The file sink, the
- * checks of ng_io.h, ng_file_formats and ng_tile_readable all come from
+ * reads tiles back from, its reader (tileread.h), and how GDAL reads its
+ * tiles in a VRT mosaic. The file sink, the checks of ng_io.h,
+ * ng_file_formats, ng_tile_readable and the VRT's types all come from
  * it. A format is its codec file, which exports the encoder (and reader),
  * and its row.
  */
@@ -62,6 +63,10 @@ typedef struct ng__format {
                 char *msg, size_t msglen);
     const ng__encoder *encoder;
     const ng__reader *reader; /* NULL: stitch does not read its tiles */
+    /* How GDAL reads a tile of this format in the VRT mosaic of `tiles`
+     * (ng_file_vrt_source): by a driver of its own (NG_VRT_NATIVE, 0) or
+     * as raw samples after the file's header. */
+    ng_vrt_source vrt;
 } ng__format;
 
 extern const ng__format ng__formats[];

@@ -37,7 +37,13 @@
  *   .exr        OpenEXR: 32-bit float (default) or 16-bit half, one channel
  *               (named Y) or RGB, scanlines or tiles
  *               (ng_file_sink_set_options), values as they are; its data
- *               window is the render's region of the full image.
+ *               window is the render's region of the full image;
+ *   .tif, .tiff GeoTIFF through GDAL, north up: Float32 (default) or UInt16
+ *               quantized as PNG's, one band or RGB; an SRS, nodata and
+ *               Cloud-Optimized layout from ng_file_options;
+ *   .r32        headerless 32-bit little-endian float grey heightmap, values
+ *               as they are.
+ * (Each is one row of io/formats.c, which ng_file_formats lists.)
  * A name with {z} in its file name ("slices/cloud_{z}.png", any format
  * above that holds images) writes a volume as one image per slice, {z}
  * replaced by the slice's index in the full volume (a window's slices keep
@@ -111,6 +117,16 @@ int ng_file_north_up(const char *path);
 /* 1 when path's format puts several named outputs in one file (.vdb: a
  * grid each), 0 otherwise. */
 int ng_file_shares(const char *path);
+/* How GDAL reads a file of path's format as a tile of a VRT mosaic
+ * (`noisegraph tiles`): by a driver of its own, or as raw samples (a
+ * VRTRawRasterBand) after no header, a PFM's three lines (rows bottom
+ * up) or an NRRD's header up to its blank line. */
+typedef enum ng_vrt_source { NG_VRT_NATIVE, NG_VRT_RAW, NG_VRT_PFM, NG_VRT_NRRD } ng_vrt_source;
+ng_vrt_source ng_file_vrt_source(const char *path);
+/* GDAL's data type of the samples of a file of path's format at that
+ * depth: "Byte" or "UInt16" where they are quantized (8 or 16 bits),
+ * "Float32" for floats (halves included). */
+const char *ng_file_gdal_type(const char *path, int bits);
 /* Calls each(user, key, value) for the text metadata of the file at path
  * that noisegraph can read (a .vdb's file and grid metadata: the
  * provenance noisegraph wrote, and the grids' names, classes and types).
@@ -177,7 +193,8 @@ void ng_file_options_place(ng_file_options *o, const ng_render_opts *r);
 int ng_file_sink_set_options(ng_file_sink *s, const ng_file_options *o, ng_error *err);
 /* The same check against a path alone, creating nothing. */
 int ng_file_check_options(const char *path, const ng_file_options *o, ng_error *err);
-/* The extensions understood, for messages: ".png, .pfm, .r16, .raw, .vdb, .nrrd, .exr". */
+/* The extensions understood, for messages, every row's in the table's
+ * order: ".png, .pfm, .r16, .raw, .vdb, .nrrd, .exr, .tif, .tiff, .r32". */
 const char *ng_file_formats(void);
 
 /* ---- images in memory ----------------------------------------------------- */

@@ -303,10 +303,10 @@ typedef struct turns {
 
 /* At most 4 renders draw and encode at once. Each holds its picture and
  * PNG outside the script's memory limit, and 128 connections are allowed:
- * 40 ramp requests at 2048^2 at once peaked at 2.4 GB, 0.53 GB with this
- * cap (10.0 against 9.0 s for all 40; the page itself has one to three
+ * the cap bounds what many requests at once hold (the README's "A
+ * served script" has the measurement; the page itself has one to three
  * renders out). Each render uses every core, so a few at once keep them
- * busy while others encode (with 2: 0.42 GB, but 12 s). */
+ * busy while others encode. */
 static turns draws = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 4};
 
 /* 0 with a turn taken, -1 when cancelled while waiting. */

@@ -39,8 +39,22 @@ void ng_t_run(const char *name, void (*fn)(void))
     else passed++;
 }
 
+int ng_t_fast_only;
+static int deferred;
+
+void ng_t_run_full(const char *name, void (*fn)(void))
+{
+    if (!ng_t_fast_only) {
+        ng_t_run(name, fn);
+        return;
+    }
+    printf("  (%s: full tier, not run by make check)\n", name);
+    deferred++;
+}
+
 int ng_t_summary(void)
 {
+    if (deferred) printf("(%d slow test(s) of fast suites not run; make test runs them)\n", deferred);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

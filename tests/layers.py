@@ -52,8 +52,21 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def sources(folder):
-    return sorted(os.path.join(folder, f) for f in os.listdir(folder)
-                  if f.endswith((".c", ".h", ".cc")) and os.path.isfile(os.path.join(folder, f)))
+    """The layer's sources, in its subfolders too (io/without/) but not in
+    those that are layers of their own (nodes/simd/)."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if os.path.join(root, d) not in ORDER)
+        found += [os.path.join(root, f) for f in files if f.endswith((".c", ".h", ".cc"))]
+    return sorted(found)
+
+
+def layer_of(path):
+    """The layer a file belongs to: the deepest layer folder holding it."""
+    folder = os.path.dirname(path)
+    while folder and folder not in ORDER:
+        folder = os.path.dirname(folder)
+    return folder
 
 
 def resolve(path, name, layer):
@@ -80,7 +93,7 @@ def check_includes():
                     bad.append(f"{path}: includes \"{name}\", which no folder of its layer holds")
                     continue
                 edges.setdefault(path, set()).add(target)
-                folder = os.path.dirname(target)
+                folder = layer_of(target)
                 counts[folder] = counts.get(folder, 0) + 1
                 if folder != layer and folder not in ALLOWED[layer]:
                     bad.append(f"{path}: includes {target}: {layer}/ may not use {folder}/")

@@ -1,5 +1,6 @@
 /* main.c — runs the test suites: all of them (make test), one tier
- * (--tier fast: make check) or those named; --list names them with their
+ * (--tier fast: make check, without the RUN_FULL tests of its suites) or
+ * those named; --list names them with their
  * tiers. The last line is "N passed, N failed". The suites are the
  * NG_SUITE lines of tests/test_*.c, listed by the build (tests/suites.sh).
  * Each suite's wall time is printed after it ("suite NAME: S s"), so CI's
@@ -41,6 +42,7 @@ int main(int argc, char **argv)
             return 2;
         } else named++;
     }
+    ng_t_fast_only = tier == NG_T_TIER_fast;
     if (list) {
         for (i = 0; i < ng_t_nsuites; i++) printf("%s %s\n", ng_t_suites[i].name, tier_names[ng_t_suites[i].tier]);
         return 0;

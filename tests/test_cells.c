@@ -1152,6 +1152,7 @@ static void test_every_basis_known(void)
                "basis %d has no tests in test_cells.c", listed[k]);
 }
 
+<<<<<<< HEAD
 /* The widest SIMD path this CPU runs: the one the suite's tests run on. */
 static const ng_path *widest_path(void)
 {
@@ -1209,6 +1210,27 @@ static void test_paths_agree(void)
                         CHECKF(differ == 0, "%s %dD anchor %g period %d, %d points: %d values differ from the %s path's",
                                cfg_name(&cs[c]), dims, anchors[a], per, n, differ, ref->name);
                     }
+=======
+/* ng_cell_pow (cell_kernels.h), minkowski's power, against libm's pow in
+ * double, over x in [1e-4, 1e4] and |e| <= 10 where the result is a
+ * normal float: within 2e-6 relative for |e| <= 2 (the 1/p root of the
+ * distance), 8e-6 up to |e| = 10 (each axis's power, whose log2 carries
+ * float's rounding times e). */
+static void test_cell_pow_error(void)
+{
+    double worst = 0, worst_root = 0;
+    int i, j;
+    for (i = 0; i <= 4000; i++)
+        for (j = 0; j <= 400; j++) {
+            const float x = (float)pow(10.0, -4 + 8.0 * i / 4000), e = (float)(-10 + 20.0 * j / 400);
+            const double want = pow(x, e), rel = fabs(ng_cell_pow(x, e) / want - 1);
+            if (want < 0x1p-126 || want > 0x1p127) continue;
+            worst = fmax(worst, rel);
+            if (fabsf(e) <= 2) worst_root = fmax(worst_root, rel);
+        }
+    CHECKF(worst_root < 2e-6, "ng_cell_pow: relative error %g for |e| <= 2", worst_root);
+    CHECKF(worst < 8e-6, "ng_cell_pow: relative error %g for |e| <= 10", worst);
+>>>>>>> audit23
 }
 
 static void cell_tests(void)
@@ -1240,6 +1262,7 @@ static void cell_tests(void)
     T_RUN(test_periodic_one_axis);
     T_RUN(test_odd_inputs);
     T_RUN(test_normaliser_continuous);
+    T_RUN(test_cell_pow_error);
 }
 
 NG_SUITE(cells, full) { t_on_every_path("cells", cell_tests); }

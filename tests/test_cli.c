@@ -14,6 +14,7 @@
  * mkdtemp directory removed at the end.
  */
 #include "cli_support.h"
+#include "ng_io.h"
 
 #include <errno.h>
 #include <pty.h>
@@ -979,6 +980,21 @@ static void test_help_rows_once(void)
     res_free(&r);
 }
 
+/* The --output row names every extension of the format table
+ * (io/formats.c, ng_file_formats): a format added there and not to the
+ * help fails here. */
+static void test_help_names_every_format(void)
+{
+    char list[256], *ext, *save = NULL;
+    res r;
+    cli(&r, "render", "--help", NULL);
+    EXPECT_OK(&r);
+    snprintf(list, sizeof list, "%s", ng_file_formats());
+    for (ext = strtok_r(list, ", ", &save); ext; ext = strtok_r(NULL, ", ", &save))
+        CHECKF(r.out && strstr(r.out, ext), "render --help does not name %s", ext);
+    res_free(&r);
+}
+
 /* Each command's --help (or -h, anywhere an option may stand) is its
  * usage and the rows of the options it reads, from the one table: tiles
  * lists its --tile-size, --plan and --index, and nothing it refuses. */
@@ -1420,6 +1436,7 @@ NG_SUITE(cli, full)
     RUN(test_help_version);
     RUN(test_help_rows_once);
     RUN(test_help_per_command);
+    RUN(test_help_names_every_format);
     RUN(test_nodes);
     RUN(test_info);
     RUN(test_bits);

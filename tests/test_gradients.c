@@ -314,7 +314,7 @@ static int probe_setup(ng_node *n, const int *ch, ng_error *err)
 
 static const ng_node_type probe_type = {
     .name = "probe", .family = "test", .doc = "counts its evaluations", .params = probe_params, .nparams = 1,
-    .dims = 0x1Eu, .setup = probe_setup, .eval_grad = probe_eval_grad, .eval = probe_eval,
+    .dims = NG_DIMS_ALL, .setup = probe_setup, .eval_grad = probe_eval_grad, .eval = probe_eval,
 };
 
 static int probe(ng_graph *g, int channels)
@@ -727,7 +727,7 @@ static int field_setup(ng_node *n, const int *ch, ng_error *err)
 }
 
 static const ng_node_type field_type = {
-    .name = "field", .family = "test", .doc = "a 3-channel field that counts its evaluations", .dims = 0x1Eu,
+    .name = "field", .family = "test", .doc = "a 3-channel field that counts its evaluations", .dims = NG_DIMS_ALL,
     .setup = field_setup, .eval_grad = field_eval_grad, .eval = field_eval,
 };
 

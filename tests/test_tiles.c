@@ -37,7 +37,7 @@ static void single_into(const char *path, const char *seed)
     res r;
     snprintf(set, sizeof set, "seed=%s", seed);
     cli(&r, "render", script, "--no-provenance", "--size", "300x200", "-o", path, "--set", set, "--bits",
-        strstr(path, ".pfm") ? "32" : "16", NULL);
+        strstr(path, ".pfm") || strstr(path, ".r32") ? "32" : "16", NULL);
     EXPECT_OK(&r);
     res_free(&r);
 }
@@ -197,17 +197,26 @@ static void test_stitch_equals_single(void)
 }
 
 /* GDAL opens the VRT as one raster and reads the single render's samples
- * (16-bit PNG and r16 tiles as UInt16, PFM tiles as Float32, rows top
- * down): gdal_translate to raw ENVI and compare. */
+ * (16-bit PNG and r16 tiles as UInt16, PFM and r32 tiles as Float32, rows
+ * top down): gdal_translate to raw ENVI and compare. (r32 tiles, which
+ * stitch does not read, are made here; GDAL could not open them before
+ * the VRT's reading came from the format table.) */
 static void test_vrt_reads_in_gdal(void)
 {
-    static const char *const exts[] = {"png", "r16", "pfm"};
-    char cmd[PATHLEN * 4], single16[PATHLEN], singlef[PATHLEN], *out = NULL;
+    static const char *const exts[] = {"png", "r16", "pfm", "r32"};
+    char cmd[PATHLEN * 4], single16[PATHLEN], singlef[PATHLEN], single32[PATHLEN], dir32[PATHLEN], *out = NULL;
     size_t e;
+    res r;
     tpath(single16, "single.r16");
     tpath(singlef, "single.pfm");
+    tpath(single32, "single.r32");
     single_into(single16, "3");
     single_into(singlef, "3");
+    single_into(single32, "3");
+    pathf(dir32, "%s/full_r32", tmpdir);
+    tiles_into(&r, dir32, "r32", "3");
+    EXPECT_OK(&r);
+    res_free(&r);
     for (e = 0; e < sizeof exts / sizeof exts[0]; e++) {
         char vrt[PATHLEN], raw[PATHLEN];
         unsigned char *got, *want;
@@ -219,7 +228,7 @@ static void test_vrt_reads_in_gdal(void)
         CHECKF(shell(cmd, &out) == 0, "%s: %s", cmd, out);
         free(out);
         got = slurp(raw, &ngot);
-        want = slurp(e == 2 ? singlef : single16, &nwant);
+        want = slurp(e == 2 ? singlef : e == 3 ? single32 : single16, &nwant);
         if (got && want && e == 2) { /* PFM: header, then rows bottom up */
             const size_t row = 300 * 4, body = 300 * 200 * 4;
             unsigned char *top = want + nwant - body;

@@ -379,7 +379,7 @@ NG_SUITE(weathering, fast)
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
         return;
     }
-    RUN(test_cli_farm_8192);
+    RUN_FULL(test_cli_farm_8192);
     RUN(test_bad_input);
     cli_teardown();
 }
