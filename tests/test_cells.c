@@ -1152,7 +1152,6 @@ static void test_every_basis_known(void)
                "basis %d has no tests in test_cells.c", listed[k]);
 }
 
-<<<<<<< HEAD
 /* The widest SIMD path this CPU runs: the one the suite's tests run on. */
 static const ng_path *widest_path(void)
 {
@@ -1210,7 +1209,8 @@ static void test_paths_agree(void)
                         CHECKF(differ == 0, "%s %dD anchor %g period %d, %d points: %d values differ from the %s path's",
                                cfg_name(&cs[c]), dims, anchors[a], per, n, differ, ref->name);
                     }
-=======
+}
+
 /* ng_cell_pow (cell_kernels.h), minkowski's power, against libm's pow in
  * double, over x in [1e-4, 1e4] and |e| <= 10 where the result is a
  * normal float: within 2e-6 relative for |e| <= 2 (the 1/p root of the
@@ -1230,7 +1230,6 @@ static void test_cell_pow_error(void)
         }
     CHECKF(worst_root < 2e-6, "ng_cell_pow: relative error %g for |e| <= 2", worst_root);
     CHECKF(worst < 8e-6, "ng_cell_pow: relative error %g for |e| <= 10", worst);
->>>>>>> audit23
 }
 
 static void cell_tests(void)
