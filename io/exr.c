@@ -534,6 +534,20 @@ static int band_retire(void *ctx, int slot)
     return 0;
 }
 
+/* OpenEXRCore 3.1 sizes a mip level's tiles at its right and bottom
+ * edges as whole tiles (it cuts them at the image's edge, not the
+ * level's), where every reader (and its own) takes them cut at the
+ * level's: the tile at column x, row r of the band, cut there. */
+static void clip_tile(const encoder *p, const band *b, int r, int x, int part, exr_chunk_info_t *info)
+{
+    const int w = b->width - x < p->tile ? b->width - x : p->tile, h = b->nrows - r < p->tile ? b->nrows - r : p->tile;
+    int c, n = 0;
+    if (info->width == w && info->height == h) return;
+    for (c = 0; c < p->nch; c++) n += p->ch[c].part == part;
+    info->width = w, info->height = h;
+    info->unpacked_size = (uint64_t)w * (uint64_t)h * (uint64_t)n * (p->im->bits == 16 ? 2u : 4u);
+}
+
 /* The chunks of parts first .. first + nparts - 1 in the band in b (rows
  * y .. y + nrows - 1 of the window or of its level). */
 static int plan_chunks(encoder *p, band *b, int first, int nparts)
@@ -549,6 +563,7 @@ static int plan_chunks(encoder *p, band *b, int first, int nparts)
                                                          b->level, &k->info)
                              : exr_write_scanline_chunk_info(p->ctx, part, p->y0 + b->y + r, &k->info);
                 if (rc) return exr_failed(p->im, rc, "chunk");
+                if (p->tile) clip_tile(p, b, r, x, part, &k->info);
                 k->part = part;
                 k->x = x;
                 k->y = r;
