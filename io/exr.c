@@ -735,9 +735,10 @@ static int gather(encoder *p, band *b, int to, int y, int r, int n, const float 
 static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
 {
     encoder *p = im->state;
-    const size_t stride = (size_t)im->width * (size_t)p->nfloat;
+    size_t stride;
     int r = 0, k;
     if (im->joining) return stage_rows(im, y, nrows, rows);
+    stride = (size_t)im->width * (size_t)p->nfloat;
     while (r < nrows) {
         band *b;
         int n;
