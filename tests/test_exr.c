@@ -865,9 +865,20 @@ static void exr_layout_usage_errors(void)
     cli(&r, "render", s, "-o", out, "--exr-layout", "multipart", NULL);
     EXPECT_ERR(&r, 2, "--exr-layout", "'multipart'", "layers|parts|files");
     res_free(&r);
+    /* what the mip levels and a multi-part file's held parts need counts
+     * against the memory limit: refused in one line, nothing left behind */
+    cli(&r, "render", s, "-o", out, "--size", "1024", "--exr-mipmap", "--memory-limit", "2", "--threads", "1", NULL);
+    EXPECT_ERR(&r, 1, "exr_lbad.exr", "the mip levels of a 1024x1024 image need 3 MiB", "--memory-limit");
+    res_free(&r);
+    mkscript(s, "exr_lbad.lua", "return {a = ng.perlin{}, b = ng.perlin{output = \"vector\"}}\n");
+    cli(&r, "render", s, "-o", out, "--size", "512", "--exr-layout", "parts", "--memory-limit", "2", "--threads", "1",
+        NULL);
+    EXPECT_ERR(&r, 1, "exr_lbad.exr", "a multi-part file holds its later parts", "--exr-layout layers");
+    res_free(&r);
     CHECK(!exists(png));
     CHECK(!exists(out));
     CHECK_INT(count_entries(tmpdir, "exr_lbad-"), 0);
+    CHECK_INT(count_entries(tmpdir, "exr_lbad.exr.tmp"), 0);
 }
 
 NG_SUITE(exr, full)
