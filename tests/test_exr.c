@@ -847,6 +847,42 @@ static void exr_mipmap_levels(void)
     }
 }
 
+/* A 4-channel output (R, G, B, A) rendered as .exr tiles and stitched
+ * with --exr-mipmap is the single render's mip-mapped file, every level
+ * (the tile reader takes 2 and 4 channels, as the writer names them). */
+static void exr_stitch_rgba_mipmap(void)
+{
+    static const char *const rgba[4] = {"R", "G", "B", "A"};
+    char s[PATHLEN], dir[PATHLEN], pattern[PATHLEN], manifest[PATHLEN], stitched[PATHLEN], single[PATHLEN];
+    int l;
+    res r;
+    mkscript(s, "exr_st.lua",
+             "return ng.hydraulic{source = ng.perlin{element_size = 9}:fit(-1, 1, 0, 1), droplets = 0.02, "
+             "iterations = 4}\n");
+    mksub(dir, "exr_st_tiles");
+    pathf(pattern, "%s/t_{x}_{y}.exr", dir);
+    pathf(manifest, "%s/manifest.json", dir);
+    tpath(stitched, "exr_st.exr");
+    tpath(single, "exr_st_single.exr");
+    cli(&r, "tiles", s, "--size", "72x40", "--tile-size", "32", "-o", pattern, NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "stitch", manifest, "-o", stitched, "--exr-mipmap", "--exr-tiles", "16", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", s, "-o", single, "--size", "72x40", "--exr-mipmap", "--exr-tiles", "16", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    for (l = 0; l < 7; l++) { /* 72x40 .. 1x1 */
+        int w, h, w2, h2;
+        float *a = read_level(stitched, 0, l, rgba, 4, &w, &h), *b = read_level(single, 0, l, rgba, 4, &w2, &h2);
+        CHECKF(a && b && w == w2 && h == h2 && samples_equal(a, b, (size_t)w * h * 4),
+               "level %d of the stitched file differs from the single render's", l);
+        free(a);
+        free(b);
+    }
+}
+
 /* The new options are for .exr outputs (and --exr-layout for render):
  * anything else is one line, exit 2, nothing written. */
 static void exr_layout_usage_errors(void)
@@ -897,6 +933,7 @@ NG_SUITE(exr, full)
     RUN(exr_files_layout_keeps_old_bits);
     RUN(exr_parts_named_after_outputs);
     RUN(exr_mipmap_levels);
+    RUN(exr_stitch_rgba_mipmap);
     RUN(exr_layout_usage_errors);
     cli_teardown();
 }
