@@ -99,11 +99,13 @@ int ng_file_bits(const char *path, int bits);
  * background: voxels at or below it are left inactive (and read as it).
  * Before the render begins. 0, or -1 with err filled (an empty name). */
 int ng_file_sink_set_grid(ng_file_sink *s, const char *name, double background, ng_error *err);
-/* Several outputs in one file (a .vdb's grids): member writes no file of
- * its own; its grid goes into lead's file, which lead writes at its end()
- * with the grids of every member joined before it, in the order joined,
- * then its own. Every member must end (complete) before lead does (the
- * render ends its sinks in order: make lead the last output); a member's
+/* Several outputs in one file (a .vdb's grids, an .exr's layers or
+ * parts): member writes no file of its own; its grid or channels go into
+ * lead's file, with those of every member joined before it, in the order
+ * joined, then its own. Every member must begin before lead does, be
+ * given each band's rows before lead is (an .exr's lead writes them as
+ * they come), and end (complete) before lead does: ng_render begins, feeds
+ * and ends its sinks in order, so make lead the last output. A member's
  * commit only frees what it holds. Both sinks name the same file, whose
  * format puts several outputs in one (ng_file_shares); before the render
  * begins. 0, or -1 with err filled. */
