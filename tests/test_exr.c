@@ -884,12 +884,13 @@ static void exr_stitch_rgba_mipmap(void)
 }
 
 /* The new options are for .exr outputs (and --exr-layout for render):
- * anything else is one line, exit 2, nothing written. */
+ * anything else is one line, exit 2, nothing written; --help lists them. */
 static void exr_layout_usage_errors(void)
 {
-    char s[PATHLEN], png[PATHLEN], out[PATHLEN];
+    char s[PATHLEN], png[PATHLEN], out[PATHLEN], pattern[PATHLEN];
     res r;
     mkscript(s, "exr_lbad.lua", "return {a = ng.perlin{}, b = ng.simplex{}}\n");
+    tpath(pattern, "exr_lbad_{x}_{y}.exr");
     tpath(png, "exr_lbad.png");
     tpath(out, "exr_lbad.exr");
     cli(&r, "render", s, "-o", png, "--exr-layout", "parts", NULL);
@@ -900,6 +901,18 @@ static void exr_layout_usage_errors(void)
     res_free(&r);
     cli(&r, "render", s, "-o", out, "--exr-layout", "multipart", NULL);
     EXPECT_ERR(&r, 2, "--exr-layout", "'multipart'", "layers|parts|files");
+    res_free(&r);
+    cli(&r, "tiles", s, "-o", pattern, "--size", "64", "--tile-size", "32", "--exr-layout", "parts", NULL);
+    EXPECT_ERR(&r, 2, "--exr-layout", "not tiles");
+    res_free(&r);
+    cli(&r, "render", "--help", NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "--exr-layout layers|parts|files");
+    CHECK_CONTAINS(r.out, "--exr-mipmap");
+    res_free(&r);
+    cli(&r, "stitch", "--help", NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "--exr-mipmap");
     res_free(&r);
     /* what the mip levels and a multi-part file's held parts need counts
      * against the memory limit: refused in one line, nothing left behind */
