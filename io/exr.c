@@ -668,7 +668,8 @@ static int encode_begin(ng__image *im)
     encoder *p;
     exr_result_t rc;
     if (im->joining) return stage_begin(im);
-    if (!(p = im->state = calloc(1, sizeof *p))) return ng__image_fail(im, 0, "cannot start the EXR encoder (out of memory)");
+    if (!(p = im->state = calloc(1, sizeof *p)))
+        return ng__image_fail(im, 0, "cannot start the EXR encoder (out of memory)");
     pthread_mutex_init(&p->mu, NULL);
     p->im = im;
     p->tile = im->opt.exr_tile ? im->opt.exr_tile : im->opt.exr_mipmap ? MIP_TILE : 0;
@@ -789,7 +790,8 @@ static int write_levels(encoder *p, int k)
 {
     band b = {0};
     int l, rc = 0;
-    if (band_alloc(p, &b, (p->im->width + p->tile - 1) / p->tile)) rc = ng__image_fail(p->im, 0, "EXR encoder: out of memory");
+    if (band_alloc(p, &b, (p->im->width + p->tile - 1) / p->tile))
+        rc = ng__image_fail(p->im, 0, "EXR encoder: out of memory");
     for (l = 1; l < p->nlevels && !rc; l++) {
         const mip_level *v = &p->lv[l];
         int i;

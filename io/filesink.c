@@ -1205,7 +1205,9 @@ static int check_options(const char *path, const ng__format *e, const ng_file_op
                          ng__format_list(which, sizeof which, takes_level, 0, " and "));
     if ((o->exr_tile || o->exr_compression != NG_EXR_ZIP || o->exr_layout != NG_EXR_LAYERS || o->exr_mipmap) &&
         !(e->takes & NG__EXR))
-        return ng_errorf(err, "%s: --exr-tiles, --exr-compression, --exr-layout, --exr-mipmap: are for %s outputs, not %s",
+        return ng_errorf(err,
+                         "%s: --exr-tiles, --exr-compression, --exr-layout, --exr-mipmap: are for %s outputs, "
+                         "not %s",
                          path, ng__format_list(which, sizeof which, takes_exr, 1, " or "), e->name);
     if ((unsigned)o->exr_layout > NG_EXR_FILES)
         return ng_errorf(err, "%s: unknown EXR layout %d", path, (int)o->exr_layout);

@@ -541,7 +541,8 @@ static float *mip_reference(const float *f0, int w0, int h0, int n, int l, int *
         next = calloc((size_t)nw * nh * n, sizeof *next);
         for (y = 0; y < ch; y++)
             for (x = 0; x < cw; x++)
-                for (c = 0; c < n; c++) next[((size_t)(y / 2) * nw + x / 2) * n + c] += sum[((size_t)y * cw + x) * n + c];
+                for (c = 0; c < n; c++)
+                    next[((size_t)(y / 2) * nw + x / 2) * n + c] += sum[((size_t)y * cw + x) * n + c];
         free(sum);
         sum = next, cw = nw, ch = nh, side *= 2;
     }
