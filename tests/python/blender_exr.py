@@ -6,7 +6,9 @@ imports noisegraph's EXR files as a studio's artist would (issue 26):
   N.R, N.G, N.B): Blender's compositor offers its layers, height and N, as
   outputs of an Image node, and each layer routed to the composite gives
   the render's samples bit for bit (the composite saved as a 32-bit float
-  EXR and loaded back).
+  EXR and loaded back);
+- the multi-part file (--exr-layout parts) likewise: its parts' channels
+  keep the layer names, so Blender sees the same layers.
 The samples it compares against come from the Python module (PYTHONPATH),
 the files from the CLI (NG_BIN). Exit 1 on failure (--python-exit-code 1).
 """
@@ -52,7 +54,7 @@ def composite(path, layer, tmp):
     bpy.ops.render.render()
     st = sc.render.image_settings
     st.file_format, st.color_depth, st.exr_codec = "OPEN_EXR", "32", "ZIP"
-    saved = os.path.join(tmp, f"composite_{layer}.exr")
+    saved = os.path.join(tmp, f"composite_{os.path.basename(path)}_{layer}.exr")
     bpy.data.images["Render Result"].save_render(saved)
     return rgba(bpy.data.images.load(saved))
 
@@ -63,8 +65,10 @@ def main():
         with open(script, "w") as f:
             f.write(SCRIPT)
         layered, grey = os.path.join(tmp, "layered.exr"), os.path.join(tmp, "grey.exr")
+        parts = os.path.join(tmp, "parts.exr")
         size = f"{W}x{H}"
         subprocess.run([BIN, "render", script, "-o", layered, "--size", size], check=True)
+        subprocess.run([BIN, "render", script, "-o", parts, "--size", size, "--exr-layout", "parts"], check=True)
         subprocess.run([BIN, "render", script, "--only", "height", "-o", grey, "--size", size], check=True)
         height = noisegraph.render(script, size=(W, H), output="height")[:, :, 0]
         normal = noisegraph.render(script, size=(W, H), output="N")
@@ -75,12 +79,13 @@ def main():
         for c in range(3):
             assert np.array_equal(img[:, :, c], height), f"channel {c} of the grey file is not the heights"
 
-        got = composite(layered, "height", tmp)
-        assert np.array_equal(got[:, :, 0], height), "the layer height is not the heights"
-        got = composite(layered, "N", tmp)
-        assert np.array_equal(got[:, :, :3], normal), "the layer N is not the vector output"
+        for path in (layered, parts):
+            got = composite(path, "height", tmp)
+            assert np.array_equal(got[:, :, 0], height), f"{path}: the layer height is not the heights"
+            got = composite(path, "N", tmp)
+            assert np.array_equal(got[:, :, :3], normal), f"{path}: the layer N is not the vector output"
         print(f"blender_exr.py: Blender {bpy.app.version_string} read the Y file and the layers height and N "
-              f"of the multi-layer EXR, {W}x{H}, bit for bit")
+              f"of the multi-layer and the multi-part EXR, {W}x{H}, bit for bit")
 
 
 main()
