@@ -133,13 +133,13 @@ typedef struct mip_level {
 typedef struct encoder {
     ng__image *im;
     exr_context_t ctx;
-    /* The outputs in the file, in output order (the joined ones, then im),
-     * and the floats of a pixel: every one's channels. */
+    /* The outputs in the file, in output order (the joined ones, then im);
+     * the file's channels, every one's, which are the floats of a pixel. */
     const ng__image *src[NG__MAX_JOINED];
-    int nsrc, nfloat;
-    int nparts;       /* 1, or one per output (NG_EXR_PARTS) */
+    int nsrc;
     channel *ch;
-    int nch;
+    int nfloat;
+    int nparts;       /* 1, or one per output (NG_EXR_PARTS) */
     part_hold *hold;  /* [nparts]: the chunks of parts 1 .. held */
     double held_bytes;
     mip_level *lv;        /* [nlevels]: mip levels (lv[0] is the image, unused) */
@@ -236,13 +236,14 @@ static int placed(const ng__image *im)
 static int plan_channels(ng__image *im, encoder *p)
 {
     const ng__image *j;
-    int s, c, at = 0;
+    int s, c, n = 0, at = 0;
     for (j = im->joined; j && p->nsrc < NG__MAX_JOINED - 1; j = j->joined) p->src[p->nsrc++] = j;
     p->src[p->nsrc++] = im;
     p->nparts = p->nsrc > 1 && im->opt.exr_layout == NG_EXR_PARTS ? p->nsrc : 1;
-    for (s = 0; s < p->nsrc; s++) p->nch += p->src[s]->channels;
-    if (!(p->ch = calloc((size_t)p->nch, sizeof *p->ch)) || !(p->hold = calloc((size_t)p->nparts, sizeof *p->hold)))
+    for (s = 0; s < p->nsrc; s++) n += p->src[s]->channels;
+    if (!(p->ch = calloc((size_t)n, sizeof *p->ch)) || !(p->hold = calloc((size_t)p->nparts, sizeof *p->hold)))
         return -1;
+    p->nfloat = n;
     for (s = 0; s < p->nsrc; s++) {
         const ng__image *o = p->src[s];
         if (p->nsrc > 1 && (!o->name || o->width != im->width || o->height != im->height))
@@ -257,7 +258,6 @@ static int plan_channels(ng__image *im, encoder *p)
             p->ch[at].at = at;
         }
     }
-    p->nfloat = at;
     return 0;
 }
 
@@ -290,7 +290,7 @@ static int write_part_header(ng__image *im, encoder *p, int k)
     if (o->exr_compression == NG_EXR_ZIP && o->level >= 0 &&
         (rc = exr_set_zip_compression_level(p->ctx, part, o->level)))
         return exr_failed(im, rc, "compression level");
-    for (c = 0; c < p->nch; c++)
+    for (c = 0; c < p->nfloat; c++)
         if (p->ch[c].part == k &&
             (rc = exr_add_channel(p->ctx, part, p->ch[c].name, type, EXR_PERCEPTUALLY_LINEAR, 1, 1)))
             return exr_failed(im, rc, "channel");
@@ -429,7 +429,7 @@ static void point_channels(const encoder *p, band *b, const chunk *k)
     int c, i;
     for (i = 0; i < pipe->channel_count; i++) {
         exr_coding_channel_info_t *ch = &pipe->channels[i];
-        for (c = 0; c < p->nch - 1 && (p->ch[c].part != k->part || strcmp(ch->channel_name, p->ch[c].name)); c++) {
+        for (c = 0; c < p->nfloat - 1 && (p->ch[c].part != k->part || strcmp(ch->channel_name, p->ch[c].name)); c++) {
         }
         ch->user_bytes_per_element = 4;
         ch->user_data_type = EXR_PIXEL_FLOAT;
@@ -543,7 +543,7 @@ static void clip_tile(const encoder *p, const band *b, int r, int x, int part, e
     const int w = b->width - x < p->tile ? b->width - x : p->tile, h = b->nrows - r < p->tile ? b->nrows - r : p->tile;
     int c, n = 0;
     if (info->width == w && info->height == h) return;
-    for (c = 0; c < p->nch; c++) n += p->ch[c].part == part;
+    for (c = 0; c < p->nfloat; c++) n += p->ch[c].part == part;
     info->width = w, info->height = h;
     info->unpacked_size = (uint64_t)w * (uint64_t)h * (uint64_t)n * (p->im->bits == 16 ? 2u : 4u);
 }
@@ -866,7 +866,7 @@ static void encode_discard(ng__image *im)
         band_free(&p->slot[s]);
     }
     free(p->slot);
-    for (s = 0; p->ch && s < p->nch; s++) free(p->ch[s].name);
+    for (s = 0; p->ch && s < p->nfloat; s++) free(p->ch[s].name);
     free(p->ch);
     for (s = 0; p->hold && s < p->nparts; s++) {
         free(p->hold[s].chunks);
