@@ -70,13 +70,14 @@ endif
 
 # Test tools only (the tiles and farm suites): GNU parallel and a local
 # Slurm cluster (slurmctld, slurmd, sbatch, munge) run a tiles plan;
-# gdal-bin reads the VRT mosaic back; Blender imports a multi-grid .vdb
+# gdal-bin reads the VRT mosaic back; openimageio-tools' oiiotool reads
+# every layer, part and mip level of our EXR files (exr); Blender imports a multi-grid .vdb
 # headless (vdb_grids); teem-apps' unu (NRRD's reference reader) reads a
 # gzipped .nrrd back; ffmpeg runs the README's recipe for frames to video.
 # A file that proves each, in order.
-TEST_PKGS  := parallel slurmctld slurmd slurm-client munge gdal-bin blender teem-apps ffmpeg
+TEST_PKGS  := parallel slurmctld slurmd slurm-client munge gdal-bin blender teem-apps ffmpeg openimageio-tools
 TEST_FILES := /usr/bin/sem /usr/sbin/slurmctld-wlm /usr/sbin/slurmd-wlm /usr/bin/sbatch /usr/sbin/munged \
-              /usr/bin/gdal_translate /usr/bin/blender /usr/bin/teem-unu /usr/bin/ffprobe
+              /usr/bin/gdal_translate /usr/bin/blender /usr/bin/teem-unu /usr/bin/ffprobe /usr/bin/oiiotool
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 # Bit-identical kernels everywhere: no contraction into FMA, no fast-math;
@@ -463,16 +464,20 @@ test-python: deps python-deps $(BIN) $(PY_MOD)
 	$(PY_SAN_ENV) PYTHONPATH=$(abspath $(BUILD)/python) NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) \
 	  $(PYTHON) tests/python/test_module.py
 
-# The README's Blender example, run by Debian's blender (3.4, Python 3.11)
-# headless. Installed when missing and root, as the browser's packages.
+# The README's Blender example, and Blender's import of our EXR files (a
+# Y channel, the layers of a multi-layer file: tests/python/blender_exr.py),
+# run by Debian's blender (3.4, Python 3.11) headless. Installed when
+# missing and root, as the browser's packages.
 BLENDER_PKGS  := blender
 BLENDER_FILES := /usr/bin/blender
-test-blender: deps python-deps $(PY_MOD)
+test-blender: deps python-deps $(BIN) $(PY_MOD)
 	@missing=""; set -- $(BLENDER_FILES); for p in $(BLENDER_PKGS); do \
 	  [ -e "$$1" ] || missing="$$missing $$p"; shift; done; \
 	$(call install_missing, for the Blender test,test-blender)
 	PYTHONPATH=$(abspath $(BUILD)/python) NG_ROOT=$(CURDIR) \
 	  blender -b --factory-startup --python-exit-code 1 --python tests/python/blender_example.py
+	PYTHONPATH=$(abspath $(BUILD)/python) NG_BIN=$(abspath $(BIN)) \
+	  blender -b --factory-startup --python-exit-code 1 --python tests/python/blender_exr.py
 
 # The page of `noisegraph serve` in a real browser: tests/browser/test_page.py
 # drives headless Chromium through Selenium (Debian's, run by Debian's

@@ -710,6 +710,23 @@ static int set_terrain_ramp(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+static int set_exr_layout(ng_cli *c, const option *o, const value *v)
+{
+    const int k = word_index(o, v->text); /* ORDER ng_exr_layout */
+    if (k < 0) return bad_value(o, v->text);
+    c->file.exr_layout = (ng_exr_layout)k;
+    c->file_set = 1;
+    return 0;
+}
+
+static int set_exr_mipmap(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->file.exr_mipmap = 1;
+    c->file_set = 1;
+    return 0;
+}
+
 /* ---- the table -------------------------------------------------------------------- */
 
 static const option options[] = {
@@ -743,6 +760,15 @@ static const option options[] = {
      TAKES_IMAGE | TAKES_STITCH,
      "the .exr's compression (default zip; zips: one scanline a\n"
      "chunk; rle: run lengths, for flat masks); all lossless"},
+    {"--exr-layout", NULL, "layers|parts|files", TEXT, 0, 0, 0, set_exr_layout, TAKES_RENDER,
+     "several named outputs to one .exr: layers (default) one file,\n"
+     "channels NAME.Y (grey), NAME.R/G/B (colour); parts: one part\n"
+     "per output, named after it; files: a file each, FILE-NAME.exr\n"
+     "(channels Y or R,G,B: what earlier versions wrote)"},
+    {"--exr-mipmap", NULL, NULL, FLAG, 0, 0, 0, set_exr_mipmap, TAKES_RENDER | TAKES_STITCH,
+     "write the .exr as mip-mapped tiles (--exr-tiles, default 64),\n"
+     "for texture caches: each level the mean of 2x2 pixels of the\n"
+     "one above, sizes rounded up"},
     {"--normalize", NULL, NULL, FLAG, 0, 0, 0, set_normalize, TAKES_RENDER | TAKES_TILES,
      "deterministic auto-levels: every 1-channel output through\n"
      "ng.normalize (its range measured at fixed points, the same for\n"

@@ -189,8 +189,9 @@ static int render_outputs(ng_cli *c, ng_script *s, const char *output, const cha
     made_folders made[NG_MAX_OUTPUTS] = {{0}};
     ng_error err;
     /* named outputs into one file of a format that holds them all (a
-     * .vdb's grids), unless -o says where {name} goes */
-    const int shared = s->noutputs > 1 && !strstr(output, "{name}") && ng_file_shares(output);
+     * .vdb's grids, an .exr's layers or parts), unless -o says where {name}
+     * goes or --exr-layout files asks for a file each */
+    const int shared = s->noutputs > 1 && !strstr(output, "{name}") && ng_file_shares(output, &c->file);
     int rc = 1, i, k;
     for (i = 0; i < s->noutputs; i++) {
         /* --only NAME: -o is the file itself, unless it says where {name} goes */

@@ -481,8 +481,10 @@ typedef struct ng_render_opts {
 
 void ng_render_defaults(ng_render_opts *o, int width, int height);
 
-/* Evaluates roots[k] over the window and streams it into sinks[k]. Output is
- * bit-identical for every thread count and tile size. Worker threads block
+/* Evaluates roots[k] over the window and streams it into sinks[k]. Sinks
+ * begin in order k = 0, 1, ..., each band (slab) goes to them in that
+ * order, and they end in it (file sinks sharing one file rely on it).
+ * Output is bit-identical for every thread count and tile size. Worker threads block
  * every signal, so handlers run on the calling thread (or another of the
  * caller's). Sinks are called on the calling thread only. Every tile is
  * computed in the calling thread's floating-point environment (rounding

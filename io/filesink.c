@@ -848,21 +848,24 @@ static int check_room(ng_file_sink *f, int width, int height, int depth, int cha
 static int begin_member(ng_file_sink *f, ng_error *err)
 {
     f->state = WRITING;
+    f->im.joining = 1;
     f->im.row = malloc((size_t)f->im.width * (size_t)f->im.channels * (size_t)(f->im.bits / 8));
     if (!f->im.row) return fail(f, err, 0, "out of memory for a row");
     if (f->enc->begin && f->enc->begin(&f->im) != 0) return encoder_failed(f, err);
     return 0;
 }
 
-/* Before the lead's end(): every member complete, their images chained
- * for its encoder. 0, or -1 after fail(). */
-static int chain_members(ng_file_sink *f, ng_error *err)
+/* Before the lead's begin() (state WRITING: every member begun) and its
+ * end() (PREPARED: every member complete): their images chained for its
+ * encoder. 0, or -1 after fail(). */
+static int chain_members(ng_file_sink *f, int state, ng_error *err)
 {
     ng_file_sink *m;
     ng__image **link = &f->im.joined;
     for (m = f->member; m; m = m->next) {
-        if (m->state != PREPARED)
-            return fail(f, err, 0, "not written: its output '%s' did not finish", m->grid ? m->grid : "density");
+        if (m->state != state)
+            return fail(f, err, 0, "not written: its output '%s' did not %s", m->grid ? m->grid : "density",
+                        state == WRITING ? "begin" : "finish");
         *link = &m->im;
         link = &m->im.joined;
     }
@@ -903,6 +906,8 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     f->im.memory_limit = f->memory_limit;
     f->im.opt = f->opt;
     f->im.name = f->grid;
+    f->im.joined = NULL;
+    f->im.joining = 0;
     f->im.errnum = 0;
     f->im.what[0] = '\0';
     f->next_y = 0;
@@ -930,6 +935,7 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     }
     f->im.row = malloc((size_t)width * (size_t)channels * bytes);
     if (!f->im.row) return fail(f, err, 0, "out of memory for a row");
+    if (f->member && chain_members(f, WRITING, err)) return -1;
     if (f->enc->begin && f->enc->begin(&f->im) != 0) return encoder_failed(f, err);
     return 0;
 }
@@ -1063,7 +1069,7 @@ static int sink_end(void *user, int ok, ng_error *err)
         f->state = PREPARED;
         return 0;
     }
-    if (f->member && chain_members(f, err)) return -1;
+    if (f->member && chain_members(f, PREPARED, err)) return -1;
     if (f->zat >= 0) { /* each slab's slices reached the disk as it ended */
         if (f->deferred) {
             f->state = PREPARED;
@@ -1197,9 +1203,14 @@ static int check_options(const char *path, const ng__format *e, const ng_file_op
     if (o->level != -1 && !(e->takes & NG__LEVEL))
         return ng_errorf(err, "%s: --compression: %s has no compression level (%s do)", path, e->name,
                          ng__format_list(which, sizeof which, takes_level, 0, " and "));
-    if ((o->exr_tile || o->exr_compression != NG_EXR_ZIP) && !(e->takes & NG__EXR))
-        return ng_errorf(err, "%s: --exr-tiles, --exr-compression: are for %s outputs, not %s", path,
-                         ng__format_list(which, sizeof which, takes_exr, 1, " or "), e->name);
+    if ((o->exr_tile || o->exr_compression != NG_EXR_ZIP || o->exr_layout != NG_EXR_LAYERS || o->exr_mipmap) &&
+        !(e->takes & NG__EXR))
+        return ng_errorf(err,
+                         "%s: --exr-tiles, --exr-compression, --exr-layout, --exr-mipmap: are for %s outputs, "
+                         "not %s",
+                         path, ng__format_list(which, sizeof which, takes_exr, 1, " or "), e->name);
+    if ((unsigned)o->exr_layout > NG_EXR_FILES)
+        return ng_errorf(err, "%s: unknown EXR layout %d", path, (int)o->exr_layout);
     if (o->grid && !(e->takes & NG__GRID))
         return ng_errorf(err, "%s: --vdb-background: is for %s outputs, not %s", path,
                          ng__format_list(which, sizeof which, takes_grid, 1, " or "), e->name);

@@ -29,8 +29,13 @@ typedef struct ng__image {
     const char *name;    /* the output's name (a channel's, in an .exr), or NULL */
     const char *path;    /* the temporary file's name, for a library that writes by name (GDAL) */
     /* Sharing a file (ng_file_sink_join): the lead's first joined image,
-     * each joined image's next, NULL after the last; set before end(). */
+     * each joined image's next, NULL after the last; set before the lead's
+     * begin() (every member has begun: the render begins its sinks in
+     * order, the lead last) and again before its end(). joining: 1 for a
+     * member, whose encoder keeps what the lead's needs (no file of its
+     * own: fp is NULL). */
     struct ng__image *joined;
+    int joining;
     int errnum;          /* why the last encoder call failed: errno, or 0 */
     char what[300];      /* what failed; empty while nothing has */
 } ng__image;

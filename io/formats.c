@@ -35,8 +35,8 @@ const ng__format ng__formats[] = {
     /* uncompressed unless a level asks for gzip */
     {.name = "NRRD", .ext = {".nrrd"}, .bits = {32}, .channels = NG__VECTORS, .holds = NG__IMAGES | NG__VOLUMES,
      .takes = NG__LEVEL, .exact = 1, .uncompressed = 1, .encoder = &ng__nrrd_encoder, .vrt = NG_VRT_NRRD},
-    {.name = "EXR", .ext = {".exr"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES,
-     .takes = NG__LEVEL | NG__EXR, .exact = 1, .meta = ng__exr_meta, .encoder = &ng__exr_encoder,
+    {.name = "EXR", .ext = {".exr"}, .bits = {32, 16}, .channels = NG__VECTORS, .holds = NG__IMAGES,
+     .takes = NG__LEVEL | NG__EXR, .exact = 1, .shares = 1, .meta = ng__exr_meta, .encoder = &ng__exr_encoder,
      .reader = &ng__exr_reader},
     {.name = "GeoTIFF", .ext = {".tif", ".tiff"}, .bits = {32, 16}, .channels = NG__GREY_OR_RGB,
      .holds = NG__IMAGES, .takes = NG__LEVEL | NG__GEO, .exact = 1, .quantized_bits = 16,
@@ -100,9 +100,10 @@ int ng_file_north_up(const char *path)
     return f && (f->takes & NG__GEO);
 }
 
-int ng_file_shares(const char *path)
+int ng_file_shares(const char *path, const ng_file_options *o)
 {
     const ng__format *f = ng__format_of(path);
+    if (f && (f->takes & NG__EXR) && o && o->exr_layout == NG_EXR_FILES) return 0;
     return f && f->shares;
 }
 

@@ -21,7 +21,7 @@ typedef struct ng__reader ng__reader;   /* tileread.h */
 /* What a file holds (or'd). */
 enum { NG__IMAGES = 1, NG__VOLUMES = 2 };
 /* The ng_file_options a format reads besides placement (or'd): level;
- * exr_tile and exr_compression; grid (a .vdb's background) and y_up;
+ * exr_tile, exr_compression, exr_layout and exr_mipmap; grid (a .vdb's background) and y_up;
  * geo: srs, nodata and cog. */
 enum { NG__LEVEL = 1, NG__EXR = 2, NG__GRID = 4, NG__GEO = 8 };
 /* The channels a sample may have. */
@@ -54,8 +54,8 @@ typedef struct ng__format {
      * SRS its library reads), before anything is written; NULL: none. 0,
      * or -1 with msg filled. */
     int (*check)(const ng_file_options *o, int bits, char *msg, size_t msglen);
-    /* 1: several named outputs go into one file (a .vdb's grids), through
-     * ng_file_sink_join; 0: one file per output. */
+    /* 1: several named outputs go into one file (a .vdb's grids, an .exr's
+     * layers or parts), through ng_file_sink_join; 0: one file per output. */
     int shares;
     /* Reads the text metadata of a file of this format back
      * (ng_file_meta), or NULL. 0, or -1 with msg filled. */

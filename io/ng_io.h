@@ -34,10 +34,13 @@
  *               size on the diagonal of "space directions", and "space
  *               origin" the world position of the window's first voxel
  *               centre, origin + (offset + 0.5) * voxel_size;
- *   .exr        OpenEXR: 32-bit float (default) or 16-bit half, one channel
- *               (named Y) or RGB, scanlines or tiles
- *               (ng_file_sink_set_options), values as they are; its data
- *               window is the render's region of the full image;
+ *   .exr        OpenEXR: 32-bit float (default) or 16-bit half, 1 to 4
+ *               channels (Y; R, G; R, G, B; R, G, B, A), scanlines, tiles
+ *               or mip-mapped tiles (ng_file_sink_set_options), values as
+ *               they are; its data window is the render's region of the
+ *               full image. Several named outputs share one file as
+ *               layers (channels NAME.Y, NAME.R, ...) or parts
+ *               (ng_file_sink_join, ng_exr_layout);
  *   .tif, .tiff GeoTIFF through GDAL, north up: Float32 (default) or UInt16
  *               quantized as PNG's, one band or RGB; an SRS, nodata and
  *               Cloud-Optimized layout from ng_file_options;
@@ -102,11 +105,13 @@ int ng_file_bits(const char *path, int bits);
  * background: voxels at or below it are left inactive (and read as it).
  * Before the render begins. 0, or -1 with err filled (an empty name). */
 int ng_file_sink_set_grid(ng_file_sink *s, const char *name, double background, ng_error *err);
-/* Several outputs in one file (a .vdb's grids): member writes no file of
- * its own; its grid goes into lead's file, which lead writes at its end()
- * with the grids of every member joined before it, in the order joined,
- * then its own. Every member must end (complete) before lead does (the
- * render ends its sinks in order: make lead the last output); a member's
+/* Several outputs in one file (a .vdb's grids, an .exr's layers or
+ * parts): member writes no file of its own; its grid or channels go into
+ * lead's file, with those of every member joined before it, in the order
+ * joined, then its own. Every member must begin before lead does, be
+ * given each band's rows before lead is (an .exr's lead writes them as
+ * they come), and end (complete) before lead does: ng_render begins, feeds
+ * and ends its sinks in order, so make lead the last output. A member's
  * commit only frees what it holds. Both sinks name the same file, whose
  * format puts several outputs in one (ng_file_shares); before the render
  * begins. 0, or -1 with err filled. */
@@ -115,8 +120,10 @@ int ng_file_sink_join(ng_file_sink *member, ng_file_sink *lead, ng_error *err);
  * minus world y), 0 otherwise. */
 int ng_file_north_up(const char *path);
 /* 1 when path's format puts several named outputs in one file (.vdb: a
- * grid each), 0 otherwise. */
-int ng_file_shares(const char *path);
+ * grid each; .exr: a layer or a part each, unless o's exr_layout is
+ * NG_EXR_FILES), 0 otherwise. o may be NULL (the defaults). */
+struct ng_file_options;
+int ng_file_shares(const char *path, const struct ng_file_options *o);
 /* How GDAL reads a file of path's format as a tile of a VRT mosaic
  * (`noisegraph tiles`): by a driver of its own, or as raw samples (a
  * VRTRawRasterBand) after no header, a PFM's three lines (rows bottom
@@ -147,12 +154,22 @@ typedef enum ng_exr_compression { /* ORDER: the words of --exr-compression in cl
     /* No DWAA/DWAB: OpenEXRCore 3.1 (Debian 12) cannot encode them. */
     NG_EXR_NCOMPRESSIONS
 } ng_exr_compression;
+/* How the named outputs of one render go into .exr files. */
+typedef enum ng_exr_layout { /* ORDER: the words of --exr-layout in cli/args.c */
+    NG_EXR_LAYERS, /* one single-part file, a layer each: channels height.Y, N.R, N.G, N.B (the default) */
+    NG_EXR_PARTS,  /* one multi-part file, a part each, named after its output (channels named as in layers) */
+    NG_EXR_FILES   /* a file each, FILE-name.exr, channels Y or R, G, B (the only layout before layers) */
+} ng_exr_layout;
 typedef struct ng_file_options {
     /* The deflate level (0 stored to 9 smallest) of PNG and of an EXR's ZIP
      * chunks; -1: the format's default. */
     int level;
     int exr_tile;       /* .exr: 0 scanlines, else square tiles of this edge */
     ng_exr_compression exr_compression;
+    ng_exr_layout exr_layout;
+    /* .exr: 1 writes tiles (of exr_tile, or 64) with mip-map levels, each
+     * level the box-filtered half of the one above (exr.c says how). */
+    int exr_mipmap;
     /* 1: a grid's background was given (its value goes to
      * ng_file_sink_set_grid): only a format of grids (.vdb) takes it. */
     int grid;
