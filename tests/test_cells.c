@@ -1152,16 +1152,6 @@ static void test_every_basis_known(void)
                "basis %d has no tests in test_cells.c", listed[k]);
 }
 
-/* The widest SIMD path this CPU runs: the one the suite's tests run on. */
-static const ng_path *widest_path(void)
-{
-    const ng_path *p, *w = NULL;
-    int i, runs;
-    for (i = 0; (p = ng__path_at(i, &runs)); i++)
-        if (runs) w = p;
-    return w;
-}
-
 /* Every other path gives the widest path's bits, on the inputs of every
  * test above: every feature, metric (minkowski at three exponents) and
  * jitter (1, 0.45, 0), the two kernel noises, 1D to 4D, near and far
@@ -1175,7 +1165,7 @@ static void test_paths_agree(void)
     static const double anchors[] = {0.0, 1e9 + 0.5, -123456789.25};
     static const uint32_t periods[2][4] = {{0, 0, 0, 0}, {3, 5, 7, 2}};
     static const int sizes[] = {SANITIZED ? 253 : 1021, 7}; /* odd: every path has a tail */
-    const ng_path *ref = widest_path(), *mine = t_path;
+    const ng_path *ref = t_widest_path(), *mine = t_path;
     cfg cs[3 * NG_WORLEY_NFEATURES * NG_NMETRICS * 3 + 2];
     int nc = 0, j, f, m, e, c, dims, a, per, z, i;
     for (j = 0; j < 3; j++)
@@ -1234,7 +1224,7 @@ static void test_cell_pow_error(void)
 
 static void cell_tests(void)
 {
-    if (t_path != widest_path()) {
+    if (t_path != t_widest_path()) {
         T_RUN(test_paths_agree);
         return;
     }
