@@ -198,8 +198,9 @@ static void test_every_graph_has_a_golden_entry(void)
     if (d) closedir(d);
 }
 
-/* info and dot describe what the script built: nodes, options that differ
- * from their defaults, edges (pull edges dashed), outputs. */
+/* info and dot describe what the script built: nodes (labelled by the
+ * script's local variables), options that differ from their defaults,
+ * edges (pull edges dashed), outputs. */
 static void test_info_and_dot_on_terrain(void)
 {
     char script[PATHLEN];
@@ -208,10 +209,10 @@ static void test_info_and_dot_on_terrain(void)
     cli(&r, "info", script, NULL);
     CHECK_INT(r.code, 0);
     CHECK_CONTAINS(r.out, "param warp = 60");
-    CHECK_CONTAINS(r.out, "#0 perlin (noise) at ");
+    CHECK_CONTAINS(r.out, "#0 base (noise) at ");
     CHECK_CONTAINS(r.out, "* element_size = 384");
     CHECK_CONTAINS(r.out, "    element_scale = {1, 1, 1}");
-    CHECK_CONTAINS(r.out, "source <- #0 perlin");
+    CHECK_CONTAINS(r.out, "source <- #0 base");
     CHECK_CONTAINS(r.out, "amount = 60");
     res_free(&r);
     cli(&r, "info", script, "--set", "warp=12", NULL);
@@ -222,7 +223,7 @@ static void test_info_and_dot_on_terrain(void)
     CHECK(strncmp(r.out, "digraph noisegraph {", 20) == 0);
     CHECK_CONTAINS(r.out, "n0 -> n3 [label=\"source\", style=dashed];");
     CHECK_CONTAINS(r.out, "n1 -> n3 [label=\"by\", style=dashed];");
-    CHECK_CONTAINS(r.out, "warp\\namount = 60");
+    CHECK_CONTAINS(r.out, "shaped (warp)\\namount = 60");
     CHECK_CONTAINS(r.out, "out0 [shape=doubleoctagon");
     CHECK(r.nout > 0 && strcmp(r.out + r.nout - 2, "}\n") == 0);
     res_free(&r);
