@@ -21,9 +21,11 @@
  *   lower envelope of parabolas) over the patch and its halo.
  * - splat: four such masks packed into one RGBA weight map, the layer
  *   weights a Unity terrain's splat map or an Unreal weight-blended
- *   material reads: each clamped to [0, 1] and, by default, scaled to sum
- *   to 1 at every point (a point no mask claims is all layer 1, the base).
- *   Pointwise, so it cuts like its masks do.
+ *   material reads: each clamped to [0, 1] and, by default, made to sum
+ *   to 1 at every point: scaled down where they sum past 1, and where
+ *   they sum below it layer 1, the base, takes the rest (so a mask that
+ *   fades out hands its weight to the base, without a jump where the
+ *   others reach 0). Pointwise, so it cuts like its masks do.
  */
 #include "ng_node.h"
 #include "types.h"
@@ -384,7 +386,8 @@ enum { P_SPLAT_NORMALIZE, SPLAT_NPARAMS };
 
 static const ng_param_desc splat_params[SPLAT_NPARAMS] = {
     [P_SPLAT_NORMALIZE] = {"normalize", NG_PARAM_BOOL, {1}, 0, 1, NULL,
-                           "scale the four weights to sum to 1 at every point (where all are 0: layer 1 is 1)"},
+                           "make the weights sum to 1: scaled down where they sum past 1, layer 1 (the base) taking "
+                           "the rest where they sum below"},
 };
 
 static int splat_setup(ng_node *n, const int *ch, ng_error *err)
@@ -407,10 +410,10 @@ static int splat_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
     for (i = 0; i < len; i++) {
         float w[SPLAT_NINPUTS], sum = 0.0f;
         for (c = 0; c < SPLAT_NINPUTS; c++) sum += w[c] = weight(in[c][i]);
-        if (normalize && sum > 0.0f)
+        if (normalize && sum > 1.0f)
             for (c = 0; c < SPLAT_NINPUTS; c++) w[c] /= sum;
         else if (normalize)
-            w[I_SPLAT_R] = 1.0f;
+            w[I_SPLAT_R] += 1.0f - sum;
         for (c = 0; c < SPLAT_NINPUTS; c++) out[(size_t)c * len + i] = w[c];
     }
     return 0;
@@ -419,8 +422,8 @@ static int splat_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const fl
 const ng_node_type ng_type_splat = {
     .name = "splat", .family = "terrain",
     .doc = "a splat (layer weight) map: 4 channels, RGBA, one a mask each, clamped to [0, 1] and with `normalize` "
-           "scaled to sum to 1 (a point no mask claims is all layer 1, the base), as Unity terrain splat maps "
-           "and Unreal weight-blended layers read them; write it as an RGBA PNG (8 or 16 bits)",
+           "summing to 1 (layer 1, the base, takes what the masks leave), as Unity terrain splat maps and Unreal "
+           "weight-blended layers read them; write it as an RGBA PNG (8 or 16 bits)",
     .params = splat_params, .nparams = SPLAT_NPARAMS, .inputs = splat_inputs, .ninputs = SPLAT_NINPUTS,
     .dims = NG_DIMS_ALL, .positional = "r,g,b,a", .setup = splat_setup, .eval = splat_eval,
 };

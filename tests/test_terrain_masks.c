@@ -286,7 +286,8 @@ static int splat(ng_graph *g, const int *mask, int normalize)
 
 /* Noise masks past [0, 1] on both sides: the four weights are each in
  * [0, 1] and sum to 1 within float rounding; channel c is mask c (clamped)
- * over the sum; without normalize each is its mask clamped. */
+ * over their sum where it passes 1, else itself, the first channel (the
+ * base) taking the rest; without normalize each is its mask clamped. */
 static void test_splat_weights_sum_to_one(void)
 {
     ng_graph *g = ng_graph_new();
@@ -307,8 +308,10 @@ static void test_splat_weights_sum_to_one(void)
             ok_sum &= v >= 0 && v <= 1;
             ok_raw &= r[4 * i + c] == (float)mc;
         }
-        for (c = 0; c < 4 && msum > 0; c++)
-            ok_order &= fabs(w[4 * i + c] - fmin(fmax(m[c][i], 0), 1) / msum) < 1e-6;
+        for (c = 0; c < 4; c++) {
+            const double mc = fmin(fmax(m[c][i], 0), 1);
+            ok_order &= fabs(w[4 * i + c] - (msum > 1 ? mc / msum : c == 0 ? mc + 1 - msum : mc)) < 1e-6;
+        }
         if (fabs(sum - 1) > worst) worst = fabs(sum - 1);
     }
     CHECKF(worst < 1e-6, "splat weights sum to 1 within %g", worst);
@@ -320,11 +323,13 @@ static void test_splat_weights_sum_to_one(void)
     ng_graph_free(g);
 }
 
-/* Numbers: the channel order is r, g, b, a; no mask at all is layer 1. */
+/* Numbers: the channel order is r, g, b, a; what the masks leave is layer 1's. */
 static void test_splat_order_and_base(void)
 {
-    static const double v[][4] = {{0.1, 0.2, 0.3, 0.4}, {0, 0, 0, 0}, {-1, 0, 0, 0}, {0, 0, 2, 2}};
-    static const double want[][4] = {{0.1, 0.2, 0.3, 0.4}, {1, 0, 0, 0}, {1, 0, 0, 0}, {0, 0, 0.5, 0.5}};
+    static const double v[][4] = {{0.1, 0.2, 0.3, 0.4}, {0, 0, 0, 0}, {-1, 0, 0, 0}, {0, 0, 2, 2}, {0, 0.25, 0, 0.5},
+                                  {0.5, 1, 0, 0.5}};
+    static const double want[][4] = {{0.1, 0.2, 0.3, 0.4}, {1, 0, 0, 0}, {1, 0, 0, 0}, {0, 0, 0.5, 0.5},
+                                     {0.25, 0.25, 0, 0.5}, {0.25, 0.5, 0, 0.25}};
     size_t k;
     int c;
     for (k = 0; k < sizeof v / sizeof v[0]; k++) {
