@@ -74,7 +74,7 @@ static unsigned long long render_hash(const golden *e)
 {
     char script[PATHLEN], out[PATHLEN], file[PATHLEN], size[32];
     unsigned w, h;
-    int depth, ctype, dw, dh;
+    int depth, ctype, dw, dh, nch = 1;
     unsigned long long hash = 0;
     uint16_t *px;
     res r;
@@ -102,12 +102,14 @@ static unsigned long long render_hash(const golden *e)
         ng_t_fail(__FILE__, __LINE__, "%s: no PNG at %s", e->script, file);
         return 0;
     }
-    px = decode(file, ctype == 2 ? PNG_FORMAT_LINEAR_RGB : PNG_FORMAT_LINEAR_Y, &dw, &dh);
+    /* RGBA (a splat map) as stored: the simplified API would premultiply */
+    if (ctype == PNG_COLOR_TYPE_RGBA) px = read_png16(file, &dw, &dh, &nch);
+    else px = decode(file, ctype == 2 ? PNG_FORMAT_LINEAR_RGB : PNG_FORMAT_LINEAR_Y, &dw, &dh), nch = ctype == 2 ? 3 : 1;
     CHECK(px != NULL);
     CHECK_INT(depth, 16);
     CHECK_INT(dw, e->w);
     CHECK_INT(dh, e->h);
-    if (px) hash = fnv1a(px, (size_t)dw * (size_t)dh * (ctype == 2 ? 3 : 1));
+    if (px) hash = fnv1a(px, (size_t)dw * (size_t)dh * (size_t)nch);
     free(px);
     return hash;
 }
