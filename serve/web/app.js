@@ -27,6 +27,7 @@ const ui = {
   probes: 0,               // volume view probes asked for
   imageUrl: null,
   timers: {},
+  fold: new Set(),         // nodes drawn with the branch feeding them folded in
 };
 
 // ---- small helpers ----------------------------------------------------------
@@ -344,9 +345,25 @@ function resetParams() {
 
 // ---- the graph -----------------------------------------------------------------
 
+// The nodes folded, as the drawing's fold= argument: those the graph still has.
+function foldQuery() {
+  const have = new Set(ui.state ? ui.state.nodes.map((n) => n.id) : []);
+  for (const id of ui.fold) if (!have.has(id)) ui.fold.delete(id);
+  $("graph-unfold").hidden = ui.fold.size === 0;
+  return ui.fold.size ? "&fold=" + [...ui.fold].sort((a, b) => a - b).join(",") : "";
+}
+
+// Right-click on a node folds the branch feeding it into it (or unfolds it):
+// an 80-node graph read a part at a time.
+function toggleFold(id) {
+  if (ui.fold.has(id)) ui.fold.delete(id);
+  else ui.fold.add(id);
+  loadGraph();
+}
+
 // The graph with the page's values (its labels show options they set).
 async function loadGraph() {
-  const resp = await fetch("api/graph.svg?" + setsQuery().slice(1));
+  const resp = await fetch("api/graph.svg?" + (setsQuery() + foldQuery()).slice(1));
   const box = $("graph");
   if (!resp.ok) { box.textContent = await reason(resp); return; }
   const doc = new DOMParser().parseFromString(await resp.text(), "image/svg+xml");
@@ -361,6 +378,7 @@ async function loadGraph() {
     const id = parseInt(g.id.slice(5), 10);
     if (!Number.isInteger(id)) continue;
     g.addEventListener("click", () => previewNode(ui.node === id ? null : id, true));
+    g.addEventListener("contextmenu", (e) => { e.preventDefault(); toggleFold(id); });
   }
   // an output's box: the first output is what the page shows by default
   for (const g of box.querySelectorAll('g[id^="output-"]')) {
@@ -722,6 +740,7 @@ function start() {
     $("graph-zoom").textContent = on ? "fit" : "1:1";
     zoomGraph();
   });
+  $("graph-unfold").addEventListener("click", () => { ui.fold.clear(); loadGraph(); });
   $("graph-fold").addEventListener("click", () => {
     const folded = $("graph-strip").classList.toggle("folded");
     $("graph-fold").textContent = folded ? "show" : "hide";
