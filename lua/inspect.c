@@ -96,7 +96,7 @@ static unsigned char *hidden_nodes(const ng_script *s, const unsigned char *fold
 typedef struct counting {
     const unsigned char *hidden;
     unsigned char *seen;
-    const ng_graph *g;
+    const ng_script *s;
     int count;
 } counting;
 
@@ -105,14 +105,14 @@ static void count_hidden(void *user, int src)
     counting *c = user;
     if (!c->hidden[src] || c->seen[src]) return;
     c->seen[src] = 1;
-    c->count++;
-    each_source(c->g, src, count_hidden, c);
+    c->count += !folded(c->s, src); /* constants are never drawn: not counted */
+    each_source(c->s->graph, src, count_hidden, c);
 }
 
-/* How many hidden nodes folded node id stands for. */
+/* How many hidden nodes folded node id stands for (boxes it replaces). */
 static int folded_count(const ng_script *s, const unsigned char *hidden, int id)
 {
-    counting c = {hidden, calloc((size_t)ng_graph_count(s->graph) + 1, 1), s->graph, 0};
+    counting c = {hidden, calloc((size_t)ng_graph_count(s->graph) + 1, 1), s, 0};
     if (c.seen) each_source(s->graph, id, count_hidden, &c);
     free(c.seen);
     return c.count;

@@ -840,7 +840,7 @@ static void test_graph_labels_and_folds(void)
               "local hills = ng.fbm{ng.perlin{element_size = 30}, octaves = 3}\n"
               "local x = ng.perlin{}\n"
               "for i = 1, 6 do x = x + ng.perlin{seed = i} end\n"
-              "return x + hills\n");
+              "return x + hills * 0.5\n");
     if (server_start(&s, script, NULL)) return;
     get(&r, s.port, "/api/state");
     CHECK_CONTAINS(r.body, "\"label\": \"hills\"");
@@ -849,18 +849,18 @@ static void test_graph_labels_and_folds(void)
     get(&r, s.port, "/api/graph.svg");
     CHECK_INT(r.status, 200);
     CHECK_CONTAINS(r.body, "hills (fractal)");
-    CHECK_INT(count_of(r.body, "<g id=\"node&#45;"), 16);
+    CHECK_INT(count_of(r.body, "<g id=\"node&#45;"), 17); /* the 0.5 is shown inside its consumer */
     http_free(&r);
     get(&r, s.port, "/api/graph.svg?fold=14");
     CHECK_INT(r.status, 200);
-    CHECK_INT(count_of(r.body, "<g id=\"node&#45;"), 4); /* perlin, hills, x, the sum */
+    CHECK_INT(count_of(r.body, "<g id=\"node&#45;"), 5); /* perlin, hills, x, hills * 0.5, the sum */
     CHECK_CONTAINS(r.body, "[+12 nodes folded]");
     http_free(&r);
-    get(&r, s.port, "/api/graph.svg?fold=1,14");
+    get(&r, s.port, "/api/graph.svg?fold=14,16");
     CHECK_INT(count_of(r.body, "<g id=\"node&#45;"), 3);
-    CHECK_CONTAINS(r.body, "[+1 node folded]");
+    CHECK_CONTAINS(r.body, "[+2 nodes folded]"); /* hills and its perlin; the constant is no box */
     http_free(&r);
-    CHECK_INT(status_of(s.port, "/api/graph.svg?fold=16"), 400);
+    CHECK_INT(status_of(s.port, "/api/graph.svg?fold=18"), 400);
     CHECK_INT(status_of(s.port, "/api/graph.svg?fold=1,x"), 400);
     CHECK_INT(status_of(s.port, "/api/graph.svg?fold=-1"), 400);
     CHECK_INT(server_stop(&s), 0);
