@@ -375,7 +375,7 @@ static void test_splat_same_in_every_cut(void)
 }
 
 /* An RGBA PNG of 8 and 16 bits; the 8-bit one's bytes sum to 255 within
- * the rounding of four samples. */
+ * the rounding of four samples; tiles of it stitch to the same samples. */
 static void test_splat_png(void)
 {
     char script[PATHLEN], p8[PATHLEN], p16[PATHLEN];
@@ -405,6 +405,23 @@ static void test_splat_png(void)
     }
     CHECKF(px && worst <= 2, "8-bit weights sum to 255 within %d", worst);
     free(px);
+    {
+        char tiles[PATHLEN], manifest[PATHLEN], whole[PATHLEN];
+        uint16_t *a, *b;
+        int ch = 0, ch2 = 0;
+        pathf(tiles, "%s/splat_tiles/t_{x}_{y}.png", tmpdir);
+        pathf(manifest, "%s/splat_tiles/manifest.json", tmpdir);
+        tpath(whole, "stitched.png");
+        cli(&r, "tiles", script, "-o", tiles, "--size", "48x32", "--tile-size", "16", "--bits", "16", NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        cli(&r, "stitch", manifest, "-o", whole, NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        a = read_png16(p16, &dw, &dh, &ch), b = read_png16(whole, &dw, &dh, &ch2);
+        CHECK(a && b && ch == 4 && ch2 == 4 && memcmp(a, b, 48 * 32 * 4 * sizeof *a) == 0);
+        free(a), free(b);
+    }
 }
 
 NG_SUITE(terrain_masks, fast)
