@@ -11,7 +11,7 @@ shows its file:line and source line while the last image stays; clicking a
 node in the graph previews that node; a drag and a wheel turn move the
 world window (origin, pixel size) and 'reset view' brings it back; the
 views ramp, hillshade and repeat each draw their own picture; the page's
-state (parameters, view, output) is in its URL and a reload of it shows
+state (parameters, view, output, folds) is in its URL and a reload of it shows
 the same; a script of several outputs gets a picker, ramp and hillshade
 of its RGB output picture its height output, :named() names and the
 script's variable names label nodes and the graph's search finds them; an
@@ -514,10 +514,15 @@ def check_eighty_nodes(d, script, base_url):
           "%d boxes" % d.execute_script(DRAWN))
     check("[+79 nodes folded]" in text(d, "graph"), "the folded node says how many it stands for",
           text(d, "graph")[:300])
+    check("fold=%d" % crater in d.current_url, "the URL carries the folded node", d.current_url)
+    d.get(d.current_url)
+    wait_for(lambda: d.execute_script(DRAWN) == 2, "the folded drawing after a reload")
+    check(d.execute_script(DRAWN) == 2, "a reload of the URL draws the branch folded")
     check(visible(d, "graph-unfold"), "'unfold all' shows while a branch is folded")
     d.find_element("id", "graph-unfold").click()
     wait_for(lambda: d.execute_script(DRAWN) == 81, "the whole drawing again after 'unfold all'")
-    check(not visible(d, "graph-unfold"), "'unfold all' unfolds every branch")
+    check(not visible(d, "graph-unfold") and "fold=" not in d.current_url, "'unfold all' unfolds every branch",
+          d.current_url)
     d.find_element("id", "graph-fold").click()
     check(d.execute_script(DRAWN) == 0, "'hide' hides the drawing")
     d.find_element("id", "graph-fold").click()
