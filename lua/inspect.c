@@ -118,11 +118,18 @@ static int folded_count(const ng_script *s, const unsigned char *hidden, int id)
     return c.count;
 }
 
+/* Whether dot draws node id as a box: neither a constant shown in its
+ * consumers nor in a folded branch (hidden may be NULL: none). */
+static int drawn(const ng_script *s, const unsigned char *hidden, int id)
+{
+    return !folded(s, id) && !(hidden && hidden[id]);
+}
+
 int ng_inspect_drawn(const ng_script *s, const unsigned char *fold)
 {
     unsigned char *hidden = fold ? hidden_nodes(s, fold) : NULL;
     int i, n = s->noutputs;
-    for (i = 0; i < ng_graph_count(s->graph); i++) n += !folded(s, i) && !(hidden && hidden[i]);
+    for (i = 0; i < ng_graph_count(s->graph); i++) n += drawn(s, hidden, i);
     free(hidden);
     return n;
 }
@@ -242,7 +249,6 @@ void ng_print_dot_folded(const ng_script *s, const char *script, const unsigned 
     const ng_graph *g = s->graph;
     unsigned char *hidden = fold ? hidden_nodes(s, fold) : NULL;
     int i, k;
-#define DRAWN(id) (!folded(s, id) && !(hidden && hidden[id]))
     fprintf(f, "digraph noisegraph {\n  label=\"");
     dot_text(f, script);
     fprintf(f, "\";\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n");
@@ -250,7 +256,7 @@ void ng_print_dot_folded(const ng_script *s, const char *script, const unsigned 
         const ng_node *n = ng_graph_node(g, i);
         const ng_node_type *t = ng_node_type_of(n);
         int branch = 0;
-        if (!DRAWN(i)) continue;
+        if (!drawn(s, hidden, i)) continue;
         fprintf(f, "  n%d [label=\"", i);
         dot_text(f, ng_node_label(n));
         if (strcmp(ng_node_label(n), t->name) != 0) {
@@ -275,10 +281,10 @@ void ng_print_dot_folded(const ng_script *s, const char *script, const unsigned 
     for (i = 0; i < ng_graph_count(g); i++) {
         const ng_node *n = ng_graph_node(g, i);
         const ng_node_type *t = ng_node_type_of(n);
-        if (!DRAWN(i)) continue;
+        if (!drawn(s, hidden, i)) continue;
         for (k = 0; k < t->ninputs; k++) {
             int src = ng_node_input(n, k);
-            if (src < 0 || !DRAWN(src)) continue;
+            if (src < 0 || !drawn(s, hidden, src)) continue;
             fprintf(f, "  n%d -> n%d [label=\"%s\"%s];\n", src, i, t->inputs[k].name,
                     (t->inputs[k].flags & NG_INPUT_PULL) ? ", style=dashed" : "");
         }
@@ -289,6 +295,5 @@ void ng_print_dot_folded(const ng_script *s, const char *script, const unsigned 
         fprintf(f, "\"];\n  n%d -> out%d;\n", s->output[i], i);
     }
     fprintf(f, "}\n");
-#undef DRAWN
     free(hidden);
 }
