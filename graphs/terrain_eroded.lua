@@ -5,8 +5,8 @@
 --   3. ng.hydraulic: droplets carve channels and leave sediment fans;
 --   4. ng.thermal: loose slopes settle to a talus angle.
 -- Every stage stitches: regions, tiles and farm tiles give the same bits.
--- Outputs: colour (RGB, coloured by rock, flow and sediment), height, and
--- the masks flow, wear and sediment, in [0, 1].
+-- Outputs: colour (RGB, coloured by rock, flow and sediment), height, the
+-- masks flow, wear and sediment, in [0, 1], and splat (RGBA layer weights).
 -- Render:  noisegraph render graphs/terrain_eroded.lua -o eroded_{name}.png --size 1024
 -- Preview: noisegraph preview graphs/terrain_eroded.lua --only height -o view.png --view terrain --size 1024
 -- --set erode=0 gives the range before erosion (the same outputs, no wear).
@@ -47,4 +47,7 @@ local coloured = ng.mix(ground, rock, slope:fit(0.3, 0.8, 0, 1, true))
 coloured = ng.mix(coloured, ng.vector{x = 0.86, y = 0.78, z = 0.6}, sediment * 0.8)
 coloured = ng.mix(coloured, ng.vector{x = 0.22, y = 0.26, z = 0.25}, flow * 0.6)
 local lit = ng.light{height, height = 400} * 0.75 + 0.25
-return {colour = coloured * lit, height = height, flow = flow, wear = wear, sediment = sediment}
+-- splat: the layers a game engine paints with: grass (the base), rock,
+-- sediment, snow, as RGBA weights summing to 1
+local splat = ng.splat{g = slope:fit(0.3, 0.8, 0, 1, true), b = sediment, a = height:smoothstep(0.8, 0.9)}
+return {colour = coloured * lit, height = height, flow = flow, wear = wear, sediment = sediment, splat = splat}

@@ -801,6 +801,9 @@ static int check_channels(ng_file_sink *f, int channels, ng_error *err)
     case NG__VECTORS:
         if (channels >= 1 && channels <= 4) return 0;
         return fail(f, err, 0, "%s output takes 1 to 4 channels, not %d", e->name, channels);
+    case NG__GREY_RGB_OR_RGBA:
+        if (channels == 1 || channels == 3 || channels == 4) return 0;
+        return fail(f, err, 0, "%s output takes 1 (grey), 3 (RGB) or 4 (RGBA) channels, not %d", e->name, channels);
     case NG__GREY_OR_RGB: break;
     }
     if (channels == 1 || channels == 3) return 0;

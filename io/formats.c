@@ -23,7 +23,7 @@
 
 /* ORDER: the order ng_file_formats() names them in. */
 const ng__format ng__formats[] = {
-    {.name = "PNG", .ext = {".png"}, .bits = {8, 16}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES,
+    {.name = "PNG", .ext = {".png"}, .bits = {8, 16}, .channels = NG__GREY_RGB_OR_RGBA, .holds = NG__IMAGES,
      .takes = NG__LEVEL, .meta = ng__png_meta, .encoder = &ng__png_encoder, .reader = &ng__png_reader},
     {.name = "PFM", .ext = {".pfm"}, .bits = {32}, .channels = NG__GREY_OR_RGB, .holds = NG__IMAGES, .exact = 1,
      .uncompressed = 1, .encoder = &ng__pfm_encoder, .reader = &ng__pfm_reader, .vrt = NG_VRT_PFM},

@@ -27,6 +27,7 @@ enum { NG__LEVEL = 1, NG__EXR = 2, NG__GRID = 4, NG__GEO = 8 };
 /* The channels a sample may have. */
 typedef enum ng__channels {
     NG__GREY_OR_RGB, /* 1 or 3 */
+    NG__GREY_RGB_OR_RGBA, /* 1, 3 or 4 (alpha: a splat map's fourth layer) */
     NG__GREY_ONLY,   /* 1 */
     NG__VECTORS      /* 1 to 4 */
 } ng__channels;

@@ -371,7 +371,7 @@ static void put_text(encoder *p, const char *const *meta)
 static int encode_begin(ng__image *im)
 {
     encoder *p = calloc(1, sizeof *p);
-    int color = im->channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB;
+    int color = im->channels == 1 ? PNG_COLOR_TYPE_GRAY : im->channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB;
     im->state = p;
     if (p) {
         p->im = im;
@@ -563,13 +563,13 @@ static int read_open(ng__tile_reader *r)
     png_set_sig_bytes(p->png, 8);
     png_read_info(p->png, p->info);
     png_get_IHDR(p->png, p->info, &w, &h, &depth, &ctype, &interlace, NULL, NULL);
-    if ((ctype != PNG_COLOR_TYPE_GRAY && ctype != PNG_COLOR_TYPE_RGB) || (depth != 8 && depth != 16) ||
-        interlace != PNG_INTERLACE_NONE)
-        return ng__tile_fail(r, "is not a tile noisegraph writes (8- or 16-bit grey or RGB, not interlaced)");
+    if ((ctype != PNG_COLOR_TYPE_GRAY && ctype != PNG_COLOR_TYPE_RGB && ctype != PNG_COLOR_TYPE_RGB_ALPHA) ||
+        (depth != 8 && depth != 16) || interlace != PNG_INTERLACE_NONE)
+        return ng__tile_fail(r, "is not a tile noisegraph writes (8- or 16-bit grey, RGB or RGBA, not interlaced)");
     if ((long)w != r->width || (long)h != r->height) return ng__tile_wrong_size(r, (long)w, (long)h);
     p->bits = depth;
     r->bits = depth;
-    r->channels = ctype == PNG_COLOR_TYPE_RGB ? 3 : 1;
+    r->channels = ctype == PNG_COLOR_TYPE_RGB ? 3 : ctype == PNG_COLOR_TYPE_RGB_ALPHA ? 4 : 1;
     if (!(r->row = malloc((size_t)r->width * (size_t)r->channels * (size_t)(depth / 8))))
         return ng__tile_fail(r, "out of memory");
     return 0;

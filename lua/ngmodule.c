@@ -29,6 +29,7 @@
 #define NODE_MT "noisegraph.node"
 #define PENDING_MT "noisegraph.pending"
 #define DEFAULTS_KEY "noisegraph.defaults" /* registry: {type = {key = value}} (ng_lua_default) */
+#define NAMED_KEY "noisegraph.named" /* registry: {[id] = true} for nodes the script has named */
 
 typedef struct modstate {
     ng_graph *g;
@@ -453,8 +454,72 @@ static int l_named(lua_State *L)
     ng_error err;
     if (id < 0) return luaL_argerror(L, 1, "a node");
     if (ng_node_rename(m->g, id, name, &err)) return luaL_error(L, "%s", err.msg);
+    lua_getfield(L, LUA_REGISTRYINDEX, NAMED_KEY);
+    lua_pushboolean(L, 1);
+    lua_rawseti(L, -2, id);
     lua_settop(L, 1);
     return 1;
+}
+
+/* ---- labels from the script's variables ---------------------------------------- */
+
+/* Labels the node at the top of the stack (popped) by the variable name,
+ * unless the node is named already (by :named(), or by a variable taken
+ * first). A name a node cannot have (over 64 bytes) is left out. The
+ * registry's state, not an upvalue: the host calls these from a hook. */
+static void label_by_variable(lua_State *L, const char *name)
+{
+    modstate *m;
+    int id = to_node(L, -1);
+    lua_pop(L, 1);
+    if (id < 0 || !name || name[0] == '(') return; /* "(temporary)", "(for state)" */
+    lua_getfield(L, LUA_REGISTRYINDEX, "noisegraph.state");
+    m = lua_touserdata(L, -1);
+    lua_getfield(L, LUA_REGISTRYINDEX, NAMED_KEY);
+    if (lua_rawgeti(L, -1, id) == LUA_TNIL && m && ng_node_rename(m->g, id, name, &(ng_error){0}) == 0) {
+        lua_pushboolean(L, 1);
+        lua_rawseti(L, -3, id);
+    }
+    lua_pop(L, 3);
+}
+
+void ng_lua_label_locals(lua_State *L, lua_Debug *ar)
+{
+    const char *name;
+    int k;
+    for (k = 1; (name = lua_getlocal(L, ar, k)); k++) label_by_variable(L, name);
+}
+
+/* Globals have no order of declaration: of two holding one node, the
+ * first by name (a fixed choice, where table order changes by run). */
+void ng_lua_label_globals(lua_State *L)
+{
+    int g, best;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    g = lua_gettop(L);
+    lua_newtable(L); /* best: {[id] = name} */
+    best = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, g)) {
+        int id = to_node(L, -1);
+        if (id >= 0 && lua_type(L, -2) == LUA_TSTRING) {
+            if (lua_rawgeti(L, best, id) == LUA_TNIL || strcmp(lua_tostring(L, -3), lua_tostring(L, -1)) < 0) {
+                lua_pushvalue(L, -3);
+                lua_rawseti(L, best, id);
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, best)) {
+        const char *name = lua_tostring(L, -1);
+        lua_pushvalue(L, -1);
+        lua_rawget(L, g); /* the node again, by its name */
+        label_by_variable(L, name);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
 }
 
 /* ng.<name>{...} or ng.<name>(a, b, ...): upvalues state, type, shorthand, label */
@@ -616,6 +681,8 @@ void ng_lua_open(lua_State *L, ng_graph *g, const char *dir, int unsafe)
     types = ng_types(&ntypes);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, DEFAULTS_KEY);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, NAMED_KEY);
 
     luaL_newmetatable(L, PENDING_MT);
     lua_pushcfunction(L, pending_gc);

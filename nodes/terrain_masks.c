@@ -19,6 +19,13 @@
  *   `threshold`, up to `radius`, over radius in [0, 1] (1: none within it),
  *   an exact Euclidean distance transform (Felzenszwalb and Huttenlocher's
  *   lower envelope of parabolas) over the patch and its halo.
+ * - splat: four such masks packed into one RGBA weight map, the layer
+ *   weights a Unity terrain's splat map or an Unreal weight-blended
+ *   material reads: each clamped to [0, 1] and, by default, made to sum
+ *   to 1 at every point: scaled down where they sum past 1, and where
+ *   they sum below it layer 1, the base, takes the rest (so a mask that
+ *   fades out hands its weight to the base, without a jump where the
+ *   others reach 0). Pointwise, so it cuts like its masks do.
  */
 #include "ng_node.h"
 #include "types.h"
@@ -362,4 +369,61 @@ const ng_node_type ng_type_mask_distance = {
     .dims = 1u << 2, .positional = "source", .setup = distance_setup, .tile_check = ng_hood_tile_check,
     .eval = ng_hood_eval,
     .hood = &distance_hood,
+};
+
+/* ---- splat --------------------------------------------------------------------- */
+
+enum { I_SPLAT_R, I_SPLAT_G, I_SPLAT_B, I_SPLAT_A, SPLAT_NINPUTS };
+
+static const ng_input_desc splat_inputs[SPLAT_NINPUTS] = {
+    [I_SPLAT_R] = {"r", NG_INPUT_HYBRID, 1, 1, 0, "layer 1's mask, the red channel: the base layer"},
+    [I_SPLAT_G] = {"g", NG_INPUT_HYBRID, 1, 1, 0, "layer 2's mask, the green channel"},
+    [I_SPLAT_B] = {"b", NG_INPUT_HYBRID, 1, 1, 0, "layer 3's mask, the blue channel"},
+    [I_SPLAT_A] = {"a", NG_INPUT_HYBRID, 1, 1, 0, "layer 4's mask, the alpha channel"},
+};
+
+enum { P_SPLAT_NORMALIZE, SPLAT_NPARAMS };
+
+static const ng_param_desc splat_params[SPLAT_NPARAMS] = {
+    [P_SPLAT_NORMALIZE] = {"normalize", NG_PARAM_BOOL, {1}, 0, 1, NULL,
+                           "make the weights sum to 1: scaled down where they sum past 1, layer 1 (the base) taking "
+                           "the rest where they sum below"},
+};
+
+static int splat_setup(ng_node *n, const int *ch, ng_error *err)
+{
+    (void)ch, (void)err;
+    n->channels = 4;
+    return 0;
+}
+
+/* A mask as a weight: [0, 1], NaN none. */
+static float weight(float v) { return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f; }
+
+static int splat_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    const size_t len = (size_t)b->n;
+    const int normalize = ng_int(n, P_SPLAT_NORMALIZE);
+    size_t i;
+    int c;
+    (void)ctx;
+    for (i = 0; i < len; i++) {
+        float w[SPLAT_NINPUTS], sum = 0.0f;
+        for (c = 0; c < SPLAT_NINPUTS; c++) sum += w[c] = weight(in[c][i]);
+        if (normalize && sum > 1.0f)
+            for (c = 0; c < SPLAT_NINPUTS; c++) w[c] /= sum;
+        else if (normalize)
+            w[I_SPLAT_R] += 1.0f - sum;
+        for (c = 0; c < SPLAT_NINPUTS; c++) out[(size_t)c * len + i] = w[c];
+    }
+    return 0;
+}
+
+const ng_node_type ng_type_splat = {
+    .name = "splat", .family = "terrain",
+    .doc = "a splat (layer weight) map: 4 channels, RGBA, one a mask each, clamped to [0, 1] and with `normalize` "
+           "summing to 1 (layer 1, the base, takes what the masks leave), as Unity terrain splat maps and Unreal "
+           "weight-blended layers read them; write it as an RGBA PNG (8 or 16 bits)",
+    .params = splat_params, .nparams = SPLAT_NPARAMS, .inputs = splat_inputs, .ninputs = SPLAT_NINPUTS,
+    .dims = NG_DIMS_ALL, .positional = "r,g,b,a", .setup = splat_setup, .eval = splat_eval,
 };

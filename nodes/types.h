@@ -28,6 +28,7 @@
     X(drainage)          \
     X(mask_distance)     \
     X(cavity)            \
+    X(splat)             \
     X(thermal)           \
     X(hydraulic)         \
     X(ramp)              \

@@ -576,12 +576,30 @@ static void set_ids(Agraph_t *g)
  * time limit bounds the rest. */
 #define SVG_MAX_NODES 500
 
-/* The boxes ng_print_dot draws: the nodes shown and the outputs. */
-static int drawn_nodes(const ng_script *s)
+/* fold=ID,ID,...: the nodes whose branches the drawing folds, as flags
+ * (*out, ng_graph_count of them; NULL without the argument). 0, or -1
+ * answered (400: an id the graph does not have; 500: out of memory). */
+static int fold_flags(const ng_query *q, const ng_script *s, unsigned char **out, ng_answer *a)
 {
-    int i, n = s->noutputs;
-    for (i = 0; i < ng_graph_count(s->graph); i++) n += ng_inspect_shown(s, i);
-    return n;
+    const int n = ng_graph_count(s->graph);
+    const char *v = NULL, *p;
+    int i;
+    *out = NULL;
+    for (i = 0; i < q->n; i++)
+        if (!strcmp(q->key[i], "fold")) v = q->value[i];
+    if (!v || !*v) return 0;
+    if (!(*out = calloc((size_t)n + 1, 1))) return ng_answer_text(a, 500, "out of memory"), -1;
+    for (p = v; *p;) {
+        char *end;
+        long id = strtol(p, &end, 10);
+        if (end == p || *p < '0' || *p > '9' || id >= n || (*end && *end != ',')) {
+            free(*out), *out = NULL;
+            return ng_answer_text(a, 400, "fold: '%.64s' is not a list of node ids (0 to %d)", v, n - 1), -1;
+        }
+        (*out)[id] = 1;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
 }
 
 #ifndef NG_NO_GRAPHVIZ
@@ -633,8 +651,9 @@ static int layout_svg(const char *dot, const atomic_int *cancel, ng_buf *out, ng
 
 void ng_api_graph_svg(const ng_query *q, ng_answer *a)
 {
-    static const char *const known[] = {NULL};
+    static const char *const known[] = {"fold", NULL};
     const double limit = ng_serve_cli()->h.time_limit;
+    unsigned char *fold = NULL;
     atomic_int own, *cancel = q->cancel ? q->cancel : &own;
     ng_served *s;
     ng_error err;
@@ -645,16 +664,21 @@ void ng_api_graph_svg(const ng_query *q, ng_answer *a)
     int nodes, rc;
     atomic_init(&own, 0);
     if (ng_args_check_keys(q, known, a) || !(s = served_for(q, cancel, a))) return;
+    if (fold_flags(q, &s->s, &fold, a)) {
+        ng_served_put(s);
+        return;
+    }
     generation = s->generation;
-    if ((nodes = drawn_nodes(&s->s)) > SVG_MAX_NODES) {
+    if ((nodes = ng_inspect_drawn(&s->s, fold)) > SVG_MAX_NODES) {
         ng_answer_text(a, 422,
                        "the graph has %d nodes, too many to draw (at most %d); 'noisegraph info' and "
                        "'noisegraph dot' give all of it",
                        nodes, SVG_MAX_NODES);
     } else if ((f = open_memstream(&dot, &len))) {
-        ng_print_dot(&s->s, base_name(ng_serve_cli()->script), f);
+        ng_print_dot_folded(&s->s, base_name(ng_serve_cli()->script), fold, f);
         fclose(f);
     }
+    free(fold);
     ng_served_put(s); /* the text is all the layout needs */
     if (nodes > SVG_MAX_NODES) return;
     ng_buf_free(&a->body);

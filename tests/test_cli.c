@@ -1113,9 +1113,9 @@ static void test_info(void)
     EXPECT_OK(&r);
     CHECK_CONTAINS(r.out, "param seed = 3");
     CHECK_CONTAINS(r.out, "pattern seed");
-    CHECK_CONTAINS(r.out, "perlin");
-    CHECK_CONTAINS(r.out, "fbm");
-    CHECK_CONTAINS(r.out, "fit");
+    CHECK_CONTAINS(r.out, "#0 n (noise)"); /* labelled by the script's variables */
+    CHECK_CONTAINS(r.out, "#1 f (fractal)");
+    CHECK_CONTAINS(r.out, "#2 fit");
     CHECK_CONTAINS(r.out, "height");
     CHECK_CONTAINS(r.out, "mask");
     pathf(where, "at %s:2", s); /* where each node was made */

@@ -415,6 +415,60 @@ static void test_named_nodes(void)
     res_free(&r);
 }
 
+/* A node held by a script's variable is labelled by its name where :named()
+ * did not name it: the main chunk's locals at its return (the first
+ * declared of two), then globals (the first by name of two). Loop locals
+ * gone by the end, temporaries and names over 64 bytes label nothing. */
+static void test_variable_labels(void)
+{
+    char s[PATHLEN], a[PATHLEN], b[PATHLEN];
+    res r;
+    mkscript(s, "vars.lua",
+             "local scale = 40\n"
+             "local hills = ng.fbm{ng.perlin{element_size = scale}, octaves = 3}\n"
+             "local again = hills\n"
+             "zeta = ng.simplex{element_size = 30}\n"
+             "alpha = zeta\n"
+             "local rock = ng.worley{}:named(\"rocks\")\n"
+             "local also_rock = rock\n"
+             "for i = 1, 2 do local gone = ng.value{seed = i} end\n"
+             "local " "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa = ng.perlin{seed = 9}\n"
+             "local base = ng.perlin{seed = 5}\n"
+             "return hills * alpha + rock + ng.ridged{base}\n");
+    cli(&r, "info", s, NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "#0 perlin (noise)");
+    CHECK_CONTAINS(r.out, "#1 hills (fractal)");
+    CHECK_CONTAINS(r.out, "#2 alpha (noise)");
+    CHECK_CONTAINS(r.out, "#3 rocks (noise)");
+    CHECK_CONTAINS(r.out, "#4 value (noise)");
+    CHECK_CONTAINS(r.out, "#6 perlin (noise)");
+    CHECK_CONTAINS(r.out, "#7 base (noise)");
+    res_free(&r);
+    cli(&r, "dot", s, NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "label=\"hills (fractal)");
+    res_free(&r);
+    /* the chunk ending in a call of a constructor: its locals are still there */
+    mkscript(s, "tail.lua", "local base = ng.perlin{element_size = 6}\nreturn ng.fbm{base, octaves = 2}\n");
+    cli(&r, "info", s, NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "#0 base (noise)");
+    CHECK_CONTAINS(r.out, "#1 fbm (fractal)");
+    res_free(&r);
+    /* labels only: the same graph without variables renders the same bits */
+    tpath(a, "vars.pfm");
+    cli(&r, "render", s, "-o", a, "--size", "8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    mkscript(s, "novars.lua", "return ng.fbm{ng.perlin{element_size = 6}, octaves = 2}\n");
+    tpath(b, "novars.pfm");
+    cli(&r, "render", s, "-o", b, "--size", "8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(a, b));
+}
+
 /* Without NG_BIN and NG_ROOT the program's tests cannot run: a failure,
  * not a silent skip. */
 static void test_program_is_there(void)
@@ -439,5 +493,6 @@ NG_SUITE(scripts, full)
     RUN(test_vocabulary_aliases);
     RUN(test_vocabulary_errors);
     RUN(test_named_nodes);
+    RUN(test_variable_labels);
     cli_teardown();
 }

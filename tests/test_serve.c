@@ -822,6 +822,51 @@ static void test_graph_too_large_to_draw(void)
     CHECK_INT(server_stop(&s), 0);
 }
 
+static int count_of(const char *s, const char *part)
+{
+    int n = 0;
+    for (; s && (s = strstr(s, part)); s += strlen(part)) n++;
+    return n;
+}
+
+/* Nodes carry the script's variable names (state and drawing); fold=ID
+ * draws a branch as the one node it feeds, saying how many it stands for;
+ * a node the graph lacks is a 400. */
+static void test_graph_labels_and_folds(void)
+{
+    char script[PATHLEN];
+    server s;
+    http r;
+    script_in(script, "foldgraph",
+              "local hills = ng.fbm{ng.perlin{element_size = 30}, octaves = 3}\n"
+              "local x = ng.perlin{}\n"
+              "for i = 1, 6 do x = x + ng.perlin{seed = i} end\n"
+              "return x + hills * 0.5\n");
+    if (server_start(&s, script, NULL)) return;
+    get(&r, s.port, "/api/state");
+    CHECK_CONTAINS(r.body, "\"label\": \"hills\"");
+    CHECK_CONTAINS(r.body, "\"id\": 14, \"label\": \"x\"");
+    http_free(&r);
+    get(&r, s.port, "/api/graph.svg");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "hills (fractal)");
+    CHECK_INT(count_of(r.body, "<g id=\"node&#45;"), 17); /* the 0.5 is shown inside its consumer */
+    http_free(&r);
+    get(&r, s.port, "/api/graph.svg?fold=14");
+    CHECK_INT(r.status, 200);
+    CHECK_INT(count_of(r.body, "<g id=\"node&#45;"), 5); /* perlin, hills, x, hills * 0.5, the sum */
+    CHECK_CONTAINS(r.body, "[+12 nodes folded]");
+    http_free(&r);
+    get(&r, s.port, "/api/graph.svg?fold=14,16");
+    CHECK_INT(count_of(r.body, "<g id=\"node&#45;"), 3);
+    CHECK_CONTAINS(r.body, "[+2 nodes folded]"); /* hills and its perlin; the constant is no box */
+    http_free(&r);
+    CHECK_INT(status_of(s.port, "/api/graph.svg?fold=18"), 400);
+    CHECK_INT(status_of(s.port, "/api/graph.svg?fold=1,x"), 400);
+    CHECK_INT(status_of(s.port, "/api/graph.svg?fold=-1"), 400);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* A graph far under the drawing cap can take Graphviz minutes (mix nodes
  * whose inputs reach back across the graph: 71 boxes took 36 s, 91 some
  * minutes). Its layout ends at the time limit with a 503, and SIGTERM
@@ -1339,6 +1384,7 @@ NG_SUITE(serve, full)
     RUN(test_stuck_script_via_parameter);
     RUN(test_stuck_script_saved);
     RUN(test_graph_too_large_to_draw);
+    RUN(test_graph_labels_and_folds);
     RUN(test_graph_layout_time_limit);
     RUN(test_slow_image_swapped_in);
     RUN(test_stream_cancels_stale_render);

@@ -5,7 +5,9 @@
  * bowl, in every kind, and its convex and concave masks split it; drainage
  * gathers along a valley's floor and points downhill; mask_distance is
  * the distance to the mask over the radius; cavity is 0 on a plane and
- * marks a pit; every mask keeps its documented range; bad radii, volume
+ * marks a pit; every mask keeps its documented range; splat packs four
+ * masks as RGBA weights that sum to 1, in order, the same in every cut,
+ * into an 8- or 16-bit RGBA PNG; bad radii, volume
  * and 4D renders and a footprint past --memory-limit are one line naming
  * the node, nothing written.
  */
@@ -269,6 +271,159 @@ static void test_auto_shading_in_3d_is_analytic(void)
     ng_graph_free(g);
 }
 
+/* ng.splat of four masks (or numbers); normalize < 0: the default. */
+static int splat(ng_graph *g, const int *mask, int normalize)
+{
+    static const char *const names[] = {"r", "g", "b", "a"};
+    ng_node *n = t_begin(g, "splat");
+    int c;
+    for (c = 0; c < 4; c++) t_in(g, n, names[c], mask[c]);
+    ng_error err;
+    if (normalize >= 0 && ng_set_bool(n, ng_param_index(ng_node_type_of(n), "normalize"), normalize, &err))
+        ng_t_fail(__FILE__, __LINE__, "normalize refused: %s", err.msg);
+    return t_finish_ok(g, n);
+}
+
+/* Noise masks past [0, 1] on both sides: the four weights are each in
+ * [0, 1] and sum to 1 within float rounding; channel c is mask c (clamped)
+ * over their sum where it passes 1, else itself, the first channel (the
+ * base) taking the rest; without normalize each is its mask clamped. */
+static void test_splat_weights_sum_to_one(void)
+{
+    ng_graph *g = ng_graph_new();
+    int mask[4], c, i, norm, raw, ok_sum = 1, ok_order = 1, ok_raw = 1;
+    float *w, *m[4], *r;
+    double worst = 0;
+    for (c = 0; c < 4; c++) mask[c] = t_bin(g, "mul", t_noise(g, "perlin", 20 + 7 * c, c + 1), t_const(g, 1.5));
+    norm = splat(g, mask, -1), raw = splat(g, mask, 0);
+    w = render_n(g, norm), r = render_n(g, raw);
+    for (c = 0; c < 4; c++) m[c] = render_n(g, mask[c]);
+    CHECK(w && r && m[0] && m[1] && m[2] && m[3]);
+    for (i = 0; w && r && m[0] && m[1] && m[2] && m[3] && i < N * N; i++) {
+        double sum = 0, msum = 0;
+        for (c = 0; c < 4; c++) {
+            const double v = w[4 * i + c], mc = fmin(fmax(m[c][i], 0), 1);
+            sum += v;
+            msum += mc;
+            ok_sum &= v >= 0 && v <= 1;
+            ok_raw &= r[4 * i + c] == (float)mc;
+        }
+        for (c = 0; c < 4; c++) {
+            const double mc = fmin(fmax(m[c][i], 0), 1);
+            ok_order &= fabs(w[4 * i + c] - (msum > 1 ? mc / msum : c == 0 ? mc + 1 - msum : mc)) < 1e-6;
+        }
+        if (fabs(sum - 1) > worst) worst = fabs(sum - 1);
+    }
+    CHECKF(worst < 1e-6, "splat weights sum to 1 within %g", worst);
+    CHECK(ok_sum);
+    CHECK(ok_order);
+    CHECK(ok_raw);
+    free(w), free(r);
+    for (c = 0; c < 4; c++) free(m[c]);
+    ng_graph_free(g);
+}
+
+/* Numbers: the channel order is r, g, b, a; what the masks leave is layer 1's. */
+static void test_splat_order_and_base(void)
+{
+    static const double v[][4] = {{0.1, 0.2, 0.3, 0.4}, {0, 0, 0, 0}, {-1, 0, 0, 0}, {0, 0, 2, 2}, {0, 0.25, 0, 0.5},
+                                  {0.5, 1, 0, 0.5}};
+    static const double want[][4] = {{0.1, 0.2, 0.3, 0.4}, {1, 0, 0, 0}, {1, 0, 0, 0}, {0, 0, 0.5, 0.5},
+                                     {0.25, 0.25, 0, 0.5}, {0.25, 0.5, 0, 0.25}};
+    size_t k;
+    int c;
+    for (k = 0; k < sizeof v / sizeof v[0]; k++) {
+        ng_graph *g = ng_graph_new();
+        ng_render_opts o;
+        int mask[4], root;
+        float *px;
+        for (c = 0; c < 4; c++) mask[c] = t_const(g, v[k][c]);
+        root = splat(g, mask, -1);
+        t_opts(&o, 4, 4);
+        px = t_render(g, root, &o);
+        CHECK(px != NULL);
+        for (c = 0; px && c < 4; c++)
+            CHECKF(fabs(px[4 * 5 + c] - want[k][c]) < 1e-6, "case %zu channel %d: %g, not %g", k, c, px[4 * 5 + c],
+                   want[k][c]);
+        free(px);
+        ng_graph_free(g);
+    }
+}
+
+/* The same bits for every tile size, thread count and region. */
+static void test_splat_same_in_every_cut(void)
+{
+    ng_graph *g = ng_graph_new();
+    int mask[4], c, root;
+    ng_render_opts o;
+    float *a, *b, *part;
+    for (c = 0; c < 4; c++) mask[c] = t_fbm(g, t_noise(g, "simplex", 30, 9 + c), 4, 2, 0.5);
+    root = splat(g, mask, -1);
+    t_opts(&o, N, N);
+    o.tile = 64;
+    a = t_render(g, root, &o);
+    o.tile = 24, o.threads = 3;
+    b = t_render(g, root, &o);
+    o.region[0] = 40, o.region[1] = 70, o.region[2] = 33, o.region[3] = 21;
+    part = t_render(g, root, &o);
+    CHECK(a && b && part);
+    if (a && b) CHECK(memcmp(a, b, (size_t)N * N * 4 * sizeof(float)) == 0);
+    for (c = 0; a && part && c < 21; c++)
+        CHECK(memcmp(part + (size_t)c * 33 * 4, a + ((size_t)(70 + c) * N + 40) * 4, 33 * 4 * sizeof(float)) == 0);
+    free(a), free(b), free(part);
+    ng_graph_free(g);
+}
+
+/* An RGBA PNG of 8 and 16 bits; the 8-bit one's bytes sum to 255 within
+ * the rounding of four samples; tiles of it stitch to the same samples. */
+static void test_splat_png(void)
+{
+    char script[PATHLEN], p8[PATHLEN], p16[PATHLEN];
+    unsigned w = 0, h = 0;
+    int depth = 0, ctype = 0, dw = 0, dh = 0, i, worst = 0;
+    unsigned char *px;
+    res r;
+    mkscript(script, "splat.lua",
+             "local h = ng.fbm{ng.perlin{element_size = 20}, octaves = 3}:fit(-0.7, 0.7, 0, 1)\n"
+             "return ng.splat{h:smoothstep(0.45, 0.35), h:smoothstep(0.3, 0.6), ng.slope{h, height = 40},\n"
+             "                h:smoothstep(0.6, 0.75)}\n");
+    tpath(p8, "splat.png");
+    tpath(p16, "splat16.png");
+    cli(&r, "render", script, "-o", p8, "--size", "48x32", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", script, "-o", p16, "--size", "48x32", "--bits", "16", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(ihdr(p8, &w, &h, &depth, &ctype) && w == 48 && h == 32 && depth == 8 && ctype == PNG_COLOR_TYPE_RGBA);
+    CHECK(ihdr(p16, &w, &h, &depth, &ctype) && depth == 16 && ctype == PNG_COLOR_TYPE_RGBA);
+    px = decode(p8, PNG_FORMAT_RGBA, &dw, &dh);
+    CHECK(px && dw == 48 && dh == 32);
+    for (i = 0; px && i < 48 * 32; i++) {
+        const int d = abs(px[4 * i] + px[4 * i + 1] + px[4 * i + 2] + px[4 * i + 3] - 255);
+        if (d > worst) worst = d;
+    }
+    CHECKF(px && worst <= 2, "8-bit weights sum to 255 within %d", worst);
+    free(px);
+    {
+        char tiles[PATHLEN], manifest[PATHLEN], whole[PATHLEN];
+        uint16_t *a, *b;
+        int ch = 0, ch2 = 0;
+        pathf(tiles, "%s/splat_tiles/t_{x}_{y}.png", tmpdir);
+        pathf(manifest, "%s/splat_tiles/manifest.json", tmpdir);
+        tpath(whole, "stitched.png");
+        cli(&r, "tiles", script, "-o", tiles, "--size", "48x32", "--tile-size", "16", "--bits", "16", NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        cli(&r, "stitch", manifest, "-o", whole, NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        a = read_png16(p16, &dw, &dh, &ch), b = read_png16(whole, &dw, &dh, &ch2);
+        CHECK(a && b && ch == 4 && ch2 == 4 && memcmp(a, b, 48 * 32 * 4 * sizeof *a) == 0);
+        free(a), free(b);
+    }
+}
+
 NG_SUITE(terrain_masks, fast)
 {
     RUN(test_grid_shading_close_to_analytic);
@@ -277,10 +432,14 @@ NG_SUITE(terrain_masks, fast)
     RUN(test_mask_distance_is_the_distance);
     RUN(test_cavity_of_plane_and_pit);
     RUN(test_auto_shading_in_3d_is_analytic);
+    RUN(test_splat_weights_sum_to_one);
+    RUN(test_splat_order_and_base);
+    RUN(test_splat_same_in_every_cut);
     if (cli_setup("ng-masks")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
         return;
     }
     RUN(test_bad_input_one_line);
+    RUN(test_splat_png);
     cli_teardown();
 }

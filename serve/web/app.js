@@ -27,6 +27,7 @@ const ui = {
   probes: 0,               // volume view probes asked for
   imageUrl: null,
   timers: {},
+  fold: new Set(),         // nodes drawn with the branch feeding them folded in
 };
 
 // ---- small helpers ----------------------------------------------------------
@@ -77,7 +78,7 @@ async function reason(resp) {
 // ---- the URL: what is shown, for bookmarks -----------------------------------
 
 // What the query asks for: set.NAME=V parameters, view, output (a name),
-// node (an id), and the window ox, oy, ps.
+// node (an id), the window ox, oy, ps, and the graph's folded nodes.
 function readUrl() {
   const q = new URLSearchParams(location.search), asked = { sets: {} };
   for (const [k, v] of q) {
@@ -85,6 +86,7 @@ function readUrl() {
     else if (k === "view" || k === "output") asked[k] = v;
     else if (k === "sea" || k === "hs" || k === "ramp") asked.terrain = { ...asked.terrain, [k]: v };
     else if (k === "node" && /^\d+$/.test(v)) asked.node = +v;
+    else if (k === "fold") asked.fold = v.split(",").filter((x) => /^\d+$/.test(x)).map(Number);
     else if ((k === "ox" || k === "oy" || k === "ps") && v !== "" && isFinite(+v)) asked[k] = +v;
   }
   return asked;
@@ -99,6 +101,7 @@ function writeUrl() {
   if (ui.output) q.set("output", ui.state.outputs[ui.output].name);
   if (ui.node !== null) q.set("node", ui.node);
   for (const [k, v] of Object.entries(ui.terrain)) q.set(k, v);
+  if (ui.fold.size) q.set("fold", [...ui.fold].sort((a, b) => a - b).join(","));
   const w = ui.win, st = ui.state;
   if (w.ox !== st.origin[0] || w.oy !== st.origin[1] || w.ps !== st.pixel_size) {
     q.set("ox", fmtAt(w.ox, w.ps));
@@ -120,6 +123,7 @@ function applyUrl(st) {
   const k = st.outputs.findIndex((o) => o.name === a.output);
   if (k > 0) ui.output = k;
   if (a.node !== undefined && st.nodes.some((n) => n.id === a.node)) previewNode(a.node, false);
+  for (const id of a.fold || []) if (st.nodes.some((n) => n.id === id)) ui.fold.add(id);
   if (a.terrain) { ui.terrain = a.terrain; showTerrain(); }
   if (a.view && document.querySelector(`#views button[data-view="${CSS.escape(a.view)}"]`)) setView(a.view, false);
   showWindow();
@@ -344,9 +348,28 @@ function resetParams() {
 
 // ---- the graph -----------------------------------------------------------------
 
+// The nodes folded, as the drawing's fold= argument: those the graph still has.
+function foldQuery() {
+  const have = new Set(ui.state ? ui.state.nodes.map((n) => n.id) : []);
+  const before = ui.fold.size;
+  for (const id of ui.fold) if (!have.has(id)) ui.fold.delete(id);
+  if (ui.fold.size !== before) writeUrl();
+  $("graph-unfold").hidden = ui.fold.size === 0;
+  return ui.fold.size ? "&fold=" + [...ui.fold].sort((a, b) => a - b).join(",") : "";
+}
+
+// Right-click on a node folds the branch feeding it into it (or unfolds it):
+// an 80-node graph read a part at a time.
+function toggleFold(id) {
+  if (ui.fold.has(id)) ui.fold.delete(id);
+  else ui.fold.add(id);
+  writeUrl();
+  loadGraph();
+}
+
 // The graph with the page's values (its labels show options they set).
 async function loadGraph() {
-  const resp = await fetch("api/graph.svg?" + setsQuery().slice(1));
+  const resp = await fetch("api/graph.svg?" + (setsQuery() + foldQuery()).slice(1));
   const box = $("graph");
   if (!resp.ok) { box.textContent = await reason(resp); return; }
   const doc = new DOMParser().parseFromString(await resp.text(), "image/svg+xml");
@@ -361,6 +384,7 @@ async function loadGraph() {
     const id = parseInt(g.id.slice(5), 10);
     if (!Number.isInteger(id)) continue;
     g.addEventListener("click", () => previewNode(ui.node === id ? null : id, true));
+    g.addEventListener("contextmenu", (e) => { e.preventDefault(); toggleFold(id); });
   }
   // an output's box: the first output is what the page shows by default
   for (const g of box.querySelectorAll('g[id^="output-"]')) {
@@ -722,6 +746,7 @@ function start() {
     $("graph-zoom").textContent = on ? "fit" : "1:1";
     zoomGraph();
   });
+  $("graph-unfold").addEventListener("click", () => { ui.fold.clear(); writeUrl(); loadGraph(); });
   $("graph-fold").addEventListener("click", () => {
     const folded = $("graph-strip").classList.toggle("folded");
     $("graph-fold").textContent = folded ? "show" : "hide";
