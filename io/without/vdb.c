@@ -1,6 +1,6 @@
 /*
  * without/vdb.c — the VDB row of formats.c in a build without OpenVDB
- * (make NO_VDB=1, and every ARM=1 build: Debian 12's libopenvdb-dev:arm64
+ * (make NO_VDB=1, make demo, and every ARM=1 build: Debian 12's libopenvdb-dev:arm64
  * does not install beside the host's). Writing a .vdb fails at once with
  * one line naming the switch, before anything is rendered; the format stays
  * listed, so a script means the same thing in every build.
@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-static const char why[] = "this noisegraph was built without OpenVDB (NO_VDB=1): it writes and reads no .vdb";
+static const char why[] = "this noisegraph was built without OpenVDB (make demo, ARM=1 or NO_VDB=1; make builds the full program): it writes and reads no .vdb";
 
 static int refuse(ng__image *im) { return ng__image_fail(im, 0, "%s", why); }
 
