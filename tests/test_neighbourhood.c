@@ -418,8 +418,8 @@ static void test_volume_and_time_refused(void)
 
 NG_SUITE(neighbourhood, fast)
 {
-    RUN(test_cuts_at_origin);
-    RUN(test_cuts_far_away);
+    RUN_FULL(test_cuts_at_origin);
+    RUN_FULL(test_cuts_far_away);
     RUN(test_value_is_a_function_of_the_point);
     RUN(test_constant_and_variance);
     RUN(test_cache_within_memory_limit);
@@ -430,7 +430,7 @@ NG_SUITE(neighbourhood, fast)
     }
     RUN(test_cli_region_is_crop);
     RUN(test_cli_tiles_stitch_equal_single);
-    RUN(test_cli_every_simd_path);
+    RUN_FULL(test_cli_every_simd_path);
     RUN(test_too_large_footprint);
     RUN(test_volume_and_time_refused);
     cli_teardown();

@@ -372,8 +372,8 @@ NG_SUITE(weathering, fast)
     RUN(test_thermal_keeps_height_and_reaches_talus);
     RUN(test_hydraulic_volumes_balance);
     RUN(test_hydraulic_masks);
-    RUN(test_cuts_at_origin);
-    RUN(test_cuts_far_away);
+    RUN_FULL(test_cuts_at_origin);
+    RUN_FULL(test_cuts_far_away);
     RUN(test_value_is_a_function_of_the_point);
     if (cli_setup("ng-weather")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
