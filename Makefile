@@ -298,7 +298,12 @@ $(WEB_OBJ): $(BUILD)/gen/web_files.c | deps
 # the NG_SUITE line of each tests/test_*.c, and a test file without one (or
 # with two) stops the build. The folder is a prerequisite: a file added or
 # removed changes it.
-$(BUILD)/gen/suites.c: tests $(TEST_SRC) tests/suites.sh
+# The list itself is a stamp too ($(BUILD)/gen/.suites, rewritten when it
+# changes): make test-arm ARM_SUITES="..." builds the table of those.
+SUITES_STAMP := $(BUILD)/gen/.suites
+$(shell mkdir -p $(BUILD)/gen && { [ "$$(cat $(SUITES_STAMP) 2>/dev/null)" = "$(TEST_SRC)" ] || \
+  printf '%s\n' "$(TEST_SRC)" > $(SUITES_STAMP); })
+$(BUILD)/gen/suites.c: tests $(TEST_SRC) tests/suites.sh $(SUITES_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  GEN $@"
 	@sh tests/suites.sh $(TEST_SRC) > $@.tmp && mv $@.tmp $@
