@@ -2,9 +2,12 @@
  * exr.c — the OpenEXR encoder of the file sink (filesink.c), through
  * OpenEXR's C library, OpenEXRCore: 32-bit float (the default) or 16-bit
  * half samples; scanlines, square tiles (ng_file_options.exr_tile) or
- * mip-mapped tiles (exr_mipmap); ZIP, ZIPS, PIZ, RLE or no compression.
- * Values are stored as they are (half: rounded to the nearest half), not
- * clamped.
+ * mip-mapped tiles (exr_mipmap); ZIP, ZIPS, PIZ, RLE or no compression;
+ * DWAA and DWAB, which OpenEXRCore 3.1 has no codec for, through
+ * exr_dwa.cc (OpenEXR's C++ library): the same plan of the file, its
+ * bands written as they fill (see "DWAA and DWAB" below). Values are
+ * stored as they are (half: rounded to the nearest half), not clamped
+ * (DWA: as its DCT leaves them).
  *
  * Channels have the names every reader knows: one output's are Y (grey:
  * a channel named after the output loads black in Blender), R, G (a 2D
@@ -51,7 +54,7 @@
  *
  * The reader of EXR tiles for stitch (tileread.h) takes any scanline or
  * tiled (level 0 of a mip-mapped one), flat, one-part file OpenEXRCore
- * decodes, half or float, 1 channel (any name) or R, G (B, A); halves
+ * decodes (DWA files: exr_dwa.cc decodes their rows), half or float, 1 channel (any name) or R, G (B, A); halves
  * come back as the floats they are exactly.
  */
 #ifndef _GNU_SOURCE
