@@ -129,8 +129,8 @@ extern "C" ng__dwa_file *ng__dwa_open(const ng__dwa_spec *s, char *msg, size_t l
         if (s->threads > Imf::globalThreadCount()) Imf::setGlobalThreadCount(s->threads);
         for (int k = 0; k < s->nparts; k++) headers.push_back(part_header(*s, k));
         f->stream.reset(new sink_stream(*s));
-        f->file.reset(new Imf::MultiPartOutputFile(*f->stream, headers.data(), s->nparts, false,
-                                                   Imf::globalThreadCount()));
+        /* its line or tile buffers: 2 * threads a part (ng__dwa_buffer_bytes) */
+        f->file.reset(new Imf::MultiPartOutputFile(*f->stream, headers.data(), s->nparts, false, s->threads));
         for (int k = 0; k < s->nparts; k++)
             if (s->tile) f->tiled.emplace_back(new Imf::TiledOutputPart(*f->file, k));
             else f->scan.emplace_back(new Imf::OutputPart(*f->file, k));

@@ -999,7 +999,8 @@ static int oiio_stats(const char *path, double *min, double *max, double *avg)
  * oiiotool decodes every sample within DWA_TOL of the float render, and
  * its --stats (min, max, average) within DWA_TOL of the render's; a
  * higher --exr-dwa-level makes a smaller file and a larger error; the
- * provenance reads back through noisegraph info. */
+ * bytes are the same for 1 and 4 threads; the provenance reads back
+ * through noisegraph info. */
 static void exr_dwa_lossy_within_tolerance(void)
 {
     static const struct {
@@ -1077,6 +1078,17 @@ static void exr_dwa_lossy_within_tolerance(void)
             CHECKF(fabs(min - rmin) <= DWA_TOL && fabs(max - rmax) <= DWA_TOL && fabs(avg - ravg) <= DWA_TOL,
                    "%s: oiiotool --stats %g %g %g, the render's %g %g %g", out, min, max, avg, rmin, rmax, ravg);
     }
+    /* the bytes do not depend on the threads (Imf's pool) */
+    pathf(out, "%s/exr_dwa_t1.exr", tmpdir);
+    cli(&r, "render", s, "-o", out, "--size", "150x100", "--exr-compression", "dwaa", "--threads", "1", NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    pathf(cmd, "%s/exr_dwa_t4.exr", tmpdir);
+    cli(&r, "render", s, "-o", cmd, "--size", "150x100", "--exr-compression", "dwaa", "--threads", "4", NULL);
+    EXPECT_SILENT(&r);
+    res_free(&r);
+    CHECK(same_bytes(out, cmd));
+    pathf(out, "%s/exr_dwa_4.exr", tmpdir); /* level 200's */
     cli(&r, "info", out, NULL);
     EXPECT_OK(&r);
     CHECK_CONTAINS(r.out, "noisegraph_script_sha256: ");
@@ -1186,7 +1198,8 @@ static void exr_dwa_stitch(void)
 }
 
 /* --exr-dwa-level is for dwaa and dwab, 0 to 10000: anything else is one
- * line, exit 2, nothing written; --help lists the compressions. */
+ * line, exit 2, nothing written; a band that does not fit the memory
+ * limit is refused (exit 1); --help lists the compressions. */
 static void exr_dwa_usage_errors(void)
 {
     char s[PATHLEN], out[PATHLEN], png[PATHLEN];
@@ -1205,6 +1218,11 @@ static void exr_dwa_usage_errors(void)
     res_free(&r);
     cli(&r, "render", s, "-o", png, "--exr-compression", "dwab", NULL);
     EXPECT_ERR(&r, 2, "--exr-compression", "not PNG");
+    res_free(&r);
+    /* a band and Imf's chunk buffers count against the memory limit */
+    cli(&r, "render", s, "-o", out, "--size", "4096", "--exr-compression", "dwab", "--memory-limit", "8", "--threads",
+        "1", NULL);
+    EXPECT_ERR(&r, 1, "exr_dbad.exr", "a band of 256 rows of 4096 pixels needs", "--memory-limit");
     res_free(&r);
     cli(&r, "render", "--help", NULL);
     EXPECT_OK(&r);
