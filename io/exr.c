@@ -54,8 +54,8 @@
  *
  * The reader of EXR tiles for stitch (tileread.h) takes any scanline or
  * tiled (level 0 of a mip-mapped one), flat, one-part file OpenEXRCore
- * decodes (DWA files: exr_dwa.cc decodes their rows), half or float, 1 channel (any name) or R, G (B, A); halves
- * come back as the floats they are exactly.
+ * decodes (a DWA file's rows: exr_dwa.cc), half or float, 1 channel (any
+ * name) or R, G (B, A); halves come back as the floats they are exactly.
  */
 #ifndef _GNU_SOURCE
 #define _XOPEN_SOURCE 700 /* fseeko */
@@ -751,7 +751,7 @@ static int dwa_begin(ng__image *im, encoder *p)
     return rc;
 }
 
-/* Rows of level l of every part: the band's, or a whole mip level's. */
+/* Rows of level l of every part: the band's, or a row of a mip level's tiles. */
 static int dwa_rows(encoder *p, int l, int y, int nrows, int width, const float *rows)
 {
     char msg[256];
