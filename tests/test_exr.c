@@ -12,11 +12,14 @@
 
 #include <openexr.h>
 
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 /* ---- reading back ---------------------------------------------------------------- */
@@ -1197,6 +1200,39 @@ static void exr_dwa_stitch(void)
     free(ref);
 }
 
+/* A full disk (a file size limit far below the file) while Imf writes a
+ * DWA file: one line naming the file and why, exit 1, the file that was
+ * there kept and no temporary file left. */
+static void exr_dwa_write_failure(void)
+{
+    char s[PATHLEN], out[PATHLEN];
+    struct rlimit old, lim;
+    void (*old_handler)(int);
+    size_t len = 0;
+    unsigned char *kept;
+    res r;
+    mkscript(s, "exr_dfull.lua", DWA_SCRIPT);
+    tpath(out, "exr_dfull.exr");
+    put_file(out, "precious");
+    if (getrlimit(RLIMIT_FSIZE, &old) != 0) {
+        CHECK(!"getrlimit");
+        return;
+    }
+    lim = old;
+    lim.rlim_cur = 16 * 1024; /* the file is about 120 KB */
+    old_handler = signal(SIGXFSZ, SIG_IGN); /* the child inherits both */
+    CHECK_INT(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    cli(&r, "render", s, "-o", out, "--size", "512", "--exr-compression", "dwab", "--exr-tiles", "64", NULL);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, old_handler);
+    EXPECT_ERR(&r, 1, "exr_dfull.exr", strerror(EFBIG));
+    res_free(&r);
+    kept = slurp(out, &len);
+    CHECKF(kept && len == 8 && !memcmp(kept, "precious", 8), "the file that was there is not kept");
+    free(kept);
+    CHECK_INT(count_entries(tmpdir, "exr_dfull.exr.tmp"), 0);
+}
+
 /* --exr-dwa-level is for dwaa and dwab, 0 to 10000: anything else is one
  * line, exit 2, nothing written; a band that does not fit the memory
  * limit is refused (exit 1); --help lists the compressions. */
@@ -1256,5 +1292,6 @@ NG_SUITE(exr, full)
     RUN(exr_dwa_layers_parts_mipmap);
     RUN(exr_dwa_stitch);
     RUN(exr_dwa_usage_errors);
+    RUN(exr_dwa_write_failure);
     cli_teardown();
 }
