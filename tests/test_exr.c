@@ -998,7 +998,8 @@ static int oiio_stats(const char *path, double *min, double *max, double *avg)
 }
 
 /* --exr-compression dwaa and dwab: scanlines and tiles, float and half,
- * named as such (with their level) by exrheader and oiiotool --info -v;
+ * named as such (with their level) by exrheader, exrinfo -v and oiiotool
+ * --info -v;
  * oiiotool decodes every sample within DWA_TOL of the float render, and
  * its --stats (min, max, average) within DWA_TOL of the render's; a
  * higher --exr-dwa-level makes a smaller file and a larger error; the
@@ -1057,6 +1058,14 @@ static void exr_dwa_lossy_within_tolerance(void)
         snprintf(want, sizeof want, "Y, %s", cases[i].bits[0] == '1' ? "16-bit floating-point" : "32-bit floating-point");
         CHECKF(strstr(text, want), "exrheader: %s", text);
         CHECKF(strstr(text, "noisegraph_script_sha256 (type string)"), "exrheader: %s", text);
+        free(text);
+        snprintf(cmd, sizeof cmd, "/usr/bin/exrinfo -v '%s' 2>&1", out);
+        text = tool_output(cmd, &st);
+        CHECK_INT(st, 0);
+        snprintf(want, sizeof want, "compression: compression '%s'", cases[i].comp);
+        CHECKF(strstr(text, want), "exrinfo -v: %s", text);
+        snprintf(want, sizeof want, "dwaCompressionLevel: float %s", cases[i].level ? cases[i].level : "45");
+        CHECKF(strstr(text, want), "exrinfo -v: %s", text);
         free(text);
         snprintf(cmd, sizeof cmd, "/usr/bin/oiiotool --info -v '%s' 2>&1", out);
         text = tool_output(cmd, &st);
