@@ -110,9 +110,9 @@ INC_lua   := -Icore -Inodes -Inodes/simd -Iio -Ilua -I/usr/include/lua5.4
 INC_serve := $(INC_lua) -Iserve
 INC_cli   := $(INC_serve) -Icli
 INC_tests := $(INC_cli) -Itests -I/usr/include/OpenEXR
-# The one C++ unit (io/vdbgrid.cc, behind a C interface): OpenVDB's
-# headers are C++17; the same warnings (those C++ has), the same
-# sanitizers, -O2 (its compile time is the OpenVDB templates').
+# The C++ units (io/vdbgrid.cc and io/exr_dwa.cc, each behind a C
+# interface): OpenVDB's headers are C++17; the same warnings (those C++
+# has), the same sanitizers, -O2 (its compile time is the OpenVDB templates').
 CXXFLAGS_BASE := -std=c++17 -g $(FPFLAGS) $(PICFLAGS) -Wall -Wextra -Wshadow -Wmissing-declarations -Werror
 ifeq ($(ARM),1)
   BUILD  := build/arm64
@@ -147,10 +147,11 @@ ENGINE_LIBS := -lm -lpthread
 # OpenVDB and what its headers' inline code calls (TBB, Imath's half
 # tables), and the C++ runtime: programs are linked by the C compiler.
 VDB_LIBS := -lopenvdb -ltbb -lImath -lstdc++
-# OpenEXR (.exr) through its C API, OpenEXRCore (libopenexr-dev 3.1);
+# OpenEXR (.exr) through its C API, OpenEXRCore (libopenexr-dev 3.1), and
+# its C++ library (Imf; Iex its exceptions) for DWAA/DWAB (io/exr_dwa.cc);
 # zlib for PNG's own band-parallel deflate (io/png.c); jansson for JSON
 # (io/json.c), nettle for the tiles' SHA-256 (io/sha256.c).
-EXR_LIBS := -lOpenEXRCore-3_1
+EXR_LIBS := -lOpenEXRCore-3_1 -lOpenEXR-3_1 -lIex-3_1 -lImath -lstdc++
 IO_LIBS  := -lpng16 -ljpeg $(if $(filter 1,$(NO_VDB)),,$(VDB_LIBS)) $(if $(filter 1,$(NO_EXR)),,$(EXR_LIBS)) \
             $(if $(filter 1,$(NO_GDAL)),,-lgdal) -lz -ljansson -lnettle
 # serve: libmicrohttpd, and Graphviz to lay out the graph in process with
@@ -174,7 +175,9 @@ ENGINE_SRC := $(CORE_SRC) $(NODES_SRC)
 IO_WITHOUT := $(if $(filter 1,$(NO_EXR)),io/exr.c) $(if $(filter 1,$(NO_VDB)),io/vdb.c) \
               $(if $(filter 1,$(NO_GDAL)),io/geotiff.c)
 IO_SRC := $(filter-out $(IO_WITHOUT),$(wildcard io/*.c)) $(IO_WITHOUT:io/%=io/without/%)
-IO_CXX_SRC := $(if $(filter 1,$(NO_VDB)),,$(wildcard io/*.cc))
+# the C++ units of a library left out are not built either
+IO_CXX_SRC := $(filter-out $(if $(filter 1,$(NO_VDB)),io/vdbgrid.cc) $(if $(filter 1,$(NO_EXR)),io/exr_dwa.cc),\
+                $(wildcard io/*.cc))
 # the SIMD paths, narrowest first (NG_PATHS in nodes/simd/kernels.h); a
 # demo build has the widest this CPU runs, read from /proc/cpuinfo as
 # nodes/simd/kernels.c checks it at run time
@@ -271,6 +274,10 @@ $(BUILD)/nodes/%.o: CFLAGS += $(INC_nodes)
 $(BUILD)/nodes/simd/%.o: CFLAGS += $(INC_simd)
 $(BUILD)/io/%.o: CFLAGS += $(INC_io)
 $(BUILD)/io/%.o: CXXFLAGS += $(INC_io)
+# OpenEXR's C++ headers (and Imath's, which they include as <half.h>) as
+# system headers: their own warnings (-Wshadow) are not ours
+EXR_CXX_INC := -isystem /usr/include/OpenEXR -isystem /usr/include/Imath
+$(BUILD)/io/exr_dwa.o: CXXFLAGS += $(EXR_CXX_INC)
 ifeq ($(SAN),1)
 $(BUILD)/io/image_read.o: CFLAGS += $(STB_UNIT_SAN)
 endif
@@ -638,6 +645,7 @@ $(FUZZ_BUILD)/io/image_read.o: FUZZ_CFLAGS += $(STB_UNIT_SAN)
 $(FUZZ_BUILD)/core/%.o: FUZZ_CFLAGS += $(INC_core)
 $(FUZZ_BUILD)/nodes/simd/%.o: FUZZ_CFLAGS += $(INC_simd)
 $(FUZZ_BUILD)/io/%.o: FUZZ_CFLAGS += $(INC_io)
+$(FUZZ_BUILD)/io/exr_dwa.o: FUZZ_CXXFLAGS += $(EXR_CXX_INC)
 $(FUZZ_BUILD)/cli/%.o: FUZZ_CFLAGS += $(INC_cli)
 $(FUZZ_BUILD)/nodes/%.o: FUZZ_CFLAGS += $(INC_nodes)
 $(FUZZ_BUILD)/lua/%.o: FUZZ_CFLAGS += $(INC_lua)

@@ -301,7 +301,7 @@ static int set_exr_tiles(ng_cli *c, const option *o, const value *v)
 
 static int set_exr_compression(ng_cli *c, const option *o, const value *v)
 {
-    static const char *const words[] = {"zip", "piz", "none", "zips", "rle"}; /* ORDER ng_exr_compression */
+    static const char *const words[] = {"zip", "piz", "none", "zips", "rle", "dwaa", "dwab"}; /* ORDER ng_exr_compression */
     size_t k;
     for (k = 0; k < sizeof words / sizeof words[0]; k++)
         if (!strcmp(v->text, words[k])) {
@@ -311,8 +311,16 @@ static int set_exr_compression(ng_cli *c, const option *o, const value *v)
         }
     {
         char q[SHOWN];
-        return ng_cli_fail(2, "%s: %s is not zip, zips, piz, rle or none", o->name, shown(v->text, q));
+        return ng_cli_fail(2, "%s: %s is not zip, zips, piz, rle, none, dwaa or dwab", o->name, shown(v->text, q));
     }
+}
+
+static int set_exr_dwa_level(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->file.exr_dwa_level = v->d[0];
+    c->file_set = 1;
+    return 0;
 }
 
 /* X,Y,W,H of an image or X,Y,Z,W,H,D of a volume. */
@@ -756,10 +764,15 @@ static const option options[] = {
     {"--exr-tiles", NULL, "N", INT, 0, 1, 65536, set_exr_tiles, TAKES_IMAGE | TAKES_STITCH,
      "write the .exr as NxN tiles (default: scanlines); tiles count\n"
      "from the region's corner"},
-    {"--exr-compression", NULL, "zip|zips|piz|rle|none", TEXT, 0, 0, 0, set_exr_compression,
+    {"--exr-compression", NULL, "zip|zips|piz|rle|none|dwaa|dwab", TEXT, 0, 0, 0, set_exr_compression,
      TAKES_IMAGE | TAKES_STITCH,
      "the .exr's compression (default zip; zips: one scanline a\n"
-     "chunk; rle: run lengths, for flat masks); all lossless"},
+     "chunk; rle: run lengths, for flat masks), lossless; dwaa (32\n"
+     "scanlines a chunk), dwab (256): lossy DCT, R, G, B and Y\n"
+     "channels stored near half precision (A and others lossless)"},
+    {"--exr-dwa-level", NULL, "Q", REAL, 0, 0, 10000, set_exr_dwa_level, TAKES_IMAGE | TAKES_STITCH,
+     "dwaa/dwab's dwaCompressionLevel (default 45, OpenEXR's):\n"
+     "higher is smaller and coarser"},
     {"--exr-layout", NULL, "layers|parts|files", TEXT, 0, 0, 0, set_exr_layout, TAKES_RENDER,
      "several named outputs to one .exr: layers (default) one file,\n"
      "channels NAME.Y (grey), NAME.R/G/B (colour); parts: one part\n"

@@ -366,6 +366,7 @@ static void print_identity(FILE *out, const job *j, int unused)
     if (j->c.file.level != -1) fprintf(out, "level %d\n", j->c.file.level);
     if (j->c.file.exr_tile) fprintf(out, "exr_tile %d\n", j->c.file.exr_tile);
     if (j->c.file.exr_compression != NG_EXR_ZIP) fprintf(out, "exr_compression %d\n", (int)j->c.file.exr_compression);
+    if (j->c.file.exr_dwa_level != -1) fprintf(out, "exr_dwa_level %.17g\n", j->c.file.exr_dwa_level);
     if (j->c.file.srs) fprintf(out, "srs %s\n", j->c.file.srs);
     if (j->c.file.nodata_set) fprintf(out, "nodata %.17g\n", j->c.file.nodata);
     if (j->c.file.cog) fprintf(out, "cog 1\n");

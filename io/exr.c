@@ -2,9 +2,12 @@
  * exr.c — the OpenEXR encoder of the file sink (filesink.c), through
  * OpenEXR's C library, OpenEXRCore: 32-bit float (the default) or 16-bit
  * half samples; scanlines, square tiles (ng_file_options.exr_tile) or
- * mip-mapped tiles (exr_mipmap); ZIP, ZIPS, PIZ, RLE or no compression.
- * Values are stored as they are (half: rounded to the nearest half), not
- * clamped.
+ * mip-mapped tiles (exr_mipmap); ZIP, ZIPS, PIZ, RLE or no compression;
+ * DWAA and DWAB, which OpenEXRCore 3.1 has no codec for, through
+ * exr_dwa.cc (OpenEXR's C++ library): the same plan of the file, its
+ * bands written as they fill (see "DWAA and DWAB" below). Values are
+ * stored as they are (half: rounded to the nearest half), not clamped
+ * (DWA: as its DCT leaves them).
  *
  * Channels have the names every reader knows: one output's are Y (grey:
  * a channel named after the output loads black in Blender), R, G (a 2D
@@ -51,14 +54,15 @@
  *
  * The reader of EXR tiles for stitch (tileread.h) takes any scanline or
  * tiled (level 0 of a mip-mapped one), flat, one-part file OpenEXRCore
- * decodes, half or float, 1 channel (any name) or R, G (B, A); halves
- * come back as the floats they are exactly.
+ * decodes (a DWA file's rows: exr_dwa.cc), half or float, 1 channel (any
+ * name) or R, G (B, A); halves come back as the floats they are exactly.
  */
 #ifndef _GNU_SOURCE
 #define _XOPEN_SOURCE 700 /* fseeko */
 #endif
 
 #include "encq.h"
+#include "exr_dwa.h"
 #include "filesink.h"
 #include "tileread.h"
 
@@ -154,6 +158,8 @@ typedef struct encoder {
     int cur;          /* the slot being filled, or -1 */
     int dead;         /* the file is closed: writes fail without touching it */
     off_t pos;        /* where the file's position is */
+    ng__dwa_file *dwa; /* DWAA/DWAB: the file, through exr_dwa.cc (ctx is NULL) */
+    double dwa_bytes;  /* what its buffers hold at most */
     pthread_mutex_t mu; /* msg, written by any thread */
     char msg[200];    /* OpenEXRCore's last error text */
 } encoder;
@@ -217,7 +223,8 @@ static exr_compression_t compression_of(ng_exr_compression c)
     static const exr_compression_t of[NG_EXR_NCOMPRESSIONS] = {
         [NG_EXR_ZIP] = EXR_COMPRESSION_ZIP,   [NG_EXR_PIZ] = EXR_COMPRESSION_PIZ,
         [NG_EXR_NONE] = EXR_COMPRESSION_NONE, [NG_EXR_ZIPS] = EXR_COMPRESSION_ZIPS,
-        [NG_EXR_RLE] = EXR_COMPRESSION_RLE,
+        [NG_EXR_RLE] = EXR_COMPRESSION_RLE,   [NG_EXR_DWAA] = EXR_COMPRESSION_DWAA,
+        [NG_EXR_DWAB] = EXR_COMPRESSION_DWAB,
     };
     return of[c];
 }
@@ -306,13 +313,19 @@ static int write_part_header(ng__image *im, encoder *p, int k)
     return 0;
 }
 
+/* The data window's corner. */
+static void place_window(ng__image *im, encoder *p)
+{
+    const int at = placed(im);
+    p->x0 = at ? im->opt.offset[0] : 0;
+    p->y0 = at ? im->opt.offset[1] : 0;
+}
+
 static int write_header(ng__image *im, encoder *p)
 {
     exr_result_t rc;
     int k;
-    const int at = placed(im);
-    p->x0 = at ? im->opt.offset[0] : 0;
-    p->y0 = at ? im->opt.offset[1] : 0;
+    place_window(im, p);
     for (k = 0; k < p->nparts; k++)
         if (write_part_header(im, p, k)) return -1;
     if ((rc = exr_write_header(p->ctx))) return exr_failed(im, rc, "header");
@@ -581,6 +594,8 @@ static double slot_bytes(const ng__image *im, const encoder *p)
 {
     const double sample = im->bits == 16 ? 2 : 4, floats = (double)p->band_rows * im->width * p->nfloat;
     const double one = (double)p->lines * (p->tile ? p->tile : im->width) * p->nfloat * sample;
+    if (p->dwa_bytes > 0) /* DWA: the band (and its halves), and Imf's buffers */
+        return floats * (4 + (im->bits == 16 ? 2 : 0)) + p->dwa_bytes;
     return floats * 4 + 3 * one + 2 * floats * sample;
 }
 
@@ -625,7 +640,8 @@ static int start_bands(ng__image *im, encoder *p)
     if (units > (size_t)(im->height / p->lines + 1)) units = (size_t)(im->height / p->lines + 1);
     p->band_rows = (int)units * p->lines;
     p->max_chunks = (int)units * (p->tile ? (im->width + p->tile - 1) / p->tile : 1) * p->nparts;
-    if (!(p->nslots = slots_allowed(im, p, threads ? 2 * threads : 1))) return -1;
+    /* DWA: one band, written by Imf's threads (exr_dwa.cc) */
+    if (!(p->nslots = slots_allowed(im, p, p->dwa_bytes > 0 ? 1 : threads ? 2 * threads : 1))) return -1;
     if (threads > p->nslots) threads = p->nslots; /* a thread per slot at most: the others would idle */
     p->cur = -1;
     if (!(p->slot = calloc((size_t)p->nslots, sizeof *p->slot))) return -1;
@@ -635,8 +651,128 @@ static int start_bands(ng__image *im, encoder *p)
         b->width = im->width;
         if (!b->rows || band_alloc(p, b, p->max_chunks)) return -1;
     }
+    if (p->dwa_bytes > 0) return 0;
     p->q = ng__encq_new(threads, p->nslots, band_work, band_retire, p);
     return p->q ? 0 : -1;
+}
+
+/* ---- DWAA and DWAB, through OpenEXR's C++ library (exr_dwa.cc) -------------------- */
+
+/* OpenEXRCore 3.1 has no DWA codec: the file is written by exr_dwa.cc,
+ * with the same channels, parts, windows, attributes and mip levels. Its
+ * bands are written on the sink's thread as they fill (every part's, so
+ * no part is held back: Imf interleaves the parts' chunks); Imf's global
+ * thread pool compresses a band's chunks. */
+static int is_dwa(const ng_file_options *o)
+{
+    return o->exr_compression == NG_EXR_DWAA || o->exr_compression == NG_EXR_DWAB;
+}
+
+static int dwa_write_fn(void *user, const void *buf, size_t n)
+{
+    ng__image *im = user;
+    const encoder *p = im->state;
+    if (p->dead || im->what[0]) return -1;
+    return ng__image_write(im, buf, n);
+}
+
+static int dwa_seek_fn(void *user, unsigned long long offset)
+{
+    ng__image *im = user;
+    const encoder *p = im->state;
+    if (p->dead || im->what[0]) return -1;
+    return ng__image_seek(im, (off_t)offset);
+}
+
+static int dwa_failed(ng__image *im, const char *msg)
+{
+    if (im->what[0]) return -1; /* a failed write has said why */
+    return ng__image_fail(im, 0, "EXR encoder (DWA): %s", msg);
+}
+
+/* The file's description; ch (p->nfloat) and names (p->nparts) are the
+ * caller's, alive while the spec is used. */
+static void dwa_spec(ng__image *im, const encoder *p, ng__dwa_spec *s, ng__dwa_channel *ch, const char **names)
+{
+    const ng_file_options *o = &im->opt;
+    const int at = placed(im);
+    int c;
+    memset(s, 0, sizeof *s);
+    s->dwab = o->exr_compression == NG_EXR_DWAB;
+    s->level = o->exr_dwa_level >= 0 ? o->exr_dwa_level : NG__DWA_DEFAULT_LEVEL;
+    s->half = im->bits == 16;
+    s->data[0] = p->x0, s->data[1] = p->y0;
+    s->data[2] = p->x0 + im->width - 1, s->data[3] = p->y0 + im->height - 1;
+    s->display[2] = at ? o->full[0] - 1 : im->width - 1;
+    s->display[3] = at ? o->full[1] - 1 : im->height - 1;
+    s->tile = p->tile;
+    s->mipmap = o->exr_mipmap;
+    s->nparts = p->nparts;
+    for (c = 0; c < p->nparts; c++) names[c] = p->nparts > 1 ? p->src[c]->name : NULL;
+    s->part_names = names;
+    for (c = 0; c < p->nfloat; c++) ch[c].name = p->ch[c].name, ch[c].part = p->ch[c].part, ch[c].at = p->ch[c].at;
+    s->ch = ch;
+    s->nch = p->nfloat;
+    s->world = o->full[0] > 0;
+    s->origin[0] = o->origin[0], s->origin[1] = o->origin[1];
+    s->pixel_size = o->pixel_size;
+    s->meta = o->meta;
+    s->threads = ng__encq_threads(o->threads);
+    s->write = dwa_write_fn;
+    s->seek = dwa_seek_fn;
+    s->user = im;
+}
+
+/* The band (its memory checked against the limit, with Imf's buffers),
+ * then the header. */
+static int dwa_begin(ng__image *im, encoder *p)
+{
+    ng__dwa_channel *ch = calloc((size_t)p->nfloat, sizeof *ch);
+    const char **names = calloc((size_t)p->nparts, sizeof *names);
+    ng__dwa_spec s;
+    char msg[256];
+    int rc = -1;
+    place_window(im, p);
+    if (ch && names) {
+        dwa_spec(im, p, &s, ch, names);
+        p->lines = p->tile ? p->tile : s.dwab ? 256 : 32;
+        p->dwa_bytes = ng__dwa_buffer_bytes(&s, im->width);
+        if (start_bands(im, p))
+            rc = im->what[0] ? -1 : ng__image_fail(im, 0, "cannot start the EXR encoder (out of memory)");
+        else if (!(p->dwa = ng__dwa_open(&s, msg, sizeof msg)))
+            rc = dwa_failed(im, msg);
+        else
+            rc = 0;
+    } else {
+        rc = ng__image_fail(im, 0, "cannot start the EXR encoder (out of memory)");
+    }
+    free(ch);
+    free(names);
+    return rc;
+}
+
+/* Rows of level l of every part: the band's, or a row of a mip level's tiles. */
+static int dwa_rows(encoder *p, int l, int y, int nrows, int width, const float *rows)
+{
+    char msg[256];
+    int k;
+    for (k = 0; k < p->nparts; k++)
+        if (ng__dwa_write(p->dwa, k, l, y, nrows, width, rows, msg, sizeof msg)) return dwa_failed(p->im, msg);
+    return 0;
+}
+
+/* The mip levels, a row of tiles at a time, then the offset tables. */
+static int dwa_end(encoder *p)
+{
+    int l, y;
+    for (l = 1; l < p->nlevels; l++)
+        for (y = 0; y < p->lv[l].h; y += p->tile)
+            if (dwa_rows(p, l, y, p->lv[l].h - y < p->tile ? p->lv[l].h - y : p->tile, p->lv[l].w,
+                         p->lv[l].px + (size_t)y * p->lv[l].w * p->nfloat))
+                return -1;
+    ng__dwa_close(p->dwa); /* the offset tables, through dwa_write_fn */
+    p->dwa = NULL;
+    return p->im->what[0] ? -1 : 0;
 }
 
 /* A joined output keeps its last rows for the lead's encoder. */
@@ -675,6 +811,7 @@ static int encode_begin(ng__image *im)
     p->tile = im->opt.exr_tile ? im->opt.exr_tile : im->opt.exr_mipmap ? MIP_TILE : 0;
     if (plan_channels(im, p) || plan_levels(im, p))
         return im->what[0] ? -1 : ng__image_fail(im, 0, "cannot start the EXR encoder (out of memory)");
+    if (is_dwa(&im->opt)) return dwa_begin(im, p);
     init.error_handler_fn = error_fn;
     init.user_data = im;
     init.write_fn = write_fn;
@@ -694,9 +831,14 @@ static int queue_failed(ng__image *im)
     return im->what[0] ? -1 : ng__image_fail(im, 0, "EXR encoder failed");
 }
 
-/* Submits the band in the current slot. */
+/* Submits the band in the current slot (DWA: writes it). */
 static int submit(encoder *p)
 {
+    if (p->dwa) {
+        const band *b = &p->slot[p->cur];
+        p->cur = -1;
+        return dwa_rows(p, 0, b->y, b->nrows, b->width, b->rows);
+    }
     if (plan_chunks(p, &p->slot[p->cur], 0, p->nparts)) return -1;
     ng__encq_submit(p->q, p->cur);
     p->cur = -1;
@@ -744,7 +886,7 @@ static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
         band *b;
         int n;
         if (p->cur < 0) {
-            if ((p->cur = ng__encq_next(p->q)) < 0) return queue_failed(im);
+            if ((p->cur = p->dwa ? 0 : ng__encq_next(p->q)) < 0) return queue_failed(im);
             p->slot[p->cur].y = y + r;
             p->slot[p->cur].nrows = 0;
         }
@@ -831,6 +973,7 @@ static int encode_end(ng__image *im)
     exr_result_t rc;
     int k;
     if (im->joining) return 0;
+    if (p->dwa) return dwa_end(p);
     if (ng__encq_drain(p->q)) return queue_failed(im);
     free_pipes(p);
     for (k = 0; k < p->nparts; k++)
@@ -860,6 +1003,7 @@ static void encode_discard(ng__image *im)
     if (!p) return;
     ng__encq_free(p->q); /* first: a worker may be in a band */
     p->dead = 1;         /* the file may be closed already */
+    if (p->dwa) ng__dwa_close(p->dwa); /* its writes fail now, unseen */
     free_pipes(p);
     for (s = 0; p->slot && s < p->nslots; s++) {
         free(p->slot[s].rows);
@@ -901,6 +1045,11 @@ typedef struct exr_in {
     float *buf;
     int buf_y, buf_rows;
     char msg[160];   /* OpenEXRCore's last error */
+    /* DWAA/DWAB, which OpenEXRCore does not decode: rows through
+     * exr_dwa.cc, each channel's name and place among a pixel's floats */
+    ng__dwa_in *dwa;
+    const char *names[NG_MAX_CHANNELS];
+    int at[NG_MAX_CHANNELS];
 } exr_in;
 
 static void read_error_fn(exr_const_context_t ctx, exr_result_t code, const char *msg)
@@ -1034,6 +1183,27 @@ static int check_chunks(ng__tile_reader *r)
     return 0;
 }
 
+/* A DWA file's rows are read by exr_dwa.cc (OpenEXRCore read its header). */
+static int open_dwa(ng__tile_reader *r)
+{
+    exr_in *t = r->state;
+    const exr_attr_chlist_t *list = NULL;
+    exr_compression_t comp;
+    exr_result_t rc;
+    char msg[256];
+    int i;
+    if ((rc = exr_get_compression(t->ctx, 0, &comp)) || (rc = exr_get_channels(t->ctx, 0, &list)))
+        return read_failed(r, rc, "header");
+    if (comp != EXR_COMPRESSION_DWAA && comp != EXR_COMPRESSION_DWAB) return 0;
+    for (i = 0; i < r->channels; i++) {
+        t->names[i] = list->entries[i].name.str;
+        t->at[i] = channel_at(r, t->names[i]);
+    }
+    if (!(t->dwa = ng__dwa_read_open(r->path, msg, sizeof msg)))
+        return ng__tile_fail(r, "is not a readable EXR (%s)", msg);
+    return 0;
+}
+
 static int read_open(ng__tile_reader *r)
 {
     exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
@@ -1072,7 +1242,7 @@ static int read_open(ng__tile_reader *r)
     if (!(t->buf = malloc((size_t)t->buf_rows * (size_t)r->width * (size_t)r->channels * sizeof *t->buf)))
         return ng__tile_fail(r, "out of memory for %d rows", t->buf_rows);
     t->buf_y = -t->buf_rows; /* nothing decoded yet */
-    return check_chunks(r);
+    return check_chunks(r) || open_dwa(r);
 }
 
 /* Decodes chunk ci (tile rows row ..) into buf at column col, as floats
@@ -1111,6 +1281,14 @@ static int fill(ng__tile_reader *r, int y)
     const int row = y - y % t->lines;
     int tx;
     t->buf_y = -t->buf_rows; /* a failure leaves no stale rows */
+    if (t->dwa) {
+        const int n = r->height - row < t->buf_rows ? r->height - row : t->buf_rows;
+        char msg[256];
+        if (ng__dwa_read(t->dwa, row, n, r->width, r->channels, t->names, t->at, t->buf, msg, sizeof msg))
+            return ng__tile_fail(r, "is not a readable EXR (rows %d to %d: %s)", row, row + n - 1, msg);
+        t->buf_y = row;
+        return 0;
+    }
     for (tx = 0; tx < columns(r); tx++) {
         exr_chunk_info_t ci;
         const exr_result_t rc = chunk_at(t, row, tx, &ci);
@@ -1138,6 +1316,7 @@ static void read_close(ng__tile_reader *r)
 {
     exr_in *t = r->state;
     if (!t) return;
+    if (t->dwa) ng__dwa_read_close(t->dwa);
     if (t->ctx) exr_finish(&t->ctx);
     free(t->buf);
 }

@@ -1175,6 +1175,7 @@ void ng_file_options_default(ng_file_options *o)
     memset(o, 0, sizeof *o);
     o->level = -1;
     o->exr_compression = NG_EXR_ZIP;
+    o->exr_dwa_level = -1;
     o->pixel_size = 1;
 }
 
@@ -1224,6 +1225,10 @@ static int check_options(const char *path, const ng__format *e, const ng_file_op
         return ng_errorf(err, "%s: EXR tiles of %d pixels (1 to 65536)", path, o->exr_tile);
     if ((unsigned)o->exr_compression >= NG_EXR_NCOMPRESSIONS)
         return ng_errorf(err, "%s: unknown EXR compression %d", path, (int)o->exr_compression);
+    if (o->exr_dwa_level != -1 && o->exr_compression != NG_EXR_DWAA && o->exr_compression != NG_EXR_DWAB)
+        return ng_errorf(err, "%s: --exr-dwa-level: is for --exr-compression dwaa or dwab", path);
+    if (o->exr_dwa_level != -1 && !(o->exr_dwa_level >= 0 && o->exr_dwa_level <= 10000))
+        return ng_errorf(err, "%s: --exr-dwa-level: %g is not 0 to 10000", path, o->exr_dwa_level);
     if ((o->srs || o->nodata_set || o->cog) && !(e->takes & NG__GEO))
         return ng_errorf(err, "%s: --srs, --nodata, --cog: are for %s outputs, not %s", path,
                          ng__format_list(which, sizeof which, takes_geo, 1, " or "), e->name);

@@ -65,7 +65,7 @@ struct ng__encoder {
 extern const ng__encoder ng__png_encoder, ng__pfm_encoder, ng__raw16_encoder;
 extern const ng__encoder ng__vdb_encoder;  /* vdb.c: through vdbgrid.cc */
 extern const ng__encoder ng__nrrd_encoder;
-extern const ng__encoder ng__exr_encoder;  /* exr.c: through OpenEXRCore */
+extern const ng__encoder ng__exr_encoder;  /* exr.c: through OpenEXRCore (DWA: exr_dwa.cc) */
 extern const ng__encoder ng__geotiff_encoder; /* geotiff.c: through GDAL */
 extern const ng__encoder ng__r32_encoder;  /* raw16.c: float heightmaps */
 

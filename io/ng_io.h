@@ -151,7 +151,10 @@ typedef enum ng_exr_compression { /* ORDER: the words of --exr-compression in cl
     NG_EXR_NONE,
     NG_EXR_ZIPS, /* zlib, one scanline a chunk (what compositors read fastest line by line) */
     NG_EXR_RLE,  /* run lengths: fast, for flat images (masks) */
-    /* No DWAA/DWAB: OpenEXRCore 3.1 (Debian 12) cannot encode them. */
+    /* Lossy, DCT of 8x8 blocks (R, G, B, Y channels; A and others lossless),
+     * through OpenEXR's C++ library (exr_dwa.cc): 32 or 256 scanlines a chunk. */
+    NG_EXR_DWAA,
+    NG_EXR_DWAB,
     NG_EXR_NCOMPRESSIONS
 } ng_exr_compression;
 /* How the named outputs of one render go into .exr files. */
@@ -166,6 +169,9 @@ typedef struct ng_file_options {
     int level;
     int exr_tile;       /* .exr: 0 scanlines, else square tiles of this edge */
     ng_exr_compression exr_compression;
+    /* .exr, DWAA or DWAB: the dwaCompressionLevel (its quantisation's base
+     * error, in 1/100000ths; 0 to 10000); -1: OpenEXR's default, 45. */
+    double exr_dwa_level;
     ng_exr_layout exr_layout;
     /* .exr: 1 writes tiles (of exr_tile, or 64) with mip-map levels, each
      * level the box-filtered half of the one above (exr.c says how). */

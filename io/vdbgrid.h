@@ -1,5 +1,5 @@
 /*
- * vdbgrid.h — the one C++ unit (vdbgrid.cc) behind a C interface: an
+ * vdbgrid.h — a C++ unit (vdbgrid.cc) behind a C interface: an
  * OpenVDB grid filled voxel by voxel as slabs of a volume arrive and
  * written to a FILE * at the end. vdb.c (the .vdb encoder) is its only
  * user. Plain C types only: noisegraph.h is not C++ (it includes
