@@ -58,9 +58,18 @@ class sink_stream : public Imf::OStream {
     uint64_t pos = 0;
 };
 
-void fail(char *msg, size_t len, const char *what)
+/* body() for a C caller: what it returns, or failed with the exception's
+ * text in msg (no exception crosses into C). */
+template <class T, class F> T guarded(char *msg, size_t len, T failed, F body)
 {
-    std::snprintf(msg, len, "%s", what);
+    try {
+        return body();
+    } catch (const std::exception &e) {
+        std::snprintf(msg, len, "%s", e.what());
+    } catch (...) {
+        std::snprintf(msg, len, "unknown failure");
+    }
+    return failed;
 }
 
 int lines_of(const ng__dwa_spec &s)
@@ -117,7 +126,7 @@ extern "C" double ng__dwa_buffer_bytes(const ng__dwa_spec *s, int width)
 
 extern "C" ng__dwa_file *ng__dwa_open(const ng__dwa_spec *s, char *msg, size_t len)
 {
-    try {
+    return guarded(msg, len, (ng__dwa_file *)nullptr, [&] {
         std::unique_ptr<ng__dwa_file> f(new ng__dwa_file);
         std::vector<Imf::Header> headers;
         f->spec = *s;
@@ -135,12 +144,7 @@ extern "C" ng__dwa_file *ng__dwa_open(const ng__dwa_spec *s, char *msg, size_t l
             if (s->tile) f->tiled.emplace_back(new Imf::TiledOutputPart(*f->file, k));
             else f->scan.emplace_back(new Imf::OutputPart(*f->file, k));
         return f.release();
-    } catch (const std::exception &e) {
-        fail(msg, len, e.what());
-    } catch (...) {
-        fail(msg, len, "unknown failure");
-    }
-    return nullptr;
+    });
 }
 
 /* Part `part`'s slices of the rows: the floats where they are, or (a half
@@ -176,7 +180,7 @@ extern "C" int ng__dwa_write(ng__dwa_file *f, int part, int level, int y, int nr
                              char *msg, size_t len)
 {
     const ng__dwa_spec &s = f->spec;
-    try {
+    return guarded(msg, len, -1, [&] {
         std::vector<half> halves;
         const Imf::FrameBuffer fb = part_slices(f, part, y, nrows, width, rows, halves);
         if (s.tile) {
@@ -189,12 +193,7 @@ extern "C" int ng__dwa_write(ng__dwa_file *f, int part, int level, int y, int nr
             o.writePixels(nrows);
         }
         return 0;
-    } catch (const std::exception &e) {
-        fail(msg, len, e.what());
-    } catch (...) {
-        fail(msg, len, "unknown failure");
-    }
-    return -1;
+    });
 }
 
 extern "C" void ng__dwa_close(ng__dwa_file *f)
@@ -213,22 +212,17 @@ struct ng__dwa_in {
 
 extern "C" ng__dwa_in *ng__dwa_read_open(const char *path, char *msg, size_t len)
 {
-    try {
+    return guarded(msg, len, (ng__dwa_in *)nullptr, [&] {
         std::unique_ptr<ng__dwa_in> in(new ng__dwa_in);
         in->file.reset(new Imf::InputFile(path));
         return in.release();
-    } catch (const std::exception &e) {
-        fail(msg, len, e.what());
-    } catch (...) {
-        fail(msg, len, "unknown failure");
-    }
-    return nullptr;
+    });
 }
 
 extern "C" int ng__dwa_read(ng__dwa_in *in, int y, int nrows, int width, int nch, const char *const *name,
                             const int *at, float *dst, char *msg, size_t len)
 {
-    try {
+    return guarded(msg, len, -1, [&] {
         const IMATH_NAMESPACE::Box2i &dw = in->file->header().dataWindow();
         const size_t xs = (size_t)nch * sizeof(float), ys = xs * (size_t)width;
         const IMATH_NAMESPACE::V2i origin(dw.min.x, dw.min.y + y);
@@ -238,12 +232,7 @@ extern "C" int ng__dwa_read(ng__dwa_in *in, int y, int nrows, int width, int nch
         in->file->setFrameBuffer(fb);
         in->file->readPixels(dw.min.y + y, dw.min.y + y + nrows - 1);
         return 0;
-    } catch (const std::exception &e) {
-        fail(msg, len, e.what());
-    } catch (...) {
-        fail(msg, len, "unknown failure");
-    }
-    return -1;
+    });
 }
 
 extern "C" void ng__dwa_read_close(ng__dwa_in *in)
