@@ -187,6 +187,7 @@ typedef struct ng_render_request {
     double sea, hs;
     int ramp;
     const char *stream; /* NULL: none */
+    long seq;           /* the client's order of its renders on the stream; -1: none */
 } ng_render_request;
 /* /api/render's arguments, with c's window as the defaults. 0, or -1 with
  * a 400 in a. */

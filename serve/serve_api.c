@@ -4,7 +4,11 @@
  *
  * Streams: a render names a stream; a new render on the same stream sets
  * the cancel flag of the one in progress there, which then stops within a
- * tile and answers 409.
+ * tile and answers 409. "New" is the client's order when it numbers its
+ * renders (seq), else the order they reach the server: a client that
+ * aborts a request and sends the next one cannot tell which of the two
+ * connections the server reads first (under load the stale one was read
+ * second and cancelled the page's newest render).
  */
 #include "inspect.h"
 #include "ng_io.h"
@@ -240,21 +244,28 @@ static struct {
     pthread_mutex_t mu;
     struct {
         char id[65];
+        long seq; /* -1: not numbered */
         atomic_int *cancel;
     } s[NG_SERVE_MAX_CONNECTIONS];
 } renders = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* Makes flag a render in progress (on stream id, or none: NULL),
- * cancelling the one there was on that stream. */
-static void render_begin(const char *id, atomic_int *flag)
+ * cancelling the one there was on that stream, or cancelling flag itself
+ * when the one there is numbered later (seq) than it. */
+static void render_begin(const char *id, long seq, atomic_int *flag)
 {
     int i, free_slot = -1;
     if (!id) id = "";
     pthread_mutex_lock(&renders.mu);
     for (i = 0; i < NG_SERVE_MAX_CONNECTIONS; i++) {
         if (*id && renders.s[i].cancel && !strcmp(renders.s[i].id, id)) {
-            atomic_store(renders.s[i].cancel, 1);
-            renders.s[i].cancel = flag;
+            if (seq >= 0 && renders.s[i].seq > seq) { /* a stale one, read after its successor */
+                atomic_store(flag, 1);
+            } else {
+                atomic_store(renders.s[i].cancel, 1);
+                renders.s[i].cancel = flag;
+                renders.s[i].seq = seq;
+            }
             free_slot = -2;
             break;
         }
@@ -262,6 +273,7 @@ static void render_begin(const char *id, atomic_int *flag)
     }
     if (free_slot >= 0) { /* none free cannot happen: a slot per connection */
         snprintf(renders.s[free_slot].id, sizeof renders.s[free_slot].id, "%s", id);
+        renders.s[free_slot].seq = seq;
         renders.s[free_slot].cancel = flag;
     }
     pthread_mutex_unlock(&renders.mu);
@@ -494,7 +506,7 @@ void ng_api_render(const ng_query *q, ng_answer *a)
     int root, rc = -1, turn;
     atomic_init(&own, 0);
     if (ng_args_render(q, c, &r, a)) return;
-    render_begin(r.stream, cancel);
+    render_begin(r.stream, r.seq, cancel);
     if ((turn = turn_take(&draws, cancel)) || !(s = served_for(q, cancel, a))) goto out;
     if ((root = pick_node(&r, s, a)) < 0) goto out;
     if (r.view == NG_SERVE_RAMP && ng_node_channels(ng_graph_node(s->s.graph, root)) != 1) {

@@ -200,7 +200,7 @@ static int valid_stream(const char *s)
 
 int ng_args_render(const ng_query *q, const ng_serve_opts *c, ng_render_request *r, ng_answer *a)
 {
-    static const char *const known[] = {"w", "h", "ox", "oy", "ps", "node", "view", "stream", "sea", "hs", "ramp", NULL};
+    static const char *const known[] = {"w", "h", "ox", "oy", "ps", "node", "view", "stream", "seq", "sea", "hs", "ramp", NULL};
     static const char *const ramps[] = {"terrain", "grey", NULL}; /* ORDER ng_view_ramp_kind */
     const char *v;
     int k;
@@ -209,6 +209,7 @@ int ng_args_render(const ng_query *q, const ng_serve_opts *c, ng_render_request 
     r->ox = c->r.origin[0], r->oy = c->r.origin[1], r->ps = c->r.pixel_size;
     r->view = NG_SERVE_GREY;
     r->stream = NULL;
+    r->seq = -1;
     r->sea = r->hs = -1, r->ramp = -1;
     if ((v = arg(q, "w")) && read_int(v, 1, NG_SERVE_MAX_SIDE, &r->w))
         return ng_answer_text(a, 400, "w: '%.64s' is not a whole number from 1 to %d", v, NG_SERVE_MAX_SIDE), -1;
@@ -244,5 +245,7 @@ int ng_args_render(const ng_query *q, const ng_serve_opts *c, ng_render_request 
     if ((v = arg(q, "stream")) && !valid_stream(v))
         return ng_answer_text(a, 400, "stream: '%.64s' is not 1 to 64 letters, digits, '_', '-' or '.'", v), -1;
     r->stream = v;
+    if ((v = arg(q, "seq")) && read_int(v, 0, 999999999, &r->seq))
+        return ng_answer_text(a, 400, "seq: '%.64s' is not a whole number from 0 to 999999999", v), -1;
     return 0;
 }

@@ -290,6 +290,7 @@ static void test_state_page_and_status_codes(void)
         "/api/render?ox=2e15",       "/api/render?ps=0",         "/api/render?ps=-1",
         "/api/render?ps=0x10",       "/api/render?node=99999",   "/api/render?node=-1",
         "/api/render?node=abc",      "/api/render?view=sepia",   "/api/render?stream=a/b",
+        "/api/render?seq=-1",        "/api/render?seq=1.5",      "/api/render?seq=x",
         "/api/render?w=8&w=9",       "/api/render?zoom=2",       "/api/render?set.nope=1",
         "/api/render?set.seed=101",  "/api/render?set.seed=-1",  "/api/render?set.seed=1.5",
         "/api/render?set.gain=nan",  "/api/render?set.gain=",    "/api/render?set.flat=maybe",
@@ -1044,6 +1045,22 @@ static void test_stream_cancels_stale_render(void)
     http_read(other, &r);
     CHECK_INT(r.status, 200);
     http_free(&r);
+    /* numbered renders: one read after its successor is the stale one
+     * (the page aborts a request and sends the next; under load the server
+     * read the aborted one second, and it cancelled the page's newest) */
+    fd = http_send(s.port, "/api/render?w=2048&h=2048&view=volume&stream=C&seq=5");
+    nanosleep(&t, NULL);
+    get(&r, s.port, "/api/render?w=8&h=8&stream=C&seq=4");
+    CHECK_INT(r.status, 409);
+    http_free(&r);
+    p.fd = fd, p.events = POLLIN, p.revents = 0;
+    CHECKF(poll(&p, 1, 0) == 0, "a stale render (seq 4) cancelled the newer one (seq 5)");
+    get(&r, s.port, "/api/render?w=8&h=8&stream=C&seq=5"); /* the same sequence's next image */
+    CHECK_INT(r.status, 200);
+    http_free(&r);
+    http_read(fd, &slow);
+    CHECK_INT(slow.status, 409);
+    http_free(&slow);
     /* a render in progress when SIGTERM comes: cancelled, exit 0 */
     fd = http_send(s.port, SLOW);
     nanosleep(&t, NULL);

@@ -632,13 +632,13 @@ function setupPanZoom() {
 
 // ---- rendering -----------------------------------------------------------------------
 
-function renderUrl(w, h, ps) {
+function renderUrl(w, h, ps, seq) {
   const v = ui.win;
   let u = `api/render?w=${w}&h=${h}&ox=${fmtAt(v.ox, v.ps)}&oy=${fmtAt(v.oy, v.ps)}&ps=${fmt(ps)}&view=${ui.view}`;
   const id = shownNode();
   if (id !== null) u += "&node=" + id;
   if (ui.view === "hillshade") for (const [k, val] of Object.entries(ui.terrain)) u += "&" + k + "=" + encodeURIComponent(val);
-  return u + setsQuery() + "&stream=" + ui.stream;
+  return u + setsQuery() + "&stream=" + ui.stream + "&seq=" + seq;
 }
 
 function render(delay) {
@@ -659,10 +659,10 @@ async function renderNow() {
   const win = { ...ui.win };
   const cw = Math.max(1, Math.ceil(w / COARSE)), ch = Math.max(1, Math.ceil(h / COARSE));
   showStatus("note", "rendering…");
-  const coarse = await fetchImage(renderUrl(cw, ch, win.ps * w / cw), seq, ctl);
+  const coarse = await fetchImage(renderUrl(cw, ch, win.ps * w / cw, seq), seq, ctl);
   if (!coarse) return;
   showImage(coarse, win, true);
-  const full = await fetchImage(renderUrl(w, h, win.ps), seq, ctl);
+  const full = await fetchImage(renderUrl(w, h, win.ps, seq), seq, ctl);
   if (!full) return;
   showImage(full, win, false);
   showStatus("ms", `${w}×${h} ${full.ms} ms (coarse ${coarse.ms} ms)` +
@@ -676,6 +676,9 @@ async function fetchImage(url, seq, ctl) {
   try {
     const resp = await fetch(url, { signal: ctl.signal });
     if (seq !== ui.seq) return null;
+    // 409 on the newest sequence: the server stopping, or it took this
+    // client for gone; ask once more before saying so
+    if (resp.status === 409 && !ctl.asked_again) { ctl.asked_again = true; return fetchImage(url, seq, ctl); }
     if (resp.status === 409) { ui.stale++; showStatus("note", "cancelled"); return null; }
     // 503: a time limit (of the script's run or of the render) or a busy server: its reason below
     if (!resp.ok) { showStatus("note", ""); showStatus("bad", await reason(resp)); return null; }
