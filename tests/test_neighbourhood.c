@@ -104,7 +104,8 @@ static float *render_fresh(int which, const ng_render_opts *o)
 /* Every cut of every graph at origin `at`: tile sizes 8, 16 and 64 on 1, 2
  * and 3 threads, and regions (aligned to nothing), each the whole
  * render's samples; the masks and shadings (the lattice code they share
- * is the blur's) take tile 8 on 1 thread, 64 on 3, and two regions. */
+ * is the blur's), and every graph under the sanitizers, take tile 8 on 1
+ * thread, 64 on 3, and two regions. */
 static void cuts_at(double at)
 {
     static const int tiles[] = {8, 16, 64}, regions[][4] = {{0, 0, 37, 29}, {41, 13, 70, 90}, {149, 0, 1, 110},
@@ -123,7 +124,7 @@ static void cuts_at(double at)
         for (t = 0; ref && t < sizeof tiles / sizeof tiles[0]; t++)
             for (th = 1; th <= 3; th++) {
                 float *v;
-                if (which >= G_LIGHT && !(t == 0 && th == 1) && !(t == 2 && th == 3)) continue;
+                if ((SANITIZED || which >= G_LIGHT) && !(t == 0 && th == 1) && !(t == 2 && th == 3)) continue;
                 o.tile = tiles[t];
                 o.threads = (int)th;
                 v = render_fresh(which, &o);
@@ -133,7 +134,7 @@ static void cuts_at(double at)
             }
         for (r = 0; ref && r < sizeof regions / sizeof regions[0]; r++) {
             float *v;
-            if (which >= G_LIGHT && r % 2 == 0) continue;
+            if ((SANITIZED || which >= G_LIGHT) && r % 2 == 0) continue;
             memcpy(o.region, regions[r], sizeof o.region);
             o.tile = r % 2 ? 16 : 8;
             o.threads = 1 + (int)r % 3;
