@@ -5,12 +5,39 @@
 #   make demo     build the program for this CPU alone (build/demo) and render
 #                 graphs/terrain.lua to terrain.png
 #   make test-browser  the page of `noisegraph serve` in headless Chromium (make test runs it)
+#   make docs     every picture in docs/ (docs/pictures), from the current code
 #   make bench    optimised single-thread benchmark
 #   make fuzz     every libFuzzer target for FUZZ_TIME seconds (clang 14)
 # Missing Debian packages are installed with apt-get when run as root.
 
 CC      ?= gcc
 SAN     ?= 0
+# ARM=1: the program and the tests cross-built for aarch64 into build/arm64
+# (make test-arm runs them under qemu-user); see "aarch64" below.
+ARM     ?= 0
+space   := $(subst ,, )
+ifeq ($(ARM),1)
+CC      := aarch64-linux-gnu-gcc
+endif
+# Builds without a library: NO_VDB=1 (.vdb), NO_EXR=1 (.exr), NO_GDAL=1
+# (.tif) and
+# NO_GRAPHVIZ=1 (the drawing of the graph in `noisegraph serve`) leave it
+# out; the format or drawing then fails with one line naming the switch
+# (io/without/). An ARM build goes without all four: Debian 12's
+# libopenvdb-dev, libopenexr-dev, libgdal-dev and libgraphviz-dev are not Multi-Arch:
+# same, and installing their :arm64 packages removes the host's.
+# make demo goes without OpenVDB too: its one unit, io/vdbgrid.cc, was a
+# third of the demo's build (33 s of 97 s of CPU) for a render to .png
+NO_VDB  ?= $(if $(filter 1,$(ARM) $(DEMO)),1)
+# what make test-arm runs under qemu-user (see test-arm)
+# (CI: platform, the bits of every basis, fractal and warp against x86's,
+# and graphs, the golden hashes of every example graph; the kernel suites
+# take past 10 min of qemu CPU: make test-arm ARM_SUITES="platform graphs
+# kernels cells render core")
+ARM_SUITES ?= platform graphs
+NO_EXR  ?= $(ARM)
+NO_GDAL ?= $(ARM)
+NO_GRAPHVIZ ?= $(ARM)
 # One job per CPU unless the caller chose (make -jN).
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
@@ -23,7 +50,7 @@ COMPILER := $(if $(filter cc gcc,$(notdir $(CC))),,-$(notdir $(CC)))
 PKGS    := liblua5.4-dev libpng-dev libstb-dev libjpeg-dev \
            libopenvdb-dev libboost-dev python3-openvdb libopenvdb-tools \
            libmicrohttpd-dev libgraphviz-dev libopenexr-dev openexr \
-           libjansson-dev nettle-dev
+           libjansson-dev nettle-dev libgdal-dev
 # a file that proves each package is present (the pyopenvdb module's name
 # carries the Python version: a pattern matching the one there is)
 PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_image.h /usr/include/jpeglib.h \
@@ -31,14 +58,28 @@ PKG_HDRS := /usr/include/lua5.4/lua.h /usr/include/png.h /usr/include/stb/stb_im
             /usr/lib/python3/dist-packages/pyopenvdb.cpython-*.so /usr/bin/vdb_print \
             /usr/include/microhttpd.h /usr/include/graphviz/gvc.h \
             /usr/include/OpenEXR/openexr.h /usr/bin/exrheader \
-            /usr/include/jansson.h /usr/include/nettle/sha2.h
+            /usr/include/jansson.h /usr/include/nettle/sha2.h /usr/include/gdal/gdal.h
+# ARM=1: the cross compiler, qemu-user to run what it builds, and the
+# :arm64 libraries through Debian's multiarch (apt's arm64 architecture,
+# added by deps when missing); no OpenVDB, OpenEXR, GDAL or Graphviz (NO_VDB).
+ARM_LIBS := liblua5.4-dev libpng-dev zlib1g-dev libjpeg-dev libjansson-dev nettle-dev libmicrohttpd-dev
+ifeq ($(ARM),1)
+PKGS    := gcc-aarch64-linux-gnu qemu-user libstb-dev $(ARM_LIBS:%=%:arm64)
+PKG_HDRS := /usr/bin/aarch64-linux-gnu-gcc /usr/bin/qemu-aarch64 /usr/include/stb/stb_image.h \
+            $(addprefix /usr/lib/aarch64-linux-gnu/,liblua5.4.so libpng16.so libz.so libjpeg.so libjansson.so \
+            libnettle.so libmicrohttpd.so)
+endif
 
 # Test tools only (the tiles and farm suites): GNU parallel and a local
 # Slurm cluster (slurmctld, slurmd, sbatch, munge) run a tiles plan;
-# gdal-bin reads the VRT mosaic back. A file that proves each, in order.
-TEST_PKGS  := parallel slurmctld slurmd slurm-client munge gdal-bin
+# gdal-bin reads the VRT mosaic back; openimageio-tools' oiiotool reads
+# every layer, part and mip level of our EXR files (exr); Blender imports a multi-grid .vdb
+# headless (vdb_grids); teem-apps' unu (NRRD's reference reader) reads a
+# gzipped .nrrd back; ffmpeg runs the README's recipe for frames to video.
+# A file that proves each, in order.
+TEST_PKGS  := parallel slurmctld slurmd slurm-client munge gdal-bin blender teem-apps ffmpeg openimageio-tools
 TEST_FILES := /usr/bin/sem /usr/sbin/slurmctld-wlm /usr/sbin/slurmd-wlm /usr/bin/sbatch /usr/sbin/munged \
-              /usr/bin/gdal_translate
+              /usr/bin/gdal_translate /usr/bin/blender /usr/bin/teem-unu /usr/bin/ffprobe /usr/bin/oiiotool
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 # Bit-identical kernels everywhere: no contraction into FMA, no fast-math;
@@ -49,7 +90,12 @@ FPFLAGS := -ffp-contract=off -fno-fast-math -fno-math-errno
 # in the letter, harmless in fact, and in Debian's header, not ours. Those
 # two checks are off for the unit holding it.
 STB_UNIT_SAN := -fno-sanitize=pointer-overflow,nonnull-attribute
-CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(FPFLAGS) $(WARN)
+# -fPIC: every object can also go into the Python module (a shared object);
+# -fno-semantic-interposition keeps calls within the library direct and
+# inlinable, and the linker relaxes GOT and TLS accesses in the program, so
+# the program's code is that of the default PIE build.
+PICFLAGS := -fPIC -fno-semantic-interposition
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(FPFLAGS) $(PICFLAGS) $(WARN)
 # Layers (README "How it works"): each folder sees only the headers of the
 # layers it may use; `make layers` prints who includes whom and fails on a
 # wrong-way arrow, and layers.ok checks the same at link level.
@@ -59,16 +105,21 @@ CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(FPFLAGS) $(WARN)
 INC_core  := -Icore
 INC_simd  := -Icore -Inodes/simd
 INC_nodes := -Icore -Inodes -Inodes/simd
-INC_io    := -Icore -Iio -I/usr/include/stb -I/usr/include/OpenEXR
+INC_io    := -Icore -Iio -I/usr/include/stb -I/usr/include/OpenEXR -I/usr/include/gdal
 INC_lua   := -Icore -Inodes -Inodes/simd -Iio -Ilua -I/usr/include/lua5.4
 INC_serve := $(INC_lua) -Iserve
 INC_cli   := $(INC_serve) -Icli
 INC_tests := $(INC_cli) -Itests -I/usr/include/OpenEXR
-# The one C++ unit (io/vdbgrid.cc, behind a C interface): OpenVDB's
-# headers are C++17; the same warnings (those C++ has), the same
-# sanitizers, -O2 (its compile time is the OpenVDB templates').
-CXXFLAGS_BASE := -std=c++17 -g $(FPFLAGS) -Wall -Wextra -Wshadow -Wmissing-declarations -Werror
-ifeq ($(SAN),1)
+# The C++ units (io/vdbgrid.cc and io/exr_dwa.cc, each behind a C
+# interface): OpenVDB's headers are C++17; the same warnings (those C++
+# has), the same sanitizers, -O2 (its compile time is the OpenVDB templates').
+CXXFLAGS_BASE := -std=c++17 -g $(FPFLAGS) $(PICFLAGS) -Wall -Wextra -Wshadow -Wmissing-declarations -Werror
+ifeq ($(ARM),1)
+  BUILD  := build/arm64
+  CFLAGS := $(CFLAGS_BASE) -O3
+  CXXFLAGS := $(CXXFLAGS_BASE) -O2
+  LDSAN  :=
+else ifeq ($(SAN),1)
   BUILD  := build/san$(COMPILER)
   SANFLAGS := -O1 -fno-omit-frame-pointer \
             -fsanitize=address,undefined,float-cast-overflow \
@@ -96,26 +147,37 @@ ENGINE_LIBS := -lm -lpthread
 # OpenVDB and what its headers' inline code calls (TBB, Imath's half
 # tables), and the C++ runtime: programs are linked by the C compiler.
 VDB_LIBS := -lopenvdb -ltbb -lImath -lstdc++
-# OpenEXR (.exr) through its C API, OpenEXRCore (libopenexr-dev 3.1);
+# OpenEXR (.exr) through its C API, OpenEXRCore (libopenexr-dev 3.1), and
+# its C++ library (Imf; Iex its exceptions) for DWAA/DWAB (io/exr_dwa.cc);
 # zlib for PNG's own band-parallel deflate (io/png.c); jansson for JSON
 # (io/json.c), nettle for the tiles' SHA-256 (io/sha256.c).
-EXR_LIBS := -lOpenEXRCore-3_1
-IO_LIBS  := -lpng16 -ljpeg $(VDB_LIBS) $(EXR_LIBS) -lz -ljansson -lnettle
+EXR_LIBS := -lOpenEXRCore-3_1 -lOpenEXR-3_1 -lIex-3_1 -lImath -lstdc++
+IO_LIBS  := -lpng16 -ljpeg $(if $(filter 1,$(NO_VDB)),,$(VDB_LIBS)) $(if $(filter 1,$(NO_EXR)),,$(EXR_LIBS)) \
+            $(if $(filter 1,$(NO_GDAL)),,-lgdal) -lz -ljansson -lnettle
 # serve: libmicrohttpd, and Graphviz to lay out the graph in process with
 # its two plugins linked in (serve/serve_api.c says why), from their folder
 GV_PLUGINS := /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/graphviz
-SERVE_LIBS := -lmicrohttpd -lgvc -lcgraph -lcdt -L$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core \
+GV_LIBS := -lgvc -lcgraph -lcdt -L$(GV_PLUGINS) -lgvplugin_dot_layout -lgvplugin_core \
               -Wl,-rpath,$(GV_PLUGINS)
+SERVE_LIBS := -lmicrohttpd $(if $(filter 1,$(NO_GRAPHVIZ)),,$(GV_LIBS))
 LDLIBS  := -llua5.4 $(SERVE_LIBS) $(IO_LIBS) $(ENGINE_LIBS)
 
 # The kernel sources (nodes/simd/<family>_kernels.c) and loops.c are
 # compiled once per SIMD path below, never alone.
 KERNEL_SRC := $(wildcard nodes/simd/*_kernels.c)
 CORE_SRC := $(wildcard core/*.c)
-NODES_SRC := $(filter-out $(KERNEL_SRC) nodes/simd/loops.c,$(wildcard nodes/*.c nodes/simd/*.c))
+# the other architecture's paths' units (path_<path>.c) are not built
+OTHER_ARCH_PATHS := $(if $(filter 1,$(ARM)),sse2 avx2 avx512,neon)
+NODES_SRC := $(filter-out $(KERNEL_SRC) nodes/simd/loops.c $(OTHER_ARCH_PATHS:%=nodes/simd/path_%.c),\
+               $(wildcard nodes/*.c nodes/simd/*.c))
 ENGINE_SRC := $(CORE_SRC) $(NODES_SRC)
-IO_SRC := $(wildcard io/*.c)
-IO_CXX_SRC := $(wildcard io/*.cc)
+# a format built without its library (NO_EXR, NO_VDB, NO_GDAL) is io/without/<its unit>
+IO_WITHOUT := $(if $(filter 1,$(NO_EXR)),io/exr.c) $(if $(filter 1,$(NO_VDB)),io/vdb.c) \
+              $(if $(filter 1,$(NO_GDAL)),io/geotiff.c)
+IO_SRC := $(filter-out $(IO_WITHOUT),$(wildcard io/*.c)) $(IO_WITHOUT:io/%=io/without/%)
+# the C++ units of a library left out are not built either
+IO_CXX_SRC := $(filter-out $(if $(filter 1,$(NO_VDB)),io/vdbgrid.cc) $(if $(filter 1,$(NO_EXR)),io/exr_dwa.cc),\
+                $(wildcard io/*.cc))
 # the SIMD paths, narrowest first (NG_PATHS in nodes/simd/kernels.h); a
 # demo build has the widest this CPU runs, read from /proc/cpuinfo as
 # nodes/simd/kernels.c checks it at run time
@@ -123,12 +185,16 @@ HOST_PATH := $(shell f=" $$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null) "; p=ss
   for w in avx2 fma bmi1 bmi2 popcnt; do case "$$f" in (*" $$w "*) ;; (*) echo $$p; exit;; esac; done; p=avx2; \
   for w in avx512f avx512bw avx512dq avx512vl; do case "$$f" in (*" $$w "*) ;; (*) echo $$p; exit;; esac; done; \
   echo avx512)
-PATHS   := $(if $(filter 1,$(DEMO)),$(HOST_PATH),scalar sse2 avx2 avx512)
+# (aarch64: scalar and neon, which every aarch64 CPU runs)
+PATHS   := $(if $(filter 1,$(DEMO)),$(HOST_PATH),$(if $(filter 1,$(ARM)),scalar neon,scalar sse2 avx2 avx512))
 KERNEL_OBJ = $(foreach p,$(PATHS),$(KERNEL_SRC:nodes/simd/%_kernels.c=$(BUILD)/nodes/simd/$(p)/%.o))
 LUA_SRC := $(wildcard lua/*.c)
 SERVE_SRC := $(wildcard serve/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
+ifeq ($(ARM),1) # the suites make test-arm runs under qemu-user, and the helpers
+TEST_SRC := $(filter-out tests/test_%.c,$(TEST_SRC)) $(ARM_SUITES:%=tests/test_%.c)
+endif
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 NODES_OBJ = $(NODES_SRC:%.c=$(BUILD)/%.o) $(KERNEL_OBJ)
 ENGINE_OBJ = $(CORE_OBJ) $(NODES_OBJ)
@@ -149,7 +215,7 @@ LIBS    = $(IO_LIB) $(LIB)
 BIN     := $(BUILD)/noisegraph
 TESTBIN := $(BUILD)/run_tests
 
-.PHONY: all deps test-deps check test demo bench fuzz fuzz-deps fuzz-build fuzz-recap clean
+.PHONY: all deps test-deps check test demo docs bench fuzz fuzz-deps fuzz-build fuzz-recap clean
 
 all: deps $(BIN) $(LIB) $(IO_LIB) build/noisegraph
 
@@ -171,6 +237,8 @@ install_missing = if [ -n "$$missing" ]; then \
 	fi
 
 deps:
+	@if [ "$(ARM)" = 1 ] && [ "$$(id -u)" = 0 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then \
+	  echo "adding Debian's arm64 architecture (dpkg --add-architecture arm64)"; dpkg --add-architecture arm64; fi
 	@missing=""; set -- $(PKG_HDRS); for p in $(PKGS); do \
 	  [ -f "$$1" ] || missing="$$missing $$p"; shift; done; \
 	$(call install_missing,,deps)
@@ -180,15 +248,23 @@ test-deps:
 	  [ -e "$$1" ] || missing="$$missing $$p"; shift; done; \
 	$(call install_missing, for the tests,test-deps)
 
+# Objects also depend on the flags they were compiled with: $(BUILD)/.flags
+# holds them and is rewritten only when they change (a change of -fPIC or
+# -O rebuilds everything, not a stale mix).
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_TEXT := $(CC) $(CFLAGS) | $(CXXFLAGS)
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = "$(FLAGS_TEXT)" ] || \
+  printf '%s\n' "$(FLAGS_TEXT)" > $(FLAGS_STAMP); })
+
 # -MMD: each object also depends on what it includes, from the .d files.
-$(BUILD)/%.o: %.c | deps
+$(BUILD)/%.o: %.c $(FLAGS_STAMP) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	@$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # The C++ compiler of the C compiler's family: one sanitizer runtime.
 CXX_OF_CC = $(if $(filter 0,$(IS_CLANG)),g++,$(subst clang,clang++,$(CC)))
-$(BUILD)/%.o: %.cc | deps
+$(BUILD)/%.o: %.cc $(FLAGS_STAMP) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CXX $<"
 	@$(CXX_OF_CC) $(CXXFLAGS) -MMD -MP -c $< -o $@
@@ -198,13 +274,23 @@ $(BUILD)/nodes/%.o: CFLAGS += $(INC_nodes)
 $(BUILD)/nodes/simd/%.o: CFLAGS += $(INC_simd)
 $(BUILD)/io/%.o: CFLAGS += $(INC_io)
 $(BUILD)/io/%.o: CXXFLAGS += $(INC_io)
+# OpenEXR's C++ headers (and Imath's, which they include as <half.h>) as
+# system headers: their own warnings (-Wshadow) are not ours
+EXR_CXX_INC := -isystem /usr/include/OpenEXR -isystem /usr/include/Imath
+$(BUILD)/io/exr_dwa.o: CXXFLAGS += $(EXR_CXX_INC)
 ifeq ($(SAN),1)
 $(BUILD)/io/image_read.o: CFLAGS += $(STB_UNIT_SAN)
 endif
 $(BUILD)/lua/%.o: CFLAGS += $(INC_lua)
 $(BUILD)/serve/%.o: CFLAGS += $(INC_serve)
+ifeq ($(NO_GRAPHVIZ),1)
+$(BUILD)/serve/serve_api.o: CFLAGS += -DNG_NO_GRAPHVIZ
+endif
 $(BUILD)/cli/%.o: CFLAGS += $(INC_cli)
 $(BUILD)/tests/%.o: CFLAGS += $(INC_tests)
+ifeq ($(ARM),1) # gcc-aarch64-linux-gnu 12.2 stops with an internal error (vect_transform_reduction)
+$(BUILD)/tests/%.o: CFLAGS += -fno-tree-vectorize # vectorising loops of tests/test_cells.c and test_warp.c
+endif
 
 # The folder itself is a prerequisite: a file added or removed changes it.
 $(BUILD)/gen/web_files.c: serve/web $(wildcard serve/web/*) serve/embed_web.sh
@@ -219,7 +305,12 @@ $(WEB_OBJ): $(BUILD)/gen/web_files.c | deps
 # the NG_SUITE line of each tests/test_*.c, and a test file without one (or
 # with two) stops the build. The folder is a prerequisite: a file added or
 # removed changes it.
-$(BUILD)/gen/suites.c: tests $(TEST_SRC) tests/suites.sh
+# The list itself is a stamp too ($(BUILD)/gen/.suites, rewritten when it
+# changes): make test-arm ARM_SUITES="..." builds the table of those.
+SUITES_STAMP := $(BUILD)/gen/.suites
+$(shell mkdir -p $(BUILD)/gen && { [ "$$(cat $(SUITES_STAMP) 2>/dev/null)" = "$(TEST_SRC)" ] || \
+  printf '%s\n' "$(TEST_SRC)" > $(SUITES_STAMP); })
+$(BUILD)/gen/suites.c: tests $(TEST_SRC) tests/suites.sh $(SUITES_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  GEN $@"
 	@sh tests/suites.sh $(TEST_SRC) > $@.tmp && mv $@.tmp $@
@@ -247,6 +338,8 @@ endif
 PATH_FLAGS_sse2   :=
 PATH_FLAGS_avx2   := -mavx2 -mfma -mbmi -mbmi2 -mpopcnt -fno-trapping-math
 PATH_FLAGS_avx512 := $(PATH_FLAGS_avx2) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mprefer-vector-width=512
+# aarch64's baseline Advanced SIMD (128-bit); FMA is always the instruction there
+PATH_FLAGS_neon   := -fno-trapping-math
 # Debug information for the kernels' deep inlining (variable locations,
 # types) is a third of their compile time; the code is the same with line
 # tables alone (-g1), which profiles and backtraces need. A demo build has none.
@@ -254,7 +347,7 @@ KERNEL_DEBUG := $(if $(filter 1,$(DEMO)),,-g1)
 
 define PATH_RULES
 $(BUILD)/nodes/simd/path_$(1).o: CFLAGS += $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG)
-$(BUILD)/nodes/simd/$(1)/%.o: nodes/simd/%_kernels.c | deps
+$(BUILD)/nodes/simd/$(1)/%.o: nodes/simd/%_kernels.c $(FLAGS_STAMP) | deps
 	@mkdir -p $$(dir $$@)
 	@echo "  CC  $$< ($(1))"
 	@$$(CC) $$(CFLAGS) $(INC_simd) $(PATH_FLAGS_$(1)) $(KERNEL_DEBUG) -DNG_PATH=$(1) -MMD -MP -c $$< -o $$@
@@ -308,8 +401,35 @@ $(ENGINE_ONLY_BIN): tests/embed/engine_only.c $(LIB)
 	@echo "  LD  $@"
 	@$(CC) $(CFLAGS) -Icore -Inodes $(LDSAN) -o $@ $< $(LIB) $(ENGINE_LIBS)
 
+# ---- aarch64: make test-arm ------------------------------------------------
+# The program and the tests cross-compiled for aarch64 (ARM=1: Debian's
+# gcc-aarch64-linux-gnu and :arm64 libraries, into build/arm64; without
+# OpenVDB, OpenEXR and Graphviz, see NO_VDB) and run on this machine under
+# qemu-user, which executes aarch64 code with IEEE arithmetic and links
+# Debian's arm64 glibc (libm included). The suites: every example graph's
+# golden hash (graphs, through the aarch64 program), the kernel suites, and
+# platform: the hashes recorded on x86-64 of every basis, fractal, warp and
+# the libm functions used, on the scalar and neon paths (ARM_SUITES, above).
+# libm functions whose bits differ between glibc's x86-64 and aarch64
+# builds (tests/test_platform.c): the engine and the Lua host must not call them
+ARM_LIBM_DIFFERS := exp2 exp2f cbrt cbrtf hypot hypotf tanf atanf tanhf
+ARM_BIN := build/arm64/noisegraph
+# run with --tier fast: graphs checks the golden hashes on the default
+# (neon) path alone, not again on the scalar path (6 min of qemu); platform
+# checks both paths' bits for every basis, fractal and warp against x86's.
+.PHONY: test-arm
+test-arm:
+	@$(MAKE) --no-print-directory ARM=1 deps
+	@$(MAKE) --no-print-directory ARM=1 $(ARM_BIN) build/arm64/run_tests
+	@if nm -u build/arm64/libnoisegraph.a build/arm64/libnoisegraph_io.a build/arm64/lua/*.o | \
+	    grep -wE 'U ($(subst $(space),|,$(ARM_LIBM_DIFFERS)))'; then \
+	  echo "noisegraph: test-arm: the program calls a libm function whose bits differ on aarch64 (above)" >&2; exit 1; fi
+	@printf '#!/bin/sh\nexec qemu-aarch64 %s "$$@"\n' $(abspath $(ARM_BIN)) > build/arm64/noisegraph-qemu
+	@chmod +x build/arm64/noisegraph-qemu
+	NG_BIN=$(abspath build/arm64/noisegraph-qemu) NG_ROOT=$(CURDIR) qemu-aarch64 build/arm64/run_tests --tier fast $(ARM_SUITES)
+
 # Two tiers (NG_SUITE in tests/harness.h): check runs the fast suites, no
-# root, servers, Slurm, Chromium, GDAL or network, in well under a minute;
+# root, servers, Slurm, Chromium, GDAL or network, about a minute of CPU;
 # test, what CI runs, every suite of every tier, the embedding programs,
 # the layers and the browser test.
 check: deps $(BIN) $(TESTBIN)
@@ -320,7 +440,61 @@ test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN) $(ENGINE_ONLY_BIN)
 	$(ENGINE_ONLY_BIN)
 	$(EMBED_BIN)
 	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN)
+	@$(MAKE) --no-print-directory test-python
+	@$(if $(filter 1,$(SAN)),echo "test-blender: not under SAN (Blender's own binary is not instrumented)",$(MAKE) --no-print-directory test-blender)
 	@$(MAKE) --no-print-directory test-browser
+
+# ---- the Python module: make python ----------------------------------------
+# `import noisegraph` (python/ngpy.c) for Debian's /usr/bin/python3 (3.11,
+# the Python of Debian's Blender 3.4), built against python3-dev into
+# $(BUILD)/python, linked from the same objects as the program (all -fPIC)
+# and exporting PyInit_noisegraph alone. NumPy (python3-numpy) is used at run
+# time, through the buffer protocol: no NumPy headers.
+PYTHON     := /usr/bin/python3
+PY_PKGS    := python3-dev python3-numpy
+PY_FILES   := /usr/bin/python3-config /usr/lib/python3/dist-packages/numpy/__init__.py
+PY_EXT     := $(shell /usr/bin/python3-config --extension-suffix 2>/dev/null || echo .so)
+PY_MOD     := $(BUILD)/python/noisegraph$(PY_EXT)
+.PHONY: python python-deps test-python test-blender
+python-deps:
+	@missing=""; set -- $(PY_FILES); for p in $(PY_PKGS); do \
+	  [ -e "$$1" ] || missing="$$missing $$p"; shift; done; \
+	$(call install_missing, for the Python module,python-deps)
+
+$(BUILD)/python/%.o: CFLAGS += $(INC_lua) $(shell /usr/bin/python3-config --includes 2>/dev/null)
+$(BUILD)/python/ngpy.o: | python-deps
+$(PY_MOD): $(BUILD)/python/ngpy.o $(BUILD)/lua/host.o $(BUILD)/lua/ngmodule.o $(LIBS) python/exports.map
+	@echo "  LD  $@"
+	@$(CXX_OF_CC) -shared $(LDSAN) -Wl,--version-script=python/exports.map -Wl,--as-needed -o $@ \
+	  $(filter %.o %.a,$^) -llua5.4 $(IO_LIBS) $(ENGINE_LIBS)
+
+python: deps $(PY_MOD)
+	@echo "python: PYTHONPATH=$(abspath $(BUILD)/python) $(PYTHON) -c 'import noisegraph'"
+
+# tests/python/test_module.py under Debian's python3 and numpy. Under SAN=1
+# the interpreter is not instrumented: libasan is preloaded (it must come
+# first) and leak checking is off (the interpreter keeps its own objects to
+# the end); ASan and UBSan still stop at the first error in our code.
+PY_SAN_ENV := $(if $(filter 1,$(SAN)),LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+  ASAN_OPTIONS=detect_leaks=0 NG_SAN=1)
+test-python: deps python-deps $(BIN) $(PY_MOD)
+	$(PY_SAN_ENV) PYTHONPATH=$(abspath $(BUILD)/python) NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) \
+	  $(PYTHON) tests/python/test_module.py
+
+# The README's Blender example, and Blender's import of our EXR files (a
+# Y channel, the layers of a multi-layer file: tests/python/blender_exr.py),
+# run by Debian's blender (3.4, Python 3.11) headless. Installed when
+# missing and root, as the browser's packages.
+BLENDER_PKGS  := blender
+BLENDER_FILES := /usr/bin/blender
+test-blender: deps python-deps $(BIN) $(PY_MOD)
+	@missing=""; set -- $(BLENDER_FILES); for p in $(BLENDER_PKGS); do \
+	  [ -e "$$1" ] || missing="$$missing $$p"; shift; done; \
+	$(call install_missing, for the Blender test,test-blender)
+	PYTHONPATH=$(abspath $(BUILD)/python) NG_ROOT=$(CURDIR) \
+	  blender -b --factory-startup --python-exit-code 1 --python tests/python/blender_example.py
+	PYTHONPATH=$(abspath $(BUILD)/python) NG_BIN=$(abspath $(BIN)) \
+	  blender -b --factory-startup --python-exit-code 1 --python tests/python/blender_exr.py
 
 # The page of `noisegraph serve` in a real browser: tests/browser/test_page.py
 # drives headless Chromium through Selenium (Debian's, run by Debian's
@@ -345,6 +519,13 @@ test-browser: deps browser-deps $(BIN)
 	  echo "noisegraph: the browser test needs Debian's python3 and$(BROWSER_PKGS:%= %) (make test as root installs them)" >&2; exit 1; fi
 	/usr/bin/python3 tests/browser/test_page.py $(abspath $(BIN)) $(CURDIR) $(SERVE_SHOT)
 
+# Every picture in docs/: the lines of docs/pictures (docs/render.sh), and
+# the page's screenshot from the browser test. The docs suite fails when a
+# committed picture is not what this target makes.
+docs: deps $(BIN)
+	sh docs/render.sh $(abspath $(BIN)) docs
+	@$(MAKE) --no-print-directory test-browser SERVE_SHOT=$(CURDIR)/docs/serve.png
+
 demo: deps
 	@$(MAKE) --no-print-directory DEMO=1 build/demo/noisegraph
 	build/demo/noisegraph render graphs/terrain.lua -o terrain.png --size 1024
@@ -365,6 +546,30 @@ $(PEER_BIN): tests/bench/libnoise_peer.cpp
 	@echo "  CXX $<"
 	@$(CXX) -O2 -Wall -Wextra -Werror -o $@ $< -lnoise
 
+# PEERS=DIR: FastNoise2 from the user's folder DIR/FastNoise2 (never part
+# of this repository), built by its own CMake files with
+# tests/bench/fastnoise2/CMakeLists.txt in DIR/build-noisegraph, and timed by
+# the bench in the same run (build/opt/fastnoise2_peer). Its pinned FastSIMD
+# comes from DIR/FastSIMD when that folder exists (CPM_FastSIMD_SOURCE),
+# else CPM downloads it. Without PEERS the measured FastNoise2 column is off.
+PEERS ?=
+# BENCH_ARGS: rows or sections for the bench (default: everything)
+BENCH_ARGS ?=
+PEER_DIR := $(if $(PEERS),$(abspath $(PEERS)))
+FN2_BIN := $(BUILD)/fastnoise2_peer
+FN2_CXX := $(firstword $(wildcard /usr/bin/clang++-14) $(CXX))
+FN2_CMAKE := -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(FN2_CXX) \
+  -DFASTNOISE2_SOURCE=$(PEER_DIR)/FastNoise2 \
+  $(if $(wildcard $(PEER_DIR)/FastSIMD/CMakeLists.txt),-DCPM_FastSIMD_SOURCE=$(PEER_DIR)/FastSIMD)
+.PHONY: fastnoise2-peer
+fastnoise2-peer:
+	@if [ -z "$(PEER_DIR)" ] || [ ! -d "$(PEER_DIR)/FastNoise2" ]; then \
+	  echo "noisegraph: PEERS='$(PEERS)': no FastNoise2 source folder in it (PEERS=DIR, DIR/FastNoise2)" >&2; exit 2; fi
+	@command -v cmake >/dev/null || { echo "noisegraph: PEERS needs cmake (apt-get install cmake)" >&2; exit 2; }
+	cmake -S tests/bench/fastnoise2 -B $(PEER_DIR)/build-noisegraph $(FN2_CMAKE) >/dev/null
+	cmake --build $(PEER_DIR)/build-noisegraph --target fastnoise2_peer
+	cp $(PEER_DIR)/build-noisegraph/fastnoise2_peer $(FN2_BIN)
+
 ifeq ($(SAN),0)
 bench: deps $(BIN) $(BENCH_BIN)
 	@missing=""; set -- $(BENCH_FILES); for p in $(BENCH_PKGS); do \
@@ -381,7 +586,10 @@ bench: deps $(BIN) $(BENCH_BIN)
 	@if [ -f /usr/include/libnoise/noise.h ]; then \
 	  $(MAKE) --no-print-directory $(PEER_BIN) || { rm -f $(PEER_BIN); echo "bench: the libnoise peer did not build" >&2; }; \
 	else rm -f $(PEER_BIN); fi
-	$(BENCH_BIN)
+	@if [ -n "$(PEERS)" ]; then $(MAKE) --no-print-directory fastnoise2-peer || exit 1; else rm -f $(FN2_BIN); fi
+	@[ -e /usr/bin/python3-config ] && $(MAKE) --no-print-directory $(PY_MOD) || \
+	  echo "bench: the Python module did not build (python3-dev): no python section" >&2
+	$(BENCH_BIN) $(BENCH_ARGS)
 else
 bench:
 	@echo "bench: SAN=$(SAN) builds are not benchmarked; run 'make bench'" >&2; exit 2
@@ -440,6 +648,7 @@ $(FUZZ_BUILD)/io/image_read.o: FUZZ_CFLAGS += $(STB_UNIT_SAN)
 $(FUZZ_BUILD)/core/%.o: FUZZ_CFLAGS += $(INC_core)
 $(FUZZ_BUILD)/nodes/simd/%.o: FUZZ_CFLAGS += $(INC_simd)
 $(FUZZ_BUILD)/io/%.o: FUZZ_CFLAGS += $(INC_io)
+$(FUZZ_BUILD)/io/exr_dwa.o: FUZZ_CXXFLAGS += $(EXR_CXX_INC)
 $(FUZZ_BUILD)/cli/%.o: FUZZ_CFLAGS += $(INC_cli)
 $(FUZZ_BUILD)/nodes/%.o: FUZZ_CFLAGS += $(INC_nodes)
 $(FUZZ_BUILD)/lua/%.o: FUZZ_CFLAGS += $(INC_lua)

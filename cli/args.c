@@ -11,6 +11,7 @@
  * ever cut short.
  */
 #include "args.h"
+#include "types.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -78,6 +79,11 @@ enum {
     TAKES_INSPECT = 8u, /* info, dot: the script alone */
     TAKES_SERVE = 16u,  /* serve: the page's first window, its views */
     TAKES_TILES = 32u,  /* tiles: one image rendered as a grid of regions */
+    /* Not a context: the option never changes the output's bytes (its
+     * name, threads, tile sizes, limits, quiet), so the provenance
+     * written into the file leaves it out, and renders that differ only
+     * in it stay byte for byte the same files. */
+    SAME_BYTES = 1u << 16,
     TAKES_STITCH = 64u, /* stitch: tiles (no script) into one file */
     TAKES_VIEWS = TAKES_VOLUME | TAKES_TERRAIN,
     TAKES_PICTURES = TAKES_RENDER | TAKES_VIEWS,
@@ -204,10 +210,56 @@ static int read_extents(const char *s, double lo, double hi, long *n, int max)
 }
 
 /* WxH, WxHxD (a volume) or N. */
+/* Terrain sizes the engines import as they are: Unity's heightmaps are
+ * 2^n + 1 samples a side (33 to 4097), Unreal's landscapes one of its
+ * recommended overall resolutions (sections of quads that tile whole
+ * components). ORDER: each engine's sizes, smallest first. */
+static const struct size_preset {
+    const char *engine;
+    int sizes[8];
+} size_presets[] = {
+    {"unity", {33, 65, 129, 257, 513, 1025, 2049, 4097}},
+    {"unreal", {127, 253, 505, 1009, 2017, 4033, 8129}},
+};
+
+/* --size ENGINE:N: 0 and N in *n when ENGINE names a preset (1 when the
+ * text is no preset at all); an exit code after the message listing the
+ * sizes when N is not one of them. */
+static int size_preset(const option *o, const char *text, long *n)
+{
+    const char *colon = strchr(text, ':');
+    char list[128], q[SHOWN];
+    size_t e, k, used = 0;
+    if (!colon) return 1;
+    for (e = 0; e < sizeof size_presets / sizeof size_presets[0]; e++) {
+        const struct size_preset *p = &size_presets[e];
+        long want;
+        if (strncmp(text, p->engine, (size_t)(colon - text)) || p->engine[colon - text]) continue;
+        if (read_int(colon + 1, colon + 1 + strlen(colon + 1), 1, NG_MAX_EXTENT, &want) == 0)
+            for (k = 0; k < 8 && p->sizes[k]; k++)
+                if (p->sizes[k] == want) {
+                    *n = want;
+                    return 0;
+                }
+        for (k = 0; k < 8 && p->sizes[k]; k++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", k ? ", " : "", p->sizes[k]);
+        return ng_cli_fail(2, "%s: %s is not a %s terrain size (%s)", o->name, shown(text, q), p->engine, list);
+    }
+    return ng_cli_fail(2, "%s: %s: no terrain preset '%.*s' (unity:N or unreal:N)", o->name, shown(text, q),
+                       (int)(colon - text), text);
+}
+
 static int set_size(ng_cli *c, const option *o, const value *v)
 {
     long n[3] = {0, 0, 0};
-    const int k = read_extents(v->text, o->lo, o->hi, n, 3);
+    int k, rc;
+    if ((rc = size_preset(o, v->text, &n[0])) != 1) {
+        if (rc) return rc;
+        c->r.width = c->r.height = (int)n[0];
+        c->r.depth = 0;
+        return 0;
+    }
+    k = read_extents(v->text, o->lo, o->hi, n, 3);
     if (k < 0) {
         char q[SHOWN];
         return ng_cli_fail(2, "%s: %s is not WxH, WxHxD (a volume) or N, each 1 to %.0f", o->name, shown(v->text, q),
@@ -249,7 +301,7 @@ static int set_exr_tiles(ng_cli *c, const option *o, const value *v)
 
 static int set_exr_compression(ng_cli *c, const option *o, const value *v)
 {
-    static const char *const words[] = {"zip", "piz", "none"}; /* ORDER ng_exr_compression */
+    static const char *const words[] = {"zip", "piz", "none", "zips", "rle", "dwaa", "dwab"}; /* ORDER ng_exr_compression */
     size_t k;
     for (k = 0; k < sizeof words / sizeof words[0]; k++)
         if (!strcmp(v->text, words[k])) {
@@ -259,8 +311,16 @@ static int set_exr_compression(ng_cli *c, const option *o, const value *v)
         }
     {
         char q[SHOWN];
-        return ng_cli_fail(2, "%s: %s is not zip, piz or none", o->name, shown(v->text, q));
+        return ng_cli_fail(2, "%s: %s is not zip, zips, piz, rle, none, dwaa or dwab", o->name, shown(v->text, q));
     }
+}
+
+static int set_exr_dwa_level(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->file.exr_dwa_level = v->d[0];
+    c->file_set = 1;
+    return 0;
 }
 
 /* X,Y,W,H of an image or X,Y,Z,W,H,D of a volume. */
@@ -313,11 +373,62 @@ static int set_pixel_size(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+/* S: cubes; X,Y,Z: boxes (their sizes along x, y and z). */
 static int set_voxel_size(ng_cli *c, const option *o, const value *v)
 {
     (void)o;
-    c->voxel_size = v->d[0];
+    memcpy(c->voxel_size, v->d, (size_t)v->n * sizeof *v->d);
+    c->voxel_fields = v->n;
     c->voxel_set = 1;
+    return 0;
+}
+
+static int set_srs(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->file.srs = v->text;
+    c->file_set = 1;
+    return 0;
+}
+
+static int set_nodata(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->file.nodata = v->d[0];
+    c->file.nodata_set = 1;
+    c->file_set = 1;
+    return 0;
+}
+
+static int set_cog(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->file.cog = 1;
+    c->file_set = 1;
+    return 0;
+}
+
+static int set_normalize(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->normalize = 1;
+    return 0;
+}
+
+static int set_no_provenance(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->no_provenance = 1;
+    return 0;
+}
+
+static int set_vdb_up(ng_cli *c, const option *o, const value *v)
+{
+    char q[SHOWN];
+    if (strcmp(v->text, "y") && strcmp(v->text, "z"))
+        return ng_cli_fail(2, "%s: %s is not y or z", o->name, shown(v->text, q));
+    c->file.y_up = !strcmp(v->text, "y");
+    c->file_set = 1;
     return 0;
 }
 
@@ -599,49 +710,125 @@ static int set_height_scale(ng_cli *c, const option *o, const value *v)
     return 0;
 }
 
+static int set_sea_level(ng_cli *c, const option *o, const value *v)
+{
+    (void)o;
+    c->v.sea_level = v->d[0];
+    return 0;
+}
+
+static int set_terrain_ramp(ng_cli *c, const option *o, const value *v)
+{
+    const int k = word_index(o, v->text); /* ORDER ng_view_ramp_kind */
+    if (k < 0) return bad_value(o, v->text);
+    c->v.ramp = (ng_view_ramp_kind)k;
+    return 0;
+}
+
+static int set_exr_layout(ng_cli *c, const option *o, const value *v)
+{
+    const int k = word_index(o, v->text); /* ORDER ng_exr_layout */
+    if (k < 0) return bad_value(o, v->text);
+    c->file.exr_layout = (ng_exr_layout)k;
+    c->file_set = 1;
+    return 0;
+}
+
+static int set_exr_mipmap(ng_cli *c, const option *o, const value *v)
+{
+    (void)o, (void)v;
+    c->file.exr_mipmap = 1;
+    c->file_set = 1;
+    return 0;
+}
+
 /* ---- the table -------------------------------------------------------------------- */
 
 static const option options[] = {
-    {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output, TAKES_IMAGE | TAKES_STITCH,
-     "the image: .png, .exr (OpenEXR), .pfm (float), .r16/.raw\n"
-     "(16-bit heightmap);\n"
+    {"--output", "-o", "FILE", TEXT, 0, 0, 0, set_output, TAKES_IMAGE | TAKES_STITCH | SAME_BYTES,
+     "the image: .png, .exr (OpenEXR), .tif/.tiff (GeoTIFF),\n"
+     ".pfm (float), .r16/.raw (16-bit heightmap), .r32 (float heightmap);\n"
      "a volume: .vdb (OpenVDB), .nrrd, or slices 'dir/name_{z}.png';\n"
      "several outputs: FILE with {name}, or FILE-name.png;\n"
      "a view: one picture, .png or .pfm"},
-    {"--size", NULL, "WxH | WxHxD | N", TEXT, 0, 1, NG_MAX_EXTENT, set_size, TAKES_IMAGE | TAKES_SERVE,
+    {"--size", NULL, "WxH | WxHxD | N | unity:N | unreal:N", TEXT, 0, 1, NG_MAX_EXTENT, set_size,
+     TAKES_IMAGE | TAKES_SERVE,
      "full image size in pixels (default 512x512); WxHxD: a volume\n"
-     "of D slices, sampled in 3D; a view: the picture's size, WxH"},
+     "of D slices, sampled in 3D; a view: the picture's size, WxH;\n"
+     "unity:N an NxN heightmap, N = 2^n + 1 (33 to 4097);\n"
+     "unreal:N one of Unreal's landscape sizes (127, 253, 505, 1009,\n"
+     "2017, 4033, 8129)"},
     {"--bits", NULL, "8|16|32", TEXT, 0, 8, 32, set_bits, TAKES_IMAGE | TAKES_STITCH,
      "sample depth: PNG 8 (default) or 16, EXR 32 (float, default)\n"
-     "or 16 (half), PFM 32, raw 16"},
+     "or 16 (half), GeoTIFF 32 (Float32, default) or 16 (UInt16),\n"
+     "PFM 32, raw 16, .r32 32"},
     {"--compression", NULL, "L", INT, 0, 0, 9, set_compression, TAKES_IMAGE | TAKES_STITCH,
      "a .png's deflate effort: 0 stored, 1 Huffman only, 2 (default)\n"
      "byte runs (best on noise), 3 to 9 zlib's string matching\n"
      "(flat or terraced images); an .exr's ZIP level (zlib's 0-9);\n"
+     "a .nrrd's data gzipped at level 1-9 (0, default: raw);\n"
      "the bytes do not depend on --threads"},
     {"--exr-tiles", NULL, "N", INT, 0, 1, 65536, set_exr_tiles, TAKES_IMAGE | TAKES_STITCH,
      "write the .exr as NxN tiles (default: scanlines); tiles count\n"
      "from the region's corner"},
-    {"--exr-compression", NULL, "zip|piz|none", TEXT, 0, 0, 0, set_exr_compression, TAKES_IMAGE | TAKES_STITCH,
-     "the .exr's compression (default zip)"},
+    {"--exr-compression", NULL, "zip|zips|piz|rle|none|dwaa|dwab", TEXT, 0, 0, 0, set_exr_compression,
+     TAKES_IMAGE | TAKES_STITCH,
+     "the .exr's compression (default zip; zips: one scanline a\n"
+     "chunk; rle: run lengths, for flat masks), lossless; dwaa (32\n"
+     "scanlines a chunk), dwab (256): lossy DCT, R, G, B and Y\n"
+     "channels stored near half precision (A and others lossless)"},
+    {"--exr-dwa-level", NULL, "Q", REAL, 0, 0, 10000, set_exr_dwa_level, TAKES_IMAGE | TAKES_STITCH,
+     "dwaa/dwab's dwaCompressionLevel (default 45, OpenEXR's):\n"
+     "higher is smaller and coarser"},
+    {"--exr-layout", NULL, "layers|parts|files", TEXT, 0, 0, 0, set_exr_layout, TAKES_RENDER,
+     "several named outputs to one .exr: layers (default) one file,\n"
+     "channels NAME.Y (grey), NAME.R/G/B (colour); parts: one part\n"
+     "per output, named after it; files: a file each, FILE-NAME.exr\n"
+     "(channels Y or R,G,B: what earlier versions wrote)"},
+    {"--exr-mipmap", NULL, NULL, FLAG, 0, 0, 0, set_exr_mipmap, TAKES_RENDER | TAKES_STITCH,
+     "write the .exr as mip-mapped tiles (--exr-tiles, default 64),\n"
+     "for texture caches: each level the mean of 2x2 pixels of the\n"
+     "one above, sizes rounded up"},
+    {"--normalize", NULL, NULL, FLAG, 0, 0, 0, set_normalize, TAKES_RENDER | TAKES_TILES,
+     "deterministic auto-levels: every 1-channel output through\n"
+     "ng.normalize (its range measured at fixed points, the same for\n"
+     "every tile and region) onto [0, 1]"},
+    {"--no-provenance", NULL, NULL, FLAG, 0, 0, 0, set_no_provenance, TAKES_PICTURES,
+     "write no provenance (script SHA-256, --set values, version,\n"
+     "command) into the file: the bytes of earlier versions, and the\n"
+     "same bytes for the same pixels from any script"},
+    {"--srs", NULL, "SRS", TEXT, 0, 0, 0, set_srs, TAKES_IMAGE | TAKES_STITCH,
+     "a GeoTIFF's spatial reference: EPSG:n, WKT or PROJ text;\n"
+     "easting is world x, northing minus world y (north up)"},
+    {"--nodata", NULL, "V", REAL, 0, -3.4e38, 3.4e38, set_nodata, TAKES_IMAGE | TAKES_STITCH,
+     "a GeoTIFF's nodata value (16 bits: a whole number 0 to 65535)"},
+    {"--cog", NULL, NULL, FLAG, 0, 0, 0, set_cog, TAKES_IMAGE | TAKES_STITCH,
+     "write the .tif as a Cloud-Optimized GeoTIFF (tiled, with\n"
+     "overviews)"},
     {"--region", NULL, "X,Y,W,H | X,Y,Z,W,H,D", INTS, FIELDS(4) | FIELDS(6), 0, NG_MAX_EXTENT, set_region,
      TAKES_PICTURES,
      "render only this window of the full image or volume\n"
      "(stitches exactly)"},
-    {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, TAKES_IMAGE | TAKES_SERVE, "worker threads (default: one per CPU)"},
-    {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, TAKES_IMAGE | TAKES_SERVE, "tile edge in pixels, 8 to 1024 (default 64)"},
+    {"--threads", NULL, "N", INT, 0, 1, 256, set_threads, TAKES_IMAGE | TAKES_SERVE | SAME_BYTES, "worker threads (default: one per CPU)"},
+    {"--tile", NULL, "N", INT, 0, 8, 1024, set_tile, TAKES_IMAGE | TAKES_SERVE | SAME_BYTES, "tile edge in pixels, 8 to 1024 (default 64)"},
     {"--origin", NULL, "X,Y | X,Y,Z", REALS, FIELDS(2) | FIELDS(3), -NG_MAX_COORD, NG_MAX_COORD, set_origin,
      TAKES_IMAGE | TAKES_SERVE,
      "world position of the image's top-left corner (default 0,0);\n"
      "X,Y,Z: a volume's lowest corner, and a volume view's box's"},
     {"--pixel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_pixel_size,
      TAKES_RENDER | TAKES_TERRAIN | TAKES_SERVE | TAKES_TILES, "world units per pixel (default 1)"},
-    {"--voxel-size", NULL, "S", REAL, 0, NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE, set_voxel_size,
-     TAKES_RENDER | TAKES_VOLUME, "a volume's (or a volume view's box's) world units per voxel\n(default 1)"},
-    {"--brick", NULL, "N", INT, 0, 8, 64, set_brick, TAKES_RENDER,
+    {"--voxel-size", NULL, "S | X,Y,Z", REALS, FIELDS(1) | FIELDS(3), NG_MIN_PIXEL_SIZE, NG_MAX_PIXEL_SIZE,
+     set_voxel_size, TAKES_RENDER | TAKES_VOLUME,
+     "a volume's (or a volume view's box's) world units per voxel\n"
+     "(default 1); X,Y,Z: box voxels, their size along each axis\n"
+     "(4,4,2: finer in z), a render's only"},
+    {"--brick", NULL, "N", INT, 0, 8, 64, set_brick, TAKES_RENDER | SAME_BYTES,
      "a volume's brick edge in voxels, 8 to 64 (default 16)"},
     {"--vdb-background", NULL, "B", REAL, 0, -1e30, 1e30, set_vdb_background, TAKES_RENDER,
      "voxels at or below B stay inactive in a .vdb (default 0)"},
+    {"--vdb-up", NULL, "y|z", TEXT, 0, 0, 0, set_vdb_up, TAKES_RENDER,
+     "a .vdb's up axis: z (default) as rendered, or y (Houdini,\n"
+     "Blender's importers): (x, y, z) is stored as (x, z, -y)"},
     {"--z", NULL, "Z", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_z, TAKES_RENDER | TAKES_TERRAIN | TAKES_SERVE | TAKES_TILES,
      "sample the 3D plane z = Z"},
     {"--time", NULL, "T", REAL, 0, -NG_MAX_COORD, NG_MAX_COORD, set_time, TAKES_IMAGE | TAKES_SERVE,
@@ -663,17 +850,17 @@ static const option options[] = {
     {"--classic", NULL, NULL, FLAG, 0, 0, 0, set_classic, TAKES_SCRIPT,
      "the defaults of versions before 0.2.0 (gradients = \"classic\",\n"
      "rotate = false): a script's old bits"},
-    {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, TAKES_SCRIPT,
+    {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, TAKES_SCRIPT | SAME_BYTES,
      "seconds the script may run (default 10)"},
-    {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit, TAKES_SCRIPT,
+    {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit, TAKES_SCRIPT | SAME_BYTES,
      "memory the script may use (default 512)"},
-    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit, TAKES_IMAGE | TAKES_SERVE,
+    {"--render-time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_render_time_limit, TAKES_IMAGE | TAKES_SERVE | SAME_BYTES,
      "seconds the render may take, then it stops and writes nothing\n"
      "(default: no limit)"},
     {"--tileable", NULL, NULL, FLAG, 0, 0, 0, set_tileable, TAKES_RENDER | TAKES_TILES,
      "make the image wrap seamlessly in x and y (element sizes are\n"
      "adjusted to whole cells per image; a note says so)"},
-    {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, TAKES_IMAGE | TAKES_SERVE | TAKES_STITCH, "no progress or notes on stderr"},
+    {"--quiet", NULL, NULL, FLAG, 0, 0, 0, set_quiet, TAKES_IMAGE | TAKES_SERVE | TAKES_STITCH | SAME_BYTES, "no progress or notes on stderr"},
     {"--only", NULL, "NAME", TEXT, 0, 0, 0, set_only, TAKES_PICTURES,
      "of a script returning several named outputs, render (or view)\n"
      "only output NAME; the others are not evaluated"},
@@ -718,25 +905,51 @@ static const option options[] = {
     {"--height-scale", NULL, "H", REAL, 0, 0, 1e12, set_height_scale, TAKES_TERRAIN | TAKES_SERVE,
      "world units of height per unit of value (default: a fifth of\n"
      "the picture's width)"},
+    {"--sea-level", NULL, "L", REAL, 0, 0.01, 0.99, set_sea_level, TAKES_TERRAIN | TAKES_SERVE,
+     "the height below which the ground is water, drawn flat\n"
+     "(default 0.3); the land colours spread over L to 1"},
+    {"--terrain-ramp", NULL, "terrain|grey", TEXT, 0, 0, 0, set_terrain_ramp, TAKES_TERRAIN | TAKES_SERVE,
+     "the colours: terrain (water, sand, grass, forest, rock,\n"
+     "snow; the default) or grey (the height, lit: a GIS hillshade)"},
 };
 
 #define NOPTIONS (sizeof options / sizeof options[0])
 _Static_assert(NOPTIONS <= 64, "ng_cli_parse keeps the options given in 64-bit masks");
 
-/* The commands that read options, in the ORDER of ng_cmd: the word that
- * is not an option, and every place their options may be read. */
+/* The commands, in the ORDER of ng_cmd: the word that is not an option,
+ * every place their options may be read, and their usage for --help
+ * (the synopsis after "noisegraph ", and lines saying what it does). */
 static const struct command {
     const char *name, *positional;
     unsigned takes;
+    const char *synopsis, *about;
 } commands[] = {
-    [NG_CMD_RENDER] = {"render", "script", TAKES_PICTURES}, /* --view makes it a view */
-    [NG_CMD_PREVIEW] = {"preview", "script", TAKES_VIEWS},
-    [NG_CMD_INFO] = {"info", "script", TAKES_INSPECT},
-    [NG_CMD_DOT] = {"dot", "script", TAKES_INSPECT},
-    [NG_CMD_SERVE] = {"serve", "script", TAKES_SERVE},
-    [NG_CMD_TILES] = {"tiles", "script", TAKES_TILES},
-    [NG_CMD_STITCH] = {"stitch", "manifest", TAKES_STITCH},
+    [NG_CMD_RENDER] = {"render", "script", TAKES_PICTURES, /* --view makes it a view */
+                       "render SCRIPT -o FILE [options]", "render a graph script to an image or a volume"},
+    [NG_CMD_PREVIEW] = {"preview", "script", TAKES_VIEWS, "preview SCRIPT -o FILE [options]",
+                        "a picture of the script's first 1-channel\n"
+                        "output: a cloud ray-marched through its\n"
+                        "density, or a lit heightmap (--view terrain);\n"
+                        "render SCRIPT --view ... draws the same"},
+    [NG_CMD_TILES] = {"tiles", "script", TAKES_TILES,
+                      "tiles SCRIPT -o 'DIR/t_{x}_{y}.png' --tile-size T [--plan | --index I] [options]",
+                      "the render as a grid of tile files, a manifest\n"
+                      "and a GDAL VRT; --plan: a command per tile for\n"
+                      "GNU parallel or Slurm (docs/farm.md)"},
+    [NG_CMD_STITCH] = {"stitch", "manifest", TAKES_STITCH, "stitch DIR/manifest.json -o FILE",
+                       "the tiles back into one file"},
+    [NG_CMD_NODES] = {"nodes", "type", 0, "nodes [TYPE]", "every node type, its options and docs"},
+    [NG_CMD_INFO] = {"info", "script", TAKES_INSPECT, "info SCRIPT [--set k=v]...", "the graph a script builds, as text"},
+    [NG_CMD_DOT] = {"dot", "script", TAKES_INSPECT, "dot SCRIPT [--set k=v]...", "the same as a Graphviz graph"},
+    [NG_CMD_SERVE] = {"serve", "script", TAKES_SERVE, "serve SCRIPT [options]",
+                      "a live preview page on http://127.0.0.1:PORT/,\n"
+                      "re-rendered when the script changes"},
 };
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+const char *ng_cli_command_name(ng_cmd cmd) { return commands[cmd].name; }
+
+int ng_cli_is_help(const char *word) { return !strcmp(word, "--help") || !strcmp(word, "-h"); }
 
 /* The row of word (its name or alias). Of two rows of one word, the one
  * the command may read wins (tiles' --only I is its --index, render's
@@ -789,9 +1002,10 @@ static const char *takes_tag(unsigned takes)
     }
 }
 
-static void print_row(FILE *out, const option *o)
+/* One option's row; tagged with where it is read when tags. */
+static void print_row(FILE *out, const option *o, int tags)
 {
-    const char *h = o->help, *tag = takes_tag(o->takes), *arg = o->arg ? o->arg : "", *gap = o->arg ? " " : "";
+    const char *h = o->help, *tag = tags ? takes_tag(o->takes) : NULL, *arg = o->arg ? o->arg : "", *gap = o->arg ? " " : "";
     /* "-o, --output FILE"; a long alias after the name: "--index I, --only I" */
     int col = o->alias && o->alias[1] == '-'
                   ? fprintf(out, "  %s%s%s, %s%s%s", o->name, gap, arg, o->alias, gap, arg)
@@ -824,41 +1038,49 @@ static void put_wrapped(FILE *out, const char *text)
     }
 }
 
-void ng_cli_usage(FILE *out)
+/* The rows read in some place of `in` and in none of `out_of`. */
+static void print_rows(FILE *out, unsigned in, unsigned out_of, int tags)
 {
     size_t i;
-    fputs("usage: noisegraph render SCRIPT -o FILE [options]   render a graph script to an image or a volume\n"
-          "       noisegraph preview SCRIPT -o FILE [options]  a picture of the script's first 1-channel\n"
-          "                                                    output: a cloud ray-marched through its\n"
-          "                                                    density, or a lit heightmap (--view terrain);\n"
-          "                                                    render SCRIPT --view ... draws the same\n"
-          "       noisegraph tiles SCRIPT -o 'DIR/t_{x}_{y}.png' --tile-size T [--plan | --index I] [options]\n"
-          "                                                    the render as a grid of tile files, a manifest\n"
-          "                                                    and a GDAL VRT; --plan: a command per tile for\n"
-          "                                                    GNU parallel or Slurm (docs/farm.md)\n"
-          "       noisegraph stitch DIR/manifest.json -o FILE  the tiles back into one file\n"
-          "       noisegraph nodes [TYPE]                      every node type, its options and docs\n"
-          "       noisegraph info SCRIPT [--set k=v]...        the graph a script builds, as text\n"
-          "       noisegraph dot SCRIPT [--set k=v]...         the same as a Graphviz graph\n"
-          "       noisegraph serve SCRIPT [options]            a live preview page on http://127.0.0.1:PORT/,\n"
-          "                                                    re-rendered when the script changes\n"
-          "       noisegraph --help | --version\n"
+    for (i = 0; i < NOPTIONS; i++)
+        if ((options[i].takes & in) && !(options[i].takes & out_of)) print_row(out, &options[i], tags);
+}
+
+/* "noisegraph SYNOPSIS   ABOUT": ABOUT's lines in a column at 52, below
+ * the synopsis when it is too long to share the line. */
+static void print_usage_of(FILE *out, const char *lead, ng_cmd cmd)
+{
+    const char *h = commands[cmd].about;
+    int col = fprintf(out, "%snoisegraph %s", lead, commands[cmd].synopsis);
+    if (col > 50) fputc('\n', out), col = 0;
+    while (*h) {
+        const char *nl = strchr(h, '\n');
+        const int len = nl ? (int)(nl - h) : (int)strlen(h);
+        fprintf(out, "%*s%.*s\n", 52 - col, "", len, h);
+        h += len + (nl != NULL);
+        col = 0;
+    }
+}
+
+void ng_cli_usage(FILE *out)
+{
+    size_t c;
+    for (c = 0; c < NCOMMANDS; c++) print_usage_of(out, c ? "       " : "usage: ", (ng_cmd)c);
+    fputs("       noisegraph --help | --version\n"
+          "       noisegraph COMMAND --help                    the usage and options of one command\n"
           "\n"
           "render options (a view takes them too unless marked):\n",
           out);
-    for (i = 0; i < NOPTIONS; i++)
-        if (options[i].takes & TAKES_RENDER) print_row(out, &options[i]);
+    print_rows(out, TAKES_RENDER, 0, 1);
     fputs("\n"
           "view options (preview, and render --view volume|terrain):\n",
           out);
-    for (i = 0; i < NOPTIONS; i++)
-        if (!(options[i].takes & TAKES_RENDER) && (options[i].takes & TAKES_VIEWS)) print_row(out, &options[i]);
+    print_rows(out, TAKES_VIEWS, TAKES_RENDER, 1);
     fputs("\n"
           "serve options (serve also takes --size, --origin, --pixel-size, --z, --time, --threads,\n"
           "--tile, --render-time-limit, --quiet, the view options, and --set, --unsafe and the limits):\n",
           out);
-    for (i = 0; i < NOPTIONS; i++)
-        if ((options[i].takes & (TAKES_SERVE | TAKES_PICTURES)) == TAKES_SERVE) print_row(out, &options[i]);
+    print_rows(out, TAKES_SERVE, TAKES_PICTURES, 0);
     {
         char heading[1024], image[256], encoding[256];
         snprintf(heading, sizeof heading,
@@ -868,12 +1090,25 @@ void ng_cli_usage(FILE *out)
         fputc('\n', out);
         put_wrapped(out, heading);
     }
-    for (i = 0; i < NOPTIONS; i++)
-        if ((options[i].takes & (TAKES_TILES | TAKES_STITCH)) && !(options[i].takes & (TAKES_PICTURES | TAKES_SERVE)))
-            print_row(out, &options[i]);
+    print_rows(out, TAKES_TILES | TAKES_STITCH, TAKES_PICTURES | TAKES_SERVE, 0);
     fputs("\n"
           "environment: NG_SIMD=avx512|avx2|sse2|scalar forces a SIMD path (all give the same bits)\n",
           out);
+}
+
+void ng_cli_help(ng_cmd cmd, FILE *out)
+{
+    print_usage_of(out, "usage: ", cmd);
+    if (!commands[cmd].takes) return;
+    if (cmd == NG_CMD_RENDER) { /* its own rows, then the views' (render --view) */
+        fputs("\noptions (render --view takes them too unless marked):\n", out);
+        print_rows(out, TAKES_RENDER, 0, 1);
+        fputs("\nview options (render --view volume|terrain):\n", out);
+        print_rows(out, TAKES_VIEWS, TAKES_RENDER, 1);
+        return;
+    }
+    fputs("\noptions:\n", out);
+    print_rows(out, commands[cmd].takes, 0, cmd == NG_CMD_PREVIEW);
 }
 
 /* ---- parsing -------------------------------------------------------------------- */
@@ -1022,6 +1257,7 @@ static int check_view(const ng_cli *c)
         return ng_cli_fail(2, "-o: %s: a view draws one picture, into %s", c->output, list);
     }
     if (c->r.depth) return ng_cli_fail(2, "--size: a view draws one picture, WxH (a density's box is --volume WxHxD)");
+    if (c->voxel_fields == 3) return ng_cli_fail(2, "--voxel-size: a volume view's voxels are cubes: S, not X,Y,Z");
     if (c->region_fields == 6) return ng_cli_fail(2, "--region: a view draws one picture: X,Y,W,H");
     if (c->origin_fields && c->origin_fields != (volume ? 3 : 2))
         return ng_cli_fail(2, "--origin: a %s view takes %s", volume ? "volume" : "terrain",
@@ -1044,12 +1280,18 @@ static void place(ng_cli *c)
 {
     if (c->view && c->v.kind == NG_VIEW_VOLUME) {
         if (c->origin_fields) memcpy(c->v.box_origin, c->origin, sizeof c->v.box_origin);
-        if (c->voxel_set) c->v.voxel_size = c->voxel_size;
+        if (c->voxel_set) c->v.voxel_size = c->voxel_size[0];
         return;
     }
     if (c->origin_fields) c->r.origin[0] = c->origin[0], c->r.origin[1] = c->origin[1];
     if (c->origin_fields == 3) c->r.z = c->origin[2];
-    if (c->voxel_set) c->r.pixel_size = c->voxel_size;
+    if (c->voxel_set) c->r.pixel_size = c->voxel_size[0];
+    if (c->voxel_fields == 3) { /* boxes: the footprint is their finest size */
+        int a;
+        memcpy(c->r.voxel_size, c->voxel_size, sizeof c->r.voxel_size);
+        for (a = 1; a < 3; a++)
+            if (c->voxel_size[a] < c->r.pixel_size) c->r.pixel_size = c->voxel_size[a];
+    }
 }
 
 /* tiles cuts one image; --plan prints the tiles' commands, --index
@@ -1101,6 +1343,8 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
     c->view = cmd == NG_CMD_PREVIEW; /* preview is render --view volume */
     c->tile_size = 1024;
     c->index = -1;
+    c->argc = argc;
+    c->argv = argv;
     if (argc > 0 && !(c->option_of = calloc((size_t)argc, sizeof *c->option_of)))
         return ng_cli_fail(1, "%s: out of memory", commands[cmd].name);
     for (i = 0; i < argc; i++) {
@@ -1114,7 +1358,9 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
             *positional = a;
             continue;
         }
-        if (!(o = find_option(a, cmd))) return ng_cli_fail(2, "%s: unknown option (see --help)", a);
+        if (ng_cli_is_help(a)) return NG_CLI_HELP; /* nothing else is read */
+        if (!(o = find_option(a, cmd)))
+            return ng_cli_fail(2, "%s: unknown option (see noisegraph %s --help)", a, commands[cmd].name);
         c->option_of[i] = o->name;
         bit = 1ull << (o - options);
         seen |= bit;
@@ -1123,7 +1369,8 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
             given |= bit;
         }
         if (o->kind != FLAG) {
-            if (i + 1 >= argc) return ng_cli_fail(2, "%s: needs a value (see --help)", a);
+            if (i + 1 >= argc)
+                return ng_cli_fail(2, "%s: needs a value (see noisegraph %s --help)", a, commands[cmd].name);
             a = argv[++i];
             c->option_of[i] = o->name;
             if (strnlen(a, NG_CLI_MAX_VALUE + 1) > NG_CLI_MAX_VALUE)
@@ -1134,6 +1381,14 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
     return check(cmd, c, seen);
 }
 
+int ng_cli_recorded(const char *name)
+{
+    size_t i;
+    for (i = 0; i < NOPTIONS; i++)
+        if (!strcmp(options[i].name, name)) return !(options[i].takes & SAME_BYTES);
+    return 1;
+}
+
 void ng_cli_free(ng_cli *c)
 {
     int i;
@@ -1141,4 +1396,29 @@ void ng_cli_free(ng_cli *c)
     c->h.nsets = 0;
     free(c->option_of);
     c->option_of = NULL;
+}
+
+/* --normalize: each 1-channel output replaced by ng.normalize of it
+ * (vector outputs stay as they are). 0, or the exit code after the
+ * one-line error. */
+int ng_cli_normalize(const ng_cli *c, ng_script *s)
+{
+    const ng_node_type *t = ng_type_find("normalize");
+    ng_error err;
+    int i;
+    if (!c->normalize) return 0;
+    for (i = 0; i < s->noutputs; i++) {
+        ng_node *n;
+        int id;
+        if (ng_node_channels(ng_graph_node(s->graph, s->output[i])) != 1) continue;
+        if (!t) return ng_cli_fail(1, "--normalize: no normalize node type");
+        if (!(n = ng_node_begin(s->graph, t, "--normalize", NULL, &err))) return ng_cli_fail(1, "--normalize: %s", err.msg);
+        if (ng_set_input(s->graph, n, 0, s->output[i], &err)) {
+            ng_node_discard(n);
+            return ng_cli_fail(1, "--normalize: %s", err.msg);
+        }
+        if ((id = ng_node_finish(s->graph, n, &err)) < 0) return ng_cli_fail(1, "--normalize: %s", err.msg);
+        s->output[i] = id;
+    }
+    return 0;
 }

@@ -8,6 +8,7 @@
 #include "host.h"
 #include "inspect.h"
 #include "serve.h"
+#include "tilefile.h"
 #include "tiles.h"
 #include "types.h"
 
@@ -187,10 +188,14 @@ static int render_outputs(ng_cli *c, ng_script *s, const char *output, const cha
     char *paths[NG_MAX_OUTPUTS] = {0};
     made_folders made[NG_MAX_OUTPUTS] = {{0}};
     ng_error err;
+    /* named outputs into one file of a format that holds them all (a
+     * .vdb's grids, an .exr's layers or parts), unless -o says where {name}
+     * goes or --exr-layout files asks for a file each */
+    const int shared = s->noutputs > 1 && !strstr(output, "{name}") && ng_file_shares(output, &c->file);
     int rc = 1, i, k;
     for (i = 0; i < s->noutputs; i++) {
         /* --only NAME: -o is the file itself, unless it says where {name} goes */
-        const char *suffix = c->only && !strstr(output, "{name}") ? NULL : s->output_name[i];
+        const char *suffix = shared || (c->only && !strstr(output, "{name}")) ? NULL : s->output_name[i];
         if (!(paths[i] = output_path(output, suffix))) {
             ng_cli_fail(1, "render: out of memory");
             goto done;
@@ -199,7 +204,7 @@ static int render_outputs(ng_cli *c, ng_script *s, const char *output, const cha
             rc = refuse_script_output(paths[i], c->script);
             goto done;
         }
-        for (k = 0; k < i; k++)
+        for (k = 0; k < i && !shared; k++)
             if (!strcmp(paths[k], paths[i])) {
                 ng_cli_fail(1, "%s: two outputs would write %s", c->script, paths[i]);
                 goto done;
@@ -218,6 +223,12 @@ static int render_outputs(ng_cli *c, ng_script *s, const char *output, const cha
         ng_file_sink_defer(files[i]);
         sinks[i] = ng_file_sink_as_sink(files[i]);
     }
+    /* the last output's sink writes the file: the render ends it last */
+    for (i = 0; shared && i < s->noutputs - 1; i++)
+        if (ng_file_sink_join(files[i], files[s->noutputs - 1], &err)) {
+            ng_cli_fail(1, "%s%s", frame, err.msg);
+            goto done;
+        }
     c->r.progress = !c->quiet && isatty(2);
     c->r.note = !c->quiet && notes ? print_note : NULL;
     if (ng_render(s->graph, s->output, s->noutputs, &c->r, sinks, &err)) {
@@ -242,6 +253,79 @@ done:
         free(made[i].dir);
     }
     return rc;
+}
+
+/* ---- provenance ------------------------------------------------------------------ */
+
+/* What a file says of how it was made (ng_file_options.meta): the
+ * version, the script and its SHA-256, the --set values and the command
+ * line, so a file found on a farm's disk can be made again. The command
+ * leaves out what never changes the bytes (-o, --threads, --tile, the
+ * limits: ng_cli_recorded), so a file's bytes still do not depend on
+ * them. */
+typedef struct provenance {
+    char sha[65];
+    char *sets, *command; /* malloc'd */
+    const char *meta[11];
+} provenance;
+
+/* words joined by spaces, each quoted for a POSIX shell when it needs it
+ * (malloc'd, NULL without memory) */
+static char *join_words(int n, char *const *words, const char *const *names)
+{
+    size_t len = 1;
+    char *buf, *w;
+    int i;
+    for (i = 0; i < n; i++) len += 4 * strlen(words[i]) + (names ? strlen(names[i]) + 1 : 0) + 3;
+    if (!(buf = malloc(len))) return NULL;
+    for (w = buf, i = 0; i < n; i++) {
+        const char *p = words[i];
+        int plain = *p != '\0';
+        for (; *p; p++)
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%", *p)) plain = 0;
+        if (i) *w++ = ' ';
+        if (names) w += sprintf(w, "%s=", names[i]);
+        if (plain) {
+            w += sprintf(w, "%s", words[i]);
+            continue;
+        }
+        *w++ = '\'';
+        for (p = words[i]; *p; p++) w += *p == '\'' ? sprintf(w, "'\\''") : sprintf(w, "%c", *p);
+        *w++ = '\'';
+    }
+    *w = '\0';
+    return buf;
+}
+
+static int provenance_make(provenance *p, const ng_cli *c, const char *cmd)
+{
+    ng_error err;
+    char **words;
+    int i, k = 0;
+    memset(p, 0, sizeof *p);
+    if (ng_sha256_file(c->script, "the script", 0, p->sha, &err)) return ng_cli_fail(1, "%s", err.msg);
+    if (!(words = malloc(((size_t)c->argc + 2) * sizeof *words))) return ng_cli_fail(1, "render: out of memory");
+    words[k++] = "noisegraph", words[k++] = (char *)cmd;
+    for (i = 0; i < c->argc; i++) /* the words that make the bytes */
+        if (!c->option_of[i] || ng_cli_recorded(c->option_of[i])) words[k++] = c->argv[i];
+    p->command = join_words(k, words, NULL);
+    k = 0;
+    free(words);
+    p->sets = join_words(c->h.nsets, (char *const *)c->h.set_value, c->h.set_name);
+    if (!p->command || !p->sets) return ng_cli_fail(1, "render: out of memory");
+    p->meta[k++] = "noisegraph_version", p->meta[k++] = NG_VERSION;
+    p->meta[k++] = "noisegraph_script", p->meta[k++] = c->script;
+    p->meta[k++] = "noisegraph_script_sha256", p->meta[k++] = p->sha;
+    p->meta[k++] = "noisegraph_set", p->meta[k++] = p->sets;
+    p->meta[k++] = "noisegraph_command", p->meta[k++] = p->command;
+    p->meta[k] = NULL;
+    return 0;
+}
+
+static void provenance_free(provenance *p)
+{
+    free(p->sets);
+    free(p->command);
 }
 
 /* ---- frames ---------------------------------------------------------------------- */
@@ -403,6 +487,7 @@ static int cmd_picture(ng_cmd cmd, const char *name, int argc, char **argv)
     ng_cli c;
     ng_script s;
     ng_error err;
+    provenance prov = {0};
     int rc;
     if ((rc = ng_cli_parse(cmd, argc, argv, &c))) goto out;
     rc = 2;
@@ -415,8 +500,14 @@ static int cmd_picture(ng_cmd cmd, const char *name, int argc, char **argv)
     if (ng_script_run(c.script, &c.h, &s, &err)) { ng_cli_fail(1, "%s", err.msg); goto out; }
     /* the render's intermediate results take what the graph left of the limit */
     c.r.memory_limit = c.h.memory_limit > (double)s.memory_held ? c.h.memory_limit - (double)s.memory_held : 1;
-    if ((rc = keep_only(&c, &s)) == 0)
+    /* a view's picture is a look at the output, not the output: no provenance */
+    c.no_provenance |= c.view;
+    if ((rc = keep_only(&c, &s)) == 0 && (rc = ng_cli_normalize(&c, &s)) == 0 &&
+        (c.no_provenance || (rc = provenance_make(&prov, &c, name)) == 0)) {
+        if (!c.no_provenance) c.file.meta = prov.meta;
         rc = c.view ? draw_view(&c, &s) : c.frames_set ? render_frames(&c, &s) : render_outputs(&c, &s, c.output, "", 1);
+    }
+    provenance_free(&prov);
     ng_script_free(&s);
 out:
     ng_cli_free(&c);
@@ -433,6 +524,16 @@ static void print_default(const ng_param_desc *p)
     char buf[256];
     ng_param_format_default(p, buf, sizeof buf);
     fputs(buf, stdout);
+}
+
+/* " (also gain, persistence)": the option's other names */
+static void print_aliases(const ng_node_type *t, int k)
+{
+    const ng_option_alias *a;
+    int i;
+    for (i = 0; (a = ng_option_alias_of(t, k, i)); i++)
+        printf("%s%s%s", i ? ", " : " (also ", a->name, a->inverse ? " = 1 / it" : "");
+    if (i) printf(")");
 }
 
 static void print_type(const ng_node_type *t)
@@ -469,7 +570,9 @@ static void print_type(const ng_node_type *t)
             printf(", one of");
             for (c = 0; p->choices[c]; c++) printf(" \"%s\"", p->choices[c]);
         }
-        printf(" — %s\n", p->doc);
+        printf(" — %s", p->doc);
+        print_aliases(t, k);
+        printf("\n");
     }
     printf("\n");
 }
@@ -495,6 +598,8 @@ static int cmd_nodes(int argc, char **argv)
 {
     int n, i;
     const ng_node_type *const *types = ng_types(&n);
+    for (i = 0; i < argc; i++)
+        if (ng_cli_is_help(argv[i])) return NG_CLI_HELP;
     if (argc > 1) return ng_cli_fail(2, "nodes: takes at most one TYPE");
     if (argc == 1) {
         const ng_node_type *t = ng_type_find(argv[0]);
@@ -530,7 +635,30 @@ out:
     return rc;
 }
 
-static int cmd_info(int argc, char **argv) { return cmd_inspect(NG_CMD_INFO, "info", argc, argv, ng_print_info); }
+static void print_meta(void *user, const char *key, const char *value)
+{
+    const char *v;
+    (void)user;
+    printf("%s: ", key);
+    for (v = value; *v; v++) putchar(*v == '\n' ? ' ' : *v); /* one line each */
+    putchar('\n');
+}
+
+/* info FILE, for a file noisegraph writes (by its extension): the text
+ * metadata in it, the provenance first among them. */
+static int info_file(const char *path)
+{
+    ng_error err;
+    if (ng_file_meta(path, print_meta, NULL, &err)) return ng_cli_fail(1, "info: %s", err.msg);
+    return fflush(stdout) == 0 ? 0 : ng_cli_fail(1, "info: cannot write the output");
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    ng_error err;
+    if (argc == 1 && ng_file_check(argv[0], 0, &err) == 0) return info_file(argv[0]);
+    return cmd_inspect(NG_CMD_INFO, "info", argc, argv, ng_print_info);
+}
 static int cmd_dot(int argc, char **argv) { return cmd_inspect(NG_CMD_DOT, "dot", argc, argv, ng_print_dot); }
 
 /* serve: the options, then the server (serve/) until SIGINT or SIGTERM */
@@ -556,13 +684,14 @@ out:
 
 /* ---- the program ------------------------------------------------------------------ */
 
-/* The commands, in the order messages list them. */
+/* The commands, in the order messages list them (args.c names them). */
 static const struct command {
-    const char *name;
+    ng_cmd cmd;
     int (*run)(int argc, char **argv);
 } commands[] = {
-    {"render", cmd_render}, {"preview", cmd_preview}, {"nodes", cmd_nodes}, {"info", cmd_info}, {"dot", cmd_dot},
-    {"serve", cmd_serve}, {"tiles", ng_cmd_tiles},  {"stitch", ng_cmd_stitch},
+    {NG_CMD_RENDER, cmd_render}, {NG_CMD_PREVIEW, cmd_preview}, {NG_CMD_NODES, cmd_nodes},
+    {NG_CMD_INFO, cmd_info},     {NG_CMD_DOT, cmd_dot},         {NG_CMD_SERVE, cmd_serve},
+    {NG_CMD_TILES, ng_cmd_tiles}, {NG_CMD_STITCH, ng_cmd_stitch},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -573,19 +702,18 @@ static const char *command_list(void)
     static char list[128];
     size_t i, used = 0;
     for (i = 0; i < NCOMMANDS; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "(", commands[i].name);
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "(",
+                                 ng_cli_command_name(commands[i].cmd));
     snprintf(list + used, sizeof list - used, "; see --help)");
     return list;
 }
-
-static int is_help(const char *word) { return !strcmp(word, "--help") || !strcmp(word, "-h"); }
 
 int main(int argc, char **argv)
 {
     ng_error err;
     size_t i;
     if (argc < 2) return ng_cli_fail(2, "no command %s", command_list());
-    if (is_help(argv[1]) || !strcmp(argv[1], "help")) {
+    if (ng_cli_is_help(argv[1]) || !strcmp(argv[1], "help")) {
         ng_cli_usage(stdout);
         return 0;
     }
@@ -595,12 +723,11 @@ int main(int argc, char **argv)
         return 0;
     }
     for (i = 0; i < NCOMMANDS; i++) {
-        if (strcmp(argv[1], commands[i].name)) continue;
-        if (argc == 3 && is_help(argv[2])) { /* noisegraph preview --help */
-            ng_cli_usage(stdout);
-            return 0;
-        }
-        return commands[i].run(argc - 2, argv + 2);
+        int rc;
+        if (strcmp(argv[1], ng_cli_command_name(commands[i].cmd))) continue;
+        if ((rc = commands[i].run(argc - 2, argv + 2)) != NG_CLI_HELP) return rc;
+        ng_cli_help(commands[i].cmd, stdout); /* noisegraph tiles --help, or with other words */
+        return 0;
     }
     return ng_cli_fail(2, "%s: unknown command %s", argv[1], command_list());
 }

@@ -366,6 +366,11 @@ static void print_identity(FILE *out, const job *j, int unused)
     if (j->c.file.level != -1) fprintf(out, "level %d\n", j->c.file.level);
     if (j->c.file.exr_tile) fprintf(out, "exr_tile %d\n", j->c.file.exr_tile);
     if (j->c.file.exr_compression != NG_EXR_ZIP) fprintf(out, "exr_compression %d\n", (int)j->c.file.exr_compression);
+    if (j->c.file.exr_dwa_level != -1) fprintf(out, "exr_dwa_level %.17g\n", j->c.file.exr_dwa_level);
+    if (j->c.file.srs) fprintf(out, "srs %s\n", j->c.file.srs);
+    if (j->c.file.nodata_set) fprintf(out, "nodata %.17g\n", j->c.file.nodata);
+    if (j->c.file.cog) fprintf(out, "cog 1\n");
+    if (j->c.normalize) fprintf(out, "normalize 1\n");
     for (k = 0; k < j->c.h.nsets; k++) fprintf(out, "set %s=%s\n", j->c.h.set_name[k], j->c.h.set_value[k]);
 }
 
@@ -527,29 +532,10 @@ done:
 
 /* ---- the mosaic: manifest and VRT ---------------------------------------------------- */
 
-typedef enum source_kind { SOURCE_FILE, SOURCE_R16, SOURCE_PFM, SOURCE_NRRD } source_kind;
-
-/* How GDAL reads a tile: PNG (and formats GDAL has a driver for, EXR
- * where GDAL was built with it) as itself; headerless, PFM and NRRD tiles
- * (floats GDAL has no driver for) through a raw VRT of their own. */
-static source_kind source_of(const job *j)
-{
-    const char *ext = extension(j->c.output);
-    if (!strcasecmp(ext, ".r16") || !strcasecmp(ext, ".raw")) return SOURCE_R16;
-    if (!strcasecmp(ext, ".pfm")) return SOURCE_PFM;
-    if (!strcasecmp(ext, ".nrrd")) return SOURCE_NRRD;
-    return SOURCE_FILE;
-}
-
-/* Integers as they are stored (PNG, r16); every float format (halves
- * included) as GDAL's Float32. */
-static const char *gdal_type(const job *j)
-{
-    const char *ext = extension(j->c.output);
-    const int bits = effective_bits(j);
-    if (!strcasecmp(ext, ".png")) return bits == 8 ? "Byte" : "UInt16";
-    return source_of(j) == SOURCE_R16 ? "UInt16" : "Float32";
-}
+/* How GDAL reads the job's tiles, and its data type for their samples:
+ * the format's row says (ng_file_vrt_source, ng_file_gdal_type). */
+static ng_vrt_source source_of(const job *j) { return ng_file_vrt_source(j->c.output); }
+static const char *gdal_type(const job *j) { return ng_file_gdal_type(j->c.output, effective_bits(j)); }
 
 /* The bytes before a tile's samples: a PFM's three header lines, an
  * NRRD's header up to its blank line. */
@@ -576,18 +562,18 @@ static long header_bytes(const char *path, int nrrd)
 static void print_raw_vrt(FILE *out, const job *j, int i)
 {
     const rect r = tile_rect(j, i);
-    const source_kind kind = source_of(j);
-    const int pfm = kind == SOURCE_PFM, floats = kind != SOURCE_R16, sample = floats ? 4 : 2;
-    const int ch = floats ? j->channels : 1;
+    const ng_vrt_source kind = source_of(j);
+    const char *type = gdal_type(j);
+    const int pfm = kind == NG_VRT_PFM, sample = strcmp(type, "Float32") ? 2 : 4, ch = j->channels;
     const long line = (long)r.w * sample * ch;
     char *name = tile_name(j, i), *path = tile_path(j, i);
-    const long header = floats ? header_bytes(path ? path : "", kind == SOURCE_NRRD) : 0;
+    const long header = kind == NG_VRT_RAW ? 0 : header_bytes(path ? path : "", kind == NG_VRT_NRRD);
     const long start = header + (pfm ? (long)(r.h - 1) * line : 0);
     int b;
     fprintf(out, "<VRTDataset rasterXSize=\"%d\" rasterYSize=\"%d\">\n", r.w, r.h);
     for (b = 0; b < ch; b++) {
-        fprintf(out, "  <VRTRasterBand dataType=\"%s\" band=\"%d\" subClass=\"VRTRawRasterBand\">\n",
-                floats ? "Float32" : "UInt16", b + 1);
+        fprintf(out, "  <VRTRasterBand dataType=\"%s\" band=\"%d\" subClass=\"VRTRawRasterBand\">\n", type,
+                b + 1);
         fputs("    <SourceFilename relativeToVRT=\"1\">../", out);
         put_xml_text(out, name ? name : "");
         fprintf(out, "</SourceFilename>\n    <ImageOffset>%ld</ImageOffset>\n", start + (long)b * sample);
@@ -603,22 +589,36 @@ static void print_raw_vrt(FILE *out, const job *j, int i)
 static void print_vrt(FILE *out, const job *j, int unused)
 {
     const ng_render_opts *o = &j->c.r;
-    const source_kind kind = source_of(j);
+    const ng_vrt_source kind = source_of(j);
     int b, i;
     (void)unused;
+    const int north = ng_file_north_up(j->c.output);
     fprintf(out, "<VRTDataset rasterXSize=\"%d\" rasterYSize=\"%d\">\n", o->width, o->height);
     /* pixel (i, j) covers origin + [i, i+1) * pixel_size (its centre is
-     * sampled); y grows down the image, as world y does */
-    fprintf(out, "  <GeoTransform>%.17g, %.17g, 0, %.17g, 0, %.17g</GeoTransform>\n", o->origin[0], o->pixel_size,
-            o->origin[1], o->pixel_size);
+     * sampled); y grows down the image, as world y does. GeoTIFF tiles
+     * are north up (northing = -y): the mosaic is placed as they are,
+     * in their SRS. */
+    if (north) {
+        fprintf(out, "  <GeoTransform>%.17g, %.17g, 0, %.17g, 0, %.17g</GeoTransform>\n", o->origin[0],
+                o->pixel_size, -o->origin[1], -o->pixel_size);
+        if (j->c.file.srs) {
+            fputs("  <SRS>", out);
+            put_xml_text(out, j->c.file.srs);
+            fputs("</SRS>\n", out);
+        }
+    } else {
+        fprintf(out, "  <GeoTransform>%.17g, %.17g, 0, %.17g, 0, %.17g</GeoTransform>\n", o->origin[0],
+                o->pixel_size, o->origin[1], o->pixel_size);
+    }
     for (b = 0; b < j->channels; b++) {
         fprintf(out, "  <VRTRasterBand dataType=\"%s\" band=\"%d\">\n", gdal_type(j), b + 1);
+        if (north && j->c.file.nodata_set) fprintf(out, "    <NoDataValue>%.17g</NoDataValue>\n", j->c.file.nodata);
         if (j->channels == 3) fprintf(out, "    <ColorInterp>%s</ColorInterp>\n", b == 0 ? "Red" : b == 1 ? "Green" : "Blue");
         for (i = 0; i < j->ntiles; i++) {
             const rect r = tile_rect(j, i);
             char *name = tile_name(j, i);
             fputs("    <SimpleSource>\n      <SourceFilename relativeToVRT=\"1\">", out);
-            if (kind == SOURCE_FILE) put_xml_text(out, name ? name : "");
+            if (kind == NG_VRT_NATIVE) put_xml_text(out, name ? name : "");
             else fprintf(out, NG_TILES_RECORDS "/%d.vrt", i);
             fprintf(out, "</SourceFilename>\n      <SourceBand>%d</SourceBand>\n", b + 1);
             fprintf(out, "      <SourceProperties RasterXSize=\"%d\" RasterYSize=\"%d\" DataType=\"%s\"/>\n", r.w, r.h,
@@ -719,7 +719,7 @@ static int finish(const job *j)
         if (ok < 0) return ng_cli_fail(1, "%s", err.msg);
         if (!ok) return 0; /* another process renders it, or will */
     }
-    if (source_of(j) != SOURCE_FILE)
+    if (source_of(j) != NG_VRT_NATIVE)
         for (i = 0; i < j->ntiles && rc == 0; i++) {
             char *path = record_path(j, i, "vrt");
             rc = path ? write_built(path, print_raw_vrt, j, i) : ng_cli_fail(1, "tiles: out of memory");
@@ -793,6 +793,10 @@ static int run_script(job *j, ng_script *s)
         return ng_cli_fail(1, "%s: returns %d outputs; tiles renders a script of one output", j->c.script, n);
     }
     j->c.r.memory_limit = h->memory_limit > (double)s->memory_held ? h->memory_limit - (double)s->memory_held : 1;
+    if (ng_cli_normalize(&j->c, s)) {
+        ng_script_free(s);
+        return 1;
+    }
     j->channels = ng_node_channels(ng_graph_node(s->graph, s->output[0]));
     return 0;
 }

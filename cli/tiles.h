@@ -13,6 +13,9 @@
 #ifndef NG_TILES_H
 #define NG_TILES_H
 
+#include "args.h"
+#include "host.h"
+
 #include <stddef.h>
 
 #define NG_TILES_RECORDS ".tiles"

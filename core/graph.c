@@ -176,6 +176,24 @@ const ng_node *ng_graph_node(const ng_graph *g, int id)
 }
 
 const ng_node_type *ng_node_type_of(const ng_node *n) { return n->type; }
+
+int ng_node_rename(ng_graph *g, int id, const char *name, ng_error *err)
+{
+    const size_t len = strlen(name);
+    const char *c;
+    ng_node *n;
+    char *copy;
+    if (id < 0 || id >= g->n) return ng_errorf(err, "named: no node %d", id);
+    n = g->nodes[id];
+    for (c = name; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) break;
+    if (len < 1 || len > 64 || *c)
+        return ng_errorf(err, "%s: named: a name is 1 to 64 characters, none a control character", n->label);
+    if (!(copy = dupstr(name))) return ng_errorf(err, "%s: out of memory", n->label);
+    free(n->label);
+    n->label = copy;
+    return 0;
+}
 int ng_node_id(const ng_node *n) { return n->id; }
 int ng_node_channels(const ng_node *n) { return n->channels; }
 int ng_node_input(const ng_node *n, int k) { return n->input[k]; }
@@ -569,11 +587,7 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
         goto fail;
     }
     if (t->setup && t->setup(n, chans, err)) goto fail;
-    if (t->hood && !(n->hood_spacing > 0)) {
-        ng_errorf(err, "%s: a neighbourhood type whose setup declared no lattice (ng_hood_declare)", node_name(n));
-        goto fail;
-    }
-    if (t->hood && !g->hood && !(g->hood = ng__hood_cache_new(0, NULL))) {
+    if (ng_hood_active(n) && !g->hood && !(g->hood = ng__hood_cache_new(0, NULL))) {
         ng_errorf(err, "%s: out of memory", node_name(n));
         goto fail;
     }

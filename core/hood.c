@@ -4,12 +4,15 @@
  *
  * Such a node's value lives on a world-aligned 2D lattice of its own
  * spacing s (cell k of an axis at (k + 0.5) s), cut into patches of
- * NG_HOOD_PATCH (P) cells per axis at fixed world places (patch (ix, iy)
- * holds cells ix * P .. ix * P + P - 1 and a margin, SIDE below). A patch
- * is computed whole: the source
+ * P cells per axis (NG_HOOD_PATCH, or its type's) at fixed world places
+ * (patch (ix, iy) holds cells ix * P .. ix * P + P - 1 and a margin,
+ * side() below). A node of the render's pixel lattice
+ * (ng_hood_declare_pixel: grid shading) takes s from the footprint of the
+ * block that samples it, the same in every cut of a render; s is part of
+ * a patch's key. A patch is computed whole: the source
  * evaluated on the patch's cells plus a halo of the node's radius, then the
- * type's filter. Its samples are a function of (node, patch index, seed, z,
- * time, period) alone, never of the render's tiles, region, threads or
+ * type's filter. Its samples are a function of (node, spacing, patch
+ * index, seed, z, time, period) alone, never of the render's tiles, region, threads or
  * block size (the source is evaluated per point, whatever the chunking),
  * so a value sampled from it is the same bits in every cut of a render.
  * The node's value at a position is a sample of its lattice there
@@ -36,6 +39,22 @@
  * checked against the cap before the render (ng__hood_check), so running
  * out midway is an error too, naming the node and its radius, not a
  * wait.
+ *
+ * Simulations (hydraulic erosion) need more than a halo: a droplet's path
+ * is not bounded by a radius. Their type gives a tile function instead of
+ * a filter, and the same patches then serve in two stages. A tile is the
+ * simulation run once over a patch and half a patch around it
+ * (NG_HOOD_TILE_HALO cells: 2 NG_HOOD_PATCH a side, tiles of neighbouring
+ * patches overlapping by half), seeded from its world index, and cached
+ * whole (stage 1 of the key). The node's own patch (stage 0) is then the
+ * partition-of-unity blend of the 3 x 3 tiles around it: at each cell the
+ * tiles covering it weighted by cos^2 windows that fall to 0 at a tile's
+ * edge (where its droplets were cut short) and sum to 1 (normalised, so in
+ * floats too), the source's first channel added back. A tile is a function
+ * of its index like any patch, the blend a function of the cell, so the
+ * value at a world point is again independent of the render's cut. Waits
+ * go from a node's patches to its tiles to its source's patches: still
+ * never back.
  */
 #include "ng_internal.h"
 
@@ -45,27 +64,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Cells per patch edge: the patch's own (ix P .. ix P + P - 1) and a margin
- * of MARGIN before, 2 after, so a cubic sample's 4 x 4 cells (and a
- * bilinear one's 2 x 2) never straddle two patches. */
+/* A patch's cells per edge, side(): its own (ix P .. ix P + P - 1) and a
+ * margin of MARGIN before, 2 after, so a cubic sample's 4 x 4 cells (and
+ * a bilinear one's 2 x 2) never straddle two patches. */
 #define MARGIN 1
-#define SIDE (NG_HOOD_PATCH + 3)
+/* A tile type's patch side: tile types keep the default patch of
+ * NG_HOOD_PATCH cells (their tiles and blending windows, unity[] below,
+ * are laid out on it), whatever ng_hood_type.patch other types take;
+ * ng_hood_declare refuses a tile type that sets another. */
+#define TILE_SIDE (NG_HOOD_PATCH + 3)
 #define NBUCKETS 4096
 /* Patches a run of points may hold at once (per thread and nesting level). */
 #define SEGMENT 8
 
 typedef struct hkey {
-    int node;
+    int node, stage; /* stage 1: a tile of a tile type (the simulation) */
     uint32_t seed;
     int64_t ix, iy;
     uint64_t z, w, px, py; /* bits of the doubles: z, time, periods */
+    uint64_t s;            /* bits of the lattice's spacing */
 } hkey;
 
 typedef struct patch {
     hkey key;
     struct patch *next;          /* hash chain */
     struct patch *older, *newer; /* LRU list of ready patches */
-    float *data;                 /* node channels planes of SIDE^2 */
+    float *data;                 /* node channels planes of side()^2 */
     size_t bytes;
     int pins;  /* readers holding it (never evicted while > 0) */
     int ready; /* computed; 0 while its thread computes it */
@@ -131,21 +155,35 @@ void ng__hood_last_stats(ng__hood_stats *s)
 
 /* ---- the table ------------------------------------------------------------------ */
 
+static uint64_t bits(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+static double spacing_of(const hkey *k)
+{
+    double s;
+    memcpy(&s, &k->s, sizeof s);
+    return s;
+}
+
 static uint32_t key_hash(const hkey *k)
 {
     uint64_t h = (uint64_t)(uint32_t)k->node * 0x9E3779B97F4A7C15u;
     h ^= (uint64_t)k->ix * 0xC2B2AE3D27D4EB4Fu;
     h = (h ^ (h >> 29)) * 0x165667B19E3779F9u;
-    h ^= (uint64_t)k->iy * 0x85EBCA77C2B2AE63u;
-    h ^= k->seed ^ k->z ^ (k->w >> 7) ^ (k->px >> 13) ^ (k->py >> 17);
+    h ^= (uint64_t)k->iy * 0x85EBCA77C2B2AE63u + (uint64_t)k->stage;
+    h ^= k->seed ^ k->z ^ (k->w >> 7) ^ (k->px >> 13) ^ (k->py >> 17) ^ (k->s >> 11);
     h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93u;
     return (uint32_t)(h >> 32) % NBUCKETS;
 }
 
 static int key_eq(const hkey *a, const hkey *b)
 {
-    return a->node == b->node && a->seed == b->seed && a->ix == b->ix && a->iy == b->iy && a->z == b->z &&
-           a->w == b->w && a->px == b->px && a->py == b->py;
+    return a->node == b->node && a->stage == b->stage && a->seed == b->seed && a->ix == b->ix && a->iy == b->iy &&
+           a->z == b->z && a->w == b->w && a->px == b->px && a->py == b->py && a->s == b->s;
 }
 
 static patch *find(ng__hood_cache *h, const hkey *k)
@@ -255,48 +293,116 @@ void ng__hood_detach(ng__hood_cache *h)
     pthread_mutex_unlock(&h->mu);
 }
 
+int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len)
+{
+    (void)period, (void)dims;
+    snprintf(buf, len, "%s%s%s: a --tileable render is not supported by neighbourhood nodes yet (their lattice does "
+                       "not wrap with the image)", n->where ? n->where : "", n->where ? ": " : "", n->label);
+    return -1;
+}
+
 /* ---- sizes and messages ------------------------------------------------------------ */
 
-static size_t patch_bytes(const ng_node *n) { return (size_t)n->channels * SIDE * SIDE * sizeof(float); }
+/* Cells per patch edge: its own, and its side with the margins. */
+static int cells(const ng_node *n) { return n->type->hood->patch > 0 ? n->type->hood->patch : NG_HOOD_PATCH; }
+static int side(const ng_node *n) { return cells(n) + 3; }
+
+static size_t patch_bytes(const ng_node *n)
+{
+    return (size_t)n->channels * (size_t)side(n) * (size_t)side(n) * sizeof(float);
+}
+
+/* A tile of a tile type: its channels and the source's first channel,
+ * planes of its whole domain. */
+static size_t tile_bytes(const ng_node *n)
+{
+    const size_t w = (size_t)TILE_SIDE + 2 * (size_t)n->hood_radius;
+    return (size_t)(n->channels + 1) * w * w * sizeof(float);
+}
+
+static size_t key_bytes(const ng_node *n, const hkey *k) { return k->stage ? tile_bytes(n) : patch_bytes(n); }
 
 /* The source's samples (ch channels) and the filter's scratch while a
- * patch is computed. */
+ * patch (or a tile) is computed. */
 static size_t halo_bytes(const ng_node *n, int ch)
 {
-    const size_t w = (size_t)SIDE + 2 * (size_t)n->hood_radius;
-    return (size_t)ch * (w * w + w * SIDE) * sizeof(float);
+    const size_t w = (size_t)side(n) + 2 * (size_t)n->hood_radius;
+    return (size_t)ch * (n->type->hood->tile ? w * w : 2 * w * w + 2 * w) * sizeof(float) +
+           w * w * (size_t)n->type->hood->scratch;
+}
+
+/* What one thread may hold for node n itself: a segment of its patches,
+ * for a tile type the 3 x 3 tiles one of them blends, and the halo of
+ * the one it computes. */
+static size_t own_bytes(const ng_node *n, int ch)
+{
+    return SEGMENT * patch_bytes(n) + (n->type->hood->tile ? 9 * tile_bytes(n) : 0) + halo_bytes(n, ch);
 }
 
 /* threads > 0: need is what that many threads may hold at once. */
 static int too_large(ng_error *err, const ng_node *n, size_t need, size_t room, int threads)
 {
-    char name[320], on[64] = "";
+    char name[320], on[64] = "", radius[96];
     ng__node_name(n, name, sizeof name);
     if (threads > 0) snprintf(on, sizeof on, " on %d thread%s", threads, threads == 1 ? "" : "s");
+    if (n->hood_spacing > 0)
+        snprintf(radius, sizeof radius, "radius %g (%d lattice cells of %g)", n->hood_radius * n->hood_spacing,
+                 n->hood_radius, n->hood_spacing);
+    else
+        snprintf(radius, sizeof radius, "radius %d cells of the pixel lattice", n->hood_radius);
     return ng_errorf(err,
-                     "%s: radius %g (%d lattice cells of %g) needs %.1f MiB for patches of %d^2 cells with their "
-                     "halos%s, more than the %.1f MiB the memory limit leaves neighbourhood patches (raise "
-                     "--memory-limit, or take a larger spacing%s)",
-                     name, n->hood_radius * n->hood_spacing, n->hood_radius, n->hood_spacing, need / 1048576.0,
-                     NG_HOOD_PATCH, on, room / 1048576.0, threads > 1 ? " or fewer --threads" : "");
+                     "%s: %s needs %.1f MiB for patches of %d^2 cells with their halos%s, more than the %.1f MiB "
+                     "the memory limit leaves neighbourhood patches (raise --memory-limit, or take a larger "
+                     "spacing%s)",
+                     name, radius, need / 1048576.0, cells(n), on, room / 1048576.0,
+                     threads > 1 ? " or fewer --threads" : "");
 }
 
+/* A tile type's fixed geometry: patches of NG_HOOD_PATCH cells
+ * (TILE_SIDE) and a radius of NG_HOOD_TILE_HALO. */
+static int tile_geometry(const ng_node *n, int radius, ng_error *err)
+{
+    const ng_hood_type *t = n->type->hood;
+    if (!t || !t->tile) return 0;
+    if (t->patch != 0 && t->patch != NG_HOOD_PATCH)
+        return ng_errorf(err, "%s: a tile type's patches are %d cells, not %d", n->label, NG_HOOD_PATCH, t->patch);
+    if (radius != NG_HOOD_TILE_HALO)
+        return ng_errorf(err, "%s: a tile type's radius is %d cells, not %d", n->label, NG_HOOD_TILE_HALO, radius);
+    return 0;
+}
+
+/* In setup: the caller (the Lua host) puts the script's place before the
+ * message, so it names the node by its label alone. */
 int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius, ng_error *err)
 {
-    char name[320];
-    ng__node_name(n, name, sizeof name);
+    const char *name = n->label;
     if (!(spacing > 0) || !isfinite(spacing))
         return ng_errorf(err, "%s: the lattice spacing must be a positive number, not %g", name, spacing);
+    if (tile_geometry(n, radius, err)) return -1;
     if (radius < 0 || radius > NG_HOOD_MAX_RADIUS)
         return ng_errorf(err,
-                         "%s: radius %g is %d lattice cells of %g; a neighbourhood reaches at most %d cells (raise "
+                         "%s: radius %g is %.0f lattice cells of %g; a neighbourhood reaches at most %d cells (raise "
                          "the spacing to at least %g, or take a smaller radius)",
-                         name, radius_world, radius, spacing, NG_HOOD_MAX_RADIUS, radius_world / NG_HOOD_MAX_RADIUS);
+                         name, radius_world, ceil(radius_world / spacing), spacing, NG_HOOD_MAX_RADIUS,
+                         radius_world / NG_HOOD_MAX_RADIUS);
     n->hood_spacing = spacing;
     n->hood_radius = radius;
     if (n->detail < spacing) n->detail = spacing; /* nothing finer survives the lattice: fractals of it stop there */
     return 0;
 }
+
+int ng_hood_declare_pixel(ng_node *n, int radius, ng_error *err)
+{
+    if (tile_geometry(n, radius, err)) return -1;
+    if (radius < 0 || radius > NG_HOOD_MAX_RADIUS)
+        return ng_errorf(err, "%s: radius %d cells; a neighbourhood reaches at most %d cells", n->label, radius,
+                         NG_HOOD_MAX_RADIUS);
+    n->hood_spacing = -1; /* the block's footprint */
+    n->hood_radius = radius;
+    return 0;
+}
+
+int ng_hood_active(const ng_node *n) { return n->type->hood && n->hood_spacing != 0; }
 
 int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, int threads, ng_error *err)
 {
@@ -316,9 +422,8 @@ int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room,
         const ng_node *n = ng_graph_node(g, i);
         for (k = 0; k < ng_node_slots(n); k++)
             if (n->input[k] >= 0 && need[n->input[k]] > need[i]) need[i] = need[n->input[k]];
-        if (!n->type->hood) continue;
-        need[i] += SEGMENT * patch_bytes(n) +
-                   halo_bytes(n, ng_node_channels(ng_graph_node(g, n->input[n->type->hood->input])));
+        if (!ng_hood_active(n)) continue;
+        need[i] += own_bytes(n, ng_node_channels(ng_graph_node(g, n->input[n->type->hood->input])));
         if (!mark[i]) continue;
         found++;
         if (room && need[i] > room / (size_t)threads) rc = too_large(err, n, need[i] * (size_t)threads, room, threads);
@@ -331,23 +436,28 @@ int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room,
 /* ---- computing a patch ------------------------------------------------------------- */
 
 /* The source of n evaluated on patch p's cells and halo into in (source
- * channels planes of w^2, w = SIDE + 2 radius), in chunks of the
+ * channels planes of w^2, w = side() + 2 radius), in chunks of the
  * context's block size: the same bits for any chunking, as evaluation is
  * per point. */
 static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, const patch *p, float *in, int w)
 {
     const int k = n->type->hood->input, ch = ng_input_channels(ctx, n, k), cap = ng__ctx_cap(ctx);
-    const double s = n->hood_spacing;
+    const double s = spacing_of(&p->key);
     const int64_t total = (int64_t)w * w;
     float *px = ng_scratch(ctx, 1), *py = ng_scratch(ctx, 1), *buf = ng_scratch(ctx, ch);
+    float *xs = malloc((size_t)w * sizeof *xs);
     ng_block lb;
     int64_t start;
     int rc = -1, c, i;
     if (!px || !py || !buf) goto done;
+    if (!xs) {
+        ng_fail(ctx, "out of memory for a neighbourhood patch");
+        goto done;
+    }
     memset(&lb, 0, sizeof lb);
     lb.dims = 2;
-    lb.anchor[0] = ((double)(p->key.ix * NG_HOOD_PATCH - MARGIN - n->hood_radius) + 0.5) * s;
-    lb.anchor[1] = ((double)(p->key.iy * NG_HOOD_PATCH - MARGIN - n->hood_radius) + 0.5) * s;
+    lb.anchor[0] = ((double)(p->key.ix * cells(n) - MARGIN - n->hood_radius) + 0.5) * s;
+    lb.anchor[1] = ((double)(p->key.iy * cells(n) - MARGIN - n->hood_radius) + 0.5) * s;
     lb.anchor[2] = b->anchor[2];
     lb.anchor[3] = b->anchor[3];
     lb.period[0] = b->period[0];
@@ -357,12 +467,14 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     lb.p[0] = px;
     lb.p[1] = py;
     lb.p[2] = lb.p[3] = ng__ctx_zeros(ctx);
+    for (i = 0; i < w; i++) xs[i] = (float)((double)i * s); /* a row's x, the same on every row */
     for (start = 0; start < total; start += cap) {
         const int m = (int)(total - start < cap ? total - start : cap);
-        for (i = 0; i < m; i++) {
-            const int64_t j = start + i;
-            px[i] = (float)((double)(j % w) * s);
-            py[i] = (float)((double)(j / w) * s);
+        int col = (int)(start % w), row = (int)(start / w), j;
+        for (i = 0; i < m; i += j) { /* cells start + i ..: columns col .., row row */
+            const float y = (float)((double)row * s);
+            for (j = 0; j < w - col && i + j < m; j++) px[i + j] = xs[col + j], py[i + j] = y;
+            col = 0, row++;
         }
         lb.n = m;
         lb.pos_id = ng_new_pos_id(ctx);
@@ -376,14 +488,27 @@ done:
     ng_scratch_free(ctx, px, 1);
     ng_scratch_free(ctx, py, 1);
     ng_scratch_free(ctx, buf, ch);
+    free(xs);
     return rc;
 }
 
-static int compute(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
+/* The seed of a tile: the render's seed and the tile's world index. */
+static uint64_t tile_seed(const hkey *k)
 {
-    const int w = SIDE + 2 * n->hood_radius;
+    uint64_t z = (uint64_t)k->seed * 0x9E3779B97F4A7C15u ^ (uint64_t)k->ix * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 31)) * 0x94D049BB133111EBu ^ (uint64_t)k->iy * 0xD6E8FEB86659FD93u;
+    return z ^ (z >> 29);
+}
+
+/* Patch p (stage 0, or a tile: stage 1) computed from its source: the
+ * filter over the patch and its halo, or the tile function over the
+ * tile's whole domain (the source's first channel kept beside it). */
+static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
+{
+    const int w = side(n) + 2 * n->hood_radius;
     const int ch = ng_input_channels(ctx, n, n->type->hood->input);
-    const size_t halo = halo_bytes(n, ch);
+    const ng_hood_type *t = n->type->hood;
+    const size_t halo = halo_bytes(n, ch), plane = (size_t)w * (size_t)w;
     float *in;
     int rc, taken;
     pthread_mutex_lock(&h->mu);
@@ -391,20 +516,103 @@ static int compute(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_bl
     pthread_mutex_unlock(&h->mu);
     if (!taken) {
         ng_error e;
-        too_large(&e, n, patch_bytes(n) + halo, h->cap, 0);
+        too_large(&e, n, key_bytes(n, &p->key) + halo, h->cap, 0);
         return ng_fail(ctx, "%s", e.msg);
     }
     in = malloc(halo);
     p->data = malloc(p->bytes);
     rc = !in || !p->data ? ng_fail(ctx, "out of memory for a neighbourhood patch") : 0;
     if (rc == 0) rc = evaluate_source(ctx, n, b, p, in, w);
-    if (rc == 0)
-        n->type->hood->filter(n, in, p->data, in + (size_t)ch * (size_t)w * (size_t)w, SIDE, n->hood_radius, ch);
+    if (rc == 0 && p->key.stage) {
+        memcpy(p->data + (size_t)n->channels * plane, in, plane * sizeof(float));
+        t->tile(n, in, p->data, w, ch, tile_seed(&p->key));
+    } else if (rc == 0 && t->filter_spaced) {
+        t->filter_spaced(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch, spacing_of(&p->key));
+    } else if (rc == 0) {
+        t->filter(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch);
+    }
     free(in);
     pthread_mutex_lock(&h->mu);
     give(h, halo);
     pthread_mutex_unlock(&h->mu);
     return rc;
+}
+
+/* The partition of unity along an axis: weight[a][i] of the tile a - 1
+ * patches from a patch's own at the patch's cell i. Tile t's window is
+ * cos^2 over its nominal extent (patch t and half a patch each side), 0
+ * at its edges; neighbouring windows, a half period apart, sum to 1, and
+ * the weights are divided by their sum so they do in floats too. */
+static float unity[3][TILE_SIDE];
+static pthread_once_t unity_once = PTHREAD_ONCE_INIT;
+static void make_unity(void)
+{
+    const double pi = 3.14159265358979323846, half = NG_HOOD_PATCH / 2 + NG_HOOD_TILE_HALO;
+    int a, i;
+    for (i = 0; i < TILE_SIDE; i++) {
+        double wa[3], sum = 0;
+        for (a = 0; a < 3; a++) {
+            const double d = i - MARGIN + 0.5 - (double)NG_HOOD_PATCH * (a - 1) - NG_HOOD_PATCH / 2.0;
+            sum += wa[a] = fabs(d) < half ? cos(pi * d / (2 * half)) * cos(pi * d / (2 * half)) : 0.0;
+        }
+        for (a = 0; a < 3; a++) unity[a][i] = (float)(wa[a] / sum);
+    }
+}
+
+static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const hkey *keys,
+                       patch **got, int m);
+static void release_all(ng__hood_cache *h, patch **got, int m);
+
+/* Patch p of a tile type: the blend of the 3 x 3 tiles around it (got[3
+ * (b + 1) + a + 1] the tile a, b patches away), channel by channel, the
+ * source's first channel added to channel 0. */
+static void blend(const ng_node *n, patch *const *got, float *out)
+{
+    const int w = TILE_SIDE + 2 * NG_HOOD_TILE_HALO, C = n->channels;
+    const size_t plane = (size_t)w * (size_t)w;
+    int c, i, j, a, bb;
+    for (c = 0; c < C; c++)
+        for (j = 0; j < TILE_SIDE; j++)
+            for (i = 0; i < TILE_SIDE; i++) {
+                float v = 0.0f;
+                for (bb = 0; bb < 3; bb++)
+                    for (a = 0; a < 3; a++) {
+                        const float wt = unity[a][i] * unity[bb][j];
+                        const int lx = i + NG_HOOD_TILE_HALO - NG_HOOD_PATCH * (a - 1);
+                        const int ly = j + NG_HOOD_TILE_HALO - NG_HOOD_PATCH * (bb - 1);
+                        if (wt != 0.0f) v += wt * got[3 * bb + a]->data[(size_t)c * plane + (size_t)ly * w + lx];
+                    }
+                if (c == 0)
+                    v += got[4]->data[(size_t)C * plane + (size_t)(j + NG_HOOD_TILE_HALO) * w + i +
+                                      NG_HOOD_TILE_HALO];
+                out[(size_t)c * TILE_SIDE * TILE_SIDE + (size_t)j * TILE_SIDE + i] = v;
+            }
+}
+
+static int compute_blend(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
+{
+    hkey keys[9];
+    patch *got[9];
+    int a, bb;
+    pthread_once(&unity_once, make_unity);
+    for (bb = 0; bb < 3; bb++)
+        for (a = 0; a < 3; a++) {
+            keys[3 * bb + a] = p->key;
+            keys[3 * bb + a].stage = 1;
+            keys[3 * bb + a].ix += a - 1;
+            keys[3 * bb + a].iy += bb - 1;
+        }
+    if (!(p->data = malloc(p->bytes))) return ng_fail(ctx, "out of memory for a neighbourhood patch");
+    if (acquire_all(ctx, h, n, b, keys, got, 9)) return -1;
+    blend(n, got, p->data);
+    release_all(h, got, 9);
+    return 0;
+}
+
+static int compute(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
+{
+    if (n->type->hood->tile && !p->key.stage) return compute_blend(ctx, h, n, b, p);
+    return compute_own(ctx, h, n, b, p);
 }
 
 /* Under the lock: patch k of n ready (pinned for the caller: READY),
@@ -425,12 +633,12 @@ static int lookup_locked(ng__hood_cache *h, const ng_node *n, const hkey *k, pat
         return READY;
     }
     if (!(p = calloc(1, sizeof *p))) return NO_ROOM;
-    if (take(h, patch_bytes(n))) {
+    if (take(h, key_bytes(n, k))) {
         free(p);
         return NO_ROOM;
     }
     p->key = *k;
-    p->bytes = patch_bytes(n);
+    p->bytes = key_bytes(n, k);
     p->pins = 1;
     p->next = h->bucket[key_hash(k)];
     h->bucket[key_hash(k)] = p;
@@ -470,6 +678,36 @@ static void release_all(ng__hood_cache *h, patch **got, int m)
     pthread_mutex_unlock(&h->mu);
 }
 
+/* The tiles of a tile type's patches that another thread is computing:
+ * rather than wait for that thread to simulate the 9 tiles one after the
+ * other, compute one of them that nobody has begun (the other thread then
+ * finds it ready). 1 when it computed one, 0 when there was none to
+ * compute, -1 with the context's error set. */
+static int help(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const hkey *keys,
+                patch *const *got, int m)
+{
+    int i, t;
+    if (!n->type->hood->tile) return 0;
+    for (i = 0; i < m; i++) {
+        if (got[i] || keys[i].stage) continue;
+        for (t = 0; t < 9; t++) {
+            hkey k = keys[i];
+            patch *p;
+            int r;
+            k.stage = 1, k.ix += t % 3 - 1, k.iy += t / 3 - 1;
+            pthread_mutex_lock(&h->mu);
+            r = lookup_locked(h, n, &k, &p);
+            if (r == READY) p->pins--;
+            pthread_mutex_unlock(&h->mu);
+            if (r != CLAIMED) continue; /* ready, busy, or no room now: the owner will see */
+            if (fill(ctx, h, n, b, p)) return -1;
+            release_all(h, &p, 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The m patches keys[] of n pinned into got[] (release_all). A patch that
  * another thread is computing is passed over for the next, so threads
  * reading the same row of patches compute different ones; it waits only
@@ -492,7 +730,8 @@ static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
             if (r == NO_ROOM || (r == CLAIMED && fill(ctx, h, n, b, got[i]))) {
                 if (r == NO_ROOM) {
                     ng_error e;
-                    too_large(&e, n, patch_bytes(n) + halo_bytes(n, ng_input_channels(ctx, n, n->type->hood->input)),
+                    too_large(&e, n, key_bytes(n, &keys[i]) +
+                                         halo_bytes(n, ng_input_channels(ctx, n, n->type->hood->input)),
                               h->cap, 0);
                     ng_fail(ctx, "%s", e.msg);
                 }
@@ -504,6 +743,11 @@ static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
             progress = 1;
         }
         if (progress || !left) continue;
+        if ((progress = help(ctx, h, n, b, keys, got, m)) < 0) {
+            release_all(h, got, m);
+            return -1;
+        }
+        if (progress) continue;
         pthread_mutex_lock(&h->mu); /* all left are being computed: wait for one */
         for (;;) {
             patch *p = NULL;
@@ -519,17 +763,26 @@ static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
 
 /* ---- sampling ------------------------------------------------------------------------ */
 
-static int64_t patch_of(int64_t cell)
+/* Position v's coordinate in lattice cells of s (cell k centred on k):
+ * v / s - 0.5, by a multiply with inv = 1 / s when s is a power of two
+ * (the same bits: the product is then exact), else a division. */
+static inline double lattice_coord(double v, double s, double inv) { return (inv != 0 ? v * inv : v / s) - 0.5; }
+
+static int power_of_two(double s)
 {
-    return cell >= 0 ? cell / NG_HOOD_PATCH : -((-cell + NG_HOOD_PATCH - 1) / NG_HOOD_PATCH);
+    int e;
+    return frexp(s, &e) == 0.5;
 }
 
-static uint64_t bits(double v)
+/* floor(u) as an integer, |u| < 2^62, without a call to floor. */
+static inline int64_t floor_cell(double u)
 {
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    return u;
+    const int64_t k = (int64_t)u;
+    return (double)k > u ? k - 1 : k;
 }
+
+static int64_t patch_of(int64_t cell, int P) { return cell >= 0 ? cell / P : -((-cell + P - 1) / P); }
+
 
 /* Along one axis, the value at fraction t between p[0] and p[step]: a
  * cubic B-spline over p[-step] .. p[2 step] (smooth: its slope and
@@ -537,37 +790,95 @@ static uint64_t bits(double v)
  * facets; its weights are positive, so it stays within its samples) or a
  * straight line. Written as p[0] plus weighted differences from it, so
  * equal samples give exactly their value. */
-static inline float bspline(const float *p, ptrdiff_t step, float t)
+typedef struct bweights {
+    float w0, w2, w3;
+} bweights;
+
+static inline bweights bspline_weights(float t)
 {
     const float u = 1.0f - t, t2 = t * t, t3 = t2 * t;
-    const float w0 = u * u * u * (1.0f / 6), w2 = (-3.0f * t3 + 3.0f * t2 + 3.0f * t + 1.0f) * (1.0f / 6);
-    const float w3 = t3 * (1.0f / 6);
-    return p[0] + w0 * (p[-step] - p[0]) + w2 * (p[step] - p[0]) + w3 * (p[2 * step] - p[0]);
+    const bweights w = {u * u * u * (1.0f / 6), (-3.0f * t3 + 3.0f * t2 + 3.0f * t + 1.0f) * (1.0f / 6),
+                        t3 * (1.0f / 6)};
+    return w;
+}
+
+/* (the weights of a fraction computed once per point, for every row and
+ * channel: the same bits as computing them at each) */
+static inline float bspline(const float *p, ptrdiff_t step, bweights w)
+{
+    return p[0] + w.w0 * (p[-step] - p[0]) + w.w2 * (p[step] - p[0]) + w.w3 * (p[2 * step] - p[0]);
+}
+
+/* How many points from i on (1 to room) lie on the centres of the cells
+ * that follow point i's (cell kx, on its centre) along its row: the
+ * positions a render on the lattice's grid asks for, read without
+ * interpolation (bilinear lattices only: a cubic B-spline's value on a
+ * centre is not the cell's). A point counts only when the general path would find it
+ * on that cell's centre too. */
+static int on_centre(const ng_block *b, int i, int k, float y, double s, double inv, int64_t kx)
+{
+    return b->p[1][i + k] == y && lattice_coord(b->anchor[0] + (double)b->p[0][i + k], s, inv) == (double)(kx + k);
+}
+
+static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, int64_t room)
+{
+    const float y = b->p[1][i];
+    const int end = (int64_t)(b->n - i) < room ? b->n - i : (int)room;
+    const double ax = b->anchor[0], base = (double)kx; /* kx + k exact: |kx| < 2^53 */
+    int k = 1;
+    /* 32 points at a time without an early exit, so the loop vectorises;
+     * the points past a miss are taken one by one below */
+    while (inv != 0 && k + 32 <= end) {
+        int ok = 1, q;
+        for (q = k; q < k + 32; q++)
+            ok &= (b->p[1][i + q] == y) & ((ax + (double)b->p[0][i + q]) * inv - 0.5 == base + (double)q);
+        if (!ok) break;
+        k += 32;
+    }
+    while (k < end && on_centre(b, i, k, y, s, inv, kx)) k++;
+    return k;
 }
 
 /* Points from .. to - 1 sampled from the segment's patches: point i's
- * patch seg[idx[i]], its cell at offset off[i], fractions tx, ty. */
+ * patch seg[idx[i]], its cell at offset off[i], fractions tx, ty; run[i]
+ * > 1: points i .. i + run[i] - 1 on the centres of successive cells. */
 static void sample(const ng_node *n, const ng_block *b, patch *const *got, const int32_t *idx, const int32_t *off,
-                   const float *tx, const float *ty, int from, int to, float *out)
+                   const int32_t *run, const float *tx, const float *ty, int from, int to, float *out)
 {
-    const size_t len = (size_t)b->n;
+    const size_t len = (size_t)b->n, S = (size_t)side(n);
     const int smooth = n->type->hood->smooth;
+    /* the channels the consumer reads (ng_block.channels): a height read
+     * alone from the hydraulic node's 4 costs one */
+    const int nch = b->channels > 0 && b->channels < n->channels ? b->channels : n->channels;
     int i, c, j;
     for (i = from; i < to; i++) {
         if (idx[i] < 0) { /* a position that is not a number samples nothing */
-            for (c = 0; c < n->channels; c++) out[(size_t)c * len + (size_t)i] = NAN;
+            for (c = 0; c < nch; c++) out[(size_t)c * len + (size_t)i] = NAN;
             continue;
         }
-        for (c = 0; c < n->channels; c++) {
-            const float *d = got[idx[i]]->data + (size_t)c * SIDE * SIDE + (size_t)off[i];
+        if (run[i] > 1) { /* cell centres in a row: the cells themselves */
+            for (c = 0; c < nch; c++)
+                memcpy(out + (size_t)c * len + (size_t)i, got[idx[i]]->data + (size_t)c * S * S + (size_t)off[i],
+                       (size_t)run[i] * sizeof(float));
+            i += run[i] - 1;
+            continue;
+        }
+        bweights wx = {0, 0, 0}, wy = wx;
+        if (smooth) wx = bspline_weights(tx[i]), wy = bspline_weights(ty[i]);
+        for (c = 0; c < nch; c++) {
+            const float *d = got[idx[i]]->data + (size_t)c * S * S + (size_t)off[i];
             float row[4];
             if (smooth) {
-                for (j = 0; j < 4; j++) row[j] = bspline(d + (j - 1) * SIDE, 1, tx[i]);
-                out[(size_t)c * len + (size_t)i] = bspline(row + 1, 1, ty[i]);
+                for (j = 0; j < 4; j++) row[j] = bspline(d + ((ptrdiff_t)j - 1) * (ptrdiff_t)S, 1, wx);
+                out[(size_t)c * len + (size_t)i] = bspline(row + 1, 1, wy);
+                continue;
+            }
+            if (tx[i] == 0.0f && ty[i] == 0.0f) { /* on the cell's centre: the cell (a render on its grid) */
+                out[(size_t)c * len + (size_t)i] = d[0];
                 continue;
             }
             /* a + (b - a) t: equal corners give their value exactly */
-            row[0] = d[0] + (d[1] - d[0]) * tx[i], row[1] = d[SIDE] + (d[SIDE + 1] - d[SIDE]) * tx[i];
+            row[0] = d[0] + (d[1] - d[0]) * tx[i], row[1] = d[S] + (d[S + 1] - d[S]) * tx[i];
             out[(size_t)c * len + (size_t)i] = row[0] + (row[1] - row[0]) * ty[i];
         }
     }
@@ -575,13 +886,16 @@ static void sample(const ng_node *n, const ng_block *b, patch *const *got, const
 
 int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const double s = n->hood_spacing;
+    const double s = n->hood_spacing > 0 ? n->hood_spacing : (double)b->footprint;
+    const int P = cells(n), S = side(n), smooth = n->type->hood->smooth;
     ng__hood_cache *h;
     hkey key, seg[SEGMENT];
     patch *got[SEGMENT];
-    int32_t *idx = NULL, *off = NULL;
+    int32_t *idx = NULL, *off = NULL, *run = NULL;
     float *tx = NULL, *ty = NULL;
-    int i, m = 0, from = 0, rc = -1;
+    const double inv = power_of_two(s) ? 1.0 / s : 0;
+    int64_t lo[2] = {0, 0}; /* the first cell of seg[cur] */
+    int i, m = 0, from = 0, rc = -1, cur = -1;
     (void)in;
     if (b->dims != 2) {
         char name[320];
@@ -590,11 +904,17 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
                             "or a rotation into z), which is not supported yet",
                        name, b->dims);
     }
+    if (!(s > 0)) {
+        char name[320];
+        ng__node_name(n, name, sizeof name);
+        return ng_fail(ctx, "%s: sampled where no pixel size is known (its lattice is the render's pixels): give "
+                            "it a spacing", name);
+    }
     if (!(h = ng__ctx_hood(ctx))) return ng_fail(ctx, "out of memory for the neighbourhood cache");
-    /* scratch planes of floats, two of them holding int32 (no other type reads them) */
-    idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1);
+    /* scratch planes of floats, three of them holding int32 (no other type reads them) */
+    idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1), run = (int32_t *)ng_scratch(ctx, 1);
     tx = ng_scratch(ctx, 1), ty = ng_scratch(ctx, 1);
-    if (!idx || !off || !tx || !ty) goto done;
+    if (!idx || !off || !run || !tx || !ty) goto done;
     memset(&key, 0, sizeof key);
     key.node = n->id;
     key.seed = b->seed;
@@ -602,18 +922,19 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
     key.w = bits(b->anchor[3]);
     key.px = bits(b->period[0]);
     key.py = bits(b->period[1]);
+    key.s = bits(s);
     for (i = 0; i <= b->n; i++) {
         double ux = 0, uy = 0;
         int64_t kx, ky;
         int j;
         if (i < b->n) {
-            ux = (b->anchor[0] + (double)b->p[0][i]) / s - 0.5;
-            uy = (b->anchor[1] + (double)b->p[1][i]) / s - 0.5;
-            if (ux != ux || uy != uy) {
-                idx[i] = -1;
-                continue;
-            }
+            ux = lattice_coord(b->anchor[0] + (double)b->p[0][i], s, inv);
+            uy = lattice_coord(b->anchor[1] + (double)b->p[1][i], s, inv);
             if (!(fabs(ux) < 1e18 && fabs(uy) < 1e18)) {
+                if (ux != ux || uy != uy) {
+                    idx[i] = -1;
+                    continue;
+                }
                 char name[320];
                 ng__node_name(n, name, sizeof name);
                 ng_fail(ctx, "%s: sampled at (%.17g, %.17g), 10^18 or more lattice cells of %g from the origin: "
@@ -621,32 +942,40 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
                         name, b->anchor[0] + (double)b->p[0][i], b->anchor[1] + (double)b->p[1][i], s);
                 goto done;
             }
-            kx = (int64_t)floor(ux);
-            ky = (int64_t)floor(uy);
-            key.ix = patch_of(kx);
-            key.iy = patch_of(ky);
-            for (j = m - 1; j >= 0; j--) /* the last patch first: neighbours share it */
-                if (seg[j].ix == key.ix && seg[j].iy == key.iy) break;
+            kx = floor_cell(ux);
+            ky = floor_cell(uy);
+            if (cur >= 0 && kx - lo[0] >= 0 && kx - lo[0] < P && ky - lo[1] >= 0 && ky - lo[1] < P) {
+                j = cur; /* the previous point's patch: the common case, no search */
+                key.ix = seg[j].ix, key.iy = seg[j].iy;
+            } else {
+                key.ix = patch_of(kx, P);
+                key.iy = patch_of(ky, P);
+                for (j = m - 1; j >= 0; j--)
+                    if (seg[j].ix == key.ix && seg[j].iy == key.iy) break;
+            }
             if (j >= 0 || m < SEGMENT) {
                 if (j < 0) seg[j = m++] = key;
+                cur = j, lo[0] = key.ix * P, lo[1] = key.iy * P;
                 idx[i] = j;
-                off[i] = (int32_t)((ky - key.iy * NG_HOOD_PATCH + MARGIN) * SIDE +
-                                   (kx - key.ix * NG_HOOD_PATCH + MARGIN));
+                off[i] = (int32_t)((ky - key.iy * P + MARGIN) * S + (kx - key.ix * P + MARGIN));
                 tx[i] = (float)(ux - (double)kx);
                 ty[i] = (float)(uy - (double)ky);
+                run[i] = !smooth && tx[i] == 0.0f && ty[i] == 0.0f ? cell_run(b, i, s, inv, kx, lo[0] + P - kx) : 1;
+                i += run[i] - 1;
                 continue;
             }
         }
         /* the segment is full (or the block done): sample its points */
         if (m) {
             if (acquire_all(ctx, h, n, b, seg, got, m)) goto done;
-            sample(n, b, got, idx, off, tx, ty, from, i, out);
+            sample(n, b, got, idx, off, run, tx, ty, from, i, out);
             release_all(h, got, m);
         } else {
-            sample(n, b, got, idx, off, tx, ty, from, i, out);
+            sample(n, b, got, idx, off, run, tx, ty, from, i, out);
         }
         from = i;
         m = 0;
+        cur = -1;
         i--; /* point i starts the next segment */
         if (from == b->n) break;
     }
@@ -654,6 +983,7 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
 done:
     ng_scratch_free(ctx, (float *)idx, 1);
     ng_scratch_free(ctx, (float *)off, 1);
+    ng_scratch_free(ctx, (float *)run, 1);
     ng_scratch_free(ctx, tx, 1);
     ng_scratch_free(ctx, ty, 1);
     return rc;

@@ -154,6 +154,12 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
 /* The largest halo, in cells (a patch then evaluates its source on 2113^2
  * lattice points). */
 #define NG_HOOD_MAX_RADIUS 1024
+/* The radius of a tile type (ng_hood_type.tile): its tiles are a patch
+ * and half a patch around it, 2 NG_HOOD_PATCH cells a side (plus the
+ * margin), at a stride of NG_HOOD_PATCH: every cell lies in two per axis.
+ * A tile type keeps patches of NG_HOOD_PATCH cells (its ng_hood_type.patch
+ * 0); ng_hood_declare refuses another radius or patch size. */
+#define NG_HOOD_TILE_HALO (NG_HOOD_PATCH / 2)
 /* For a neighbourhood type's setup: the node's lattice, spacing world
  * units between cells (lattice cell k lies at (k + 0.5) spacing on each
  * axis, so at spacing 1 the cells are the pixel centres of a render at
@@ -162,11 +168,26 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
  * node's detail becomes at least the spacing. 0, or -1 with err naming
  * the node and its radius. */
 int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius, ng_error *err);
+/* The same for a lattice of the render's pixel size: its spacing is the
+ * footprint of the block that samples it (the render's pixel size at the
+ * top of a graph; an octave's or outer lattice's below), the same in every
+ * cut of a render, so its cells are the pixel centres of a render at an
+ * origin on the pixel grid (sampled there, it reads them exactly). A
+ * radius of `radius` cells (named in messages as such). */
+int ng_hood_declare_pixel(ng_node *n, int radius, ng_error *err);
+/* Whether node n reads its source over a lattice (a neighbourhood type
+ * whose setup declared one). */
+int ng_hood_active(const ng_node *n);
 /* The eval of every neighbourhood type: the node's lattice sampled
  * (bilinear or cubic, as its type says) at b's points, patches computed
  * (the type's filter over its source evaluated on the patch and its halo)
  * or found in the render's cache. 2D blocks only. */
 int ng_hood_eval(ng_ctx *ctx, const ng_node *node, const ng_block *b, const float *const *in, float *out);
+/* The tile_check of every neighbourhood type on a lattice of world units:
+ * a --tileable render is refused, naming the node (the lattice is the
+ * world's: it repeats with the image only by chance, so the image would
+ * show its seam). */
+int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len);
 
 /* The constant node (core/constant.c): what numbers become, so core owns
  * it; the node library lists it with the others. */

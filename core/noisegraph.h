@@ -107,7 +107,8 @@ typedef struct ng_input_desc {
 } ng_input_desc;
 
 /* A second name for a descriptor with one parameter preset:
- * ng.perlin{} is ng.noise{type = "perlin"}. */
+ * ng.perlin{} is ng.noise{type = "perlin"}; or, with param NULL, a plain
+ * alias, the name other tools give the same node (ng.lerp is ng.mix). */
 typedef struct ng_shorthand {
     const char *name;
     const char *param;
@@ -123,7 +124,7 @@ typedef struct ng_block ng_block;
 
 /* A neighbourhood node (blur, and what reads a height field around each
  * point): its value is computed on a world-aligned 2D lattice of its own
- * spacing, in fixed patches of NG_HOOD_PATCH cells that the engine
+ * spacing, in fixed patches (NG_HOOD_PATCH cells, or the type's) that the engine
  * evaluates with a halo of the node's radius, caches for the render and
  * samples (bilinear or cubic) at whatever positions the node is asked for
  * (core/hood.c), so the value at a world point does not depend on how the
@@ -131,7 +132,8 @@ typedef struct ng_block ng_block;
  * (ng_node.h); its eval is ng_hood_eval. */
 typedef struct ng_hood_type {
     int input; /* the input read over the neighbourhood: a pull input */
-    /* How the lattice is sampled between cells: 0 bilinear; 1 a cubic
+    /* How the lattice is sampled between cells: 0 bilinear (a position
+     * on a cell's centre reads the cell itself); 1 a cubic
      * B-spline, smooth (continuous slope and curvature: shading shows no
      * cell facets) and within its samples, itself a small blur (a spread
      * of 1/3 cell^2, which a blur takes off its own). */
@@ -140,10 +142,40 @@ typedef struct ng_hood_type {
      * channels planes of (side + 2 radius)^2 samples, row-major, lattice
      * cell (i - radius, j - radius) of the patch at in[j * (side + 2
      * radius) + i]; out gets the node's channels planes of side^2. tmp has
-     * room for channels * side * (side + 2 radius) floats. Must give the
+     * room for channels * ((side + 2 radius)^2 + 2 (side + 2 radius))
+     * floats (a working copy of the source and two rows). Must give the
      * same bits for the same in, on every thread. */
     void (*filter)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
                    int channels);
+    /* Or, for a filter that needs the lattice's spacing in world units
+     * (gradients, distances; a node of the render's pixel lattice learns
+     * it only per render, ng_hood_declare_pixel): the same with it. One of
+     * filter, filter_spaced and tile is set. */
+    void (*filter_spaced)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
+                          int channels, double spacing);
+    /* Cells per patch edge; 0: NG_HOOD_PATCH. Larger patches spend less on
+     * halos (a shading's 1-cell halo costs (P + 5)^2 / P^2 source
+     * evaluations per cell) and more on the first render of a small area.
+     * A tile type keeps 0 (its tiles are laid out on NG_HOOD_PATCH). */
+    int patch;
+    /* Bytes per cell of the patch and its halo that the filter allocates
+     * beyond its in, out and tmp (a sort's keys), counted against the
+     * memory limit with them. */
+    int scratch;
+    /* Optional, instead of filter, for simulations whose result at a cell
+     * depends on more than a halo can hold (hydraulic erosion): the node's
+     * radius must be NG_HOOD_TILE_HALO cells and its patch NG_HOOD_PATCH,
+     * and the engine calls tile on
+     * the patch's whole domain, w = side + 2 radius cells a side, a tile of
+     * the world (tiles of neighbouring patches overlap by half). in: the
+     * source's channels planes of w^2 as for filter; out: the node's
+     * channels planes of w^2, channel 0 the change it makes to the source's
+     * channel 0, the others its own. seed: of the tile's world index and the
+     * render's seed. The node's lattice value at a cell is then the
+     * partition-of-unity blend (cos^2 windows summing to 1) of the tiles
+     * covering it, plus the source's channel 0 in channel 0, so where no
+     * tile changes anything the source comes through bit for bit. */
+    void (*tile)(const ng_node *node, const float *in, float *out, int w, int channels, uint64_t seed);
 } ng_hood_type;
 
 typedef struct ng_node_type {
@@ -346,6 +378,10 @@ int ng_node_input(const ng_node *n, int k); /* source id or -1 */
 int ng_node_param_source(const ng_node *n, int k);
 const ng_value *ng_node_param(const ng_node *n, int k);
 const char *ng_node_label(const ng_node *n);
+/* Names node id as the script calls it (node:named("mountains")): its
+ * label from now on, in messages, `info`, `dot` and the preview page.
+ * 1 to 64 bytes, no control characters. 0, or -1 with err filled. */
+int ng_node_rename(ng_graph *g, int id, const char *name, ng_error *err);
 /* Parameter k as a script would write it ("0.5", "\"perlin\"", "{1, 2, 3}"). */
 int ng_param_format(const ng_node *n, int k, char *buf, size_t len);
 /* Whether parameter k holds its descriptor's default value. */
@@ -374,7 +410,16 @@ typedef struct ng_volume_info {
     double origin[3];    /* world position of the full volume's corner */
     double voxel_size;   /* voxel (i, j, k) of the full volume has its
                           * centre at origin + (ijk + 0.5) * voxel_size */
+    /* Boxes rather than cubes: the voxel's size along x, y and z, which
+     * replaces voxel_size on each axis; 0 (all three): cubes. */
+    double voxel[3];
 } ng_volume_info;
+
+/* A volume's voxel size along axis a (0 x, 1 y, 2 z). */
+static inline double ng_volume_voxel(const ng_volume_info *v, int a)
+{
+    return v->voxel[a] > 0 ? v->voxel[a] : v->voxel_size;
+}
 
 /* Receives finished rows, top to bottom, interleaved channels as floats. */
 typedef struct ng_sink {
@@ -441,12 +486,20 @@ typedef struct ng_render_opts {
     int depth;
     int zregion[2];
     int brick;
+    /* A volume of boxes rather than cubes (--voxel-size 4,4,2): the voxel's
+     * size along x, y and z, which replaces pixel_size in the sample
+     * positions of that axis; pixel_size stays the footprint (the finest
+     * detail a fractal resolves: the smallest of the three). 0 (all
+     * three): cubes of pixel_size. Images take none. */
+    double voxel_size[3];
 } ng_render_opts;
 
 void ng_render_defaults(ng_render_opts *o, int width, int height);
 
-/* Evaluates roots[k] over the window and streams it into sinks[k]. Output is
- * bit-identical for every thread count and tile size. Worker threads block
+/* Evaluates roots[k] over the window and streams it into sinks[k]. Sinks
+ * begin in order k = 0, 1, ..., each band (slab) goes to them in that
+ * order, and they end in it (file sinks sharing one file rely on it).
+ * Output is bit-identical for every thread count and tile size. Worker threads block
  * every signal, so handlers run on the calling thread (or another of the
  * caller's). Sinks are called on the calling thread only. Every tile is
  * computed in the calling thread's floating-point environment (rounding
@@ -490,6 +543,12 @@ typedef enum ng_view_preset { /* ORDER: the words of --view-preset in cli/args.c
     NG_VIEW_TOP            /* straight down z */
 } ng_view_preset;
 
+/* The terrain view's colours. */
+typedef enum ng_view_ramp_kind { /* ORDER: the words of --terrain-ramp in cli/args.c */
+    NG_RAMP_TERRAIN, /* water, sand, grass, forest, rock, snow */
+    NG_RAMP_GREY     /* the height as grey, lit: a GIS hillshade */
+} ng_view_ramp_kind;
+
 typedef struct ng_view_opts {
     ng_view_kind kind;
     double sun[3];          /* direction toward the sun, world axes, any length */
@@ -508,12 +567,17 @@ typedef struct ng_view_opts {
     /* Terrain: the output over the render's pixels (origin, pixel_size, z
      * as for an image) is a height, mostly within [0, 1] (the colour ramp's
      * range); height_scale is world units of height per unit of value (0:
-     * a fifth of the image's width in world units). */
+     * a fifth of the image's width in world units). Below sea_level (0.01
+     * to 0.99, default 0.3, the ramp's own shore) the ground is water,
+     * drawn flat; the ramp's land colours spread over sea_level to 1. */
     double height_scale;
+    double sea_level;
+    ng_view_ramp_kind ramp;
 } ng_view_opts;
 
 /* A 128^3 box of unit voxels at the origin, the three-quarter camera, a
- * 40 degree field of view, the sun high in the top left. */
+ * 40 degree field of view, the sun high in the top left; terrain: the
+ * terrain ramp with its sea level 0.3. */
 void ng_view_defaults(ng_view_opts *v, ng_view_kind kind);
 /* Sets sun from an azimuth (degrees clockwise from -y, the top of an image,
  * toward +x) and an elevation (degrees above the horizon). */

@@ -100,6 +100,10 @@ static void fail(render *r, const ng_error *e)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* The spacing of samples along axis a (0 x, 1 y, 2 z): the pixel size,
+ * or a box voxel's size on that axis. */
+static double step(const ng_render_opts *o, int a) { return o->voxel_size[a] > 0 ? o->voxel_size[a] : o->pixel_size; }
+
 /* The window's column positions, x of column i % rw at index i, over rw +
  * a block's worth of floats: a block starting at column x reads its x
  * positions at xplane + x whatever rows it spans, so no block writes them.
@@ -110,7 +114,7 @@ static float *make_xplane(const render *r, size_t len)
     float *xs = NULL;
     size_t i, m;
     if (posix_memalign((void **)&xs, 64, len * sizeof(float))) return NULL;
-    for (i = 0; i < (size_t)r->rw && i < len; i++) xs[i] = (float)(((double)(r->rx + (int)i) + 0.5) * r->o->pixel_size);
+    for (i = 0; i < (size_t)r->rw && i < len; i++) xs[i] = (float)(((double)(r->rx + (int)i) + 0.5) * step(r->o, 0));
     for (; i < len; i += m) { /* i a multiple of rw: the copy goes on the period */
         m = len - i < i ? len - i : i;
         memcpy(xs + i, xs, m * sizeof(float));
@@ -118,8 +122,8 @@ static float *make_xplane(const render *r, size_t len)
     return xs;
 }
 
-/* The centre of row (slice) `index` of the full image, as a float. */
-static float centre(const render *r, int index) { return (float)(((double)index + 0.5) * r->o->pixel_size); }
+/* The centre of row (axis 1) or slice (axis 2) `index` of the full image, as a float. */
+static float centre(const render *r, int index, int axis) { return (float)(((double)index + 0.5) * step(r->o, axis)); }
 
 /* v in dst[0 .. n - 1]. A block's y planes are written per block, a few
  * thousand floats each time, a visible share of a cheap render in
@@ -142,12 +146,12 @@ static void chunk_positions(const render *r, int y0, int z0, int hb, int64_t sta
     int i, m, x = (int)(start % r->rw), j = (int)(row % hb), s = (int)(row / hb);
     for (i = 0; i < n; i += m, x = 0, j = j + 1 == hb ? 0 : j + 1) {
         m = r->rw - x < n - i ? r->rw - x : n - i;
-        fill(py + i, centre(r, r->ry + y0 + j), m);
+        fill(py + i, centre(r, r->ry + y0 + j, 1), m);
     }
     if (!pz) return;
     for (i = 0, x = (int)(start % slice); i < n; i += m, x = 0, s++) {
         m = slice - x < n - i ? (int)(slice - x) : n - i;
-        fill(pz + i, centre(r, r->rz + z0 + s), m);
+        fill(pz + i, centre(r, r->rz + z0 + s, 2), m);
     }
 }
 
@@ -341,8 +345,8 @@ static int run_tile(render *r, tiler *tl, int64_t t)
     if (tl->pz) b.p[2] = tl->pz;
     b.footprint = (float)r->o->pixel_size;
     if (r->o->tileable) {
-        b.period[0] = r->o->width * r->o->pixel_size;
-        b.period[1] = r->o->height * r->o->pixel_size;
+        b.period[0] = r->o->width * step(r->o, 0);
+        b.period[1] = r->o->height * step(r->o, 1);
     }
     if (b.dims == 4) b.period[3] = r->o->time_period;
     b.pos_id = ng__ctx_tile(tl->c);
@@ -555,6 +559,21 @@ static int render_tiles(render *r, ng_sink *sinks, int nthreads, ng_error *err)
 
 static int coord_ok(double v) { return v >= -NG_MAX_COORD && v <= NG_MAX_COORD; } /* NaN: no */
 
+/* Box voxels: a volume's, each size in the pixel size's range, all three
+ * or none. */
+static int check_voxel_size(const ng_render_opts *o, ng_error *err)
+{
+    const double *v = o->voxel_size;
+    int a;
+    if (!(v[0] || v[1] || v[2])) return 0;
+    if (o->depth < 1) return ng_errorf(err, "--voxel-size: box voxels X,Y,Z are for volumes (--size WxHxD)");
+    for (a = 0; a < 3; a++)
+        if (!(v[a] >= NG_MIN_PIXEL_SIZE && v[a] <= NG_MAX_PIXEL_SIZE))
+            return ng_errorf(err, "--voxel-size: %g along %c is outside %g to %g", v[a], "xyz"[a], NG_MIN_PIXEL_SIZE,
+                             NG_MAX_PIXEL_SIZE);
+    return 0;
+}
+
 static int check_opts(const ng_render_opts *o, ng_error *err)
 {
     const int *rg = o->region;
@@ -588,6 +607,7 @@ static int check_opts(const ng_render_opts *o, ng_error *err)
     if (!(o->pixel_size >= NG_MIN_PIXEL_SIZE && o->pixel_size <= NG_MAX_PIXEL_SIZE))
         return ng_errorf(err, "--pixel-size: %g is outside %g to %g", o->pixel_size, NG_MIN_PIXEL_SIZE,
                          NG_MAX_PIXEL_SIZE);
+    if (check_voxel_size(o, err)) return -1;
     if (!coord_ok(o->origin[0]) || !coord_ok(o->origin[1]) || !coord_ok(o->z) || !coord_ok(o->time))
         return ng_errorf(err, "render: origin %g,%g, z %g, time %g: each must be within -%g to %g", o->origin[0],
                          o->origin[1], o->z, o->time, NG_MAX_COORD, NG_MAX_COORD);
@@ -604,7 +624,7 @@ static int check_opts(const ng_render_opts *o, ng_error *err)
  * or refuse to. */
 static int tile_check(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o, ng_error *err)
 {
-    double period[4] = {o->width * o->pixel_size, o->height * o->pixel_size, 0, 0};
+    double period[4] = {o->width * step(o, 0), o->height * step(o, 1), 0, 0};
     unsigned char *mark = ng__reachable(g, roots, nroots);
     int i, rc = 0;
     if (!mark) return ng_errorf(err, "render: out of memory");
@@ -800,7 +820,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
         if (r.volume) {
             ng_volume_info v = {r.rw, r.rh, r.rd, r.channels[begun], {r.rx, r.ry, r.rz},
                                 {o->width, o->height, o->depth}, {o->origin[0], o->origin[1], o->z},
-                                o->pixel_size};
+                                o->pixel_size, {o->voxel_size[0], o->voxel_size[1], o->voxel_size[2]}};
             if (sk->begin_volume(sk->user, &v, err)) goto done;
         } else if (sk->begin(sk->user, r.rw, r.rh, r.channels[begun], err)) {
             goto done;

@@ -24,6 +24,7 @@ void ng_view_defaults(ng_view_opts *v, ng_view_kind kind)
     v->fov = 40;
     v->density_scale = 0.5;
     v->step = 1;
+    v->sea_level = NG__SEA_LEVEL;
     ng_view_sun(v, 315, 40);
 }
 
@@ -89,6 +90,9 @@ static int check_terrain(const ng_view_opts *v, ng_error *err)
 {
     if (!finite_in(v->height_scale, 0, 1e12))
         return ng_errorf(err, "--height-scale: %g is outside 0 (a fifth of the width) to 1e12", v->height_scale);
+    if (!finite_in(v->sea_level, 0.01, 0.99))
+        return ng_errorf(err, "--sea-level: %g is outside 0.01 to 0.99", v->sea_level);
+    if ((unsigned)v->ramp > NG_RAMP_GREY) return ng_errorf(err, "--terrain-ramp: unknown ramp %d", (int)v->ramp);
     return 0;
 }
 

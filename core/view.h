@@ -37,7 +37,12 @@ typedef struct ng__view {
     ng__probe shadow, skyward, groundward;
     /* terrain */
     double height_scale;
+    float sea;    /* the sea level */
+    int moved;    /* 1: the sea is not the ramp's own shore: heights are mapped onto the ramp */
 } ng__view;
+
+/* The terrain ramp's own shore: its water ends here. */
+#define NG__SEA_LEVEL 0.3
 
 /* Setup (0, or -1 with err filled) and the tile job of each kind. */
 /* Whether a camera at cam can look at target: fwd, the unit direction

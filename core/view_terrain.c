@@ -13,8 +13,8 @@
 #include <math.h>
 #include <string.h>
 
-/* Below this value the ground is water: drawn flat, its colour by depth. */
-#define WATER_LEVEL 0.3f
+/* Below the sea level (NG__SEA_LEVEL unless moved) the ground is water:
+ * drawn flat, its colour by depth. */
 static const float AMBIENT = 0.3f, DIFFUSE = 0.8f;
 
 /* ORDER: heights (ascending) and their colours; linear between stops. */
@@ -22,8 +22,8 @@ static const struct stop {
     float at, rgb[3];
 } RAMP[] = {
     {0.00f, {0.04f, 0.12f, 0.30f}}, /* deep water */
-    {0.30f, {0.12f, 0.36f, 0.55f}}, /* shallow water */
-    {0.30f, {0.80f, 0.74f, 0.54f}}, /* sand */
+    {(float)NG__SEA_LEVEL, {0.12f, 0.36f, 0.55f}}, /* shallow water */
+    {(float)NG__SEA_LEVEL, {0.80f, 0.74f, 0.54f}}, /* sand */
     {0.34f, {0.74f, 0.70f, 0.50f}},
     {0.40f, {0.40f, 0.58f, 0.26f}}, /* grass */
     {0.56f, {0.22f, 0.42f, 0.18f}}, /* forest */
@@ -38,6 +38,8 @@ int ng__view_terrain_setup(ng__view *w, ng_error *err)
 {
     (void)err;
     w->height_scale = w->v->height_scale > 0 ? w->v->height_scale : 0.2 * w->o.width * w->o.pixel_size;
+    w->sea = (float)w->v->sea_level;
+    w->moved = w->v->sea_level != NG__SEA_LEVEL;
     return 0;
 }
 
@@ -87,6 +89,21 @@ static int heights(const ng__view *w, ng_ctx *c, int x0, int y0, int bw, int bh,
     return 0;
 }
 
+/* The colour of height h: the ramp's (its shore moved to the sea level:
+ * water below scaled onto the ramp's water, land above onto its land), or
+ * grey. */
+static void colour(const ng__view *w, float h, float rgb[3])
+{
+    const float shore = (float)NG__SEA_LEVEL;
+    if (w->v->ramp == NG_RAMP_GREY) {
+        rgb[0] = rgb[1] = rgb[2] = h > 0.0f ? (h < 1.0f ? h : 1.0f) : 0.0f;
+        return;
+    }
+    if (w->moved)
+        h = h < w->sea ? shore * h / w->sea : shore + (1.0f - shore) * (h - w->sea) / (1.0f - w->sea);
+    ng_view_ramp(h, rgb);
+}
+
 /* Colour of the pixel at hgt[at] (a bordered row of bw values). */
 static void shade(const ng__view *w, const float *hgt, int at, int bw, float rgb[3])
 {
@@ -94,13 +111,13 @@ static void shade(const ng__view *w, const float *hgt, int at, int bw, float rgb
     const double k = w->height_scale / (2 * w->o.pixel_size);
     double n[3] = {0, 0, 1}, len, lambert;
     int a;
-    if (h >= WATER_LEVEL) {
+    if (h >= w->sea) {
         n[0] = -(hgt[at + 1] - hgt[at - 1]) * k;
         n[1] = -(hgt[at + bw] - hgt[at - bw]) * k;
     }
     len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     lambert = (n[0] * w->sun[0] + n[1] * w->sun[1] + n[2] * w->sun[2]) / len;
-    ng_view_ramp(h, rgb);
+    colour(w, h, rgb);
     for (a = 0; a < 3; a++) rgb[a] *= AMBIENT + DIFFUSE * (float)(lambert > 0 ? lambert : 0);
 }
 

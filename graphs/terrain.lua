@@ -1,5 +1,5 @@
 -- terrain.lua — a heightmap: warped fBm of Perlin noise, mapped to [0, 1].
--- Render: noisegraph render graphs/terrain.lua -o terrain.png --size 2048
+-- Render: noisegraph render graphs/terrain.lua -o terrain.png --size 1024 (what make demo renders)
 local scale  = ng.param("scale", 384, {min = 1, doc = "size of the largest landforms, pixels"})
 local warp   = ng.param("warp", 60, {min = 0, doc = "how far the domain warp pushes, pixels"})
 local seed   = ng.param("seed", 7, {integer = true, doc = "pattern seed"})

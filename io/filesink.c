@@ -81,6 +81,9 @@ struct ng_file_sink {
     uint64_t nan, inf;        /* samples the format changed (see ng_file_sink_changed) */
     uint64_t clamped, samples; /* finite samples outside [0, 1], of all (ng_file_sink_clamped) */
     ng_file_options opt;      /* ng_file_sink_set_options */
+    /* Sharing one file (ng_file_sink_join): a member's lead, or NULL; a
+     * lead's first member and each member's next, in the order joined. */
+    ng_file_sink *lead, *member, *next;
     ng__image im;
 };
 
@@ -295,16 +298,18 @@ static int holds(const char *path, const ng__format *e, int depth, ng_error *err
     if (strstr(path, "{z}")) {
         if (depth == 0) return ng_errorf(err, "%s: {z} needs a volume (--size WxHxD): it names one image per slice", path);
         if (!(e->holds & NG__IMAGES))
-            return ng_errorf(err, "%s: {z} writes one image per slice, and a %s file holds a volume", path, e->name);
+            return ng_errorf(err, "%s: {z} writes one image per slice, and %s %s file holds a volume", path,
+                             ng__format_article(e), e->name);
         return 0;
     }
     if (depth > 0 && !(e->holds & NG__VOLUMES))
         return ng_errorf(err,
-                         "%s: a %s file holds an image, not a volume: write a volume to %s, "
+                         "%s: %s %s file holds an image, not a volume: write a volume to %s, "
                          "or to one image per slice with {z} in the name (cloud_{z}.png)",
-                         path, e->name, ng__format_list(volumes, sizeof volumes, holds_volumes, 1, " or "));
+                         path, ng__format_article(e), e->name, ng__format_list(volumes, sizeof volumes, holds_volumes, 1, " or "));
     if (depth == 0 && !(e->holds & NG__IMAGES))
-        return ng_errorf(err, "%s: a %s file holds a volume: render one with --size WxHxD", path, e->name);
+        return ng_errorf(err, "%s: %s %s file holds a volume: render one with --size WxHxD", path,
+                         ng__format_article(e), e->name);
     return 0;
 }
 
@@ -796,6 +801,9 @@ static int check_channels(ng_file_sink *f, int channels, ng_error *err)
     case NG__VECTORS:
         if (channels >= 1 && channels <= 4) return 0;
         return fail(f, err, 0, "%s output takes 1 to 4 channels, not %d", e->name, channels);
+    case NG__GREY_RGB_OR_RGBA:
+        if (channels == 1 || channels == 3 || channels == 4) return 0;
+        return fail(f, err, 0, "%s output takes 1 (grey), 3 (RGB) or 4 (RGBA) channels, not %d", e->name, channels);
     case NG__GREY_OR_RGB: break;
     }
     if (channels == 1 || channels == 3) return 0;
@@ -838,6 +846,36 @@ static int check_room(ng_file_sink *f, int width, int height, int depth, int cha
     return 0;
 }
 
+/* A member of a shared file (ng_file_sink_join) has no file of its own:
+ * its encoder keeps what it made for the lead's end(). */
+static int begin_member(ng_file_sink *f, ng_error *err)
+{
+    f->state = WRITING;
+    f->im.joining = 1;
+    f->im.row = malloc((size_t)f->im.width * (size_t)f->im.channels * (size_t)(f->im.bits / 8));
+    if (!f->im.row) return fail(f, err, 0, "out of memory for a row");
+    if (f->enc->begin && f->enc->begin(&f->im) != 0) return encoder_failed(f, err);
+    return 0;
+}
+
+/* Before the lead's begin() (state WRITING: every member begun) and its
+ * end() (PREPARED: every member complete): their images chained for its
+ * encoder. 0, or -1 after fail(). */
+static int chain_members(ng_file_sink *f, int state, ng_error *err)
+{
+    ng_file_sink *m;
+    ng__image **link = &f->im.joined;
+    for (m = f->member; m; m = m->next) {
+        if (m->state != state)
+            return fail(f, err, 0, "not written: its output '%s' did not %s", m->grid ? m->grid : "density",
+                        state == WRITING ? "begin" : "finish");
+        *link = &m->im;
+        link = &m->im.joined;
+    }
+    *link = NULL;
+    return 0;
+}
+
 /* begin and begin_volume: depth 0 for an image. */
 static int begin_file(ng_file_sink *f, int width, int height, int depth, int channels, ng_error *err)
 {
@@ -858,7 +896,10 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     /* Row bytes must fit size_t; encoders check their formats' own limits. */
     if ((size_t)width > (size_t)-1 / ((size_t)channels * bytes))
         return fail(f, err, 0, "a %d pixel wide row does not fit in memory", width);
-    if (e->uncompressed && check_room(f, width, height, depth, channels, err)) return -1;
+    /* a level makes a format that takes one compressed (.nrrd's gzip): its size is not known */
+    if (e->uncompressed && !((e->takes & NG__LEVEL) && f->im.opt.level > 0) &&
+        check_room(f, width, height, depth, channels, err))
+        return -1;
     f->im.width = width;
     f->im.height = height;
     f->im.depth = depth;
@@ -868,16 +909,20 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     f->im.memory_limit = f->memory_limit;
     f->im.opt = f->opt;
     f->im.name = f->grid;
+    f->im.joined = NULL;
+    f->im.joining = 0;
     f->im.errnum = 0;
     f->im.what[0] = '\0';
     f->next_y = 0;
     f->next_z = f->slab_slices = 0;
     f->nan = f->inf = f->clamped = f->samples = 0;
     if (f->zat >= 0) return begin_slices(f, err);
+    if (f->lead) return begin_member(f, err);
 
     remove_stale_temporaries(f->path);
     fd = create_registered(f, create_temp);
     if (fd < 0) return fail(f, err, errno, "cannot create temporary file");
+    f->im.path = f->tmp;
     f->state = WRITING; /* from here on discard() removes the file */
     /* mkstemp makes 0600; a render should look like any file fopen makes. */
     if (fchmod(fd, 0666 & ~current_umask()) != 0) {
@@ -893,6 +938,7 @@ static int begin_file(ng_file_sink *f, int width, int height, int depth, int cha
     }
     f->im.row = malloc((size_t)width * (size_t)channels * bytes);
     if (!f->im.row) return fail(f, err, 0, "out of memory for a row");
+    if (f->member && chain_members(f, WRITING, err)) return -1;
     if (f->enc->begin && f->enc->begin(&f->im) != 0) return encoder_failed(f, err);
     return 0;
 }
@@ -936,6 +982,12 @@ static void count_changed(ng_file_sink *f, const float *v, size_t n)
     f->samples += n;
 }
 
+/* Whether the samples are quantized at this depth (an integer format). */
+static int quantizes(const ng_file_sink *f)
+{
+    return !f->fmt->exact || (f->fmt->quantized_bits && f->im.bits == f->fmt->quantized_bits);
+}
+
 void ng_file_sink_changed(const ng_file_sink *f, uint64_t *nan, uint64_t *inf)
 {
     *nan = f->nan;
@@ -961,7 +1013,7 @@ static int sink_rows(void *user, int y, int nrows, const float *rows, ng_error *
     if (nrows > f->im.height - y)
         return fail(f, err, 0, "rows %d..%lld given but the image has %d", y, (long long)y + nrows - 1,
                     f->im.height);
-    if (!f->fmt->exact) count_changed(f, rows, (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels);
+    if (quantizes(f)) count_changed(f, rows, (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels);
     if (f->enc->rows(&f->im, y, nrows, rows) != 0) return encoder_failed(f, err);
     f->next_y += nrows;
     return 0;
@@ -986,7 +1038,7 @@ static int sink_slab(void *user, int z, int nslices, int y, int nrows, const flo
     if (nrows < 0 || nrows > f->im.height - y)
         return fail(f, err, 0, "rows %d..%lld given but the volume has %d", y, (long long)y + nrows - 1,
                     f->im.height);
-    if (!f->fmt->exact)
+    if (quantizes(f))
         count_changed(f, data, (size_t)nslices * (size_t)nrows * (size_t)f->im.width * (size_t)f->im.channels);
     if ((f->zat >= 0 ? slices_slab(f, nslices, y, nrows, data) : f->enc->slab(&f->im, z, nslices, y, nrows, data)) != 0)
         return encoder_failed(f, err);
@@ -1016,6 +1068,11 @@ static int sink_end(void *user, int ok, ng_error *err)
         return fail(f, err, 0, "not written: only %d of %d slices written", f->next_z, f->im.depth);
     if (f->im.depth == 0 && f->next_y != f->im.height)
         return fail(f, err, 0, "not written: only %d of %d rows written", f->next_y, f->im.height);
+    if (f->lead) { /* the lead writes it */
+        f->state = PREPARED;
+        return 0;
+    }
+    if (f->member && chain_members(f, PREPARED, err)) return -1;
     if (f->zat >= 0) { /* each slab's slices reached the disk as it ended */
         if (f->deferred) {
             f->state = PREPARED;
@@ -1044,6 +1101,10 @@ static int sink_end(void *user, int ok, ng_error *err)
 /* The complete temporary replaces the target. */
 static int commit(ng_file_sink *f, ng_error *err)
 {
+    if (f->lead) { /* in the lead's file, written at its end */
+        discard(f);
+        return 0;
+    }
     if (f->zat >= 0) return commit_slices(f, err);
     if (rename(f->tmp, f->path) != 0) return fail(f, err, errno, "cannot replace the file");
     free(f->tmp); /* renamed: nothing left to unlink */
@@ -1114,6 +1175,7 @@ void ng_file_options_default(ng_file_options *o)
     memset(o, 0, sizeof *o);
     o->level = -1;
     o->exr_compression = NG_EXR_ZIP;
+    o->exr_dwa_level = -1;
     o->pixel_size = 1;
 }
 
@@ -1135,40 +1197,76 @@ static int takes_level(const ng__format *f) { return f->takes & NG__LEVEL; }
 static int takes_exr(const ng__format *f) { return f->takes & NG__EXR; }
 static int takes_grid(const ng__format *f) { return f->takes & NG__GRID; }
 
-static int check_options(const char *path, const ng__format *e, const ng_file_options *o, ng_error *err)
+static int takes_geo(const ng__format *f) { return f->takes & NG__GEO; }
+
+static int check_options(const char *path, const ng__format *e, const ng_file_options *o, int bits, ng_error *err)
 {
-    char which[128];
+    char which[128], msg[400];
     if (o->level != -1 && (o->level < 0 || o->level > 9))
         return ng_errorf(err, "%s: --compression: level %d is not 0 to 9", path, o->level);
     if (o->level != -1 && !(e->takes & NG__LEVEL))
         return ng_errorf(err, "%s: --compression: %s has no compression level (%s do)", path, e->name,
                          ng__format_list(which, sizeof which, takes_level, 0, " and "));
-    if ((o->exr_tile || o->exr_compression != NG_EXR_ZIP) && !(e->takes & NG__EXR))
-        return ng_errorf(err, "%s: --exr-tiles, --exr-compression: are for %s outputs, not %s", path,
-                         ng__format_list(which, sizeof which, takes_exr, 1, " or "), e->name);
+    if ((o->exr_tile || o->exr_compression != NG_EXR_ZIP || o->exr_layout != NG_EXR_LAYERS || o->exr_mipmap) &&
+        !(e->takes & NG__EXR))
+        return ng_errorf(err,
+                         "%s: --exr-tiles, --exr-compression, --exr-layout, --exr-mipmap: are for %s outputs, "
+                         "not %s",
+                         path, ng__format_list(which, sizeof which, takes_exr, 1, " or "), e->name);
+    if ((unsigned)o->exr_layout > NG_EXR_FILES)
+        return ng_errorf(err, "%s: unknown EXR layout %d", path, (int)o->exr_layout);
     if (o->grid && !(e->takes & NG__GRID))
         return ng_errorf(err, "%s: --vdb-background: is for %s outputs, not %s", path,
                          ng__format_list(which, sizeof which, takes_grid, 1, " or "), e->name);
+    if (o->y_up && !(e->takes & NG__GRID))
+        return ng_errorf(err, "%s: --vdb-up: is for %s outputs, not %s", path,
+                         ng__format_list(which, sizeof which, takes_grid, 1, " or "), e->name);
     if (o->exr_tile < 0 || o->exr_tile > 65536)
         return ng_errorf(err, "%s: EXR tiles of %d pixels (1 to 65536)", path, o->exr_tile);
-    if ((unsigned)o->exr_compression > NG_EXR_NONE)
+    if ((unsigned)o->exr_compression >= NG_EXR_NCOMPRESSIONS)
         return ng_errorf(err, "%s: unknown EXR compression %d", path, (int)o->exr_compression);
+    if (o->exr_dwa_level != -1 && o->exr_compression != NG_EXR_DWAA && o->exr_compression != NG_EXR_DWAB)
+        return ng_errorf(err, "%s: --exr-dwa-level: is for --exr-compression dwaa or dwab", path);
+    if (o->exr_dwa_level != -1 && !(o->exr_dwa_level >= 0 && o->exr_dwa_level <= 10000))
+        return ng_errorf(err, "%s: --exr-dwa-level: %g is not 0 to 10000", path, o->exr_dwa_level);
+    if ((o->srs || o->nodata_set || o->cog) && !(e->takes & NG__GEO))
+        return ng_errorf(err, "%s: --srs, --nodata, --cog: are for %s outputs, not %s", path,
+                         ng__format_list(which, sizeof which, takes_geo, 1, " or "), e->name);
     if (o->threads < 0) return ng_errorf(err, "%s: %d encoder threads", path, o->threads);
+    if (e->check && e->check(o, bits, msg, sizeof msg)) return ng_errorf(err, "%s: %s", path, msg);
     return 0;
 }
 
 int ng_file_check_options(const char *path, const ng_file_options *o, ng_error *err)
 {
     const ng__format *e = NULL;
-    int bits;
+    int bits = 0;
     if (choose(path, 0, &e, &bits, err)) return -1;
-    return check_options(path, e, o, err);
+    return check_options(path, e, o, bits, err);
 }
 
 int ng_file_sink_set_options(ng_file_sink *f, const ng_file_options *o, ng_error *err)
 {
-    if (check_options(f->path, f->fmt, o, err)) return -1;
+    if (check_options(f->path, f->fmt, o, f->im.bits, err)) return -1;
     f->opt = *o;
+    return 0;
+}
+
+int ng_file_sink_join(ng_file_sink *member, ng_file_sink *lead, ng_error *err)
+{
+    ng_file_sink **link;
+    int n = 0;
+    if (!member->fmt->shares)
+        return ng_errorf(err, "%s: a %s file holds one output; give each its own file", member->path,
+                         member->fmt->name);
+    if (member == lead || strcmp(member->path, lead->path) || member->state != IDLE || lead->state != IDLE ||
+        member->lead || member->member || lead->lead)
+        return ng_errorf(err, "%s: cannot join this output to the file", member->path);
+    for (link = &lead->member; *link; link = &(*link)->next) n++;
+    if (n + 1 >= NG__MAX_JOINED)
+        return ng_errorf(err, "%s: more than %d outputs in one file", member->path, NG__MAX_JOINED);
+    *link = member;
+    member->lead = lead;
     return 0;
 }
 

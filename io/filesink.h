@@ -27,9 +27,21 @@ typedef struct ng__image {
     double memory_limit; /* bytes an encoder may hold besides its row (a VDB tree); 0: none */
     ng_file_options opt; /* how to encode (level -1: the encoder's default), where it lies */
     const char *name;    /* the output's name (a channel's, in an .exr), or NULL */
+    const char *path;    /* the temporary file's name, for a library that writes by name (GDAL) */
+    /* Sharing a file (ng_file_sink_join): the lead's first joined image,
+     * each joined image's next, NULL after the last; set before the lead's
+     * begin() (every member has begun: the render begins its sinks in
+     * order, the lead last) and again before its end(). joining: 1 for a
+     * member, whose encoder keeps what the lead's needs (no file of its
+     * own: fp is NULL). */
+    struct ng__image *joined;
+    int joining;
     int errnum;          /* why the last encoder call failed: errno, or 0 */
     char what[300];      /* what failed; empty while nothing has */
 } ng__image;
+
+/* The most images joined to one file. */
+#define NG__MAX_JOINED 64
 
 /* A format's writer: its row in formats.c says what it takes (depths,
  * channels, images or volumes, options); the sink checks those before
@@ -53,7 +65,19 @@ struct ng__encoder {
 extern const ng__encoder ng__png_encoder, ng__pfm_encoder, ng__raw16_encoder;
 extern const ng__encoder ng__vdb_encoder;  /* vdb.c: through vdbgrid.cc */
 extern const ng__encoder ng__nrrd_encoder;
-extern const ng__encoder ng__exr_encoder;  /* exr.c: through OpenEXRCore */
+extern const ng__encoder ng__exr_encoder;  /* exr.c: through OpenEXRCore (DWA: exr_dwa.cc) */
+extern const ng__encoder ng__geotiff_encoder; /* geotiff.c: through GDAL */
+extern const ng__encoder ng__r32_encoder;  /* raw16.c: float heightmaps */
+
+/* geotiff.c: the GeoTIFF options (an SRS GDAL knows, a nodata the depth
+ * holds), and its metadata read back; 0, or -1 with msg filled. */
+int ng__geotiff_check(const ng_file_options *o, int bits, char *msg, size_t len);
+int ng__png_meta(const char *path, void (*each)(void *user, const char *key, const char *value), void *user,
+                 char *msg, size_t len);
+int ng__exr_meta(const char *path, void (*each)(void *user, const char *key, const char *value), void *user,
+                 char *msg, size_t len);
+int ng__geotiff_meta(const char *path, void (*each)(void *user, const char *key, const char *value), void *user,
+                     char *msg, size_t len);
 
 /* Records why an encoder call failed (errnum: an errno value or 0) for the
  * file sink to report as "PATH: WHAT[: strerror]". Returns -1. */

@@ -34,10 +34,19 @@
  *               size on the diagonal of "space directions", and "space
  *               origin" the world position of the window's first voxel
  *               centre, origin + (offset + 0.5) * voxel_size;
- *   .exr        OpenEXR: 32-bit float (default) or 16-bit half, one channel
- *               (named Y) or RGB, scanlines or tiles
- *               (ng_file_sink_set_options), values as they are; its data
- *               window is the render's region of the full image.
+ *   .exr        OpenEXR: 32-bit float (default) or 16-bit half, 1 to 4
+ *               channels (Y; R, G; R, G, B; R, G, B, A), scanlines, tiles
+ *               or mip-mapped tiles (ng_file_sink_set_options), values as
+ *               they are; its data window is the render's region of the
+ *               full image. Several named outputs share one file as
+ *               layers (channels NAME.Y, NAME.R, ...) or parts
+ *               (ng_file_sink_join, ng_exr_layout);
+ *   .tif, .tiff GeoTIFF through GDAL, north up: Float32 (default) or UInt16
+ *               quantized as PNG's, one band or RGB; an SRS, nodata and
+ *               Cloud-Optimized layout from ng_file_options;
+ *   .r32        headerless 32-bit little-endian float grey heightmap, values
+ *               as they are.
+ * (Each is one row of io/formats.c, which ng_file_formats lists.)
  * A name with {z} in its file name ("slices/cloud_{z}.png", any format
  * above that holds images) writes a volume as one image per slice, {z}
  * replaced by the slice's index in the full volume (a window's slices keep
@@ -96,6 +105,41 @@ int ng_file_bits(const char *path, int bits);
  * background: voxels at or below it are left inactive (and read as it).
  * Before the render begins. 0, or -1 with err filled (an empty name). */
 int ng_file_sink_set_grid(ng_file_sink *s, const char *name, double background, ng_error *err);
+/* Several outputs in one file (a .vdb's grids, an .exr's layers or
+ * parts): member writes no file of its own; its grid or channels go into
+ * lead's file, with those of every member joined before it, in the order
+ * joined, then its own. Every member must begin before lead does, be
+ * given each band's rows before lead is (an .exr's lead writes them as
+ * they come), and end (complete) before lead does: ng_render begins, feeds
+ * and ends its sinks in order, so make lead the last output. A member's
+ * commit only frees what it holds. Both sinks name the same file, whose
+ * format puts several outputs in one (ng_file_shares); before the render
+ * begins. 0, or -1 with err filled. */
+int ng_file_sink_join(ng_file_sink *member, ng_file_sink *lead, ng_error *err);
+/* 1 when path's format is georeferenced north up (a GeoTIFF: northing is
+ * minus world y), 0 otherwise. */
+int ng_file_north_up(const char *path);
+/* 1 when path's format puts several named outputs in one file (.vdb: a
+ * grid each; .exr: a layer or a part each, unless o's exr_layout is
+ * NG_EXR_FILES), 0 otherwise. o may be NULL (the defaults). */
+struct ng_file_options;
+int ng_file_shares(const char *path, const struct ng_file_options *o);
+/* How GDAL reads a file of path's format as a tile of a VRT mosaic
+ * (`noisegraph tiles`): by a driver of its own, or as raw samples (a
+ * VRTRawRasterBand) after no header, a PFM's three lines (rows bottom
+ * up) or an NRRD's header up to its blank line. */
+typedef enum ng_vrt_source { NG_VRT_NATIVE, NG_VRT_RAW, NG_VRT_PFM, NG_VRT_NRRD } ng_vrt_source;
+ng_vrt_source ng_file_vrt_source(const char *path);
+/* GDAL's data type of the samples of a file of path's format at that
+ * depth: "Byte" or "UInt16" where they are quantized (8 or 16 bits),
+ * "Float32" for floats (halves included). */
+const char *ng_file_gdal_type(const char *path, int bits);
+/* Calls each(user, key, value) for the text metadata of the file at path
+ * that noisegraph can read (a .vdb's file and grid metadata: the
+ * provenance noisegraph wrote, and the grids' names, classes and types).
+ * 0, or -1 with err filled (not such a file, or unreadable). */
+int ng_file_meta(const char *path, void (*each)(void *user, const char *key, const char *value), void *user,
+                 ng_error *err);
 /* Bytes an encoder may keep besides its row buffer (a .vdb holds the tree
  * of active voxels until the end); past it the render stops with an
  * error. 0: no limit. Before the render begins. */
@@ -104,14 +148,34 @@ void ng_file_sink_set_memory_limit(ng_file_sink *s, double bytes);
 typedef enum ng_exr_compression { /* ORDER: the words of --exr-compression in cli/args.c */
     NG_EXR_ZIP,  /* zlib, 16 scanlines a chunk (the default) */
     NG_EXR_PIZ,  /* wavelet + Huffman, 32 scanlines a chunk: smaller for noisy float data */
-    NG_EXR_NONE
+    NG_EXR_NONE,
+    NG_EXR_ZIPS, /* zlib, one scanline a chunk (what compositors read fastest line by line) */
+    NG_EXR_RLE,  /* run lengths: fast, for flat images (masks) */
+    /* Lossy, DCT of 8x8 blocks (R, G, B, Y channels; A and others lossless),
+     * through OpenEXR's C++ library (exr_dwa.cc): 32 or 256 scanlines a chunk. */
+    NG_EXR_DWAA,
+    NG_EXR_DWAB,
+    NG_EXR_NCOMPRESSIONS
 } ng_exr_compression;
+/* How the named outputs of one render go into .exr files. */
+typedef enum ng_exr_layout { /* ORDER: the words of --exr-layout in cli/args.c */
+    NG_EXR_LAYERS, /* one single-part file, a layer each: channels height.Y, N.R, N.G, N.B (the default) */
+    NG_EXR_PARTS,  /* one multi-part file, a part each, named after its output (channels named as in layers) */
+    NG_EXR_FILES   /* a file each, FILE-name.exr, channels Y or R, G, B (the only layout before layers) */
+} ng_exr_layout;
 typedef struct ng_file_options {
     /* The deflate level (0 stored to 9 smallest) of PNG and of an EXR's ZIP
      * chunks; -1: the format's default. */
     int level;
     int exr_tile;       /* .exr: 0 scanlines, else square tiles of this edge */
     ng_exr_compression exr_compression;
+    /* .exr, DWAA or DWAB: the dwaCompressionLevel (its quantisation's base
+     * error, in 1/100000ths; 0 to 10000); -1: OpenEXR's default, 45. */
+    double exr_dwa_level;
+    ng_exr_layout exr_layout;
+    /* .exr: 1 writes tiles (of exr_tile, or 64) with mip-map levels, each
+     * level the box-filtered half of the one above (exr.c says how). */
+    int exr_mipmap;
     /* 1: a grid's background was given (its value goes to
      * ng_file_sink_set_grid): only a format of grids (.vdb) takes it. */
     int grid;
@@ -125,6 +189,22 @@ typedef struct ng_file_options {
      * from the window's is placed at 0,0 of itself. */
     int full[2], offset[2];
     double origin[2], pixel_size;
+    /* .vdb: 1 stores y up (Houdini's and most DCCs' axes): noisegraph's
+     * (x, y, z) becomes (x, z, -y), vectors turned alike; 0: z up, as
+     * rendered. Only a format of grids takes it. */
+    int y_up;
+    /* Provenance: NULL, or key, value, ..., NULL, borrowed until the sink
+     * is freed: written into the file where the format has room for text
+     * (a .vdb's file and grid metadata) and read back by ng_file_meta. */
+    const char *const *meta;
+    /* GeoTIFF (.tif): the spatial reference (EPSG:n, WKT or PROJ text;
+     * NULL: none, borrowed like meta), the bands' nodata value when
+     * nodata_set, and cog 1 for a Cloud-Optimized GeoTIFF (tiled, with
+     * overviews). Only a GeoTIFF takes them. */
+    const char *srs;
+    int nodata_set;
+    double nodata;
+    int cog;
 } ng_file_options;
 /* level -1, scanline ZIP, threads 0, no placement (an image of its own). */
 void ng_file_options_default(ng_file_options *o);
@@ -136,7 +216,8 @@ void ng_file_options_place(ng_file_options *o, const ng_render_opts *r);
 int ng_file_sink_set_options(ng_file_sink *s, const ng_file_options *o, ng_error *err);
 /* The same check against a path alone, creating nothing. */
 int ng_file_check_options(const char *path, const ng_file_options *o, ng_error *err);
-/* The extensions understood, for messages: ".png, .pfm, .r16, .raw, .vdb, .nrrd, .exr". */
+/* The extensions understood, for messages, every row's in the table's
+ * order: ".png, .pfm, .r16, .raw, .vdb, .nrrd, .exr, .tif, .tiff, .r32". */
 const char *ng_file_formats(void);
 
 /* ---- images in memory ----------------------------------------------------- */

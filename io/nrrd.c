@@ -17,6 +17,13 @@
  *
  * Slabs come z-major with rows in order; each band of rows of a slice is
  * contiguous in the file and written at its offset, so memory stays one row.
+ *
+ * A compression level (1 to 9, --compression) writes "encoding: gzip": the
+ * data as one gzip stream (zlib, at that level), as teem and its readers
+ * (3D Slicer, ParaView, pynrrd) read it. The stream must be written in file
+ * order, so a volume's slab is kept until its last band of rows came (one
+ * slab: what the render holds of it anyway); an image's rows stream as
+ * they come. Level 0 or none: raw, as before.
  */
 #ifndef _GNU_SOURCE
 #define _XOPEN_SOURCE 700 /* fseeko */
@@ -28,7 +35,9 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 /* A double as the header writes it: 17 digits read back to the same value. */
 #define G17 "%.17g"
@@ -78,7 +87,7 @@ static size_t header(const ng__image *im, char *buf, size_t len)
     }
     bad |= append(buf, len, &at, "\nkinds:%s%s", vec ? " " : "", vec ? vector_kind[im->channels] : "");
     for (k = 0; k < (vol ? 3 : 2); k++) bad |= append(buf, len, &at, " domain");
-    bad |= append(buf, len, &at, "\nendian: little\nencoding: raw\n");
+    bad |= append(buf, len, &at, "\nendian: little\nencoding: %s\n", im->opt.level > 0 ? "gzip" : "raw");
     if (vol) {
         bad |= append(buf, len, &at, "space origin: (");
         for (k = 0; k < 3; k++)
@@ -93,6 +102,93 @@ static size_t header(const ng__image *im, char *buf, size_t len)
 
 static size_t row_bytes(const ng__image *im) { return (size_t)im->width * (size_t)im->channels * 4; }
 
+/* ---- gzip ------------------------------------------------------------------------ */
+
+typedef struct gz {
+    z_stream z;
+    int open;
+    unsigned char out[65536];
+    unsigned char *slab; /* a volume's slab in file order (nslices slices) */
+    size_t slab_bytes;
+} gz;
+
+static int gz_fail(ng__image *im) { return ng__image_fail(im, 0, "zlib cannot compress the NRRD's data"); }
+
+/* Deflates n bytes (flush: Z_FINISH at the end) and writes what comes out. */
+static int gz_put(ng__image *im, const void *data, size_t n, int flush)
+{
+    gz *g = im->state;
+    int rc;
+    g->z.next_in = (unsigned char *)(uintptr_t)data; /* zlib's API is not const */
+    do {
+        const uInt chunk = n > 1u << 30 ? 1u << 30 : (uInt)n;
+        g->z.avail_in = chunk;
+        n -= chunk;
+        do {
+            g->z.next_out = g->out;
+            g->z.avail_out = sizeof g->out;
+            rc = deflate(&g->z, n ? Z_NO_FLUSH : flush);
+            if (rc == Z_STREAM_ERROR) return gz_fail(im);
+            if (ng__image_write(im, g->out, sizeof g->out - g->z.avail_out) != 0) return -1;
+        } while (g->z.avail_out == 0);
+    } while (n);
+    return 0;
+}
+
+static int gz_begin(ng__image *im)
+{
+    gz *g = calloc(1, sizeof *g);
+    if (!g) return ng__image_fail(im, 0, "out of memory");
+    im->state = g;
+    /* windowBits 15 + 16: a gzip wrapper, as NRRD's "gzip" encoding is */
+    if (deflateInit2(&g->z, im->opt.level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return gz_fail(im);
+    g->open = 1;
+    return 0;
+}
+
+static void encode_discard(ng__image *im)
+{
+    gz *g = im->state;
+    if (!g) return;
+    if (g->open) deflateEnd(&g->z);
+    free(g->slab);
+    free(g);
+    im->state = NULL;
+}
+
+static int encode_end(ng__image *im)
+{
+    return im->state ? gz_put(im, NULL, 0, Z_FINISH) : 0;
+}
+
+static size_t row_bytes(const ng__image *im);
+
+/* A band of a slab into the slab kept in file order; the whole slab goes
+ * into the stream with its last band. */
+static int gz_slab(ng__image *im, int nslices, int y, int nrows, const float *data)
+{
+    gz *g = im->state;
+    const size_t rb = row_bytes(im), slice = (size_t)im->height * rb, band = (size_t)nrows * rb;
+    const size_t n = rb / 4;
+    int s, r;
+    if (y == 0) {
+        if (nslices > 0 && slice > (size_t)-1 / (size_t)nslices) return ng__image_fail(im, 0, "out of memory");
+        if (g->slab_bytes < (size_t)nslices * slice) {
+            free(g->slab);
+            g->slab_bytes = 0;
+            if (!(g->slab = malloc((size_t)nslices * slice))) return ng__image_fail(im, 0, "out of memory");
+            g->slab_bytes = (size_t)nslices * slice;
+        }
+    }
+    for (s = 0; s < nslices; s++)
+        for (r = 0; r < nrows; r++)
+            ng__put_floats_le(g->slab + (size_t)s * slice + (size_t)y * rb + (size_t)r * rb,
+                              data + ((size_t)s * band + (size_t)r * rb) / 4, n);
+    return y + nrows == im->height ? gz_put(im, g->slab, (size_t)nslices * slice, Z_NO_FLUSH) : 0;
+}
+
+/* ---- raw ------------------------------------------------------------------------- */
+
 static int encode_begin(ng__image *im)
 {
     const uintmax_t off_max = ((uintmax_t)1 << (sizeof(off_t) * CHAR_BIT - 1)) - 1;
@@ -106,7 +202,8 @@ static int encode_begin(ng__image *im)
     if ((uintmax_t)row_bytes(im) > (off_max - n) / (uintmax_t)im->height / slices)
         return ng__image_fail(im, 0, "a %dx%dx%llu NRRD is larger than this system's files can be", im->width,
                               im->height, (unsigned long long)slices);
-    return ng__image_write(im, h, n);
+    if (ng__image_write(im, h, n) != 0) return -1;
+    return im->opt.level > 0 ? gz_begin(im) : 0;
 }
 
 /* Rows y .. y + nrows - 1 of slice z, one after another in the file. */
@@ -131,16 +228,25 @@ static int write_rows(ng__image *im, int z, int y, int nrows, const float *rows)
 
 static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
 {
-    return write_rows(im, 0, y, nrows, rows);
+    const size_t n = (size_t)im->width * (size_t)im->channels;
+    int r;
+    if (!im->state) return write_rows(im, 0, y, nrows, rows);
+    for (r = 0; r < nrows; r++) { /* in order: straight into the stream */
+        ng__put_floats_le(im->row, rows + (size_t)r * n, n);
+        if (gz_put(im, im->row, row_bytes(im), Z_NO_FLUSH) != 0) return -1;
+    }
+    return 0;
 }
 
 static int encode_slab(ng__image *im, int z, int nslices, int y, int nrows, const float *data)
 {
     const size_t slice = (size_t)nrows * row_bytes(im) / 4;
     int s;
+    if (im->state) return gz_slab(im, nslices, y, nrows, data);
     for (s = 0; s < nslices; s++)
         if (write_rows(im, z + s, y, nrows, data + (size_t)s * slice) != 0) return -1;
     return 0;
 }
 
-const ng__encoder ng__nrrd_encoder = {.begin = encode_begin, .rows = encode_rows, .slab = encode_slab};
+const ng__encoder ng__nrrd_encoder = {
+    .begin = encode_begin, .rows = encode_rows, .end = encode_end, .discard = encode_discard, .slab = encode_slab};

@@ -352,10 +352,26 @@ static int start_bands(ng__image *im, encoder *p)
     return p->q ? 0 : -1;
 }
 
+/* The provenance as tEXt chunks before the pixels (what every reader,
+ * GDAL and ImageMagick included, lists). */
+static void put_text(encoder *p, const char *const *meta)
+{
+    png_text t[16];
+    int n = 0, k;
+    for (k = 0; meta && meta[k] && meta[k + 1] && n < 16; k += 2, n++) {
+        memset(&t[n], 0, sizeof t[n]);
+        t[n].compression = PNG_TEXT_COMPRESSION_NONE;
+        t[n].key = (png_charp)meta[k];
+        t[n].text = (png_charp)meta[k + 1];
+        t[n].text_length = strlen(meta[k + 1]);
+    }
+    if (n) png_set_text(p->png, p->info, t, n);
+}
+
 static int encode_begin(ng__image *im)
 {
     encoder *p = calloc(1, sizeof *p);
-    int color = im->channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB;
+    int color = im->channels == 1 ? PNG_COLOR_TYPE_GRAY : im->channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB;
     im->state = p;
     if (p) {
         p->im = im;
@@ -371,6 +387,7 @@ static int encode_begin(ng__image *im)
     png_set_user_limits(p->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
     png_set_IHDR(p->png, p->info, (png_uint_32)im->width, (png_uint_32)im->height, im->bits, color,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
+    put_text(p, im->opt.meta);
     png_write_info(p->png, p->info);
     return 0;
 }
@@ -469,6 +486,45 @@ int ng_png_encode_memory(const float *px, int width, int height, int channels, i
     return 0;
 }
 
+/* ---- its text read back (ng_file_meta) ----------------------------------------------- */
+
+static void quiet_error(png_structp png, png_const_charp msg)
+{
+    snprintf(png_get_error_ptr(png), 200, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+static void quiet_warning(png_structp png, png_const_charp msg) { (void)png, (void)msg; }
+
+int ng__png_meta(const char *path, void (*each)(void *user, const char *key, const char *value), void *user,
+                 char *msg, size_t len)
+{
+    char why[200] = "";
+    FILE *fp = fopen(path, "rb");
+    png_structp png = NULL;
+    png_infop info = NULL;
+    png_textp text = NULL;
+    int n = 0, k, rc = -1;
+    if (!fp) {
+        snprintf(msg, len, "cannot open it");
+        return -1;
+    }
+    png = png_create_read_struct(PNG_LIBPNG_VER_STRING, why, quiet_error, quiet_warning);
+    if (png) info = png_create_info_struct(png);
+    if (png && info && !setjmp(png_jmpbuf(png))) {
+        png_init_io(png, fp);
+        png_read_info(png, info);
+        n = png_get_text(png, info, &text, NULL);
+        for (k = 0; k < n; k++) each(user, text[k].key, text[k].text ? text[k].text : "");
+        rc = 0;
+    } else {
+        snprintf(msg, len, "not a PNG libpng reads (%s)", why[0] ? why : "out of memory");
+    }
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(fp);
+    return rc;
+}
+
 const ng__encoder ng__png_encoder = {
     .begin = encode_begin, .rows = encode_rows, .end = encode_end, .discard = encode_discard,
 };
@@ -507,13 +563,13 @@ static int read_open(ng__tile_reader *r)
     png_set_sig_bytes(p->png, 8);
     png_read_info(p->png, p->info);
     png_get_IHDR(p->png, p->info, &w, &h, &depth, &ctype, &interlace, NULL, NULL);
-    if ((ctype != PNG_COLOR_TYPE_GRAY && ctype != PNG_COLOR_TYPE_RGB) || (depth != 8 && depth != 16) ||
-        interlace != PNG_INTERLACE_NONE)
-        return ng__tile_fail(r, "is not a tile noisegraph writes (8- or 16-bit grey or RGB, not interlaced)");
+    if ((ctype != PNG_COLOR_TYPE_GRAY && ctype != PNG_COLOR_TYPE_RGB && ctype != PNG_COLOR_TYPE_RGB_ALPHA) ||
+        (depth != 8 && depth != 16) || interlace != PNG_INTERLACE_NONE)
+        return ng__tile_fail(r, "is not a tile noisegraph writes (8- or 16-bit grey, RGB or RGBA, not interlaced)");
     if ((long)w != r->width || (long)h != r->height) return ng__tile_wrong_size(r, (long)w, (long)h);
     p->bits = depth;
     r->bits = depth;
-    r->channels = ctype == PNG_COLOR_TYPE_RGB ? 3 : 1;
+    r->channels = ctype == PNG_COLOR_TYPE_RGB ? 3 : ctype == PNG_COLOR_TYPE_RGB_ALPHA ? 4 : 1;
     if (!(r->row = malloc((size_t)r->width * (size_t)r->channels * (size_t)(depth / 8))))
         return ng__tile_fail(r, "out of memory");
     return 0;

@@ -4,6 +4,10 @@
  * (.raw, "Windows" byte order) and Unreal (.r16) import as terrain. Values
  * are clamped to [0,1] and rounded as in a 16-bit PNG, so both hold the
  * same integers. And the reader of such tiles for stitch (tileread.h).
+ *
+ * .r32 is its float sibling: 32-bit little-endian IEEE floats as they are
+ * (no clamping), what World Machine, Gaea and Unity's RAW float import
+ * read; the full range of a height survives.
  */
 #include "filesink.h"
 #include "tileread.h"
@@ -31,6 +35,20 @@ static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
 }
 
 const ng__encoder ng__raw16_encoder = {.rows = encode_rows};
+
+static int encode_r32(ng__image *im, int y, int nrows, const float *rows)
+{
+    const size_t n = (size_t)im->width;
+    int r;
+    (void)y;
+    for (r = 0; r < nrows; r++) {
+        ng__put_floats_le(im->row, rows + (size_t)r * n, n);
+        if (ng__image_write(im, im->row, 4 * n) != 0) return -1;
+    }
+    return 0;
+}
+
+const ng__encoder ng__r32_encoder = {.rows = encode_r32};
 
 /* ---- reading a tile back (tileread.h) ------------------------------------------------ */
 

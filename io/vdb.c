@@ -2,7 +2,11 @@
  * vdb.c — the OpenVDB encoder of the file sink (filesink.c): a volume
  * becomes one grid in a .vdb file, the format Houdini, Blender and every
  * DCC read. One channel is a float fog volume, three a vector grid
- * (Vec3s); the grid is built through the OpenVDB library (vdbgrid.cc).
+ * (vec3s, contravariant relative: a velocity); the grid is built through
+ * the OpenVDB library (vdbgrid.cc). The named outputs of one render share
+ * one file (density, temperature, vel, flame: what Pyro and Karma read
+ * per frame): the sinks of the other outputs join the last one's
+ * (ng_file_sink_join), and its end() writes every grid, in output order.
  *
  * Sparse, as VDB is meant to be: a voxel at or below the background cut-off
  * (0 unless set; for vectors, one no longer than it), or NaN (a vector
@@ -30,17 +34,19 @@ static int encode_begin(ng__image *im)
     char msg[sizeof im->what];
     if (!(fabs(im->background) <= FLT_MAX))
         return ng__image_fail(im, 0, "the background %g is not a 32-bit float", im->background);
-    if (!(im->vol.voxel_size >= NG__VDB_MIN_VOXEL_SIZE))
-        return ng__image_fail(im, 0, "a voxel size of %g is below OpenVDB's smallest (%g)", im->vol.voxel_size,
-                              NG__VDB_MIN_VOXEL_SIZE);
+    int a;
+    for (a = 0; a < 3; a++) {
+        spec.voxel_size[a] = ng_volume_voxel(&im->vol, a);
+        if (!(spec.voxel_size[a] >= NG__VDB_MIN_VOXEL_SIZE))
+            return ng__image_fail(im, 0, "a voxel size of %g is below OpenVDB's smallest (%g)", spec.voxel_size[a],
+                                  NG__VDB_MIN_VOXEL_SIZE);
+        spec.origin[a] = im->vol.origin[a];
+    }
     spec.name = im->grid;
     spec.channels = im->channels;
     spec.background = (float)im->background;
-    spec.voxel_size = im->vol.voxel_size;
-    spec.origin[0] = im->vol.origin[0];
-    spec.origin[1] = im->vol.origin[1];
-    spec.origin[2] = im->vol.origin[2];
     spec.half = im->bits == 16;
+    spec.y_up = im->opt.y_up;
     if (!(im->state = ng__vdbgrid_new(&spec, msg, sizeof msg))) return ng__image_fail(im, 0, "%s", msg);
     return 0;
 }
@@ -59,11 +65,17 @@ static int encode_slab(ng__image *im, int z, int nslices, int y, int nrows, cons
     return 0;
 }
 
+/* This grid and those of the images joined to it, in output order (the
+ * joined ones first: this one is the last output). */
 static int encode_end(ng__image *im)
 {
+    ng__vdbgrid *grids[NG__MAX_JOINED + 1];
     char msg[sizeof im->what];
-    int errnum;
-    if (ng__vdbgrid_write(im->state, im->fp, "noisegraph " NG_VERSION, &errnum, msg, sizeof msg))
+    int errnum, n = 0;
+    const ng__image *j;
+    for (j = im->joined; j && n < NG__MAX_JOINED; j = j->joined) grids[n++] = j->state;
+    grids[n++] = im->state;
+    if (ng__vdbgrid_write(grids, n, im->fp, "noisegraph " NG_VERSION, im->opt.meta, &errnum, msg, sizeof msg))
         return ng__image_fail(im, errnum, "%s", msg);
     return 0;
 }

@@ -30,6 +30,7 @@ struct ng__vdbgrid {
     std::unique_ptr<openvdb::FloatGrid::Accessor> facc; /* one of them, for the grid's type */
     std::unique_ptr<openvdb::Vec3SGrid::Accessor> vacc;
     float background;
+    bool y_up;
 };
 
 namespace {
@@ -143,12 +144,23 @@ inline bool active(const openvdb::Vec3s &v, float cutoff)
     return cutoff < 0 || v.lengthSqr() > cutoff * cutoff;
 }
 
-template <typename Value> Value voxel(const float *p);
-template <> inline float voxel<float>(const float *p) { return p[0]; }
-template <> inline openvdb::Vec3s voxel<openvdb::Vec3s>(const float *p) { return openvdb::Vec3s(p[0], p[1], p[2]); }
+/* A voxel's value; y up turns a vector as its voxel is turned: (x, z, -y). */
+template <typename Value> Value voxel(const float *p, bool y_up);
+template <> inline float voxel<float>(const float *p, bool) { return p[0]; }
+template <> inline openvdb::Vec3s voxel<openvdb::Vec3s>(const float *p, bool y_up)
+{
+    return y_up ? openvdb::Vec3s(p[0], p[2], -p[1]) : openvdb::Vec3s(p[0], p[1], p[2]);
+}
+
+/* Index (i, j, k) of the volume where the grid stores it: y up puts it at
+ * (i, k, -1 - j), the rotation (x, y, z) -> (x, z, -y) of its centre. */
+inline openvdb::Coord place(int i, int j, int k, bool y_up)
+{
+    return y_up ? openvdb::Coord(i, k, -1 - j) : openvdb::Coord(i, j, k);
+}
 
 template <typename Accessor>
-void add_block(Accessor &acc, float background, int channels, int x0, int y0, int z0, int width, int nrows,
+void add_block(Accessor &acc, const ng__vdbgrid &g, int channels, int x0, int y0, int z0, int width, int nrows,
                int nslices, const float *data)
 {
     using Value = typename Accessor::ValueType;
@@ -156,10 +168,38 @@ void add_block(Accessor &acc, float background, int channels, int x0, int y0, in
         for (int j = 0; j < nrows; j++) {
             const float *row = data + (static_cast<size_t>(s) * nrows + j) * width * channels;
             for (int i = 0; i < width; i++) {
-                Value v = voxel<Value>(row + static_cast<size_t>(i) * channels);
-                if (active(v, background)) acc.setValue(openvdb::Coord(x0 + i, y0 + j, z0 + s), v);
+                Value v = voxel<Value>(row + static_cast<size_t>(i) * channels, g.y_up);
+                if (active(v, g.background)) acc.setValue(place(x0 + i, y0 + j, z0 + s, g.y_up), v);
             }
         }
+}
+
+/* Index to world: voxel (i, j, k)'s centre at origin + (ijk + 0.5) *
+ * size, per axis; y up maps the stored index (i, k, -1 - j) to (x, z, -y)
+ * of that centre. */
+openvdb::math::Transform::Ptr index_to_world(const ng__vdbgrid_spec *spec)
+{
+    const double *v = spec->voxel_size, *o = spec->origin;
+    openvdb::math::Transform::Ptr xf = openvdb::math::Transform::createLinearTransform(1.0);
+    if (spec->y_up) {
+        xf->preScale(openvdb::Vec3d(v[0], v[2], v[1]));
+        xf->postTranslate(openvdb::Vec3d(o[0] + 0.5 * v[0], o[2] + 0.5 * v[2], -o[1] + 0.5 * v[1]));
+    } else {
+        xf->preScale(openvdb::Vec3d(v[0], v[1], v[2]));
+        xf->postTranslate(openvdb::Vec3d(o[0] + 0.5 * v[0], o[1] + 0.5 * v[1], o[2] + 0.5 * v[2]));
+    }
+    return xf;
+}
+
+/* The metadata that OpenVDB stores as strings, as text. */
+void each_string(const openvdb::MetaMap &m, const std::string &prefix,
+                 void (*each)(void *, const char *, const char *), void *user)
+{
+    for (auto it = m.beginMeta(); it != m.endMeta(); ++it) {
+        if (!it->second) continue;
+        std::string key = prefix + it->first;
+        each(user, key.c_str(), it->second->str().c_str());
+    }
 }
 
 } // namespace
@@ -171,6 +211,7 @@ extern "C" ng__vdbgrid *ng__vdbgrid_new(const ng__vdbgrid_spec *spec, char *msg,
         std::unique_ptr<ng__vdbgrid> made(new ng__vdbgrid());
         const float b = spec->background;
         made->background = b;
+        made->y_up = spec->y_up != 0;
         if (spec->channels == 1) {
             openvdb::FloatGrid::Ptr fg = openvdb::FloatGrid::create(0.0f);
             fg->setGridClass(openvdb::GRID_FOG_VOLUME);
@@ -178,18 +219,17 @@ extern "C" ng__vdbgrid *ng__vdbgrid_new(const ng__vdbgrid_spec *spec, char *msg,
             made->grid = fg;
         } else if (spec->channels == 3) {
             openvdb::Vec3SGrid::Ptr vg = openvdb::Vec3SGrid::create(openvdb::Vec3s(0.0f, 0.0f, 0.0f));
+            /* a velocity (vel): no fog or level set, and it turns with the
+             * transform's rotation and scale, not its translation */
+            vg->setGridClass(openvdb::GRID_UNKNOWN);
+            vg->setVectorType(openvdb::VEC_CONTRAVARIANT_RELATIVE);
             made->vacc.reset(new openvdb::Vec3SGrid::Accessor(vg->getAccessor()));
             made->grid = vg;
         } else {
             std::snprintf(msg, msglen, "a grid of 1 or 3 channels, not %d", spec->channels);
             return nullptr;
         }
-        /* index (i, j, k) is a voxel's centre: world = origin + (ijk + 0.5) * size */
-        openvdb::math::Transform::Ptr xf = openvdb::math::Transform::createLinearTransform(spec->voxel_size);
-        xf->postTranslate(openvdb::Vec3d(spec->origin[0] + 0.5 * spec->voxel_size,
-                                         spec->origin[1] + 0.5 * spec->voxel_size,
-                                         spec->origin[2] + 0.5 * spec->voxel_size));
-        made->grid->setTransform(xf);
+        made->grid->setTransform(index_to_world(spec));
         made->grid->setName(spec->name);
         made->grid->setSaveFloatAsHalf(spec->half != 0);
         return made.release();
@@ -204,9 +244,9 @@ extern "C" int ng__vdbgrid_add(ng__vdbgrid *g, int x0, int y0, int z0, int width
 {
     try {
         if (g->facc)
-            add_block(*g->facc, g->background, 1, x0, y0, z0, width, nrows, nslices, data);
+            add_block(*g->facc, *g, 1, x0, y0, z0, width, nrows, nslices, data);
         else
-            add_block(*g->vacc, g->background, 3, x0, y0, z0, width, nrows, nslices, data);
+            add_block(*g->vacc, *g, 3, x0, y0, z0, width, nrows, nslices, data);
         return 0;
     } catch (...) {
         say_caught(msg, msglen);
@@ -214,17 +254,26 @@ extern "C" int ng__vdbgrid_add(ng__vdbgrid *g, int x0, int y0, int z0, int width
     }
 }
 
-extern "C" int ng__vdbgrid_write(ng__vdbgrid *g, FILE *fp, const char *creator, int *errnum, char *msg,
-                                 size_t msglen)
+extern "C" int ng__vdbgrid_write(ng__vdbgrid *const *grids, int n, FILE *fp, const char *creator,
+                                 const char *const *meta, int *errnum, char *msg, size_t msglen)
 {
     FileBuf buf(fp);
     *errnum = 0;
     try {
         std::ostream os(&buf);
-        openvdb::MetaMap meta;
-        meta.insertMeta("creator", openvdb::StringMetadata(creator));
-        g->grid->setCreator(creator);
-        Writer().to(os, openvdb::GridCPtrVec{g->grid}, meta);
+        openvdb::MetaMap file;
+        openvdb::GridCPtrVec list;
+        file.insertMeta("creator", openvdb::StringMetadata(creator));
+        for (int k = 0; meta && meta[k] && meta[k + 1]; k += 2)
+            file.insertMeta(meta[k], openvdb::StringMetadata(meta[k + 1]));
+        for (int i = 0; i < n; i++) {
+            openvdb::GridBase &g = *grids[i]->grid;
+            g.setCreator(creator);
+            for (int k = 0; meta && meta[k] && meta[k + 1]; k += 2)
+                g.insertMeta(meta[k], openvdb::StringMetadata(meta[k + 1]));
+            list.push_back(grids[i]->grid);
+        }
+        Writer().to(os, list, file);
         os.flush();
         if (buf.error() || !os) {
             *errnum = buf.error() ? buf.error() : EIO;
@@ -237,6 +286,29 @@ extern "C" int ng__vdbgrid_write(ng__vdbgrid *g, FILE *fp, const char *creator, 
             say(msg, msglen, "cannot write");
             return -1;
         }
+        say_caught(msg, msglen);
+        return -1;
+    }
+}
+
+extern "C" int ng__vdb_read_meta(const char *path, void (*each)(void *, const char *, const char *), void *user,
+                                 char *msg, size_t msglen)
+{
+    try {
+        openvdb::initialize();
+        openvdb::io::File file(path);
+        file.open(/* delayLoad */ false);
+        openvdb::MetaMap::Ptr meta = file.getMetadata();
+        if (meta) each_string(*meta, "", each, user);
+        openvdb::GridPtrVecPtr grids = file.readAllGridMetadata();
+        for (const openvdb::GridBase::Ptr &g : *grids) {
+            const std::string prefix = g->getName() + ": ";
+            each(user, (prefix + "value_type").c_str(), g->valueType().c_str());
+            each_string(*g, prefix, each, user);
+        }
+        file.close();
+        return 0;
+    } catch (...) {
         say_caught(msg, msglen);
         return -1;
     }

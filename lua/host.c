@@ -117,11 +117,31 @@ static int too_deep(lua_State *L, const char *what)
                          "__close methods, one inside another)", what, (int)(C_STACK_BUDGET >> 10));
 }
 
-/* Every 1000 instructions: the time limit; at every call: the C stack. */
+/* Whether the function returning (in a return hook) is the script's main
+ * chunk: the outermost call on the main thread. (A chunk that ends in a
+ * tail call, `return f(x)` of a Lua function, has left its frame by then;
+ * f's locals are not the script's names.) */
+static int script_returns(lua_State *L, lua_Debug *ar)
+{
+    lua_Debug up;
+    int main_thread;
+    if (lua_getstack(L, 1, &up) || !lua_getinfo(L, "S", ar) || strcmp(ar->what, "main")) return 0;
+    main_thread = lua_pushthread(L);
+    lua_pop(L, 1);
+    return main_thread;
+}
+
+/* Every 1000 instructions: the time limit; at every call: the C stack; at
+ * the script's return: its local variables name its nodes (while they
+ * still exist: the frame is gone once the call has returned). */
 static void guard_hook(lua_State *L, lua_Debug *ar)
 {
     hoststate *h = host(L);
     char msg[160];
+    if (ar->event == LUA_HOOKRET) {
+        if (script_returns(L, ar)) ng_lua_label_locals(L, ar);
+        return;
+    }
     if (ar->event != LUA_HOOKCOUNT) {
         if (stack_deep(h)) too_deep(L, "the script");
         return;
@@ -718,6 +738,21 @@ static int message(lua_State *L, hoststate *h, const char *path, int status, ng_
     return ng_errorf(err, "%s: the script raised an error that is a %s, not a message", path, luaL_typename(L, -1));
 }
 
+static int l_label_globals(lua_State *L)
+{
+    ng_lua_label_globals(L);
+    return 0;
+}
+
+/* The globals' names for their nodes, protected (it may run out of memory). */
+static int label_globals(lua_State *L)
+{
+    int status;
+    lua_pushcfunction(L, l_label_globals);
+    if ((status = lua_pcall(L, 0, 0, 0)) != LUA_OK) lua_remove(L, -2); /* the message replaces the value */
+    return status;
+}
+
 /* Runs the loaded chunk on top of L's stack; the script's value on top. */
 static int run_chunk(lua_State *L, hoststate *h, const char *path, ng_error *err)
 {
@@ -725,6 +760,7 @@ static int run_chunk(lua_State *L, hoststate *h, const char *path, ng_error *err
     if (status == LUA_ERRFILE)
         return ng_errorf(err, "%s: cannot read the script (%s)", path, lua_tostring(L, -1));
     if (status == LUA_OK) status = lua_pcall(L, 0, 1, 0);
+    if (status == LUA_OK) status = label_globals(L);
     if (status != LUA_OK) return message(L, h, path, status, err);
     return 0;
 }
@@ -791,7 +827,7 @@ int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_erro
     add_context(L, o);
     lua_setglobal(L, "ng");
 
-    lua_sethook(L, guard_hook, LUA_MASKCOUNT | LUA_MASKCALL, 1000);
+    lua_sethook(L, guard_hook, LUA_MASKCOUNT | LUA_MASKCALL | LUA_MASKRET, 1000);
     if (!run_chunk(L, &h, path, err) && !collect_outputs(L, path, s, err) && !check_sets(path, o, &h, s, err))
         rc = 0;
     ng_lua_close(L);

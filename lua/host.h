@@ -103,6 +103,14 @@ void ng_lua_push_preset(struct lua_State *L, const char *type, int n, const char
 /* The script has ended: constructors refuse from now on (finalizers run by
  * lua_close must not begin nodes). Call before lua_close. */
 void ng_lua_close(struct lua_State *L);
+/* Labels nodes by the script's variables (`local hills = ng.fbm{...}`
+ * labels that node "hills"), unless :named() named them: the locals of the
+ * function returning, ar (in a return hook), the first declared first;
+ * then the globals, of two holding one node the first by name. Labels
+ * only: the graph computes the same. */
+struct lua_Debug;
+void ng_lua_label_locals(struct lua_State *L, struct lua_Debug *ar);
+void ng_lua_label_globals(struct lua_State *L);
 /* The node id of the value at idx, or -1. */
 int ng_lua_node_id(struct lua_State *L, int idx);
 

@@ -2,7 +2,9 @@
  * inspect.c — showing the graph a script built: `noisegraph info` (nodes,
  * their options with non-default values marked, edges, outputs, script
  * parameters) and `noisegraph dot` (Graphviz). Constants feeding a node are
- * folded into it as "input = value", the way a user wrote them.
+ * folded into it as "input = value", the way a user wrote them. The live
+ * page may also fold whole branches into the node they feed, so an
+ * 80-node graph can be read a part at a time (ng_print_dot_folded).
  */
 #include "inspect.h"
 
@@ -34,6 +36,103 @@ static int folded(const ng_script *s, int id)
 }
 
 int ng_inspect_shown(const ng_script *s, int id) { return !folded(s, id); }
+
+/* ---- branches folded into the node they feed ---------------------------------- */
+
+static int is_output(const ng_script *s, int id)
+{
+    int i;
+    for (i = 0; i < s->noutputs; i++)
+        if (s->output[i] == id) return 1;
+    return 0;
+}
+
+/* Calls fn(user, src) for each node feeding node id (inputs, driven options). */
+static void each_source(const ng_graph *g, int id, void (*fn)(void *user, int src), void *user)
+{
+    const ng_node *n = ng_graph_node(g, id);
+    const ng_node_type *t = ng_node_type_of(n);
+    int k;
+    for (k = 0; k < t->ninputs; k++)
+        if (ng_node_input(n, k) >= 0) fn(user, ng_node_input(n, k));
+    for (k = 0; k < t->nparams; k++)
+        if (ng_node_param_source(n, k) >= 0) fn(user, ng_node_param_source(n, k));
+}
+
+typedef struct hiding {
+    unsigned char *open; /* 1: a consumer that is drawn with its inputs */
+} hiding;
+
+static void keep_source(void *user, int src) { ((hiding *)user)->open[src] = 1; }
+
+/* hidden[id] = 1 for the nodes that feed only folded nodes or other hidden
+ * ones: the branches each folded node stands for. A node that also feeds
+ * a node drawn with its inputs, or an output, stays. Consumers come after
+ * their inputs, so one pass from the last node down decides each. NULL
+ * (out of memory) hides nothing. */
+static unsigned char *hidden_nodes(const ng_script *s, const unsigned char *fold)
+{
+    const int n = ng_graph_count(s->graph);
+    unsigned char *hidden = calloc((size_t)n + 1, 1), *fed = calloc((size_t)n + 1, 1);
+    hiding h = {calloc((size_t)n + 1, 1)};
+    int i;
+    if (!hidden || !fed || !h.open) {
+        free(hidden), free(fed), free(h.open);
+        return NULL;
+    }
+    for (i = n - 1; i >= 0; i--) {
+        hidden[i] = fed[i] && !h.open[i] && !is_output(s, i);
+        if (hidden[i] || (fold && fold[i])) {
+            hiding into = {fed};
+            each_source(s->graph, i, keep_source, &into); /* its sources feed a folded branch */
+        } else {
+            each_source(s->graph, i, keep_source, &h);
+        }
+    }
+    free(fed), free(h.open);
+    return hidden;
+}
+
+typedef struct counting {
+    const unsigned char *hidden;
+    unsigned char *seen;
+    const ng_script *s;
+    int count;
+} counting;
+
+static void count_hidden(void *user, int src)
+{
+    counting *c = user;
+    if (!c->hidden[src] || c->seen[src]) return;
+    c->seen[src] = 1;
+    c->count += !folded(c->s, src); /* constants are never drawn: not counted */
+    each_source(c->s->graph, src, count_hidden, c);
+}
+
+/* How many hidden nodes folded node id stands for (boxes it replaces). */
+static int folded_count(const ng_script *s, const unsigned char *hidden, int id)
+{
+    counting c = {hidden, calloc((size_t)ng_graph_count(s->graph) + 1, 1), s, 0};
+    if (c.seen) each_source(s->graph, id, count_hidden, &c);
+    free(c.seen);
+    return c.count;
+}
+
+/* Whether dot draws node id as a box: neither a constant shown in its
+ * consumers nor in a folded branch (hidden may be NULL: none). */
+static int drawn(const ng_script *s, const unsigned char *hidden, int id)
+{
+    return !folded(s, id) && !(hidden && hidden[id]);
+}
+
+int ng_inspect_drawn(const ng_script *s, const unsigned char *fold)
+{
+    unsigned char *hidden = fold ? hidden_nodes(s, fold) : NULL;
+    int i, n = s->noutputs;
+    for (i = 0; i < ng_graph_count(s->graph); i++) n += drawn(s, hidden, i);
+    free(hidden);
+    return n;
+}
 
 /* ---- cost estimate ---------------------------------------------------------- */
 
@@ -143,9 +242,12 @@ static void dot_text(FILE *f, const char *s)
     }
 }
 
-void ng_print_dot(const ng_script *s, const char *script, FILE *f)
+void ng_print_dot(const ng_script *s, const char *script, FILE *f) { ng_print_dot_folded(s, script, NULL, f); }
+
+void ng_print_dot_folded(const ng_script *s, const char *script, const unsigned char *fold, FILE *f)
 {
     const ng_graph *g = s->graph;
+    unsigned char *hidden = fold ? hidden_nodes(s, fold) : NULL;
     int i, k;
     fprintf(f, "digraph noisegraph {\n  label=\"");
     dot_text(f, script);
@@ -153,7 +255,8 @@ void ng_print_dot(const ng_script *s, const char *script, FILE *f)
     for (i = 0; i < ng_graph_count(g); i++) {
         const ng_node *n = ng_graph_node(g, i);
         const ng_node_type *t = ng_node_type_of(n);
-        if (folded(s, i)) continue;
+        int branch = 0;
+        if (!drawn(s, hidden, i)) continue;
         fprintf(f, "  n%d [label=\"", i);
         dot_text(f, ng_node_label(n));
         if (strcmp(ng_node_label(n), t->name) != 0) {
@@ -171,15 +274,17 @@ void ng_print_dot(const ng_script *s, const char *script, FILE *f)
             fprintf(f, "\\n%s = ", t->params[k].name);
             dot_text(f, buf);
         }
-        fprintf(f, "\"%s];\n", ng_node_channels(n) > 1 ? ", style=bold" : "");
+        if (hidden && fold[i] && (branch = folded_count(s, hidden, i)) > 0)
+            fprintf(f, "\\n[+%d node%s folded]", branch, branch == 1 ? "" : "s");
+        fprintf(f, "\"%s%s];\n", ng_node_channels(n) > 1 ? ", style=bold" : "", branch ? ", peripheries=2" : "");
     }
     for (i = 0; i < ng_graph_count(g); i++) {
         const ng_node *n = ng_graph_node(g, i);
         const ng_node_type *t = ng_node_type_of(n);
-        if (folded(s, i)) continue;
+        if (!drawn(s, hidden, i)) continue;
         for (k = 0; k < t->ninputs; k++) {
             int src = ng_node_input(n, k);
-            if (src < 0 || folded(s, src)) continue;
+            if (src < 0 || !drawn(s, hidden, src)) continue;
             fprintf(f, "  n%d -> n%d [label=\"%s\"%s];\n", src, i, t->inputs[k].name,
                     (t->inputs[k].flags & NG_INPUT_PULL) ? ", style=dashed" : "");
         }
@@ -190,4 +295,5 @@ void ng_print_dot(const ng_script *s, const char *script, FILE *f)
         fprintf(f, "\"];\n  n%d -> out%d;\n", s->output[i], i);
     }
     fprintf(f, "}\n");
+    free(hidden);
 }

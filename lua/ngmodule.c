@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <lauxlib.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <lua.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #define NODE_MT "noisegraph.node"
 #define PENDING_MT "noisegraph.pending"
 #define DEFAULTS_KEY "noisegraph.defaults" /* registry: {type = {key = value}} (ng_lua_default) */
+#define NAMED_KEY "noisegraph.named" /* registry: {[id] = true} for nodes the script has named */
 
 typedef struct modstate {
     ng_graph *g;
@@ -261,19 +263,50 @@ static int set_input(lua_State *L, modstate *m, ng_node *n, const char *label, i
     return ng_set_input(m->g, n, k, id, err);
 }
 
+/* An unknown key: the closest option, input or alias, if one is close. */
+static int unknown_option(const ng_node_type *t, const char *label, const char *key, ng_error *err)
+{
+    const char *names[128], *near;
+    const ng_option_alias *a;
+    int count = 0, k, i;
+    for (k = 0; k < t->nparams + t->ninputs && count < 128; k++)
+        names[count++] = k < t->nparams ? t->params[k].name : t->inputs[k - t->nparams].name;
+    for (k = 0; k < t->nparams; k++)
+        for (i = 0; (a = ng_option_alias_of(t, k, i)) && count < 128; i++) names[count++] = a->name;
+    if ((near = ng_closest_name(key, names, count))) {
+        a = ng_option_alias_find(t, near);
+        return ng_errorf(err, "%s: unknown option '%s' (did you mean '%s'%s%s?)", label, key, near,
+                         !a ? "" : a->inverse ? ", 1 / " : ", another name for ", a ? a->means : "");
+    }
+    return ng_errorf(err, "%s: unknown option '%s' (see `noisegraph nodes %s`)", label, key, t->name);
+}
+
+/* Sets the option an alias means from the value at idx: as it is, or its
+ * inverse (frequency 0.01: element_size 100), a number then. */
+static int set_alias(lua_State *L, modstate *m, ng_node *n, const char *label, const ng_option_alias *a, int idx,
+                     ng_error *err)
+{
+    const ng_node_type *t = ng_node_type_of(n);
+    const int k = ng_param_index(t, a->means);
+    double v;
+    if (!a->inverse) return set_param(L, m, n, label, k, idx, err);
+    if (lua_type(L, idx) != LUA_TNUMBER || !((v = lua_tonumber(L, idx)) > 0) || !isfinite(1 / v))
+        return ng_errorf(err, "%s: option '%s' (1 / %s) must be a number above 0, got %s", label, a->name, a->means,
+                         lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, idx) : type_word(L, idx));
+    return ng_set_number(n, k, 1 / v, err);
+}
+
 /* Sets option `key` from the value at idx. */
 static int set_option(lua_State *L, modstate *m, ng_node *n, const char *label, const char *key, int idx,
                       ng_error *err)
 {
     const ng_node_type *t = ng_node_type_of(n);
     int k;
+    const ng_option_alias *a;
     if ((k = ng_param_index(t, key)) >= 0) return set_param(L, m, n, label, k, idx, err);
     if ((k = ng_input_index(t, key)) >= 0) return set_input(L, m, n, label, k, idx, err);
-    {
-        const char *near = ng_closest_key(t, key);
-        if (near) return ng_errorf(err, "%s: unknown option '%s' (did you mean '%s'?)", label, key, near);
-        return ng_errorf(err, "%s: unknown option '%s' (see `noisegraph nodes %s`)", label, key, t->name);
-    }
+    if ((a = ng_option_alias_find(t, key))) return set_alias(L, m, n, label, a, idx, err);
+    return unknown_option(t, label, key, err);
 }
 
 /* The options the host set for type t before the script's own (see
@@ -322,6 +355,27 @@ static int positional_name(const ng_node_type *t, lua_Integer i, char *buf, size
     return 1;
 }
 
+/* An alias given beside the option it means (or another alias of it) in
+ * the table at idx: one value would silently win. */
+static int given_twice(lua_State *L, const ng_node_type *t, int idx, const char *key, const char *label,
+                       ng_error *err)
+{
+    const ng_option_alias *a = ng_option_alias_find(t, key), *b;
+    const char *other = NULL;
+    int k, i;
+    if (!a) return 0;
+    k = ng_param_index(t, a->means);
+    if (lua_getfield(L, idx, a->means) != LUA_TNIL) other = a->means;
+    lua_pop(L, 1);
+    for (i = 0; !other && (b = ng_option_alias_of(t, k, i)); i++) {
+        if (b == a) continue;
+        if (lua_getfield(L, idx, b->name) != LUA_TNIL) other = b->name;
+        lua_pop(L, 1);
+    }
+    if (!other) return 0;
+    return ng_errorf(err, "%s: '%s' and '%s' both set %s; give one", label, other, key, a->means);
+}
+
 /* Builds a node of type t from a table of options at idx, or from the
  * positional arguments first..last. Leaves the node on the stack. */
 static int build(lua_State *L, const ng_node_type *t, const ng_shorthand *sh, const char *label, int first,
@@ -339,7 +393,7 @@ static int build(lua_State *L, const ng_node_type *t, const ng_shorthand *sh, co
     owner->n = NULL;
     luaL_setmetatable(L, PENDING_MT);
     if (!(n = owner->n = ng_node_begin(m->g, t, label, pos, &err))) return raise(L, &err);
-    if (sh && ng_set_choice(n, ng_param_index(t, sh->param), sh->value, &err)) return raise(L, &err);
+    if (sh && sh->param && ng_set_choice(n, ng_param_index(t, sh->param), sh->value, &err)) return raise(L, &err);
     if (host_defaults(L, m, n, label, &err)) return raise(L, &err);
     if (first == last && lua_type(L, first) == LUA_TTABLE && !luaL_testudata(L, first, NODE_MT)) {
         lua_pushnil(L);
@@ -360,11 +414,12 @@ static int build(lua_State *L, const ng_node_type *t, const ng_shorthand *sh, co
             } else {
                 key = lua_tostring(L, -2);
             }
-            if (sh && strcmp(key, sh->param) == 0) {
+            if (sh && sh->param && strcmp(key, sh->param) == 0) {
                 ng_errorf(&err, "%s: '%s' is fixed to \"%s\" here; use ng.%s{%s = ...} to choose it", label, key,
                           sh->value, t->name, key);
                 return raise(L, &err);
             }
+            if (given_twice(L, t, first, key, label, &err)) return raise(L, &err);
             if (set_option(L, m, n, label, key, lua_gettop(L), &err)) return raise(L, &err);
             lua_pop(L, 1);
         }
@@ -387,6 +442,84 @@ static int build(lua_State *L, const ng_node_type *t, const ng_shorthand *sh, co
     if ((id = ng_node_finish(m->g, n, &err)) < 0) return luaL_error(L, "%s", err.msg);
     push_node(L, id);
     return 1;
+}
+
+/* node:named("mountains"): the node, labelled as the script calls it
+ * (messages, info, dot, the page); upvalue: state */
+static int l_named(lua_State *L)
+{
+    modstate *m = state(L);
+    const int id = to_node(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    ng_error err;
+    if (id < 0) return luaL_argerror(L, 1, "a node");
+    if (ng_node_rename(m->g, id, name, &err)) return luaL_error(L, "%s", err.msg);
+    lua_getfield(L, LUA_REGISTRYINDEX, NAMED_KEY);
+    lua_pushboolean(L, 1);
+    lua_rawseti(L, -2, id);
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* ---- labels from the script's variables ---------------------------------------- */
+
+/* Labels the node at the top of the stack (popped) by the variable name,
+ * unless the node is named already (by :named(), or by a variable taken
+ * first). A name a node cannot have (over 64 bytes) is left out. The
+ * registry's state, not an upvalue: the host calls these from a hook. */
+static void label_by_variable(lua_State *L, const char *name)
+{
+    modstate *m;
+    int id = to_node(L, -1);
+    lua_pop(L, 1);
+    if (id < 0 || !name || name[0] == '(') return; /* "(temporary)", "(for state)" */
+    lua_getfield(L, LUA_REGISTRYINDEX, "noisegraph.state");
+    m = lua_touserdata(L, -1);
+    lua_getfield(L, LUA_REGISTRYINDEX, NAMED_KEY);
+    if (lua_rawgeti(L, -1, id) == LUA_TNIL && m && ng_node_rename(m->g, id, name, &(ng_error){0}) == 0) {
+        lua_pushboolean(L, 1);
+        lua_rawseti(L, -3, id);
+    }
+    lua_pop(L, 3);
+}
+
+void ng_lua_label_locals(lua_State *L, lua_Debug *ar)
+{
+    const char *name;
+    int k;
+    for (k = 1; (name = lua_getlocal(L, ar, k)); k++) label_by_variable(L, name);
+}
+
+/* Globals have no order of declaration: of two holding one node, the
+ * first by name (a fixed choice, where table order changes by run). */
+void ng_lua_label_globals(lua_State *L)
+{
+    int g, best;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    g = lua_gettop(L);
+    lua_newtable(L); /* best: {[id] = name} */
+    best = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, g)) {
+        int id = to_node(L, -1);
+        if (id >= 0 && lua_type(L, -2) == LUA_TSTRING) {
+            if (lua_rawgeti(L, best, id) == LUA_TNIL || strcmp(lua_tostring(L, -3), lua_tostring(L, -1)) < 0) {
+                lua_pushvalue(L, -3);
+                lua_rawseti(L, best, id);
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, best)) {
+        const char *name = lua_tostring(L, -1);
+        lua_pushvalue(L, -1);
+        lua_rawget(L, g); /* the node again, by its name */
+        label_by_variable(L, name);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
 }
 
 /* ng.<name>{...} or ng.<name>(a, b, ...): upvalues state, type, shorthand, label */
@@ -478,7 +611,8 @@ static int l_index_fail(lua_State *L)
 {
     const char *key = luaL_optstring(L, 2, "?"), *names[256], *near;
     const ng_node_type *const *types;
-    int ntypes, i, count = 0;
+    int ntypes, i, count = 1;
+    names[0] = "named"; /* the one method of every node (l_named) */
     types = ng_types(&ntypes);
     for (i = 0; i < ntypes && count < 256; i++)
         if (types[i]->method) names[count++] = types[i]->method;
@@ -547,6 +681,8 @@ void ng_lua_open(lua_State *L, ng_graph *g, const char *dir, int unsafe)
     types = ng_types(&ntypes);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, DEFAULTS_KEY);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, NAMED_KEY);
 
     luaL_newmetatable(L, PENDING_MT);
     lua_pushcfunction(L, pending_gc);
@@ -563,6 +699,9 @@ void ng_lua_open(lua_State *L, ng_graph *g, const char *dir, int unsafe)
             lua_setfield(L, -2, types[i]->method);
         }
     }
+    lua_pushvalue(L, st);
+    lua_pushcclosure(L, l_named, 1);
+    lua_setfield(L, -2, "named");
     lua_newtable(L); /* methods' metatable: unknown names are errors */
     lua_pushvalue(L, st);
     lua_pushcclosure(L, l_index_fail, 1);

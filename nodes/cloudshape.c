@@ -238,7 +238,7 @@ typedef struct coverage_key {
 typedef struct coverage_entry {
     coverage_key key;
     int used;
-    float q, hi; /* the source's (1 - coverage) quantile, and its largest sample */
+    float q, hi; /* what the node's reduce() measured of the sorted samples */
 } coverage_entry;
 
 typedef struct coverage_state {
@@ -331,14 +331,36 @@ done:
     return rc;
 }
 
-/* The quantile and the largest sample for block b's key, computed by the
- * first caller that needs them, under the lock (the other threads wait). */
-static int coverage_levels(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *q, float *hi)
+/* The value at fraction at (0 to 1) of the sorted samples, between two
+ * samples linearly (an infinite one stays as it is). */
+static float quantile(const float *sorted, double at)
+{
+    const double x = at * (NSAMPLES - 1);
+    const int k = (int)x;
+    const double frac = x - k;
+    if (frac > 0 && k + 1 < NSAMPLES) {
+        const double between = sorted[k] + (sorted[k + 1] - (double)sorted[k]) * frac;
+        if (isfinite(between)) return (float)between;
+    }
+    return sorted[k];
+}
+
+/* coverage: the (1 - coverage) quantile and the largest sample. */
+static void coverage_reduce(const ng_node *n, const float *sorted, float *q, float *hi)
+{
+    *q = quantile(sorted, 1 - ng_num(n, P_COVERAGE));
+    *hi = sorted[NSAMPLES - 1];
+}
+
+/* What reduce() measures of the sorted samples for block b's key,
+ * computed by the first caller that needs it, under the lock (the other
+ * threads wait). Shared by coverage and normalize. */
+static int measure(ng_ctx *ctx, const ng_node *n, const ng_block *b,
+                   void (*reduce)(const ng_node *, const float *, float *, float *), float *q, float *hi)
 {
     coverage_state *s = n->state;
     const coverage_key key = key_of(b);
     coverage_entry *e;
-    double at, frac;
     int k, rc = 0;
     pthread_mutex_lock(&s->lock);
     for (k = 0; k < NCACHED; k++)
@@ -352,15 +374,7 @@ static int coverage_levels(ng_ctx *ctx, const ng_node *n, const ng_block *b, flo
         qsort(s->sample, NSAMPLES, sizeof s->sample[0], by_value);
         e = &s->cache[s->next];
         s->next = (s->next + 1) % NCACHED;
-        at = (1 - ng_num(n, P_COVERAGE)) * (NSAMPLES - 1);
-        k = (int)at;
-        frac = at - k;
-        e->q = s->sample[k];
-        if (frac > 0 && k + 1 < NSAMPLES) { /* between two samples; infinite ones stay as they are */
-            const double between = s->sample[k] + (s->sample[k + 1] - (double)s->sample[k]) * frac;
-            if (isfinite(between)) e->q = (float)between;
-        }
-        e->hi = s->sample[NSAMPLES - 1];
+        reduce(n, s->sample, &e->q, &e->hi);
         e->key = key;
         e->used = 1;
     }
@@ -382,7 +396,7 @@ static int coverage_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const
         memset(out, 0, (size_t)b->n * sizeof *out);
         return 0;
     }
-    if (coverage_levels(ctx, n, b, &q, &hi) || ng_pull(ctx, n, I_SOURCE, b, out)) return -1;
+    if (measure(ctx, n, b, coverage_reduce, &q, &hi) || ng_pull(ctx, n, I_SOURCE, b, out)) return -1;
     range = (double)hi - q;
     for (i = 0; i < b->n; i++) {
         const double v = out[i];
@@ -412,6 +426,64 @@ const ng_node_type ng_type_coverage = {
     .params = coverage_params, .nparams = COVERAGE_NPARAMS, .inputs = coverage_inputs,
     .ninputs = COVERAGE_NINPUTS, .dims = NG_DIMS_ALL, .method = "coverage", .positional = "source,coverage,softness",
     .setup = coverage_setup, .eval = coverage_eval, .free_state = coverage_free,
+};
+
+/* ---- normalize: deterministic auto-levels ---------------------------------------------------- */
+
+/* The source's range measured as coverage measures it (the same fixed
+ * points, so every tile, region, thread and farm machine gets the same
+ * two floats) and mapped onto [0, 1]: what artists measured with NumPy on
+ * a finished render, which differs from tile to tile. */
+enum { P_LOW, P_HIGH, NORMALIZE_NPARAMS };
+
+static const ng_param_desc normalize_params[NORMALIZE_NPARAMS] = {
+    [P_LOW] = {"low", NG_PARAM_NUMBER, {0}, 0, 1, NULL,
+               "the fraction of the source's measured values mapped to 0 and below (0: its smallest sample)"},
+    [P_HIGH] = {"high", NG_PARAM_NUMBER, {1}, 0, 1, NULL,
+                "the fraction mapped to 1 and below (1: its largest sample); above low"},
+};
+
+static int normalize_check(ng_node *n, const int *ch, ng_error *err)
+{
+    if (!(ng_num(n, P_HIGH) > ng_num(n, P_LOW)))
+        return ng_errorf(err, "%s: high (%g) must be above low (%g)", n->label, ng_num(n, P_HIGH), ng_num(n, P_LOW));
+    return coverage_setup(n, ch, err);
+}
+
+static void normalize_reduce(const ng_node *n, const float *sorted, float *lo, float *hi)
+{
+    *lo = quantile(sorted, ng_num(n, P_LOW));
+    *hi = quantile(sorted, ng_num(n, P_HIGH));
+}
+
+static int normalize_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    float lo, hi;
+    double range;
+    int i;
+    (void)in;
+    if (measure(ctx, n, b, normalize_reduce, &lo, &hi) || ng_pull(ctx, n, I_SOURCE, b, out)) return -1;
+    range = (double)hi - lo;
+    for (i = 0; i < b->n; i++) {
+        const double t = range > 0 ? (out[i] - (double)lo) / range : 0;
+        out[i] = !(t > 0) ? 0.0f : t >= 1 ? 1.0f : (float)t; /* NaN: 0 */
+    }
+    return 0;
+}
+
+static const ng_input_desc normalize_inputs[COVERAGE_NINPUTS] = {
+    [I_SOURCE] = {"source", NG_INPUT_PULL, 1, 1, 0, "the value to bring into [0, 1]"},
+};
+
+const ng_node_type ng_type_normalize = {
+    .name = "normalize", .family = "math",
+    .doc = "deterministic auto-levels: maps the source's measured range onto [0, 1], clamped: lo and hi are its "
+           "`low` and `high` quantiles, estimated from the 4096 fixed points coverage samples; out = (v - lo) / "
+           "(hi - lo) in [0, 1] (NaN: 0). The same two numbers for every thread, tile, region and machine, so "
+           "tiles and regions agree (render --normalize applies it to every output)",
+    .params = normalize_params, .nparams = NORMALIZE_NPARAMS, .inputs = normalize_inputs,
+    .ninputs = COVERAGE_NINPUTS, .dims = NG_DIMS_ALL, .method = "normalize", .positional = "source,low,high",
+    .setup = normalize_check, .eval = normalize_eval, .free_state = coverage_free,
 };
 
 /* ---- erode -------------------------------------------------------------------------------- */

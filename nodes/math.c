@@ -301,11 +301,15 @@ static int fit_chain(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
     return 0;
 }
 
+/* the names other tools give it (VEX and Nuke: remap; Photoshop: levels) */
+static const ng_shorthand fit_aliases[] = {{"remap", NULL, NULL}, {"levels", NULL, NULL}};
+
 const ng_node_type ng_type_fit = {
     .name = "fit", .family = "math",
     .doc = "maps [from_lo, from_hi] linearly onto [to_lo, to_hi] (Houdini's fit; libnoise's ScaleBias)",
     .params = fit_params, .nparams = FIT_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
     .dims = NG_DIMS_ALL, .method = "fit", .positional = "source,from_lo,from_hi,to_lo,to_hi,clamp",
+    .shorthands = fit_aliases, .nshorthands = (int)(sizeof fit_aliases / sizeof fit_aliases[0]),
     .setup = fit_setup, .eval = fit_eval, .chain = fit_chain,
 };
 
@@ -347,9 +351,13 @@ static int mix_chain(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
     return 0;
 }
 
+/* the names other tools give it (HLSL and Unity: lerp; Houdini: blend) */
+static const ng_shorthand mix_aliases[] = {{"lerp", NULL, NULL}, {"blend", NULL, NULL}};
+
 const ng_node_type ng_type_mix = {
     .name = "mix", .family = "math", .doc = "a + (b - a) * t: linear blend, t is a number or a mask node",
     .inputs = mix_inputs, .ninputs = MIX_NINPUTS, .dims = NG_DIMS_ALL, .method = "mix", .positional = "a,b,t",
+    .shorthands = mix_aliases, .nshorthands = (int)(sizeof mix_aliases / sizeof mix_aliases[0]),
     .setup = broadcast_setup, .eval = mix_eval, .chain = mix_chain,
 };
 
@@ -409,7 +417,8 @@ static int smoothstep_setup(ng_node *n, const int *ch, ng_error *err)
 {
     const double lo = ng_num(n, P_SMOOTH_LO), hi = ng_num(n, P_SMOOTH_HI);
     ramp_state *s;
-    if (!(lo < hi)) return ng_errorf(err, "%s: lo = %g must be below hi = %g", n->label, lo, hi);
+    /* lo above hi is the ramp reversed (1 down to 0), as GLSL and VEX take it */
+    if (lo == hi) return ng_errorf(err, "%s: lo = %g and hi = %g are equal: no ramp", n->label, lo, hi);
     if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
     s->lo = (float)lo;
     s->inv = (float)(1.0 / (hi - lo));
@@ -434,7 +443,8 @@ static float ramp_slope(float x, float lo, float inv)
 UNARY_CHAIN(smoothstep_chain, const ramp_state *s = n->state, ramp_slope(x[i], s->lo, s->inv) * g[i])
 
 const ng_node_type ng_type_smoothstep = {
-    .name = "smoothstep", .family = "math", .doc = "0 below lo, 1 above hi, a smooth cubic ramp between",
+    .name = "smoothstep", .family = "math",
+    .doc = "0 at lo, 1 at hi, a smooth cubic ramp between, flat beyond; lo above hi ramps down (as in GLSL)",
     .params = smoothstep_params, .nparams = SMOOTH_NPARAMS, .inputs = source_input, .ninputs = SOURCE_NINPUTS,
     .dims = NG_DIMS_ALL, .method = "smoothstep", .positional = "source,lo,hi", .setup = smoothstep_setup,
     .eval = smoothstep_eval, .chain = smoothstep_chain,

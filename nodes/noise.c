@@ -44,7 +44,9 @@ typedef struct basis {
 #define DOC(F, ID, id, name, freq, lo, hi, dims, tiling, kernel, tiled, grad, doc) " " name ": " doc " [" #lo "," #hi "]."
 static const basis bases[NG_NBASES] = {NG_BASES(BASIS_ROW)};
 static const char *const type_choices[NG_NBASES + 1] = {NG_BASES(CHOICE)}; /* NULL-terminated */
-static const ng_shorthand noise_shorthands[NG_NBASES] = {NG_BASES(SHORTHAND)};
+/* every basis by its name, and worley by the names other tools give it */
+static const ng_shorthand noise_shorthands[] = {NG_BASES(SHORTHAND) {"voronoi", "type", "worley"},
+                                                {"cellular", "type", "worley"}};
 
 static const char *const output_choices[] = {"float", "vector", NULL};
 /* in the order of NG_WORLEY_* and NG_METRIC_* (noise_kernels.h) */
@@ -137,7 +139,7 @@ void ng__noise_prepare(ng_node *n, int type, ng_unified *u)
     double lo = bs->lo, hi = bs->hi, tlo = lo, thi = hi;
     int d;
     for (d = 0; d < 3; d++) u->freq[d] = bs->freq_mult / (size * scale[d]);
-    u->freq_w = bs->freq_mult / size;
+    u->freq_w = bs->freq_mult / size * ng_num(n, NG_U_TIME_SCALE); /* x 1 by default: the same bits */
     switch (n->param[P_RANGE].i) {
     case NG_RANGE_UNIT: tlo = 0, thi = 1; break;
     case NG_RANGE_SIGNED: tlo = -1, thi = 1; break;

@@ -13,7 +13,7 @@
 
 /* The unified controls lead every noise-based node's options, in this
  * order: its own parameter enum starts from these names. */
-enum { NG_U_TYPE, NG_U_SIZE, NG_U_SCALE, NG_U_OFFSET, NG_U_AMP, NG_U_SEED, NG_U_RANGE, NG_U_COUNT };
+enum { NG_U_TYPE, NG_U_SIZE, NG_U_SCALE, NG_U_OFFSET, NG_U_AMP, NG_U_SEED, NG_U_RANGE, NG_U_TIME_SCALE, NG_U_COUNT };
 #define NG_UNIFIED_PARAMS(choices, default_choice, type_doc)                                                  \
     {"type", NG_PARAM_ENUM, {default_choice}, 0, 0, choices, type_doc},                                      \
     {"element_size", NG_PARAM_NUMBER, {64}, 1e-6, 1e12, NULL,                                                 \
@@ -23,7 +23,10 @@ enum { NG_U_TYPE, NG_U_SIZE, NG_U_SCALE, NG_U_OFFSET, NG_U_AMP, NG_U_SEED, NG_U_
     {"amplitude", NG_PARAM_NUMBER, {1}, -1e30, 1e30, NULL, "multiplies the output after range mapping; a node (a mask) per sample"},     \
     {"seed", NG_PARAM_INT, {0}, -2147483648.0, 2147483647.0, NULL, "selects an unrelated pattern"},          \
     {"range", NG_PARAM_RANGE, {NG_RANGE_NATURAL, 0, 1}, 0, 0, NULL,                                           \
-     "\"natural\" (the basis's own range), \"unit\" [0,1], \"signed\" [-1,1], or {lo, hi}"}
+     "\"natural\" (the basis's own range), \"unit\" [0,1], \"signed\" [-1,1], or {lo, hi}"},                  \
+    {"time_scale", NG_PARAM_NUMBER, {1}, 0, 1e6, NULL,                                                        \
+     "how fast this noise evolves in time (4D: --time, --frames): time is multiplied by it (2: twice as fast, "  \
+     "0: still); a loop (--loop-frames) keeps whole cells"}
 
 /* The unified controls that take nodes (the type's node_params): where a
  * node samples (offset) and how loud (amplitude), and the feature size. */

@@ -1,21 +1,42 @@
 /*
  * surface.c — reading a scalar node as a height field z = height * h(x, y)
- * and shading it in the same pass: its normal, its slope (a mask for cliffs
- * or snow), or a Lambert-lit relief. Gradients are analytic where the
- * source's graph provides them (noises, fractals, arithmetic, curves,
- * warps: ng_pull_grad), central differences otherwise; an explicit `step`
- * asks for central differences of that step everywhere (the user's
- * choice of scale, say to soften a relief).
+ * and shading it: its normal, its slope (a mask for cliffs or snow), or a
+ * Lambert-lit relief. Two methods give the gradient:
+ *
+ * - grid (the default of a 2D render): central differences of the source's
+ *   neighbouring samples on a lattice of the render's pixel size (or of
+ *   `spacing`), on the engine's neighbourhood lattice (core/hood.c): the
+ *   source is evaluated once per cell, in patches of 256^2 cells with a
+ *   one-cell halo, so shading costs about the height's own cost whatever
+ *   the height's graph is, and every cut of a render gives the same bits.
+ *   Sampled at the pixel centres of a render on the pixel grid, a cell is
+ *   read exactly; under a warp or a fractal, bilinearly.
+ * - analytic (the only one before, and the default of 3D and 4D renders,
+ *   and of points evaluated alone, where no pixel size is known): exact
+ *   gradients where the source's graph provides them (noises, fractals,
+ *   arithmetic, curves, warps: ng_pull_grad), central differences of a
+ *   thousandth of the detail size elsewhere; an explicit `step` asks for
+ *   central differences of that step everywhere (the user's choice of
+ *   scale, say to soften a relief).
+ *
+ * Both shade a gradient with the same arithmetic (shade_row).
  */
 #include "ng_node.h"
 #include "loops.h"
 #include "types.h"
 
 #include <math.h>
+#include <stdio.h>
 
 static const char *const mode_choices[] = {"normal", "slope", "light", NULL};
 enum { M_NORMAL, M_SLOPE, M_LIGHT };
-enum { P_MODE, P_HEIGHT, P_LIGHT, P_STEP, NPARAMS };
+static const char *const method_choices[] = {"auto", "grid", "analytic", NULL};
+enum { METHOD_AUTO, METHOD_GRID, METHOD_ANALYTIC };
+enum { P_MODE, P_HEIGHT, P_LIGHT, P_STEP, P_METHOD, P_SPACING, NPARAMS };
+
+/* Cells per patch edge of the grid method: its one-cell halo and margins
+ * cost (256 + 5)^2 / 256^2 = 1.04 source evaluations per cell. */
+#define GRID_PATCH 256
 
 static const ng_param_desc surface_params[NPARAMS] = {
     [P_MODE] = {"mode", NG_PARAM_ENUM, {0}, 0, 0, mode_choices,
@@ -24,9 +45,17 @@ static const ng_param_desc surface_params[NPARAMS] = {
     [P_HEIGHT] = {"height", NG_PARAM_NUMBER, {100}, -1e12, 1e12, NULL, "world units of height per unit of the source's value"},
     [P_LIGHT] = {"light", NG_PARAM_VEC3, {-1, -1, 1}, -1e6, 1e6, NULL, "direction towards the light (normalised), for mode light"},
     [P_STEP] = {"step", NG_PARAM_NUMBER, {0}, 0, 1e12, NULL,
-     "0: exact (analytic) gradients where the source has them, central differences of a thousandth of its "
-     "detail size elsewhere; > 0: central differences of this step in world units everywhere (a larger step "
-     "softens the relief)"},
+     "method analytic: 0 for exact (analytic) gradients where the source has them, central differences of a "
+     "thousandth of its detail size elsewhere; > 0: central differences of this step in world units everywhere "
+     "(a larger step softens the relief). A step > 0 implies method analytic"},
+    [P_METHOD] = {"method", NG_PARAM_ENUM, {0}, 0, 0, method_choices,
+     "auto: grid in a 2D render, analytic in 3D and 4D renders and for points evaluated alone; grid: central "
+     "differences of the neighbouring samples on a lattice of the render's pixel size (or `spacing`), about the "
+     "height's own cost for any graph, 2D renders only; analytic: the gradient of the source's graph (the "
+     "default of 2D renders before the grid method, with its bits)"},
+    [P_SPACING] = {"spacing", NG_PARAM_NUMBER, {0}, 0, 1e12, NULL,
+     "method grid: the lattice spacing in world units; 0: the render's pixel size (a larger spacing softens "
+     "the relief, the same at every --size)"},
 };
 
 enum { I_SOURCE, NINPUTS };
@@ -43,61 +72,111 @@ typedef struct surface_state {
     float light[3]; /* unit vector towards the light (zero if `light` is) */
 } surface_state;
 
+static int method_of(const ng_node *n)
+{
+    return ng_num(n, P_STEP) > 0 ? METHOD_ANALYTIC : ng_int(n, P_METHOD);
+}
+
 static int surface_setup(ng_node *n, const int *ch, ng_error *err)
 {
     const double *l = n->param[P_LIGHT].v;
     double len = sqrt(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]);
+    const double spacing = ng_num(n, P_SPACING);
+    const int method = method_of(n);
     surface_state *s;
     int d;
     (void)ch;
     if (ng_int(n, P_MODE) == M_LIGHT && !(len > 0)) return ng_errorf(err, "%s: the light direction is zero", n->label);
+    if (ng_num(n, P_STEP) > 0 && ng_int(n, P_METHOD) == METHOD_GRID)
+        return ng_errorf(err, "%s: step is the analytic method's; the grid method takes spacing", n->label);
     if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
     for (d = 0; d < 3 && len > 0; d++) s->light[d] = (float)(l[d] / len);
     n->channels = ng_int(n, P_MODE) == M_NORMAL ? 3 : 1;
-    n->dims &= 0x1Cu; /* a height field needs x and y */
-    return 0;
+    n->dims &= method == METHOD_GRID ? 1u << 2 : 0x1Cu; /* a height field needs x and y */
+    if (method == METHOD_ANALYTIC) return 0;
+    return spacing > 0 ? ng_hood_declare(n, spacing, spacing, 1, err) : ng_hood_declare_pixel(n, 1, err);
 }
 
-static int surface_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+/* Shades len points from the source's gradient (gx, gy) into out's
+ * channels (planes `plane` floats apart): the one arithmetic of both
+ * methods. */
+static void shade_row(const ng_node *n, const float *gradx, const float *grady, float *out, int len, size_t plane)
 {
-    const int mode = ng_int(n, P_MODE), len = b->n;
     const surface_state *s = n->state;
+    const int mode = ng_int(n, P_MODE);
     const float hs = (float)ng_num(n, P_HEIGHT), lx = s->light[0], ly = s->light[1], lz = s->light[2];
-    float *val = ng_scratch(ctx, 1), *grad = ng_scratch(ctx, b->dims);
-    int i, rc = -1;
-    (void)in;
-    if (!val || !grad || ng_pull_grad(ctx, n, I_SOURCE, b, val, grad, ng_num(n, P_STEP))) goto done;
+    int i;
     if (mode == M_LIGHT) { /* the hillshade: the path's loop, the same arithmetic as below */
-        ng__loops()->light(out, grad, grad + len, hs, lx, ly, lz, len);
-        rc = 0;
-        goto done;
+        ng__loops()->light(out, gradx, grady, hs, lx, ly, lz, len);
+        return;
     }
     for (i = 0; i < len; i++) {
         /* z = hs * h: the normal is (-hs h_x, -hs h_y, 1) / length */
-        float gx = hs * grad[i], gy = hs * grad[len + i], slope2 = gx * gx + gy * gy;
+        float gx = hs * gradx[i], gy = hs * grady[i], slope2 = gx * gx + gy * gy;
         float inv = 1.0f / sqrtf(1.0f + slope2), nx = -gx * inv, ny = -gy * inv, nz = inv;
-        if (mode == M_NORMAL) {
-            out[i] = nx, out[len + i] = ny, out[2 * len + i] = nz;
-        } else if (mode == M_SLOPE) {
+        if (mode == M_NORMAL)
+            out[i] = nx, out[plane + i] = ny, out[2 * plane + i] = nz;
+        else
             out[i] = (float)(atan(sqrt((double)slope2)) * (2.0 / 3.14159265358979323846));
-        } else {
-            float d = nx * lx + ny * ly + nz * lz;
-            out[i] = d > 0.0f ? d : 0.0f;
-        }
     }
-    rc = 0;
-done:
+}
+
+/* The grid method's lattice: the source's samples (one halo cell) to the
+ * shading of each cell, row by row, from central differences over two
+ * cells. */
+static void grid_filter(const ng_node *n, const float *in, float *out, float *tmp, int side, int radius, int channels,
+                        double spacing)
+{
+    const int w = side + 2 * radius;
+    const float k = (float)(0.5 / spacing);
+    float *gx = tmp, *gy = tmp + side;
+    int i, j;
+    (void)channels;
+    for (j = 0; j < side; j++) {
+        const float *c = in + (size_t)(j + 1) * (size_t)w + 1;
+        for (i = 0; i < side; i++) {
+            gx[i] = (c[i + 1] - c[i - 1]) * k;
+            gy[i] = (c[i + w] - c[i - w]) * k;
+        }
+        shade_row(n, gx, gy, out + (size_t)j * (size_t)side, side, (size_t)side * (size_t)side);
+    }
+}
+
+static int analytic_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, float *out)
+{
+    const int len = b->n;
+    float *val = ng_scratch(ctx, 1), *grad = ng_scratch(ctx, b->dims);
+    int rc = -1;
+    if (val && grad && ng_pull_grad(ctx, n, I_SOURCE, b, val, grad, ng_num(n, P_STEP)) == 0) {
+        shade_row(n, grad, grad + len, out, len, (size_t)len);
+        rc = 0;
+    }
     ng_scratch_free(ctx, val, 1);
     ng_scratch_free(ctx, grad, b->dims);
     return rc;
 }
 
+/* auto takes the grid where it can: a 2D block with a pixel size (or a
+ * spacing of its own). */
+static int surface_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    const int method = method_of(n);
+    const int grid = method == METHOD_GRID ||
+                     (method == METHOD_AUTO && b->dims == 2 && (ng_num(n, P_SPACING) > 0 || b->footprint > 0));
+    return grid ? ng_hood_eval(ctx, n, b, in, out) : analytic_eval(ctx, n, b, out);
+}
+
+static const ng_hood_type surface_hood = {.input = I_SOURCE, .filter_spaced = grid_filter, .patch = GRID_PATCH};
+
 const ng_node_type ng_type_surface = {
     .name = "surface",
     .family = "shading",
-    .doc = "reads a scalar as a height field (z = height * source) and gives its normal, slope or Lambert light; "
-           "analytic gradients through noises, fractals, arithmetic, curves and warps (central differences "
-           "for nodes without them, or everywhere with an explicit step)",
+    .doc = "reads a scalar as a height field (z = height * source) and gives its normal, slope or Lambert light. "
+           "In a 2D render (method auto) from central differences of the source's neighbouring samples on a "
+           "world-aligned lattice of the render's pixel size, about the height's own cost for any graph, the "
+           "same bits in every cut; in 3D/4D renders, or with method analytic, from analytic gradients through "
+           "noises, fractals, arithmetic, curves and warps (central differences for nodes without them, or "
+           "everywhere with an explicit step)",
     .params = surface_params,
     .nparams = NPARAMS,
     .inputs = surface_inputs,
@@ -108,4 +187,5 @@ const ng_node_type ng_type_surface = {
     .nshorthands = (int)(sizeof surface_shorthands / sizeof surface_shorthands[0]),
     .setup = surface_setup,
     .eval = surface_eval,
+    .hood = &surface_hood,
 };

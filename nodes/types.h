@@ -14,6 +14,7 @@
     X(cloud)             \
     X(height_profile)    \
     X(coverage)          \
+    X(normalize)         \
     X(erode)             \
     X(warp)              \
     X(transform)         \
@@ -21,7 +22,15 @@
     X(channel)           \
     X(curl)              \
     X(surface)           \
+    X(erosion_filter)    \
     X(blur)              \
+    X(curvature)         \
+    X(drainage)          \
+    X(mask_distance)     \
+    X(cavity)            \
+    X(splat)             \
+    X(thermal)           \
+    X(hydraulic)         \
     X(ramp)              \
     X(constant)          \
     X(add)               \
@@ -65,6 +74,20 @@
 #define NG_DECLARE_TYPE(name) extern const ng_node_type ng_type_##name;
 NG_NODE_TYPES(NG_DECLARE_TYPE)
 #undef NG_DECLARE_TYPE
+
+/* An option's other name, as other tools and papers write it: a script
+ * may give it for `means` on every type that has that option and no
+ * option of its own called `name`. inverse: the value given is 1 / the
+ * option's (frequency = 1 / element_size). */
+typedef struct ng_option_alias {
+    const char *name, *means;
+    int inverse;
+} ng_option_alias;
+
+/* The alias called key on type t, or NULL. */
+const ng_option_alias *ng_option_alias_find(const ng_node_type *t, const char *key);
+/* The i-th alias (from 0) that applies to type t's option k, or NULL. */
+const ng_option_alias *ng_option_alias_of(const ng_node_type *t, int k, int i);
 
 /* Every node type, in documentation order. */
 const ng_node_type *const *ng_types(int *count);

@@ -108,7 +108,7 @@ static int curl_setup(ng_node *n, const int *ch, ng_error *err)
     if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
     s->h = h;
     n->channels = 3;
-    n->dims &= 0x0Cu; /* 2D and 3D */
+    n->dims &= 0x1Cu; /* 2D, 3D, and 4D: the curl in x, y, z at each time (animated renders) */
     (void)ch;
     return 0;
 }
@@ -141,8 +141,8 @@ static int curl_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
     int rc = -1;
     (void)in;
     if (!lo || !hi) goto done;
-    dx = ng_scratch(ctx, ch), dy = ng_scratch(ctx, ch), dz = b->dims == 3 ? ng_scratch(ctx, ch) : NULL;
-    if (!dx || !dy || (b->dims == 3 && !dz)) goto done;
+    dx = ng_scratch(ctx, ch), dy = ng_scratch(ctx, ch), dz = b->dims >= 3 ? ng_scratch(ctx, ch) : NULL;
+    if (!dx || !dy || (b->dims >= 3 && !dz)) goto done;
     if (difference(ctx, n, b, 0, lo, hi, dx, ch) || difference(ctx, n, b, 1, lo, hi, dy, ch)) goto done;
     if (b->dims == 2 || ch == 1) {
         /* 2D: v = (dpsi/dy, -dpsi/dx), psi the scalar (or the z component of a vector potential) */
@@ -151,7 +151,8 @@ static int curl_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const flo
         L->neg(out + len, dx + c * len, len);
         memset(out + 2 * len, 0, (size_t)len * sizeof(float));
     } else {
-        /* 3D: v = curl A = (dAz/dy - dAy/dz, dAx/dz - dAz/dx, dAy/dx - dAx/dy) */
+        /* 3D: v = curl A = (dAz/dy - dAy/dz, dAx/dz - dAz/dx, dAy/dx - dAx/dy); in
+         * 4D the same at the sample's time (time is no axis of the field) */
         if (difference(ctx, n, b, 2, lo, hi, dz, ch)) goto done;
         L->sub(out, dy + 2 * len, dz + len, len);
         L->sub(out + len, dz, dx + 2 * len, len);
@@ -170,7 +171,8 @@ done:
 const ng_node_type ng_type_curl = {
     .name = "curl", .family = "warp",
     .doc = "the curl of a potential: a divergence-free 3-channel vector field (2D: (dpsi/dy, -dpsi/dx, 0)); "
-           "warping by it swirls without clumping. Central differences of the source.",
-    .params = curl_params, .nparams = CURL_NPARAMS, .inputs = curl_inputs, .ninputs = CURL_NINPUTS, .dims = 0x0Cu,
+           "warping by it swirls without clumping. Central differences of the source; in 4D the curl in x, y, z "
+           "of the potential at each time, so an animated potential flows.",
+    .params = curl_params, .nparams = CURL_NPARAMS, .inputs = curl_inputs, .ninputs = CURL_NINPUTS, .dims = 0x1Cu,
     .positional = "source", .setup = curl_setup, .eval = curl_eval,
 };

@@ -89,7 +89,7 @@ typedef struct ng_served {
 typedef struct ng_script_error {
     char file[256];    /* relative to the script's directory when inside it */
     int line;          /* 0: unknown */
-    char message[512]; /* the whole one-line message */
+    char message[512]; /* what went wrong, after "FILE:LINE: " (whole when no line) */
     char source[256];  /* the text of that line, or "" */
 } ng_script_error;
 
@@ -182,7 +182,12 @@ typedef struct ng_render_request {
     long w, h, node;    /* node -1: the script's first output */
     double ox, oy, ps;
     ng_serve_view view;
+    /* hillshade: the terrain view's sea level, height scale and ramp
+     * (sea, hs, ramp); -1: serve's own (its command line's) */
+    double sea, hs;
+    int ramp;
     const char *stream; /* NULL: none */
+    long seq;           /* the client's order of its renders on the stream; -1: none */
 } ng_render_request;
 /* /api/render's arguments, with c's window as the defaults. 0, or -1 with
  * a 400 in a. */

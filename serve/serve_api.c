@@ -4,15 +4,21 @@
  *
  * Streams: a render names a stream; a new render on the same stream sets
  * the cancel flag of the one in progress there, which then stops within a
- * tile and answers 409.
+ * tile and answers 409. "New" is the client's order when it numbers its
+ * renders (seq), else the order they reach the server: a client that
+ * aborts a request and sends the next one cannot tell which of the two
+ * connections the server reads first (under load the stale one was read
+ * second and cancelled the page's newest render).
  */
 #include "inspect.h"
 #include "ng_io.h"
 #include "serve.h"
 
+#ifndef NG_NO_GRAPHVIZ /* a build without Graphviz (make NO_GRAPHVIZ=1; ARM=1) draws no graph */
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 #include <graphviz/gvplugin.h>
+#endif
 
 #include <math.h>
 #include <pthread.h>
@@ -49,7 +55,9 @@ static ng_served *need_base(ng_answer *a)
     ng_served *base = ng_served_get_base();
     ng_script_error e;
     if (!base) {
-        if (ng_serve_error(&e)) ng_answer_text(a, 503, "the script has no good run yet: %s", e.message);
+        if (ng_serve_error(&e) && e.line > 0)
+            ng_answer_text(a, 503, "the script has no good run yet: %s:%d: %s", e.file, e.line, e.message);
+        else if (ng_serve_error(&e)) ng_answer_text(a, 503, "the script has no good run yet: %s", e.message);
         else ng_answer_text(a, 503, "the script has no good run yet");
     }
     return base;
@@ -236,21 +244,28 @@ static struct {
     pthread_mutex_t mu;
     struct {
         char id[65];
+        long seq; /* -1: not numbered */
         atomic_int *cancel;
     } s[NG_SERVE_MAX_CONNECTIONS];
 } renders = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* Makes flag a render in progress (on stream id, or none: NULL),
- * cancelling the one there was on that stream. */
-static void render_begin(const char *id, atomic_int *flag)
+ * cancelling the one there was on that stream, or cancelling flag itself
+ * when the one there is numbered later (seq) than it. */
+static void render_begin(const char *id, long seq, atomic_int *flag)
 {
     int i, free_slot = -1;
     if (!id) id = "";
     pthread_mutex_lock(&renders.mu);
     for (i = 0; i < NG_SERVE_MAX_CONNECTIONS; i++) {
         if (*id && renders.s[i].cancel && !strcmp(renders.s[i].id, id)) {
-            atomic_store(renders.s[i].cancel, 1);
-            renders.s[i].cancel = flag;
+            if (seq >= 0 && renders.s[i].seq > seq) { /* a stale one, read after its successor */
+                atomic_store(flag, 1);
+            } else {
+                atomic_store(renders.s[i].cancel, 1);
+                renders.s[i].cancel = flag;
+                renders.s[i].seq = seq;
+            }
             free_slot = -2;
             break;
         }
@@ -258,6 +273,7 @@ static void render_begin(const char *id, atomic_int *flag)
     }
     if (free_slot >= 0) { /* none free cannot happen: a slot per connection */
         snprintf(renders.s[free_slot].id, sizeof renders.s[free_slot].id, "%s", id);
+        renders.s[free_slot].seq = seq;
         renders.s[free_slot].cancel = flag;
     }
     pthread_mutex_unlock(&renders.mu);
@@ -299,10 +315,10 @@ typedef struct turns {
 
 /* At most 4 renders draw and encode at once. Each holds its picture and
  * PNG outside the script's memory limit, and 128 connections are allowed:
- * 40 ramp requests at 2048^2 at once peaked at 2.4 GB, 0.53 GB with this
- * cap (10.0 against 9.0 s for all 40; the page itself has one to three
+ * the cap bounds what many requests at once hold (the README's "A
+ * served script" has the measurement; the page itself has one to three
  * renders out). Each render uses every core, so a few at once keep them
- * busy while others encode (with 2: 0.42 GB, but 12 s). */
+ * busy while others encode. */
 static turns draws = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 4};
 
 /* 0 with a turn taken, -1 when cancelled while waiting. */
@@ -386,6 +402,9 @@ static int draw(const ng_render_request *r, const ng_served *s, int root, pictur
         ng_render_opts o = render_opts(r, s, w, h, cancel);
         ng_sink sink = {pic_begin, pic_rows, pic_end, p, NULL, NULL};
         v.kind = r->view == NG_SERVE_VOLUME ? NG_VIEW_VOLUME : NG_VIEW_TERRAIN;
+        if (r->sea >= 0) v.sea_level = r->sea;
+        if (r->hs >= 0) v.height_scale = r->hs;
+        if (r->ramp >= 0) v.ramp = (ng_view_ramp_kind)r->ramp;
         return ng_view_render(g, root, &v, &o, &sink, err);
     }
     if (r->view == NG_SERVE_REPEAT) w = (w + 1) / 2, h = (h + 1) / 2;
@@ -487,7 +506,7 @@ void ng_api_render(const ng_query *q, ng_answer *a)
     int root, rc = -1, turn;
     atomic_init(&own, 0);
     if (ng_args_render(q, c, &r, a)) return;
-    render_begin(r.stream, cancel);
+    render_begin(r.stream, r.seq, cancel);
     if ((turn = turn_take(&draws, cancel)) || !(s = served_for(q, cancel, a))) goto out;
     if ((root = pick_node(&r, s, a)) < 0) goto out;
     if (r.view == NG_SERVE_RAMP && ng_node_channels(ng_graph_node(s->s.graph, root)) != 1) {
@@ -533,6 +552,7 @@ out:
 static turns layouts = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 2};
 #define SVG_MAX_BYTES (64u << 20)
 
+#ifndef NG_NO_GRAPHVIZ
 /* The two plugins a layout to SVG needs, linked in rather than found by
  * Graphviz's plugin search: that search also loads its text layout
  * plugins, whose fontconfig state is never freed (a leak under ASan on
@@ -560,20 +580,41 @@ static void set_ids(Agraph_t *g)
     }
 }
 
+#endif
+
 /* The most boxes (graph nodes and outputs) the page's drawing lays out:
  * past it the answer is a reason, at once (a sum of 1000 noises, 2001
  * nodes, took 2 s; such a graph is not read from a drawing anyway). The
  * time limit bounds the rest. */
 #define SVG_MAX_NODES 500
 
-/* The boxes ng_print_dot draws: the nodes shown and the outputs. */
-static int drawn_nodes(const ng_script *s)
+/* fold=ID,ID,...: the nodes whose branches the drawing folds, as flags
+ * (*out, ng_graph_count of them; NULL without the argument). 0, or -1
+ * answered (400: an id the graph does not have; 500: out of memory). */
+static int fold_flags(const ng_query *q, const ng_script *s, unsigned char **out, ng_answer *a)
 {
-    int i, n = s->noutputs;
-    for (i = 0; i < ng_graph_count(s->graph); i++) n += ng_inspect_shown(s, i);
-    return n;
+    const int n = ng_graph_count(s->graph);
+    const char *v = NULL, *p;
+    int i;
+    *out = NULL;
+    for (i = 0; i < q->n; i++)
+        if (!strcmp(q->key[i], "fold")) v = q->value[i];
+    if (!v || !*v) return 0;
+    if (!(*out = calloc((size_t)n + 1, 1))) return ng_answer_text(a, 500, "out of memory"), -1;
+    for (p = v; *p;) {
+        char *end;
+        long id = strtol(p, &end, 10);
+        if (end == p || *p < '0' || *p > '9' || id >= n || (*end && *end != ',')) {
+            free(*out), *out = NULL;
+            return ng_answer_text(a, 400, "fold: '%.64s' is not a list of node ids (0 to %d)", v, n - 1), -1;
+        }
+        (*out)[id] = 1;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
 }
 
+#ifndef NG_NO_GRAPHVIZ
 void ng_api_layout(const char *dot, int fd)
 {
     GVC_t *gvc = gvContextPlugins(gv_builtins, 0);
@@ -590,6 +631,9 @@ void ng_api_layout(const char *dot, int fd)
     }
     /* nothing freed: the process ends */
 }
+#else
+void ng_api_layout(const char *dot, int fd) { (void)dot, (void)fd; }
+#endif
 
 /* The SVG of dot into out: 0; -1 Graphviz failed; -2 the time limit
  * passed; -3 given up (cancelled, the server stopping). */
@@ -598,6 +642,9 @@ static int layout_svg(const char *dot, const atomic_int *cancel, ng_buf *out, ng
     ng_child c;
     char buf[16384];
     long n;
+#ifdef NG_NO_GRAPHVIZ
+    return ng_errorf(err, "this noisegraph was built without Graphviz (NO_GRAPHVIZ=1): it draws no graph");
+#endif
     if (turn_take(&layouts, cancel)) return -3;
     if (ng_child_start(&c, 'L', dot, strlen(dot), ng_serve_cli()->h.time_limit, cancel, err)) {
         turn_give(&layouts);
@@ -616,8 +663,9 @@ static int layout_svg(const char *dot, const atomic_int *cancel, ng_buf *out, ng
 
 void ng_api_graph_svg(const ng_query *q, ng_answer *a)
 {
-    static const char *const known[] = {NULL};
+    static const char *const known[] = {"fold", NULL};
     const double limit = ng_serve_cli()->h.time_limit;
+    unsigned char *fold = NULL;
     atomic_int own, *cancel = q->cancel ? q->cancel : &own;
     ng_served *s;
     ng_error err;
@@ -628,16 +676,21 @@ void ng_api_graph_svg(const ng_query *q, ng_answer *a)
     int nodes, rc;
     atomic_init(&own, 0);
     if (ng_args_check_keys(q, known, a) || !(s = served_for(q, cancel, a))) return;
+    if (fold_flags(q, &s->s, &fold, a)) {
+        ng_served_put(s);
+        return;
+    }
     generation = s->generation;
-    if ((nodes = drawn_nodes(&s->s)) > SVG_MAX_NODES) {
+    if ((nodes = ng_inspect_drawn(&s->s, fold)) > SVG_MAX_NODES) {
         ng_answer_text(a, 422,
                        "the graph has %d nodes, too many to draw (at most %d); 'noisegraph info' and "
                        "'noisegraph dot' give all of it",
                        nodes, SVG_MAX_NODES);
     } else if ((f = open_memstream(&dot, &len))) {
-        ng_print_dot(&s->s, base_name(ng_serve_cli()->script), f);
+        ng_print_dot_folded(&s->s, base_name(ng_serve_cli()->script), fold, f);
         fclose(f);
     }
+    free(fold);
     ng_served_put(s); /* the text is all the layout needs */
     if (nodes > SVG_MAX_NODES) return;
     ng_buf_free(&a->body);

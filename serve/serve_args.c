@@ -200,7 +200,8 @@ static int valid_stream(const char *s)
 
 int ng_args_render(const ng_query *q, const ng_serve_opts *c, ng_render_request *r, ng_answer *a)
 {
-    static const char *const known[] = {"w", "h", "ox", "oy", "ps", "node", "view", "stream", NULL};
+    static const char *const known[] = {"w", "h", "ox", "oy", "ps", "node", "view", "stream", "seq", "sea", "hs", "ramp", NULL};
+    static const char *const ramps[] = {"terrain", "grey", NULL}; /* ORDER ng_view_ramp_kind */
     const char *v;
     int k;
     if (ng_args_check_keys(q, known, a)) return -1;
@@ -208,6 +209,8 @@ int ng_args_render(const ng_query *q, const ng_serve_opts *c, ng_render_request 
     r->ox = c->r.origin[0], r->oy = c->r.origin[1], r->ps = c->r.pixel_size;
     r->view = NG_SERVE_GREY;
     r->stream = NULL;
+    r->seq = -1;
+    r->sea = r->hs = -1, r->ramp = -1;
     if ((v = arg(q, "w")) && read_int(v, 1, NG_SERVE_MAX_SIDE, &r->w))
         return ng_answer_text(a, 400, "w: '%.64s' is not a whole number from 1 to %d", v, NG_SERVE_MAX_SIDE), -1;
     if ((v = arg(q, "h")) && read_int(v, 1, NG_SERVE_MAX_SIDE, &r->h))
@@ -230,8 +233,19 @@ int ng_args_render(const ng_query *q, const ng_serve_opts *c, ng_render_request 
             return ng_answer_text(a, 400, "view: '%.64s' is not grey, ramp, hillshade, repeat or volume", v), -1;
         r->view = (ng_serve_view)k;
     }
+    if ((v = arg(q, "sea")) && ng_arg_real(v, 0.01, 0.99, &r->sea))
+        return ng_answer_text(a, 400, "sea: '%.64s' is not a sea level from 0.01 to 0.99", v), -1;
+    if ((v = arg(q, "hs")) && ng_arg_real(v, 0, 1e12, &r->hs))
+        return ng_answer_text(a, 400, "hs: '%.64s' is not a height scale from 0 (a fifth of the width) to 1e12", v), -1;
+    if ((v = arg(q, "ramp"))) {
+        for (k = 0; ramps[k] && strcmp(ramps[k], v); k++) continue;
+        if (!ramps[k]) return ng_answer_text(a, 400, "ramp: '%.64s' is not terrain or grey", v), -1;
+        r->ramp = k;
+    }
     if ((v = arg(q, "stream")) && !valid_stream(v))
         return ng_answer_text(a, 400, "stream: '%.64s' is not 1 to 64 letters, digits, '_', '-' or '.'", v), -1;
     r->stream = v;
+    if ((v = arg(q, "seq")) && read_int(v, 0, 999999999, &r->seq))
+        return ng_answer_text(a, 400, "seq: '%.64s' is not a whole number from 0 to 999999999", v), -1;
     return 0;
 }

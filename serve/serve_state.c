@@ -226,8 +226,9 @@ static void run_turn_give(void)
 
 /* Where a message names its file: after the "SCRIPT: " the host puts
  * before a message that does not start with the script's path (a module's
- * error, an error() of the script's own), up to the first ":DIGITS:". */
-static const char *error_at(const char *msg, int *line, size_t *len)
+ * error, an error() of the script's own), up to the first ":DIGITS:".
+ * *what is the text after that location (the whole message without one). */
+static const char *error_at(const char *msg, int *line, size_t *len, const char **what)
 {
     const char *rest = msg, *p;
     size_t sl = strlen(st.cli->script);
@@ -238,11 +239,13 @@ static const char *error_at(const char *msg, int *line, size_t *len)
         if (d > p + 1 && d - p < 11 && *d == ':') {
             *line = atoi(p + 1);
             *len = (size_t)(p - rest);
+            *what = d + 1 + (d[1] == ' ');
             return rest;
         }
     }
     *line = 0;
     *len = sl;
+    *what = msg;
     return st.cli->script;
 }
 
@@ -279,17 +282,18 @@ static void read_line(FILE *f, int n, char *out, size_t size)
 }
 
 /* "FILE:LINE: message" as Lua writes it: the file (relative to the
- * script's directory), the line and the text of that line. */
+ * script's directory), the line, the message after them (the page shows
+ * file and line once, apart) and the text of that line. */
 static void split_error(const char *msg, ng_script_error *e)
 {
     char path[PATH_MAX];
-    const char *p;
+    const char *p, *what;
     size_t dl = strlen(st.dir), len;
     FILE *f;
     memset(e, 0, sizeof *e);
-    snprintf(e->message, sizeof e->message, "%s", msg);
-    p = error_at(msg, &e->line, &len);
-    if (len >= sizeof path) p = st.cli->script, len = strlen(p), e->line = 0;
+    p = error_at(msg, &e->line, &len, &what);
+    if (len >= sizeof path) p = st.cli->script, len = strlen(p), e->line = 0, what = msg;
+    snprintf(e->message, sizeof e->message, "%s", what);
     snprintf(path, sizeof path, "%.*s", (int)len, p);
     p = path;
     if (strcmp(st.dir, ".") && !strncmp(path, st.dir, dl) && path[dl] == '/') p = path + dl + 1;

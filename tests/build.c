@@ -23,7 +23,7 @@ ng_node *t_begin(ng_graph *g, const char *type)
      * for that node alone: setting it visits every node of the graph) */
     if (t == &ng_type_image) ng_graph_set_image_loader(g, ng_image_load);
     if (!(n = ng_node_begin(g, t, type, NULL, &err))) die(type, &err);
-    if (sh && ng_set_choice(n, ng_param_index(t, sh->param), sh->value, &err)) die(type, &err);
+    if (sh && sh->param && ng_set_choice(n, ng_param_index(t, sh->param), sh->value, &err)) die(type, &err);
     return n;
 }
 

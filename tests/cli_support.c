@@ -343,6 +343,42 @@ void *decode(const char *path, png_uint_32 format, int *w, int *h)
     return buf;
 }
 
+uint16_t *read_png16(const char *path, int *w, int *h, int *channels)
+{
+    FILE *f = fopen(path, "rb");
+    png_structp png = NULL;
+    png_infop info = NULL;
+    uint16_t *volatile px = NULL;
+    unsigned char *volatile row = NULL;
+    png_uint_32 pw, ph, i, j;
+    int depth, ctype, ok = 0;
+    if (!f || !(png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL))) goto done;
+    if (!(info = png_create_info_struct(png)) || setjmp(png_jmpbuf(png))) goto done;
+    png_init_io(png, f);
+    png_read_info(png, info);
+    png_get_IHDR(png, info, &pw, &ph, &depth, &ctype, NULL, NULL, NULL);
+    *channels = png_get_channels(png, info);
+    if (depth != 16 || !(px = malloc((size_t)pw * ph * (size_t)*channels * 2)) ||
+        !(row = malloc((size_t)pw * (size_t)*channels * 2)))
+        goto done;
+    for (j = 0; j < ph; j++) {
+        png_read_row(png, row, NULL);
+        for (i = 0; i < pw * (png_uint_32)*channels; i++)
+            px[(size_t)j * pw * (size_t)*channels + i] = (uint16_t)(row[2 * i] << 8 | row[2 * i + 1]);
+    }
+    *w = (int)pw, *h = (int)ph;
+    ok = 1;
+done:
+    if (png) png_destroy_read_struct(&png, info ? &info : NULL, NULL);
+    if (f) fclose(f);
+    free(row);
+    if (!ok) {
+        free(px);
+        return NULL;
+    }
+    return px;
+}
+
 /* Entries of dir whose name contains part. */
 int count_entries(const char *dir, const char *part)
 {

@@ -10,6 +10,7 @@
 
 #include <png.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define PATHLEN 4096
@@ -62,6 +63,9 @@ int exists(const char *path);
 int same_bytes(const char *a, const char *b);
 int ihdr(const char *path, unsigned *w, unsigned *h, int *depth, int *ctype);
 void *decode(const char *path, png_uint_32 format, int *w, int *h);
+/* A 16-bit PNG's samples as stored (no gamma, no premultiplied alpha):
+ * w * h * channels values; NULL for anything else. */
+uint16_t *read_png16(const char *path, int *w, int *h, int *channels);
 int count_entries(const char *dir, const char *part);
 /* A PNG through libpng's low-level writer: every sample as given (bytes, or
  * 16-bit values when depth is 16), height rows of width * nch samples. A

@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include <stdarg.h>
+#include <time.h>
 
 int ng_t_failed_checks;
 static int passed, failed;
@@ -18,17 +19,42 @@ void ng_t_fail(const char *file, int line, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+/* A test that takes 5 s or more says so ("  slow: NAME S s"): CI's time
+ * budget is read off these lines and the suites' totals. */
 void ng_t_run(const char *name, void (*fn)(void))
 {
+    struct timespec t0, t1;
+    double s;
     current = name;
     ng_t_failed_checks = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     fn();
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (s >= 5.0) {
+        printf("  slow: %s %.1f s\n", name, s);
+        fflush(stdout);
+    }
     if (ng_t_failed_checks) failed++;
     else passed++;
 }
 
+int ng_t_fast_only;
+static int deferred;
+
+void ng_t_run_full(const char *name, void (*fn)(void))
+{
+    if (!ng_t_fast_only) {
+        ng_t_run(name, fn);
+        return;
+    }
+    printf("  (%s: full tier, not run by make check)\n", name);
+    deferred++;
+}
+
 int ng_t_summary(void)
 {
+    if (deferred) printf("(%d slow test(s) of fast suites not run; make test runs them)\n", deferred);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

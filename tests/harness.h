@@ -8,7 +8,8 @@
  * The build lists the suites from those lines (tests/suites.sh) and fails
  * on a test file without one, so a suite that is written runs. TIER:
  *   fast  no root, servers, Slurm, Chromium, GDAL or network, and quick:
- *         the whole tier is `make check`, well under a minute
+ *         the whole tier is `make check`, about a minute of CPU (a
+ *         slow test of a fast suite is RUN_FULL: the full tier's)
  *   full  the rest; `make test` (CI) runs every tier
  */
 #ifndef NG_HARNESS_H
@@ -23,7 +24,28 @@ void ng_t_run(const char *name, void (*fn)(void));
 void ng_t_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* SANITIZED: 1 in the sanitizer build (make test SAN=1), whose tests
+ * scale their work down (it runs about 8x slower). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 #define RUN(fn) ng_t_run(#fn, fn)
+/* A test of a fast suite too slow for `make check` (the whole of the
+ * example graphs on every SIMD path, an 8192^2 farm): it belongs to the
+ * full tier, so `run_tests --tier fast` names it and runs it not; make
+ * test, and the suite run by name, run it. */
+#define RUN_FULL(fn) ng_t_run_full(#fn, fn)
+void ng_t_run_full(const char *name, void (*fn)(void));
+/* Set by the runner: 1 when only the fast tier runs (make check). */
+extern int ng_t_fast_only;
 
 enum { NG_T_TIER_fast = 1, NG_T_TIER_full = 2 };
 /* The tier's enum is named after the suite so that a tier other than fast

@@ -6,8 +6,10 @@
 
 The layers, lowest first, and what each may use (README "How it works"):
 core (the engine), nodes/simd (kernels), nodes (node types), io (files),
-lua (the Lua host), serve (the preview server), cli (the program). The
-engine archive is core + nodes; the io archive is io.
+lua (the Lua host), serve (the preview server), cli (the program); python
+(the Python module) is an edge beside serve and cli: it uses the Lua host
+and nothing uses it. The engine archive is core + nodes; the io archive is
+io.
 
 `include` resolves every #include "..." of every source the way the
 Makefile's include paths do, prints one line per folder with the folders it
@@ -30,8 +32,9 @@ ALLOWED = {
     "lua": ["core", "nodes", "nodes/simd", "io"],
     "serve": ["core", "nodes", "nodes/simd", "io", "lua"],
     "cli": ["core", "nodes", "nodes/simd", "io", "lua", "serve"],
+    "python": ["core", "nodes", "nodes/simd", "io", "lua"],
 }
-ORDER = ["core", "nodes/simd", "nodes", "io", "lua", "serve", "cli"]
+ORDER = ["core", "nodes/simd", "nodes", "io", "lua", "serve", "cli", "python"]
 # io sees the engine through its public header alone
 PUBLIC = {("io", "core"): {"noisegraph.h"}}
 # the -I folders of each layer, in the Makefile's order (INC_<layer>)
@@ -43,13 +46,27 @@ SEARCH = {
     "lua": ["core", "nodes", "nodes/simd", "io", "lua"],
     "serve": ["core", "nodes", "nodes/simd", "io", "lua", "serve"],
     "cli": ["core", "nodes", "nodes/simd", "io", "lua", "serve", "cli"],
+    "python": ["core", "nodes", "nodes/simd", "io", "lua", "python"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def sources(folder):
-    return sorted(os.path.join(folder, f) for f in os.listdir(folder)
-                  if f.endswith((".c", ".h", ".cc")) and os.path.isfile(os.path.join(folder, f)))
+    """The layer's sources, in its subfolders too (io/without/) but not in
+    those that are layers of their own (nodes/simd/)."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if os.path.join(root, d) not in ORDER)
+        found += [os.path.join(root, f) for f in files if f.endswith((".c", ".h", ".cc"))]
+    return sorted(found)
+
+
+def layer_of(path):
+    """The layer a file belongs to: the deepest layer folder holding it."""
+    folder = os.path.dirname(path)
+    while folder and folder not in ORDER:
+        folder = os.path.dirname(folder)
+    return folder
 
 
 def resolve(path, name, layer):
@@ -76,7 +93,7 @@ def check_includes():
                     bad.append(f"{path}: includes \"{name}\", which no folder of its layer holds")
                     continue
                 edges.setdefault(path, set()).add(target)
-                folder = os.path.dirname(target)
+                folder = layer_of(target)
                 counts[folder] = counts.get(folder, 0) + 1
                 if folder != layer and folder not in ALLOWED[layer]:
                     bad.append(f"{path}: includes {target}: {layer}/ may not use {folder}/")

@@ -1,11 +1,15 @@
 /* main.c — runs the test suites: all of them (make test), one tier
- * (--tier fast: make check) or those named; --list names them with their
+ * (--tier fast: make check, without the RUN_FULL tests of its suites) or
+ * those named; --list names them with their
  * tiers. The last line is "N passed, N failed". The suites are the
- * NG_SUITE lines of tests/test_*.c, listed by the build (tests/suites.sh). */
+ * NG_SUITE lines of tests/test_*.c, listed by the build (tests/suites.sh).
+ * Each suite's wall time is printed after it ("suite NAME: S s"), so CI's
+ * time budget can be read off a run. */
 #include "harness.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static const char *const tier_names[] = {[NG_T_TIER_fast] = "fast", [NG_T_TIER_full] = "full"};
 
@@ -38,6 +42,7 @@ int main(int argc, char **argv)
             return 2;
         } else named++;
     }
+    ng_t_fast_only = tier == NG_T_TIER_fast;
     if (list) {
         for (i = 0; i < ng_t_nsuites; i++) printf("%s %s\n", ng_t_suites[i].name, tier_names[ng_t_suites[i].tier]);
         return 0;
@@ -46,8 +51,15 @@ int main(int argc, char **argv)
         const ng_t_suite *s = &ng_t_suites[i];
         int run = named ? 0 : !tier || s->tier == tier;
         for (a = 1; named && a < argc; a++) run |= strcmp(argv[a], s->name) == 0;
-        if (run) s->run();
-        else if (!named) skipped++;
+        if (run) {
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            s->run();
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            printf("suite %s: %.1f s\n", s->name, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+            fflush(stdout);
+        } else if (!named)
+            skipped++;
     }
     if (skipped)
         printf("(%s tier only: %d suites of other tiers not run; make test runs them all)\n", tier_names[tier],

@@ -16,6 +16,15 @@ void t_on_every_path(const char *suite, void (*tests)(void))
     t_path = NULL;
 }
 
+const ng_path *t_widest_path(void)
+{
+    const ng_path *p, *w = NULL;
+    int i, runs;
+    for (i = 0; (p = ng__path_at(i, &runs)); i++)
+        if (runs) w = p;
+    return w;
+}
+
 void t_run_on_path(const char *name, void (*fn)(void))
 {
     static char label[160]; /* the harness keeps the pointer for this run only */

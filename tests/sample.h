@@ -6,6 +6,7 @@
 #ifndef NG_TEST_SAMPLE_H
 #define NG_TEST_SAMPLE_H
 
+#include "harness.h"
 #include "kernels.h"
 
 #include <stdint.h>
@@ -17,6 +18,16 @@ extern const ng_path *t_path;
 void t_on_every_path(const char *suite, void (*tests)(void));
 void t_run_on_path(const char *name, void (*fn)(void));
 #define T_RUN(fn) t_run_on_path(#fn, fn)
+/* The widest path this CPU runs. */
+const ng_path *t_widest_path(void);
+/* A statistical sweep (millions of samples): on every path in the
+ * optimised run, on the widest path alone under the sanitizers, whose run
+ * is for memory and undefined behaviour and where the sweeps took minutes
+ * a path (every path's bits are checked in the optimised run). */
+#define T_RUN_SWEEP(fn)                                                        \
+    do {                                                                       \
+        if (!SANITIZED || t_path == t_widest_path()) t_run_on_path(#fn, fn);   \
+    } while (0)
 
 void t_rng_seed(uint64_t s);
 uint64_t t_rng_next(void);

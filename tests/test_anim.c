@@ -230,10 +230,20 @@ static void sleep_ms(long ms)
 
 /* SIGINT while a later frame renders: the process dies of it, the frames
  * written stay, the frame being written leaves no temporary. */
+#if SANITIZED
+#define SLOW_OCTAVES 6
+#else
+#define SLOW_OCTAVES 16
+#endif
+#define NG_STR_(x) #x
+#define NG_STR(x) NG_STR_(x)
 static void test_sigint_mid_sequence(void)
 {
+    /* 16^3 perlin samples a pixel, a fraction of a second a frame; the
+     * sanitized build is ~20x slower, so 6^3 there */
     static const char slow[] = "local n = ng.perlin{}\n"
-                               "for i = 1, 3 do n = ng.fbm{source = n, octaves = 16, antialias = false} end\n"
+                               "for i = 1, 3 do n = ng.fbm{source = n, octaves = " NG_STR(SLOW_OCTAVES)
+                               ", antialias = false} end\n"
                                "return n\n";
     char s[PATHLEN], dir[PATHLEN], o[PATHLEN], f[PATHLEN];
     const char *args[] = {"render", s, "-o", o, "--frames", "0-999", "--size", "96", "--threads", "1", NULL};
@@ -366,6 +376,105 @@ static void test_volume_frames(void)
     pathf(b, "%s/v_0001.nrrd", tmpdir);
     CHECK(exists(a) && exists(b));
     CHECK(!same_bytes(a, b));
+}
+
+/* time_scale: a noise at time_scale 2 and time t is the same noise at
+ * time 2t, bit for bit (doubling is exact), beside one that keeps its
+ * pace; time_scale 0 holds a noise (and a cloud) still; and a
+ * curl of an animated potential renders animated (4D). */
+static void render_pfm(const char *script_text, const char *name, const char *time, char *out)
+{
+    char s[PATHLEN];
+    res r;
+    mkscript(s, "ts.lua", script_text);
+    pathf(out, "%s/%s.pfm", tmpdir, name);
+    cli(&r, "render", s, "-o", out, "--time", time, "--size", "12", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+}
+
+static void test_time_scale(void)
+{
+    char a[PATHLEN], b[PATHLEN];
+    render_pfm("return ng.perlin{element_size = 4, time_scale = 2} + ng.simplex{element_size = 5, seed = 3}\n",
+               "fast", "0.75", a);
+    render_pfm("return ng.perlin{element_size = 4} + ng.simplex{element_size = 5, seed = 3, time_scale = 0.5}\n",
+               "slow", "1.5", b);
+    CHECK(same_bytes(a, b));
+    render_pfm("return ng.perlin{element_size = 4}\n", "pace", "0.75", b);
+    CHECK(!same_bytes(a, b));
+    render_pfm("return ng.worley{element_size = 4, time_scale = 0}\n", "still0", "0", a);
+    render_pfm("return ng.worley{element_size = 4, time_scale = 0}\n", "still1", "7.5", b);
+    CHECK(same_bytes(a, b));
+    render_pfm("return ng.cloud{element_size = 6, time_scale = 0}\n", "cloud0", "0", a);
+    render_pfm("return ng.cloud{element_size = 6, time_scale = 0}\n", "cloud3", "3", b);
+    CHECK(same_bytes(a, b));
+    render_pfm("return ng.cloud{element_size = 6}\n", "cloud3b", "3", b);
+    CHECK(!same_bytes(a, b));
+    render_pfm("return ng.curl{ng.simplex{element_size = 6, output = \"vector\"}}\n", "curl0", "0", a);
+    render_pfm("return ng.curl{ng.simplex{element_size = 6, output = \"vector\"}}\n", "curl1", "0.5", b);
+    CHECK(!same_bytes(a, b));
+}
+
+/* What the shell command prints (malloc'd), or NULL when it failed. */
+static char *run_shell(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    char *out = calloc(1, 4096);
+    size_t n = 0;
+    if (!p || !out) {
+        if (p) pclose(p);
+        free(out);
+        return NULL;
+    }
+    while (n < 4095 && fgets(out + n, (int)(4096 - n), p)) n = strlen(out);
+    if (pclose(p) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* The README's line that starts with `start` (after its indent), or "". */
+static void readme_line(const char *start, char *out, size_t len)
+{
+    char path[PATHLEN];
+    size_t n;
+    char *text, *at;
+    pathf(path, "%s/README.md", ng_root);
+    text = (char *)slurp(path, &n);
+    out[0] = '\0';
+    for (at = text; at && (at = strstr(at, start)); at++)
+        if (at > text && (at[-1] == ' ' || at[-1] == '\n')) {
+            snprintf(out, len, "%.*s", (int)strcspn(at, "\n"), at);
+            break;
+        }
+    free(text);
+}
+
+/* The README's ffmpeg recipe, as written, reads the frames --frames
+ * writes under its pattern (frames/cloud_{frame}.png from 1): a video of
+ * every frame (Debian's ffmpeg, a test tool). */
+static void test_ffmpeg_recipe(void)
+{
+    char render[1024], ffmpeg[1024], s[PATHLEN], o[PATHLEN], cmd[2 * PATHLEN + 2048], *count;
+    res r;
+    readme_line("noisegraph render graphs/clouds.lua -o 'frames/cloud_{frame}.png' --frames 1-", render, sizeof render);
+    readme_line("ffmpeg -framerate 24 -start_number 1 -i frames/cloud_%04d.png ", ffmpeg, sizeof ffmpeg);
+    CHECKF(render[0] && ffmpeg[0], "the README's recipe is not there: '%s' '%s'", render, ffmpeg);
+    if (!render[0] || !ffmpeg[0]) return;
+    /* the recipe's pattern, at a size and length a test can afford */
+    mkscript(s, "video.lua", "return ng.perlin{element_size = 6, range = \"unit\"}\n");
+    pathf(o, "%s/frames/cloud_{frame}.png", tmpdir);
+    cli(&r, "render", s, "-o", o, "--frames", "1-3", "--fps", "24", "--size", "32x18", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s </dev/null >/dev/null 2>&1 && ffprobe -v error -count_frames "
+             "-select_streams v:0 -show_entries stream=nb_read_frames,width,height -of csv=p=0 cloud.mp4 2>&1",
+             tmpdir, ffmpeg);
+    count = run_shell(cmd);
+    CHECKF(count && !strcmp(count, "32,18,3\n"), "%s: %s", cmd, count ? count : "(did not run)");
+    free(count);
 }
 
 /* --loop-frames N: frame N is frame 0, through the whole program. */
@@ -578,6 +687,8 @@ NG_SUITE(anim, full)
     RUN(test_sigterm_on_another_thread);
     RUN(test_volume_frames);
     RUN(test_cli_loop);
+    RUN(test_time_scale);
+    RUN(test_ffmpeg_recipe);
     RUN(test_cli_loop_tileable_clouds);
     cli_teardown();
 }

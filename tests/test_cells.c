@@ -17,16 +17,6 @@
 
 #include <stdint.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
 
 
 /* The kernels of the path under test (t_path). */
@@ -318,7 +308,7 @@ static int range_batches(const cfg *c, int dims)
     if (c->kind == WORLEY && c->feature == NG_WORLEY_CELL) batches = 32;
     else if (c->kind == WORLEY && ((c->jitter != 1.0f && dims >= 3) || c->metric == NG_METRIC_MINKOWSKI))
         batches = 64;
-    return SANITIZED ? batches / 8 : batches;
+    return batches;
 }
 
 static void test_range(void)
@@ -347,10 +337,8 @@ static void test_range(void)
             if (cs[c].kind == SPARSE) {
                 CHECKF(mn >= -1.0 && mx <= 1.0, "%s %dD: [%.9g, %.9g] exceeds [-1, 1]",
                        cfg_name(&cs[c]), dims, mn, mx);
-                /* both sides used; the rare extremes (1e-5) need 2^20, so
-                 * the sanitized run's 8x fewer samples (drawn anew when the
-                 * list of configurations changes) are held to 85% */
-                CHECKF(fmax(-mn, mx) >= (SANITIZED ? 0.85 : 0.9) && fmin(-mn, mx) >= 0.75,
+                /* both sides used; the rare extremes (1e-5) need 2^20 */
+                CHECKF(fmax(-mn, mx) >= 0.9 && fmin(-mn, mx) >= 0.75,
                        "%s %dD: [%.6f, %.6f] uses < 90%% of [-1, 1]", cfg_name(&cs[c]), dims, mn,
                        mx);
             } else {
@@ -361,10 +349,8 @@ static void test_range(void)
                 /* F1 (0 at features), F2-F1 (0 on borders), CELL (uniform)
                  * and alligator come near their floor (4D F1 to ~0.02: the
                  * 4-ball around a feature is small); F2 does not, two
-                 * features are rarely both near a point. P(F1 < r) grows
-                 * as r^dims, so the sanitized run's 8x fewer samples
-                 * reach 8^(1/dims) times less far down. */
-                const double floor = 0.05 * (SANITIZED ? pow(8.0, 1.0 / dims) : 1.0);
+                 * features are rarely both near a point. */
+                const double floor = 0.05;
                 CHECKF(cs[c].feature == NG_WORLEY_F2 || cs[c].feature == NG_WORLEY_F3 || mn <= floor, "%s %dD: min %.6f far above 0",
                        cfg_name(&cs[c]), dims, mn);
             }
@@ -392,7 +378,8 @@ static void test_worley_exact(void)
         for (m = 0; m < NG_NMETRICS; m++)
             for (ji = 0; ji < 3; ji++)
                 for (a = 0; a < 3; a++) {
-                    const int n = dims == 4 ? 256 : 1024;
+                    /* the brute force is most of the time: a quarter under SAN */
+                    const int n = (dims == 4 ? 256 : 1024) / (SANITIZED ? 4 : 1);
                     const float e = m == NG_METRIC_MINKOWSKI ? exps[a] : 2.0f;
                     double anchor[4];
                     ng_noise_pts p;
@@ -1165,10 +1152,89 @@ static void test_every_basis_known(void)
                "basis %d has no tests in test_cells.c", listed[k]);
 }
 
+/* Every other path gives the widest path's bits, on the inputs of every
+ * test above: every feature, metric (minkowski at three exponents) and
+ * jitter (1, 0.45, 0), the two kernel noises, 1D to 4D, near and far
+ * anchors, with and without a period, and batch sizes that leave each
+ * path's tail (1021 and 7 points). So each test's conclusions, drawn on
+ * the widest path, hold on every path (the suite once ran every test on
+ * every path: four times the time, the scalar path's most of it). */
+static void test_paths_agree(void)
+{
+    static const float jitters[] = {1.0f, LOW_JITTER, 0.0f}, exps[] = {0.7f, 2.0f, 4.5f};
+    static const double anchors[] = {0.0, 1e9 + 0.5, -123456789.25};
+    static const uint32_t periods[2][4] = {{0, 0, 0, 0}, {3, 5, 7, 2}};
+    static const int sizes[] = {SANITIZED ? 253 : 1021, 7}; /* odd: every path has a tail */
+    const ng_path *ref = t_widest_path(), *mine = t_path;
+    cfg cs[3 * NG_WORLEY_NFEATURES * NG_NMETRICS * 3 + 2];
+    int nc = 0, j, f, m, e, c, dims, a, per, z, i;
+    for (j = 0; j < 3; j++)
+        for (f = 0; f < NG_WORLEY_NFEATURES; f++)
+            for (m = 0; m < NG_NMETRICS; m++)
+                for (e = 0; e < (m == NG_METRIC_MINKOWSKI ? 3 : 1); e++) {
+                    cfg w = {WORLEY, f, m, jitters[j], m == NG_METRIC_MINKOWSKI ? exps[e] : 2.0f};
+                    if (f == NG_WORLEY_EDGE && m != NG_METRIC_EUCLIDEAN) continue;
+                    cs[nc++] = w;
+                }
+    cs[nc++] = (cfg){SPARSE, 0, 0, 1.0f, 2.0f};
+    cs[nc++] = (cfg){ALLIGATOR, 0, 0, 1.0f, 2.0f};
+    t_rng_seed(13);
+    for (c = 0; c < nc; c++)
+        for (dims = 1; dims <= 4; dims++)
+            for (a = 0; a < 3; a++)
+                for (per = 0; per < 2; per++)
+                    for (z = 0; z < 2; z++) {
+                        const int n = sizes[z], planes = cs[c].feature == NG_WORLEY_POSITION && cs[c].kind == WORLEY ? dims : 1;
+                        const double an[4] = {anchors[a], -anchors[a] + 0.75, anchors[a] * 0.5, 7.0};
+                        ng_noise_pts p;
+                        int differ = 0;
+                        fill_random(fbuf, 4, n, -64, 64, 0);
+                        p = pts(n, dims, an, fbuf, 31u * (uint32_t)c + (uint32_t)a);
+                        memcpy(p.period, periods[per], sizeof p.period);
+                        eval(&cs[c], &p, out1);
+                        t_path = ref;
+                        eval(&cs[c], &p, out2);
+                        t_path = mine;
+                        for (i = 0; i < planes * n; i++) differ += memcmp(&out1[i], &out2[i], sizeof out1[i]) != 0;
+                        CHECKF(differ == 0, "%s %dD anchor %g period %d, %d points: %d values differ from the %s path's",
+                               cfg_name(&cs[c]), dims, anchors[a], per, n, differ, ref->name);
+                    }
+}
+
+/* ng_cell_pow (cell_kernels.h), minkowski's power, against libm's pow in
+ * double, over x in [1e-4, 1e4] and |e| <= 10 where the result is a
+ * normal float: within 2e-6 relative for |e| <= 2 (the 1/p root of the
+ * distance), 8e-6 up to |e| = 10 (each axis's power, whose log2 carries
+ * float's rounding times e). */
+static void test_cell_pow_error(void)
+{
+    double worst = 0, worst_root = 0;
+    int i, j;
+    for (i = 0; i <= 4000; i++)
+        for (j = 0; j <= 400; j++) {
+            const float x = (float)pow(10.0, -4 + 8.0 * i / 4000), e = (float)(-10 + 20.0 * j / 400);
+            const double want = pow(x, e), rel = fabs(ng_cell_pow(x, e) / want - 1);
+            if (want < 0x1p-126 || want > 0x1p127) continue;
+            worst = fmax(worst, rel);
+            if (fabsf(e) <= 2) worst_root = fmax(worst_root, rel);
+        }
+    CHECKF(worst_root < 2e-6, "ng_cell_pow: relative error %g for |e| <= 2", worst_root);
+    CHECKF(worst < 8e-6, "ng_cell_pow: relative error %g for |e| <= 10", worst);
+}
+
 static void cell_tests(void)
 {
+    if (t_path != t_widest_path()) {
+        T_RUN(test_paths_agree);
+        return;
+    }
     T_RUN(test_every_basis_known);
-    T_RUN(test_range);
+    /* The three statistical sweeps (range, Lipschitz bound, far-origin
+     * roughness: millions of samples, 4 min under the sanitizers) run in
+     * the optimised build; under SAN, test_paths_agree walks every
+     * configuration through the same kernel code instead. */
+    if (SANITIZED) T_RUN(test_paths_agree);
+    else T_RUN(test_range);
     T_RUN(test_worley_exact);
     T_RUN(test_worley_widening);
     T_RUN(test_worley_zero_at_features);
@@ -1176,15 +1242,16 @@ static void cell_tests(void)
     T_RUN(test_worley_cell_constant);
     T_RUN(test_alligator_peaks);
     T_RUN(test_alligator_floor);
-    T_RUN(test_continuity);
+    if (!SANITIZED) T_RUN(test_continuity);
     T_RUN(test_determinism_and_seed);
-    T_RUN(test_far_origin_not_blocky);
+    if (!SANITIZED) T_RUN(test_far_origin_not_blocky);
     T_RUN(test_far_field_is_translate);
     T_RUN(test_periodic);
     T_RUN(test_periodic_seams);
     T_RUN(test_periodic_one_axis);
     T_RUN(test_odd_inputs);
     T_RUN(test_normaliser_continuous);
+    T_RUN(test_cell_pow_error);
 }
 
 NG_SUITE(cells, full) { t_on_every_path("cells", cell_tests); }

@@ -158,6 +158,7 @@ static void check_shorthands(report *r, const ng_node_type *t)
         const ng_shorthand *sh = &t->shorthands[k];
         int p = sh->param ? ng_param_index(t, sh->param) : -1;
         if (!documented(sh->name)) problem(r, "shorthand #%d has no name", k);
+        else if (!sh->param && !sh->value) continue; /* a plain alias */
         else if (p < 0 || t->params[p].kind != NG_PARAM_ENUM)
             problem(r, "shorthand '%s' presets '%s', not a choice option", sh->name, sh->param ? sh->param : "?");
         else if (!sh->value || ng_enum_index(&t->params[p], sh->value) < 0)
@@ -171,7 +172,7 @@ static void check_type(report *r, const ng_node_type *t)
     memset(r, 0, sizeof *r);
     if (!documented(t->name) || !documented(t->family) || !documented(t->doc))
         problem(r, "a name, family and doc are required");
-    if (!t->dims || (t->dims & ~0x1Eu)) problem(r, "dims %#x: bits 1 to 4 only, at least one", t->dims);
+    if (!t->dims || (t->dims & ~NG_DIMS_ALL)) problem(r, "dims %#x: bits 1 to 4 only, at least one", t->dims);
     if (!t->eval) problem(r, "no eval");
     check_params(r, t);
     check_inputs(r, t);
@@ -261,7 +262,7 @@ static ng_node_type good_type(void)
 {
     ng_node_type t = {
         .name = "good", .family = "test", .doc = "well formed", .params = good_params, .nparams = 2,
-        .inputs = good_inputs, .ninputs = 1, .dims = 0x1Eu, .shorthands = good_shorthands, .nshorthands = 1,
+        .inputs = good_inputs, .ninputs = 1, .dims = NG_DIMS_ALL, .shorthands = good_shorthands, .nshorthands = 1,
         .positional = "source,size", .eval = no_eval,
     };
     return t;

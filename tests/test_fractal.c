@@ -123,7 +123,7 @@ static int counted_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
 }
 
 static const ng_node_type counted_type = {
-    .name = "counted", .family = "test", .doc = "counts evaluations", .dims = 0x1Eu,
+    .name = "counted", .family = "test", .doc = "counts evaluations", .dims = NG_DIMS_ALL,
     .setup = counted_setup, .eval = counted_eval,
 };
 

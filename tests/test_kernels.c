@@ -1587,11 +1587,11 @@ static void test_perlin_blend_is_fused_on_every_path(void)
 static void kernel_tests(void)
 {
     T_RUN(test_every_basis_has_data);
-    T_RUN(test_range);
+    T_RUN_SWEEP(test_range);
     T_RUN(test_perlin_zero_on_lattice);
-    T_RUN(test_continuity);
+    T_RUN_SWEEP(test_continuity);
     T_RUN(test_determinism_and_seed);
-    T_RUN(test_far_origin_not_blocky);
+    T_RUN_SWEEP(test_far_origin_not_blocky);
     T_RUN(test_far_field_is_translate);
     T_RUN(test_nonfinite_positions);
     T_RUN(test_unsupported_dims);
@@ -1603,10 +1603,10 @@ static void kernel_tests(void)
     T_RUN(test_tiled_range);
     T_RUN(test_simplex_tiled2);
     T_RUN(test_grad_value_identical);
-    T_RUN(test_grad_finite_differences);
+    T_RUN_SWEEP(test_grad_finite_differences);
     T_RUN(test_grad_soft_limit);
     T_RUN(test_grad_periodic);
-    T_RUN(test_lattice_choices);
+    T_RUN_SWEEP(test_lattice_choices);
     T_RUN(test_offset_scale_is_a_multiply);
     T_RUN(test_loops_same_bits_as_scalar);
     T_RUN(test_value_blend_is_fused_on_every_path);

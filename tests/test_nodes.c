@@ -211,12 +211,27 @@ static void test_smoothstep(void)
         if (v[i] < v[i - 1]) ng_t_fail(__FILE__, __LINE__, "smoothstep decreases at %g", x[i]);
     free(v);
     free(x);
-    /* lo must be below hi */
+    /* reversed edges, as GLSL and Houdini take them: 1 below hi, 0 above
+     * lo, the mirror of the ramp (smoothstep(6, 2, x) = 1 - smoothstep(2, 6, x)) */
+    n = t_on(g, "smoothstep", coord(g, "x"));
+    t_set(n, "lo", hi);
+    t_set(n, "hi", lo);
+    {
+        const int r = t_finish(g, n);
+        CHECK_NEAR(ev1(g, r, -5), 1, 0);
+        CHECK_NEAR(ev1(g, r, lo), 1, 0);
+        CHECK_NEAR(ev1(g, r, hi), 0, 0);
+        CHECK_NEAR(ev1(g, r, 60), 0, 0);
+        CHECK_NEAR(ev1(g, r, 3), 1 - 0.15625, 1e-6);
+        CHECK_NEAR(ev1(g, r, 5), 0.15625, 1e-6);
+        CHECK_NEAR((ev1(g, r, 4 + h) - ev1(g, r, 4 - h)) / (2 * h), -1.5 / (hi - lo), 2e-3);
+    }
+    /* equal edges are no ramp */
     n = t_on(g, "smoothstep", coord(g, "x"));
     t_set(n, "lo", 3);
     t_set(n, "hi", 3);
     CHECK(finish_fails(g, n, msg, sizeof msg));
-    CHECK_CONTAINS(msg, "lo = 3 must be below hi = 3");
+    CHECK_CONTAINS(msg, "lo = 3 and hi = 3 are equal: no ramp");
     ng_graph_free(g);
 }
 
@@ -652,6 +667,60 @@ static void test_curl_2d_divergence_free(void)
     }
     free(p0);
     for (d = 0; d < 2; d++) free(cp[d]), free(cm[d]), free(pp[d]), free(pm[d]), free(p2p[d]), free(p2m[d]);
+    ng_graph_free(g);
+}
+
+/* Field f (c channels) at the grid (z varying) at time w, shifted by off along axis. */
+static float *at_time(const ng_graph *g, int f, int axis, double off, double w)
+{
+    double x[CH], y[CH], z[CH], t[CH];
+    const double *xs[4] = {x, y, z, t};
+    ng_error err;
+    float *out = malloc((size_t)CH * NG_MAX_CHANNELS * sizeof(float));
+    int i;
+    grid_shift(x, y, z, axis, off);
+    for (i = 0; i < CH; i++) t[i] = w;
+    if (out && ng_eval_points(g, f, 4, xs, CH, out, &err)) {
+        ng_t_fail(__FILE__, __LINE__, "4D evaluation failed: %s", err.msg);
+        free(out);
+        out = NULL;
+    }
+    return out;
+}
+
+/* In 4D (an animated render) the curl is the 3D curl of the potential at
+ * each sample's time: the test's own differences in x, y, z at that time;
+ * and the field changes as time does. */
+static void test_curl_4d_is_the_curl_at_each_time(void)
+{
+    const double h = 0.05, w = 2.5;
+    ng_graph *g = ng_graph_new();
+    int A = t_vnoise(g, "perlin", 40, 5), curl = curl_of(g, A, h), d, c, i;
+    float *ap[3] = {0}, *am[3] = {0}, *c0 = at_time(g, curl, 0, 0, w), *c1 = at_time(g, curl, 0, 0, w + 7);
+    double maxdev = 0, mag = 0, zmag = 0, moved = 0;
+    int ok = c0 && c1;
+    for (d = 0; d < 3; d++) ok &= (ap[d] = at_time(g, A, d, h, w)) && (am[d] = at_time(g, A, d, -h, w));
+    for (i = 0; ok && i < CH; i++) {
+        double D[3][3], ex[3]; /* D[d][c]: dA_c / dx_d at time w */
+        for (d = 0; d < 3; d++)
+            for (c = 0; c < 3; c++) D[d][c] = (ap[d][3 * i + c] - am[d][3 * i + c]) / (2 * h);
+        ex[0] = D[1][2] - D[2][1];
+        ex[1] = D[2][0] - D[0][2];
+        ex[2] = D[0][1] - D[1][0];
+        for (c = 0; c < 3; c++) {
+            maxdev = fmax(maxdev, fabs(c0[3 * i + c] - ex[c]));
+            mag += fabs(c0[3 * i + c]) / CH;
+            moved += fabs(c1[3 * i + c] - c0[3 * i + c]) / CH;
+        }
+        zmag += fabs(c0[3 * i + 2]) / CH;
+    }
+    CHECK(ok);
+    CHECK(mag > 5e-3);
+    CHECK(zmag > 1e-3);            /* the 3D curl, not the 2D one */
+    CHECK_LE(maxdev, 1e-3 * mag);  /* the curl at that time */
+    CHECK(moved > 0.2 * mag);      /* another time, another field */
+    free(c0), free(c1);
+    for (d = 0; d < 3; d++) free(ap[d]), free(am[d]);
     ng_graph_free(g);
 }
 
@@ -1361,6 +1430,7 @@ NG_SUITE(nodes, fast)
     RUN(test_channel_picks);
     RUN(test_channel_index_error);
     RUN(test_curl_2d_divergence_free);
+    RUN(test_curl_4d_is_the_curl_at_each_time);
     RUN(test_curl_3d_divergence_free);
     RUN(test_distance_metrics);
     RUN(test_worley_position_world);

@@ -342,10 +342,11 @@ static void test_png_default_bits(void)
     unlink(path);
 }
 
-/* Alpha and two-channel images are refused by name, and nothing is made. */
+/* Two-channel (and empty) images are refused by name, and nothing is
+ * made; 4 channels are RGBA (a splat map: test_terrain_masks.c). */
 static void test_png_bad_channels(void)
 {
-    static const int counts[] = {2, 4, 0};
+    static const int counts[] = {2, 5, 0};
     for (int i = 0; i < 3; i++) {
         ng_error err = {{0}};
         char want[32];
@@ -354,7 +355,7 @@ static void test_png_bad_channels(void)
         CHECK_INT(s.begin(s.user, W, H, counts[i], &err), -1);
         snprintf(want, sizeof want, "not %d", counts[i]);
         CHECK_CONTAINS(err.msg, want);
-        CHECK_CONTAINS(err.msg, "1 (grey) or 3 (RGB)");
+        CHECK_CONTAINS(err.msg, "1 (grey), 3 (RGB) or 4 (RGBA)");
         CHECK_INT(s.end(s.user, 0, &err), 0);
         ng_file_sink_free(p);
     }

@@ -338,6 +338,45 @@ static void test_terrain_plane_is_one_colour(void)
     ng_graph_free(g);
 }
 
+/* The sea level moves the shore: a plane at 0.4 is land (not blue) at the
+ * default 0.3 and water (bluest) at 0.5, flat either way; the default
+ * given explicitly is the same picture; the grey ramp is grey. */
+static void test_terrain_sea_level_and_ramp(void)
+{
+    ng_graph *g = ng_graph_new();
+    int plane = t_const(g, 0.4), slope = t_bin(g, "mul", t_finish_ok(g, t_begin(g, "x")), t_const(g, 0.05)), i;
+    ng_view_opts v;
+    ng_render_opts o;
+    float *land, *sea, *a, *b;
+    ng_view_defaults(&v, NG_VIEW_TERRAIN);
+    t_opts(&o, 16, 12);
+    land = view(g, plane, &v, &o);
+    v.sea_level = 0.5;
+    sea = view(g, plane, &v, &o);
+    CHECK(land && sea);
+    if (land && sea) {
+        CHECK(land[2] < land[1]);  /* grass */
+        CHECK(sea[2] > sea[0] && sea[2] > sea[1]);  /* water */
+    }
+    free(land), free(sea);
+    ng_view_defaults(&v, NG_VIEW_TERRAIN);
+    a = view(g, slope, &v, &o);
+    v.sea_level = 0.3;
+    b = view(g, slope, &v, &o);
+    CHECK(a && b && !memcmp(a, b, 16 * 12 * 3 * sizeof(float)));
+    free(b);
+    v.ramp = NG_RAMP_GREY;
+    b = view(g, slope, &v, &o);
+    for (i = 0; b && i < 16 * 12; i++)
+        if (b[3 * i] != b[3 * i + 1] || b[3 * i] != b[3 * i + 2]) {
+            ng_t_fail(__FILE__, __LINE__, "grey ramp: pixel %d is not grey", i);
+            break;
+        }
+    CHECK(a && b && memcmp(a, b, 16 * 12 * 3 * sizeof(float)));
+    free(a), free(b);
+    ng_graph_free(g);
+}
+
 /* Height rising toward +x: the slope faces -x. Lit from -x it is brighter
  * than lit from +x, and brighter than a plane of its height lit the same
  * way... at the same pixel, the same colour ramp. */
@@ -587,6 +626,39 @@ static void test_cli_view_formats(void)
     CHECK(exists(o));
 }
 
+/* --sea-level and --terrain-ramp on the command line: another picture,
+ * the default given explicitly the same file; out of range, a usage error. */
+static void test_cli_terrain_controls(void)
+{
+    char s[PATHLEN], a[PATHLEN], b[PATHLEN];
+    res r;
+    mkscript(s, "ter.lua", "return ng.perlin{element_size = 6, range = \"unit\"}\n");
+    tpath(a, "ter_default.pfm");
+    tpath(b, "ter_moved.pfm");
+    cli(&r, "render", s, "--view", "terrain", "-o", a, "--size", "16", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "render", s, "--view", "terrain", "-o", b, "--size", "16", "--sea-level", "0.3", "--terrain-ramp",
+        "terrain", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(a, b));
+    cli(&r, "preview", s, "--view", "terrain", "-o", b, "--size", "16", "--sea-level", "0.6", "--height-scale", "4",
+        "--terrain-ramp", "grey", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(!same_bytes(a, b));
+    cli(&r, "preview", s, "--view", "terrain", "-o", b, "--sea-level", "1.5", NULL);
+    EXPECT_ERR(&r, 2, "--sea-level", "0.01 to 0.99");
+    res_free(&r);
+    cli(&r, "preview", s, "--view", "terrain", "-o", b, "--terrain-ramp", "heat", NULL);
+    EXPECT_ERR(&r, 2, "--terrain-ramp", "terrain|grey");
+    res_free(&r);
+    cli(&r, "preview", s, "-o", b, "--sea-level", "0.5", NULL);
+    EXPECT_ERR(&r, 2, "--sea-level", "terrain");
+    res_free(&r);
+}
+
 /* render --view draws what preview draws, through the same path: the same
  * file, byte for byte, for a volume (preview's default view) and a
  * terrain, with the view options anywhere on the line. */
@@ -815,6 +887,7 @@ NG_SUITE(preview, fast)
     RUN(test_camera_changes_the_picture);
     RUN(test_preset_frames_the_box);
     RUN(test_terrain_plane_is_one_colour);
+    RUN(test_terrain_sea_level_and_ramp);
     RUN(test_terrain_slope_facing_the_sun_is_brighter);
     RUN(test_api_refuses_bad_options);
     if (cli_setup("preview")) {
@@ -824,6 +897,7 @@ NG_SUITE(preview, fast)
     RUN(test_cli_writes_pictures);
     RUN(test_cli_usage_errors);
     RUN(test_cli_view_formats);
+    RUN(test_cli_terrain_controls);
     RUN(test_cli_render_view_is_preview);
     RUN(test_cli_options_refused_by_other_commands);
     RUN(test_cli_graph_errors_leave_files_alone);

@@ -205,8 +205,8 @@ static void test_every_method_takes_a_table(void)
         mkscript(sm, "meth.lua", text);
         snprintf(text, sizeof text, "local n = ng.perlin{range = \"unit\"}\nreturn ng.%s{n}\n", types[i]->name);
         mkscript(sc, "ctor.lua", text);
-        tpath(om, "meth.pfm");
-        tpath(oc, "ctor.pfm");
+        tpath(om, "meth.nrrd"); /* NRRD holds any channel count (hydraulic's 4) */
+        tpath(oc, "ctor.nrrd");
         cli(&a, "render", sm, "-o", om, "--size", "8", NULL);
         cli(&b, "render", sc, "-o", oc, "--size", "8", NULL);
         CHECKF(a.code == b.code, "node:%s{}: exit %d, ng.%s{node}: exit %d (%s)", m, a.code, types[i]->name, b.code,
@@ -292,6 +292,191 @@ static void test_misspelt_names(void)
     res_free(&r);
 }
 
+/* ---- the names other tools use ------------------------------------------------------------------ */
+
+/* Each alias renders the bits of the name it stands for: node types
+ * (voronoi, cellular, lerp, blend, remap, levels) and options (gain and
+ * persistence for roughness, gain where a node has no gain of its own;
+ * frequency, the inverse of element_size). */
+static void test_vocabulary_aliases(void)
+{
+    static const struct {
+        const char *alias, *canonical;
+    } same[] = {
+        {"ng.voronoi{element_size = 6, seed = 2}", "ng.worley{element_size = 6, seed = 2}"},
+        {"ng.cellular{element_size = 6, feature = \"f2\"}", "ng.noise{type = \"worley\", element_size = 6, feature = \"f2\"}"},
+        {"ng.lerp(n, ng.x() / 16, 0.3)", "ng.mix(n, ng.x() / 16, 0.3)"},
+        {"ng.blend{a = n, b = 0.5, t = ng.y() / 16}", "ng.mix{a = n, b = 0.5, t = ng.y() / 16}"},
+        {"ng.remap(n, -1, 1, 0, 1)", "ng.fit(n, -1, 1, 0, 1)"},
+        {"ng.levels{source = n, from_lo = -0.5, from_hi = 0.5, clamp = true}",
+         "n:fit{from_lo = -0.5, from_hi = 0.5, clamp = true}"},
+        {"ng.fbm{source = n, persistence = 0.7}", "ng.fbm{source = n, roughness = 0.7}"},
+        {"ng.perlin{fractal = \"fbm\", persistence = 0.3}", "ng.perlin{fractal = \"fbm\", roughness = 0.3}"},
+        {"ng.cloud{element_size = 4, gain = 0.3}", "ng.cloud{element_size = 4, roughness = 0.3}"},
+        {"ng.simplex{frequency = 0.125}", "ng.simplex{element_size = 8}"},
+        {"ng.cloud{frequency = 0.25, persistence = 0.4}", "ng.cloud{element_size = 4, roughness = 0.4}"},
+    };
+    char sa[PATHLEN], sc[PATHLEN], oa[PATHLEN], oc[PATHLEN], text[512];
+    size_t i;
+    res r;
+    tpath(oa, "alias.pfm");
+    tpath(oc, "canon.pfm");
+    for (i = 0; i < sizeof same / sizeof same[0]; i++) {
+        snprintf(text, sizeof text, "local n = ng.perlin{element_size = 4}\nreturn %s\n", same[i].alias);
+        mkscript(sa, "alias.lua", text);
+        snprintf(text, sizeof text, "local n = ng.perlin{element_size = 4}\nreturn %s\n", same[i].canonical);
+        mkscript(sc, "canon.lua", text);
+        cli(&r, "render", sa, "-o", oa, "--size", "16", NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        cli(&r, "render", sc, "-o", oc, "--size", "16", NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        CHECKF(same_bytes(oa, oc), "%s differs from %s", same[i].alias, same[i].canonical);
+    }
+}
+
+/* An alias beside the name it stands for is one option given twice; a
+ * misspelt alias is offered with what it means; frequency is a number
+ * above 0; `noisegraph nodes` lists the aliases. */
+static void test_vocabulary_errors(void)
+{
+    static const struct {
+        const char *script, *msg1, *msg2;
+    } bad[] = {
+        {"return ng.fbm{source = ng.perlin{}, roughness = 0.3, persistence = 0.4}", "both set roughness; give one",
+         "'persistence'"},
+        {"return ng.cloud{roughness = 0.3, gain = 0.4}", "both set roughness; give one", "'gain'"},
+        {"return ng.cloud{persistence = 0.3, gain = 0.4}", "both set roughness; give one", "'persistence'"},
+        {"return ng.perlin{frequency = 0.1, element_size = 8}", "both set element_size; give one", "'frequency'"},
+        {"return ng.perlin{frequency = 0}", "option 'frequency' (1 / element_size) must be a number above 0", "got 0"},
+        {"return ng.perlin{frequency = ng.x()}", "option 'frequency' (1 / element_size) must be a number above 0",
+         "got"},
+        {"return ng.fbm{source = ng.perlin{}, persistance = 0.3}", "unknown option 'persistance'",
+         "did you mean 'persistence', another name for roughness?"},
+        {"return ng.perlin{frequancy = 0.1}", "unknown option 'frequancy'", "did you mean 'frequency', 1 / element_size?"},
+        {"return ng.voronio{}", "ng.voronio is not a node type", "did you mean ng.voronoi?"},
+    };
+    char s[PATHLEN], out[PATHLEN], text[256];
+    size_t i;
+    res r;
+    tpath(out, "vocab.png");
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s\n", bad[i].script);
+        mkscript(s, "vocab.lua", text);
+        cli(&r, "render", s, "-o", out, "--size", "8", NULL);
+        EXPECT_ERR(&r, 1, at(s, 1), bad[i].msg1, bad[i].msg2);
+        res_free(&r);
+    }
+    CHECK(!exists(out));
+    cli(&r, "nodes", "perlin", NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "(also persistence)"); /* its gain is Musgrave's, its own option */
+    CHECK(!strstr(r.out, "(also persistence, gain)"));
+    CHECK_CONTAINS(r.out, "(also frequency = 1 / it)");
+    CHECK_CONTAINS(r.out, "voronoi, cellular");
+    res_free(&r);
+    cli(&r, "nodes", "lerp", NULL);
+    EXPECT_OK(&r);
+    CHECK(strncmp(r.out, "mix  (also lerp, blend)", 23) == 0);
+    res_free(&r);
+    cli(&r, "nodes", "cloud", NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "(also persistence, gain)");
+    res_free(&r);
+}
+
+/* node:named(NAME) labels a node as the script calls it: info, dot and
+ * messages say that name; the node is the same (the same bits); a name
+ * is 1 to 64 characters. */
+static void test_named_nodes(void)
+{
+    char s[PATHLEN], a[PATHLEN], b[PATHLEN];
+    res r;
+    mkscript(s, "named.lua",
+             "local m = ng.perlin{element_size = 5}:named(\"mountains\")\n"
+             "return ng.warp{m, ng.simplex{output = \"vector\"}:named(\"wind\"), amount = 2}\n");
+    cli(&r, "info", s, NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "#0 mountains (noise)");
+    CHECK_CONTAINS(r.out, "#1 wind (noise)");
+    res_free(&r);
+    cli(&r, "dot", s, NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "mountains");
+    res_free(&r);
+    tpath(a, "named.pfm");
+    cli(&r, "render", s, "-o", a, "--size", "8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    mkscript(s, "unnamed.lua",
+             "local m = ng.perlin{element_size = 5}\n"
+             "return ng.warp{m, ng.simplex{output = \"vector\"}, amount = 2}\n");
+    tpath(b, "unnamed.pfm");
+    cli(&r, "render", s, "-o", b, "--size", "8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(a, b));
+    mkscript(s, "badname.lua", "return ng.perlin{}:named(\"\")\n");
+    cli(&r, "info", s, NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "named: a name is 1 to 64 characters");
+    res_free(&r);
+}
+
+/* A node held by a script's variable is labelled by its name where :named()
+ * did not name it: the main chunk's locals at its return (the first
+ * declared of two), then globals (the first by name of two). Loop locals
+ * gone by the end, temporaries and names over 64 bytes label nothing. */
+static void test_variable_labels(void)
+{
+    char s[PATHLEN], a[PATHLEN], b[PATHLEN];
+    res r;
+    mkscript(s, "vars.lua",
+             "local scale = 40\n"
+             "local hills = ng.fbm{ng.perlin{element_size = scale}, octaves = 3}\n"
+             "local again = hills\n"
+             "zeta = ng.simplex{element_size = 30}\n"
+             "alpha = zeta\n"
+             "local rock = ng.worley{}:named(\"rocks\")\n"
+             "local also_rock = rock\n"
+             "for i = 1, 2 do local gone = ng.value{seed = i} end\n"
+             "local " "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa = ng.perlin{seed = 9}\n"
+             "local base = ng.perlin{seed = 5}\n"
+             "return hills * alpha + rock + ng.ridged{base}\n");
+    cli(&r, "info", s, NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "#0 perlin (noise)");
+    CHECK_CONTAINS(r.out, "#1 hills (fractal)");
+    CHECK_CONTAINS(r.out, "#2 alpha (noise)");
+    CHECK_CONTAINS(r.out, "#3 rocks (noise)");
+    CHECK_CONTAINS(r.out, "#4 value (noise)");
+    CHECK_CONTAINS(r.out, "#6 perlin (noise)");
+    CHECK_CONTAINS(r.out, "#7 base (noise)");
+    res_free(&r);
+    cli(&r, "dot", s, NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "label=\"hills (fractal)");
+    res_free(&r);
+    /* the chunk ending in a call of a constructor: its locals are still there */
+    mkscript(s, "tail.lua", "local base = ng.perlin{element_size = 6}\nreturn ng.fbm{base, octaves = 2}\n");
+    cli(&r, "info", s, NULL);
+    EXPECT_OK(&r);
+    CHECK_CONTAINS(r.out, "#0 base (noise)");
+    CHECK_CONTAINS(r.out, "#1 fbm (fractal)");
+    res_free(&r);
+    /* labels only: the same graph without variables renders the same bits */
+    tpath(a, "vars.pfm");
+    cli(&r, "render", s, "-o", a, "--size", "8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    mkscript(s, "novars.lua", "return ng.fbm{ng.perlin{element_size = 6}, octaves = 2}\n");
+    tpath(b, "novars.pfm");
+    cli(&r, "render", s, "-o", b, "--size", "8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(same_bytes(a, b));
+}
+
 /* Without NG_BIN and NG_ROOT the program's tests cannot run: a failure,
  * not a silent skip. */
 static void test_program_is_there(void)
@@ -313,5 +498,9 @@ NG_SUITE(scripts, full)
     RUN(test_every_method_takes_a_table);
     RUN(test_method_tables);
     RUN(test_misspelt_names);
+    RUN(test_vocabulary_aliases);
+    RUN(test_vocabulary_errors);
+    RUN(test_named_nodes);
+    RUN(test_variable_labels);
     cli_teardown();
 }

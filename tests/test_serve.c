@@ -10,9 +10,10 @@
  * served; a new render on a stream cancels the one in progress there
  * while other requests answer; SIGTERM ends it with status 0 (under SAN,
  * no leak either). And what it must survive: scripts stuck in C code (a
- * parameter value, a saved file), Graphviz layouts that take minutes,
- * clients that hang up, floods of event streams and half-sent requests,
- * and a dozen runs at once (its memory, read from /proc).
+ * parameter value, a saved file, an image swapped for a JPEG that takes
+ * seconds to decode), Graphviz layouts that take minutes, clients that
+ * hang up, floods of event streams and half-sent requests, and a dozen
+ * runs at once (its memory, read from /proc).
  */
 #include "cli_support.h"
 #include "serve.h"
@@ -289,6 +290,7 @@ static void test_state_page_and_status_codes(void)
         "/api/render?ox=2e15",       "/api/render?ps=0",         "/api/render?ps=-1",
         "/api/render?ps=0x10",       "/api/render?node=99999",   "/api/render?node=-1",
         "/api/render?node=abc",      "/api/render?view=sepia",   "/api/render?stream=a/b",
+        "/api/render?seq=-1",        "/api/render?seq=1.5",      "/api/render?seq=x",
         "/api/render?w=8&w=9",       "/api/render?zoom=2",       "/api/render?set.nope=1",
         "/api/render?set.seed=101",  "/api/render?set.seed=-1",  "/api/render?set.seed=1.5",
         "/api/render?set.gain=nan",  "/api/render?set.gain=",    "/api/render?set.flat=maybe",
@@ -462,10 +464,11 @@ static void test_render_matches_the_cli(void)
     CHECK(ihdr(answer, &dw, &dh, &depth, &ctype) && depth == 8 && ctype == PNG_COLOR_TYPE_GRAY);
     http_free(&r);
     cli(&c, "render", script, "-o", out, "--size", "96x64", "--origin", "10.5,-20", "--pixel-size", "0.75", "--set",
-        "seed=3", NULL);
+        "seed=3", "--no-provenance", NULL);
     EXPECT_OK(&c);
     res_free(&c);
-    /* one PNG encoder: the served picture is the file's bytes, not only its pixels */
+    /* one PNG encoder: the served picture is the file's bytes, not only its
+     * pixels (a preview carries no provenance, so the file leaves it out) */
     CHECK(same_bytes(answer, out));
     cli_px = decode(out, PNG_FORMAT_GRAY, &w2, &h2);
     CHECK(served && cli_px);
@@ -493,9 +496,39 @@ static void test_render_matches_the_cli(void)
     http_free(&r);
     get(&r, s.port, "/api/render?w=40&h=30&view=hillshade");
     CHECK_INT(r.status, 200);
-    free(answer_png(&r, PNG_FORMAT_RGB, &w, &h));
+    node0 = answer_png(&r, PNG_FORMAT_RGB, &w, &h);
     CHECK(ihdr(buf, &dw, &dh, &depth, &ctype) && dw == 40 && dh == 30 && ctype == PNG_COLOR_TYPE_RGB);
     http_free(&r);
+    /* the terrain view's controls: the defaults given are the same picture,
+     * a sea level, height scale or grey ramp another; out of range, a 400 */
+    {
+        static const char *const same = "/api/render?w=40&h=30&view=hillshade&sea=0.3&ramp=terrain";
+        static const char *const other[] = {"/api/render?w=40&h=30&view=hillshade&sea=0.7",
+                                            "/api/render?w=40&h=30&view=hillshade&hs=200",
+                                            "/api/render?w=40&h=30&view=hillshade&ramp=grey"};
+        unsigned char *px;
+        size_t k;
+        get(&r, s.port, same);
+        px = answer_png(&r, PNG_FORMAT_RGB, &w, &h);
+        CHECK(node0 && px && !memcmp(node0, px, 40 * 30 * 3));
+        free(px);
+        http_free(&r);
+        for (k = 0; k < sizeof other / sizeof other[0]; k++) {
+            get(&r, s.port, other[k]);
+            px = answer_png(&r, PNG_FORMAT_RGB, &w, &h);
+            CHECKF(node0 && px && memcmp(node0, px, 40 * 30 * 3), "%s: the same picture", other[k]);
+            free(px);
+            http_free(&r);
+        }
+        get(&r, s.port, "/api/render?w=40&h=30&view=hillshade&sea=1.5");
+        CHECK_INT(r.status, 400);
+        CHECK_CONTAINS(r.body, "sea: '1.5' is not a sea level from 0.01 to 0.99");
+        http_free(&r);
+        get(&r, s.port, "/api/render?w=40&h=30&view=hillshade&ramp=heat");
+        CHECK_INT(r.status, 400);
+        http_free(&r);
+    }
+    free(node0);
     get(&r, s.port, "/api/render?w=40&h=30&view=repeat");
     CHECK_INT(r.status, 200);
     served = answer_png(&r, PNG_FORMAT_GRAY, &w, &h);
@@ -603,8 +636,18 @@ static void test_error_in_module_and_foreign_paths(void)
     get(&r, s.port, "/api/state");
     CHECK_CONTAINS(r.body, "\"error\": {\"file\": \"mod.lua\", \"line\": 2,");
     CHECK_CONTAINS(r.body, "\"source\": \"local y = nil + 1\"}");
+    /* the location is given once, apart: the message does not repeat it */
+    CHECK_CONTAINS(r.body, "\"message\": \"attempt to perform arithmetic on a nil value\"");
+    CHECKF(!r.body || !strstr(r.body, "mod.lua:2:"), "the location repeated in the message: %s", r.body);
     http_free(&r);
-    g = 1;
+    /* a syntax error, as Lua words it: "FILE:LINE: '}' expected ..." */
+    put_file(script, "local t = {seed = 1\n\nreturn t\n");
+    g = wait_generation(s.port, 1);
+    get(&r, s.port, "/api/state");
+    CHECK_CONTAINS(r.body, "\"error\": {\"file\": \"s.lua\", \"line\": 3,");
+    CHECK_CONTAINS(r.body, "\"message\": \"'}' expected");
+    CHECKF(!r.body || !strstr(r.body, "s.lua:3:"), "the location repeated in the message: %s", r.body);
+    http_free(&r);
     {
         const char *const foreign[] = {secret, link, fifo, "/dev/zero"};
         size_t k;
@@ -780,6 +823,51 @@ static void test_graph_too_large_to_draw(void)
     CHECK_INT(server_stop(&s), 0);
 }
 
+static int count_of(const char *s, const char *part)
+{
+    int n = 0;
+    for (; s && (s = strstr(s, part)); s += strlen(part)) n++;
+    return n;
+}
+
+/* Nodes carry the script's variable names (state and drawing); fold=ID
+ * draws a branch as the one node it feeds, saying how many it stands for;
+ * a node the graph lacks is a 400. */
+static void test_graph_labels_and_folds(void)
+{
+    char script[PATHLEN];
+    server s;
+    http r;
+    script_in(script, "foldgraph",
+              "local hills = ng.fbm{ng.perlin{element_size = 30}, octaves = 3}\n"
+              "local x = ng.perlin{}\n"
+              "for i = 1, 6 do x = x + ng.perlin{seed = i} end\n"
+              "return x + hills * 0.5\n");
+    if (server_start(&s, script, NULL)) return;
+    get(&r, s.port, "/api/state");
+    CHECK_CONTAINS(r.body, "\"label\": \"hills\"");
+    CHECK_CONTAINS(r.body, "\"id\": 14, \"label\": \"x\"");
+    http_free(&r);
+    get(&r, s.port, "/api/graph.svg");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "hills (fractal)");
+    CHECK_INT(count_of(r.body, "<g id=\"node&#45;"), 17); /* the 0.5 is shown inside its consumer */
+    http_free(&r);
+    get(&r, s.port, "/api/graph.svg?fold=14");
+    CHECK_INT(r.status, 200);
+    CHECK_INT(count_of(r.body, "<g id=\"node&#45;"), 5); /* perlin, hills, x, hills * 0.5, the sum */
+    CHECK_CONTAINS(r.body, "[+12 nodes folded]");
+    http_free(&r);
+    get(&r, s.port, "/api/graph.svg?fold=14,16");
+    CHECK_INT(count_of(r.body, "<g id=\"node&#45;"), 3);
+    CHECK_CONTAINS(r.body, "[+2 nodes folded]"); /* hills and its perlin; the constant is no box */
+    http_free(&r);
+    CHECK_INT(status_of(s.port, "/api/graph.svg?fold=18"), 400);
+    CHECK_INT(status_of(s.port, "/api/graph.svg?fold=1,x"), 400);
+    CHECK_INT(status_of(s.port, "/api/graph.svg?fold=-1"), 400);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* A graph far under the drawing cap can take Graphviz minutes (mix nodes
  * whose inputs reach back across the graph: 71 boxes took 36 s, 91 some
  * minutes). Its layout ends at the time limit with a 503, and SIGTERM
@@ -848,6 +936,81 @@ static void test_image_read_is_watched(void)
     CHECK_INT(server_stop(&s), 0);
 }
 
+static void put16(FILE *f, int v)
+{
+    putc(v >> 8, f), putc(v & 255, f);
+}
+
+/* A grey progressive JPEG of side x side pixels whose entropy data is
+ * end-of-band runs alone, its one AC refinement scan repeated `scans`
+ * times (a repeat is a warning to libjpeg-turbo, which the reader lets
+ * pass). At 4096^2 a scan takes libjpeg-turbo about 12 ms, in C code that
+ * no Lua hook reaches: 1000 of them, seconds, from 37 kB. */
+static void write_slow_jpeg(const char *path, int side, int scans)
+{
+    static const unsigned char start[] = {0xFF, 0xD8, 0xFF, 0xDB, 0, 67, 0}; /* SOI, DQT of table 0 */
+    static const unsigned char huff[] = {0xFF, 0xC4, 0, 21, 0x10, 0, 2, 0, 0, 0, 0, 0, 0, 0,
+                                         0, 0, 0, 0, 0, 0, 0, 0xE0, 0x30}; /* AC table 0: 2 codes of 2 bits */
+    static const unsigned char scan[] = {0xFF, 0xDA, 0, 8, 1, 1, 0x00, 1, 63, 0x10}; /* AC 1-63, Ah 1, Al 0 */
+    static const unsigned char run[] = {0x3F, 0xFF, 0x00}; /* code 00 (0xE0) and 14 one bits: 32767 blocks */
+    long blocks = (long)(side / 8) * (side / 8), left;
+    int k;
+    FILE *f = fopen(path, "wb");
+    CHECKF(f != NULL, "cannot write %s", path);
+    if (!f) return;
+    fwrite(start, 1, sizeof start, f);
+    for (k = 0; k < 64; k++) putc(1, f);
+    putc(0xFF, f), putc(0xC2, f), put16(f, 11), putc(8, f), put16(f, side), put16(f, side); /* SOF2, grey */
+    putc(1, f), putc(1, f), putc(0x11, f), putc(0, f);
+    fwrite(huff, 1, sizeof huff, f);
+    for (k = 0; k < scans; k++) {
+        fwrite(scan, 1, sizeof scan, f);
+        for (left = blocks; left > 0; left -= 32767) fwrite(run, 1, sizeof run, f);
+    }
+    putc(0xFF, f), putc(0xD9, f);
+    CHECK_INT(fclose(f), 0);
+}
+
+/* The image a running script reads swapped (by a rename, as editors save)
+ * for a JPEG that takes seconds to decode: that generation ends at the
+ * time limit with the error on the page, the last good picture is still
+ * served, and a good image swapped back is read again. The watchdog's
+ * _exit(1) used to end the whole server. */
+static void test_slow_image_swapped_in(void)
+{
+    char script[PATHLEN], img[PATHLEN], tmp[PATHLEN];
+    static const char *const limit[] = {"--time-limit", "1", NULL};
+    server s;
+    http r;
+    long g;
+    struct timespec t0;
+    script_in(script, "slowjpeg", "return ng.image{path = \"img.jpg\"}\n");
+    tpath(img, "slowjpeg/img.jpg");
+    tpath(tmp, "slowjpeg/img.jpg.new");
+    write_slow_jpeg(img, 64, 1);
+    if (server_start(&s, script, limit)) return;
+    CHECK_INT(status_of(s.port, "/api/render?w=8&h=8"), 200);
+    write_slow_jpeg(tmp, 4096, 1000);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK(rename(tmp, img) == 0);
+    g = wait_generation(s.port, 1);
+    CHECK(g >= 2);
+    CHECKF(seconds_since(&t0) < 15, "the slow decode took %.1f s to end", seconds_since(&t0));
+    get(&r, s.port, "/api/state");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "time limit of 1 s");
+    http_free(&r);
+    CHECK_INT(status_of(s.port, "/api/render?w=8&h=8"), 200); /* the last good graph */
+    write_slow_jpeg(tmp, 64, 1);
+    CHECK(rename(tmp, img) == 0);
+    g = wait_generation(s.port, g);
+    get(&r, s.port, "/api/state");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"error\": null");
+    http_free(&r);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* A new render on a stream cancels the one in progress there (409),
  * while other requests answer; SIGTERM during a render exits 0. */
 static void test_stream_cancels_stale_render(void)
@@ -882,6 +1045,22 @@ static void test_stream_cancels_stale_render(void)
     http_read(other, &r);
     CHECK_INT(r.status, 200);
     http_free(&r);
+    /* numbered renders: one read after its successor is the stale one
+     * (the page aborts a request and sends the next; under load the server
+     * read the aborted one second, and it cancelled the page's newest) */
+    fd = http_send(s.port, "/api/render?w=2048&h=2048&view=volume&stream=C&seq=5");
+    nanosleep(&t, NULL);
+    get(&r, s.port, "/api/render?w=8&h=8&stream=C&seq=4");
+    CHECK_INT(r.status, 409);
+    http_free(&r);
+    p.fd = fd, p.events = POLLIN, p.revents = 0;
+    CHECKF(poll(&p, 1, 0) == 0, "a stale render (seq 4) cancelled the newer one (seq 5)");
+    get(&r, s.port, "/api/render?w=8&h=8&stream=C&seq=5"); /* the same sequence's next image */
+    CHECK_INT(r.status, 200);
+    http_free(&r);
+    http_read(fd, &slow);
+    CHECK_INT(slow.status, 409);
+    http_free(&slow);
     /* a render in progress when SIGTERM comes: cancelled, exit 0 */
     fd = http_send(s.port, SLOW);
     nanosleep(&t, NULL);
@@ -1222,7 +1401,9 @@ NG_SUITE(serve, full)
     RUN(test_stuck_script_via_parameter);
     RUN(test_stuck_script_saved);
     RUN(test_graph_too_large_to_draw);
+    RUN(test_graph_labels_and_folds);
     RUN(test_graph_layout_time_limit);
+    RUN(test_slow_image_swapped_in);
     RUN(test_stream_cancels_stale_render);
     RUN(test_renders_take_turns);
     RUN(test_shutdown_cancels_unstreamed_render);

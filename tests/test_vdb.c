@@ -418,7 +418,7 @@ static void test_vdb_nan_and_edges(void)
     static const int slices[] = {5, 1, 7}, bands[] = {7, 0, 11}; /* sum D, sum H */
     const float bg = 0.25f;
     char path[PATHLEN];
-    ng_volume_info v = {W, H, D, 1, {0, 0, 0}, {W, H, D}, {VOL.origin[0], VOL.origin[1], VOL.origin[2]}, VOL.voxel};
+    ng_volume_info v = {W, H, D, 1, {0, 0, 0}, {W, H, D}, {VOL.origin[0], VOL.origin[1], VOL.origin[2]}, VOL.voxel, {0, 0, 0}};
     float *vox = malloc(NVOX * sizeof *vox), *slab = malloc(NVOX * sizeof *slab);
     ng_error err = {{0}};
     ng_file_sink *f;
@@ -546,7 +546,7 @@ static void test_vdb_refuses_at_begin(void)
     tpath(path, "keep.vdb");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ng_error err = {{0}};
-        ng_volume_info v = {4, 4, 4, cases[i].channels, {0, 0, 0}, {4, 4, 4}, {0, 0, 0}, cases[i].voxel};
+        ng_volume_info v = {4, 4, 4, cases[i].channels, {0, 0, 0}, {4, 4, 4}, {0, 0, 0}, cases[i].voxel, {0, 0, 0}};
         ng_file_sink *f = ng_file_sink_new(path, 0, &err);
         ng_sink s;
         put_file(path, precious);
@@ -587,7 +587,7 @@ static void test_vdb_cancelled_render_leaves_nothing(void)
 
     /* a sink that got slabs and then end(0) */
     {
-        ng_volume_info v = {4, 4, 2, 1, {0, 0, 0}, {4, 4, 2}, {0, 0, 0}, 1};
+        ng_volume_info v = {4, 4, 2, 1, {0, 0, 0}, {4, 4, 2}, {0, 0, 0}, 1, {0, 0, 0}};
         static const float ones[4 * 4 * 2] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
                                               1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
         ng_file_sink *f = ng_file_sink_new(path, 0, &err);

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 /* ---- reading NRRD back ------------------------------------------------------------ */
 
@@ -249,7 +250,7 @@ static void test_nrrd_exact_bits(void)
     static const int bands[] = {2, 0, 3}; /* rows of each slab, in order */
     float v[D * H * W * C], slab[8 * H * W * C];
     char path[PATHLEN];
-    ng_volume_info info = {W, H, D, C, {0, 0, 0}, {W, H, D}, {0, 0, 0}, 1};
+    ng_volume_info info = {W, H, D, C, {0, 0, 0}, {W, H, D}, {0, 0, 0}, 1, {0, 0, 0}};
     ng_error err = {{0}};
     ng_file_sink *f;
     ng_sink s;
@@ -683,10 +684,38 @@ static void test_slices_refused(void)
     ng_graph_free(g);
 }
 
+/* A format of the wrong kind is named with its article, as said aloud:
+ * "an EXR file", "a PNG file", "a VDB file". */
+static void test_wrong_kind_named(void)
+{
+    static const struct {
+        const char *name;
+        int depth;
+        const char *msg;
+    } cases[] = {
+        {"v.exr", 4, "an EXR file holds an image, not a volume"},
+        {"v.png", 4, "a PNG file holds an image, not a volume"},
+        {"v.r16", 4, "a raw heightmap file holds an image"},
+        {"v.vdb", 0, "a VDB file holds a volume"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[PATHLEN];
+        ng_error err = {{0}};
+        tpath(path, cases[i].name);
+        CHECK_INT(ng_file_check_depth(path, 0, cases[i].depth, &err), -1);
+        CHECK_CONTAINS(err.msg, cases[i].msg);
+    }
+}
+
 /* ---- the program ------------------------------------------------------------------------ */
 
+#if SANITIZED /* 8^3 octaves a point: the sanitizers' 16^3 took 36 s to reach 72 slices */
+#define SLOW_OCTAVES "8"
+#else
+#define SLOW_OCTAVES "16"
+#endif
 static const char slow_script[] = "local n = ng.perlin{}\n"
-                                  "for i = 1, 3 do n = ng.fbm{source = n, octaves = 16, antialias = false} end\n"
+                                  "for i = 1, 3 do n = ng.fbm{source = n, octaves = " SLOW_OCTAVES ", antialias = false} end\n"
                                   "return n\n";
 
 static void sleep_ms(long ms)
@@ -761,6 +790,94 @@ static void test_cli_volume_files(void)
     EXPECT_ERR(&r, 2, o, "{z} needs a volume (--size WxHxD)");
     res_free(&r);
     CHECK_INT(count_entries(tmpdir, "img_"), 0);
+}
+
+/* The gzip stream of a NRRD's data, inflated; its length in *len. */
+static unsigned char *gunzip(const unsigned char *in, size_t n, size_t cap, size_t *len)
+{
+    unsigned char *out = malloc(cap);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (!out || inflateInit2(&z, 15 + 16) != Z_OK) return free(out), NULL;
+    z.next_in = (unsigned char *)(uintptr_t)in, z.avail_in = (uInt)n;
+    z.next_out = out, z.avail_out = (uInt)cap;
+    if (inflate(&z, Z_FINISH) != Z_STREAM_END) free(out), out = NULL;
+    *len = z.total_out;
+    inflateEnd(&z);
+    return out;
+}
+
+/* --compression L gzips a .nrrd's data ("encoding: gzip"): the same
+ * header otherwise, and the same samples, for a volume of several slabs
+ * and bands, a vector volume and an image; teem's own unu reads it back
+ * to the raw file's bytes. */
+static void test_cli_nrrd_gzip(void)
+{
+    static const char *const sizes[] = {"13x30x21", "9x7x5", "33x17"};
+    static const char *const scripts[] = {"return ng.perlin{element_size = 4}\n",
+                                          "return ng.simplex{element_size = 3, output = \"vector\"}\n",
+                                          "return ng.perlin{element_size = 4}\n"};
+    char s[PATHLEN], raw[PATHLEN], gz[PATHLEN], back[PATHLEN], cmd[4 * PATHLEN];
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        nrrd a, b, c;
+        unsigned char *data;
+        size_t len = 0;
+        res r;
+        int k;
+        mkscript(s, "gz.lua", scripts[i]);
+        pathf(raw, "%s/raw%zu.nrrd", tmpdir, i);
+        pathf(gz, "%s/gz%zu.nrrd", tmpdir, i);
+        const char *cut = i == 2 ? "--tile" : "--brick"; /* small, so a volume comes in several slabs and bands */
+        cli(&r, "render", s, "-o", raw, "--size", sizes[i], cut, "8", NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        cli(&r, "render", s, "-o", gz, "--size", sizes[i], cut, "8", "--compression", "6", NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        if (read_nrrd(raw, &a) || read_nrrd(gz, &b)) {
+            CHECKF(0, "%s: a NRRD not read", sizes[i]);
+            continue;
+        }
+        CHECK_STR(field(&a, "encoding"), "raw");
+        CHECK_STR(field(&b, "encoding"), "gzip");
+        CHECK_INT(a.nfields, b.nfields);
+        for (k = 0; k < a.nfields && k < b.nfields; k++)
+            if (strcmp(a.key[k], "encoding")) CHECK_STR(a.value[k], b.value[k]);
+        data = gunzip(b.file + b.data, b.size - b.data, a.size - a.data + 1, &len);
+        CHECKF(data && len == a.size - a.data && !memcmp(data, a.file + a.data, len), "%s: gzip data differs",
+               sizes[i]);
+        CHECKF(b.size - b.data < a.size - a.data, "%s: gzip %zu bytes, raw %zu", sizes[i], b.size - b.data,
+               a.size - a.data);
+        free(data);
+        /* teem's reader (teem-apps): back to raw, the raw file's samples */
+        pathf(back, "%s/back%zu.nrrd", tmpdir, i);
+        snprintf(cmd, sizeof cmd, "teem-unu save -i '%s' -f nrrd -e raw -o '%s' 2>&1", gz, back);
+        CHECKF(system(cmd) == 0, "%s failed", cmd);
+        if (read_nrrd(back, &c) == 0) {
+            CHECKF(c.size - c.data == a.size - a.data && !memcmp(c.file + c.data, a.file + a.data, a.size - a.data),
+                   "%s: unu read other samples", sizes[i]);
+            free(c.file);
+        } else {
+            CHECKF(0, "%s: unu wrote no NRRD", sizes[i]);
+        }
+        free(a.file), free(b.file);
+        unlink(raw), unlink(gz), unlink(back);
+    }
+    /* level 0 is raw, as without --compression */
+    {
+        res r;
+        nrrd a;
+        mkscript(s, "gz.lua", scripts[0]);
+        pathf(gz, "%s/l0.nrrd", tmpdir);
+        cli(&r, "render", s, "-o", gz, "--size", "4x4x4", "--compression", "0", NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        if (read_nrrd(gz, &a) == 0) {
+            CHECK_STR(field(&a, "encoding"), "raw");
+            free(a.file);
+        }
+        unlink(gz);
+    }
 }
 
 /* A render stopped by its time limit leaves no slice and no folder: not
@@ -917,8 +1034,10 @@ NG_SUITE(volfiles, full)
     RUN(test_slices_signal_handler_removes_all);
     RUN(test_slices_stale_folder_swept);
     RUN(test_slices_refused);
+    RUN(test_wrong_kind_named);
     if (have_cli) {
         RUN(test_cli_volume_files);
+        RUN(test_cli_nrrd_gzip);
         RUN(test_cli_output_folders);
         RUN(test_cli_volume_too_big_for_the_disk);
         RUN(test_cli_failed_sequence);

@@ -44,4 +44,19 @@ static inline __attribute__((always_inline)) float fma_f(float a, float b, float
     return __builtin_fmaf(a, b, c);
 }
 
+/* floor for |x| <= 2^30, as a float (exact, so the same bits on every
+ * path). Paths with SSE4.1 round in one instruction (vroundps/vrndscaleps;
+ * aarch64 (frintm) likewise; the Makefile builds them with -fno-trapping-math, without which GCC will
+ * not vectorise floorf); the others truncate and step down, without libm,
+ * so the loop stays vectorisable. */
+static inline __attribute__((always_inline)) float floor_f(float x)
+{
+#if defined(__SSE4_1__) || defined(__aarch64__)
+    return __builtin_floorf(x);
+#else
+    float i = (float)(int32_t)x;
+    return x < i ? i - 1.0f : i;
+#endif
+}
+
 #endif

@@ -1,11 +1,13 @@
 /*
  * kernels.c — choosing the SIMD path once: NG_SIMD (avx512, avx2, sse2,
- * scalar) forces one, otherwise the widest this CPU runs.
+ * scalar on x86-64; neon, scalar on aarch64) forces one, otherwise the
+ * widest this CPU runs.
  */
 #include "kernels.h"
 #include "noisegraph.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,7 @@ const unsigned char ng__basis_family[NG_NBASES] = {NG_BASES(NG__FAMILY_OF)};
 /* The CPU features each path's flags assume (PATH_FLAGS_* in the Makefile). */
 /* Whether this CPU runs the path named name (by name: a build may compile
  * a subset of NG_PATHS, see the Makefile's demo). */
+#if defined(__x86_64__)
 static int runs_named(const char *name)
 {
     __builtin_cpu_init();
@@ -30,6 +33,10 @@ static int runs_named(const char *name)
                __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
     return 1; /* scalar, and sse2: every x86-64 CPU has it */
 }
+#else
+/* aarch64: scalar and neon (Advanced SIMD is part of the architecture) */
+static int runs_named(const char *name) { return name != NULL; }
+#endif
 
 static int runs(const ng_path *p) { return runs_named(p->name); }
 
@@ -72,6 +79,18 @@ const ng_loops *ng__loops(void) { return &ng__path()->loops; }
 
 const char *ng_simd_path(void) { return ng__path()->name; }
 
+/* The compiled paths, widest first: "avx512, avx2, sse2 or scalar". */
+static const char *path_names(void)
+{
+    static char names[64];
+    size_t used = 0;
+    int p;
+    for (p = NPATHS - 1; p >= 0; p--)
+        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", paths[p]->name,
+                                 p == 0 ? "" : p == 1 ? " or " : ", ");
+    return names;
+}
+
 int ng_simd_check(ng_error *err)
 {
     const char *env = getenv("NG_SIMD");
@@ -80,8 +99,7 @@ int ng_simd_check(ng_error *err)
         return ng_errorf(err, "this program has the %s SIMD path alone, which this CPU cannot run: build it with 'make'",
                          ng__path()->name);
     if (!env || !*env) return 0;
-    if ((p = path_named(env)) < 0)
-        return ng_errorf(err, "NG_SIMD=%s: not a SIMD path (avx512, avx2, sse2 or scalar)", env);
+    if ((p = path_named(env)) < 0) return ng_errorf(err, "NG_SIMD=%s: not a SIMD path (%s)", env, path_names());
     if (!runs(paths[p])) return ng_errorf(err, "NG_SIMD=%s: this CPU cannot run that path", env);
     return 0;
 }

@@ -46,7 +46,11 @@ typedef struct ng_path {
 
 /* The compiled paths, narrowest first (the Makefile builds the same list). */
 #ifndef NG_PATHS /* the Makefile's PATHS; a build may compile fewer (make demo) */
+#if defined(__aarch64__)
+#define NG_PATHS(X) X(scalar) X(neon)
+#else
 #define NG_PATHS(X) X(scalar) X(sse2) X(avx2) X(avx512)
+#endif
 #endif
 
 #define NG__DECLARE_UNIT(FAMILY, family, list, path) extern const ng_kernels ng__##family##_##path;

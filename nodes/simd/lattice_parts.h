@@ -99,21 +99,6 @@ static inline float pos(float frac, float off)
     return u2f((u & 0x80000000u) | mag);
 }
 
-/* floor for |x| <= 2^30, as a float (exact, so the same bits on every
- * path). Paths with SSE4.1 round in one instruction (vroundps/vrndscaleps;
- * the Makefile builds them with -fno-trapping-math, without which GCC will
- * not vectorise floorf); the others truncate and step down, without libm,
- * so the loop stays vectorisable. */
-static inline __attribute__((always_inline)) float floor_f(float x)
-{
-#if defined(__SSE4_1__)
-    return __builtin_floorf(x);
-#else
-    float i = (float)(int32_t)x;
-    return x < i ? i - 1.0f : i;
-#endif
-}
-
 /*
  * (cell + i) mod period for |i| <= 2^30. x = cell + i + k period is a
  * non-negative integer below 2^35, so every double here is an exact integer

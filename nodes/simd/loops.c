@@ -465,6 +465,135 @@ static void loop_acc_grad(float *restrict G, const float *restrict g, float gs, 
         for (i = 0; i < n; i++) G[i] += g[i] * gs * fw;
 }
 
+/* ---- the erosion filter (see nodes/erosion.c) ------------------------------------------ */
+
+/* sin and cos of 2 pi z for z in [-0.5, 0.5]: Taylor series of the half
+ * angle (|a| <= pi / 2; errors below 5e-3 and 2e-2, smooth, which only
+ * bends a stripe imperceptibly), then the double angle. Plain multiplies
+ * and adds, so every path vectorises it and gets these bits. */
+static inline __attribute__((always_inline)) void sincos_turn(float z, float *s, float *c)
+{
+    const float a = z * 3.14159265f, a2 = a * a;
+    const float sh = a * (1.0f - a2 * (1.0f / 6.0f) * (1.0f - a2 * (1.0f / 20.0f)));
+    const float ch = 1.0f - a2 * 0.5f * (1.0f - a2 * (1.0f / 12.0f));
+    *s = 2.0f * sh * ch;
+    *c = ch * ch - sh * sh;
+}
+
+/* |atan2(y, x)| / pi in [0, 1] (0 along +x), 0 at the origin: an odd
+ * minimax polynomial of atan on [0, 1] (error below 1e-5 of a half turn),
+ * then the octant folded back with selects. */
+static inline __attribute__((always_inline)) float half_turns(float y, float x)
+{
+    const float ax = fabsf(x), ay = fabsf(y), hi = select_f(ax > ay, ax, ay), lo = select_f(ax > ay, ay, ax);
+    const float t = select_f(hi > 0.0f, lo / select_f(hi > 0.0f, hi, 1.0f), 0.0f), t2 = t * t;
+    float a = t * (0.99997726f + t2 * (-0.33262347f + t2 * (0.19354346f + t2 * (-0.11643287f +
+                                                                               t2 * (0.05265332f + t2 * -0.01172120f)))));
+    a = select_f(ay > ax, 1.57079633f - a, a);
+    a = select_f(x < 0.0f, 3.14159265f - a, a);
+    return a * 0.31830989f;
+}
+
+/* x with its magnitude at most 2^30 (NaN and infinities too), so floor_f
+ * and the integer conversions after it are defined: a bit-pattern clamp,
+ * the same on every path */
+static inline __attribute__((always_inline)) float erosion_bounded(float x)
+{
+    const uint32_t u = f2u(x), mag = u & 0x7fffffffu;
+    return u2f((u & 0x80000000u) | (mag < 0x4e800000u ? mag : 0x4e800000u));
+}
+
+/* One cell's stripe, added to the sums with weight q: a wave of one
+ * cell's wavelength across the slope direction (its crests run downhill)
+ * with a crest through the cell's pivot, a point of the cell chosen by
+ * its hash (hx ^ hy: the cell's coordinates times odd constants, the seed
+ * in hx); (fx, fy) is the point from the cell's corner, in cells. */
+static inline __attribute__((always_inline)) void erosion_cell(uint32_t hx, uint32_t hy, float fx, float fy,
+                                                              float tx, float ty, float q, float *c, float *s)
+{
+    uint32_t h = hx ^ hy;
+    float z, sn, cs;
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    z = (fx - (float)(int32_t)(h & 0xffffu) * (1.0f / 65536.0f)) * tx +
+        (fy - (float)(int32_t)(h >> 16) * (1.0f / 65536.0f)) * ty; /* |z| < 2.2: the phase in turns */
+    z = erosion_bounded(z);
+    z = z - floor_f(z + 0.5f);
+    sincos_turn(z, &sn, &cs);
+    *c += q * cs;
+    *s += q * sn;
+}
+
+/* The rounded triangle profile of u in [0, 1] (0: the ridge, 1: the
+ * gully): 1 - 2u, its ends replaced by parabolas of width kw / 2 (k = 0.5
+ * / width, 0 for none) meeting the line with the same slope. dy gets
+ * dy / du. */
+static inline __attribute__((always_inline)) float erosion_profile(float u, float rk, float rw, float gk, float gw,
+                                                                  float *dy)
+{
+    const int ridge = u < 0.5f;
+    const float v = select_f(ridge, u, 1.0f - u), k = select_f(ridge, rk, gk), wd = select_f(ridge, rw, gw);
+    const int in = v < wd;
+    const float d = select_f(in, v * v * k + wd * 0.5f, v), slope = select_f(in, 2.0f * v * k, 1.0f);
+    *dy = -2.0f * slope;
+    return select_f(ridge, 1.0f - 2.0f * d, 2.0f * d - 1.0f);
+}
+
+/* restrict parameters, not locals: GCC's vectoriser sees through these
+ * alone (else it gives up on the run-time alias checks of 10 arrays) */
+static __attribute__((noinline)) void erosion_points(const float *restrict px, const float *restrict py,
+                                                     const float *restrict amp, const float *restrict off,
+                                                     const float *restrict mask, float *restrict gx,
+                                                     float *restrict gy, float *restrict h, float *restrict ridge,
+                                                     float *restrict crease, const ng_erosion_octave *o, int n)
+{
+    const float inv = o->inv, fx0 = o->frac[0] - 0.5f, fy0 = o->frac[1] - 0.5f, depth = o->depth, share = o->share;
+    const float rk = o->ridge_k, rw = o->ridge_w, gk = o->gully_k, gw = o->gully_w;
+    const uint32_t c0 = o->cell[0], c1 = o->cell[1], seed = o->seed;
+    int i;
+    for (i = 0; i < n; i++) {
+        /* the 2 x 2 cells whose centres surround the point, weighted by
+         * smoothstep fades of its place between the centres: the weights
+         * sum to 1 and a cell's reaches 0 before it leaves the four */
+        const float x = erosion_bounded(fx0 + px[i] * inv), y = erosion_bounded(fy0 + py[i] * inv);
+        const float flx = floor_f(x), fly = floor_f(y);
+        const uint32_t mx = (c0 + (uint32_t)(int32_t)flx) * 0x8da6b343u, my = (c1 + (uint32_t)(int32_t)fly) * 0xd8163841u;
+        const float ux = x - flx, uy = y - fly, sx = ux * ux * (3.0f - 2.0f * ux), sy = uy * uy * (3.0f - 2.0f * uy);
+        const float g2 = gx[i] * gx[i] + gy[i] * gy[i];
+        const float il = select_f(g2 > 0.0f, 1.0f / sqrtf(select_f(g2 > 0.0f, g2, 1.0f)), 0.0f);
+        const float tx = -gy[i] * il, ty = gx[i] * il; /* across the slope */
+        float c = 0.0f, s = 0.0f, r, u, yv, dy, e, de;
+        /* the next cells' products are these plus the constants */
+        const uint32_t hx = mx ^ seed, hxn = (mx + 0x8da6b343u) ^ seed, hy = my, hyn = my + 0xd8163841u;
+        erosion_cell(hx, hy, ux + 0.5f, uy + 0.5f, tx, ty, (1.0f - sx) * (1.0f - sy), &c, &s);
+        erosion_cell(hxn, hy, ux - 0.5f, uy + 0.5f, tx, ty, sx * (1.0f - sy), &c, &s);
+        erosion_cell(hx, hyn, ux + 0.5f, uy - 0.5f, tx, ty, (1.0f - sx) * sy, &c, &s);
+        erosion_cell(hxn, hyn, ux - 0.5f, uy - 0.5f, tx, ty, sx * sy, &c, &s);
+        /* r: how well the cells' stripes agree, 1 where they are in phase
+         * (the squared length of their blend: no square root, and a
+         * sharper fade where they cancel) */
+        r = c * c + s * s;
+        r = select_f(r < 1.0f, r, 1.0f);
+        u = half_turns(s, c);
+        yv = erosion_profile(u, rk, rw, gk, gw, &dy);
+        e = amp[i] * depth;
+        h[i] += e * (r * yv - off[i]);
+        /* d/dx of r y(u) along t, r held: y'(u) du/dphase (sign of the
+         * phase over pi) dphase/dx (2 pi inv) */
+        de = e * r * dy * select_f(s < 0.0f, -2.0f, 2.0f) * inv;
+        gx[i] += de * tx;
+        gy[i] += de * ty;
+        ridge[i] += share * mask[i] * r * select_f(yv > 0.0f, yv * yv, 0.0f);
+        crease[i] += share * mask[i] * r * select_f(yv < 0.0f, yv * yv, 0.0f);
+    }
+}
+
+static void loop_erosion_octave(const ng_erosion_pts *p, const ng_erosion_octave *o, int n)
+{
+    erosion_points(p->x, p->y, p->amp, p->off, p->mask, p->gx, p->gy, p->h, p->ridge, p->crease, o, n);
+}
+
 /* nodes/simd/<path>.c puts it in the path's table. */
 #define NG__LOOP_REF(name, params) .name = loop_##name,
 #define NG_LOOP_TABLE {NG_LOOPS(NG__LOOP_REF)}

@@ -7,6 +7,8 @@
 #ifndef NG_LOOPS_H
 #define NG_LOOPS_H
 
+#include <stdint.h>
+
 typedef void (*ng_loop1)(float *restrict out, const float *restrict x, int n);
 typedef void (*ng_loop2)(float *restrict out, const float *restrict x, const float *restrict y, int n);
 
@@ -20,6 +22,25 @@ typedef struct ng_warp_octave2 {
     float w, scale;
     int through_J, first;
 } ng_warp_octave2;
+
+/* One octave of ng.erosion_filter (nodes/erosion.c) over a block. Per
+ * point (planes of n floats): x, y the block's offsets; gx, gy the
+ * accumulated gradient (the source's plus the earlier octaves'), updated;
+ * amp the point's depth factor (strength x the source's slope x the keep
+ * fade), off its carve/fill offset in [-1, 1], mask its masks' weight in
+ * [0, 1]; h, ridge, crease accumulated. Per octave: the anchor's cell
+ * (mod 2^32) and fraction in cells, the cell size's inverse inv, the
+ * octave's depth per unit of amp (depth), its share of the masks (share),
+ * the rounding fillets' 0.5 / width (0 for none) and the hash seed. */
+typedef struct ng_erosion_octave {
+    uint32_t cell[2], seed;
+    float frac[2], inv, depth, share, ridge_k, gully_k, ridge_w, gully_w;
+} ng_erosion_octave;
+
+typedef struct ng_erosion_pts {
+    const float *x, *y, *amp, *off, *mask;
+    float *gx, *gy, *h, *ridge, *crease;
+} ng_erosion_pts;
 
 /* The loops, X(name, parameters): the table's fields (ng_loops.name) and
  * loops.c's static loop_<name>. Adding a loop: an entry here and its body
@@ -108,7 +129,9 @@ typedef struct ng_warp_octave2 {
     X(acc_grad, (float *restrict G, const float *restrict g, float gs, float fw, int first, int n))           \
     /* surface (light): Lambert max(0, n . l) of the height field's normal, hs times the gradient (gx, gy) */  \
     X(light, (float *restrict out, const float *restrict gx, const float *restrict gy, float hs, float lx,    \
-              float ly, float lz, int n))
+              float ly, float lz, int n))                                                                       \
+    /* ng.erosion_filter: one octave of gullies over n points (see ng_erosion_octave) */                       \
+    X(erosion_octave, (const ng_erosion_pts *p, const ng_erosion_octave *o, int n))
 
 #define NG__LOOP_FIELD(name, params) void(*name) params;
 typedef struct ng_loops {

@@ -2,6 +2,8 @@
 // /api/render (a coarse image first, then full size), keeps parameters, the
 // command line, the graph and errors in step with /api/state, and re-renders
 // on every /api/events generation and every parameter, view or window change.
+// What is shown (parameters, view, output, node, window) lives in the URL's
+// query, so a look can be bookmarked and shared.
 // Plain browser JavaScript, no libraries: the page must work offline.
 "use strict";
 
@@ -13,6 +15,9 @@ const ui = {
   sets: {},                // NAME -> value text, the parameters the user changed
   view: "grey",
   node: null,              // a node id being previewed, or null for the output
+  output: 0,               // which of the script's outputs is shown (an index of state.outputs)
+  terrain: {},             // hillshade: sea, hs, ramp the page set (absent: serve's own)
+  fromUrl: null,           // what the URL asked for, applied once the first state is in
   win: null,               // {ox, oy, ps}: the world window asked for
   shown: null,             // {ox, oy, ps}: the window of the image on screen
   stream: "p" + Math.random().toString(36).slice(2, 10),
@@ -22,6 +27,7 @@ const ui = {
   probes: 0,               // volume view probes asked for
   imageUrl: null,
   timers: {},
+  fold: new Set(),         // nodes drawn with the branch feeding them folded in
 };
 
 // ---- small helpers ----------------------------------------------------------
@@ -69,6 +75,60 @@ async function reason(resp) {
   return t || resp.status + " " + resp.statusText;
 }
 
+// ---- the URL: what is shown, for bookmarks -----------------------------------
+
+// What the query asks for: set.NAME=V parameters, view, output (a name),
+// node (an id), the window ox, oy, ps, and the graph's folded nodes.
+function readUrl() {
+  const q = new URLSearchParams(location.search), asked = { sets: {} };
+  for (const [k, v] of q) {
+    if (k.startsWith("set.")) asked.sets[k.slice(4)] = v;
+    else if (k === "view" || k === "output") asked[k] = v;
+    else if (k === "sea" || k === "hs" || k === "ramp") asked.terrain = { ...asked.terrain, [k]: v };
+    else if (k === "node" && /^\d+$/.test(v)) asked.node = +v;
+    else if (k === "fold") asked.fold = v.split(",").filter((x) => /^\d+$/.test(x)).map(Number);
+    else if ((k === "ox" || k === "oy" || k === "ps") && v !== "" && isFinite(+v)) asked[k] = +v;
+  }
+  return asked;
+}
+
+// The page's state as the URL's query (replaces the entry: no history per drag).
+function writeUrl() {
+  if (!ui.state || !ui.win) return;
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(ui.sets)) q.set("set." + k, v);
+  if (ui.view !== "grey") q.set("view", ui.view);
+  if (ui.output) q.set("output", ui.state.outputs[ui.output].name);
+  if (ui.node !== null) q.set("node", ui.node);
+  for (const [k, v] of Object.entries(ui.terrain)) q.set(k, v);
+  if (ui.fold.size) q.set("fold", [...ui.fold].sort((a, b) => a - b).join(","));
+  const w = ui.win, st = ui.state;
+  if (w.ox !== st.origin[0] || w.oy !== st.origin[1] || w.ps !== st.pixel_size) {
+    q.set("ox", fmtAt(w.ox, w.ps));
+    q.set("oy", fmtAt(w.oy, w.ps));
+    q.set("ps", fmt(w.ps));
+  }
+  const s = q.toString();
+  history.replaceState(null, "", s ? "?" + s : location.pathname);
+}
+
+// The first state in: what the URL asked for, where the script has it.
+function applyUrl(st) {
+  const a = ui.fromUrl;
+  ui.fromUrl = null;
+  if (!a) return;
+  const names = new Set(st.params.map((p) => p.name));
+  for (const [k, v] of Object.entries(a.sets)) if (names.has(k)) ui.sets[k] = v;
+  if (a.ps > 0) ui.win = { ox: a.ox || 0, oy: a.oy || 0, ps: a.ps };
+  const k = st.outputs.findIndex((o) => o.name === a.output);
+  if (k > 0) ui.output = k;
+  if (a.node !== undefined && st.nodes.some((n) => n.id === a.node)) previewNode(a.node, false);
+  for (const id of a.fold || []) if (st.nodes.some((n) => n.id === id)) ui.fold.add(id);
+  if (a.terrain) { ui.terrain = a.terrain; showTerrain(); }
+  if (a.view && document.querySelector(`#views button[data-view="${CSS.escape(a.view)}"]`)) setView(a.view, false);
+  showWindow();
+}
+
 // ---- status line --------------------------------------------------------------
 
 const status = { gen: "", ms: "", note: "", bad: "" };
@@ -101,7 +161,7 @@ async function refresh() {
   $("script").textContent = st.script;
   document.title = st.script + " — noisegraph";
   showStatus("gen", "gen " + st.generation);
-  if (first) resetWindow(false);
+  if (first) { resetWindow(false); applyUrl(st); }
   // parameters the script no longer declares are dropped, not sent; while
   // a run fails the last good graph (and its parameters) stays in use
   if (!st.error || first) {
@@ -109,6 +169,7 @@ async function refresh() {
     for (const k of Object.keys(ui.sets)) if (!names.has(k)) delete ui.sets[k];
     buildParams(st.params);
   }
+  buildOutputs(st.outputs);
   showError(st.error);
   if (ui.node !== null && !st.nodes.some((n) => n.id === ui.node)) previewNode(null, false);
   if (newGen) { loadGraph(); probeVolume(); }
@@ -119,9 +180,10 @@ async function refresh() {
 function showError(e) {
   $("error").hidden = !e;
   if (!e) return;
-  $("error-where").textContent = e.file + ":" + e.line + ":";
+  // the server gives the location apart from the message: shown once
+  $("error-where").textContent = e.file + (e.line ? ":" + e.line : "") + ":";
   $("error-message").textContent = e.message;
-  $("error-source").textContent = e.line + " | " + (e.source || "");
+  $("error-source").textContent = e.line ? e.line + " | " + (e.source || "") : "";
 }
 
 // The command line for the current values, from the server (it knows the
@@ -255,6 +317,7 @@ function buildParams(params) {
         el("div", { class: "head" }, name, el("span", { class: "range", text: rangeText(p) })),
         row, p.doc ? el("div", { class: "doc", text: p.doc }) : null);
       div.row = row;
+      if (p.name in ui.sets) row.setValue(ui.sets[p.name]); // new controls show the page's value (a URL's)
       box.append(div);
     }
   }
@@ -285,9 +348,28 @@ function resetParams() {
 
 // ---- the graph -----------------------------------------------------------------
 
+// The nodes folded, as the drawing's fold= argument: those the graph still has.
+function foldQuery() {
+  const have = new Set(ui.state ? ui.state.nodes.map((n) => n.id) : []);
+  const before = ui.fold.size;
+  for (const id of ui.fold) if (!have.has(id)) ui.fold.delete(id);
+  if (ui.fold.size !== before) writeUrl();
+  $("graph-unfold").hidden = ui.fold.size === 0;
+  return ui.fold.size ? "&fold=" + [...ui.fold].sort((a, b) => a - b).join(",") : "";
+}
+
+// Right-click on a node folds the branch feeding it into it (or unfolds it):
+// an 80-node graph read a part at a time.
+function toggleFold(id) {
+  if (ui.fold.has(id)) ui.fold.delete(id);
+  else ui.fold.add(id);
+  writeUrl();
+  loadGraph();
+}
+
 // The graph with the page's values (its labels show options they set).
 async function loadGraph() {
-  const resp = await fetch("api/graph.svg?" + setsQuery().slice(1));
+  const resp = await fetch("api/graph.svg?" + (setsQuery() + foldQuery()).slice(1));
   const box = $("graph");
   if (!resp.ok) { box.textContent = await reason(resp); return; }
   const doc = new DOMParser().parseFromString(await resp.text(), "image/svg+xml");
@@ -302,20 +384,55 @@ async function loadGraph() {
     const id = parseInt(g.id.slice(5), 10);
     if (!Number.isInteger(id)) continue;
     g.addEventListener("click", () => previewNode(ui.node === id ? null : id, true));
+    g.addEventListener("contextmenu", (e) => { e.preventDefault(); toggleFold(id); });
   }
   // an output's box: the first output is what the page shows by default
   for (const g of box.querySelectorAll('g[id^="output-"]')) {
     const k = parseInt(g.id.slice(7), 10), out = ui.state.outputs[k];
     if (!out) continue;
     g.classList.add("node");
-    g.addEventListener("click", () => previewNode(k === 0 ? null : out.id, true));
+    g.addEventListener("click", () => pickOutput(k));
   }
+  // the size graphviz gives it, for the 1:1 zoom (points are CSS pixels here)
+  const vb = svg.viewBox && svg.viewBox.baseVal;
+  const s = box.querySelector("svg");
+  if (vb && vb.width) { s.setAttribute("data-w", vb.width); s.setAttribute("data-h", vb.height); }
+  zoomGraph();
   markSelected();
+  findNodes();
+}
+
+// 1:1 draws the graph at its own size in a scrolled box: an 80-node graph
+// stays readable where fitting it to the strip makes it a smudge.
+function zoomGraph() {
+  const s = $("graph").querySelector("svg"), actual = $("graph").classList.contains("actual");
+  if (!s) return;
+  s.style.width = actual && s.dataset.w ? s.dataset.w + "px" : "";
+  s.style.height = actual && s.dataset.h ? s.dataset.h + "px" : "";
+}
+
+// Nodes whose label, type or id holds the search text: marked, the first
+// scrolled into view (at 1:1 size).
+function findNodes() {
+  const q = $("graph-search").value.trim().toLowerCase();
+  let first = null, count = 0;
+  for (const g of $("graph").querySelectorAll('g[id^="node-"]')) {
+    const id = parseInt(g.id.slice(5), 10), n = ui.state && ui.state.nodes.find((x) => x.id === id);
+    const hit = q !== "" && n && (n.label.toLowerCase().includes(q) || n.type.toLowerCase().includes(q) ||
+                                   String(id) === q.replace(/^#/, ""));
+    g.classList.toggle("found", !!hit);
+    if (hit) { count++; if (!first) first = g; }
+  }
+  $("graph-search").title = q ? count + " node" + (count === 1 ? "" : "s") + " found" : "";
+  if (first) {
+    if (!$("graph").classList.contains("actual")) { $("graph").classList.add("actual"); $("graph-zoom").textContent = "fit"; zoomGraph(); }
+    first.scrollIntoView({ block: "center", inline: "center" });
+  }
 }
 
 // Highlights what the picture shows: the previewed node, or the output.
 function markSelected() {
-  const shown = ui.node === null ? "output-0" : "node-" + ui.node;
+  const shown = ui.node === null ? "output-" + ui.output : "node-" + ui.node;
   for (const g of $("graph").querySelectorAll('g[id^="node-"], g[id^="output-"]'))
     g.classList.toggle("selected", g.id === shown);
 }
@@ -334,20 +451,82 @@ function previewNode(id, rerender) {
   if (rerender) render(0);
 }
 
+// ---- outputs: which one is shown -----------------------------------------------------
+
+// A picker when the script returns several named outputs.
+function buildOutputs(outputs) {
+  const sel = $("output");
+  if (ui.output >= outputs.length) ui.output = 0;
+  $("output-pick").hidden = outputs.length < 2;
+  const shape = outputs.map((o) => o.name).join("\n");
+  if (sel.dataset.shape !== shape) {
+    sel.dataset.shape = shape;
+    sel.textContent = "";
+    outputs.forEach((o, k) => sel.append(el("option", { value: k, text: o.name })));
+  }
+  sel.value = ui.output;
+}
+
+function pickOutput(k) {
+  ui.output = k;
+  $("output").value = k;
+  if (ui.node !== null) previewNode(null, false);
+  markSelected();
+  probeVolume();
+  render(0);
+}
+
+function channelsOf(id) {
+  const n = ui.state.nodes.find((x) => x.id === id);
+  return n ? n.channels : 1;
+}
+
+// The node the picture is of (null: the first output, the server's
+// default). A ramp or hillshade colours one channel: for an RGB output it
+// pictures the script's height, its output named "height" or else its
+// first 1-channel output, and says so.
+function shownNode() {
+  const outs = ui.state.outputs;
+  let id = ui.node !== null ? ui.node : ui.output ? outs[ui.output].id : null;
+  ui.heightFor = null;
+  if ((ui.view === "ramp" || ui.view === "hillshade") && ui.node === null &&
+      channelsOf(id === null ? outs[0].id : id) !== 1) {
+    const ones = outs.filter((o) => channelsOf(o.id) === 1);
+    const h = ones.find((o) => o.name === "height") || ones[0];
+    if (h) { ui.heightFor = h.name; id = h.id; }
+  }
+  return id;
+}
+
 // ---- views ------------------------------------------------------------------------
 
-function setView(v) {
+// The terrain controls show the page's values (or the defaults).
+function showTerrain() {
+  $("sea").value = ui.terrain.sea || "0.3";
+  $("hs").value = ui.terrain.hs || "";
+  $("tramp").value = ui.terrain.ramp || "terrain";
+}
+
+function setTerrain(k, v) {
+  if (v === "" || v === undefined) delete ui.terrain[k];
+  else ui.terrain[k] = v;
+  render(50);
+}
+
+function setView(v, rerender = true) {
   ui.view = v;
+  $("terrain").hidden = v !== "hillshade";
   for (const b of document.querySelectorAll("#views button")) b.classList.toggle("on", b.dataset.view === v);
   $("viewport").classList.toggle("fixed", v === "volume");
-  render(0);
+  if (rerender) render(0);
 }
 
 // The volume view exists only for a 3D-capable 1-channel node (the output
 // or the one previewed); the server says why not.
 async function probeVolume() {
   const b = document.querySelector('#views button[data-view="volume"]');
-  const node = ui.node === null ? "" : "&node=" + ui.node;
+  const id = ui.node !== null ? ui.node : ui.output ? ui.state.outputs[ui.output].id : null;
+  const node = id === null ? "" : "&node=" + id;
   const seq = ++ui.probes; // an older probe's answer may come last: it is ignored
   const resp = await fetch("api/render?w=16&h=16&view=volume" + node + setsQuery() + "&stream=" + ui.stream + "-probe");
   const why = resp.ok ? "" : await reason(resp);
@@ -453,14 +632,17 @@ function setupPanZoom() {
 
 // ---- rendering -----------------------------------------------------------------------
 
-function renderUrl(w, h, ps) {
+function renderUrl(w, h, ps, seq) {
   const v = ui.win;
   let u = `api/render?w=${w}&h=${h}&ox=${fmtAt(v.ox, v.ps)}&oy=${fmtAt(v.oy, v.ps)}&ps=${fmt(ps)}&view=${ui.view}`;
-  if (ui.node !== null) u += "&node=" + ui.node;
-  return u + setsQuery() + "&stream=" + ui.stream;
+  const id = shownNode();
+  if (id !== null) u += "&node=" + id;
+  if (ui.view === "hillshade") for (const [k, val] of Object.entries(ui.terrain)) u += "&" + k + "=" + encodeURIComponent(val);
+  return u + setsQuery() + "&stream=" + ui.stream + "&seq=" + seq;
 }
 
 function render(delay) {
+  writeUrl();
   debounce("render", delay, renderNow);
 }
 
@@ -477,13 +659,14 @@ async function renderNow() {
   const win = { ...ui.win };
   const cw = Math.max(1, Math.ceil(w / COARSE)), ch = Math.max(1, Math.ceil(h / COARSE));
   showStatus("note", "rendering…");
-  const coarse = await fetchImage(renderUrl(cw, ch, win.ps * w / cw), seq, ctl);
+  const coarse = await fetchImage(renderUrl(cw, ch, win.ps * w / cw, seq), seq, ctl);
   if (!coarse) return;
   showImage(coarse, win, true);
-  const full = await fetchImage(renderUrl(w, h, win.ps), seq, ctl);
+  const full = await fetchImage(renderUrl(w, h, win.ps, seq), seq, ctl);
   if (!full) return;
   showImage(full, win, false);
-  showStatus("ms", `${w}×${h} ${full.ms} ms (coarse ${coarse.ms} ms)`);
+  showStatus("ms", `${w}×${h} ${full.ms} ms (coarse ${coarse.ms} ms)` +
+             (ui.heightFor ? ` · ${ui.view} of output '${ui.heightFor}' (the shown one is RGB)` : ""));
   showStatus("note", "");
 }
 
@@ -493,6 +676,9 @@ async function fetchImage(url, seq, ctl) {
   try {
     const resp = await fetch(url, { signal: ctl.signal });
     if (seq !== ui.seq) return null;
+    // 409 on the newest sequence: the server stopping, or it took this
+    // client for gone; ask once more before saying so
+    if (resp.status === 409 && !ctl.asked_again) { ctl.asked_again = true; return fetchImage(url, seq, ctl); }
     if (resp.status === 409) { ui.stale++; showStatus("note", "cancelled"); return null; }
     // 503: a time limit (of the script's run or of the render) or a busy server: its reason below
     if (!resp.ok) { showStatus("note", ""); showStatus("bad", await reason(resp)); return null; }
@@ -553,6 +739,22 @@ function listen() {
 }
 
 function start() {
+  ui.fromUrl = readUrl();
+  $("graph-search").addEventListener("input", findNodes);
+  $("sea").addEventListener("input", () => setTerrain("sea", $("sea").value));
+  $("hs").addEventListener("input", () => { if ($("hs").value === "" || +$("hs").value >= 0) setTerrain("hs", $("hs").value); });
+  $("tramp").addEventListener("change", () => setTerrain("ramp", $("tramp").value === "terrain" ? "" : $("tramp").value));
+  $("graph-zoom").addEventListener("click", () => {
+    const on = $("graph").classList.toggle("actual");
+    $("graph-zoom").textContent = on ? "fit" : "1:1";
+    zoomGraph();
+  });
+  $("graph-unfold").addEventListener("click", () => { ui.fold.clear(); writeUrl(); loadGraph(); });
+  $("graph-fold").addEventListener("click", () => {
+    const folded = $("graph-strip").classList.toggle("folded");
+    $("graph-fold").textContent = folded ? "show" : "hide";
+  });
+  $("output").addEventListener("change", () => pickOutput(+$("output").value));
   for (const b of document.querySelectorAll("#views button")) b.addEventListener("click", () => setView(b.dataset.view));
   $("reset").addEventListener("click", () => resetWindow(true));
   $("back").addEventListener("click", () => previewNode(null, true));

@@ -2,19 +2,23 @@
  * bench.c — `make bench`: single-thread speed of noisegraph through the real
  * path (a graph built by a Lua script, rendered tile by tile into a sink
  * that encodes nothing), side by side with FastNoise2 figures of the issue's
- * machine kind (fixed numbers, not measured here) and libnoise measured in
- * the same run (libnoise_peer); then the fixed cost of a render and of
+ * machine kind (fixed numbers, not measured here), FastNoise2 measured in
+ * the same run when `make bench PEERS=DIR` built it (fastnoise2_peer, from
+ * the user's FastNoise2 source folder) and libnoise measured in the same
+ * run (libnoise_peer); then the fixed cost of a render and of
  * frames in a row, the speed-up of 2 threads over 1 and the peak memory of
  * a huge PNG render.
  *
- *   bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|gradients|encode]...
+ *   bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|gradients|encode|erosion|python]...
  *
  * Grids: 2D rows render a 2048x2048 image; 3D rows one 128^3 volume render
  * (16^3 bricks). Every script uses a frequency of 0.02 per pixel
  * (element_size 50), as the peers do. A row is one warm-up and then timed
  * runs (at least 5, more while the row has used under a second, at most
  * 31); the median and the minimum are printed. Every figure is the whole
- * cost of the render: nothing is subtracted.
+ * cost of the render: nothing is subtracted, and neighbourhood patches
+ * (grid shading, blur) are computed anew in every run, not kept from the
+ * last (a first render's cost).
  *
  * `overhead` is the fixed cost of one render: a 64x64 image of a constant
  * graph (its evaluation is a fill), median of many, on 1 and 2 threads.
@@ -31,6 +35,14 @@
  * .r16 and to .png through the CLI and prints the ratio of their wall
  * times (issue 15's goal: at most 1.3), and the other levels and an .exr.
  *
+ * `erosion` times ng.hydraulic: droplet steps per second of one simulation
+ * tile on one thread (the droplet loop alone, over sines of the bench
+ * terrain's scale), the speed-up of 2 threads over 1 on a
+ * 2048^2 render of hydraulic.lua (a fresh graph per run: no cached tile),
+ * and the wall time of a 4096^2 render of it on 2 threads.
+ * `python` renders 4096^2 through the C API and through `import noisegraph`
+ * (make python) in the same run: the module's overhead.
+ *
  * `kernels` times the noise kernels alone (no graph, no tiles) on the SIMD
  * path in use: NG_SIMD=scalar|sse2|avx2|avx512 compares paths. Its last
  * table, `gradients` alone, times the gradient bases' classic and
@@ -42,11 +54,14 @@
  */
 #include "host.h"
 #include "kernels.h"
+#include "ng_internal.h"
+#include "weathering.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,32 +87,41 @@ typedef struct row {
     int dims;
     const char *peer;   /* libnoise_peer row, or NULL */
     double fn2_ns;      /* FastNoise2 AVX-512 ns/sample, the issue's fixed figure; 0: none */
+    const char *fn2;    /* fastnoise2_peer row, or NULL */
 } row;
 
 /* FastNoise2's figures are issue 14's, measured on its machine kind (FN2_MACHINE),
  * not here: the low end where the issue gives a range. */
 #define FN2_MACHINE "2-vCPU Intel Xeon, AVX-512, KVM; FastNoise2 1.1.1, clang, fast-math + FMA, 1 thread"
 static const row rows[] = {
-    {"value2", "value.lua", 2, NULL, 1.01},
-    {"perlin2", "perlin.lua", 2, "perlin1_2d", 0},
-    {"perlin3", "perlin.lua", 3, "perlin1_3d", 2.27},
-    {"simplex2", "simplex.lua", 2, NULL, 0},
-    {"simplex3", "simplex.lua", 3, NULL, 2.23},
-    {"worley_f1_2", "worley_f1.lua", 2, NULL, 0},
-    {"worley_f1_3", "worley_f1.lua", 3, "voronoi_3d", 15.8},
-    {"fbm6_perlin2", "fbm6.lua", 2, "perlin6_2d", 0},
-    {"fbm6_perlin3", "fbm6.lua", 3, "perlin6_3d", 12.8},
-    {"terrain6_3", "terrain6.lua", 3, NULL, 0},
-    {"hybrid6_3", "hybrid6.lua", 3, NULL, 0},
-    {"ridged6_3", "ridged6.lua", 3, "ridged6_3d", 12.9},
-    {"billow6_3", "billow6.lua", 3, "billow6_3d", 0},
-    {"warp2", "warp.lua", 2, "turbulence_2d", 3.12},
-    {"warp_chain3", "warp_chain3.lua", 2, NULL, 0},
-    {"perlin_cloud3", "perlin_cloud.lua", 3, NULL, 0},
-    {"simplex_cloud3", "simplex_cloud.lua", 3, NULL, 0},
-    {"fast_simplex_cloud3", "fast_simplex_cloud.lua", 3, NULL, 0},
-    {"terrain2", "terrain_height.lua", 2, NULL, 0},
-    {"terrain_light2", "terrain_light.lua", 2, NULL, 0},
+    {"value2", "value.lua", 2, NULL, 1.01, "value_2d"},
+    {"perlin2", "perlin.lua", 2, "perlin1_2d", 0, "perlin_2d"},
+    {"perlin3", "perlin.lua", 3, "perlin1_3d", 2.27, "perlin_3d"},
+    {"simplex2", "simplex.lua", 2, NULL, 0, "simplex_2d"},
+    {"simplex3", "simplex.lua", 3, NULL, 2.23, "simplex_3d"},
+    {"worley_f1_2", "worley_f1.lua", 2, NULL, 0, "cellular_f1_2d"},
+    {"worley_f1_3", "worley_f1.lua", 3, "voronoi_3d", 15.8, "cellular_f1_3d"},
+    {"fbm6_perlin2", "fbm6.lua", 2, "perlin6_2d", 0, "fbm6_2d"},
+    {"fbm6_perlin3", "fbm6.lua", 3, "perlin6_3d", 12.8, "fbm6_3d"},
+    {"terrain6_3", "terrain6.lua", 3, NULL, 0, NULL},
+    {"hybrid6_3", "hybrid6.lua", 3, NULL, 0, NULL},
+    {"ridged6_3", "ridged6.lua", 3, "ridged6_3d", 12.9, "ridged6_3d"},
+    {"billow6_3", "billow6.lua", 3, "billow6_3d", 0, NULL},
+    {"warp2", "warp.lua", 2, "turbulence_2d", 3.12, "warp_2d"},
+    {"warp_chain3", "warp_chain3.lua", 2, NULL, 0, NULL},
+    {"perlin_cloud3", "perlin_cloud.lua", 3, NULL, 0, NULL},
+    {"simplex_cloud3", "simplex_cloud.lua", 3, NULL, 0, NULL},
+    {"fast_simplex_cloud3", "fast_simplex_cloud.lua", 3, NULL, 0, NULL},
+    {"terrain2", "terrain_height.lua", 2, NULL, 0, NULL},
+    {"terrain_light2", "terrain_light.lua", 2, NULL, 0, NULL},
+    {"terrain_shade2", "terrain_shade.lua", 2, NULL, 0, NULL},
+    {"sparse2", "sparse_height.lua", 2, NULL, 0, NULL},
+    {"sparse_light2", "sparse_light.lua", 2, NULL, 0, NULL},
+    {"alligator2", "alligator_height.lua", 2, NULL, 0, NULL},
+    {"alligator_light2", "alligator_light.lua", 2, NULL, 0, NULL},
+    {"fbm_driven2", "fbm_driven_height.lua", 2, NULL, 0, NULL},
+    {"fbm_driven_light2", "fbm_driven_light.lua", 2, NULL, 0, NULL},
+    {"terrain_eroded2", "terrain_eroded.lua", 2, NULL, 0, NULL},
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
@@ -105,12 +129,13 @@ typedef struct config {
     int quick;
     int min_runs;
     char scripts[PATH_MAX];
-    char bindir[PATH_MAX]; /* where bench, noisegraph and libnoise_peer live */
+    char bindir[PATH_MAX]; /* where bench, noisegraph and the peers live */
+    int has_ln, has_fn2;   /* libnoise_peer, fastnoise2_peer built */
 } config;
 
 typedef struct peer_result {
     char name[64];
-    double ns;
+    double ns, min; /* median and minimum ns/sample */
 } peer_result;
 
 /* ---- timing ------------------------------------------------------------------- */
@@ -177,12 +202,21 @@ typedef struct job {
 } job;
 
 /* One full grid: returns its wall time in seconds, or -1 with err set. */
+/* Drops the neighbourhood patches the graph keeps from render to render,
+ * so a row's every run computes its own: the cost of a first render. */
+static void forget_patches(const ng_graph *g)
+{
+    ng__hood_cache *h = ng__graph_hood(g);
+    if (h && ng__hood_attach(h, 0, NULL) == 0) ng__hood_detach(h);
+}
+
 static double run_job(const job *j, ng_error *err)
 {
     ng_sink sink = {null_begin, null_rows, null_end, NULL, null_begin_volume, null_slab};
     ng_render_opts o;
     double t0;
     int k, planes = j->dims == 3 && !j->volume ? j->size : 1;
+    forget_patches(j->g);
     ng_render_defaults(&o, j->size, j->size);
     o.dims = j->dims;
     o.threads = j->threads;
@@ -239,74 +273,139 @@ static int load(const config *c, const char *file, ng_script *s, ng_error *err)
     return 0;
 }
 
-/* ---- the libnoise peer ----------------------------------------------------------- */
+/* ---- the peers ------------------------------------------------------------------- */
 
-/* Runs libnoise_peer on the peer rows of the selected rows and collects
- * its "peer NAME NS" lines. Returns how many results, or -1 when there is
- * no peer (the reason is printed). */
-static int run_peer(const config *c, const int *selected, peer_result *res, int cap)
+/* A peer is a program beside bench, run on each of its rows just before
+ * noisegraph's render of the row, which prints "peer NAME MEDIAN MIN"
+ * (ns/sample) and, asked with --info, "peer-info TEXT" about itself. */
+typedef struct peer_prog {
+    const char *label;   /* as printed */
+    const char *exe;     /* file in bindir */
+    const char *missing; /* how it gets built */
+    const char *about;   /* what its rows are, printed before it runs */
+    size_t field;        /* offsetof(row, ...): the row's peer name */
+} peer_prog;
+
+static const peer_prog libnoise_prog = {
+    "libnoise peer", "libnoise_peer", "libnoise-dev missing?",
+    "g++ -O2, QUALITY_BEST, 1 warm-up + median of the runs;\n"
+    "  perlin2/3 ~ Perlin 1 octave, fbm6_perlin2/3 ~ Perlin 6 octaves, worley_f1_3 ~ Voronoi (distance,\n"
+    "  displacement 0), ridged6_3 ~ RidgedMulti, billow6_3 ~ Billow, warp2 ~ Turbulence of a Perlin\n"
+    "  (roughness 1); libnoise is 3D only, 2D rows use z = 0",
+    offsetof(row, peer)};
+
+static const peer_prog fastnoise2_prog = {
+    "FastNoise2 peer", "fastnoise2_peer", "make bench PEERS=DIR builds it from DIR/FastNoise2",
+    "built here from the user's source (its CMake flags: fast-math, clang when installed),\n"
+    "  1 thread, the widest SIMD level the CPU has, 1 warm-up, then the runs; each run is one\n"
+    "  GenUniformGrid call writing the whole grid into a float buffer (noisegraph's rows render through\n"
+    "  the whole graph path: script graph, tiles or bricks, sink); feature scale 50 at pixel centres;\n"
+    "  worley_f1 ~ CellularDistance (euclidean, F1), fbm6/ridged6 ~ FractalFBm/FractalRidged of Perlin\n"
+    "  (6 octaves, gain 0.5, lacunarity 2), warp2 ~ DomainWarpSimplex (amplitude 20) of a Simplex",
+    offsetof(row, fn2)};
+
+static const char *row_peer(const row *r, const peer_prog *p)
 {
-    char exe[PATH_MAX + 32], cmd[8192], line[512];
-    size_t len;
-    FILE *f;
-    int i, n = 0, any = 0, status;
-    snprintf(exe, sizeof exe, "%s/libnoise_peer", c->bindir);
-    if (access(exe, X_OK)) {
-        printf("libnoise peer: %s not built (libnoise-dev missing?): no libnoise column\n", exe);
-        return -1;
-    }
-    len = (size_t)snprintf(cmd, sizeof cmd, "'%s' --runs %d", exe, c->min_runs);
-    for (i = 0; i < NROWS; i++)
-        if (selected[i] && rows[i].peer && len < sizeof cmd - 80) {
-            len += (size_t)snprintf(cmd + len, sizeof cmd - len, " %s", rows[i].peer);
-            any = 1;
-        }
-    if (!any) return 0;
-    printf("libnoise peer: %s (g++ -O2, QUALITY_BEST, 1 warm-up + median of %d runs)...\n"
-           "  perlin2/3 ~ Perlin 1 octave, fbm6_perlin2/3 ~ Perlin 6 octaves, worley_f1_3 ~ Voronoi (distance,\n"
-           "  displacement 0), ridged6_3 ~ RidgedMulti, billow6_3 ~ Billow, warp2 ~ Turbulence of a Perlin\n"
-           "  (roughness 1); libnoise is 3D only, 2D rows use z = 0\n",
-           exe, c->min_runs);
-    fflush(stdout);
-    if (!(f = popen(cmd, "r"))) {
-        printf("libnoise peer: cannot run %s: %s\n", exe, strerror(errno));
-        return -1;
-    }
-    while (fgets(line, sizeof line, f)) {
-        peer_result r;
-        if (n < cap && sscanf(line, "peer %63s %lf", r.name, &r.ns) == 2) res[n++] = r;
-    }
-    status = pclose(f);
-    if (status != 0) printf("libnoise peer: exited with status %d; its rows may be missing\n", status);
-    return n;
+    return *(const char *const *)((const char *)r + p->field);
 }
 
-static double peer_ns(const peer_result *res, int n, const char *name)
+/* Whether p was built beside bench: says what it measures (its own
+ * "peer-info" line included) or why there is no column. */
+static int peer_ready(const config *c, const peer_prog *p)
 {
-    int i;
-    for (i = 0; name && i < n; i++)
-        if (!strcmp(res[i].name, name)) return res[i].ns;
-    return 0;
+    char exe[PATH_MAX + 32], cmd[PATH_MAX + 64], line[512];
+    FILE *f;
+    snprintf(exe, sizeof exe, "%s/%s", c->bindir, p->exe);
+    if (access(exe, X_OK)) {
+        printf("%s: %s not built (%s): no column\n", p->label, exe, p->missing);
+        return 0;
+    }
+    printf("%s: %s (%d runs per row, beside noisegraph's)\n  %s\n", p->label, exe,
+           c->min_runs, p->about);
+    snprintf(cmd, sizeof cmd, "'%s' --runs 1 --info", exe);
+    if ((f = popen(cmd, "r"))) {
+        while (fgets(line, sizeof line, f))
+            if (!strncmp(line, "peer-info ", 10)) printf("  %s", line + 10);
+        pclose(f);
+    }
+    return 1;
+}
+
+/* Runs p on row r, when p has such a row: its "peer NAME MEDIAN [MIN]"
+ * line into *res. 1, or 0 when there is no figure (the reason printed
+ * when the peer failed). */
+static int run_peer(const config *c, const peer_prog *p, const row *r, int runs, peer_result *res)
+{
+    char cmd[PATH_MAX + 256], line[512];
+    FILE *f;
+    int got = 0, status;
+    if (!row_peer(r, p)) return 0;
+    snprintf(cmd, sizeof cmd, "'%s/%s' --runs %d %s", c->bindir, p->exe, runs, row_peer(r, p));
+    if (!(f = popen(cmd, "r"))) return 0;
+    while (fgets(line, sizeof line, f)) {
+        int k = sscanf(line, "peer %63s %lf %lf", res->name, &res->ns, &res->min);
+        if (k >= 2) {
+            if (k == 2) res->min = res->ns;
+            got = 1;
+        }
+    }
+    status = pclose(f);
+    if (status != 0 || !got) printf("  (%s exited with status %d on %s)\n", p->label, status, row_peer(r, p));
+    return got && status == 0;
+}
+
+/* The " ns ratio" pair of one column: ours over the peer's ns, or dashes. */
+static void print_ratio(double ours, double peer, int w1, int w2)
+{
+    if (peer > 0) printf(" %*.3f %*.2f", w1, peer, w2, ours / peer);
+    else printf(" %*s %*s", w1, "-", w2, "-");
 }
 
 /* ---- rows ------------------------------------------------------------------------ */
 
 static void print_header(void)
 {
-    printf("%-20s %9s %9s %9s %8s %10s %8s %11s %8s\n", "row", "samples", "ns/samp", "min ns", "Msamp/s",
-           "FN2-512 ns", "ours/FN2", "libnoise ns", "ours/ln");
+    printf("%-20s %9s %9s %9s %8s %9s %8s %9s %8s %11s %8s\n", "row", "samples", "ns/samp", "min ns", "Msamp/s",
+           "FN2 fixed", "ours/fix", "FN2 here", "ours/FN2", "libnoise ns", "ours/ln");
 }
 
-/* One row, whole cost: 2D one image, 3D one volume render. Its median
- * ns/sample, or -1 where it failed. */
-static double bench_row(const config *c, const row *r, const peer_result *peers, int npeers)
+/* On a shared machine the load can change tenfold between two runs, so a
+ * ratio of two medians taken one after the other says little. Pairs do:
+ * the peer's one timed run (after its warm-up) and then one noisegraph
+ * run, c->min_runs times; the median of the pairs' ratios, and the
+ * peer's median. 0, or -1 (no figure). */
+static int paired_ratio(const config *c, const peer_prog *p, const row *r, const job *j, double samples,
+                        double *ratio, double *peer_median)
+{
+    double q[MAX_RUNS], pv[MAX_RUNS];
+    int k;
+    ng_error err;
+    for (k = 0; k < c->min_runs && k < MAX_RUNS; k++) {
+        peer_result one;
+        double ours;
+        if (!run_peer(c, p, r, 1, &one) || (ours = run_job(j, &err)) < 0) return -1;
+        pv[k] = one.ns;
+        q[k] = ours * 1e9 / samples / one.ns;
+    }
+    *ratio = median(q, k);
+    *peer_median = median(pv, k);
+    return 0;
+}
+
+/* One row, whole cost: 2D one image, 3D one volume render, just after
+ * the peers built beside bench ran the same row. Its median ns/sample, or
+ * -1 where it failed. */
+static double bench_row(const config *c, const row *r)
 {
     ng_script s;
     ng_error err;
     timing t;
     job j;
+    peer_result ln = {"", 0, 0};
+    double paired = 0, fn2_ns = 0;
     double samples = r->dims == 3 ? (double)GRID3 * GRID3 * GRID3 : (double)GRID2 * GRID2;
-    double ns, ns_min, ln;
+    double ns, ns_min;
+    if (c->has_ln) run_peer(c, &libnoise_prog, r, c->min_runs, &ln);
     printf("%-20s %9.0f", r->name, samples);
     fflush(stdout);
     if (load(c, r->script, &s, &err)) {
@@ -324,19 +423,22 @@ static double bench_row(const config *c, const row *r, const peer_result *peers,
         ng_script_free(&s);
         return -1;
     }
+    if (c->has_fn2 && r->fn2 && paired_ratio(c, &fastnoise2_prog, r, &j, samples, &paired, &fn2_ns))
+        printf(" (no FastNoise2 figure)");
     ng_script_free(&s);
     ns = t.median * 1e9 / samples;
     ns_min = t.min * 1e9 / samples;
     printf(" %9.3f %9.3f %8.1f", ns, ns_min, 1e3 / ns);
-    if (r->fn2_ns > 0) printf(" %10.2f %8.2f", r->fn2_ns, ns / r->fn2_ns);
-    else printf(" %10s %8s", "-", "-");
-    if ((ln = peer_ns(peers, npeers, r->peer)) > 0) printf(" %11.3f %8.2f", ln, ns / ln);
-    else printf(" %11s %8s", "-", "-");
+    print_ratio(ns, r->fn2_ns, 9, 8);
+    if (fn2_ns > 0) printf(" %9.3f %8.2f", fn2_ns, paired);
+    else printf(" %9s %8s", "-", "-");
+    print_ratio(ns, ln.ns, 11, 8);
     printf("   (%d runs)\n", t.runs);
     return ns;
 }
 
 static void print_hillshade_ratio(const double *ns);
+static void print_erosion_ratio(const double *ns);
 
 /* ---- fixed cost and frames ---------------------------------------------------------- */
 
@@ -554,6 +656,91 @@ static void bench_threads(const config *c)
     ng_script_free(&s);
 }
 
+/* ---- erosion ----------------------------------------------------------------------- */
+
+/* CPU seconds of the calling thread: a rate that a loaded machine
+ * disturbs less than the wall clock. */
+static double thread_cpu(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* hydraulic.lua loaded afresh (its graph's tile cache empty), rendered
+ * size^2 on `threads`: wall seconds, or -1 with err set. */
+static double erosion_render(const config *c, int size, int threads, ng_error *err)
+{
+    ng_script s;
+    job j;
+    double t;
+    if (load(c, "hydraulic.lua", &s, err)) return -1;
+    j = (job){.g = s.graph, .root = s.output[0], .dims = 2, .size = size, .threads = threads, .volume = 0};
+    t = run_job(&j, err);
+    ng_script_free(&s);
+    return t;
+}
+
+/* Droplet steps per second of one tile (131^2 cells of the terrain at
+ * spacing 4, the defaults), on this thread: the median of runs. */
+static void erosion_steps(void)
+{
+    enum { N = 131, RUNS = 7 };
+    const size_t n = (size_t)N * N;
+    ng_hydro_params p = {1, 48, 0.05f, 1, 0.01f, 0.15f, 0.1f, 0.02f, 4, 0, 0, NULL, NULL, NULL}; /* the defaults */
+    int8_t bx[NG_HYDRO_BRUSH_MAX], by[NG_HYDRO_BRUSH_MAX];
+    float bw[NG_HYDRO_BRUSH_MAX];
+    float *src = malloc(n * sizeof *src), *f = malloc(4 * n * sizeof *f);
+    double rate[RUNS], cpu_rate[RUNS];
+    int64_t steps = 0;
+    int i, k;
+    ng_hydro_brush(&p, 1, bx, by, bw);
+    for (k = 0; src && k < (int)n; k++) { /* the bench terrain's scale: 400 px features on 4 px cells */
+        const double x = (k % N) * 4.0 / 400, y = (k / N) * 4.0 / 400;
+        src[k] = (float)25 * (float)(0.5 * sin(x * 3.1 + 0.3) * cos(y * 2.7) + 0.25 * sin(x * 6.9 + y * 5.3) +
+                         0.12 * cos(x * 13.7 - y * 11.9) + 0.06 * sin(x * 29.3 + y * 23.1));
+    }
+    for (i = 0; src && f && i < RUNS; i++) {
+        double t0, c0;
+        memcpy(f, src, n * sizeof *f);
+        memset(f + n, 0, 3 * n * sizeof *f);
+        t0 = now(), c0 = thread_cpu();
+        steps = ng_hydro_run(&p, f, f + n, f + 2 * n, f + 3 * n, N, 128, 1000 + (uint64_t)i);
+        rate[i] = (double)steps / (now() - t0);
+        cpu_rate[i] = (double)steps / (thread_cpu() - c0);
+    }
+    if (src && f)
+        printf("erosion: droplet steps, 1 thread: %.1f M steps/s wall, %.1f M per CPU second (medians of %d tiles of "
+               "16384 droplets, %lld steps each)\n",
+               median(rate, RUNS) / 1e6, median(cpu_rate, RUNS) / 1e6, RUNS, (long long)steps);
+    free(src), free(f);
+}
+
+static void bench_erosion(const config *c)
+{
+    enum { PAIRS = 3, SIZE = 2048, BIG = 4096 };
+    double t1[PAIRS], t2[PAIRS], ratio[PAIRS], big;
+    ng_error err;
+    int k;
+    erosion_steps();
+    printf("erosion: hydraulic.lua %dx%d, fresh graph each run, %d alternating pairs: ", SIZE, SIZE, PAIRS);
+    fflush(stdout);
+    for (k = 0; k < PAIRS; k++) {
+        if ((t1[k] = erosion_render(c, SIZE, 1, &err)) < 0 || (t2[k] = erosion_render(c, SIZE, 2, &err)) < 0) {
+            printf("error: %s\n", err.msg);
+            return;
+        }
+        ratio[k] = t1[k] / t2[k];
+    }
+    printf("1 thread %.2f s, 2 threads %.2f s (medians), speed-up %.2fx (median of pair ratios; goal >= 1.8x)\n",
+           median(t1, PAIRS), median(t2, PAIRS), median(ratio, PAIRS));
+    if ((big = erosion_render(c, BIG, 2, &err)) < 0) {
+        printf("erosion: %dx%d: error: %s\n", BIG, BIG, err.msg);
+        return;
+    }
+    printf("erosion: hydraulic.lua %dx%d eroded terrain, 2 threads, fresh graph: %.2f s wall\n", BIG, BIG, big);
+}
+
 /* ---- memory ------------------------------------------------------------------------ */
 
 /* Runs argv with stdout discarded and stderr collected into buf.
@@ -707,6 +894,89 @@ static int encode_cpu(const config *c, const char *out_name, char **args, measur
     const int rc = encode_best(c, out_name, args, best);
     *cpu = (children_cpu() - t0) / ENC_RUNS;
     return rc;
+}
+
+/* ---- the Python module ------------------------------------------------------------- */
+
+#define PY_GRID 4096
+#define PY_RUNS 9
+
+/* Median seconds of PY_RUNS renders of script (1 thread, PY_GRID^2) through
+ * the C API into a new buffer each (malloc, ng_render_buffer, free), after
+ * one warm-up; -1 with err set. */
+static double c_api_render(const config *c, const char *script, ng_error *err)
+{
+    ng_script s;
+    ng_render_opts o;
+    double v[PY_RUNS];
+    int k;
+    if (load(c, script, &s, err)) return -1;
+    ng_render_defaults(&o, PY_GRID, PY_GRID);
+    o.threads = 1;
+    for (k = -1; k < PY_RUNS; k++) {
+        double t0 = now();
+        float *out = malloc((size_t)PY_GRID * PY_GRID * sizeof *out);
+        if (!out || ng_render_buffer(s.graph, s.output[0], &o, out, err)) {
+            free(out);
+            ng_script_free(&s);
+            return out ? -1 : ng_errorf(err, "out of memory");
+        }
+        free(out);
+        if (k >= 0) v[k] = now() - t0;
+    }
+    ng_script_free(&s);
+    return median(v, PY_RUNS);
+}
+
+/* The same renders through `import noisegraph` (build/.../python) under
+ * Debian's python3: Graph(script).render(size=PY_GRID, threads=1), which
+ * returns a NumPy array over the buffer the render wrote. Seconds, or -1
+ * (why printed). */
+static double python_render(const config *c, const char *script)
+{
+    char cmd[3 * PATH_MAX + 1024], line[256];
+    double t = -1;
+    FILE *f;
+    snprintf(cmd, sizeof cmd,
+             "PYTHONPATH='%s/python' /usr/bin/python3 -c '"
+             "import sys, time, statistics, noisegraph\n"
+             "g = noisegraph.Graph(sys.argv[1]); g.render(size=%d, threads=1); v = []\n"
+             "for k in range(%d):\n"
+             "    t0 = time.perf_counter(); a = g.render(size=%d, threads=1); v.append(time.perf_counter() - t0); del a\n"
+             "print(\"python\", statistics.median(v))' '%s/%s' 2>&1",
+             c->bindir, PY_GRID, PY_RUNS, PY_GRID, c->scripts, script);
+    if (!(f = popen(cmd, "r"))) return -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "python %lf", &t) != 1) printf("  %s", line);
+    pclose(f);
+    return t;
+}
+
+/* Issue 27: a 4096^2 render through the Python module costs what the C API
+ * costs (no copy overhead: the array wraps the render's buffer), within 5%.
+ * A cheap graph (perlin 2D, a copy would be the largest share there) and
+ * fBm; 1 thread, the C and Python runs alternating by graph. */
+static void bench_python(const config *c)
+{
+    static const char *const scripts[] = {"perlin.lua", "fbm6.lua"};
+    size_t k;
+    printf("python: %d^2 image, 1 thread, median of %d renders each into a new buffer: C API (malloc +\n"
+           "        ng_render_buffer) vs noisegraph.Graph.render (a NumPy array over the render's buffer)\n",
+           PY_GRID, PY_RUNS);
+    for (k = 0; k < sizeof scripts / sizeof scripts[0]; k++) {
+        ng_error err;
+        double tc = c_api_render(c, scripts[k], &err), tp;
+        if (tc < 0) {
+            printf("  %-12s error: %s\n", scripts[k], err.msg);
+            continue;
+        }
+        if ((tp = python_render(c, scripts[k])) < 0) {
+            printf("  %-12s C %.1f ms; python: not measured (make python builds the module)\n", scripts[k], tc * 1e3);
+            continue;
+        }
+        printf("  %-12s C %7.1f ms  python %7.1f ms  python/C %.3f (the goal: <= 1.05)\n", scripts[k], tc * 1e3,
+               tp * 1e3, tp / tc);
+    }
 }
 
 /* Issue 15: a 16-bit PNG costs at most 1.3x the same render to .r16 on
@@ -1012,6 +1282,42 @@ static void bench_gradient_sets(float *fp[3])
         }
 }
 
+/* Issue 25's goal: the default shading of a 2D render (ng.light, the grid
+ * method) at most 1.15x its height alone, for graphs whose analytic
+ * gradients were dear (sparse, alligator, a fractal with node-driven
+ * options) and the terrain; both rows of each pair from this run. */
+static void print_shading_ratios(const double *ns)
+{
+    static const char *const pairs[][2] = {{"terrain_shade2", "terrain2"},
+                                           {"sparse_light2", "sparse2"},
+                                           {"alligator_light2", "alligator2"},
+                                           {"fbm_driven_light2", "fbm_driven2"}};
+    size_t p;
+    for (p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+        int k, lit = -1, plain = -1;
+        for (k = 0; k < NROWS; k++) {
+            if (!strcmp(rows[k].name, pairs[p][0])) lit = k;
+            if (!strcmp(rows[k].name, pairs[p][1])) plain = k;
+        }
+        if (lit < 0 || plain < 0 || ns[lit] <= 0 || ns[plain] <= 0) continue;
+        printf("shading: %s / %s = %.2f (the goal: <= 1.15)\n", pairs[p][0], pairs[p][1], ns[lit] / ns[plain]);
+    }
+}
+
+/* Issue 25's goal for the erosion filter: 4 octaves of gullies over
+ * terrain2 (its value and analytic gradient, then the filter) at most 2x
+ * the terrain alone, both rows of this run. */
+static void print_erosion_ratio(const double *ns)
+{
+    int k, eroded = -1, plain = -1;
+    for (k = 0; k < NROWS; k++) {
+        if (!strcmp(rows[k].name, "terrain_eroded2")) eroded = k;
+        if (!strcmp(rows[k].name, "terrain2")) plain = k;
+    }
+    if (eroded < 0 || plain < 0 || ns[eroded] <= 0 || ns[plain] <= 0) return;
+    printf("erosion filter: terrain_eroded2 / terrain2 = %.2f (the goal: <= 2.00)\n", ns[eroded] / ns[plain]);
+}
+
 /* ns per sample of the selected path's kernels on 4096 points of a 64x64
  * grid (frequency 0.02), best of 7 batches of 50 calls. */
 static void bench_kernels(void)
@@ -1047,7 +1353,7 @@ static void bench_kernels(void)
 static int usage(void)
 {
     int i;
-    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|gradients|encode]...\nrows:");
+    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|gradients|encode|erosion|python]...\nrows:");
     for (i = 0; i < NROWS; i++) fprintf(stderr, " %s", rows[i].name);
     fprintf(stderr, "\n");
     return 2;
@@ -1074,10 +1380,8 @@ int main(int argc, char **argv)
 {
     static config c;
     int selected[NROWS] = {0}, any = 0, threads = 0, memory = 0, kernels = 0, volume = 0, overhead = 0, frames = 0;
-    int encode = 0, gradsets = 0;
+    int encode = 0, gradsets = 0, erosion = 0, python = 0;
     int i, k;
-    static peer_result peers[64];
-    int npeers = 0;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) c.quick = 1;
         else if (!strcmp(argv[i], "--scripts") && i + 1 < argc) snprintf(c.scripts, sizeof c.scripts, "%s", argv[++i]);
@@ -1089,6 +1393,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "frames")) frames = any = 1;
         else if (!strcmp(argv[i], "encode")) encode = any = 1;
         else if (!strcmp(argv[i], "gradients")) gradsets = any = 1;
+        else if (!strcmp(argv[i], "erosion")) erosion = any = 1;
+        else if (!strcmp(argv[i], "python")) python = any = 1;
         else {
             for (k = 0; k < NROWS && strcmp(argv[i], rows[k].name); k++) continue;
             if (k == NROWS) {
@@ -1100,7 +1406,7 @@ int main(int argc, char **argv)
     }
     if (!any) {
         for (k = 0; k < NROWS; k++) selected[k] = 1;
-        threads = kernels = volume = overhead = frames = encode = 1;
+        threads = kernels = volume = overhead = frames = encode = erosion = python = 1;
         memory = !c.quick;
     }
     c.min_runs = c.quick ? 3 : 5;
@@ -1112,18 +1418,25 @@ int main(int argc, char **argv)
            "whole cost of each render, nothing subtracted; 1 warm-up, then >= %d timed runs (more while a row\n"
            "has used < %.0f s, up to %d): median and min\n",
            GRID2, GRID2, GRID3, c.min_runs, ROW_BUDGET, MAX_RUNS);
-    npeers = run_peer(&c, selected, peers, 64);
-    if (npeers < 0) npeers = 0;
+    c.has_ln = peer_ready(&c, &libnoise_prog);
+    c.has_fn2 = peer_ready(&c, &fastnoise2_prog);
     for (k = 0; k < NROWS && !selected[k]; k++) continue;
     if (k < NROWS) {
-        printf("FN2-512 = FastNoise2 AVX-512: FIXED figures from issue 14, taken on another machine kind (%s),\n"
-               "          NOT measured here; this run is on the CPU named above. ours/FN2, ours/ln < 1: noisegraph "
-               "faster\n\n",
-               FN2_MACHINE);
+        printf("FN2 fixed = FastNoise2 AVX-512: FIXED figures from issue 14, taken on another machine kind (%s),\n"
+               "            NOT measured here; this run is on the CPU named above.\n"
+               "FN2 here  = FastNoise2 MEASURED in this run on this CPU (fastnoise2_peer; - : not built or no such row).\n"
+               "            ours/FN2: the median of %d paired ratios, each one FastNoise2 run and the noisegraph run\n"
+               "            right after it (robust to a load that changes between runs); FN2 here: its runs' median\n"
+               "ours/fix, ours/FN2, ours/ln < 1: noisegraph faster\n\n",
+               FN2_MACHINE, c.min_runs);
         double ns[NROWS];
         print_header();
-        for (k = 0; k < NROWS; k++) ns[k] = selected[k] ? bench_row(&c, &rows[k], peers, npeers) : -1;
+        for (k = 0; k < NROWS; k++) ns[k] = selected[k] ? bench_row(&c, &rows[k]) : -1;
         print_hillshade_ratio(ns);
+        print_shading_ratios(ns);
+}
+
+        print_erosion_ratio(ns);
         printf("\n");
     }
     if (overhead) bench_overhead(&c);
@@ -1138,6 +1451,8 @@ int main(int argc, char **argv)
         bench_gradient_sets(fp);
     }
     if (encode) bench_encode(&c);
+    if (erosion) bench_erosion(&c);
+    if (python) bench_python(&c);
     if (memory) bench_memory(&c);
     else if (c.quick && !any) printf("memory: skipped (--quick)\n");
     return 0;

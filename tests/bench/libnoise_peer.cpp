@@ -5,10 +5,10 @@
  *
  *   libnoise_peer [--runs N] [NAME...]     (no NAME: every row)
  *
- * Prints one line per row, "peer NAME ns_per_sample": the median of N
- * timed runs (default 5) after one warm-up. Grids: 2D rows 2048x2048 at
- * z = 0 (libnoise is 3D only), 3D rows 128^3, sample (i + 0.5, j + 0.5,
- * k + 0.5), frequency 0.02 — the pixel centres and element_size 50 of the
+ * Prints one line per row, "peer NAME MEDIAN MIN" in ns per sample, of N
+ * timed runs (default 5) after one warm-up (--info alone: nothing). Grids:
+ * 2D rows 2048x2048 at z = 0 (libnoise is 3D only), 3D rows 128^3, sample
+ * (i + 0.5, j + 0.5, k + 0.5), frequency 0.02 — the pixel centres and element_size 50 of the
  * bench scripts. Gradient noise uses QUALITY_BEST (quintic fade), as
  * noisegraph's improved Perlin does.
  */
@@ -107,8 +107,9 @@ void measure(const char *name, int dims, int runs)
     for (int r = 0; r < runs; r++) t.push_back(pass(*m, dims));
     std::sort(t.begin(), t.end());
     double med = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+    double best = t[0];
     double samples = dims == 3 ? (double)grid3 * grid3 * grid3 : (double)grid2 * grid2;
-    std::printf("peer %s %.4f\n", name, med * 1e9 / samples);
+    std::printf("peer %s %.4f %.4f\n", name, med * 1e9 / samples, best * 1e9 / samples);
     std::fflush(stdout);
 }
 
@@ -124,6 +125,10 @@ int main(int argc, char **argv)
                 std::fprintf(stderr, "libnoise_peer: --runs: '%s' is not 1 to 101\n", argv[i]);
                 return 2;
             }
+            continue;
+        }
+        if (!strcmp(argv[i], "--info")) {
+            named = 1;
             continue;
         }
         const row *r = nullptr;

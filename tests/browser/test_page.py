@@ -10,8 +10,16 @@ makes the page update (the generation shown and the image); a broken script
 shows its file:line and source line while the last image stays; clicking a
 node in the graph previews that node; a drag and a wheel turn move the
 world window (origin, pixel size) and 'reset view' brings it back; the
-views ramp, hillshade and repeat each draw their own picture. SCREENSHOT (a 1280x800 picture of the
-page) is written when given: docs/serve.png is one.
+views ramp, hillshade and repeat each draw their own picture; the page's
+state (parameters, view, output, folds) is in its URL and a reload of it shows
+the same; a script of several outputs gets a picker, ramp and hillshade
+of its RGB output picture its height output, :named() names and the
+script's variable names label nodes and the graph's search finds them; an
+80-node graph is drawn within the time limit, its search marks a node by
+its name and scrolls to it, the 1:1 button changes its scale, a
+right-click folds the branch feeding a node (fewer boxes drawn; "unfold
+all" brings them back) and "hide" hides it. SCREENSHOT (a 1280x800
+picture of the page) is written when given: docs/serve.png is one.
 
 Needs Debian's chromium, chromium-driver and python3-selenium (`make test`
 installs them as root). Without them it says so and fails: it never skips.
@@ -258,6 +266,7 @@ def check_broken(d, script, before):
     where = "terrain.lua:%d" % BROKEN_LINE
     page = text(d, "error")
     check(where in page, "a broken script shows file:line", page)
+    check(page.count(where + ":") == 1, "a broken script shows its file:line once", page)
     check(BROKEN_SOURCE in text(d, "error-source"), "a broken script shows its source line", page)
     check(generation(d) != gen0, "the failed run is a new generation")
     im = settled_image(d, "the image while the script is broken")
@@ -331,6 +340,108 @@ def check_views(d, before):
     return settled_image(d, "the grey view again", url_has="view=grey")
 
 
+def check_terrain_controls(d, before):
+    """The hillshade's terrain controls (sea level, height scale, ramp):
+    shown with that view only, each changes the picture and the URL."""
+    check(not visible(d, "terrain"), "the terrain controls are hidden outside the hillshade view")
+    d.find_element("css selector", '#views button[data-view="hillshade"]').click()
+    wait_for(lambda: visible(d, "terrain"), "the terrain controls with the hillshade view")
+    shade = settled_image(d, "the hillshade view", url_has="view=hillshade")
+    d.execute_script("const s = document.getElementById('sea'); s.value = '0.6';"
+                     "s.dispatchEvent(new Event('input'))")
+    sea = settled_image(d, "the hillshade at sea level 0.6", url_has="sea=0.6", differs_from=shade)
+    check(sea["hash"] != shade["hash"], "the sea level control changes the hillshade", sea["url"])
+    from selenium.webdriver.support.ui import Select
+    Select(d.find_element("id", "tramp")).select_by_visible_text("grey")
+    grey = settled_image(d, "the grey hillshade", url_has="ramp=grey")
+    check(grey["hash"] != sea["hash"], "the ramp control changes the hillshade", grey["url"])
+    d.find_element("id", "hs").send_keys("500")
+    tall = settled_image(d, "the hillshade with a height scale", url_has="hs=500")
+    check(tall["hash"] != grey["hash"], "the height scale control changes the hillshade", tall["url"])
+    check("sea=0.6" in d.current_url and "ramp=grey" in d.current_url and "hs=500" in d.current_url,
+          "the URL carries the terrain controls", d.current_url)
+    d.execute_script("ui.terrain = {}; showTerrain();")
+    d.find_element("css selector", '#views button[data-view="grey"]').click()
+    return settled_image(d, "the grey view again", url_has="view=grey")
+
+
+def check_url_state(d, before):
+    """The page's state is in its URL: a reload of that URL (a bookmark, a
+    link sent to someone) shows the same parameters, view and window."""
+    d.find_element("css selector", '#views button[data-view="ramp"]').click()
+    ramp = settled_image(d, "the ramp view", url_has="view=ramp")
+    url = d.current_url
+    check("set.warp=" in url and "view=ramp" in url, "the URL carries the parameters and the view", url)
+    warp = d.find_element("css selector", '.param[data-name="warp"] input[type=number]').get_attribute("value")
+    d.get("about:blank")
+    d.get(url)
+    again = settled_image(d, "the page opened from its URL", url_has="view=ramp")
+    check(again["hash"] == ramp["hash"], "the page opened from its URL shows the same picture",
+          "%s vs %s" % (again["hash"], ramp["hash"]))
+    field = d.find_element("css selector", '.param[data-name="warp"] input[type=number]')
+    check(field.get_attribute("value") == warp, "the URL's parameter value is in its control",
+          "%s vs %s" % (field.get_attribute("value"), warp))
+    check("on" in d.find_element("css selector", '#views button[data-view="ramp"]').get_attribute("class"),
+          "the URL's view is the one marked")
+    check("--set warp=" in text(d, "command"), "the command line carries the URL's parameter", text(d, "command"))
+    d.find_element("css selector", '#views button[data-view="grey"]').click()
+    return settled_image(d, "the grey view again", url_has="view=grey")
+
+
+OUTPUTS = """local ridgeline = ng.fbm{ng.perlin{element_size = 60}:named("mountains"), octaves = 4}
+local h = ridgeline:fit(-1, 1, 0, 1)
+return {colour = h:ramp("terrain"), height = h}
+"""
+
+
+def check_outputs(d, script, base_url):
+    """A script of several outputs: a picker chooses the one shown (in the
+    URL too); ramp and hillshade of the RGB one picture the height output;
+    nodes carry the script's names; the graph's search finds one."""
+    from selenium.webdriver.support.ui import Select
+    good = open(script).read()
+    open(script, "w").write(OUTPUTS)
+    wait_for(lambda: visible(d, "output-pick"), "the output picker to show for two outputs")
+    names = [o.text for o in Select(d.find_element("id", "output")).options]
+    check(names == ["colour", "height"], "the picker lists the script's outputs", str(names))
+    ids = d.execute_script("return ui.state.outputs.map(o => o.id)")
+    grey = settled_image(d, "the colour output", url_lacks="node=")
+    d.find_element("css selector", '#views button[data-view="hillshade"]').click()
+    shade = settled_image(d, "the hillshade of the RGB output", url_has="node=%d" % ids[1])
+    check("node=%d" % ids[1] in shade["url"] and shade["levels"] > 16,
+          "hillshade of an RGB output pictures the height output", shade["url"])
+    check("of output 'height'" in text(d, "status"), "the status line says which output is shaded",
+          text(d, "status"))
+    d.find_element("css selector", '#views button[data-view="grey"]').click()
+    settled_image(d, "the colour output again", url_has="view=grey", url_lacks="node=")
+    Select(d.find_element("id", "output")).select_by_visible_text("height")
+    h = settled_image(d, "the height output", url_has="node=%d" % ids[1])
+    check(h["hash"] != grey["hash"], "picking an output shows it")
+    check("output=height" in d.current_url, "the URL carries the output", d.current_url)
+    labels = d.execute_script("return ui.state.nodes.map(n => n.label)")
+    check("mountains" in labels, "a node is labelled by its :named() name", str(labels))
+    check("ridgeline" in labels, "a node is labelled by the script's variable name", str(labels))
+    wait_for(lambda: "mountains" in text(d, "graph"), "the graph to show the node's name")
+    check("ridgeline (fractal)" in text(d, "graph"), "the drawn graph shows the variable's name and the type",
+          text(d, "graph")[:300])
+    d.find_element("id", "graph-search").send_keys("mountains")
+    found = wait_for(lambda: d.find_elements("css selector", "#graph g.node.found"), "the search to mark a node")
+    check(len(found) == 1, "the graph's search finds the named node", str(len(found)))
+    check("actual" in d.find_element("id", "graph").get_attribute("class"),
+          "a search shows the graph at its own size, scrolled to the node")
+    d.find_element("id", "graph-search").clear()
+    d.execute_script("document.getElementById('graph-search').dispatchEvent(new Event('input'))")
+    d.get(d.current_url)  # the picked output survives a reload
+    wait_for(lambda: visible(d, "output-pick"), "the output picker after a reload")
+    settled_image(d, "the height output after a reload", url_has="node=%d" % ids[1])
+    check(Select(d.find_element("id", "output")).first_selected_option.text == "height",
+          "the URL's output is the one picked after a reload")
+    open(script, "w").write(good)
+    wait_for(lambda: not visible(d, "output-pick"), "the picker to go for one output")
+    d.get(base_url)
+    return settled_image(d, "the script's own output again", url_lacks="node=")
+
+
 def screenshot(d, path):
     # the ramp view reads best in a small picture; then back to grey
     d.find_element("css selector", '#views button[data-view="ramp"]').click()
@@ -340,6 +451,86 @@ def screenshot(d, path):
         head = f.read(24)
     size = struct.unpack(">II", head[16:24]) if head[:8] == b"\x89PNG\r\n\x1a\n" else None
     check(size == (WIDTH, HEIGHT), "the screenshot is a %dx%d PNG" % (WIDTH, HEIGHT), str(size))
+
+
+# 82 nodes, 81 drawn (the 0.5 is shown in its consumer): 40 noises summed
+# pairwise by 39 adds, scaled, fitted. Built by a loop, as large graphs are.
+EIGHTY = """local layer = {}
+for i = 1, 40 do layer[i] = ng.perlin{element_size = 16 + i, seed = i} end
+while #layer > 1 do
+  local pairs_ = {}
+  for i = 1, #layer, 2 do pairs_[#pairs_ + 1] = layer[i + 1] and layer[i] + layer[i + 1] or layer[i] end
+  layer = pairs_
+end
+local crater = layer[1] * 0.5
+return crater:fit(-1, 1, 0, 1)
+"""
+
+DRAWN = """return Array.from(document.querySelectorAll('#graph svg g[id^="node-"]'))
+    .filter(g => g.getClientRects().length > 0).length"""
+
+
+def check_eighty_nodes(d, script, base_url):
+    """An 80-node graph stays readable: it is drawn within the time limit,
+    the search marks a node by its variable name and scrolls to it, the
+    1:1 button changes the scale, folding a branch draws fewer boxes and
+    'hide' hides the drawing."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    good = open(script).read()
+    open(script, "w").write(EIGHTY)
+    wait_for(lambda: d.execute_script(DRAWN) >= 80 or "longer than" in text(d, "graph"),
+             "the 80-node graph to be drawn")
+    check(d.execute_script(DRAWN) == 81, "the 80-node graph is drawn within the time limit (81 boxes)",
+          "%d boxes; panel: %s" % (d.execute_script(DRAWN), text(d, "graph")[:200]))
+    ids = d.execute_script("return ui.state.nodes.filter(n => n.label === 'crater').map(n => n.id)")
+    check(len(ids) == 1, "the variable 'crater' labels its node", str(ids))
+    crater = ids[0] if ids else -1
+    # search: one node marked, the drawing at its own size, the node in view
+    box = d.find_element("id", "graph-search")
+    box.send_keys("crater")
+    found = wait_for(lambda: d.find_elements("css selector", "#graph g.node.found"), "the search to mark crater")
+    check(len(found) == 1 and found[0].get_attribute("id") == "node-%d" % crater,
+          "the search finds the node by its variable name", str([f.get_attribute("id") for f in found]))
+    in_view = d.execute_script("""const g = arguments[0].getBoundingClientRect(),
+        p = document.getElementById('graph').getBoundingClientRect();
+        return g.width > 0 && g.left < p.right && g.right > p.left && g.top < p.bottom && g.bottom > p.top;""",
+                               found[0])
+    check(in_view, "the found node is scrolled into the graph's view")
+    check("actual" in d.find_element("id", "graph").get_attribute("class"), "the search shows the graph at 1:1")
+    # the scale: a node's drawn height (the svg element itself fills the panel when fitted)
+    size = "return document.querySelector('#graph g#node-%d').getBoundingClientRect().height" % crater
+    actual = d.execute_script(size)
+    d.find_element("id", "graph-zoom").click()
+    fit = d.execute_script(size)
+    check(actual > 1.5 * fit > 0, "the zoom button changes the graph's scale (1:1 against fitted)",
+          "a node %.1f px high at 1:1, %.1f px fitted" % (actual, fit))
+    box.clear()
+    d.execute_script("document.getElementById('graph-search').dispatchEvent(new Event('input'))")
+    # fold: a right-click on crater draws its whole branch as crater itself
+    g = d.find_element("css selector", "#graph g#node-%d" % crater)
+    ActionChains(d).context_click(g).perform()
+    wait_for(lambda: d.execute_script(DRAWN) < 10, "the folded drawing")
+    check(d.execute_script(DRAWN) == 2, "folding crater's branch draws fewer boxes (crater and the fit)",
+          "%d boxes" % d.execute_script(DRAWN))
+    check("[+79 nodes folded]" in text(d, "graph"), "the folded node says how many it stands for",
+          text(d, "graph")[:300])
+    check("fold=%d" % crater in d.current_url, "the URL carries the folded node", d.current_url)
+    d.get(d.current_url)
+    wait_for(lambda: d.execute_script(DRAWN) == 2, "the folded drawing after a reload")
+    check(d.execute_script(DRAWN) == 2, "a reload of the URL draws the branch folded")
+    check(visible(d, "graph-unfold"), "'unfold all' shows while a branch is folded")
+    d.find_element("id", "graph-unfold").click()
+    wait_for(lambda: d.execute_script(DRAWN) == 81, "the whole drawing again after 'unfold all'")
+    check(not visible(d, "graph-unfold") and "fold=" not in d.current_url, "'unfold all' unfolds every branch",
+          d.current_url)
+    d.find_element("id", "graph-fold").click()
+    check(d.execute_script(DRAWN) == 0, "'hide' hides the drawing")
+    d.find_element("id", "graph-fold").click()
+    check(d.execute_script(DRAWN) == 81, "'show' draws it again")
+    open(script, "w").write(good)
+    wait_for(lambda: d.execute_script("return ui.state.nodes.length") < 10, "the script's own graph again")
+    d.get(base_url)
+    return settled_image(d, "the script's own output again", url_lacks="node=")
 
 
 def check_big_graph(d, script):
@@ -384,6 +575,10 @@ def main():
                  lambda im: check_node_click(driver, im) or im,
                  lambda im: check_pan_zoom(driver, im),
                  lambda im: check_views(driver, im),
+                 lambda im: check_terrain_controls(driver, im),
+                 lambda im: check_url_state(driver, im),
+                 lambda im: check_outputs(driver, script, server.url),
+                 lambda im: check_eighty_nodes(driver, script, server.url),
                  lambda im: check_big_graph(driver, script) or im]
         for step in steps:
             im = step(im)

@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     argv[argc] = NULL;
     rc = ng_cli_parse(NG_CMD_RENDER, argc, argv, &c);
-    if (rc != 0 && rc != 2) abort(); /* a usage error exits 2 */
+    if (rc != 0 && rc != 2 && rc != NG_CLI_HELP) abort(); /* a usage error exits 2 */
     if (rc == 0) check_accepted(&c, argv, argc);
     ng_cli_free(&c);
     free(text);

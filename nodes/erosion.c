@@ -1,0 +1,213 @@
+/*
+ * erosion.c — ng.erosion_filter: the look of water erosion (branching
+ * gullies down every slope, sharp ridges between them) with no simulation,
+ * evaluated per point, so it stitches like any noise and works at any size.
+ *
+ * The line of Clay John's "eroded terrain noise" (2018), Felix Westin's
+ * refinement (2023) and Rune Skovbo Johansen's "advanced terrain erosion
+ * filter" (2026), written from their public descriptions: per octave, the
+ * points of a jittered cell lattice each carry a stripe (a wave of one
+ * cell's wavelength whose crests pass through the cell's pivot and run
+ * along the slope direction at the point); smooth weights (a partition of
+ * unity) blend the stripes of the 2 x 2 cells around the point as phasors,
+ * and the blend's phase,
+ * through a rounded triangle profile, is the octave's relief: crests are
+ * ridges, troughs gullies. The slope direction is the gradient of the
+ * source (analytic where its graph has one: ng_pull_grad) plus the
+ * gradients of the earlier octaves, so finer gullies run down the walls of
+ * coarser ones into their floors: they branch. Each octave halves the
+ * spacing; its depth is proportional to its spacing and to the source's
+ * slope, so flat ground (peaks, valley floors, plains) keeps its shape.
+ * Around the source's high and low `levels` the pattern is offset to carve
+ * only (ridges at the source's height) or to fill only (gully floors at
+ * it), and `keep` fades it there. The per-point work is the path's loop
+ * (loops.c: erosion_octave), the same bits on every SIMD path.
+ */
+#include "ng_node.h"
+#include "loops.h"
+#include "types.h"
+
+#include <math.h>
+#include <stdio.h>
+
+enum {
+    P_STRENGTH, P_SCALE, P_OCTAVES, P_GAIN, P_GULLY, P_RIDGE, P_KEEP, P_LEVELS, P_MASKS, P_SEED, NPARAMS
+};
+
+static const ng_param_desc erosion_params[NPARAMS] = {
+    [P_STRENGTH] = {"strength", NG_PARAM_NUMBER, {1}, 0, 4, NULL,
+                    "depth of the gullies, 0 to 4: at 1 the walls of the widest gullies are as steep across the "
+                    "slope as the source is down it; |height - source| <= strength x scale x |source gradient| / "
+                    "(2 - gain)"},
+    [P_SCALE] = {"scale", NG_PARAM_NUMBER, {64}, 1e-3, 1e9, NULL,
+                 "spacing of the widest gullies in world units (ridge to ridge), 0.001 to 1e9; each octave halves it"},
+    [P_OCTAVES] = {"octaves", NG_PARAM_INT, {4}, 1, 8, NULL, "octaves of gullies, 1 to 8, each at half the spacing"},
+    [P_GAIN] = {"gain", NG_PARAM_NUMBER, {0.5}, 0, 1, NULL,
+                "steepness of each octave's walls relative to the previous octave's, 0 to 1 (its depth is then "
+                "gain / 2 of the previous octave's)"},
+    [P_GULLY] = {"gully_rounding", NG_PARAM_NUMBER, {0.2}, 0, 1, NULL,
+                 "0: V-shaped gully floors (sharp creases) to 1: round ones"},
+    [P_RIDGE] = {"ridge_rounding", NG_PARAM_NUMBER, {0.05}, 0, 1, NULL,
+                 "0: knife-edge ridges between gullies to 1: round ones"},
+    [P_KEEP] = {"keep", NG_PARAM_NUMBER, {0.5}, 0, 1, NULL,
+                "keeping peaks and valleys, 0 to 1: the effect fades to 1 - keep at the levels' low and high ends "
+                "(it fades on flat ground, summits and valley floors, at any keep)"},
+    [P_LEVELS] = {"levels", NG_PARAM_RANGE, {NG_RANGE_UNIT, 0, 1}, 0, 0, NULL,
+                  "the source's low and high ground, \"unit\" [0, 1], \"signed\" [-1, 1] or {lo, hi}: high ground "
+                  "is carved (ridges stay at the source's height), low ground filled (gully floors stay at it)"},
+    [P_MASKS] = {"masks", NG_PARAM_BOOL, {0}, 0, 0, NULL,
+                 "true: 3 channels, the height, then the ridge mask and the crease (gully floor) mask, both in "
+                 "[0, 1] (read them with :channel(2), :channel(3)); false: the height alone"},
+    [P_SEED] = {"seed", NG_PARAM_INT, {0}, -2147483648.0, 2147483647.0, NULL, "selects an unrelated gully pattern"},
+};
+
+enum { I_SOURCE, NINPUTS };
+
+static const ng_input_desc erosion_inputs[NINPUTS] = {
+    [I_SOURCE] = {"source", NG_INPUT_PULL, 1, 1, 0, "the height field eroded (any 2D height graph)"},
+};
+
+/* The masks fade in over slopes up to this rise per gully spacing, as a
+ * share of the levels' span: on flatter ground there is no relief to mark. */
+#define MASK_SLOPE 0.05
+
+typedef struct erosion_state {
+    double lo, span; /* levels */
+    uint32_t seed;
+    float share[8];  /* each octave's share of the masks: gain^k, summing to 1 */
+} erosion_state;
+
+static int erosion_setup(ng_node *n, const int *ch, ng_error *err)
+{
+    const ng_value *lv = &n->param[P_LEVELS];
+    erosion_state *s;
+    double lo = 0, hi = 1, w = 1, sum = 0;
+    int k, oct = ng_int(n, P_OCTAVES);
+    (void)ch;
+    if (lv->i == NG_RANGE_SIGNED) lo = -1;
+    else if (lv->i == NG_RANGE_CUSTOM) lo = lv->v[0], hi = lv->v[1];
+    else if (lv->i != NG_RANGE_UNIT)
+        return ng_errorf(err, "%s: levels must be \"unit\", \"signed\" or {lo, hi} (the source's own range is "
+                              "not known)", n->label);
+    if (!(hi > lo) || !isfinite(hi - lo))
+        return ng_errorf(err, "%s: levels {%g, %g}: lo must be below hi", n->label, lo, hi);
+    if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
+    s->lo = lo;
+    s->span = hi - lo;
+    s->seed = (uint32_t)ng_int(n, P_SEED) * 0x9e3779b9u + 0x632be5abu;
+    for (k = 0; k < oct; k++, w *= ng_num(n, P_GAIN)) sum += w;
+    for (k = 0, w = 1; k < oct; k++, w *= ng_num(n, P_GAIN)) s->share[k] = sum > 0 ? (float)(w / sum) : 0.0f;
+    n->channels = ng_int(n, P_MASKS) ? 3 : 1;
+    n->dims &= 0x1Cu; /* a height field needs x and y */
+    /* the finest gullies are the finest detail: octave k's spacing over 2 */
+    if (!(n->detail < ldexp(ng_num(n, P_SCALE), -oct))) n->detail = ldexp(ng_num(n, P_SCALE), -oct);
+    return 0;
+}
+
+static int erosion_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len)
+{
+    (void)period, (void)dims;
+    snprintf(buf, len, "%s%s%s: a --tileable render is not supported by the erosion filter yet (its gully "
+                       "lattice does not wrap with the image)", n->where ? n->where : "", n->where ? ": " : "",
+             n->label);
+    return -1;
+}
+
+/* Per point, from the source's value v and gradient (gx, gy): the depth
+ * factor (strength x slope x the keep fade), the carve/fill offset and the
+ * masks' weight. */
+static void erosion_prepare(const ng_node *n, const erosion_state *s, int len, const float *v, const float *gx,
+                            const float *gy, float *amp, float *off, float *mask)
+{
+    const float lo = (float)s->lo, inv = (float)(1.0 / s->span), keep = (float)ng_num(n, P_KEEP);
+    const float strength = (float)ng_num(n, P_STRENGTH), mk = (float)(ng_num(n, P_SCALE) / (s->span * MASK_SLOPE));
+    int i;
+    for (i = 0; i < len; i++) {
+        float t = fminf(fmaxf((v[i] - lo) * inv, 0.0f), 1.0f), sg, fade, m = sqrtf(gx[i] * gx[i] + gy[i] * gy[i]), q;
+        sg = 2.0f * t - 1.0f;
+        fade = 1.0f - keep * sg * sg;
+        q = m * mk;
+        off[i] = sg;
+        amp[i] = strength * m * fade;
+        mask[i] = fade * fminf(q, 1.0f);
+    }
+}
+
+/* Octave k's lattice for block b: its anchor split into a cell (mod 2^32)
+ * and a fraction, so far from the origin the floats stay small. */
+static void erosion_octave_setup(const ng_node *n, const erosion_state *s, const ng_block *b, int k,
+                                 ng_erosion_octave *o)
+{
+    const double spacing = ldexp(ng_num(n, P_SCALE), -k), inv = 1.0 / spacing;
+    const double gain_k = pow(ng_num(n, P_GAIN), k);
+    const double rw = 0.5 * ng_num(n, P_RIDGE), gw = 0.5 * ng_num(n, P_GULLY);
+    int d;
+    for (d = 0; d < 2; d++) {
+        double a = b->anchor[d] * inv, c = floor(a), m;
+        if (!isfinite(a)) a = c = 0;
+        m = fmod(c, 4294967296.0);
+        if (m < 0) m += 4294967296.0;
+        o->cell[d] = (uint32_t)(int64_t)m;
+        o->frac[d] = (float)(a - c);
+    }
+    o->inv = (float)inv;
+    o->seed = (s->seed ^ b->seed * 0x85ebca6bu) + (uint32_t)k * 0xc2b2ae35u;
+    o->depth = (float)(gain_k * spacing * 0.25);
+    o->share = s->share[k];
+    o->ridge_w = (float)rw;
+    o->gully_w = (float)gw;
+    o->ridge_k = rw > 0 ? (float)(0.5 / rw) : 0.0f;
+    o->gully_k = gw > 0 ? (float)(0.5 / gw) : 0.0f;
+}
+
+static int erosion_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    const erosion_state *s = n->state;
+    const int len = b->n, masks = n->channels == 3, oct = ng_int(n, P_OCTAVES);
+    float *val = ng_scratch(ctx, 1), *grad = ng_scratch(ctx, b->dims), *tmp = ng_scratch(ctx, masks ? 4 : 6);
+    ng_erosion_pts p;
+    ng_erosion_octave o;
+    int i, k, rc = -1;
+    (void)in;
+    if (!val || !grad || !tmp || ng_pull_grad(ctx, n, I_SOURCE, b, val, grad, 0)) goto done;
+    p.x = b->p[0], p.y = b->p[1];
+    p.gx = grad, p.gy = grad + len; /* accumulated in place */
+    p.amp = tmp, p.off = tmp + len, p.mask = tmp + 2 * len;
+    p.h = tmp + 3 * len;
+    p.ridge = masks ? out + len : tmp + 4 * len;
+    p.crease = masks ? out + 2 * len : tmp + 5 * len;
+    erosion_prepare(n, s, len, val, grad, grad + len, tmp, tmp + len, tmp + 2 * len);
+    for (i = 0; i < len; i++) p.h[i] = p.ridge[i] = p.crease[i] = 0.0f;
+    for (k = 0; k < oct; k++) {
+        erosion_octave_setup(n, s, b, k, &o);
+        ng__loops()->erosion_octave(&p, &o, len);
+    }
+    for (i = 0; i < len; i++) out[i] = val[i] + p.h[i];
+    if (masks)
+        for (i = 0; i < 2 * len; i++) out[len + i] = out[len + i] < 1.0f ? out[len + i] : 1.0f;
+    rc = 0;
+done:
+    ng_scratch_free(ctx, val, 1);
+    ng_scratch_free(ctx, grad, b->dims);
+    ng_scratch_free(ctx, tmp, masks ? 4 : 6);
+    return rc;
+}
+
+const ng_node_type ng_type_erosion_filter = {
+    .name = "erosion_filter",
+    .family = "terrain",
+    .doc = "the look of water erosion on any height field, with no simulation: octaves of gullies that run down "
+           "its slopes and branch, sharp ridges between them, peaks and valley floors kept; a per-point function "
+           "of the world position, so it stitches across regions, tiles and machines and works at any size. "
+           "Slopes come from the source's analytic gradient (noises, fractals, arithmetic, curves, warps), "
+           "central differences for nodes without one, as ng.light does",
+    .params = erosion_params,
+    .nparams = NPARAMS,
+    .inputs = erosion_inputs,
+    .ninputs = NINPUTS,
+    .dims = 0x1Cu,
+    .positional = "source",
+    .setup = erosion_setup,
+    .tile_check = erosion_tile_check,
+    .eval = erosion_eval,
+};

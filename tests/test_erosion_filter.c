@@ -1,0 +1,331 @@
+/*
+ * test_erosion_filter.c — ng.erosion_filter (nodes/erosion.c), what an
+ * artist relies on: its gullies run down the source's slopes (measured as
+ * a correlation, below); it is a function of the world position (every
+ * tile size, thread count and region gives the whole render's bits, at the
+ * origin and at 1e9, and every SIMD path the same bytes); the change stays
+ * within its documented bound, the masks within [0, 1], flat ground is
+ * left as it is; a bad option or a tileable render is one clear error
+ * naming the node.
+ */
+#include "build.h"
+#include "cli_support.h"
+#include "harness.h"
+#include "sample.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { W = 150, H = 110 };
+
+/* ng.erosion_filter{source, strength, scale, octaves, masks = masks} */
+static int erosion(ng_graph *g, int source, double strength, double scale, int octaves, int masks)
+{
+    ng_node *n = t_on(g, "erosion_filter", source);
+    t_set(n, "strength", strength);
+    t_set(n, "scale", scale);
+    t_set(n, "octaves", octaves);
+    if (masks) {
+        ng_error err;
+        CHECKF(ng_set_bool(n, ng_param_index(ng_type_find("erosion_filter"), "masks"), 1, &err) == 0, "masks: %s", err.msg);
+    }
+    return t_finish_ok(g, n);
+}
+
+/* Hills in about [0, 1]: a warped fBm of perlin, fitted (terrain2's kind). */
+static int hills(ng_graph *g, double size, int octaves)
+{
+    const int warped = t_warp(g, t_noise(g, "perlin", size, 7), t_vnoise(g, "simplex", size * 1.5, 8), size / 6);
+    ng_node *fit = t_on(g, "fit", t_fbm(g, warped, octaves, 2, 0.5));
+    t_set(fit, "from_lo", -0.45), t_set(fit, "from_hi", 0.45);
+    return t_finish_ok(g, fit);
+}
+
+/* The plane gx x + gy y + c. */
+static int plane(ng_graph *g, double gx, double gy, double c)
+{
+    const int x = t_finish(g, t_begin(g, "x")), y = t_finish(g, t_begin(g, "y"));
+    return t_bin(g, "add", t_bin(g, "mul", x, t_const(g, gx)),
+                 t_bin(g, "add", t_bin(g, "mul", y, t_const(g, gy)), t_const(g, c)));
+}
+
+static int same_bits(const float *a, const float *b, size_t n)
+{
+    return memcmp(a, b, n * sizeof(float)) == 0;
+}
+
+/* The window (x, y, w, h) of full (W wide, ch channels a pixel) equals win. */
+static int crop_equal(const float *full, const float *win, int ch, int x, int y, int w, int h)
+{
+    int j;
+    for (j = 0; j < h; j++)
+        if (!same_bits(full + ((size_t)(y + j) * W + (size_t)x) * (size_t)ch, win + (size_t)j * (size_t)w * (size_t)ch,
+                       (size_t)w * (size_t)ch))
+            return 0;
+    return 1;
+}
+
+/* Height and masks (3 channels) of hills eroded at origin (at, -at): tile
+ * sizes 8, 16 and 64 on 1 to 3 threads, and regions aligned to nothing,
+ * each the whole render's bits. */
+static void cuts_at(double at)
+{
+    static const int tiles[] = {8, 16, 64}, regions[][4] = {{0, 0, 37, 29}, {41, 13, 70, 90}, {149, 0, 1, 110}};
+    ng_graph *g = ng_graph_new();
+    const int root = erosion(g, hills(g, 90, 5), 0.8, 24, 4, 1);
+    ng_render_opts o;
+    float *ref;
+    size_t t, th, r;
+    t_opts(&o, W, H);
+    o.origin[0] = at;
+    o.origin[1] = -at;
+    o.tile = 64;
+    ref = t_render(g, root, &o);
+    CHECKF(ref != NULL, "at %g: the render failed", at);
+    for (t = 0; ref && t < sizeof tiles / sizeof tiles[0]; t++)
+        for (th = 1; th <= 3; th++) {
+            float *v;
+            o.tile = tiles[t];
+            o.threads = (int)th;
+            v = t_render(g, root, &o);
+            CHECKF(v && same_bits(v, ref, (size_t)W * H * 3), "at %g: tile %d, %d threads differ from the whole", at,
+                   tiles[t], (int)th);
+            free(v);
+        }
+    for (r = 0; ref && r < sizeof regions / sizeof regions[0]; r++) {
+        float *v;
+        memcpy(o.region, regions[r], sizeof o.region);
+        o.tile = r % 2 ? 16 : 8;
+        o.threads = 1 + (int)r % 3;
+        v = t_render(g, root, &o);
+        CHECKF(v && crop_equal(ref, v, 3, regions[r][0], regions[r][1], regions[r][2], regions[r][3]),
+               "at %g: region %d,%d,%d,%d differs from the crop of the whole", at, regions[r][0], regions[r][1],
+               regions[r][2], regions[r][3]);
+        free(v);
+    }
+    free(ref);
+    ng_graph_free(g);
+}
+
+static void test_cuts_at_origin(void) { cuts_at(0); }
+static void test_cuts_far_away(void) { cuts_at(1e9); }
+
+/* Far from the origin the gullies keep their detail: at 1e9 neighbouring
+ * samples of the change (filtered - source) are no more often equal, and
+ * vary as much, as at the origin (a quantised lattice would make steps of
+ * 0 and jumps). */
+static void test_detail_far_away(void)
+{
+    double sd[2], same[2];
+    int k;
+    for (k = 0; k < 2; k++) {
+        ng_graph *g = ng_graph_new();
+        const int src = hills(g, 90, 5), f = erosion(g, src, 0.8, 24, 4, 0);
+        ng_render_opts o;
+        float *a, *b;
+        t_steps st = {0, 0, 0, 0};
+        int i;
+        t_opts(&o, 256, 64);
+        o.origin[0] = o.origin[1] = k ? 1e9 : 0;
+        a = t_render(g, f, &o);
+        b = t_render(g, src, &o);
+        for (i = 0; a && b && i < 256 * 64; i++) a[i] -= b[i];
+        for (i = 0; a && i < 64; i++) t_steps_add(&st, a + i * 256, 256);
+        sd[k] = t_steps_sd(&st);
+        same[k] = t_steps_same(&st);
+        free(a), free(b);
+        ng_graph_free(g);
+    }
+    CHECKF(same[1] < 0.02, "at 1e9, %.3f of neighbouring steps are equal", same[1]);
+    CHECKF(sd[1] > 0.5 * sd[0] && sd[1] < 2 * sd[0], "step spread %g at 1e9, %g at the origin", sd[1], sd[0]);
+}
+
+/*
+ * The gullies follow the downhill direction. Measure: D = filtered -
+ * source is the added relief; where its gullies and ridges run downhill,
+ * D changes across the slope and little along it. With g the source's
+ * gradient and t the direction across it (both unit), and the gradients
+ * taken by central differences of one pixel over a 256^2 render,
+ *
+ *   C = sum((grad D . t)^2 - (grad D . g)^2) / sum |grad D|^2
+ *
+ * over the points whose slope is not flat: 1 when every gully runs
+ * exactly downhill, 0 for directions unrelated to the slope, -1 for
+ * contour lines. The source is smooth at the gullies' scale (3 octaves,
+ * the finest 50 pixels, gullies 32 apart): a source with detail finer than
+ * the gullies bends them along its own bumps. Measured: one octave 0.54,
+ * four octaves (finer gullies run down the walls of coarser ones, at an
+ * angle to the source's slope: they branch) 0.48, a plane 0.79 (what
+ * remains along the slope is the stripes' blend wavering between cells
+ * and the depth following the slope and height).
+ */
+static double downhill_correlation(int octaves, int tilted)
+{
+    enum { N = 256 };
+    ng_graph *g = ng_graph_new();
+    int src, f, i, j;
+    ng_render_opts o;
+    float *s, *e;
+    double across = 0, along = 0;
+    src = tilted ? plane(g, 0.0006, -0.0013, 0.5) : hills(g, 200, 3);
+    f = erosion(g, src, 0.8, 32, octaves, 0);
+    t_opts(&o, N, N);
+    o.origin[0] = 311, o.origin[1] = -97;
+    s = t_render(g, src, &o);
+    e = t_render(g, f, &o);
+    for (j = 1; s && e && j < N - 1; j++)
+        for (i = 1; i < N - 1; i++) {
+            const int k = j * N + i;
+            const double sx = s[k + 1] - s[k - 1], sy = s[k + N] - s[k - N], m = sqrt(sx * sx + sy * sy);
+            const double dx = (e[k + 1] - s[k + 1]) - (e[k - 1] - s[k - 1]);
+            const double dy = (e[k + N] - s[k + N]) - (e[k - N] - s[k - N]);
+            double a, d;
+            if (!(m > 2e-4)) continue; /* flat: no downhill direction */
+            d = (dx * sx + dy * sy) / m;
+            a = (-dx * sy + dy * sx) / m;
+            across += a * a, along += d * d;
+        }
+    free(s), free(e);
+    ng_graph_free(g);
+    return across + along > 0 ? (across - along) / (across + along) : 0;
+}
+
+static void test_gullies_run_downhill(void)
+{
+    const double one = downhill_correlation(1, 0), four = downhill_correlation(4, 0),
+                 flat = downhill_correlation(4, 1);
+    printf("    downhill correlation: 1 octave %.3f, 4 octaves %.3f, plane %.3f\n", one, four, flat);
+    CHECKF(one > 0.35, "1 octave: correlation %.3f (measured 0.54)", one);
+    CHECKF(four > 0.35, "4 octaves: correlation %.3f (measured 0.48)", four);
+    CHECKF(flat > 0.6, "plane: correlation %.3f (measured 0.79)", flat);
+}
+
+/* On a plane of known slope m, the change is within the documented bound
+ * strength x scale x m / (2 - gain) and uses much of it; the masks lie in
+ * [0, 1] and both occur; a constant is left exactly as it is. */
+static void test_bounds_and_masks(void)
+{
+    enum { N = 128 };
+    const double gx = 0.003, gy = 0.004, m = 0.005, strength = 1.5, scale = 40, bound = strength * scale * m / 1.5;
+    ng_graph *g = ng_graph_new();
+    const int src = plane(g, gx, gy, 0.2);
+    const int f = erosion(g, src, strength, scale, 5, 1), flat = erosion(g, t_const(g, 0.375), 4, 50, 8, 1);
+    ng_render_opts o;
+    float *v, *c;
+    double worst = 0, rmax = 0, cmax = 0;
+    int i, bad = -1;
+    t_opts(&o, N, N);
+    o.origin[0] = -40, o.origin[1] = -40; /* source from 0.2 - 0.28 upward: low and high ground */
+    v = t_render(g, f, &o);
+    for (i = 0; v && i < N * N; i++) {
+        const double x = o.origin[0] + (i % N) + 0.5, y = o.origin[1] + (i / N) + 0.5;
+        const double d = fabs(v[3 * i] - (gx * x + gy * y + 0.2));
+        if (d > worst) worst = d;
+        if (!(v[3 * i + 1] >= 0 && v[3 * i + 1] <= 1 && v[3 * i + 2] >= 0 && v[3 * i + 2] <= 1) && bad < 0) bad = i;
+        if (v[3 * i + 1] > rmax) rmax = v[3 * i + 1];
+        if (v[3 * i + 2] > cmax) cmax = v[3 * i + 2];
+    }
+    CHECKF(v && worst <= bound * 1.0001, "change %g past the bound %g", worst, bound);
+    CHECKF(worst > 0.4 * bound, "change %g: under 0.4 of the bound %g", worst, bound);
+    CHECKF(bad < 0, "masks %g, %g at %d: outside [0, 1]", v ? v[3 * bad + 1] : 0.0, v ? v[3 * bad + 2] : 0.0, bad);
+    CHECKF(rmax > 0.3 && cmax > 0.3, "masks reach only %g (ridge), %g (crease)", rmax, cmax);
+    free(v);
+    c = t_render(g, flat, &o);
+    for (i = 0; c && i < N * N; i++)
+        if (c[3 * i] != 0.375f || c[3 * i + 1] != 0 || c[3 * i + 2] != 0) break;
+    CHECKF(c && i == N * N, "a constant changed at %d: %g %g %g", i, c ? c[3 * i] : 0.0, c ? c[3 * i + 1] : 0.0,
+           c ? c[3 * i + 2] : 0.0);
+    free(c);
+    ng_graph_free(g);
+}
+
+/* Every SIMD path this CPU runs renders the same bytes (the filter's own
+ * loop is compiled once per path). */
+static void test_same_bytes_on_every_path(void)
+{
+    static const char *const simd[] = {"scalar", "sse2", "avx2", "avx512"};
+    char script[PATHLEN], ref[PATHLEN], out[PATHLEN];
+    res r;
+    size_t p;
+    int ran = 0;
+    mkscript(script, "paths.lua",
+             "local h = ng.fbm{ng.perlin{element_size = 120}, octaves = 5}:fit(-0.45, 0.45, 0, 1)\n"
+             "local e = ng.erosion_filter{h, scale = 30, masks = true}\n"
+             "return {height = e:channel(1), ridge = e:channel(2), crease = e:channel(3)}\n");
+    tpath(ref, "native-{name}.pfm");
+    cli(&r, "render", script, "-o", ref, "--size", "160x96", "--origin", "-3e8,7e8", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    for (p = 0; p < sizeof simd / sizeof simd[0]; p++) {
+        static const char *const names[] = {"height", "ridge", "crease"};
+        char a[PATHLEN], b[PATHLEN], pattern[PATHLEN];
+        int k;
+        if (!ng_simd_supported(simd[p])) continue;
+        pathf(pattern, "%s/%s-{name}.pfm", tmpdir, simd[p]);
+        setenv("NG_SIMD", simd[p], 1);
+        cli(&r, "render", script, "-o", pattern, "--size", "160x96", "--origin", "-3e8,7e8", "--threads", "2", NULL);
+        unsetenv("NG_SIMD");
+        EXPECT_OK(&r);
+        res_free(&r);
+        for (k = 0; k < 3; k++) {
+            pathf(a, "%s/native-%s.pfm", tmpdir, names[k]);
+            pathf(b, "%s/%s-%s.pfm", tmpdir, simd[p], names[k]);
+            CHECKF(same_bytes(a, b), "NG_SIMD=%s: %s differs from the native path", simd[p], names[k]);
+        }
+        ran++;
+    }
+    CHECK(ran >= 2);
+    (void)out;
+}
+
+/* Bad options and a tileable render: one line naming the script's line
+ * and the node, nothing written. */
+static void test_bad_options(void)
+{
+    static const struct {
+        const char *call, *needle;
+    } cases[] = {
+        {"ng.erosion_filter{h, levels = {1, 0}}", "lo must be below hi"},
+        {"ng.erosion_filter{h, levels = \"natural\"}", "levels"},
+        {"ng.erosion_filter{h, octaves = 9}", "octaves"},
+        {"ng.erosion_filter{h, strength = -1}", "strength"},
+        {"ng.erosion_filter{h, scale = 0}", "scale"},
+        {"ng.erosion_filter{h, gully_rounding = 2}", "gully_rounding"},
+        {"ng.erosion_filter{ng.perlin{output = \"vector\"}}", "source"},
+    };
+    char script[PATHLEN], out[PATHLEN], text[512];
+    res r;
+    size_t k;
+    tpath(out, "never.png");
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(text, sizeof text, "local h = ng.perlin{}\nreturn %s\n", cases[k].call);
+        mkscript(script, "bad.lua", text);
+        cli(&r, "render", script, "-o", out, NULL);
+        EXPECT_ERR(&r, 1, "bad.lua:2", "erosion_filter", cases[k].needle);
+        res_free(&r);
+        CHECK(!exists(out));
+    }
+    mkscript(script, "tiled.lua", "return ng.erosion_filter{ng.perlin{}}\n");
+    cli(&r, "render", script, "-o", out, "--tileable", NULL);
+    EXPECT_ERR(&r, 1, "tiled.lua:1", "erosion_filter", "tileable");
+    res_free(&r);
+    CHECK(!exists(out));
+}
+
+NG_SUITE(erosion_filter, fast)
+{
+    RUN(test_cuts_at_origin);
+    RUN(test_cuts_far_away);
+    RUN(test_detail_far_away);
+    RUN(test_gullies_run_downhill);
+    RUN(test_bounds_and_masks);
+    if (cli_setup("ng-erosion")) {
+        ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
+        return;
+    }
+    RUN(test_same_bytes_on_every_path);
+    RUN(test_bad_options);
+    cli_teardown();
+}
