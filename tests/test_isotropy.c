@@ -124,24 +124,30 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * points, where the field's gradient is the corner's own, so lengths do
  * not weigh it; a density of directions that fixes it there unflattens the
  * plain one). Simplex 2D's peaks are 60 degrees apart (its triangles):
- * no set with the square lattice's symmetry flattens them. In 3D every
- * isotropic set has a zero component, so on an axis slice two thirds of
- * the projected gradients lie on the axes (a model of 3D perlin with
- * directions uniform on the sphere measures 1.10 and 1.11 there). Where
- * the sets stay above the issue's bounds, the bound here is what they
- * reach (measured with seed 7, plus about 0.02): the test guards today's
- * gain over the classic sets (printed by test_classic_gradients_measured)
- * and names the cases still short of the issue's target.
+ * no set with the square lattice's symmetry flattens them; simplex 3D
+ * (1.13 / 1.26 axis, 1.17 / 1.18 diagonal) keeps its lattice's peaks
+ * with any set tried (lengths shaped either way moved them by 0.01). In
+ * 3D and 4D the sets have no zero component (256 and 2048 directions
+ * spread as uniform ones, grad256 and grad2048): perlin and flow 3D,
+ * shaped as in 2D, meet both bounds on both slices (they were at 1.35 on
+ * the axis slice with the icosahedral set). Perlin 4D on the axis slice
+ * (1.20 / 1.18) stays short: the slice lies on a lattice hyperplane (z
+ * and w integers), and shaping the 4D lengths (tried from -0.8 to 1.6)
+ * moved it by 0.01; fast 3D's diagonal ridged (1.151) and simplex 4D's
+ * axis ridged (1.155) are at the bound. Where the sets stay above the
+ * issue's bounds, the bound here is what they reach (measured with seed
+ * 7, plus about 0.02): the test guards today's gain over the classic
+ * sets (printed by test_classic_gradients_measured) and names the cases
+ * still short of the issue's target.
  */
 static const struct ceiling {
     const char *basis;
     int dims, diagonal;
     double plain, ridged;
 } short_of_target[] = {
-    {"perlin", 2, 0, 1.12, 1.23},  {"perlin", 3, 0, 1.35, 1.34}, {"perlin", 3, 1, 1.19, 1.18},
-    {"perlin", 4, 0, 1.24, 1.22},  {"perlin", 4, 1, 1.12, 1.18}, {"simplex", 2, 0, 1.34, 1.26},
-    {"simplex", 3, 0, 1.33, 1.34}, {"simplex", 3, 1, 1.22, 1.16}, {"simplex", 4, 1, 1.16, 1.15},
-    {"flow", 2, 0, 1.12, 1.22},    {"flow", 3, 0, 1.35, 1.34},   {"flow", 3, 1, 1.19, 1.18},
+    {"perlin", 2, 0, 1.12, 1.23},  {"perlin", 4, 0, 1.22, 1.20},   {"fast", 3, 1, 1.12, 1.17},
+    {"simplex", 2, 0, 1.34, 1.26}, {"simplex", 3, 0, 1.15, 1.28},  {"simplex", 3, 1, 1.19, 1.20},
+    {"simplex", 4, 0, 1.12, 1.17}, {"flow", 2, 0, 1.12, 1.22},
 };
 
 /* Each basis, dims and slice; limit_plain and limit_ridged: the bounds

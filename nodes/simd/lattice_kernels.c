@@ -67,9 +67,9 @@ LOOP_INLINE float flow_grad3(int iso, uint32_t h, float x, float y, float z, con
     float gx = select_f(notyz, one0, 0.0f);
     float gy = select_f(notyz, select_f(xy, one1, 0.0f), one0);
     float gz = select_f(xy, 0.0f, one1);
-    if (iso) { /* grad24's vector (bits 20 to 22 and the thirds) */
+    if (iso) { /* grad256's vector (bits 24 to 31), shaped as perlin's */
         float g[3];
-        grad24_vec(h, g);
+        grad256_vec(h, iso == ISO_TENSOR, g);
         gx = g[0], gy = g[1], gz = g[2];
     }
     /* the rotation axis's signs: bits 17 to 19 */
@@ -197,42 +197,51 @@ static const float flow_scale[4] = {
  * has no set: as perlin). Maxima unscaled, gradient bounds after scaling:
  * perlin 2D, grad32t's 32 shaped gradients: max 0.73557268 near (0.5,
  *            0.3825); d/dx 2.5086788 unscaled (the centre).
- * perlin 3D, 24 icosahedral: max 0.72216162 near (0.5, 0.4570, 0.3544);
- *            d/dx 2.5903296 unscaled.
- * perlin 4D, 96 directions: max 0.85249024; 1 sample in 10^6 exceeds
- *            0.618 (2^25.3 samples), d/dx 3.0857546 unscaled. Soft-limited.
- * fast 2D (grad32t) max 0.74337247, d/dx 1.9813825; 3D max 0.73018620, d/dx
- *            2.0741807; 4D max 0.86101685, 1e-6 quantile 0.608, d/dx
- *            2.4733563. 4D soft-limited.
+ * perlin 3D, grad256 shaped (lengths up to 1.4410481): max <= 0.8660254
+ *            x 1.4410481 (the bound for any unit gradients, at the centre,
+ *            times the longest); 1 sample in 10^6 exceeds 0.735 (2^25
+ *            samples); d/dx <= 2.7922885 x 1.4410481 = 4.0238219 unscaled
+ *            (any unit gradients' bound, tests/bounds: a search over the
+ *            cell). Soft-limited.
+ * perlin 4D, grad2048 (lengths up to 1.0000792): max <= 1.0000792 (the
+ *            centre); 1e-6 quantile 0.617; d/dx <= 3.3636725 unscaled.
+ *            Soft-limited.
+ * fast 2D (grad32t) max 0.74337247, d/dx 1.9813825; 3D (grad256 unshaped,
+ *            lengths up to 1.0000799) max <= 0.86609, 1e-6 quantile 0.671,
+ *            d/dx <= 2.1796236; 4D max <= 1.0000792, 1e-6 quantile 0.608,
+ *            d/dx <= 2.6459610. 3D and 4D soft-limited.
  * flow 2D: grad32t turned by every angle (0.25 degree steps; its
  *            symmetries make 0 to 45 degrees all of them): max 0.90841526
  *            at 39.25 degrees; d/dx 2.5761206 unscaled at 45 degrees.
- * flow 3D: unit gradients: max <= 0.8660254, d/dx <= 2.7922885 (any unit
- *            gradients); 1 sample in 10^6 exceeds 0.668 over angles. Soft-limited.
+ * flow 3D: grad256 shaped, turned: max <= 0.8660254 x 1.4410481, d/dx <=
+ *            4.0238219 (as perlin 3D: turns keep lengths); 1 sample in
+ *            10^6 exceeds 0.782 over angles. Soft-limited.
  */
 static const float perlin_iso_scale[4] = {
     1.99980002f,
     1.3593490f, /* 1 / (0.73557268 * 1.0001) */
-    1.3845931f, /* 1 / (0.72216162 * 1.0001) */
-    1.6181230f, /* soft-limited: 1 / 0.618 */
+    1.3605442f, /* soft-limited: 1 / 0.735 */
+    1.6207455f, /* soft-limited: 1 / 0.617 */
 };
 static const float fast_iso_scale[4] = {
     1.99980002f,
     1.3450861f, /* 1 / (0.74337247 * 1.0001) */
-    1.3693767f, /* 1 / (0.73018620 * 1.0001) */
+    1.4903130f, /* soft-limited: 1 / 0.671 */
     1.6447368f, /* soft-limited: 1 / 0.608 */
 };
 static const float flow_iso_scale[4] = {
     0.0f,
     1.1007081f, /* 1 / (0.90841526 * 1.0001) */
-    1.4970060f, /* soft-limited: 1 / 0.668 */
+    1.2787724f, /* soft-limited: 1 / 0.782 */
     0.0f,
 };
 
-/* Which (kind, dims) pass through soft_limit. */
-static inline int soft_limited(int kind, int dims)
+/* Which (kind, dims, gradients) pass through soft_limit: the isotropic
+ * sets in 3D too (256 directions: the true maximum needs 8 of them to
+ * point at the sample). */
+static inline int soft_limited(int kind, int dims, int iso)
 {
-    return (dims == 4 && kind != K_VALUE) || (dims == 3 && kind == K_FLOW);
+    return (dims == 4 && kind != K_VALUE) || (dims == 3 && (kind == K_FLOW || iso));
 }
 
 /* The multilinear blend of corner terms c[] (axis 0 first) and, with
@@ -324,7 +333,7 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
         lattice_blend(dims, kind, deriv, c, g, w, dw); /* c[0], g[e][0]: the point's value and partials */
         if (kind == K_VALUE) {
             out[i] = c[0];
-        } else if (soft_limited(kind, dims)) {
+        } else if (soft_limited(kind, dims, iso)) {
             float slope;
             out[i] = soft_limit(c[0] * scale, &slope);
             gscale = scale * slope;
@@ -369,20 +378,20 @@ LATTICE_SET(perlin1, 1, K_PERLIN, 0)
 LATTICE_SET(perlin2, 2, K_PERLIN, 0)
 LATTICE_SET(perlin2i, 2, K_PERLIN, ISO_TENSOR)
 LATTICE_SET(perlin3, 3, K_PERLIN, 0)
-LATTICE_SET(perlin3i, 3, K_PERLIN, 1)
+LATTICE_SET(perlin3i, 3, K_PERLIN, ISO_TENSOR)
 LATTICE_SET(perlin4, 4, K_PERLIN, 0)
-LATTICE_SET(perlin4i, 4, K_PERLIN, 1)
+LATTICE_SET(perlin4i, 4, K_PERLIN, ISO_TENSOR)
 LATTICE_SET(fast1, 1, K_FAST, 0)
 LATTICE_SET(fast2, 2, K_FAST, 0)
-LATTICE_SET(fast2i, 2, K_FAST, ISO_TENSOR)
+LATTICE_SET(fast2i, 2, K_FAST, ISO_FAST)
 LATTICE_SET(fast3, 3, K_FAST, 0)
-LATTICE_SET(fast3i, 3, K_FAST, 1)
+LATTICE_SET(fast3i, 3, K_FAST, ISO_FAST)
 LATTICE_SET(fast4, 4, K_FAST, 0)
-LATTICE_SET(fast4i, 4, K_FAST, 1)
+LATTICE_SET(fast4i, 4, K_FAST, ISO_FAST)
 LATTICE_SET(flow2, 2, K_FLOW, 0)
 LATTICE_SET(flow2i, 2, K_FLOW, ISO_TENSOR)
 LATTICE_SET(flow3, 3, K_FLOW, 0)
-LATTICE_SET(flow3i, 3, K_FLOW, 1)
+LATTICE_SET(flow3i, 3, K_FLOW, ISO_TENSOR)
 
 static void value_noise(const ng_noise_pts *p, float *out)
 {

@@ -320,21 +320,13 @@ static inline void grad32_vec(uint32_t h, float *g)
  *       (bit 28) for simplex; perlin, fast and flow take grad32t (below),
  *       32 directions whose lengths undo their blends' pull to the
  *       diagonals;
- *   3D: the 24 permutations of (0, +-a, +-b), (a, b) = (1, phi) / |.|:
- *       two icosahedra (each a spherical 5-design, so the set's moments
- *       up to the fifth are the sphere's), grad12's axis pairs and signs,
- *       bit 22 which of the pair takes b;
- *   4D: the 96 permutations of (0, +-1, +-1, +-2) / sqrt 6 (fourth moments
- *       the sphere's): grad32's zero axis and signs, the thirds of the
- *       hash shifted left by 5 which of the three takes the 2.
+ *   3D: 256 directions, 4D: 2048, none with a zero component, spread
+ *       as uniform directions are (grad256 and grad2048, below).
  */
 #define ISO2_C0 0.98078528f /* cos, sin 11.25 degrees */
 #define ISO2_S0 0.19509032f
 #define ISO2_C1 0.83146961f /* cos, sin 33.75 degrees */
 #define ISO2_S1 0.55557023f
-#define ISO3_A 0.52573111f /* 1 / sqrt(1 + phi^2) */
-#define ISO3_B 0.85065081f /* phi / sqrt(1 + phi^2) */
-#define ISO4_1 0.40824829f /* 1 / sqrt 6 */
 
 static inline float grad16(uint32_t h, float x, float y)
 {
@@ -396,72 +388,130 @@ static inline void grad32t_vec(uint32_t h, float *g)
     g[1] = select_bit(h, 29, cu, sv);
 }
 
-static inline float grad24(uint32_t h, float x, float y, float z)
+/* 3D: 256 directions, none with a zero component, spread over the sphere
+ * the way uniform directions are (Archimedes: their z is uniform): |z| on
+ * 4 levels (2 l + 1) / 8 (l: bits 25 and 26; bit 24 the sign), the azimuth
+ * in the octant (m + 1/2) 45 / 16 degrees for m = bits 25 to 28, whose low
+ * two bits are the level, so each level takes its own azimuths and the 256
+ * project onto 128 azimuths (an axis slice sees 32 orientations per 45
+ * degrees, not the few of a set with zero components); grad16's octant
+ * images (bits 29 to 31). cos, sin and sqrt(1 - z^2) are cubics in a float
+ * built from the bits (lengths 1 within 2e-4; no table, no gather).
+ * perlin and flow take the 3D set shaped (sphere_base, below).
+ * 4D: (rho g3, w), w on 4 levels at the midpoints of the quarters of its
+ * law for uniform directions (the semicircle: density sqrt(1 - w^2); bits
+ * 21 and 22, bit 23 the sign), rho = sqrt(1 - w^2); 2048 directions. */
+#define SPH_C0 0.66007154f /* cos of the azimuth, in t = 1 + m / 16 */
+#define SPH_C1 0.72577601f
+#define SPH_C2 -0.41689720f
+#define SPH_C3 0.030643349f
+#define SPH_S0 -0.70051624f /* its sin */
+#define SPH_S1 0.58978103f
+#define SPH_S2 0.20921613f
+#define SPH_S3 -0.073979588f
+#define SPH_R0 1.8166760f /* sqrt(1 - z^2), in tz = 1 + l / 4 */
+#define SPH_R1 -2.1934943f
+#define SPH_R2 2.1032006f
+#define SPH_R3 -0.73422549f
+#define SPH_W0 -1.1248561f /* 4D: |w| and sqrt(1 - w^2), in tw = 1 + bits 21-22 / 4 */
+#define SPH_W1 1.9385797f
+#define SPH_W2 -1.0186778f
+#define SPH_W3 0.30328763f
+#define SPH_P0 2.0164228f
+#define SPH_P1 -2.6516745f
+#define SPH_P2 2.3858568f
+#define SPH_P3 -0.75545153f
+
+static inline float cubic_f(float t, float a0, float a1, float a2, float a3)
 {
-    float u = select_f(h < EDGE_XZ, x, y);
-    float v = select_f(h < EDGE_XY, y, z);
-    float wu = select_bit(h, 22, ISO3_B, ISO3_A), wv = select_bit(h, 22, ISO3_A, ISO3_B);
-    return fma_f(wu, flip_bit(u, h, 20), wv * flip_bit(v, h, 21));
+    return fma_f(fma_f(fma_f(a3, t, a2), t, a1), t, a0);
 }
 
-static inline void grad24_vec(uint32_t h, float *g)
+/* the 3D direction before grad16's octant images: (rc, rs) in the first
+ * octant, z signed, and q = x^4 + y^4 + z^4. shaped: the lengths 1 + 1.2
+ * (q - 3 / 5) (from 0.69 near the diagonals to 1.44 near the axes), the
+ * law of grad32t's (there 1 + 0.3 cos 4 theta = 1 + 1.2 (x^4 + y^4 - 3 / 4)),
+ * for the same reason: the tensor-product kernels' quintic blends pull the
+ * field's gradient to the diagonals (perlin 3D on an axis slice: 1.136
+ * plain, 1.191 ridged unshaped, 1.105 and 1.103 shaped). */
+static inline void sphere_base(uint32_t h, int shaped, float *rc, float *rs, float *z)
 {
-    const float wu = select_bit(h, 22, ISO3_B, ISO3_A), wv = select_bit(h, 22, ISO3_A, ISO3_B);
-    const float su = flip_bit(wu, h, 20), sv = flip_bit(wv, h, 21);
-    const int xy = h < EDGE_XY, xz = h < EDGE_XZ;
-    g[0] = select_f(xz, su, 0.0f);
-    g[1] = select_f(xy, sv, select_f(xz, 0.0f, su));
-    g[2] = select_f(xy, 0.0f, sv);
+    const float t = u2f(((h >> 6) & 0x780000u) | 0x3f800000u);  /* 1 + m / 16 */
+    const float tz = u2f(((h >> 4) & 0x600000u) | 0x3f800000u); /* 1 + l / 4 */
+    const float r = cubic_f(tz, SPH_R0, SPH_R1, SPH_R2, SPH_R3);
+    float c = r * cubic_f(t, SPH_C0, SPH_C1, SPH_C2, SPH_C3);
+    float s = r * cubic_f(t, SPH_S0, SPH_S1, SPH_S2, SPH_S3);
+    float zz = tz - 0.875f;
+    if (shaped) {
+        const float c2 = c * c, s2 = s * s, z2 = zz * zz;
+        const float len = fma_f(1.2f, fma_f(c2, c2, fma_f(s2, s2, z2 * z2)), 0.28f);
+        c *= len, s *= len, zz *= len;
+    }
+    *rc = c, *rs = s;
+    *z = flip_bit(zz, h, 24);
 }
 
-/* which of the three non-zero axes (increasing order) takes the 2 */
-static inline uint32_t grad96_two(uint32_t h)
+static inline float grad256(uint32_t h, int shaped, float x, float y, float z)
 {
-    const uint32_t t = h << 5;
-    return (t >= EDGE_XY) + (t >= EDGE_XZ);
+    float u = flip_bit(select_bit(h, 29, y, x), h, 30);
+    float v = flip_bit(select_bit(h, 29, x, y), h, 31);
+    float rc, rs, gz;
+    sphere_base(h, shaped, &rc, &rs, &gz);
+    return fma_f(rc, u, fma_f(rs, v, gz * z));
 }
 
-static inline float grad96(uint32_t h, float x, float y, float z, float w)
+static inline void grad256_vec(uint32_t h, int shaped, float *g)
 {
-    uint32_t zero = h >> 30, two = grad96_two(h);
-    float a = flip_bit(select_f(zero == 0u, y, x), h, 27);
-    float b = flip_bit(select_f(zero <= 1u, z, y), h, 28);
-    float c = flip_bit(select_f(zero == 3u, z, w), h, 29);
-    float extra = select_f(two == 0u, a, select_f(two == 1u, b, c));
-    return (a + b + c + extra) * ISO4_1;
+    float rc, rs, gz, cu, sv;
+    sphere_base(h, shaped, &rc, &rs, &gz);
+    cu = flip_bit(rc, h, 30), sv = flip_bit(rs, h, 31);
+    g[0] = select_bit(h, 29, sv, cu);
+    g[1] = select_bit(h, 29, cu, sv);
+    g[2] = gz;
 }
 
-static inline void grad96_vec(uint32_t h, float *g)
+/* 4D: w (signed) and rho */
+static inline float sphere_w(uint32_t h, float *rho)
 {
-    const uint32_t zero = h >> 30, two = grad96_two(h);
-    const float one = ISO4_1, dbl = 2.0f * ISO4_1;
-    const float sa = flip_bit(select_f(two == 0u, dbl, one), h, 27);
-    const float sb = flip_bit(select_f(two == 1u, dbl, one), h, 28);
-    const float sc = flip_bit(select_f(two == 2u, dbl, one), h, 29);
-    g[0] = select_f(zero == 0u, 0.0f, sa);
-    g[1] = select_f(zero == 0u, sa, select_f(zero == 1u, 0.0f, sb));
-    g[2] = select_f(zero <= 1u, sb, select_f(zero == 2u, 0.0f, sc));
-    g[3] = select_f(zero == 3u, 0.0f, sc);
+    const float tw = u2f((h & 0x600000u) | 0x3f800000u); /* 1 + bits 21-22 / 4 */
+    *rho = cubic_f(tw, SPH_P0, SPH_P1, SPH_P2, SPH_P3);
+    return flip_bit(cubic_f(tw, SPH_W0, SPH_W1, SPH_W2, SPH_W3), h, 23);
+}
+
+static inline float grad2048(uint32_t h, float x, float y, float z, float w)
+{
+    float rho, gw = sphere_w(h, &rho);
+    return fma_f(rho, grad256(h, 0, x, y, z), gw * w);
+}
+
+static inline void grad2048_vec(uint32_t h, float *g)
+{
+    float rho;
+    g[3] = sphere_w(h, &rho);
+    grad256_vec(h, 0, g);
+    g[0] *= rho, g[1] *= rho, g[2] *= rho;
 }
 
 /* A corner's gradient term and vector in the set of dims (2 to 4) and
  * gradients (a constant in every instantiation): iso 0 classic, ISO_SET
- * isotropic, ISO_TENSOR isotropic for the tensor-product kernels (2D:
- * grad32t; otherwise as ISO_SET). */
-enum { ISO_SET = 1, ISO_TENSOR = 2 };
+ * isotropic, ISO_TENSOR isotropic for the quintic tensor-product kernels
+ * (perlin, flow; 2D: grad32t, 3D: grad256 shaped; 4D as ISO_SET) and
+ * ISO_FAST for fast's smoothstep (2D: grad32t; otherwise as ISO_SET: its
+ * blends pull less). */
+enum { ISO_SET = 1, ISO_TENSOR = 2, ISO_FAST = 3 };
 
 LOOP_INLINE float grad_set(int dims, int iso, uint32_t h, const float *d)
 {
-    if (dims == 2) return iso == ISO_TENSOR ? grad32t(h, d[0], d[1]) : iso ? grad16(h, d[0], d[1]) : grad8(h, d[0], d[1]);
-    if (dims == 3) return iso ? grad24(h, d[0], d[1], d[2]) : grad12(h, d[0], d[1], d[2]);
-    return iso ? grad96(h, d[0], d[1], d[2], d[3]) : grad32(h, d[0], d[1], d[2], d[3]);
+    if (dims == 2) return iso >= ISO_TENSOR ? grad32t(h, d[0], d[1]) : iso ? grad16(h, d[0], d[1]) : grad8(h, d[0], d[1]);
+    if (dims == 3) return iso ? grad256(h, iso == ISO_TENSOR, d[0], d[1], d[2]) : grad12(h, d[0], d[1], d[2]);
+    return iso ? grad2048(h, d[0], d[1], d[2], d[3]) : grad32(h, d[0], d[1], d[2], d[3]);
 }
 
 LOOP_INLINE void grad_set_vec(int dims, int iso, uint32_t h, float *g)
 {
-    if (dims == 2) iso == ISO_TENSOR ? grad32t_vec(h, g) : iso ? grad16_vec(h, g) : grad8_vec(h, g);
-    else if (dims == 3) iso ? grad24_vec(h, g) : grad12_vec(h, g);
-    else iso ? grad96_vec(h, g) : grad32_vec(h, g);
+    if (dims == 2) iso >= ISO_TENSOR ? grad32t_vec(h, g) : iso ? grad16_vec(h, g) : grad8_vec(h, g);
+    else if (dims == 3) iso ? grad256_vec(h, iso == ISO_TENSOR, g) : grad12_vec(h, g);
+    else iso ? grad2048_vec(h, g) : grad32_vec(h, g);
 }
 
 /* ---- vector channels ----------------------------------------------------------

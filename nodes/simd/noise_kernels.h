@@ -87,20 +87,21 @@ typedef struct ng_noise_pts {
  *   white_noise        1-4   (-1, 1)      uniform                 1.0      none
  *
  * With p->gradients = NG_GRADIENTS_ISOTROPIC (lattice_parts.h: 32 shaped
- * directions in 2D for perlin, fast and flow, 16 for simplex; 24 in 3D, 96
- * in 4D; 1D unchanged), same range [-1, 1]:
- *   kernel             dims  max (unscaled)               |d/dx|
+ * directions in 2D for perlin, fast and flow, 16 for simplex; 256 in 3D
+ * (shaped for perlin and flow), 2048 in 4D, none with a zero component; 1D
+ * unchanged), same range [-1, 1]:
+ *   kernel             dims  max (unscaled)               |d/dx| (bound)
  *   perlin_noise       2     0.73557268                   3.4102
- *                      3     0.72216162                   3.5865
- *                      4     soft limit (0.618 at 1e-6)   4.9932
+ *                      3     soft limit (0.735 at 1e-6)   5.4746
+ *                      4     soft limit (0.617 at 1e-6)   5.4517
  *   fast_noise         2     0.74337247                   2.6651
- *                      3     0.73018620                   2.8403
- *                      4     soft limit (0.608 at 1e-6)   4.0680
+ *                      3     soft limit (0.671 at 1e-6)   3.2483
+ *                      4     soft limit (0.608 at 1e-6)   4.3519
  *   flow_noise         2     0.90841526 (over angles)     2.8356
- *                      3     soft limit (0.668 at 1e-6)   4.1801
+ *                      3     soft limit (0.782 at 1e-6)   5.1456
  *   simplex_noise      2     0.0100587463                 7.1080
- *                      3     0.0092144519                 7.2866
- *                      4     0.0091972087                 6.9539
+ *                      3     0.0092898049                 7.5281
+ *                      4     0.0092115618                 7.3578
  * (derivations in lattice_kernels.c and simplex_kernels.c; the classic
  * sets, p->gradients = 0, are the table above and the bits of 0.1.0).
  *
