@@ -370,7 +370,8 @@ static void print_header(void)
 /* On a shared machine the load can change tenfold between two runs, so a
  * ratio of two medians taken one after the other says little. Pairs do:
  * the peer's one timed run (after its warm-up) and then one noisegraph
- * run, c->min_runs times; the median of the pairs' ratios, and the
+ * run (after its own warm-up: the peer's process has just filled the
+ * caches), c->min_runs times; the median of the pairs' ratios, and the
  * peer's median. 0, or -1 (no figure). */
 static int paired_ratio(const config *c, const peer_prog *p, const row *r, const job *j, double samples,
                         double *ratio, double *peer_median)
@@ -381,7 +382,7 @@ static int paired_ratio(const config *c, const peer_prog *p, const row *r, const
     for (k = 0; k < c->min_runs && k < MAX_RUNS; k++) {
         peer_result one;
         double ours;
-        if (!run_peer(c, p, r, 1, &one) || (ours = run_job(j, &err)) < 0) return -1;
+        if (!run_peer(c, p, r, 1, &one) || run_job(j, &err) < 0 || (ours = run_job(j, &err)) < 0) return -1;
         pv[k] = one.ns;
         q[k] = ours * 1e9 / samples / one.ns;
     }
@@ -1398,8 +1399,6 @@ int main(int argc, char **argv)
         for (k = 0; k < NROWS; k++) ns[k] = selected[k] ? bench_row(&c, &rows[k]) : -1;
         print_hillshade_ratio(ns);
         print_shading_ratios(ns);
-}
-
         print_erosion_ratio(ns);
         printf("\n");
     }
