@@ -544,7 +544,7 @@ $(BENCH_BIN): $(BUILD)/tests/bench/bench.o $(filter-out $(BUILD)/cli/main.o,$(PR
 	@echo "  LD  $@"
 	@$(CC) $(LDSAN) -o $@ $^ $(LDLIBS)
 
-$(PEER_BIN): tests/bench/libnoise_peer.cpp
+$(PEER_BIN): tests/bench/libnoise_peer.cpp tests/bench/peer.h
 	@echo "  CXX $<"
 	@$(CXX) -O2 -Wall -Wextra -Werror -o $@ $< -lnoise
 
