@@ -435,7 +435,9 @@ test-arm:
 check: deps $(BIN) $(TESTBIN)
 	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN) --tier fast
 
-test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN) $(ENGINE_ONLY_BIN)
+# The bench is built (not run) by make test: it compiles with the code it
+# measures (a merge once left it uncompilable, unseen).
+test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN) $(ENGINE_ONLY_BIN) $(BENCH_BIN)
 	@python3 tests/layers.py include
 	$(ENGINE_ONLY_BIN)
 	$(EMBED_BIN)
@@ -542,13 +544,14 @@ $(BENCH_BIN): $(BUILD)/tests/bench/bench.o $(filter-out $(BUILD)/cli/main.o,$(PR
 	@echo "  LD  $@"
 	@$(CC) $(LDSAN) -o $@ $^ $(LDLIBS)
 
-$(PEER_BIN): tests/bench/libnoise_peer.cpp
+$(PEER_BIN): tests/bench/libnoise_peer.cpp tests/bench/peer.h
 	@echo "  CXX $<"
 	@$(CXX) -O2 -Wall -Wextra -Werror -o $@ $< -lnoise
 
 # PEERS=DIR: FastNoise2 from the user's folder DIR/FastNoise2 (never part
 # of this repository), built by its own CMake files with
-# tests/bench/fastnoise2/CMakeLists.txt in DIR/build-noisegraph, and timed by
+# tests/bench/fastnoise2/CMakeLists.txt in build/opt/fastnoise2 (this
+# checkout's, so two checkouts share one DIR), and timed by
 # the bench in the same run (build/opt/fastnoise2_peer). Its pinned FastSIMD
 # comes from DIR/FastSIMD when that folder exists (CPM_FastSIMD_SOURCE),
 # else CPM downloads it. Without PEERS the measured FastNoise2 column is off.
@@ -566,9 +569,9 @@ fastnoise2-peer:
 	@if [ -z "$(PEER_DIR)" ] || [ ! -d "$(PEER_DIR)/FastNoise2" ]; then \
 	  echo "noisegraph: PEERS='$(PEERS)': no FastNoise2 source folder in it (PEERS=DIR, DIR/FastNoise2)" >&2; exit 2; fi
 	@command -v cmake >/dev/null || { echo "noisegraph: PEERS needs cmake (apt-get install cmake)" >&2; exit 2; }
-	cmake -S tests/bench/fastnoise2 -B $(PEER_DIR)/build-noisegraph $(FN2_CMAKE) >/dev/null
-	cmake --build $(PEER_DIR)/build-noisegraph --target fastnoise2_peer
-	cp $(PEER_DIR)/build-noisegraph/fastnoise2_peer $(FN2_BIN)
+	cmake -S tests/bench/fastnoise2 -B $(BUILD)/fastnoise2 $(FN2_CMAKE) >/dev/null
+	cmake --build $(BUILD)/fastnoise2 --target fastnoise2_peer
+	cp $(BUILD)/fastnoise2/fastnoise2_peer $(FN2_BIN)
 
 ifeq ($(SAN),0)
 bench: deps $(BIN) $(BENCH_BIN)

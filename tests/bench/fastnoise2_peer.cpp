@@ -13,34 +13,24 @@
  * 0.02) — the pixel centres and element_size 50 of the bench scripts.
  * Fractals: 6 octaves, lacunarity 2, gain 0.5, as fbm6.lua and ridged6.lua.
  */
+#include "peer.h"
+
 #include <FastNoise/FastNoise.h>
 
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <ctime>
-#include <vector>
+using peer::grid2;
+using peer::grid3;
 
 namespace {
 
-const int grid2 = 2048, grid3 = 128;
 const float scale = 50; // 1 / 0.02
-
-double now()
-{
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 // Seconds for one pass over the grid, written into out.
 double pass(const FastNoise::Generator &g, int dims, float *out)
 {
-    double t0 = now();
+    double t0 = peer::now();
     if (dims == 3) g.GenUniformGrid3D(out, 0.5f, 0.5f, 0.5f, grid3, grid3, grid3, 1, 1, 1, 1337);
     else g.GenUniformGrid2D(out, 0.5f, 0.5f, grid2, grid2, 1, 1, 1337);
-    return now() - t0;
+    return peer::now() - t0;
 }
 
 template <typename T> FastNoise::SmartNode<T> scaled()
@@ -98,52 +88,19 @@ const row rows[] = {
     {"warp_2d", 2, warp},
 };
 
-void measure(const row &r, int runs, std::vector<float> &buf)
+std::vector<float> buf((size_t)grid2 * grid2);
+
+void measure(const row &r, int runs)
 {
     FastNoise::SmartNode<> g = r.make();
-    std::vector<double> t;
-    pass(*g, r.dims, buf.data()); // warm-up
-    for (int k = 0; k < runs; k++) t.push_back(pass(*g, r.dims, buf.data()));
-    std::sort(t.begin(), t.end());
-    double med = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
-    double best = t[0];
-    double samples = r.dims == 3 ? (double)grid3 * grid3 * grid3 : (double)grid2 * grid2;
-    std::printf("peer %s %.4f %.4f\n", r.name, med * 1e9 / samples, best * 1e9 / samples);
-    std::fflush(stdout);
+    peer::report(r.name, r.dims, runs, [&] { return pass(*g, r.dims, buf.data()); });
 }
 
 } // namespace
 
 int main(int argc, char **argv)
 {
-    int runs = 5, named = 0;
-    std::vector<float> buf((size_t)grid2 * grid2);
     std::printf("peer-info FastNoise2 %s, %s\n", FASTNOISE2_VERSION,
                 FastSIMD::GetFeatureSetString(FastSIMD::DetectCpuMaxFeatureSet()));
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
-            runs = std::atoi(argv[++i]);
-            if (runs < 1 || runs > 101) {
-                std::fprintf(stderr, "fastnoise2_peer: --runs: '%s' is not 1 to 101\n", argv[i]);
-                return 2;
-            }
-            continue;
-        }
-        if (!strcmp(argv[i], "--info")) {
-            named = 1;
-            continue;
-        }
-        const row *r = nullptr;
-        for (const row &x : rows)
-            if (!strcmp(x.name, argv[i])) r = &x;
-        if (!r) {
-            std::fprintf(stderr, "fastnoise2_peer: unknown row '%s'\n", argv[i]);
-            return 2;
-        }
-        named = 1;
-        measure(*r, runs, buf);
-    }
-    if (!named)
-        for (const row &x : rows) measure(x, runs, buf);
-    return 0;
+    return peer::main("fastnoise2_peer", argc, argv, rows, measure);
 }

@@ -12,35 +12,24 @@
  * bench scripts. Gradient noise uses QUALITY_BEST (quintic fade), as
  * noisegraph's improved Perlin does.
  */
+#include "peer.h"
+
 #include <libnoise/noise.h>
 
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <ctime>
-#include <vector>
-
 using namespace noise;
+using peer::grid2;
+using peer::grid3;
 
 namespace {
 
-const int grid2 = 2048, grid3 = 128;
 const double freq = 0.02;
-
-double now()
-{
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 volatile double sink; // keeps the sums, so no evaluation is optimised away
 
 // Seconds for one pass over the grid.
 double pass(const module::Module &m, int dims)
 {
-    double t0 = now(), sum = 0;
+    double t0 = peer::now(), sum = 0;
     if (dims == 3) {
         for (int k = 0; k < grid3; k++)
             for (int j = 0; j < grid3; j++)
@@ -50,7 +39,7 @@ double pass(const module::Module &m, int dims)
             for (int i = 0; i < grid2; i++) sum += m.GetValue(i + 0.5, j + 0.5, 0.0);
     }
     sink = sum;
-    return now() - t0;
+    return peer::now() - t0;
 }
 
 struct row {
@@ -65,8 +54,9 @@ const row rows[] = {
     {"voronoi_3d", 3}, {"ridged6_3d", 3}, {"billow6_3d", 3}, {"turbulence_2d", 2},
 };
 
-void measure(const char *name, int dims, int runs)
+void measure(const row &r, int runs)
 {
+    const char *name = r.name;
     module::Perlin perlin1, perlin6;
     module::Voronoi voronoi;
     module::RidgedMulti ridged;
@@ -102,46 +92,12 @@ void measure(const char *name, int dims, int runs)
     else if (!strncmp(name, "billow6", 7)) m = &billow;
     else m = &turbulence;
 
-    std::vector<double> t;
-    pass(*m, dims); // warm-up
-    for (int r = 0; r < runs; r++) t.push_back(pass(*m, dims));
-    std::sort(t.begin(), t.end());
-    double med = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
-    double best = t[0];
-    double samples = dims == 3 ? (double)grid3 * grid3 * grid3 : (double)grid2 * grid2;
-    std::printf("peer %s %.4f %.4f\n", name, med * 1e9 / samples, best * 1e9 / samples);
-    std::fflush(stdout);
+    peer::report(name, r.dims, runs, [&] { return pass(*m, r.dims); });
 }
 
 } // namespace
 
 int main(int argc, char **argv)
 {
-    int runs = 5, named = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
-            runs = std::atoi(argv[++i]);
-            if (runs < 1 || runs > 101) {
-                std::fprintf(stderr, "libnoise_peer: --runs: '%s' is not 1 to 101\n", argv[i]);
-                return 2;
-            }
-            continue;
-        }
-        if (!strcmp(argv[i], "--info")) {
-            named = 1;
-            continue;
-        }
-        const row *r = nullptr;
-        for (const row &x : rows)
-            if (!strcmp(x.name, argv[i])) r = &x;
-        if (!r) {
-            std::fprintf(stderr, "libnoise_peer: unknown row '%s'\n", argv[i]);
-            return 2;
-        }
-        named = 1;
-        measure(r->name, r->dims, runs);
-    }
-    if (!named)
-        for (const row &x : rows) measure(x.name, x.dims, runs);
-    return 0;
+    return peer::main("libnoise_peer", argc, argv, rows, measure);
 }
