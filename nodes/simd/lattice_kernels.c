@@ -236,6 +236,17 @@ static const float flow_iso_scale[4] = {
     0.0f,
 };
 
+/* The range scale of (kind, gradients, dims). Each table indexed on its
+ * own: UBSan's object-size check refused an index into a conditional
+ * choice of two tables (a false positive, but a failing SAN run). */
+static inline float lattice_scale(int kind, int iso, int dims)
+{
+    if (kind == K_PERLIN) return iso ? perlin_iso_scale[dims - 1] : perlin_scale[dims - 1];
+    if (kind == K_FAST) return iso ? fast_iso_scale[dims - 1] : fast_scale[dims - 1];
+    if (kind == K_FLOW) return iso ? flow_iso_scale[dims - 1] : flow_scale[dims - 1];
+    return 1.0f;
+}
+
 /* Which (kind, dims, gradients) pass through soft_limit: the isotropic
  * sets in 3D too (256 directions: the true maximum needs 8 of them to
  * point at the sample). */
@@ -292,10 +303,7 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
     const uint32_t s = ng_hash_seed(p->seed);
     const rotation rot =
         kind == K_FLOW ? flow_rotation(p->flow) : (rotation){1.0f, 0.0f, 0.0f, 0.0f};
-    const float scale = kind == K_PERLIN ? (iso ? perlin_iso_scale : perlin_scale)[dims - 1]
-                        : kind == K_FAST ? (iso ? fast_iso_scale : fast_scale)[dims - 1]
-                        : kind == K_FLOW ? (iso ? flow_iso_scale : flow_scale)[dims - 1]
-                                         : 1.0f;
+    const float scale = lattice_scale(kind, iso, dims);
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
