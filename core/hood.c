@@ -31,7 +31,8 @@
  * thread is computing is passed over for the next, and waited for only
  * when nothing else is left. Waits point from a node to nodes in its
  * source's graph, never back, so they cannot go round in a circle. Every
- * byte (patches and the halo buffers of those being computed) is counted
+ * byte (patches, the halo buffers of those being computed and the few
+ * kept for the next, dropped first for room) is counted
  * against the render's cap and memory limit (a render that takes the cache
  * evicts what is beyond them and is charged the rest); least recently used
  * patches are evicted for room. Between renders the graph keeps at most
