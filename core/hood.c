@@ -31,8 +31,7 @@
  * thread is computing is passed over for the next, and waited for only
  * when nothing else is left. Waits point from a node to nodes in its
  * source's graph, never back, so they cannot go round in a circle. Every
- * byte (patches, the halo buffers of those being computed and the few
- * kept for the next, dropped first for room) is counted
+ * byte (patches and the halo buffers of those being computed) is counted
  * against the render's cap and memory limit (a render that takes the cache
  * evicts what is beyond them and is charged the rest); least recently used
  * patches are evicted for room. Between renders the graph keeps at most
@@ -80,8 +79,6 @@
 #define NBUCKETS 4096
 /* Patches a run of points may hold at once (per thread and nesting level). */
 #define SEGMENT 8
-/* Halo buffers kept for the next patch computed (spare below). */
-#define SPARES 4
 
 typedef struct hkey {
     int node, stage; /* stage 1: a tile of a tile type (the simulation) */
@@ -109,12 +106,6 @@ struct ng__hood_cache {
     size_t cap, bytes;
     const ng__stop *stop; /* its memory_used is charged too; may be NULL */
     int attached;         /* a render holds it (ng__hood_attach) */
-    /* Halo buffers of patches computed, kept (and still counted in bytes)
-     * for the next: a fresh one of half a megabyte per patch is a fresh
-     * mapping from the system, and its page faults cost a pixel-lattice
-     * shading a tenth of the terrain's time. Dropped first for room. */
-    void *spare[SPARES];
-    size_t spare_bytes[SPARES];
     ng__hood_stats stats;
 };
 
@@ -144,10 +135,6 @@ void ng__hood_cache_free(ng__hood_cache *h)
 {
     int i;
     if (!h) return;
-    for (i = 0; i < SPARES; i++) {
-        if (h->spare[i]) give(h, h->spare_bytes[i]);
-        free(h->spare[i]);
-    }
     for (i = 0; i < NBUCKETS; i++) {
         patch *p = h->bucket[i], *next;
         for (; p; p = next) {
@@ -232,19 +219,11 @@ static void lru_front(ng__hood_cache *h, patch *p)
     h->lru.older = p;
 }
 
-/* Drops a spare halo buffer, else the least recently used patch no
- * reader holds: 0, or -1 when every patch is held (or none is kept). */
+/* Drops the least recently used patch no reader holds: 0, or -1 when every
+ * patch is held (or none is kept). */
 static int evict_one(ng__hood_cache *h)
 {
     patch *p;
-    int i;
-    for (i = 0; i < SPARES; i++)
-        if (h->spare[i]) {
-            give(h, h->spare_bytes[i]);
-            free(h->spare[i]);
-            h->spare[i] = NULL;
-            return 0;
-        }
     for (p = h->lru.newer; p != &h->lru; p = p->newer)
         if (p->pins == 0) break;
     if (p == &h->lru) return -1;
@@ -524,43 +503,6 @@ static uint64_t tile_seed(const hkey *k)
     return z ^ (z >> 29);
 }
 
-/* A halo buffer of *bytes, charged: a spare at least as large (*bytes
- * then its size, which stays charged), or a new one. 0, or -1 when the
- * cap has no room (*in NULL when out of memory). */
-static int halo_get(ng__hood_cache *h, float **in, size_t *bytes)
-{
-    int i, best = -1, rc = 0;
-    pthread_mutex_lock(&h->mu);
-    for (i = 0; i < SPARES; i++)
-        if (h->spare[i] && h->spare_bytes[i] >= *bytes && (best < 0 || h->spare_bytes[i] < h->spare_bytes[best]))
-            best = i;
-    if (best >= 0) {
-        *in = h->spare[best], *bytes = h->spare_bytes[best];
-        h->spare[best] = NULL;
-    } else {
-        rc = take(h, *bytes);
-    }
-    pthread_mutex_unlock(&h->mu);
-    if (best < 0 && rc == 0) *in = malloc(*bytes);
-    return rc;
-}
-
-/* A halo buffer (bytes charged; NULL when malloc failed) back: kept as
- * a spare, or freed and its charge given back. */
-static void halo_put(ng__hood_cache *h, float *in, size_t bytes)
-{
-    int i;
-    pthread_mutex_lock(&h->mu);
-    for (i = 0; i < SPARES && in; i++)
-        if (!h->spare[i]) {
-            h->spare[i] = in, h->spare_bytes[i] = bytes;
-            in = NULL, bytes = 0;
-        }
-    give(h, bytes);
-    pthread_mutex_unlock(&h->mu);
-    free(in);
-}
-
 /* Patch p (stage 0, or a tile: stage 1) computed from its source: the
  * filter over the patch and its halo, or the tile function over the
  * tile's whole domain (the source's first channel kept beside it). */
@@ -569,15 +511,18 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     const int w = side(n) + 2 * n->hood_radius;
     const int ch = ng_input_channels(ctx, n, n->type->hood->input);
     const ng_hood_type *t = n->type->hood;
-    const size_t plane = (size_t)w * (size_t)w;
-    size_t halo = halo_bytes(n, ch);
+    const size_t halo = halo_bytes(n, ch), plane = (size_t)w * (size_t)w;
     float *in;
-    int rc;
-    if (halo_get(h, &in, &halo)) {
+    int rc, taken;
+    pthread_mutex_lock(&h->mu);
+    taken = take(h, halo) == 0;
+    pthread_mutex_unlock(&h->mu);
+    if (!taken) {
         ng_error e;
         too_large(&e, n, key_bytes(n, &p->key) + halo, h->cap, 0);
         return ng_fail(ctx, "%s", e.msg);
     }
+    in = malloc(halo);
     p->data = malloc(p->bytes);
     rc = !in || !p->data ? ng_fail(ctx, "out of memory for a neighbourhood patch") : 0;
     if (rc == 0) rc = evaluate_source(ctx, n, b, p, in, w);
@@ -589,7 +534,10 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     } else if (rc == 0) {
         t->filter(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch);
     }
-    halo_put(h, in, halo);
+    free(in);
+    pthread_mutex_lock(&h->mu);
+    give(h, halo);
+    pthread_mutex_unlock(&h->mu);
     return rc;
 }
 
