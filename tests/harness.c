@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <time.h>
 
 int ng_t_failed_checks;
@@ -40,6 +41,13 @@ void ng_t_run(const char *name, void (*fn)(void))
 }
 
 int ng_t_fast_only;
+
+int ng_t_emulated(void)
+{
+    const char *q = getenv("NG_QEMU");
+    return q && *q && strcmp(q, "0") != 0;
+}
+
 static int deferred;
 
 void ng_t_run_full(const char *name, void (*fn)(void))
