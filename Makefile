@@ -29,12 +29,13 @@ endif
 # make demo goes without OpenVDB too: its one unit, io/vdbgrid.cc, was a
 # third of the demo's build (33 s of 97 s of CPU) for a render to .png
 NO_VDB  ?= $(if $(filter 1,$(ARM) $(DEMO)),1)
-# what make test-arm runs under qemu-user (see test-arm)
-# (CI: platform, the bits of every basis, fractal and warp against x86's,
-# and graphs, the golden hashes of every example graph; the kernel suites
-# take past 10 min of qemu CPU: make test-arm ARM_SUITES="platform graphs
-# kernels cells render core")
-ARM_SUITES ?= platform graphs
+# what make test-arm runs under qemu-user (see test-arm): platform, the
+# bits of every basis, fractal, warp and ngmath function against x86's;
+# graphs, the golden hashes of every example graph; ngmath, its accuracy;
+# the kernel suites (kernels, cells, vector_noise, warp) on the neon and
+# the scalar path, each checking the paths agree bit for bit. Under qemu
+# (NG_QEMU=1) the suites scale their sizes down, as under the sanitizers.
+ARM_SUITES ?= platform graphs ngmath kernels cells vector_noise warp
 NO_EXR  ?= $(ARM)
 NO_GDAL ?= $(ARM)
 NO_GRAPHVIZ ?= $(ARM)
@@ -431,7 +432,7 @@ test-arm:
 	@$(call check_libm,build/arm64/libnoisegraph.a build/arm64/lua/*.o)
 	@printf '#!/bin/sh\nexec qemu-aarch64 %s "$$@"\n' $(abspath $(ARM_BIN)) > build/arm64/noisegraph-qemu
 	@chmod +x build/arm64/noisegraph-qemu
-	NG_BIN=$(abspath build/arm64/noisegraph-qemu) NG_ROOT=$(CURDIR) qemu-aarch64 build/arm64/run_tests --tier fast $(ARM_SUITES)
+	NG_QEMU=1 NG_BIN=$(abspath build/arm64/noisegraph-qemu) NG_ROOT=$(CURDIR) qemu-aarch64 build/arm64/run_tests --tier fast $(ARM_SUITES)
 
 # Two tiers (NG_SUITE in tests/harness.h): check runs the fast suites, no
 # root, servers, Slurm, Chromium, GDAL or network, about a minute of CPU;

@@ -42,6 +42,8 @@ void ng_t_fail(const char *file, int line, const char *fmt, ...)
  * under SANITIZED, keeping every configuration. */
 int ng_t_emulated(void);
 #define EMULATED (ng_t_emulated())
+/* SCALED: either; the kernel suites' sizes and sweeps follow it */
+#define SCALED (SANITIZED || EMULATED)
 
 #define RUN(fn) ng_t_run(#fn, fn)
 /* A test of a fast suite too slow for `make check` (the whole of the

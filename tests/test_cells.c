@@ -378,8 +378,8 @@ static void test_worley_exact(void)
         for (m = 0; m < NG_NMETRICS; m++)
             for (ji = 0; ji < 3; ji++)
                 for (a = 0; a < 3; a++) {
-                    /* the brute force is most of the time: a quarter under SAN */
-                    const int n = (dims == 4 ? 256 : 1024) / (SANITIZED ? 4 : 1);
+                    /* the brute force is most of the time: a quarter under SAN and qemu */
+                    const int n = (dims == 4 ? 256 : 1024) / (SCALED ? 4 : 1);
                     const float e = m == NG_METRIC_MINKOWSKI ? exps[a] : 2.0f;
                     double anchor[4];
                     ng_noise_pts p;
@@ -1164,7 +1164,7 @@ static void test_paths_agree(void)
     static const float jitters[] = {1.0f, LOW_JITTER, 0.0f}, exps[] = {0.7f, 2.0f, 4.5f};
     static const double anchors[] = {0.0, 1e9 + 0.5, -123456789.25};
     static const uint32_t periods[2][4] = {{0, 0, 0, 0}, {3, 5, 7, 2}};
-    static const int sizes[] = {SANITIZED ? 253 : 1021, 7}; /* odd: every path has a tail */
+    const int sizes[] = {SANITIZED ? 253 : EMULATED ? 131 : 1021, 7}; /* odd: every path has a tail */
     const ng_path *ref = t_widest_path(), *mine = t_path;
     cfg cs[3 * NG_WORLEY_NFEATURES * NG_NMETRICS * 3 + 2];
     int nc = 0, j, f, m, e, c, dims, a, per, z, i;
