@@ -44,8 +44,12 @@ int ng_t_fast_only;
 
 int ng_t_emulated(void)
 {
-    const char *q = getenv("NG_QEMU");
-    return q && *q && strcmp(q, "0") != 0;
+    static int emulated = -1; /* read once: sizes ask in their loops */
+    if (emulated < 0) {
+        const char *q = getenv("NG_QEMU");
+        emulated = q && *q && strcmp(q, "0") != 0;
+    }
+    return emulated;
 }
 
 static int deferred;
