@@ -60,6 +60,7 @@
  * across a row of patches' last tiles.
  */
 #include "ng_internal.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -556,7 +557,7 @@ static void make_unity(void)
         double wa[3], sum = 0;
         for (a = 0; a < 3; a++) {
             const double d = i - MARGIN + 0.5 - (double)NG_HOOD_PATCH * (a - 1) - NG_HOOD_PATCH / 2.0;
-            sum += wa[a] = fabs(d) < half ? cos(pi * d / (2 * half)) * cos(pi * d / (2 * half)) : 0.0;
+            sum += wa[a] = fabs(d) < half ? ng_cos(pi * d / (2 * half)) * ng_cos(pi * d / (2 * half)) : 0.0;
         }
         for (a = 0; a < 3; a++) unity[a][i] = (float)(wa[a] / sum);
     }

@@ -26,6 +26,7 @@
 #include "ng_node.h"
 #include "loops.h"
 #include "types.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -144,7 +145,7 @@ static void erosion_octave_setup(const ng_node *n, const erosion_state *s, const
                                  ng_erosion_octave *o)
 {
     const double spacing = ldexp(ng_num(n, P_SCALE), -k), inv = 1.0 / spacing;
-    const double gain_k = pow(ng_num(n, P_GAIN), k);
+    const double gain_k = ng_pow(ng_num(n, P_GAIN), k);
     const double rw = 0.5 * ng_num(n, P_RIDGE), gw = 0.5 * ng_num(n, P_GULLY);
     int d;
     for (d = 0; d < 2; d++) {
