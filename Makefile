@@ -29,12 +29,13 @@ endif
 # make demo goes without OpenVDB too: its one unit, io/vdbgrid.cc, was a
 # third of the demo's build (33 s of 97 s of CPU) for a render to .png
 NO_VDB  ?= $(if $(filter 1,$(ARM) $(DEMO)),1)
-# what make test-arm runs under qemu-user (see test-arm)
-# (CI: platform, the bits of every basis, fractal and warp against x86's,
-# and graphs, the golden hashes of every example graph; the kernel suites
-# take past 10 min of qemu CPU: make test-arm ARM_SUITES="platform graphs
-# kernels cells render core")
-ARM_SUITES ?= platform graphs
+# what make test-arm runs under qemu-user (see test-arm): platform, the
+# bits of every basis, fractal, warp and ngmath function against x86's;
+# graphs, the golden hashes of every example graph; ngmath, its accuracy;
+# the kernel suites (kernels, cells, vector_noise, warp) on the neon and
+# the scalar path, each checking the paths agree bit for bit. Under qemu
+# (NG_QEMU=1) the suites scale their sizes down, as under the sanitizers.
+ARM_SUITES ?= platform graphs ngmath kernels cells vector_noise warp
 NO_EXR  ?= $(ARM)
 NO_GDAL ?= $(ARM)
 NO_GRAPHVIZ ?= $(ARM)
@@ -410,9 +411,16 @@ $(ENGINE_ONLY_BIN): tests/embed/engine_only.c $(LIB)
 # golden hash (graphs, through the aarch64 program), the kernel suites, and
 # platform: the hashes recorded on x86-64 of every basis, fractal, warp and
 # the libm functions used, on the scalar and neon paths (ARM_SUITES, above).
-# libm functions whose bits differ between glibc's x86-64 and aarch64
-# builds (tests/test_platform.c): the engine and the Lua host must not call them
-ARM_LIBM_DIFFERS := exp2 exp2f cbrt cbrtf hypot hypotf tanf atanf tanhf
+# libm's functions that round (all but the exact ones: sqrt, floor, fmod,
+# fma, ldexp, ...): their bits differ between CPUs and libms (glibc's FMA
+# variants; tests/test_ngmath.c), so the engine and the Lua host call
+# core/ngmath.c's instead; `make test` and `make test-arm` fail, naming it,
+# when an object of theirs comes to call one of these.
+LIBM_INEXACT := sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh sincos \
+                exp exp2 exp10 expm1 log log2 log10 log1p pow cbrt hypot erf erfc tgamma lgamma
+# $(1): the objects or archives to look into
+check_libm = if nm -u $(1) | grep -wE 'U ($(subst $(space),|,$(LIBM_INEXACT)))f?'; then \
+	  echo "noisegraph: $(1): calls a libm function whose bits vary by CPU (above); use core/ngmath.h" >&2; exit 1; fi
 ARM_BIN := build/arm64/noisegraph
 # run with --tier fast: graphs checks the golden hashes on the default
 # (neon) path alone, not again on the scalar path (6 min of qemu); platform
@@ -421,12 +429,10 @@ ARM_BIN := build/arm64/noisegraph
 test-arm:
 	@$(MAKE) --no-print-directory ARM=1 deps
 	@$(MAKE) --no-print-directory ARM=1 $(ARM_BIN) build/arm64/run_tests
-	@if nm -u build/arm64/libnoisegraph.a build/arm64/libnoisegraph_io.a build/arm64/lua/*.o | \
-	    grep -wE 'U ($(subst $(space),|,$(ARM_LIBM_DIFFERS)))'; then \
-	  echo "noisegraph: test-arm: the program calls a libm function whose bits differ on aarch64 (above)" >&2; exit 1; fi
+	@$(call check_libm,build/arm64/libnoisegraph.a build/arm64/lua/*.o)
 	@printf '#!/bin/sh\nexec qemu-aarch64 %s "$$@"\n' $(abspath $(ARM_BIN)) > build/arm64/noisegraph-qemu
 	@chmod +x build/arm64/noisegraph-qemu
-	NG_BIN=$(abspath build/arm64/noisegraph-qemu) NG_ROOT=$(CURDIR) qemu-aarch64 build/arm64/run_tests --tier fast $(ARM_SUITES)
+	NG_QEMU=1 NG_BIN=$(abspath build/arm64/noisegraph-qemu) NG_ROOT=$(CURDIR) qemu-aarch64 build/arm64/run_tests --tier fast $(ARM_SUITES)
 
 # Two tiers (NG_SUITE in tests/harness.h): check runs the fast suites, no
 # root, servers, Slurm, Chromium, GDAL or network, about a minute of CPU;
@@ -439,6 +445,7 @@ check: deps $(BIN) $(TESTBIN)
 # measures (a merge once left it uncompilable, unseen).
 test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN) $(ENGINE_ONLY_BIN) $(BENCH_BIN)
 	@python3 tests/layers.py include
+	@$(call check_libm,$(LIB) $(LUA_OBJ))
 	$(ENGINE_ONLY_BIN)
 	$(EMBED_BIN)
 	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN)

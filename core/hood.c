@@ -54,9 +54,13 @@
  * of its index like any patch, the blend a function of the cell, so the
  * value at a world point is again independent of the render's cut. Waits
  * go from a node's patches to its tiles to its source's patches: still
- * never back.
+ * never back. A thread that would wait for a tile another is simulating
+ * simulates one nobody has begun instead, of the patches its block reads
+ * or of the row of patches below them (help), so two threads stay busy
+ * across a row of patches' last tiles.
  */
 #include "ng_internal.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -553,14 +557,22 @@ static void make_unity(void)
         double wa[3], sum = 0;
         for (a = 0; a < 3; a++) {
             const double d = i - MARGIN + 0.5 - (double)NG_HOOD_PATCH * (a - 1) - NG_HOOD_PATCH / 2.0;
-            sum += wa[a] = fabs(d) < half ? cos(pi * d / (2 * half)) * cos(pi * d / (2 * half)) : 0.0;
+            sum += wa[a] = fabs(d) < half ? ng_cos(pi * d / (2 * half)) * ng_cos(pi * d / (2 * half)) : 0.0;
         }
         for (a = 0; a < 3; a++) unity[a][i] = (float)(wa[a] / sum);
     }
 }
 
-static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const hkey *keys,
-                       patch **got, int m);
+/* The patches of a node that the block being sampled needs (its segment):
+ * a thread that waits for a tile another is simulating computes a tile
+ * of one of these instead (help). */
+typedef struct wanted {
+    const hkey *keys;
+    int m;
+} wanted;
+
+static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const wanted *seg,
+                       const hkey *keys, patch **got, int m);
 static void release_all(ng__hood_cache *h, patch **got, int m);
 
 /* Patch p of a tile type: the blend of the 3 x 3 tiles around it (got[3
@@ -589,7 +601,8 @@ static void blend(const ng_node *n, patch *const *got, float *out)
             }
 }
 
-static int compute_blend(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
+static int compute_blend(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const wanted *seg,
+                         patch *p)
 {
     hkey keys[9];
     patch *got[9];
@@ -603,15 +616,15 @@ static int compute_blend(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const
             keys[3 * bb + a].iy += bb - 1;
         }
     if (!(p->data = malloc(p->bytes))) return ng_fail(ctx, "out of memory for a neighbourhood patch");
-    if (acquire_all(ctx, h, n, b, keys, got, 9)) return -1;
+    if (acquire_all(ctx, h, n, b, seg, keys, got, 9)) return -1;
     blend(n, got, p->data);
     release_all(h, got, 9);
     return 0;
 }
 
-static int compute(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
+static int compute(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const wanted *seg, patch *p)
 {
-    if (n->type->hood->tile && !p->key.stage) return compute_blend(ctx, h, n, b, p);
+    if (n->type->hood->tile && !p->key.stage) return compute_blend(ctx, h, n, b, seg, p);
     return compute_own(ctx, h, n, b, p);
 }
 
@@ -648,9 +661,9 @@ static int lookup_locked(ng__hood_cache *h, const ng_node *n, const hkey *k, pat
 
 /* Computes a claimed patch and publishes it (or, failing, drops it): 0, or
  * -1 with the context's error set. */
-static int fill(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
+static int fill(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const wanted *seg, patch *p)
 {
-    const int rc = compute(ctx, h, n, b, p);
+    const int rc = compute(ctx, h, n, b, seg, p);
     pthread_mutex_lock(&h->mu);
     if (rc) {
         unlink_bucket(h, p);
@@ -678,33 +691,40 @@ static void release_all(ng__hood_cache *h, patch **got, int m)
     pthread_mutex_unlock(&h->mu);
 }
 
-/* The tiles of a tile type's patches that another thread is computing:
- * rather than wait for that thread to simulate the 9 tiles one after the
- * other, compute one of them that nobody has begun (the other thread then
- * finds it ready). 1 when it computed one, 0 when there was none to
- * compute, -1 with the context's error set. */
-static int help(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const hkey *keys,
-                patch *const *got, int m)
+/* Rather than wait for tiles another thread is simulating: a tile of a
+ * tile type that nobody has begun, first among the 3 x 3 tiles of each
+ * patch of the segment not ready yet (those other threads are blending,
+ * and those the block reads next), then among those of the patches one
+ * row below them (the row of patches the render reads next; at its last
+ * row, a tile it may not need: the price of not idling). Whoever blends
+ * the patch then finds the tile ready. 1 when it computed one, 0 when
+ * there was none to compute, -1 with the context's error set. */
+static int help(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const wanted *seg)
 {
-    int i, t;
+    int i, t, below;
     if (!n->type->hood->tile) return 0;
-    for (i = 0; i < m; i++) {
-        if (got[i] || keys[i].stage) continue;
-        for (t = 0; t < 9; t++) {
-            hkey k = keys[i];
-            patch *p;
-            int r;
-            k.stage = 1, k.ix += t % 3 - 1, k.iy += t / 3 - 1;
-            pthread_mutex_lock(&h->mu);
-            r = lookup_locked(h, n, &k, &p);
-            if (r == READY) p->pins--;
-            pthread_mutex_unlock(&h->mu);
-            if (r != CLAIMED) continue; /* ready, busy, or no room now: the owner will see */
-            if (fill(ctx, h, n, b, p)) return -1;
-            release_all(h, &p, 1);
-            return 1;
+    for (below = 0; below < 2; below++)
+        for (i = 0; i < seg->m; i++) {
+            hkey pk = seg->keys[i];
+            pk.iy += below;
+            for (t = below ? 6 : 0; t < 9 && !pk.stage; t++) { /* below: its new row of tiles alone */
+                hkey k = pk;
+                patch *p;
+                int r = READY;
+                k.stage = 1, k.ix += t % 3 - 1, k.iy += t / 3 - 1;
+                pthread_mutex_lock(&h->mu);
+                if ((p = find(h, &pk)) && p->ready) {
+                    t = 9; /* blended already: its tiles are not wanted */
+                } else if ((r = lookup_locked(h, n, &k, &p)) == READY) {
+                    p->pins--;
+                }
+                pthread_mutex_unlock(&h->mu);
+                if (r != CLAIMED) continue; /* ready, busy, or no room now: the owner will see */
+                if (fill(ctx, h, n, b, seg, p)) return -1;
+                release_all(h, &p, 1);
+                return 1;
+            }
         }
-    }
     return 0;
 }
 
@@ -713,8 +733,8 @@ static int help(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block
  * reading the same row of patches compute different ones; it waits only
  * when every patch left is being computed elsewhere. 0, or -1 with the
  * context's error set and nothing pinned. */
-static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const hkey *keys,
-                       patch **got, int m)
+static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const wanted *seg,
+                       const hkey *keys, patch **got, int m)
 {
     int left = m, i;
     for (i = 0; i < m; i++) got[i] = NULL;
@@ -727,7 +747,7 @@ static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
             r = lookup_locked(h, n, &keys[i], &got[i]);
             pthread_mutex_unlock(&h->mu);
             if (r == BUSY) continue;
-            if (r == NO_ROOM || (r == CLAIMED && fill(ctx, h, n, b, got[i]))) {
+            if (r == NO_ROOM || (r == CLAIMED && fill(ctx, h, n, b, seg, got[i]))) {
                 if (r == NO_ROOM) {
                     ng_error e;
                     too_large(&e, n, key_bytes(n, &keys[i]) +
@@ -743,7 +763,7 @@ static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
             progress = 1;
         }
         if (progress || !left) continue;
-        if ((progress = help(ctx, h, n, b, keys, got, m)) < 0) {
+        if ((progress = help(ctx, h, n, b, seg)) < 0) {
             release_all(h, got, m);
             return -1;
         }
@@ -967,7 +987,8 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
         }
         /* the segment is full (or the block done): sample its points */
         if (m) {
-            if (acquire_all(ctx, h, n, b, seg, got, m)) goto done;
+            const wanted w = {seg, m};
+            if (acquire_all(ctx, h, n, b, &w, seg, got, m)) goto done;
             sample(n, b, got, idx, off, run, tx, ty, from, i, out);
             release_all(h, got, m);
         } else {

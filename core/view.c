@@ -6,6 +6,7 @@
  * view_volume.c and view_terrain.c.
  */
 #include "view.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <string.h>
@@ -31,9 +32,9 @@ void ng_view_defaults(ng_view_opts *v, ng_view_kind kind)
 void ng_view_sun(ng_view_opts *v, double azimuth, double elevation)
 {
     const double rad = 3.14159265358979323846 / 180;
-    v->sun[0] = sin(azimuth * rad) * cos(elevation * rad);
-    v->sun[1] = -cos(azimuth * rad) * cos(elevation * rad);
-    v->sun[2] = sin(elevation * rad);
+    v->sun[0] = ng_sin(azimuth * rad) * ng_cos(elevation * rad);
+    v->sun[1] = -ng_cos(azimuth * rad) * ng_cos(elevation * rad);
+    v->sun[2] = ng_sin(elevation * rad);
 }
 
 static int finite_in(double x, double lo, double hi) { return x >= lo && x <= hi; } /* NaN: no */

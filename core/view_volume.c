@@ -27,6 +27,7 @@
  * footprints (fractals then skip their fine octaves: a cone, not a line).
  */
 #include "view.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <string.h>
@@ -89,7 +90,7 @@ static void preset_camera(ng__view *w, const double centre[3])
     static const double el[] = {[NG_VIEW_THREE_QUARTER] = 28, [NG_VIEW_SIDE] = 0, [NG_VIEW_TOP] = 90};
     const double rad = 3.14159265358979323846 / 180;
     const double a = az[w->v->preset] * rad, e = el[w->v->preset] * rad;
-    const double u[3] = {sin(a) * cos(e), -cos(a) * cos(e), sin(e)};
+    const double u[3] = {ng_sin(a) * ng_cos(e), -ng_cos(a) * ng_cos(e), ng_sin(e)};
     double dist = 0;
     int corner, d;
     for (d = 0; d < 3; d++) w->fwd[d] = -u[d];
@@ -138,7 +139,7 @@ int ng__view_volume_setup(ng__view *w, ng_error *err)
         w->size[d] = v->box[d] * v->voxel_size;
         centre[d] = w->lo[d] + 0.5 * w->size[d];
     }
-    w->tan_y = tan(0.5 * v->fov * 3.14159265358979323846 / 180);
+    w->tan_y = ng_tan(0.5 * v->fov * 3.14159265358979323846 / 180);
     w->tan_x = w->tan_y * w->o.width / w->o.height;
     if (v->has_camera) memcpy(w->cam, v->camera, sizeof w->cam);
     else preset_camera(w, centre);
@@ -341,10 +342,10 @@ static void in_scatter(const ng__view *w, const march *m, int r, float rgb[3])
     float sun = 0, weight = 1, ext = 1, gs = 1, sky, ground;
     int o, a;
     for (o = 0; o < 3; o++, weight *= 0.45f, ext *= 0.35f, gs *= 0.5f)
-        sun += weight * phase(gs, cosv) * expf(-ext * K * m->tau_sun[r]);
+        sun += weight * phase(gs, cosv) * ng_expf(-ext * K * m->tau_sun[r]);
     sun *= SUN_POWER * (w->sun[2] > 0 ? 1.0f : 0.1f); /* a sun below the horizon lights little */
-    sky = expf(-SKY_EXTINCTION * K * m->tau_sky[r]);
-    ground = expf(-SKY_EXTINCTION * K * m->tau_ground[r]);
+    sky = ng_expf(-SKY_EXTINCTION * K * m->tau_sky[r]);
+    ground = ng_expf(-SKY_EXTINCTION * K * m->tau_ground[r]);
     for (a = 0; a < 3; a++) rgb[a] = SUN_RGB[a] * sun + AMBIENT_RGB[a] * sky + BOUNCE_RGB[a] * ground;
 }
 
@@ -354,7 +355,7 @@ static void shade(const ng__view *w, march *m, int nlit)
     int i, a;
     for (i = 0; i < nlit; i++) {
         const int r = m->lit[i];
-        const float through = expf(-m->dens[r] * w->kstep), taken = m->T[r] * (1 - through);
+        const float through = ng_expf(-m->dens[r] * w->kstep), taken = m->T[r] * (1 - through);
         float rgb[3];
         in_scatter(w, m, r, rgb);
         for (a = 0; a < 3; a++) m->L[a][r] += taken * rgb[a];
@@ -395,11 +396,11 @@ static void sky(const ng__view *w, const double d[3], float rgb[3])
 {
     const float e = (float)d[2];
     const float c = (float)(d[0] * w->sun[0] + d[1] * w->sun[1] + d[2] * w->sun[2]);
-    const float glow = c > 0 ? 0.25f * powf(c, 8) + 0.6f * powf(c, 300) : 0;
+    const float glow = c > 0 ? 0.25f * ng_powf(c, 8) + 0.6f * ng_powf(c, 300) : 0;
     const float disc = c > 0.99996f ? 40.0f : 0;
     int a;
     for (a = 0; a < 3; a++) {
-        float base = e >= 0 ? mixf(HORIZON_RGB[a], ZENITH_RGB[a], 1 - powf(1 - e, 5))
+        float base = e >= 0 ? mixf(HORIZON_RGB[a], ZENITH_RGB[a], 1 - ng_powf(1 - e, 5))
                             : mixf(HORIZON_RGB[a], GROUND_RGB[a], fminf(1, -2 * e));
         rgb[a] = base + SUN_RGB[a] * (glow + disc);
     }
@@ -412,7 +413,7 @@ static float tone(float x)
     x *= EXPOSURE;
     if (!(x > 0)) return 0;
     x = (x * (2.51f * x + 0.03f)) / (x * (2.43f * x + 0.59f) + 0.14f);
-    return powf(x < 1 ? x : 1, 1 / 2.2f);
+    return ng_powf(x < 1 ? x : 1, 1 / 2.2f);
 }
 
 static void finish(const ng__view *w, const march *m, float *out)

@@ -24,6 +24,7 @@
 #include "noise.h"
 #include "octaves.h"
 #include "types.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <string.h>
@@ -77,7 +78,7 @@ static int cloud_setup(ng_node *n, const int *ch, ng_error *err)
     if (!(st = ng_node_state_alloc(n, sizeof *st, err))) return -1;
     ng__noise_prepare(n, cloud_basis[ng_int(n, P_TYPE)], &st->u);
     st->first_detail = n->detail;
-    n->detail /= pow(ng_num(n, P_LACUNARITY), ceil(oct) - 1);
+    n->detail /= ng_pow(ng_num(n, P_LACUNARITY), ceil(oct) - 1);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "ng_node.h"
 #include "segment.h"
 #include "types.h"
+#include "ngmath.h"
 
 #include <stdlib.h>
 #include <math.h>
@@ -81,7 +82,7 @@ static int terrace_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
         a = lv[s], c = lv[s + 1];
         t = (v - a) / (c - a);
         if (inv) t = 1.0f - t, a = lv[s + 1], c = lv[s];
-        out[i] = a + (c - a) * (e == 2.0f ? t * t : powf(t, e));
+        out[i] = a + (c - a) * (e == 2.0f ? t * t : ng_powf(t, e));
     }
     return 0;
 }
@@ -115,7 +116,7 @@ static float terrace_slope(const ng_node *n, float v)
     t = (v - a) / (c - a);
     dt = 1.0f / (c - a);
     if (ng_int(n, P_INVERT)) t = 1.0f - t, dt = -dt, a = lv[s + 1], c = lv[s];
-    return (c - a) * (e == 2.0f ? 2.0f * t : e * powf(t, e - 1.0f)) * dt;
+    return (c - a) * (e == 2.0f ? 2.0f * t : e * ng_powf(t, e - 1.0f)) * dt;
 }
 
 static int terrace_chain(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in,

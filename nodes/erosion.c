@@ -26,6 +26,7 @@
 #include "ng_node.h"
 #include "loops.h"
 #include "types.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -115,7 +116,10 @@ static int erosion_tile_check(const ng_node *n, const double period[4], int dims
 
 /* Per point, from the source's value v and gradient (gx, gy): the depth
  * factor (strength x slope x the keep fade), the carve/fill offset and the
- * masks' weight. */
+ * masks' weight (mask NULL: none). The clamps are selects, which
+ * vectorise, where fminf and fmaxf are calls: the same values (a NaN
+ * clamps to 0 and a NaN or infinite slope to 1 both ways; a zero's sign
+ * is lost in 2 t - 1). */
 static void erosion_prepare(const ng_node *n, const erosion_state *s, int len, const float *v, const float *gx,
                             const float *gy, float *amp, float *off, float *mask)
 {
@@ -123,13 +127,15 @@ static void erosion_prepare(const ng_node *n, const erosion_state *s, int len, c
     const float strength = (float)ng_num(n, P_STRENGTH), mk = (float)(ng_num(n, P_SCALE) / (s->span * MASK_SLOPE));
     int i;
     for (i = 0; i < len; i++) {
-        float t = fminf(fmaxf((v[i] - lo) * inv, 0.0f), 1.0f), sg, fade, m = sqrtf(gx[i] * gx[i] + gy[i] * gy[i]), q;
-        sg = 2.0f * t - 1.0f;
-        fade = 1.0f - keep * sg * sg;
-        q = m * mk;
+        const float x = (v[i] - lo) * inv, c = x > 0.0f ? x : 0.0f, t = c < 1.0f ? c : 1.0f, sg = 2.0f * t - 1.0f;
+        const float fade = 1.0f - keep * sg * sg, m = sqrtf(gx[i] * gx[i] + gy[i] * gy[i]);
         off[i] = sg;
         amp[i] = strength * m * fade;
-        mask[i] = fade * fminf(q, 1.0f);
+    }
+    for (i = 0; mask && i < len; i++) {
+        const float x = (v[i] - lo) * inv, c = x > 0.0f ? x : 0.0f, t = c < 1.0f ? c : 1.0f, sg = 2.0f * t - 1.0f;
+        const float fade = 1.0f - keep * sg * sg, q = sqrtf(gx[i] * gx[i] + gy[i] * gy[i]) * mk;
+        mask[i] = fade * (q < 1.0f ? q : 1.0f);
     }
 }
 
@@ -139,7 +145,7 @@ static void erosion_octave_setup(const ng_node *n, const erosion_state *s, const
                                  ng_erosion_octave *o)
 {
     const double spacing = ldexp(ng_num(n, P_SCALE), -k), inv = 1.0 / spacing;
-    const double gain_k = pow(ng_num(n, P_GAIN), k);
+    const double gain_k = ng_pow(ng_num(n, P_GAIN), k);
     const double rw = 0.5 * ng_num(n, P_RIDGE), gw = 0.5 * ng_num(n, P_GULLY);
     int d;
     for (d = 0; d < 2; d++) {
@@ -164,7 +170,7 @@ static int erosion_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
 {
     const erosion_state *s = n->state;
     const int len = b->n, masks = n->channels == 3, oct = ng_int(n, P_OCTAVES);
-    float *val = ng_scratch(ctx, 1), *grad = ng_scratch(ctx, b->dims), *tmp = ng_scratch(ctx, masks ? 4 : 6);
+    float *val = ng_scratch(ctx, 1), *grad = ng_scratch(ctx, b->dims), *tmp = ng_scratch(ctx, 4);
     ng_erosion_pts p;
     ng_erosion_octave o;
     int i, k, rc = -1;
@@ -174,10 +180,11 @@ static int erosion_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
     p.gx = grad, p.gy = grad + len; /* accumulated in place */
     p.amp = tmp, p.off = tmp + len, p.mask = tmp + 2 * len;
     p.h = tmp + 3 * len;
-    p.ridge = masks ? out + len : tmp + 4 * len;
-    p.crease = masks ? out + 2 * len : tmp + 5 * len;
-    erosion_prepare(n, s, len, val, grad, grad + len, tmp, tmp + len, tmp + 2 * len);
-    for (i = 0; i < len; i++) p.h[i] = p.ridge[i] = p.crease[i] = 0.0f;
+    p.ridge = masks ? out + len : NULL;
+    p.crease = masks ? out + 2 * len : NULL;
+    erosion_prepare(n, s, len, val, grad, grad + len, tmp, tmp + len, masks ? tmp + 2 * len : NULL);
+    for (i = 0; i < len; i++) p.h[i] = 0.0f;
+    for (i = 0; masks && i < 2 * len; i++) out[len + i] = 0.0f;
     for (k = 0; k < oct; k++) {
         erosion_octave_setup(n, s, b, k, &o);
         ng__loops()->erosion_octave(&p, &o, len);
@@ -189,7 +196,7 @@ static int erosion_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
 done:
     ng_scratch_free(ctx, val, 1);
     ng_scratch_free(ctx, grad, b->dims);
-    ng_scratch_free(ctx, tmp, masks ? 4 : 6);
+    ng_scratch_free(ctx, tmp, 4);
     return rc;
 }
 

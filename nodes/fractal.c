@@ -26,6 +26,7 @@
 #include "ng_node.h"
 #include "octaves.h"
 #include "types.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <string.h>
@@ -76,7 +77,7 @@ static int fractal_setup(ng_node *n, const int *ch, ng_error *err)
     s->source_detail = n->detail;
     /* the finest octave's features, for a fractal of fractals (with the
      * number's lacunarity when a node drives it) */
-    n->detail /= pow(lac, oct > 1 ? ceil(oct) - 1 : 0);
+    n->detail /= ng_pow(lac, oct > 1 ? ceil(oct) - 1 : 0);
     return 0;
 }
 

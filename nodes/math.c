@@ -6,6 +6,7 @@
 #include "ng_node.h"
 #include "loops.h"
 #include "types.h"
+#include "ngmath.h"
 
 #include <math.h>
 
@@ -86,7 +87,7 @@ BINARY_LOOP(add_eval, add)
 BINARY_LOOP(sub_eval, sub)
 BINARY_LOOP(mul_eval, mul)
 BINARY_LOOP(div_eval, div)
-BINARY_EVAL(pow_eval, powf(x[i], y[i]))
+BINARY_EVAL(pow_eval, ng_powf(x[i], y[i]))
 BINARY_LOOP(min_eval, min)
 BINARY_LOOP(max_eval, max)
 
@@ -118,7 +119,7 @@ BINARY_CHAIN(mul_chain, gx[i] * y[i] + x[i] * gy[i])
 BINARY_CHAIN(div_chain, (gx[i] - o[i] * gy[i]) / y[i])
 /* d(x^y) = y x^(y-1) dx + x^y ln(x) dy, the second only where x > 0 (a
  * non-positive base has a value only for whole exponents, which do not vary) */
-BINARY_CHAIN(pow_chain, y[i] * powf(x[i], y[i] - 1.0f) * gx[i] + (x[i] > 0.0f ? o[i] * logf(x[i]) * gy[i] : 0.0f))
+BINARY_CHAIN(pow_chain, y[i] * ng_powf(x[i], y[i] - 1.0f) * gx[i] + (x[i] > 0.0f ? o[i] * ng_logf(x[i]) * gy[i] : 0.0f))
 BINARY_CHAIN(min_chain, x[i] < y[i] ? gx[i] : gy[i])
 BINARY_CHAIN(max_chain, x[i] > y[i] ? gx[i] : gy[i])
 
@@ -578,14 +579,14 @@ static float floored_mod(float a, float b)
     return r;
 }
 
-UNARY_EVAL(sin_eval, sinf)
-UNARY_EVAL(cos_eval, cosf)
+UNARY_EVAL(sin_eval, ng_sinf)
+UNARY_EVAL(cos_eval, ng_cosf)
 UNARY_EVAL(floor_eval, floorf)
 UNARY_EVAL(fract_eval, fract1)
 BINARY_EVAL(mod_eval, floored_mod(x[i], y[i]))
 
-UNARY_CHAIN(sin_chain, (void)n, cosf(x[i]) * g[i])
-UNARY_CHAIN(cos_chain, (void)n, -sinf(x[i]) * g[i])
+UNARY_CHAIN(sin_chain, (void)n, ng_cosf(x[i]) * g[i])
+UNARY_CHAIN(cos_chain, (void)n, -ng_sinf(x[i]) * g[i])
 UNARY_CHAIN(fract_chain, (void)n, g[i])
 /* a - b q with q = floor(a / b), recovered from the value: da - q db */
 BINARY_CHAIN(mod_chain, gx[i] - roundf((x[i] - o[i]) / y[i]) * gy[i])

@@ -20,6 +20,7 @@
  */
 #include "ng_node.h"
 #include "types.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -60,7 +61,7 @@ static int gaussian_setup(ng_node *n, double radius, double spacing, ng_error *e
     sigma = radius / (3 * spacing);
     var = sigma * sigma - 1.0 / 3; /* the B-spline sampling adds 1/3 */
     if (var < 1e-4) var = 1e-4;    /* a radius within a cell or two: the lattice's own samples */
-    for (k = -r; k <= r; k++) sum += wk[k + r] = exp(-0.5 * k * k / var);
+    for (k = -r; k <= r; k++) sum += wk[k + r] = ng_exp(-0.5 * k * k / var);
     for (k = 0; k <= 2 * r; k++) st->w[k] = (float)(wk[k] / sum);
     return 0;
 }
@@ -157,7 +158,7 @@ static void cavity_filter(const ng_node *n, const float *in, float *out, float *
     for (j = 0; j < side; j++)
         for (i = 0; i < side; i++) {
             float *o = out + (size_t)j * (size_t)side + (size_t)i;
-            const double v = tanh(((double)*o - (double)in[(size_t)(j + radius) * (size_t)w + (size_t)(i + radius)]) * k);
+            const double v = ng_tanh(((double)*o - (double)in[(size_t)(j + radius) * (size_t)w + (size_t)(i + radius)]) * k);
             *o = (float)(output == CV_SIGNED ? v : output == CV_CAVITY ? (v > 0 ? v : 0) : (v < 0 ? -v : 0));
         }
 }

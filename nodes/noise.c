@@ -24,6 +24,7 @@
 #include "loops.h"
 #include "octaves.h"
 #include "types.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -218,7 +219,7 @@ static int noise_setup(ng_node *n, const int *ch, ng_error *err)
     ng__noise_prepare(n, type, &st->u);
     st->basis_detail = n->detail;
     if (fractal != FRACTAL_NONE) /* the finest octave's, as ng.fractal says it */
-        n->detail /= pow(ng_num(n, P_LACUNARITY), oct > 1 ? ceil(oct) - 1 : 0);
+        n->detail /= ng_pow(ng_num(n, P_LACUNARITY), oct > 1 ? ceil(oct) - 1 : 0);
     n->channels = ng_int(n, P_OUTPUT) == 1 || is_position(n) ? 3 : 1;
     return 0;
 }

@@ -3,6 +3,7 @@
 #include "octaves.h"
 #include "loops.h"
 #include "noise_kernels.h"
+#include "ngmath.h"
 
 #include <float.h>
 #include <math.h>
@@ -40,7 +41,7 @@ static double antialias(double detail, float footprint, double scale, int k, int
     px = detail / scale / footprint; /* pixels per feature at this octave */
     if (px >= 2) return 1;
     if (px <= 1) return 0;
-    return log2(px);
+    return ng_log2(px);
 }
 
 double ng__octave_antialias(double detail, const ng_block *b, double scale, int k, int enabled)

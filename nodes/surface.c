@@ -24,6 +24,7 @@
 #include "ng_node.h"
 #include "loops.h"
 #include "types.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -117,7 +118,7 @@ static void shade_row(const ng_node *n, const float *gradx, const float *grady, 
         if (mode == M_NORMAL)
             out[i] = nx, out[plane + i] = ny, out[2 * plane + i] = nz;
         else
-            out[i] = (float)(atan(sqrt((double)slope2)) * (2.0 / 3.14159265358979323846));
+            out[i] = (float)(ng_atan(sqrt((double)slope2)) * (2.0 / 3.14159265358979323846));
     }
 }
 

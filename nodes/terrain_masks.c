@@ -29,6 +29,7 @@
  */
 #include "ng_node.h"
 #include "types.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -109,7 +110,7 @@ static void curvature_filter(const ng_node *n, const float *in, float *out, floa
             const double p = hs * (zr - zl) / (2 * e), q = hs * (zd - zu) / (2 * e);
             const double r = hs * (zr - 2 * z + zl) / (e * e), t = hs * (zd - 2 * z + zu) / (e * e);
             const double s = hs * (c[w + 1] - c[w - 1] - c[-w + 1] + c[-w - 1]) / (4 * e * e);
-            const double v = tanh(curvature_of(kind, p, q, r, t, s) * scale);
+            const double v = ng_tanh(curvature_of(kind, p, q, r, t, s) * scale);
             out[(size_t)j * (size_t)side + (size_t)i] =
                 (float)(side_of == S_SIGNED ? v : side_of == S_CONVEX ? (v > 0 ? v : 0) : (v < 0 ? -v : 0));
         }
@@ -192,7 +193,7 @@ static int dinf(const float *h, int w, int i, int j, int32_t *a, int32_t *b, flo
         if (i2 < 0 || j2 < 0 || i2 >= w || j2 >= w) continue;
         e1 = h[j1 * w + i1], e2 = h[j2 * w + i2];
         if (e1 != e1 || e2 != e2) continue;
-        s1 = e0 - e1, s2 = e1 - e2, r = atan2(s2, s1), s = sqrt(s1 * s1 + s2 * s2);
+        s1 = e0 - e1, s2 = e1 - e2, r = ng_atan2(s2, s1), s = sqrt(s1 * s1 + s2 * s2);
         if (r < 0) r = 0, s = s1;
         else if (r > quarter) r = quarter, s = (e0 - e2) / 1.4142135623730951;
         if (s > best) best = s, br = r, found = k, *a = j1 * w + i1, *b = j2 * w + i2;
@@ -201,8 +202,8 @@ static int dinf(const float *h, int w, int i, int j, int32_t *a, int32_t *b, flo
     *f = (float)(br / quarter);
     /* the cardinal direction turned by br towards the diagonal, whose step
      * from the cardinal one is the unit perpendicular */
-    dir[0] = (float)(cos(br) * cx[found] + sin(br) * (dx[found] - cx[found]));
-    dir[1] = (float)(cos(br) * cy[found] + sin(br) * (dy[found] - cy[found]));
+    dir[0] = (float)(ng_cos(br) * cx[found] + ng_sin(br) * (dx[found] - cx[found]));
+    dir[1] = (float)(ng_cos(br) * cy[found] + ng_sin(br) * (dy[found] - cy[found]));
     return 1;
 }
 
@@ -228,7 +229,7 @@ static void flow_filter(const ng_node *n, const float *in, float *out, float *tm
     const size_t cells = (size_t)w * (size_t)w, plane = (size_t)side * (size_t)side;
     uint64_t *order;
     float *acc;
-    double reach = log((2.0 * radius + 1) * (2.0 * radius + 1));
+    double reach = ng_log((2.0 * radius + 1) * (2.0 * radius + 1));
     size_t k;
     int i, j;
     (void)tmp, (void)channels;
@@ -256,7 +257,7 @@ static void flow_filter(const ng_node *n, const float *in, float *out, float *tm
     if (reach < 1e-9) reach = 1;
     for (j = 0; j < side; j++)
         for (i = 0; i < side; i++) {
-            const double v = log(acc[(size_t)(j + radius) * w + (size_t)(i + radius)]) / reach;
+            const double v = ng_log(acc[(size_t)(j + radius) * w + (size_t)(i + radius)]) / reach;
             out[(size_t)j * side + i] = (float)(v < 0 ? 0 : v > 1 ? 1 : v);
         }
     free(order), free(acc);

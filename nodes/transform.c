@@ -8,6 +8,7 @@
  */
 #include "ng_node.h"
 #include "types.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -55,8 +56,8 @@ static void sincos_deg(double deg, double *s, double *c)
         return;
     }
     r *= 3.14159265358979323846 / 180.0;
-    *s = sin(r);
-    *c = cos(r);
+    *s = ng_sin(r);
+    *c = ng_cos(r);
 }
 
 static void mat_mul(const double x[3][3], const double y[3][3], double out[3][3])

@@ -48,6 +48,7 @@
 #include "ng_node.h"
 #include "types.h"
 #include "weathering.h"
+#include "ngmath.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -93,7 +94,7 @@ static int thermal_setup(ng_node *n, const int *ch, ng_error *err)
     if (ng_hood_declare(n, s, it * s, it, err)) return -1;
     if (!(st = ng_node_state_alloc(n, sizeof *st, err))) return -1;
     /* the talus across an edge, in units of the source */
-    st->axis = (float)(tan(ng_num(n, T_TALUS) * 3.14159265358979323846 / 180) * s / ng_num(n, T_HEIGHT));
+    st->axis = (float)(ng_tan(ng_num(n, T_TALUS) * 3.14159265358979323846 / 180) * s / ng_num(n, T_HEIGHT));
     st->diag = (float)(st->axis * sqrt(2.0));
     st->iterations = it;
     return 0;

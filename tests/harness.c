@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <time.h>
 
 int ng_t_failed_checks;
@@ -40,6 +41,17 @@ void ng_t_run(const char *name, void (*fn)(void))
 }
 
 int ng_t_fast_only;
+
+int ng_t_emulated(void)
+{
+    static int emulated = -1; /* read once: sizes ask in their loops */
+    if (emulated < 0) {
+        const char *q = getenv("NG_QEMU");
+        emulated = q && *q && strcmp(q, "0") != 0;
+    }
+    return emulated;
+}
+
 static int deferred;
 
 void ng_t_run_full(const char *name, void (*fn)(void))

@@ -37,6 +37,14 @@ void ng_t_fail(const char *file, int line, const char *fmt, ...)
 #define SANITIZED 0
 #endif
 
+/* EMULATED: 1 when the tests run under qemu-user (make test-arm sets
+ * NG_QEMU=1), 10 to 30 times slower: suites scale their sizes down as
+ * under SANITIZED, keeping every configuration. */
+int ng_t_emulated(void);
+#define EMULATED (ng_t_emulated())
+/* SCALED: either; the kernel suites' sizes and sweeps follow it */
+#define SCALED (SANITIZED || EMULATED)
+
 #define RUN(fn) ng_t_run(#fn, fn)
 /* A test of a fast suite too slow for `make check` (the whole of the
  * example graphs on every SIMD path, an 8192^2 farm): it belongs to the

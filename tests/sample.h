@@ -23,10 +23,12 @@ const ng_path *t_widest_path(void);
 /* A statistical sweep (millions of samples): on every path in the
  * optimised run, on the widest path alone under the sanitizers, whose run
  * is for memory and undefined behaviour and where the sweeps took minutes
- * a path (every path's bits are checked in the optimised run). */
+ * a path (every path's bits are checked in the optimised run), and under
+ * qemu (SCALED), where every path's bits are checked against the widest
+ * path's by the suites' bit-identity cases. */
 #define T_RUN_SWEEP(fn)                                                        \
     do {                                                                       \
-        if (!SANITIZED || t_path == t_widest_path()) t_run_on_path(#fn, fn);   \
+        if (!SCALED || t_path == t_widest_path()) t_run_on_path(#fn, fn);      \
     } while (0)
 
 void t_rng_seed(uint64_t s);

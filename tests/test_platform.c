@@ -14,6 +14,7 @@
 #include "build.h"
 #include "harness.h"
 #include "kernels.h"
+#include "ngmath.h"
 #include "sample.h"
 
 #include <math.h>
@@ -227,12 +228,17 @@ static void path_cases(void)
 
 /* ---- libm ----------------------------------------------------------------- */
 
-/* The libm functions noisegraph calls (nodes/, core/, and Lua's math
- * library, which scripts use for parameters), each on inputs of its own
- * domain. Functions whose bits differ between x86-64 and aarch64 in
- * glibc 2.36 (exp2, cbrt, hypot, tanf, atanf, tanhf, found comparing
- * 200,000 results each) are not called: `make test-arm` fails if the
- * engine comes to need one (ARM_LIBM_DIFFERS in the Makefile). */
+/* The transcendental functions of the bit path are core/ngmath.c's (the
+ * "ng:" cases, inputs of their whole domains: sin and cos up to 1e300 take
+ * the 2/pi reduction), the same bits everywhere by construction; glibc's
+ * double sin, cos, exp, log, pow, atan2, ... differ even between x86-64 CPUs
+ * (tests/test_ngmath.c). Lua's math library calls libm, and scripts use it
+ * for parameters: the "libm:" cases are the functions it calls, each on
+ * inputs of its own domain, the same bits on aarch64 as recorded on x86-64
+ * (an FMA CPU) for these inputs. Functions whose bits differ between x86-64
+ * and aarch64 in glibc 2.36 (exp2, cbrt, hypot, tanf, atanf, tanhf, found
+ * comparing 200,000 results each) must not be called by the engine:
+ * `make test-arm` fails if it comes to (LIBM_INEXACT in the Makefile). */
 #define NLIBM 4096
 typedef struct libm_case {
     const char *name;
@@ -248,6 +254,13 @@ static double sincos_both(double x)
 {
     double sn, cs;
     sincos(x, &sn, &cs);
+    return sn + 3.0 * cs;
+}
+
+static double ng_sincos_both(double x)
+{
+    double sn, cs;
+    ng_sincos(x, &sn, &cs);
     return sn + 3.0 * cs;
 }
 
@@ -271,6 +284,24 @@ static const libm_case libm_cases[] = {
     {"libm:expf", NULL, NULL, expf, NULL, -80, 80, 0, 0},
     {"libm:logf", NULL, NULL, logf, NULL, 0, 1e6, 0, 0},
     {"libm:powf", NULL, NULL, NULL, powf, 0, 10, -10, 10},
+    {"ng:sin", ng_sin, NULL, NULL, NULL, -1000, 1000, 0, 0},
+    {"ng:sin:huge", ng_sin, NULL, NULL, NULL, -1e300, 1e300, 0, 0},
+    {"ng:cos", ng_cos, NULL, NULL, NULL, -1000, 1000, 0, 0},
+    {"ng:cos:huge", ng_cos, NULL, NULL, NULL, -1e22, 1e22, 0, 0},
+    {"ng:sincos", ng_sincos_both, NULL, NULL, NULL, -1e6, 1e6, 0, 0},
+    {"ng:tan", ng_tan, NULL, NULL, NULL, -10, 10, 0, 0},
+    {"ng:atan", ng_atan, NULL, NULL, NULL, -100, 100, 0, 0},
+    {"ng:atan2", NULL, ng_atan2, NULL, NULL, -10, 10, -10, 10},
+    {"ng:exp", ng_exp, NULL, NULL, NULL, -745, 710, 0, 0},
+    {"ng:log", ng_log, NULL, NULL, NULL, 0, 1e6, 0, 0},
+    {"ng:log2", ng_log2, NULL, NULL, NULL, 0, 1e6, 0, 0},
+    {"ng:pow", NULL, ng_pow, NULL, NULL, 0, 10, -30, 30},
+    {"ng:tanh", ng_tanh, NULL, NULL, NULL, -20, 20, 0, 0},
+    {"ng:sinf", NULL, NULL, ng_sinf, NULL, -1e30, 1e30, 0, 0},
+    {"ng:cosf", NULL, NULL, ng_cosf, NULL, -1000, 1000, 0, 0},
+    {"ng:expf", NULL, NULL, ng_expf, NULL, -104, 89, 0, 0},
+    {"ng:logf", NULL, NULL, ng_logf, NULL, 0, 1e6, 0, 0},
+    {"ng:powf", NULL, NULL, NULL, ng_powf, 0, 10, -10, 10},
 };
 
 static void test_libm(void)

@@ -22,6 +22,7 @@
  * scale is statistical and a soft limiter keeps the bound.
  */
 #include "lattice_parts.h"
+#include "ngmath.h"
 
 /* ---- the lattice bases ------------------------------------------------------
  * Value, Perlin, fast and flow share one body per dims: hash the corners,
@@ -44,10 +45,10 @@ static rotation flow_rotation(float flow)
     if (!isfinite(t)) t = 0.0;
     t -= floor(t);
     a = 6.283185307179586 * t;
-    r.c = (float)cos(a);
-    r.s = (float)sin(a);
-    r.s3 = (float)(sin(a) / sqrt(3.0));
-    r.c3 = (float)((1.0 - cos(a)) / 3.0);
+    r.c = (float)ng_cos(a);
+    r.s = (float)ng_sin(a);
+    r.s3 = (float)(ng_sin(a) / sqrt(3.0));
+    r.c3 = (float)((1.0 - ng_cos(a)) / 3.0);
     return r;
 }
 

@@ -541,12 +541,13 @@ static inline __attribute__((always_inline)) float erosion_profile(float u, floa
 }
 
 /* restrict parameters, not locals: GCC's vectoriser sees through these
- * alone (else it gives up on the run-time alias checks of 10 arrays) */
-static __attribute__((noinline)) void erosion_points(const float *restrict px, const float *restrict py,
-                                                     const float *restrict amp, const float *restrict off,
-                                                     const float *restrict mask, float *restrict gx,
-                                                     float *restrict gy, float *restrict h, float *restrict ridge,
-                                                     float *restrict crease, const ng_erosion_octave *o, int n)
+ * alone (else it gives up on the run-time alias checks of 10 arrays).
+ * masks 0 (a constant where it is inlined): ridge and crease are not
+ * read or written, and h, gx, gy get the same bits. */
+static inline __attribute__((always_inline)) void erosion_points(
+    const float *restrict px, const float *restrict py, const float *restrict amp, const float *restrict off,
+    const float *restrict mask, float *restrict gx, float *restrict gy, float *restrict h, float *restrict ridge,
+    float *restrict crease, const ng_erosion_octave *o, int n, const int masks)
 {
     const float inv = o->inv, fx0 = o->frac[0] - 0.5f, fy0 = o->frac[1] - 0.5f, depth = o->depth, share = o->share;
     const float rk = o->ridge_k, rw = o->ridge_w, gk = o->gully_k, gw = o->gully_w;
@@ -584,14 +585,27 @@ static __attribute__((noinline)) void erosion_points(const float *restrict px, c
         de = e * r * dy * select_f(s < 0.0f, -2.0f, 2.0f) * inv;
         gx[i] += de * tx;
         gy[i] += de * ty;
-        ridge[i] += share * mask[i] * r * select_f(yv > 0.0f, yv * yv, 0.0f);
-        crease[i] += share * mask[i] * r * select_f(yv < 0.0f, yv * yv, 0.0f);
+        if (masks) {
+            ridge[i] += share * mask[i] * r * select_f(yv > 0.0f, yv * yv, 0.0f);
+            crease[i] += share * mask[i] * r * select_f(yv < 0.0f, yv * yv, 0.0f);
+        }
     }
+}
+
+static __attribute__((noinline)) void erosion_height(const ng_erosion_pts *p, const ng_erosion_octave *o, int n)
+{
+    erosion_points(p->x, p->y, p->amp, p->off, p->mask, p->gx, p->gy, p->h, NULL, NULL, o, n, 0);
+}
+
+static __attribute__((noinline)) void erosion_masks(const ng_erosion_pts *p, const ng_erosion_octave *o, int n)
+{
+    erosion_points(p->x, p->y, p->amp, p->off, p->mask, p->gx, p->gy, p->h, p->ridge, p->crease, o, n, 1);
 }
 
 static void loop_erosion_octave(const ng_erosion_pts *p, const ng_erosion_octave *o, int n)
 {
-    erosion_points(p->x, p->y, p->amp, p->off, p->mask, p->gx, p->gy, p->h, p->ridge, p->crease, o, n);
+    if (p->ridge) erosion_masks(p, o, n);
+    else erosion_height(p, o, n);
 }
 
 /* nodes/simd/<path>.c puts it in the path's table. */

@@ -28,7 +28,8 @@ typedef struct ng_warp_octave2 {
  * accumulated gradient (the source's plus the earlier octaves'), updated;
  * amp the point's depth factor (strength x the source's slope x the keep
  * fade), off its carve/fill offset in [-1, 1], mask its masks' weight in
- * [0, 1]; h, ridge, crease accumulated. Per octave: the anchor's cell
+ * [0, 1]; h, ridge, crease accumulated (ridge and crease NULL: no masks,
+ * mask unread). Per octave: the anchor's cell
  * (mod 2^32) and fraction in cells, the cell size's inverse inv, the
  * octave's depth per unit of amp (depth), its share of the masks (share),
  * the rounding fillets' 0.5 / width (0 for none) and the hash seed. */

@@ -7,6 +7,7 @@
  * Ranges were found as for the lattice family (see lattice_kernels.c).
  */
 #include "lattice_parts.h"
+#include "ngmath.h"
 
 /* ---- simplex --------------------------------------------------------------
  * Corner falloff (0.5 - r^2)^4 in 2D to 4D: every lattice vertex outside
@@ -397,8 +398,8 @@ static void simplex_tiled2(const ng_noise_pts *p, float *out)
             uint32_t c0, c1;
             float t = lattice_cell(&a[d], p->f[d][i] * ng_pts_scale(p, d), 1, &c0, &c1);
             double ang = two_pi * (((double)c0 + t) / (double)p->period[d]);
-            q[2 * d] = radius[d] * cos(ang);
-            q[2 * d + 1] = radius[d] * sin(ang);
+            q[2 * d] = radius[d] * ng_cos(ang);
+            q[2 * d + 1] = radius[d] * ng_sin(ang);
         }
         sk = (q[0] + q[1] + q[2] + q[3]) * F4;
         for (d = 0; d < 4; d++) {

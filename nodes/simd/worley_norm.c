@@ -13,6 +13,7 @@
  * between them; 1 is always reached.
  */
 #include "cell_parts.h"
+#include "ngmath.h"
 
 static const float worley_norm[3][3][4][9] = {
     /* [feature][metric][dims - 1][jitter * 8], rows 1D to 4D */
@@ -319,7 +320,7 @@ static float minkowski_normaliser(int feature, int dims, float jitter, float exp
     float a, b, w;
     int k = 0;
     while (k < 7 && e > minkowski_exps[k + 1]) k++;
-    w = (float)(log2((double)e / minkowski_exps[k]) / log2((double)minkowski_exps[k + 1] / minkowski_exps[k]));
+    w = (float)(ng_log2((double)e / minkowski_exps[k]) / ng_log2((double)minkowski_exps[k + 1] / minkowski_exps[k]));
     a = lerp_row(tab[k], 4, x);
     b = lerp_row(tab[k + 1], 4, x);
     return a + w * (b - a);
