@@ -16,23 +16,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Under sanitizers (8x slower) the measurements kept for the record only
- * (the classic sets, unrotated fBm) are skipped; every bound is still
- * measured as the issue defines it. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
-#define SIDE 2048
+/* Under the sanitizers or qemu (SCALED, harness.h: 8 to 30 times slower)
+ * the histogram is taken at a quarter of the resolution: 512^2 at element
+ * size 16 over the same cells (the origin in cells is the same), a
+ * sixteenth of the samples. Every bound is measured at the issue's size
+ * in the optimised run; the scaled run allows for the gap between the two
+ * sizes, measured over every case here with seed 7: plain histograms
+ * within 0.018 of the full size's, ridged ones 0.17 higher (central
+ * differences over a quarter of the pixels per cell straddle the crease
+ * more often), rotated fBm 0.035 higher. The slacks below are those gaps
+ * rounded up: the scaled run still fails the classic sets (perlin 2D
+ * ridged 1.46 at full size). The measurements kept for the record only
+ * (the classic sets, unrotated fBm) are skipped there. */
+#define SIDE (SCALED ? 512 : 2048)
+#define SIZE (SCALED ? 16.0 : 64.0)
+#define SLACK_PLAIN (SCALED ? 0.03 : 0.0)
+#define SLACK_RIDGED (SCALED ? 0.20 : 0.0)
 #define BINS 36
-#define SIZE 64.0
 
 /* A slice: world point = origin + u e1 + v e2, dims coordinates. */
 typedef struct slice {
@@ -86,8 +86,8 @@ double t_isotropy(const char *basis, int dims, const slice *s, const look *lk)
     for (d = 0; d < dims; d++) xs[d] = malloc((size_t)n * sizeof *xs[d]);
     for (j = 0; j < SIDE; j++)
         for (i = 0; i < SIDE; i++)
-            for (d = 0; d < dims; d++) /* off the origin, pixel centres */
-                xs[d][(size_t)j * SIDE + (size_t)i] = 1000.0 * (d + 1) + (i + 0.5) * s->e1[d] + (j + 0.5) * s->e2[d];
+            for (d = 0; d < dims; d++) /* off the origin (the same cells at either SIZE), pixel centres */
+                xs[d][(size_t)j * SIDE + (size_t)i] = 15.625 * SIZE * (d + 1) + (i + 0.5) * s->e1[d] + (j + 0.5) * s->e2[d];
     CHECK(ng_eval_points(g, root, dims, (const double *const *)xs, n, v, &err) == 0);
     for (j = 1; j + 1 < SIDE; j++)
         for (i = 1; i + 1 < SIDE; i++) {
@@ -161,12 +161,12 @@ static void measure_gradient_bases(const char *gradients, double limit_plain, do
             for (sl = 0; sl < (dims == 2 ? 1 : 2); sl++) {
                 const slice *s = sl == 0 ? &axis_slice : dims == 3 ? &diag3 : &diag4;
                 const look plain = {gradients, NULL, 1, -1}, ridged = {gradients, "ridged", 1, -1};
-                double p, r, lp = limit_plain, lr = limit_ridged;
+                double p, r, lp = limit_plain + SLACK_PLAIN, lr = limit_ridged + SLACK_RIDGED;
                 if (b == 3 && dims == 4) continue; /* flow is 2D and 3D */
                 for (c = 0; with_ceilings && c < sizeof short_of_target / sizeof short_of_target[0]; c++)
                     if (!strcmp(short_of_target[c].basis, gradient_bases[b]) && short_of_target[c].dims == dims &&
                         short_of_target[c].diagonal == sl)
-                        lp = short_of_target[c].plain, lr = short_of_target[c].ridged;
+                        lp = short_of_target[c].plain + SLACK_PLAIN, lr = short_of_target[c].ridged + SLACK_RIDGED;
                 p = t_isotropy(gradient_bases[b], dims, s, &plain);
                 r = t_isotropy(gradient_bases[b], dims, s, &ridged);
                 printf("    isotropy %-7s %dD %-8s %s: plain %.3f ridged %.3f\n", gradient_bases[b], dims, s->name,
@@ -188,7 +188,7 @@ static void test_gradient_bases_are_isotropic(void)
  * bits, not for looks): measured for the record. */
 static void test_classic_gradients_measured(void)
 {
-    if (SANITIZED) return;
+    if (SCALED) return;
     measure_gradient_bases("classic", 1e9, 1e9, 0);
 }
 
@@ -206,9 +206,9 @@ static void test_rotated_fbm_is_isotropic(void)
         double r, f;
         if (strcmp(names[b], "white") == 0) continue; /* no lattice, no features */
         r = t_isotropy(names[b], 2, &axis_slice, &rotated);
-        f = SANITIZED ? 0 : t_isotropy(names[b], 2, &axis_slice, &flat);
+        f = SCALED ? 0 : t_isotropy(names[b], 2, &axis_slice, &flat);
         printf("    isotropy %-9s fBm 6 octaves: rotated %.3f, rotate = false %.3f\n", names[b], r, f);
-        CHECKF(r <= 1.10, "%s: 6-octave fBm histogram %.3f > 1.10", names[b], r);
+        CHECKF(r <= 1.10 + SLACK_PLAIN, "%s: 6-octave fBm histogram %.3f > %.2f", names[b], r, 1.10 + SLACK_PLAIN);
     }
 }
 
