@@ -127,14 +127,16 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * no set with the square lattice's symmetry flattens them; simplex 3D
  * (1.13 / 1.26 axis, 1.17 / 1.18 diagonal) keeps its lattice's peaks
  * with any set tried (lengths shaped either way moved them by 0.01). In
- * 3D and 4D the sets have no zero component (256 and 2048 directions
- * spread as uniform ones, grad256 and grad2048): perlin and flow 3D,
- * shaped as in 2D, meet both bounds on both slices (they were at 1.35 on
- * the axis slice with the icosahedral set). Perlin 4D on the axis slice
- * (1.20 / 1.18) stays short: the slice lies on a lattice hyperplane (z
- * and w integers), and shaping the 4D lengths (tried from -0.8 to 1.6)
- * moved it by 0.01; fast 3D's diagonal ridged (1.151) and simplex 4D's
- * axis ridged (1.155) are at the bound. Where the sets stay above the
+ * 3D and 4D perlin, fast and flow take independent components
+ * (lattice_parts.h, grad_ind3 and grad_ind4: as cheap as the classic
+ * sets) and meet both bounds on both slices but perlin 4D on the axis
+ * slice (1.225 / 1.205; 1.20 / 1.18 with the 2048 unit directions they
+ * took before); simplex keeps 256 and 2048 unit directions with no zero
+ * component (grad256 and grad2048), and simplex 4D's axis ridged (1.155)
+ * is at the bound. The measure has noise of its own: its 2048^2 render
+ * holds 32 x 32 cells, and seed 8 moves the results by up to 0.04 (perlin
+ * 2D: 1.069 / 1.171 against seed 7's 1.099 / 1.212), perlin 4D axis by
+ * 0.08 (1.145 plain with seed 8). Where the sets stay above the
  * issue's bounds, the bound here is what they reach (measured with seed
  * 7, plus about 0.02): the test guards today's gain over the classic
  * sets (printed by test_classic_gradients_measured) and names the cases
@@ -145,9 +147,9 @@ static const struct ceiling {
     int dims, diagonal;
     double plain, ridged;
 } short_of_target[] = {
-    {"perlin", 2, 0, 1.12, 1.23},  {"perlin", 4, 0, 1.22, 1.20},   {"fast", 3, 1, 1.12, 1.17},
-    {"simplex", 2, 0, 1.34, 1.26}, {"simplex", 3, 0, 1.15, 1.28},  {"simplex", 3, 1, 1.19, 1.20},
-    {"simplex", 4, 0, 1.12, 1.17}, {"flow", 2, 0, 1.12, 1.22},
+    {"perlin", 2, 0, 1.12, 1.23},  {"perlin", 4, 0, 1.25, 1.23},   {"simplex", 2, 0, 1.34, 1.26},
+    {"simplex", 3, 0, 1.15, 1.28}, {"simplex", 3, 1, 1.19, 1.20},  {"simplex", 4, 0, 1.12, 1.17},
+    {"flow", 2, 0, 1.12, 1.22},
 };
 
 /* Each basis, dims and slice; limit_plain and limit_ridged: the bounds

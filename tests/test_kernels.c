@@ -73,12 +73,14 @@ static void simplex_tiled2(const ng_noise_pts *p, float *out)
  *   flow     -, 2.9231, 4.0310 (over every flow angle), -
  *   simplex  3.3330, 7.0424, 6.8315, 5.9278
  * and with the isotropic sets (1D is the classic set):
- *   perlin   -, 3.4102, 5.4746, 5.4517
- *   fast     -, 2.6651, 3.2483, 4.3519
- *   flow     -, 2.8356 (over every flow angle), 5.1456, -
+ *   perlin   -, 3.4102, 6.7386, 9.1610
+ *   fast     -, 2.6651, 5.4060, 7.6152
+ *   flow     -, 2.8356 (over every flow angle), 6.6959, -
  *   simplex  -, 7.1080, 7.5281, 7.3578
  * (3D and 4D: the bounds for any unit gradients times the set's longest,
- * not suprema of the sets themselves, so their floors are lower)
+ * not suprema of the sets themselves, so their floors are lower; lowest
+ * for the independent components of perlin, fast and flow, whose longest
+ * vector, every component at its largest, is 1 in 2^12 or 2^16)
  * The checks allow 2% over these for the search's and float rounding's
  * error. floor[] is how much of the bound random pairs must reach, so the
  * bound is not vacuous: measured worst |dv|/h over the pairs of
@@ -110,12 +112,12 @@ static const struct basis {
      flow_noise_d, {0, 1.3e-5, 3e-5, 0}, 0x08u, 0},
     {"simplex", simplex_noise, DIMS_ALL, {3.3330, 7.0424, 6.8315, 5.9278},
      {0.8, 0.9, 0.85, 0.8}, 0, 0, simplex_noise_d, {2e-6, 5e-6, 1e-5, 1.5e-5}, 0, 0},
-    {"perlin iso", perlin_noise_iso, DIMS_ALL, {2.6940, 3.4102, 5.4746, 5.4517},
-     {0.8, 0.75, 0.45, 0.45}, 0x18u, 1, perlin_noise_iso_d, {6e-6, 1.2e-5, 1.7e-5, 3.1e-5},
+    {"perlin iso", perlin_noise_iso, DIMS_ALL, {2.6940, 3.4102, 6.7386, 9.1610},
+     {0.8, 0.75, 0.33, 0.25}, 0x18u, 1, perlin_noise_iso_d, {6e-6, 1.2e-5, 1.7e-5, 3.1e-5},
      0x18u, 0},
-    {"fast iso", fast_noise_iso, DIMS_ALL, {2.8281, 2.6651, 3.2483, 4.3519},
-     {0.75, 0.85, 0.65, 0.45}, 0x18u, 1, fast_noise_iso_d, {2e-6, 4e-6, 4e-6, 8e-6}, 0x18u, 1},
-    {"flow iso", flow_noise_iso, 0x0cu, {0, 2.8356, 5.1456, 0}, {0, 0.75, 0.45, 0}, 0x0cu, 1,
+    {"fast iso", fast_noise_iso, DIMS_ALL, {2.8281, 2.6651, 5.4060, 7.6152},
+     {0.75, 0.85, 0.37, 0.25}, 0x18u, 1, fast_noise_iso_d, {2e-6, 4e-6, 4e-6, 8e-6}, 0x18u, 1},
+    {"flow iso", flow_noise_iso, 0x0cu, {0, 2.8356, 6.6959, 0}, {0, 0.75, 0.32, 0}, 0x0cu, 1,
      flow_noise_iso_d, {0, 1.3e-5, 3e-5, 0}, 0x08u, 0},
     {"simplex iso", simplex_noise_iso, DIMS_ALL, {3.3330, 7.1080, 7.5281, 7.3578},
      {0.8, 0.9, 0.85, 0.8}, 0, 0, simplex_noise_iso_d, {2e-6, 5e-6, 1e-5, 1.5e-5}, 0, 0},
@@ -1130,22 +1132,24 @@ static void test_grad_finite_differences(void)
             CHECKF(bad == 0, "%s_d %dD: %d samples off (worst |g - fd| %.2f of the tolerance)",
                    bs->name, dims, bad, worst);
             /* half the bound; 0.4 where the bound is loose (floor below 0.5:
-             * 4D, and the isotropic 3D sets' bounds for any unit gradients) */
-            CHECKF(reach >= (bs->floor[dims - 1] < 0.5 ? 0.4 : 0.5), "%s_d %dD: largest |g| only %.2f of L = %g",
+             * 4D, and the isotropic 3D sets' bounds for any unit gradients),
+             * 0.25 where it is looser (below 0.3: independent components) */
+            CHECKF(reach >= (bs->floor[dims - 1] < 0.3 ? 0.25 : bs->floor[dims - 1] < 0.5 ? 0.4 : 0.5),
+                   "%s_d %dD: largest |g| only %.2f of L = %g",
                    bs->name, dims, reach, bs->lip[dims - 1]);
         }
 }
 
 /*
  * The soft limiter's slope is in the gradient (perlin and fast 4D, flow
- * 3D). Random samples are above the knee 2e-5 of the time, so points climb
- * there: of random points (offsets +-32), those above 0.7 take steps of
+ * 3D, and the isotropic 3D sets). Random samples are above the knee 2e-5
+ * of the time, so points climb there: of random points (offsets +-32),
+ * those above 0.5 take steps of
  * 0.01 g towards larger |f| until |f| > 0.91, where the slope is (1 - 10
  * (0.91 - 0.9))^2 = 0.81: leaving it out would be off by 0.19 |g|, against
  * a tolerance of ~0.02 there. Each arrival is checked as above, in a batch
  * of its own with the integer part of its offsets moved into the anchor
- * (small offsets, as the tolerance assumes). At least 32 must arrive
- * (49 to 61 do).
+ * (small offsets, as the tolerance assumes). At least 32 must arrive.
  */
 static void test_grad_soft_limit(void)
 {
@@ -1167,7 +1171,7 @@ static void test_grad_soft_limit(void)
                 p.flow = (float)t_rng_unit();
                 bs->fn(&p, out1);
                 for (i = 0; i < B; i++) /* the high ones to the front */
-                    if (fabsf(out1[i]) > 0.6f) {
+                    if (fabsf(out1[i]) > 0.5f) {
                         for (d = 0; d < dims; d++) fbuf[d][n] = fbuf[d][i];
                         n++;
                     }

@@ -68,17 +68,18 @@ LOOP_INLINE float flow_grad3(int iso, uint32_t h, float x, float y, float z, con
     float gx = select_f(notyz, one0, 0.0f);
     float gy = select_f(notyz, select_f(xy, one1, 0.0f), one0);
     float gz = select_f(xy, 0.0f, one1);
-    if (iso) { /* grad256's vector (bits 24 to 31), shaped as perlin's */
+    /* the rotation axis's signs: bits 17 to 19 (isotropic: 14 to 16) */
+    const int a0 = iso ? 14 : 17;
+    if (iso) { /* perlin's vector (grad_ind3: bits 17 to 31) */
         float g[3];
-        grad256_vec(h, iso == ISO_TENSOR, g);
+        grad_ind3_vec(h, g);
         gx = g[0], gy = g[1], gz = g[2];
     }
-    /* the rotation axis's signs: bits 17 to 19 */
     float gd = gx * x + gy * y + gz * z;
-    float ag = flip_bit(gx, h, 17) + flip_bit(gy, h, 18) + flip_bit(gz, h, 19);
-    float ad = flip_bit(x, h, 17) + flip_bit(y, h, 18) + flip_bit(z, h, 19);
+    float ag = flip_bit(gx, h, a0) + flip_bit(gy, h, a0 + 1) + flip_bit(gz, h, a0 + 2);
+    float ad = flip_bit(x, h, a0) + flip_bit(y, h, a0 + 1) + flip_bit(z, h, a0 + 2);
     float cx = gy * z - gz * y, cy = gz * x - gx * z, cz = gx * y - gy * x;
-    float acx = flip_bit(cx, h, 17) + flip_bit(cy, h, 18) + flip_bit(cz, h, 19);
+    float acx = flip_bit(cx, h, a0) + flip_bit(cy, h, a0 + 1) + flip_bit(cz, h, a0 + 2);
     return fma_f(r->c, gd, fma_f(r->s3, acx, r->c3 * ag * ad));
 }
 
@@ -198,42 +199,42 @@ static const float flow_scale[4] = {
  * has no set: as perlin). Maxima unscaled, gradient bounds after scaling:
  * perlin 2D, grad32t's 32 shaped gradients: max 0.73557268 near (0.5,
  *            0.3825); d/dx 2.5086788 unscaled (the centre).
- * perlin 3D, grad256 shaped (lengths up to 1.4410481): max <= 0.8660254
- *            x 1.4410481 (the bound for any unit gradients, at the centre,
- *            times the longest); 1 sample in 10^6 exceeds 0.735 (2^25
- *            samples); d/dx <= 2.7922885 x 1.4410481 = 4.0238219 unscaled
- *            (any unit gradients' bound, tests/bounds: a search over the
- *            cell). Soft-limited.
- * perlin 4D, grad2048 (lengths up to 1.0000792): max <= 1.0000792 (the
- *            centre); 1e-6 quantile 0.617; d/dx <= 3.3636725 unscaled.
- *            Soft-limited.
- * fast 2D (grad32t) max 0.74337247, d/dx 1.9813825; 3D (grad256 unshaped,
- *            lengths up to 1.0000799) max <= 0.86609, 1e-6 quantile 0.671,
- *            d/dx <= 2.1796236; 4D max <= 1.0000792, 1e-6 quantile 0.608,
- *            d/dx <= 2.6459610. 3D and 4D soft-limited.
+ * perlin 3D, grad_ind3 (components up to 1.75, lengths up to
+ *            3.0310889 = 1.75 sqrt 3): max <= 0.8660254 x 3.0310889 (the
+ *            bound for any unit gradients, at the centre, times the
+ *            longest); 1 sample in 10^6 exceeds 1.256 (2^25 samples over
+ *            random seeds and cells); d/dx <= 2.7922885 x 3.0310889 =
+ *            8.4636747 unscaled (any unit gradients' bound, a search over
+ *            the cell). Soft-limited.
+ * perlin 4D, grad_ind4 (lengths up to 3.5): 1e-6 quantile 1.285; d/dx
+ *            <= 3.3634061 x 3.5 = 11.771921 unscaled. Soft-limited.
+ * fast 2D (grad32t) max 0.74337247, d/dx 1.9813825; 3D (grad_ind3) 1e-6
+ *            quantile 1.222, d/dx <= 2.1794495 x 3.0310889 = 6.6061051;
+ *            4D (grad_ind4) 1e-6 quantile 1.216, d/dx <= 2.6457513 x 3.5
+ *            = 9.2601301. 3D and 4D soft-limited.
  * flow 2D: grad32t turned by every angle (0.25 degree steps; its
  *            symmetries make 0 to 45 degrees all of them): max 0.90841526
  *            at 39.25 degrees; d/dx 2.5761206 unscaled at 45 degrees.
- * flow 3D: grad256 shaped, turned: max <= 0.8660254 x 1.4410481, d/dx <=
- *            4.0238219 (as perlin 3D: turns keep lengths); 1 sample in
- *            10^6 exceeds 0.782 over angles. Soft-limited.
+ * flow 3D: grad_ind3, turned: d/dx <= 8.4636747 (as perlin 3D: turns
+ *            keep lengths); 1 sample in 10^6 exceeds 1.264 over random
+ *            angles. Soft-limited.
  */
 static const float perlin_iso_scale[4] = {
     1.99980002f,
     1.3593490f, /* 1 / (0.73557268 * 1.0001) */
-    1.3605442f, /* soft-limited: 1 / 0.735 */
-    1.6207455f, /* soft-limited: 1 / 0.617 */
+    0.79617834f, /* soft-limited: 1 / 1.256 */
+    0.77821012f, /* soft-limited: 1 / 1.285 */
 };
 static const float fast_iso_scale[4] = {
     1.99980002f,
     1.3450861f, /* 1 / (0.74337247 * 1.0001) */
-    1.4903130f, /* soft-limited: 1 / 0.671 */
-    1.6447368f, /* soft-limited: 1 / 0.608 */
+    0.81833061f, /* soft-limited: 1 / 1.222 */
+    0.82236842f, /* soft-limited: 1 / 1.216 */
 };
 static const float flow_iso_scale[4] = {
     0.0f,
     1.1007081f, /* 1 / (0.90841526 * 1.0001) */
-    1.2787724f, /* soft-limited: 1 / 0.782 */
+    0.79113924f, /* soft-limited: 1 / 1.264 */
     0.0f,
 };
 
@@ -392,11 +393,11 @@ LATTICE_SET(perlin4, 4, K_PERLIN, 0)
 LATTICE_SET(perlin4i, 4, K_PERLIN, ISO_TENSOR)
 LATTICE_SET(fast1, 1, K_FAST, 0)
 LATTICE_SET(fast2, 2, K_FAST, 0)
-LATTICE_SET(fast2i, 2, K_FAST, ISO_FAST)
+LATTICE_SET(fast2i, 2, K_FAST, ISO_TENSOR)
 LATTICE_SET(fast3, 3, K_FAST, 0)
-LATTICE_SET(fast3i, 3, K_FAST, ISO_FAST)
+LATTICE_SET(fast3i, 3, K_FAST, ISO_TENSOR)
 LATTICE_SET(fast4, 4, K_FAST, 0)
-LATTICE_SET(fast4i, 4, K_FAST, ISO_FAST)
+LATTICE_SET(fast4i, 4, K_FAST, ISO_TENSOR)
 LATTICE_SET(flow2, 2, K_FLOW, 0)
 LATTICE_SET(flow2i, 2, K_FLOW, ISO_TENSOR)
 LATTICE_SET(flow3, 3, K_FLOW, 0)

@@ -320,8 +320,11 @@ static inline void grad32_vec(uint32_t h, float *g)
  *       (bit 28) for simplex; perlin, fast and flow take grad32t (below),
  *       32 directions whose lengths undo their blends' pull to the
  *       diagonals;
- *   3D: 256 directions, 4D: 2048, none with a zero component, spread
- *       as uniform directions are (grad256 and grad2048, below).
+ *   3D and 4D: perlin, fast and flow take independent components
+ *       (grad_ind3 and grad_ind4: a few integer operations per component,
+ *       as cheap as the classic sets); simplex 256 and 2048 unit
+ *       directions, none with a zero component, spread as uniform
+ *       directions are (grad256 and grad2048, below).
  */
 #define ISO2_C0 0.98078528f /* cos, sin 11.25 degrees */
 #define ISO2_S0 0.19509032f
@@ -397,7 +400,7 @@ static inline void grad32t_vec(uint32_t h, float *g)
  * degrees, not the few of a set with zero components); grad16's octant
  * images (bits 29 to 31). cos, sin and sqrt(1 - z^2) are cubics in a float
  * built from the bits (lengths 1 within 2e-4; no table, no gather).
- * perlin and flow take the 3D set shaped (sphere_base, below).
+ * Simplex's (the tensor-product kernels take grad_ind3 and grad_ind4).
  * 4D: (rho g3, w), w on 4 levels at the midpoints of the quarters of its
  * law for uniform directions (the semicircle: density sqrt(1 - w^2); bits
  * 21 and 22, bit 23 the sign), rho = sqrt(1 - w^2); 2048 directions. */
@@ -428,42 +431,30 @@ static inline float cubic_f(float t, float a0, float a1, float a2, float a3)
 }
 
 /* the 3D direction before grad16's octant images: (rc, rs) in the first
- * octant, z signed, and q = x^4 + y^4 + z^4. shaped: the lengths 1 + 1.2
- * (q - 3 / 5) (from 0.69 near the diagonals to 1.44 near the axes), the
- * law of grad32t's (there 1 + 0.3 cos 4 theta = 1 + 1.2 (x^4 + y^4 - 3 / 4)),
- * for the same reason: the tensor-product kernels' quintic blends pull the
- * field's gradient to the diagonals (perlin 3D on an axis slice: 1.136
- * plain, 1.191 ridged unshaped, 1.105 and 1.103 shaped). */
-static inline void sphere_base(uint32_t h, int shaped, float *rc, float *rs, float *z)
+ * octant, z signed */
+static inline void sphere_base(uint32_t h, float *rc, float *rs, float *z)
 {
     const float t = u2f(((h >> 6) & 0x780000u) | 0x3f800000u);  /* 1 + m / 16 */
     const float tz = u2f(((h >> 4) & 0x600000u) | 0x3f800000u); /* 1 + l / 4 */
     const float r = cubic_f(tz, SPH_R0, SPH_R1, SPH_R2, SPH_R3);
-    float c = r * cubic_f(t, SPH_C0, SPH_C1, SPH_C2, SPH_C3);
-    float s = r * cubic_f(t, SPH_S0, SPH_S1, SPH_S2, SPH_S3);
-    float zz = tz - 0.875f;
-    if (shaped) {
-        const float c2 = c * c, s2 = s * s, z2 = zz * zz;
-        const float len = fma_f(1.2f, fma_f(c2, c2, fma_f(s2, s2, z2 * z2)), 0.28f);
-        c *= len, s *= len, zz *= len;
-    }
-    *rc = c, *rs = s;
-    *z = flip_bit(zz, h, 24);
+    *rc = r * cubic_f(t, SPH_C0, SPH_C1, SPH_C2, SPH_C3);
+    *rs = r * cubic_f(t, SPH_S0, SPH_S1, SPH_S2, SPH_S3);
+    *z = flip_bit(tz - 0.875f, h, 24);
 }
 
-static inline float grad256(uint32_t h, int shaped, float x, float y, float z)
+static inline float grad256(uint32_t h, float x, float y, float z)
 {
     float u = flip_bit(select_bit(h, 29, y, x), h, 30);
     float v = flip_bit(select_bit(h, 29, x, y), h, 31);
     float rc, rs, gz;
-    sphere_base(h, shaped, &rc, &rs, &gz);
+    sphere_base(h, &rc, &rs, &gz);
     return fma_f(rc, u, fma_f(rs, v, gz * z));
 }
 
-static inline void grad256_vec(uint32_t h, int shaped, float *g)
+static inline void grad256_vec(uint32_t h, float *g)
 {
     float rc, rs, gz, cu, sv;
-    sphere_base(h, shaped, &rc, &rs, &gz);
+    sphere_base(h, &rc, &rs, &gz);
     cu = flip_bit(rc, h, 30), sv = flip_bit(rs, h, 31);
     g[0] = select_bit(h, 29, sv, cu);
     g[1] = select_bit(h, 29, cu, sv);
@@ -481,37 +472,88 @@ static inline float sphere_w(uint32_t h, float *rho)
 static inline float grad2048(uint32_t h, float x, float y, float z, float w)
 {
     float rho, gw = sphere_w(h, &rho);
-    return fma_f(rho, grad256(h, 0, x, y, z), gw * w);
+    return fma_f(rho, grad256(h, x, y, z), gw * w);
 }
 
 static inline void grad2048_vec(uint32_t h, float *g)
 {
     float rho;
     g[3] = sphere_w(h, &rho);
-    grad256_vec(h, 0, g);
+    grad256_vec(h, g);
     g[0] *= rho, g[1] *= rho, g[2] *= rho;
+}
+
+/* 3D and 4D for the tensor-product kernels (perlin, fast, flow): every
+ * component its own magnitude and sign from hash bits, independent of
+ * the others. Independent components with the normal law's fourth moment
+ * (kurtosis 3) make a set isotropic to fourth order (the normal
+ * distribution's is the only law with independent components that is
+ * fully isotropic); a larger kurtosis weighs the axes more, which the
+ * quintic blends need (their pull to the diagonals, as grad32t). A
+ * magnitude is 4 hash bits written into a float's two lowest exponent
+ * bits and two highest mantissa bits, 2^e (1 + f / 4) / 8 for e, f in
+ * 0..3 (0.125 to 1.75, kurtosis 2.79): a shift, an and and an or, no
+ * multiply, no table. 2^15 vectors in 3D, 2^20 in 4D. */
+#define COMP_FIELD 0x01e00000u /* float bits 21 to 24 */
+#define COMP_BASE 0x3e000000u  /* 2^-3 */
+
+/* the magnitude from the 4 bits of h from bit b up */
+static inline float comp_mag(uint32_t h, int b)
+{
+    const uint32_t f = b >= 21 ? h >> (b - 21) : h << (21 - b);
+    return u2f((f & COMP_FIELD) | COMP_BASE);
+}
+
+/* 3D: magnitudes from bits 17, 21 and 25 up, signs bits 29 to 31 */
+static inline float grad_ind3(uint32_t h, float x, float y, float z)
+{
+    return fma_f(comp_mag(h, 17), flip_bit(x, h, 29),
+                 fma_f(comp_mag(h, 21), flip_bit(y, h, 30), comp_mag(h, 25) * flip_bit(z, h, 31)));
+}
+
+static inline void grad_ind3_vec(uint32_t h, float *g)
+{
+    g[0] = flip_bit(comp_mag(h, 17), h, 29);
+    g[1] = flip_bit(comp_mag(h, 21), h, 30);
+    g[2] = flip_bit(comp_mag(h, 25), h, 31);
+}
+
+/* 4D: magnitudes from bits 16, 20, 24 and 28 up, signs bits 12 to 15 */
+static inline float grad_ind4(uint32_t h, float x, float y, float z, float w)
+{
+    return fma_f(comp_mag(h, 16), flip_bit(x, h, 12),
+                 fma_f(comp_mag(h, 20), flip_bit(y, h, 13),
+                       fma_f(comp_mag(h, 24), flip_bit(z, h, 14), comp_mag(h, 28) * flip_bit(w, h, 15))));
+}
+
+static inline void grad_ind4_vec(uint32_t h, float *g)
+{
+    g[0] = flip_bit(comp_mag(h, 16), h, 12);
+    g[1] = flip_bit(comp_mag(h, 20), h, 13);
+    g[2] = flip_bit(comp_mag(h, 24), h, 14);
+    g[3] = flip_bit(comp_mag(h, 28), h, 15);
 }
 
 /* A corner's gradient term and vector in the set of dims (2 to 4) and
  * gradients (a constant in every instantiation): iso 0 classic, ISO_SET
- * isotropic, ISO_TENSOR isotropic for the quintic tensor-product kernels
- * (perlin, flow; 2D: grad32t, 3D: grad256 shaped; 4D as ISO_SET) and
- * ISO_FAST for fast's smoothstep (2D: grad32t; otherwise as ISO_SET: its
- * blends pull less). */
-enum { ISO_SET = 1, ISO_TENSOR = 2, ISO_FAST = 3 };
+ * isotropic (simplex: grad16, grad256, grad2048), ISO_TENSOR isotropic
+ * for the tensor-product kernels (perlin, fast, flow: grad32t, grad_ind3,
+ * grad_ind4). */
+enum { ISO_SET = 1, ISO_TENSOR = 2 };
 
 LOOP_INLINE float grad_set(int dims, int iso, uint32_t h, const float *d)
 {
-    if (dims == 2) return iso >= ISO_TENSOR ? grad32t(h, d[0], d[1]) : iso ? grad16(h, d[0], d[1]) : grad8(h, d[0], d[1]);
-    if (dims == 3) return iso ? grad256(h, iso == ISO_TENSOR, d[0], d[1], d[2]) : grad12(h, d[0], d[1], d[2]);
-    return iso ? grad2048(h, d[0], d[1], d[2], d[3]) : grad32(h, d[0], d[1], d[2], d[3]);
+    if (dims == 2) return iso == ISO_TENSOR ? grad32t(h, d[0], d[1]) : iso ? grad16(h, d[0], d[1]) : grad8(h, d[0], d[1]);
+    if (dims == 3)
+        return iso == ISO_TENSOR ? grad_ind3(h, d[0], d[1], d[2]) : iso ? grad256(h, d[0], d[1], d[2]) : grad12(h, d[0], d[1], d[2]);
+    return iso == ISO_TENSOR ? grad_ind4(h, d[0], d[1], d[2], d[3]) : iso ? grad2048(h, d[0], d[1], d[2], d[3]) : grad32(h, d[0], d[1], d[2], d[3]);
 }
 
 LOOP_INLINE void grad_set_vec(int dims, int iso, uint32_t h, float *g)
 {
-    if (dims == 2) iso >= ISO_TENSOR ? grad32t_vec(h, g) : iso ? grad16_vec(h, g) : grad8_vec(h, g);
-    else if (dims == 3) iso ? grad256_vec(h, iso == ISO_TENSOR, g) : grad12_vec(h, g);
-    else iso ? grad2048_vec(h, g) : grad32_vec(h, g);
+    if (dims == 2) iso == ISO_TENSOR ? grad32t_vec(h, g) : iso ? grad16_vec(h, g) : grad8_vec(h, g);
+    else if (dims == 3) iso == ISO_TENSOR ? grad_ind3_vec(h, g) : iso ? grad256_vec(h, g) : grad12_vec(h, g);
+    else iso == ISO_TENSOR ? grad_ind4_vec(h, g) : iso ? grad2048_vec(h, g) : grad32_vec(h, g);
 }
 
 /* ---- vector channels ----------------------------------------------------------

@@ -87,18 +87,19 @@ typedef struct ng_noise_pts {
  *   white_noise        1-4   (-1, 1)      uniform                 1.0      none
  *
  * With p->gradients = NG_GRADIENTS_ISOTROPIC (lattice_parts.h: 32 shaped
- * directions in 2D for perlin, fast and flow, 16 for simplex; 256 in 3D
- * (shaped for perlin and flow), 2048 in 4D, none with a zero component; 1D
- * unchanged), same range [-1, 1]:
+ * directions in 2D for perlin, fast and flow, 16 for simplex; in 3D and
+ * 4D independent components (2^15 and 2^20 vectors) for perlin, fast and
+ * flow, 256 and 2048 unit directions for simplex; 1D unchanged), same
+ * range [-1, 1]:
  *   kernel             dims  max (unscaled)               |d/dx| (bound)
  *   perlin_noise       2     0.73557268                   3.4102
- *                      3     soft limit (0.735 at 1e-6)   5.4746
- *                      4     soft limit (0.617 at 1e-6)   5.4517
+ *                      3     soft limit (1.256 at 1e-6)   6.7386
+ *                      4     soft limit (1.285 at 1e-6)   9.1610
  *   fast_noise         2     0.74337247                   2.6651
- *                      3     soft limit (0.671 at 1e-6)   3.2483
- *                      4     soft limit (0.608 at 1e-6)   4.3519
+ *                      3     soft limit (1.222 at 1e-6)   5.4060
+ *                      4     soft limit (1.216 at 1e-6)   7.6152
  *   flow_noise         2     0.90841526 (over angles)     2.8356
- *                      3     soft limit (0.782 at 1e-6)   5.1456
+ *                      3     soft limit (1.264 at 1e-6)   6.6959
  *   simplex_noise      2     0.0100587463                 7.1080
  *                      3     0.0092898049                 7.5281
  *                      4     0.0092115618                 7.3578
