@@ -140,6 +140,35 @@ static int turned_axes(const ng_fractal *f, const ng_block *b, int k)
     return nd;
 }
 
+/* q_d = sum over e of Rf[d][e] (p_e ps), e in order, for the 2 or 3
+ * turned axes: one pass reading each position once and writing each
+ * turned one once (a pass per term, not vectorised in 3D, made the turn
+ * cost as much as the 3D noise it feeds). */
+static void turn3(const float *restrict p0, const float *restrict p1, const float *restrict p2, float ps,
+                  const float Rf[3][3], int n, float *restrict q0, float *restrict q1, float *restrict q2)
+{
+    const float r00 = Rf[0][0], r01 = Rf[0][1], r02 = Rf[0][2], r10 = Rf[1][0], r11 = Rf[1][1], r12 = Rf[1][2];
+    const float r20 = Rf[2][0], r21 = Rf[2][1], r22 = Rf[2][2];
+    int i;
+    for (i = 0; i < n; i++) {
+        const float a = p0[i] * ps, b = p1[i] * ps, c = p2[i] * ps;
+        float x = 0.0f + r00 * a, y = 0.0f + r10 * a, z = 0.0f + r20 * a;
+        x += r01 * b, y += r11 * b, z += r21 * b;
+        q0[i] = x + r02 * c, q1[i] = y + r12 * c, q2[i] = z + r22 * c;
+    }
+}
+
+static void turn2(const float *restrict p0, const float *restrict p1, float ps, const float Rf[3][3], int n,
+                  float *restrict q0, float *restrict q1)
+{
+    const float r00 = Rf[0][0], r01 = Rf[0][1], r10 = Rf[1][0], r11 = Rf[1][1];
+    int i;
+    for (i = 0; i < n; i++) {
+        const float a = p0[i] * ps, b = p1[i] * ps;
+        q0[i] = (0.0f + r00 * a) + r01 * b, q1[i] = (0.0f + r10 * a) + r11 * b;
+    }
+}
+
 /* ob's positions and anchor turned by octave k's rotation into tb (buf:
  * scratch of b->dims planes); positions in float (b's p times p_scale,
  * then the float matrix, in one order: the same bits on every path and
@@ -159,17 +188,10 @@ static const ng_block *turn_block(const ng_fractal *f, const ng_block *ob, int k
         for (e = 0; e < nd; e++) a += R[d][e] * ob->anchor[e], Rf[d][e] = (float)R[d][e];
         tb->anchor[d] = a;
     }
-    for (d = 0; d < nd; d++) { /* q = sum over e of Rf[d][e] (p_e ps), e in order: one pass per term */
-        float *restrict q = buf + (size_t)d * (size_t)n;
-        const float *restrict p0 = ob->p[0];
-        const float r0 = Rf[d][0];
-        for (i = 0; i < n; i++) q[i] = 0.0f + r0 * (p0[i] * ps);
-        for (e = 1; e < nd; e++) {
-            const float *restrict pe = ob->p[e];
-            const float re = Rf[d][e];
-            for (i = 0; i < n; i++) q[i] += re * (pe[i] * ps);
-        }
-    }
+    if (nd == 3)
+        turn3(ob->p[0], ob->p[1], ob->p[2], ps, (const float(*)[3])Rf, n, buf, buf + n, buf + 2 * (size_t)n);
+    else
+        turn2(ob->p[0], ob->p[1], ps, (const float(*)[3])Rf, n, buf, buf + n);
     for (d = 0; d < ob->dims; d++) {
         if (d < nd) tb->p[d] = buf + (size_t)d * (size_t)n;
         else if (ps != 1.0f) { /* unturned axes (time) take the scale as the others did */
