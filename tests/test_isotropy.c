@@ -128,8 +128,8 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * (1.13 / 1.26 axis, 1.17 / 1.18 diagonal) keeps its lattice's peaks
  * with any set tried (lengths shaped either way moved them by 0.01). In
  * 3D and 4D perlin, fast and flow take independent components
- * (lattice_parts.h, grad_ind3 and grad_ind4: as cheap as the classic
- * sets) and meet both bounds on both slices but perlin 4D on the axis
+ * (lattice_parts.h, grad_ind3 and grad_ind4: a few integer operations a
+ * component) and meet both bounds on both slices but perlin 4D on the axis
  * slice (1.225 / 1.205; 1.20 / 1.18 with the 2048 unit directions they
  * took before); simplex keeps 256 and 2048 unit directions with no zero
  * component (grad256 and grad2048), and simplex 4D's axis ridged (1.155)
