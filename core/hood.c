@@ -439,21 +439,36 @@ int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room,
 
 /* ---- computing a patch ------------------------------------------------------------- */
 
+/* Cells start .. start + m - 1 of a w-wide patch: their x (a row's xs,
+ * the same on every row) into px, their y (row times s) into py. Whole
+ * runs of a row are copies and fills, which vectorise. */
+static void cell_positions(const float *restrict xs, float *restrict px, float *restrict py, int64_t start, int m,
+                           int w, double s)
+{
+    int col = (int)(start % w), row = (int)(start / w), i, j, len;
+    for (i = 0; i < m; i += len, col = 0, row++) {
+        const float y = (float)((double)row * s);
+        len = w - col < m - i ? w - col : m - i;
+        memcpy(px + i, xs + col, (size_t)len * sizeof(float));
+        for (j = 0; j < len; j++) py[i + j] = y;
+    }
+}
+
 /* The source of n evaluated on patch p's cells and halo into in (source
  * channels planes of w^2, w = side() + 2 radius), in chunks of the
  * context's block size: the same bits for any chunking, as evaluation is
- * per point. */
+ * per point. A one-channel source is pulled straight into its place. */
 static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, const patch *p, float *in, int w)
 {
     const int k = n->type->hood->input, ch = ng_input_channels(ctx, n, k), cap = ng__ctx_cap(ctx);
     const double s = spacing_of(&p->key);
     const int64_t total = (int64_t)w * w;
-    float *px = ng_scratch(ctx, 1), *py = ng_scratch(ctx, 1), *buf = ng_scratch(ctx, ch);
+    float *px = ng_scratch(ctx, 1), *py = ng_scratch(ctx, 1), *buf = ch > 1 ? ng_scratch(ctx, ch) : NULL;
     float *xs = malloc((size_t)w * sizeof *xs);
     ng_block lb;
     int64_t start;
     int rc = -1, c, i;
-    if (!px || !py || !buf) goto done;
+    if (!px || !py || (ch > 1 && !buf)) goto done;
     if (!xs) {
         ng_fail(ctx, "out of memory for a neighbourhood patch");
         goto done;
@@ -474,16 +489,11 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     for (i = 0; i < w; i++) xs[i] = (float)((double)i * s); /* a row's x, the same on every row */
     for (start = 0; start < total; start += cap) {
         const int m = (int)(total - start < cap ? total - start : cap);
-        int col = (int)(start % w), row = (int)(start / w), j;
-        for (i = 0; i < m; i += j) { /* cells start + i ..: columns col .., row row */
-            const float y = (float)((double)row * s);
-            for (j = 0; j < w - col && i + j < m; j++) px[i + j] = xs[col + j], py[i + j] = y;
-            col = 0, row++;
-        }
+        cell_positions(xs, px, py, start, m, w, s);
         lb.n = m;
         lb.pos_id = ng_new_pos_id(ctx);
-        if (ng_pull(ctx, n, k, &lb, buf)) goto done;
-        for (c = 0; c < ch; c++)
+        if (ng_pull(ctx, n, k, &lb, ch > 1 ? buf : in + start)) goto done;
+        for (c = 0; c < ch && ch > 1; c++)
             memcpy(in + (size_t)c * (size_t)total + (size_t)start, buf + (size_t)c * (size_t)m,
                    (size_t)m * sizeof(float));
     }
@@ -491,7 +501,7 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
 done:
     ng_scratch_free(ctx, px, 1);
     ng_scratch_free(ctx, py, 1);
-    ng_scratch_free(ctx, buf, ch);
+    if (buf) ng_scratch_free(ctx, buf, ch);
     free(xs);
     return rc;
 }
