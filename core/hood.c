@@ -108,6 +108,7 @@ struct ng__hood_cache {
     const ng__stop *stop; /* its memory_used is charged too; may be NULL */
     int attached;         /* a render holds it (ng__hood_attach) */
     ng__hood_stats stats;
+    ng__slab *slabs;      /* the patches' data (core/slab.c), under mu */
 };
 
 static pthread_mutex_t last_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -141,7 +142,7 @@ void ng__hood_cache_free(ng__hood_cache *h)
         for (; p; p = next) {
             next = p->next;
             give(h, p->bytes);
-            free(p->data);
+            ng__slab_put(&h->slabs, p->data, p->bytes);
             free(p);
         }
     }
@@ -231,7 +232,7 @@ static int evict_one(ng__hood_cache *h)
     lru_remove(p);
     unlink_bucket(h, p);
     give(h, p->bytes);
-    free(p->data);
+    ng__slab_put(&h->slabs, p->data, p->bytes);
     free(p);
     h->stats.evicted++;
     return 0;
@@ -506,6 +507,17 @@ done:
     return rc;
 }
 
+/* A patch's data (its bytes, counted already): from the cache's chunks
+ * (core/slab.c), under its lock. NULL when the system has no room. */
+static float *data_new(ng__hood_cache *h, size_t bytes)
+{
+    float *d;
+    pthread_mutex_lock(&h->mu);
+    d = ng__slab_get(&h->slabs, bytes);
+    pthread_mutex_unlock(&h->mu);
+    return d;
+}
+
 /* The seed of a tile: the render's seed and the tile's world index. */
 static uint64_t tile_seed(const hkey *k)
 {
@@ -534,7 +546,7 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
         return ng_fail(ctx, "%s", e.msg);
     }
     in = malloc(halo);
-    p->data = malloc(p->bytes);
+    p->data = data_new(h, p->bytes);
     rc = !in || !p->data ? ng_fail(ctx, "out of memory for a neighbourhood patch") : 0;
     if (rc == 0) rc = evaluate_source(ctx, n, b, p, in, w);
     if (rc == 0 && p->key.stage) {
@@ -625,7 +637,7 @@ static int compute_blend(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const
             keys[3 * bb + a].ix += a - 1;
             keys[3 * bb + a].iy += bb - 1;
         }
-    if (!(p->data = malloc(p->bytes))) return ng_fail(ctx, "out of memory for a neighbourhood patch");
+    if (!(p->data = data_new(h, p->bytes))) return ng_fail(ctx, "out of memory for a neighbourhood patch");
     if (acquire_all(ctx, h, n, b, seg, keys, got, 9)) return -1;
     blend(n, got, p->data);
     release_all(h, got, 9);
@@ -678,6 +690,7 @@ static int fill(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block
     if (rc) {
         unlink_bucket(h, p);
         give(h, p->bytes);
+        ng__slab_put(&h->slabs, p->data, p->bytes);
     } else {
         p->ready = 1;
         lru_front(h, p);
@@ -685,10 +698,7 @@ static int fill(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block
     }
     pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->mu);
-    if (rc) {
-        free(p->data);
-        free(p);
-    }
+    if (rc) free(p);
     return rc;
 }
 
