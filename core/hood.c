@@ -860,21 +860,34 @@ static int on_centre(const ng_block *b, int i, int k, float y, double s, double 
     return b->p[1][i + k] == y && lattice_coord(b->anchor[0] + (double)b->p[0][i + k], s, inv) == (double)(kx + k);
 }
 
+/* From point k of a row (x at px, y at py, both from the row's first
+ * point), 32 points at a time while every one lies on the centre of cell
+ * base + its index: the first point of the first group with a miss, or
+ * past the last whole group. No early exit inside a group, so the loop
+ * vectorises, in AVX-512 or AVX2 where the CPU has them (exact
+ * comparisons: the same answer on every path). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static int centred_groups(const float *px, const float *py, float y, double ax, double inv, double base, int k,
+                          int end)
+{
+    while (k + 32 <= end) {
+        int ok = 1, q;
+        for (q = k; q < k + 32; q++) ok &= (py[q] == y) & ((ax + (double)px[q]) * inv - 0.5 == base + (double)q);
+        if (!ok) break;
+        k += 32;
+    }
+    return k;
+}
+
 static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, int64_t room)
 {
     const float y = b->p[1][i];
     const int end = (int64_t)(b->n - i) < room ? b->n - i : (int)room;
-    const double ax = b->anchor[0], base = (double)kx; /* kx + k exact: |kx| < 2^53 */
     int k = 1;
-    /* 32 points at a time without an early exit, so the loop vectorises;
-     * the points past a miss are taken one by one below */
-    while (inv != 0 && k + 32 <= end) {
-        int ok = 1, q;
-        for (q = k; q < k + 32; q++)
-            ok &= (b->p[1][i + q] == y) & ((ax + (double)b->p[0][i + q]) * inv - 0.5 == base + (double)q);
-        if (!ok) break;
-        k += 32;
-    }
+    /* kx + k exact: |kx| < 2^53; the points past a miss are taken one by one */
+    if (inv != 0) k = centred_groups(b->p[0] + i, b->p[1] + i, y, b->anchor[0], inv, (double)kx, k, end);
     while (k < end && on_centre(b, i, k, y, s, inv, kx)) k++;
     return k;
 }
