@@ -138,8 +138,8 @@ static int reap(job *jobs, int n)
     return 1;
 }
 
-/* Runs the suites marked in run[] on up to njobs children at once. */
-static int run_parallel(const int *run, int njobs)
+/* Runs the suites marked in chosen[] on up to njobs children at once. */
+static int run_parallel(const int *chosen, int njobs)
 {
     counts *shared = mmap(NULL, (size_t)ng_t_nsuites * sizeof *shared, PROT_READ | PROT_WRITE,
                           MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -151,7 +151,7 @@ static int run_parallel(const int *run, int njobs)
         return -1;
     }
     for (i = 0; i < ng_t_nsuites && !err; i++) {
-        if (!run[i]) continue;
+        if (!chosen[i]) continue;
         if (busy == njobs) busy -= reap(jobs, njobs);
         for (k = 0; jobs[k].pid; k++) continue;
         if (start(&jobs[k], &ng_t_suites[i], &shared[i]) != 0) err = 1;
@@ -171,9 +171,12 @@ static const ng_t_suite *suite_named(const char *name)
     return NULL;
 }
 
+/* The suites to run: file scope, so a child's leak check sees it held. */
+static int *run;
+
 int main(int argc, char **argv)
 {
-    int tier = 0, list = 0, named = 0, skipped = 0, njobs = 1, a, i, *run;
+    int tier = 0, list = 0, named = 0, skipped = 0, njobs = 1, a, i;
     for (a = 1; a < argc; a++) {
         if (strcmp(argv[a], "--list") == 0) list = 1;
         else if (strcmp(argv[a], "--jobs") == 0 && a + 1 < argc) {
