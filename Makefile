@@ -43,6 +43,9 @@ NO_GRAPHVIZ ?= $(ARM)
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 endif
+# Test suites run at once, one process each (run_tests --jobs): most use
+# one CPU, so a run on two takes about half the time.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # objects of another compiler go to their own tree: make CC=clang test
 COMPILER := $(if $(filter cc gcc,$(notdir $(CC))),,-$(notdir $(CC)))
 # OpenVDB (.vdb): libopenvdb-dev brings TBB, Imath and Blosc but not the
@@ -432,14 +435,14 @@ test-arm:
 	@$(call check_libm,build/arm64/libnoisegraph.a build/arm64/lua/*.o)
 	@printf '#!/bin/sh\nexec qemu-aarch64 %s "$$@"\n' $(abspath $(ARM_BIN)) > build/arm64/noisegraph-qemu
 	@chmod +x build/arm64/noisegraph-qemu
-	NG_QEMU=1 NG_BIN=$(abspath build/arm64/noisegraph-qemu) NG_ROOT=$(CURDIR) qemu-aarch64 build/arm64/run_tests --tier fast $(ARM_SUITES)
+	NG_QEMU=1 NG_BIN=$(abspath build/arm64/noisegraph-qemu) NG_ROOT=$(CURDIR) qemu-aarch64 build/arm64/run_tests --jobs $(TEST_JOBS) --tier fast $(ARM_SUITES)
 
 # Two tiers (NG_SUITE in tests/harness.h): check runs the fast suites, no
 # root, servers, Slurm, Chromium, GDAL or network, about a minute of CPU;
 # test, what CI runs, every suite of every tier, the embedding programs,
 # the layers and the browser test.
 check: deps $(BIN) $(TESTBIN)
-	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN) --tier fast
+	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN) --jobs $(TEST_JOBS) --tier fast
 
 # The bench is built (not run) by make test: it compiles with the code it
 # measures (a merge once left it uncompilable, unseen).
@@ -448,7 +451,7 @@ test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN) $(ENGINE_ONLY_BIN) $(BENCH_B
 	@$(call check_libm,$(LIB) $(LUA_OBJ))
 	$(ENGINE_ONLY_BIN)
 	$(EMBED_BIN)
-	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN)
+	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN) --jobs $(TEST_JOBS)
 	@$(MAKE) --no-print-directory test-python
 	@$(if $(filter 1,$(SAN)),echo "test-blender: not under SAN (Blender's own binary is not instrumented)",$(MAKE) --no-print-directory test-blender)
 	@$(MAKE) --no-print-directory test-browser

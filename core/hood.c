@@ -108,6 +108,7 @@ struct ng__hood_cache {
     const ng__stop *stop; /* its memory_used is charged too; may be NULL */
     int attached;         /* a render holds it (ng__hood_attach) */
     ng__hood_stats stats;
+    ng__slab *slabs;      /* the patches' data (core/slab.c), under mu */
 };
 
 static pthread_mutex_t last_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -141,7 +142,7 @@ void ng__hood_cache_free(ng__hood_cache *h)
         for (; p; p = next) {
             next = p->next;
             give(h, p->bytes);
-            free(p->data);
+            ng__slab_put(&h->slabs, p->data, p->bytes);
             free(p);
         }
     }
@@ -231,7 +232,7 @@ static int evict_one(ng__hood_cache *h)
     lru_remove(p);
     unlink_bucket(h, p);
     give(h, p->bytes);
-    free(p->data);
+    ng__slab_put(&h->slabs, p->data, p->bytes);
     free(p);
     h->stats.evicted++;
     return 0;
@@ -439,21 +440,36 @@ int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room,
 
 /* ---- computing a patch ------------------------------------------------------------- */
 
+/* Cells start .. start + m - 1 of a w-wide patch: their x (a row's xs,
+ * the same on every row) into px, their y (row times s) into py. Whole
+ * runs of a row are copies and fills, which vectorise. */
+static void cell_positions(const float *restrict xs, float *restrict px, float *restrict py, int64_t start, int m,
+                           int w, double s)
+{
+    int col = (int)(start % w), row = (int)(start / w), i, j, len;
+    for (i = 0; i < m; i += len, col = 0, row++) {
+        const float y = (float)((double)row * s);
+        len = w - col < m - i ? w - col : m - i;
+        memcpy(px + i, xs + col, (size_t)len * sizeof(float));
+        for (j = 0; j < len; j++) py[i + j] = y;
+    }
+}
+
 /* The source of n evaluated on patch p's cells and halo into in (source
  * channels planes of w^2, w = side() + 2 radius), in chunks of the
  * context's block size: the same bits for any chunking, as evaluation is
- * per point. */
+ * per point. A one-channel source is pulled straight into its place. */
 static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, const patch *p, float *in, int w)
 {
     const int k = n->type->hood->input, ch = ng_input_channels(ctx, n, k), cap = ng__ctx_cap(ctx);
     const double s = spacing_of(&p->key);
     const int64_t total = (int64_t)w * w;
-    float *px = ng_scratch(ctx, 1), *py = ng_scratch(ctx, 1), *buf = ng_scratch(ctx, ch);
+    float *px = ng_scratch(ctx, 1), *py = ng_scratch(ctx, 1), *buf = ch > 1 ? ng_scratch(ctx, ch) : NULL;
     float *xs = malloc((size_t)w * sizeof *xs);
     ng_block lb;
     int64_t start;
     int rc = -1, c, i;
-    if (!px || !py || !buf) goto done;
+    if (!px || !py || (ch > 1 && !buf)) goto done;
     if (!xs) {
         ng_fail(ctx, "out of memory for a neighbourhood patch");
         goto done;
@@ -474,16 +490,11 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     for (i = 0; i < w; i++) xs[i] = (float)((double)i * s); /* a row's x, the same on every row */
     for (start = 0; start < total; start += cap) {
         const int m = (int)(total - start < cap ? total - start : cap);
-        int col = (int)(start % w), row = (int)(start / w), j;
-        for (i = 0; i < m; i += j) { /* cells start + i ..: columns col .., row row */
-            const float y = (float)((double)row * s);
-            for (j = 0; j < w - col && i + j < m; j++) px[i + j] = xs[col + j], py[i + j] = y;
-            col = 0, row++;
-        }
+        cell_positions(xs, px, py, start, m, w, s);
         lb.n = m;
         lb.pos_id = ng_new_pos_id(ctx);
-        if (ng_pull(ctx, n, k, &lb, buf)) goto done;
-        for (c = 0; c < ch; c++)
+        if (ng_pull(ctx, n, k, &lb, ch > 1 ? buf : in + start)) goto done;
+        for (c = 0; c < ch && ch > 1; c++)
             memcpy(in + (size_t)c * (size_t)total + (size_t)start, buf + (size_t)c * (size_t)m,
                    (size_t)m * sizeof(float));
     }
@@ -491,9 +502,20 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
 done:
     ng_scratch_free(ctx, px, 1);
     ng_scratch_free(ctx, py, 1);
-    ng_scratch_free(ctx, buf, ch);
+    if (buf) ng_scratch_free(ctx, buf, ch);
     free(xs);
     return rc;
+}
+
+/* A patch's data (its bytes, counted already): from the cache's chunks
+ * (core/slab.c), under its lock. NULL when the system has no room. */
+static float *data_new(ng__hood_cache *h, size_t bytes)
+{
+    float *d;
+    pthread_mutex_lock(&h->mu);
+    d = ng__slab_get(&h->slabs, bytes);
+    pthread_mutex_unlock(&h->mu);
+    return d;
 }
 
 /* The seed of a tile: the render's seed and the tile's world index. */
@@ -524,7 +546,7 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
         return ng_fail(ctx, "%s", e.msg);
     }
     in = malloc(halo);
-    p->data = malloc(p->bytes);
+    p->data = data_new(h, p->bytes);
     rc = !in || !p->data ? ng_fail(ctx, "out of memory for a neighbourhood patch") : 0;
     if (rc == 0) rc = evaluate_source(ctx, n, b, p, in, w);
     if (rc == 0 && p->key.stage) {
@@ -615,7 +637,7 @@ static int compute_blend(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const
             keys[3 * bb + a].ix += a - 1;
             keys[3 * bb + a].iy += bb - 1;
         }
-    if (!(p->data = malloc(p->bytes))) return ng_fail(ctx, "out of memory for a neighbourhood patch");
+    if (!(p->data = data_new(h, p->bytes))) return ng_fail(ctx, "out of memory for a neighbourhood patch");
     if (acquire_all(ctx, h, n, b, seg, keys, got, 9)) return -1;
     blend(n, got, p->data);
     release_all(h, got, 9);
@@ -668,6 +690,7 @@ static int fill(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block
     if (rc) {
         unlink_bucket(h, p);
         give(h, p->bytes);
+        ng__slab_put(&h->slabs, p->data, p->bytes);
     } else {
         p->ready = 1;
         lru_front(h, p);
@@ -675,10 +698,7 @@ static int fill(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block
     }
     pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->mu);
-    if (rc) {
-        free(p->data);
-        free(p);
-    }
+    if (rc) free(p);
     return rc;
 }
 
@@ -840,21 +860,34 @@ static int on_centre(const ng_block *b, int i, int k, float y, double s, double 
     return b->p[1][i + k] == y && lattice_coord(b->anchor[0] + (double)b->p[0][i + k], s, inv) == (double)(kx + k);
 }
 
+/* From point k of a row (x at px, y at py, both from the row's first
+ * point), 32 points at a time while every one lies on the centre of cell
+ * base + its index: the first point of the first group with a miss, or
+ * past the last whole group. No early exit inside a group, so the loop
+ * vectorises, in AVX-512 or AVX2 where the CPU has them (exact
+ * comparisons: the same answer on every path). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static int centred_groups(const float *px, const float *py, float y, double ax, double inv, double base, int k,
+                          int end)
+{
+    while (k + 32 <= end) {
+        int ok = 1, q;
+        for (q = k; q < k + 32; q++) ok &= (py[q] == y) & ((ax + (double)px[q]) * inv - 0.5 == base + (double)q);
+        if (!ok) break;
+        k += 32;
+    }
+    return k;
+}
+
 static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, int64_t room)
 {
     const float y = b->p[1][i];
     const int end = (int64_t)(b->n - i) < room ? b->n - i : (int)room;
-    const double ax = b->anchor[0], base = (double)kx; /* kx + k exact: |kx| < 2^53 */
     int k = 1;
-    /* 32 points at a time without an early exit, so the loop vectorises;
-     * the points past a miss are taken one by one below */
-    while (inv != 0 && k + 32 <= end) {
-        int ok = 1, q;
-        for (q = k; q < k + 32; q++)
-            ok &= (b->p[1][i + q] == y) & ((ax + (double)b->p[0][i + q]) * inv - 0.5 == base + (double)q);
-        if (!ok) break;
-        k += 32;
-    }
+    /* kx + k exact: |kx| < 2^53; the points past a miss are taken one by one */
+    if (inv != 0) k = centred_groups(b->p[0] + i, b->p[1] + i, y, b->anchor[0], inv, (double)kx, k, end);
     while (k < end && on_centre(b, i, k, y, s, inv, kx)) k++;
     return k;
 }

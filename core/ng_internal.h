@@ -54,6 +54,13 @@ void ng__ctx_set_stop(ng_ctx *c, const ng__stop *stop);
 int ng__ctx_stopped(ng_ctx *c);
 const float *ng__ctx_zeros(const ng_ctx *c);
 
+/* Memory for neighbourhood patches in huge-page chunks (core/slab.c): a
+ * list of chunks the caller keeps (NULL at first) and locks. get: bytes,
+ * or NULL; put: what get gave, with the same bytes. */
+typedef struct ng__slab ng__slab;
+void *ng__slab_get(ng__slab **list, size_t bytes);
+void ng__slab_put(ng__slab **list, void *p, size_t bytes);
+
 /* Neighbourhood patches (core/hood.c): thread-safe, shared by a render's
  * contexts, bounded by cap bytes and by the render's memory limit (stop,
  * may be NULL: cap alone), least recently used evicted first. A graph

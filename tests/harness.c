@@ -64,6 +64,18 @@ void ng_t_run_full(const char *name, void (*fn)(void))
     deferred++;
 }
 
+/* The counts so far (a suite run in a child process hands them back). */
+void ng_t_counts(int *p, int *f, int *d)
+{
+    *p = passed, *f = failed, *d = deferred;
+}
+
+/* Adds a child's counts to this process's. */
+void ng_t_add_counts(int p, int f, int d)
+{
+    passed += p, failed += f, deferred += d;
+}
+
 int ng_t_summary(void)
 {
     if (deferred) printf("(%d slow test(s) of fast suites not run; make test runs them)\n", deferred);

@@ -72,6 +72,10 @@ typedef struct ng_t_suite {
 extern const ng_t_suite ng_t_suites[];
 extern const int ng_t_nsuites;
 int ng_t_summary(void);
+/* For the runner's --jobs: a suite's counts, read in its child process
+ * and added in the parent. */
+void ng_t_counts(int *passed, int *failed, int *deferred);
+void ng_t_add_counts(int passed, int failed, int deferred);
 
 #define CHECK(e)                                                              \
     do {                                                                      \
