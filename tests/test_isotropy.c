@@ -128,10 +128,13 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * (1.13 / 1.26 axis, 1.17 / 1.18 diagonal) keeps its lattice's peaks
  * with any set tried (lengths shaped either way moved them by 0.01). In
  * 3D and 4D perlin, fast and flow take independent components
- * (lattice_parts.h, grad_ind3 and grad_ind4: a few integer operations a
- * component) and meet both bounds on both slices but perlin 4D on the axis
- * slice (1.225 / 1.205; 1.20 / 1.18 with the 2048 unit directions they
- * took before); simplex keeps 256 and 2048 unit directions with no zero
+ * (lattice_parts.h, grad_ind3 and grad_ind4: a component one word of hash
+ * bits, sign and magnitude) and meet both bounds on both slices but perlin
+ * 4D (seeds 7, 8, 9: axis 1.223 / 1.208, 1.170 / 1.157, 1.220 / 1.210;
+ * diagonal 1.088 / 1.163, 1.108 / 1.162, 1.077 / 1.121; 1.20 / 1.18 on
+ * the axis slice with the 2048 unit directions they took before, and no
+ * better with a law of components of lower kurtosis, 2.42: 1.238 / 1.219
+ * with seed 7); simplex keeps 256 and 2048 unit directions with no zero
  * component (grad256 and grad2048), and simplex 4D's axis ridged (1.155)
  * is at the bound. The measure has noise of its own: its 2048^2 render
  * holds 32 x 32 cells, and seed 8 moves the results by up to 0.04 (perlin
@@ -147,7 +150,8 @@ static const struct ceiling {
     int dims, diagonal;
     double plain, ridged;
 } short_of_target[] = {
-    {"perlin", 2, 0, 1.12, 1.23},  {"perlin", 4, 0, 1.25, 1.23},   {"simplex", 2, 0, 1.34, 1.26},
+    {"perlin", 2, 0, 1.12, 1.23},  {"perlin", 4, 0, 1.25, 1.23},   {"perlin", 4, 1, 1.12, 1.19},
+    {"simplex", 2, 0, 1.34, 1.26},
     {"simplex", 3, 0, 1.15, 1.28}, {"simplex", 3, 1, 1.19, 1.20},  {"simplex", 4, 0, 1.12, 1.17},
     {"flow", 2, 0, 1.12, 1.22},
 };

@@ -488,55 +488,52 @@ static inline void grad2048_vec(uint32_t h, float *g)
  * the others. Independent components with the normal law's fourth moment
  * (kurtosis 3) make a set isotropic to fourth order (the normal law is
  * the only one with independent components that is fully isotropic),
- * and 2^15 (3D) or 2^20 (4D) vectors leave no direction a peak of its
- * own. A magnitude is 4 hash bits written into a float's two lowest
- * exponent bits and two highest mantissa bits, 2^e (1 + f / 4) / 8 for
- * e, f in 0..3 (0.125 to 1.75, kurtosis 2.79): a shift, an and and an
- * or, no multiply, no table; the kernels cost 1.25x to 1.42x the classic
- * sets' where the unit directions by cubics (grad256, grad2048) cost 2.2x
- * to 3x. Orientation histograms (tests/test_isotropy.c, seed 7) on the
- * axis and diagonal slices: perlin 3D 1.09 / 1.11 and 1.08 / 1.11 (plain
- * / ridged), fast 3D 1.05 / 1.13 and 1.08 / 1.08, flow 3D as perlin,
- * perlin 4D 1.23 / 1.21 (axis; 1.20 / 1.18 with grad2048) and 1.07 /
- * 1.13, fast 4D 1.09 / 1.07 and 1.05 / 1.09. */
-#define COMP_FIELD 0x01e00000u /* float bits 21 to 24 */
+ * and 2^12 (3D) or 2^16 (4D) vectors leave no direction a peak of its
+ * own. A component is one word: 4 hash bits written into a float's sign,
+ * its two lowest exponent bits and its highest mantissa bit,
+ * +-2^e (1 + f / 2) / 8 for e in 0..3, f in 0..1 (0.125 to 1.5,
+ * kurtosis 2.78): one shift and one and-or (a vpternlogd on AVX-512), no
+ * multiply, no flip of the input, no table, so a corner costs about what
+ * grad12 does. The shifts 0, 3 and 6 read bits {22-24, 31}, {19-21, 28}
+ * and {16-18, 25}: disjoint, all from bit 16 up (the hash's good bits);
+ * 4D's fourth component takes the rest, 26, 27, 29 and 30 (three shifts).
+ * Orientation histograms: tests/test_isotropy.c. */
+#define COMP_FIELD 0x81c00000u /* float bits 31 (sign) and 22 to 24 */
 #define COMP_BASE 0x3e000000u  /* 2^-3 */
 
-/* the magnitude from the 4 bits of h from bit b up */
-static inline float comp_mag(uint32_t h, int b)
+/* the component from h's bits 31 - s (sign) and 22 - s to 24 - s */
+static inline float comp_word(uint32_t h, int s)
 {
-    const uint32_t f = b >= 21 ? h >> (b - 21) : h << (21 - b);
-    return u2f((f & COMP_FIELD) | COMP_BASE);
+    return u2f(((h << s) & COMP_FIELD) | COMP_BASE);
 }
 
-/* 3D: magnitudes from bits 17, 21 and 25 up, signs bits 29 to 31 */
+/* 4D's fourth: exponent bits from 29 and 30, mantissa bit 27, sign bit 26 */
+static inline float comp_word_w(uint32_t h)
+{
+    return u2f(((h >> 6) & 0x01800000u) | ((h >> 5) & 0x00400000u) | ((h << 5) & 0x80000000u) | COMP_BASE);
+}
+
 static inline float grad_ind3(uint32_t h, float x, float y, float z)
 {
-    return fma_f(comp_mag(h, 17), flip_bit(x, h, 29),
-                 fma_f(comp_mag(h, 21), flip_bit(y, h, 30), comp_mag(h, 25) * flip_bit(z, h, 31)));
+    return fma_f(comp_word(h, 0), x, fma_f(comp_word(h, 3), y, comp_word(h, 6) * z));
 }
 
 static inline void grad_ind3_vec(uint32_t h, float *g)
 {
-    g[0] = flip_bit(comp_mag(h, 17), h, 29);
-    g[1] = flip_bit(comp_mag(h, 21), h, 30);
-    g[2] = flip_bit(comp_mag(h, 25), h, 31);
+    g[0] = comp_word(h, 0);
+    g[1] = comp_word(h, 3);
+    g[2] = comp_word(h, 6);
 }
 
-/* 4D: magnitudes from bits 16, 20, 24 and 28 up, signs bits 12 to 15 */
 static inline float grad_ind4(uint32_t h, float x, float y, float z, float w)
 {
-    return fma_f(comp_mag(h, 16), flip_bit(x, h, 12),
-                 fma_f(comp_mag(h, 20), flip_bit(y, h, 13),
-                       fma_f(comp_mag(h, 24), flip_bit(z, h, 14), comp_mag(h, 28) * flip_bit(w, h, 15))));
+    return fma_f(comp_word(h, 0), x, fma_f(comp_word(h, 3), y, fma_f(comp_word(h, 6), z, comp_word_w(h) * w)));
 }
 
 static inline void grad_ind4_vec(uint32_t h, float *g)
 {
-    g[0] = flip_bit(comp_mag(h, 16), h, 12);
-    g[1] = flip_bit(comp_mag(h, 20), h, 13);
-    g[2] = flip_bit(comp_mag(h, 24), h, 14);
-    g[3] = flip_bit(comp_mag(h, 28), h, 15);
+    grad_ind3_vec(h, g);
+    g[3] = comp_word_w(h);
 }
 
 /* A corner's gradient term and vector in the set of dims (2 to 4) and

@@ -88,18 +88,18 @@ typedef struct ng_noise_pts {
  *
  * With p->gradients = NG_GRADIENTS_ISOTROPIC (lattice_parts.h: 32 shaped
  * directions in 2D for perlin, fast and flow, 16 for simplex; in 3D and
- * 4D independent components (2^15 and 2^20 vectors) for perlin, fast and
+ * 4D independent components (2^12 and 2^16 vectors) for perlin, fast and
  * flow, 256 and 2048 unit directions for simplex; 1D unchanged), same
  * range [-1, 1]:
  *   kernel             dims  max (unscaled)               |d/dx| (bound)
  *   perlin_noise       2     0.73557268                   3.4102
- *                      3     soft limit (1.256 at 1e-6)   6.7386
- *                      4     soft limit (1.285 at 1e-6)   9.1610
+ *                      3     plateau (1.135 at 1e-6)     6.3917
+ *                      4     plateau (1.155 at 1e-6)     8.7361
  *   fast_noise         2     0.74337247                   2.6651
- *                      3     soft limit (1.222 at 1e-6)   5.4060
- *                      4     soft limit (1.216 at 1e-6)   7.6152
+ *                      3     plateau (1.104 at 1e-6)     5.1290
+ *                      4     plateau (1.089 at 1e-6)     7.2886
  *   flow_noise         2     0.90841526 (over angles)     2.8356
- *                      3     soft limit (1.264 at 1e-6)   6.6959
+ *                      3     plateau (1.136 at 1e-6)     6.3861
  *   simplex_noise      2     0.0100587463                 7.1080
  *                      3     0.0092898049                 7.5281
  *                      4     0.0092115618                 7.3578
@@ -109,6 +109,9 @@ typedef struct ng_noise_pts {
  * "soft limit": scaled by the value 1 sample in 10^6 exceeds, then
  * compressed smoothly above 0.9 so that even the true maximum stays below
  * 1 (it lands at the value after the arrow); see lattice_kernels.c.
+ * "plateau": scaled the same way, then compressed above 0.9 by a
+ * quadratic without a division that reaches 1 with slope 0 at 1.1 and
+ * stays 1 beyond (1 sample in 10^7 or fewer); see lattice_kernels.c.
  *
  * value: lattice values blended with the quintic fade.
  * perlin: improved Perlin, quintic fade; 1D gradients uniform in [-1, 1],
