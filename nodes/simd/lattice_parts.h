@@ -321,8 +321,9 @@ static inline void grad32_vec(uint32_t h, float *g)
  *       32 directions whose lengths undo their blends' pull to the
  *       diagonals;
  *   3D and 4D: perlin, fast and flow take independent components
- *       (grad_ind3 and grad_ind4: a few integer operations per component,
- *       1.25x to 1.42x the classic sets' cost); simplex 256 and 2048 unit
+ *       (grad_ind3 and grad_ind4: a component is one word of hash bits,
+ *       sign and magnitude, a shift and an and-or; its multiply is the
+ *       cost left over the classic sets); simplex 256 and 2048 unit
  *       directions, none with a zero component, spread as uniform
  *       directions are (grad256 and grad2048, below).
  */
