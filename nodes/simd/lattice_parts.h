@@ -322,9 +322,9 @@ static inline void grad32_vec(uint32_t h, float *g)
  *       diagonals;
  *   3D and 4D: perlin, fast and flow take independent components
  *       (grad_ind3 and grad_ind4: a few integer operations per component,
- *       1.25x to 1.42x the classic sets' cost); simplex 256 and 2048 unit
- *       directions, none with a zero component, spread as uniform
- *       directions are (grad256 and grad2048, below).
+ *       1.25x to 1.42x the classic sets' cost); simplex too, with its
+ *       own bits and law (grad_sx3 and grad_sx4, below: one shift, one
+ *       and and one or per component).
  */
 #define ISO2_C0 0.98078528f /* cos, sin 11.25 degrees */
 #define ISO2_S0 0.19509032f
@@ -391,96 +391,54 @@ static inline void grad32t_vec(uint32_t h, float *g)
     g[1] = select_bit(h, 29, cu, sv);
 }
 
-/* 3D: 256 directions, none with a zero component, spread over the sphere
- * the way uniform directions are (Archimedes: their z is uniform): |z| on
- * 4 levels (2 l + 1) / 8 (l: bits 25 and 26; bit 24 the sign), the azimuth
- * in the octant (m + 1/2) 45 / 16 degrees for m = bits 25 to 28, whose low
- * two bits are the level, so each level takes its own azimuths and the 256
- * project onto 128 azimuths (an axis slice sees 32 orientations per 45
- * degrees, not the few of a set with zero components); grad16's octant
- * images (bits 29 to 31). cos, sin and sqrt(1 - z^2) are cubics in a float
- * built from the bits (lengths 1 within 2e-4; no table, no gather).
- * Simplex's (the tensor-product kernels take grad_ind3 and grad_ind4).
- * 4D: (rho g3, w), w on 4 levels at the midpoints of the quarters of its
- * law for uniform directions (the semicircle: density sqrt(1 - w^2); bits
- * 21 and 22, bit 23 the sign), rho = sqrt(1 - w^2); 2048 directions. */
-#define SPH_C0 0.66007154f /* cos of the azimuth, in t = 1 + m / 16 */
-#define SPH_C1 0.72577601f
-#define SPH_C2 -0.41689720f
-#define SPH_C3 0.030643349f
-#define SPH_S0 -0.70051624f /* its sin */
-#define SPH_S1 0.58978103f
-#define SPH_S2 0.20921613f
-#define SPH_S3 -0.073979588f
-#define SPH_R0 1.8166760f /* sqrt(1 - z^2), in tz = 1 + l / 4 */
-#define SPH_R1 -2.1934943f
-#define SPH_R2 2.1032006f
-#define SPH_R3 -0.73422549f
-#define SPH_W0 -1.1248561f /* 4D: |w| and sqrt(1 - w^2), in tw = 1 + bits 21-22 / 4 */
-#define SPH_W1 1.9385797f
-#define SPH_W2 -1.0186778f
-#define SPH_W3 0.30328763f
-#define SPH_P0 2.0164228f
-#define SPH_P1 -2.6516745f
-#define SPH_P2 2.3858568f
-#define SPH_P3 -0.75545153f
+/* 3D and 4D for simplex: independent components, each a signed magnitude
+ * read from hash bits in one shift, one and and one or: float bit 31 (the
+ * sign) and bits 22 to 24 (the top mantissa bit f, the two lowest exponent
+ * bits e) come from h shifted left by s, over the bits of 2^-3, so a
+ * component is +-2^e (1 + f / 2) / 8, 0.125 to 1.5 (8 magnitudes, kurtosis
+ * 2.78: near the normal law's 3, which independent components need to be
+ * isotropic to fourth order; see the tensor kernels' below). Shifts 0, 3
+ * and 6 read bits {22-24, 31}, {19-21, 28} and {16-18, 25}; 4D's fourth
+ * component takes bits 13 to 15 for its magnitude and bit 29 for its sign
+ * (a flip of the input). The term is a chain of fused multiply-adds on
+ * the unflipped inputs. No table, no gather, no multiply to build them:
+ * the classic sets' cost, where 256 and 2048 unit directions built by
+ * cubics (the sets before these) cost 1.5x and 1.7x. */
+#define SX_FIELD 0x81c00000u /* float bits 31 and 22 to 24 */
+#define SX_BASE 0x3e000000u  /* 2^-3 */
 
-static inline float cubic_f(float t, float a0, float a1, float a2, float a3)
+static inline float sx_comp(uint32_t h, int s)
 {
-    return fma_f(fma_f(fma_f(a3, t, a2), t, a1), t, a0);
+    return u2f(((h << s) & SX_FIELD) | SX_BASE);
 }
 
-/* the 3D direction before grad16's octant images: (rc, rs) in the first
- * octant, z signed */
-static inline void sphere_base(uint32_t h, float *rc, float *rs, float *z)
+/* 4D's fourth component: magnitude from bits 13 to 15, unsigned */
+static inline float sx_comp_w(uint32_t h)
 {
-    const float t = u2f(((h >> 6) & 0x780000u) | 0x3f800000u);  /* 1 + m / 16 */
-    const float tz = u2f(((h >> 4) & 0x600000u) | 0x3f800000u); /* 1 + l / 4 */
-    const float r = cubic_f(tz, SPH_R0, SPH_R1, SPH_R2, SPH_R3);
-    *rc = r * cubic_f(t, SPH_C0, SPH_C1, SPH_C2, SPH_C3);
-    *rs = r * cubic_f(t, SPH_S0, SPH_S1, SPH_S2, SPH_S3);
-    *z = flip_bit(tz - 0.875f, h, 24);
+    return u2f(((h << 9) & (SX_FIELD & 0x7fffffffu)) | SX_BASE);
 }
 
-static inline float grad256(uint32_t h, float x, float y, float z)
+static inline float grad_sx3(uint32_t h, float x, float y, float z)
 {
-    float u = flip_bit(select_bit(h, 29, y, x), h, 30);
-    float v = flip_bit(select_bit(h, 29, x, y), h, 31);
-    float rc, rs, gz;
-    sphere_base(h, &rc, &rs, &gz);
-    return fma_f(rc, u, fma_f(rs, v, gz * z));
+    return fma_f(sx_comp(h, 0), x, fma_f(sx_comp(h, 3), y, sx_comp(h, 6) * z));
 }
 
-static inline void grad256_vec(uint32_t h, float *g)
+static inline void grad_sx3_vec(uint32_t h, float *g)
 {
-    float rc, rs, gz, cu, sv;
-    sphere_base(h, &rc, &rs, &gz);
-    cu = flip_bit(rc, h, 30), sv = flip_bit(rs, h, 31);
-    g[0] = select_bit(h, 29, sv, cu);
-    g[1] = select_bit(h, 29, cu, sv);
-    g[2] = gz;
+    g[0] = sx_comp(h, 0);
+    g[1] = sx_comp(h, 3);
+    g[2] = sx_comp(h, 6);
 }
 
-/* 4D: w (signed) and rho */
-static inline float sphere_w(uint32_t h, float *rho)
+static inline float grad_sx4(uint32_t h, float x, float y, float z, float w)
 {
-    const float tw = u2f((h & 0x600000u) | 0x3f800000u); /* 1 + bits 21-22 / 4 */
-    *rho = cubic_f(tw, SPH_P0, SPH_P1, SPH_P2, SPH_P3);
-    return flip_bit(cubic_f(tw, SPH_W0, SPH_W1, SPH_W2, SPH_W3), h, 23);
+    return fma_f(sx_comp(h, 0), x, fma_f(sx_comp(h, 3), y, fma_f(sx_comp(h, 6), z, sx_comp_w(h) * flip_bit(w, h, 29))));
 }
 
-static inline float grad2048(uint32_t h, float x, float y, float z, float w)
+static inline void grad_sx4_vec(uint32_t h, float *g)
 {
-    float rho, gw = sphere_w(h, &rho);
-    return fma_f(rho, grad256(h, x, y, z), gw * w);
-}
-
-static inline void grad2048_vec(uint32_t h, float *g)
-{
-    float rho;
-    g[3] = sphere_w(h, &rho);
-    grad256_vec(h, g);
-    g[0] *= rho, g[1] *= rho, g[2] *= rho;
+    grad_sx3_vec(h, g);
+    g[3] = flip_bit(sx_comp_w(h), h, 29);
 }
 
 /* 3D and 4D for the tensor-product kernels (perlin, fast, flow): every
@@ -541,7 +499,7 @@ static inline void grad_ind4_vec(uint32_t h, float *g)
 
 /* A corner's gradient term and vector in the set of dims (2 to 4) and
  * gradients (a constant in every instantiation): iso 0 classic, ISO_SET
- * isotropic (simplex: grad16, grad256, grad2048), ISO_TENSOR isotropic
+ * isotropic (simplex: grad16, grad_sx3, grad_sx4), ISO_TENSOR isotropic
  * for the tensor-product kernels (perlin, fast, flow: grad32t, grad_ind3,
  * grad_ind4). */
 enum { ISO_SET = 1, ISO_TENSOR = 2 };
@@ -550,15 +508,15 @@ LOOP_INLINE float grad_set(int dims, int iso, uint32_t h, const float *d)
 {
     if (dims == 2) return iso == ISO_TENSOR ? grad32t(h, d[0], d[1]) : iso ? grad16(h, d[0], d[1]) : grad8(h, d[0], d[1]);
     if (dims == 3)
-        return iso == ISO_TENSOR ? grad_ind3(h, d[0], d[1], d[2]) : iso ? grad256(h, d[0], d[1], d[2]) : grad12(h, d[0], d[1], d[2]);
-    return iso == ISO_TENSOR ? grad_ind4(h, d[0], d[1], d[2], d[3]) : iso ? grad2048(h, d[0], d[1], d[2], d[3]) : grad32(h, d[0], d[1], d[2], d[3]);
+        return iso == ISO_TENSOR ? grad_ind3(h, d[0], d[1], d[2]) : iso ? grad_sx3(h, d[0], d[1], d[2]) : grad12(h, d[0], d[1], d[2]);
+    return iso == ISO_TENSOR ? grad_ind4(h, d[0], d[1], d[2], d[3]) : iso ? grad_sx4(h, d[0], d[1], d[2], d[3]) : grad32(h, d[0], d[1], d[2], d[3]);
 }
 
 LOOP_INLINE void grad_set_vec(int dims, int iso, uint32_t h, float *g)
 {
     if (dims == 2) iso == ISO_TENSOR ? grad32t_vec(h, g) : iso ? grad16_vec(h, g) : grad8_vec(h, g);
-    else if (dims == 3) iso == ISO_TENSOR ? grad_ind3_vec(h, g) : iso ? grad256_vec(h, g) : grad12_vec(h, g);
-    else iso == ISO_TENSOR ? grad_ind4_vec(h, g) : iso ? grad2048_vec(h, g) : grad32_vec(h, g);
+    else if (dims == 3) iso == ISO_TENSOR ? grad_ind3_vec(h, g) : iso ? grad_sx3_vec(h, g) : grad12_vec(h, g);
+    else iso == ISO_TENSOR ? grad_ind4_vec(h, g) : iso ? grad_sx4_vec(h, g) : grad32_vec(h, g);
 }
 
 /* ---- vector channels ----------------------------------------------------------
