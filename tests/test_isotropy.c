@@ -131,8 +131,8 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * / 1.205; 1.20 / 1.18 with the 2048 unit directions they took before).
  * Simplex takes independent components too (grad_sx3, grad_sx4: as cheap
  * as its classic sets, where 256 and 2048 unit directions cost 1.5x and
- * 1.7x): 4D axis 1.08 / 1.12 (seeds 7 to 9: up to 1.12 / 1.14; 1.13 /
- * 1.155 before), diagonal 1.12 / 1.10 (up to 1.13 / 1.11); 3D keeps its
+ * 1.7x): 4D axis 1.08 / 1.12 (seeds 7 to 9: up to 1.12 / 1.14; 1.155
+ * ridged before), diagonal 1.12 / 1.10 (up to 1.13 / 1.12); 3D keeps its
  * lattice's peaks, 60 degrees apart on both slices (axis 1.15 / 1.23,
  * diagonal 1.18 / 1.17; 1.13 / 1.26 and 1.17 / 1.18 before): any set
  * symmetric under the cube's turns and flips keeps them, and a stretch

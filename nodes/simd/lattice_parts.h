@@ -403,7 +403,14 @@ static inline void grad32t_vec(uint32_t h, float *g)
  * (a flip of the input). The term is a chain of fused multiply-adds on
  * the unflipped inputs. No table, no gather, no multiply to build them:
  * the classic sets' cost, where 256 and 2048 unit directions built by
- * cubics (the sets before these) cost 1.5x and 1.7x. */
+ * cubics (the sets before these) cost 1.5x and 1.7x. The price is
+ * contrast: simplex's range is reached by one corner's term alone, so the
+ * scale is set by the longest vector, and the field's rms is half the
+ * classic sets' (3D 0.19 against 0.39, 4D 0.12 against 0.25). Orientation
+ * histograms (tests/test_isotropy.c, seeds 7 to 9, plain / ridged): 4D
+ * axis 1.08-1.12 / 1.12-1.14, diagonal 1.12-1.13 / 1.10-1.12; 3D axis
+ * 1.15-1.16 / 1.17-1.24, diagonal 1.16-1.18 / 1.13-1.17 (its lattice's
+ * peaks, which no set with the cube's symmetries takes away). */
 #define SX_FIELD 0x81c00000u /* float bits 31 and 22 to 24 */
 #define SX_BASE 0x3e000000u  /* 2^-3 */
 
