@@ -124,19 +124,26 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * points, where the field's gradient is the corner's own, so lengths do
  * not weigh it; a density of directions that fixes it there unflattens the
  * plain one). Simplex 2D's peaks are 60 degrees apart (its triangles):
- * no set with the square lattice's symmetry flattens them; simplex 3D
- * (1.13 / 1.26 axis, 1.17 / 1.18 diagonal) keeps its lattice's peaks
- * with any set tried (lengths shaped either way moved them by 0.01). In
- * 3D and 4D perlin, fast and flow take independent components
- * (lattice_parts.h, grad_ind3 and grad_ind4: a component one word of hash
- * bits, sign and magnitude) and meet both bounds on both slices but perlin
- * 4D (seeds 7, 8, 9: axis 1.223 / 1.208, 1.170 / 1.157, 1.220 / 1.210;
- * diagonal 1.088 / 1.163, 1.108 / 1.162, 1.077 / 1.121; 1.20 / 1.18 on
- * the axis slice with the 2048 unit directions they took before, and no
- * better with a law of components of lower kurtosis, 2.42: 1.238 / 1.219
- * with seed 7); simplex keeps 256 and 2048 unit directions with no zero
- * component (grad256 and grad2048), and simplex 4D's axis ridged (1.155)
- * is at the bound. The measure has noise of its own: its 2048^2 render
+ * no set with the square lattice's symmetry flattens them. In 3D and 4D
+ * every lattice basis takes independent components (lattice_parts.h,
+ * grad_ind3 and grad_ind4: a component one word of hash bits, sign and
+ * magnitude). Perlin, fast and flow meet both bounds on both slices but
+ * perlin 4D (seeds 7, 8, 9: axis 1.223 / 1.208, 1.170 / 1.157, 1.220 /
+ * 1.210; diagonal 1.088 / 1.163, 1.108 / 1.162, 1.077 / 1.121; 1.20 /
+ * 1.18 on the axis slice with the 2048 unit directions they took before,
+ * and no better with a law of components of lower kurtosis, 2.42: 1.238
+ * / 1.219 with seed 7). Simplex 4D is near the bounds; simplex 3D keeps
+ * its lattice's peaks, 60 degrees apart on both slices (axis 1.15 / 1.23,
+ * diagonal 1.18 / 1.17; 1.13 / 1.26 and 1.17 / 1.18 with 256 unit
+ * directions): any set symmetric under the cube's turns and flips keeps
+ * them, and a stretch along the lattice's main diagonal, the correction
+ * that symmetry allows at second order, moved one peak up as it took
+ * another down. The ridged histograms have a floor of the measure's own:
+ * central differences across a crease, where the pixel straddles it along
+ * both axes, point at 45 or 135 degrees whatever the crease's angle (2D
+ * simplex with 256 unit directions: 1.12 plain, 1.31 ridged, its excess
+ * all in the two bins at the diagonals, and there still when the lattice
+ * is turned by 20 degrees). The measure has noise of its own: its 2048^2 render
  * holds 32 x 32 cells, and seed 8 moves the results by up to 0.04 (perlin
  * 2D: 1.069 / 1.171 against seed 7's 1.099 / 1.212), perlin 4D axis by
  * 0.08 (1.145 plain with seed 8). Where the sets stay above the
@@ -152,7 +159,7 @@ static const struct ceiling {
 } short_of_target[] = {
     {"perlin", 2, 0, 1.12, 1.23},  {"perlin", 4, 0, 1.25, 1.23},   {"perlin", 4, 1, 1.12, 1.19},
     {"simplex", 2, 0, 1.34, 1.26},
-    {"simplex", 3, 0, 1.15, 1.28}, {"simplex", 3, 1, 1.19, 1.20},  {"simplex", 4, 0, 1.12, 1.17},
+    {"simplex", 3, 0, 1.17, 1.25}, {"simplex", 3, 1, 1.20, 1.19},  {"simplex", 4, 0, 1.14, 1.16}, {"simplex", 4, 1, 1.14, 1.15},
     {"flow", 2, 0, 1.12, 1.22},
 };
 

@@ -9,7 +9,7 @@
  * frames in a row, the speed-up of 2 threads over 1 and the peak memory of
  * a huge PNG render.
  *
- *   bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|gradients|encode|erosion|python]...
+ *   bench [--quick] [--classic] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|gradients|encode|erosion|python]...
  *
  * Grids: 2D rows render a 2048x2048 image; 3D rows one 128^3 volume render
  * (16^3 bricks). Every script uses a frequency of 0.02 per pixel
@@ -51,6 +51,13 @@
  * path in use: NG_SIMD=scalar|sse2|avx2|avx512 compares paths. Its last
  * table, `gradients` alone, times the gradient bases' classic and
  * isotropic sets in 2D to 4D in the same run.
+ *
+ * --classic: after each row, the same row with every default of the
+ * version before (ng_graph_set_classic: the classic gradients, unturned
+ * octaves), the two graphs' runs alternating (one of each, c->min_runs
+ * times, after a warm-up of each), and the median of the pairs' ratios:
+ * what a change of default costs, robust to a load that changes between
+ * runs.
  *
  * Performance is never asserted: this program only reports. Exit 0 unless
  * the command line is wrong; a row whose script or render fails prints its
@@ -132,6 +139,7 @@ static const row rows[] = {
 
 typedef struct config {
     int quick;
+    int classic; /* --classic: each row against its classic defaults */
     int min_runs;
     char scripts[PATH_MAX];
     char bindir[PATH_MAX]; /* where bench, noisegraph and the peers live */
@@ -264,11 +272,12 @@ static int time_job(const job *j, int min_runs, double budget, timing *t, ng_err
 }
 
 /* The script's first output, built from dir/file. 0, or -1 with err set. */
-static int load(const config *c, const char *file, ng_script *s, ng_error *err)
+static int load(const config *c, const char *file, int classic, ng_script *s, ng_error *err)
 {
     char path[PATH_MAX + 256];
     ng_host_opts h;
     ng_host_defaults(&h);
+    h.classic = classic;
     snprintf(path, sizeof path, "%s/%s", c->scripts, file);
     if (ng_script_run(path, &h, s, err)) return -1;
     if (s->noutputs < 1) {
@@ -398,6 +407,42 @@ static int paired_ratio(const config *c, const peer_prog *p, const row *r, const
     return 0;
 }
 
+/* The row of j (its script r) against the same script with the classic
+ * defaults, runs alternating: prints both medians and the median of the
+ * pairs' ratios. */
+static void versus_classic(const config *c, const row *r, const job *j, double samples, int runs)
+{
+    double q[MAX_RUNS], td[MAX_RUNS], tc[MAX_RUNS], md, mc;
+    ng_script s;
+    ng_error err;
+    job jc = *j;
+    int k;
+    if (load(c, r->script, 1, &s, &err)) {
+        printf("  classic: error: %s\n", err.msg);
+        return;
+    }
+    jc.g = s.graph;
+    jc.root = s.output[0];
+    if (run_job(j, &err) < 0 || run_job(&jc, &err) < 0) {
+        printf("  classic: error: %s\n", err.msg);
+        ng_script_free(&s);
+        return;
+    }
+    for (k = 0; k < runs && k < MAX_RUNS; k++) {
+        if ((td[k] = run_job(j, &err)) < 0 || (tc[k] = run_job(&jc, &err)) < 0) {
+            printf("  classic: error: %s\n", err.msg);
+            ng_script_free(&s);
+            return;
+        }
+        q[k] = td[k] / tc[k];
+    }
+    ng_script_free(&s);
+    md = median(td, k), mc = median(tc, k); /* sorted: td[0], tc[0] the minima */
+    printf("%-20s default %.3f ns, classic %.3f ns (medians): default / classic %.3f (median of %d alternating\n"
+           "%-20s pairs), %.3f (minimum over minimum)\n",
+           "", md * 1e9 / samples, mc * 1e9 / samples, median(q, k), k, "", td[0] / tc[0]);
+}
+
 /* One row, whole cost: 2D one image, 3D one volume render, just after
  * the peers built beside bench ran the same row. Its median ns/sample, or
  * -1 where it failed. */
@@ -414,7 +459,7 @@ static double bench_row(const config *c, const row *r)
     if (c->has_ln) run_peer(c, &libnoise_prog, r, c->min_runs, &ln);
     printf("%-20s %9.0f", r->name, samples);
     fflush(stdout);
-    if (load(c, r->script, &s, &err)) {
+    if (load(c, r->script, 0, &s, &err)) {
         printf("  error: %s\n", err.msg);
         return -1;
     }
@@ -431,7 +476,6 @@ static double bench_row(const config *c, const row *r)
     }
     if (c->has_fn2 && r->fn2 && paired_ratio(c, &fastnoise2_prog, r, &j, samples, &paired, &fn2_ns))
         printf(" (no FastNoise2 figure)");
-    ng_script_free(&s);
     ns = t.median * 1e9 / samples;
     ns_min = t.min * 1e9 / samples;
     printf(" %9.3f %9.3f %8.1f", ns, ns_min, 1e3 / ns);
@@ -440,6 +484,8 @@ static double bench_row(const config *c, const row *r)
     else printf(" %9s %8s", "-", "-");
     print_ratio(ns, ln.ns, 11, 8);
     printf("   (%d runs)\n", t.runs);
+    if (c->classic) versus_classic(c, r, &j, samples, t.runs);
+    ng_script_free(&s);
     return ns;
 }
 
@@ -540,7 +586,7 @@ static void bench_frames(const config *c)
            "        on 1 and 2 threads: ",
            BATCH, FRAMES_EDGE, FRAMES_EDGE, pairs);
     fflush(stdout);
-    if (load(c, "fbm6.lua", &s, &err)) {
+    if (load(c, "fbm6.lua", 0, &s, &err)) {
         printf("error: %s\n", err.msg);
         return;
     }
@@ -628,7 +674,7 @@ static void bench_threads(const config *c)
     printf("threads: fbm6_perlin2 (fbm6.lua, 2D) on %dx%d, tile 64, %d alternating pairs: ", THREADS_GRID,
            THREADS_GRID, pairs);
     fflush(stdout);
-    if (load(c, "fbm6.lua", &s, &err)) {
+    if (load(c, "fbm6.lua", 0, &s, &err)) {
         printf("error: %s\n", err.msg);
         return;
     }
@@ -732,7 +778,7 @@ static double erosion_render(const config *c, int size, int threads, double *own
     sched_snap a, b;
     job j;
     double t;
-    if (load(c, "hydraulic.lua", &s, err)) return -1;
+    if (load(c, "hydraulic.lua", 0, &s, err)) return -1;
     j = (job){.g = s.graph, .root = s.output[0], .dims = 2, .size = size, .threads = threads, .volume = 0};
     sched_read(&a);
     t = run_job(&j, err);
@@ -981,7 +1027,7 @@ static double c_api_render(const config *c, const char *script, ng_error *err)
     ng_render_opts o;
     double v[PY_RUNS];
     int k;
-    if (load(c, script, &s, err)) return -1;
+    if (load(c, script, 0, &s, err)) return -1;
     ng_render_defaults(&o, PY_GRID, PY_GRID);
     o.threads = 1;
     for (k = -1; k < PY_RUNS; k++) {
@@ -1101,7 +1147,7 @@ static void volume_row(const config *c, const char *file)
     const double voxels = (double)GRID3 * GRID3 * GRID3;
     printf("  %-22s", file);
     fflush(stdout);
-    if (load(c, file, &s, &err)) {
+    if (load(c, file, 0, &s, &err)) {
         printf("error: %s\n", err.msg);
         return;
     }
@@ -1424,7 +1470,7 @@ static void bench_kernels(void)
 static int usage(void)
 {
     int i;
-    fprintf(stderr, "usage: bench [--quick] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|gradients|encode|erosion|python]...\nrows:");
+    fprintf(stderr, "usage: bench [--quick] [--classic] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|gradients|encode|erosion|python]...\nrows:");
     for (i = 0; i < NROWS; i++) fprintf(stderr, " %s", rows[i].name);
     fprintf(stderr, "\n");
     return 2;
@@ -1455,6 +1501,7 @@ int main(int argc, char **argv)
     int i, k;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) c.quick = 1;
+        else if (!strcmp(argv[i], "--classic")) c.classic = 1;
         else if (!strcmp(argv[i], "--scripts") && i + 1 < argc) snprintf(c.scripts, sizeof c.scripts, "%s", argv[++i]);
         else if (!strcmp(argv[i], "threads")) threads = any = 1;
         else if (!strcmp(argv[i], "memory")) memory = any = 1;
