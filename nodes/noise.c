@@ -458,6 +458,22 @@ static int folds_p_scale(const ng_block *b, const double *freq, int moved)
     return 1;
 }
 
+/* Whether the kernel reads b's turn itself (ng_noise_pts.turn): the
+ * lattice family's plain and gradient kernels, untiled, at the noise's
+ * own positions (no driven option moves them), with the scale folded on
+ * every other axis; otherwise the turned positions are multiplied out. */
+static int kernel_turns(int type, const ng_block *b, const double *freq, int moved, ng_vector_fn vec,
+                        const float *grad, ng_basis_fn fn, ng_basis_d_fn fd_grad)
+{
+    const ng_path *path = ng__path();
+    int d;
+    if (moved || ng__basis_family[type] != NG_FAMILY_LATTICE || vec || fn != ng__kernel(path, type)) return 0;
+    if (grad && fd_grad != ng__kernel_grad(path, type)) return 0;
+    for (d = 0; d < b->dims; d++)
+        if (b->period[d] != 0 || (float)freq[d] == 0.0f) return 0;
+    return folds_p_scale(b, freq, moved);
+}
+
 /* The kernel over runs of points whose driven jitter and flow are equal:
  * both are one value per kernel call. */
 static void kernel_runs(const ng_node *n, ng_basis_fn fn, const ng_noise_pts *pts, const ng_unified_in *drv,
@@ -565,7 +581,7 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     double freq[4];
     ng_noise_pts pts;
     ng_block plain;
-    int d, moved, rc = 0;
+    int d, moved, turned, rc = 0;
     if (!drv) drv = &none;
     moved = drv->offset || drv->size || drv->scale;
     memset(&pts, 0, sizeof pts);
@@ -589,15 +605,22 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     if (bs->tiling == NG_TILE_TORUS && pts.period[0] && pts.period[1])
         fn = ng__kernel_tiled(path, type), fd_grad = NULL;
     if (type == NG_BASIS_FLOW && b->dims == 4) fn = flow_in_time, fd_grad = NULL; /* central differences */
-    if (!folds_p_scale(b, freq, moved)) { /* a pass multiplies it out, as the evaluator would */
+    turned = b->turn_axes && kernel_turns(type, b, freq, moved, vec, grad, fn, fd_grad);
+    if (b->turn_axes ? !turned : !folds_p_scale(b, freq, moved)) { /* a pass, as the evaluator's */
         if (!(unscaled = ng_scratch(ctx, b->dims))) return -1;
-        b = ng_block_unscaled(b, &plain, unscaled);
+        b = ng__block_plain(b, &plain, unscaled);
+    }
+    if (turned) { /* the kernel turns the offsets, p_scale folded into the turn (exact, ng__block_plain) */
+        int e;
+        pts.turn_axes = b->turn_axes;
+        for (d = 0; d < 3; d++)
+            for (e = 0; e < 3; e++) pts.turn[d][e] = b->turn[d][e] * (b->p_scale != 0.0f ? b->p_scale : 1.0f);
     }
     for (d = 0; d < b->dims; d++) { /* positions -> noise space: the kernel multiplies */
         float fr = (float)freq[d];
         if (fr != 0.0f && !moved) {
             pts.f[d] = b->p[d];
-            pts.scale[d] = b->p_scale != 0.0f ? b->p_scale * fr : fr; /* exact (folds_p_scale) */
+            pts.scale[d] = b->p_scale != 0.0f && d >= pts.turn_axes ? b->p_scale * fr : fr; /* exact (folds_p_scale) */
         } else { /* a frequency below float's range (0 would read as "no scale"), or per sample */
             if (!f && !(f = ng_scratch(ctx, b->dims))) return -1;
             if (moved)
@@ -759,6 +782,7 @@ static void fractal_of(const ng_node *n, ng_fractal *f)
     f->offset = ng_num(n, P_FOFFSET);
     f->gain = ng_num(n, P_GAIN);
     f->rotate = ng_int(n, P_ROTATE);
+    f->source_turns = 1; /* basis_at turns as its kernel reads, or in a pass */
 }
 
 static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
@@ -845,4 +869,5 @@ const ng_node_type ng_type_noise = {
     .eval_grad = noise_eval_grad,
     .eval = noise_eval,
     .takes_p_scale = 1,
+    .takes_turn = 1, /* basis_at */
 };

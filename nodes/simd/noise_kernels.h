@@ -55,6 +55,12 @@ typedef struct ng_noise_pts {
     /* worley, NG_WORLEY_POSITION: distance between the output's planes
      * (0, a zeroed struct's value, means n) */
     int plane;
+    /* Turned offsets (a fractal's rotated octave; 0, a zeroed struct's
+     * value: none): for d < turn_axes (2 or 3) point i's offset along d is
+     * ng_turned(turn[d], f, turn_axes, i) times scale[d], in place of
+     * f[d][i] times scale[d]. Untiled calls only. */
+    int turn_axes;
+    float turn[3][3];
 } ng_noise_pts;
 
 /*
