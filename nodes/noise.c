@@ -610,11 +610,12 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
         if (!(unscaled = ng_scratch(ctx, b->dims))) return -1;
         b = ng__block_plain(b, &plain, unscaled);
     }
-    if (turned) { /* the kernel turns the offsets, p_scale folded into the turn (exact, ng__block_plain) */
+    if (turned) { /* the kernel turns the offsets: row d of the turn times p_scale (exact) and the frequency */
+        const double ps = b->p_scale != 0.0f ? b->p_scale : 1.0;
         int e;
         pts.turn_axes = b->turn_axes;
-        for (d = 0; d < 3; d++)
-            for (e = 0; e < 3; e++) pts.turn[d][e] = b->turn[d][e] * (b->p_scale != 0.0f ? b->p_scale : 1.0f);
+        for (d = 0; d < b->turn_axes; d++)
+            for (e = 0; e < 3; e++) pts.turn[d][e] = (float)(b->turn[d][e] * ps * freq[d]);
     }
     for (d = 0; d < b->dims; d++) { /* positions -> noise space: the kernel multiplies */
         float fr = (float)freq[d];

@@ -63,6 +63,7 @@
 #include "host.h"
 #include "kernels.h"
 #include "ng_internal.h"
+#include "octaves.h"
 #include "weathering.h"
 
 #include <dirent.h>
@@ -1171,105 +1172,6 @@ static void bench_volume(const config *c)
     printf("\n");
 }
 
-/* ---- rotated octaves ------------------------------------------------------------ */
-
-/* `turn`: what rotated octaves cost. turn.lua (6 octaves of classic
- * Perlin, the rows' grids) of each fractal row's type and dimensions,
- * rotate = true and rotate = false loaded side by side and rendered in
- * turns (which goes first alternates): per pair the ratio of the turned
- * render's time to the unturned one's, wall and process CPU; the medians
- * of those ratios and of each side's ns/sample, and the load average
- * before and after (other processes slow both sides of a pair alike). */
-typedef struct turn_row {
-    const char *name, *type;
-    int dims;
-} turn_row;
-
-static const turn_row turn_rows[] = {
-    {"fbm6_perlin2", "standard", 2}, {"fbm6_perlin3", "standard", 3}, {"terrain6_3", "terrain", 3},
-    {"hybrid6_3", "hybrid", 3},      {"ridged6_3", "ridged", 3},      {"billow6_3", "billow", 3},
-};
-
-static double process_cpu(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* One render of j: wall seconds (-1 with err set), CPU seconds in *cpu. */
-static double run_job_cpu(const job *j, double *cpu, ng_error *err)
-{
-    const double c0 = process_cpu();
-    const double wall = run_job(j, err);
-    *cpu = process_cpu() - c0;
-    return wall;
-}
-
-static void turn_pairs(const config *c, const turn_row *r)
-{
-    const char *names[2] = {"type", "rotate"}, *on[2] = {r->type, "true"}, *off[2] = {r->type, "false"};
-    const double samples = r->dims == 3 ? (double)GRID3 * GRID3 * GRID3 : (double)GRID2 * GRID2;
-    double wall[MAX_RUNS], cpu[MAX_RUNS], ns_on[MAX_RUNS], ns_off[MAX_RUNS];
-    ng_script s[2];
-    ng_error err;
-    job j[2];
-    int k, side, pairs = c->quick ? 5 : 15;
-    printf("  %-14s", r->name);
-    fflush(stdout);
-    if (load_set(c, "turn.lua", 2, names, on, &s[0], &err)) {
-        printf("error: %s\n", err.msg);
-        return;
-    }
-    if (load_set(c, "turn.lua", 2, names, off, &s[1], &err)) {
-        printf("error: %s\n", err.msg);
-        ng_script_free(&s[0]);
-        return;
-    }
-    for (side = 0; side < 2; side++) {
-        j[side].g = s[side].graph, j[side].root = s[side].output[0], j[side].dims = r->dims;
-        j[side].size = r->dims == 3 ? GRID3 : GRID2, j[side].threads = 1, j[side].volume = r->dims == 3;
-    }
-    if (run_job(&j[0], &err) < 0 || run_job(&j[1], &err) < 0) goto fail; /* warm-ups */
-    for (k = 0; k < pairs; k++) {
-        double t[2], u[2];
-        for (side = 0; side < 2; side++) { /* even pairs turned first, odd ones unturned first */
-            const int which = k % 2 ? 1 - side : side;
-            if ((t[which] = run_job_cpu(&j[which], &u[which], &err)) < 0) goto fail;
-        }
-        wall[k] = t[0] / t[1], cpu[k] = u[0] / u[1];
-        ns_on[k] = t[0] * 1e9 / samples, ns_off[k] = t[1] * 1e9 / samples;
-    }
-    printf(" %9.3f %9.3f %8.3f %8.3f\n", median(ns_on, pairs), median(ns_off, pairs), median(wall, pairs),
-           median(cpu, pairs));
-    ng_script_free(&s[0]);
-    ng_script_free(&s[1]);
-    return;
-fail:
-    printf("error: %s\n", err.msg);
-    ng_script_free(&s[0]);
-    ng_script_free(&s[1]);
-}
-
-static void print_load(const char *when)
-{
-    double load[3];
-    if (getloadavg(load, 3) == 3) printf("  load average %s: %.2f %.2f %.2f\n", when, load[0], load[1], load[2]);
-}
-
-static void bench_turn(const config *c)
-{
-    size_t k;
-    printf("rotated octaves, single thread: turn.lua (6 octaves of classic Perlin), rotate = true against false\n"
-           "rendered in turns, %d pairs; medians of ns/sample and of the pairs' ratios (goal: <= 1.03)\n"
-           "  %-14s %9s %9s %8s %8s\n",
-           c->quick ? 5 : 15, "row", "turned", "unturned", "wall", "cpu");
-    print_load("before");
-    for (k = 0; k < sizeof turn_rows / sizeof turn_rows[0]; k++) turn_pairs(c, &turn_rows[k]);
-    print_load("after");
-    printf("\n");
-}
-
 /* ---- main ----------------------------------------------------------------------------- */
 
 static void print_machine(void)
@@ -1533,6 +1435,138 @@ static void bench_kernels(void)
     bench_vector_kernels(fp, names);
     bench_grad_kernels(fp, names);
     bench_gradient_sets(fp);
+}
+
+/* ---- rotated octaves ------------------------------------------------------------ */
+
+/* `turn`: what rotated octaves cost. turn.lua (6 octaves of classic
+ * Perlin, the rows' grids) of each fractal row's type and dimensions,
+ * rotate = true and rotate = false loaded side by side and rendered in
+ * turns (which goes first alternates): per pair the ratio of the turned
+ * render's time to the unturned one's, wall and process CPU; the medians
+ * of those ratios and of each side's ns/sample, and the load average
+ * before and after (other processes slow both sides of a pair alike). */
+typedef struct turn_row {
+    const char *name, *type;
+    int dims;
+} turn_row;
+
+static const turn_row turn_rows[] = {
+    {"fbm6_perlin2", "standard", 2}, {"fbm6_perlin3", "standard", 3}, {"terrain6_3", "terrain", 3},
+    {"hybrid6_3", "hybrid", 3},      {"ridged6_3", "ridged", 3},      {"billow6_3", "billow", 3},
+};
+
+static double process_cpu(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* One render of j: wall seconds (-1 with err set), CPU seconds in *cpu. */
+static double run_job_cpu(const job *j, double *cpu, ng_error *err)
+{
+    const double c0 = process_cpu();
+    const double wall = run_job(j, err);
+    *cpu = process_cpu() - c0;
+    return wall;
+}
+
+static void turn_pairs(const config *c, const turn_row *r)
+{
+    const char *names[2] = {"type", "rotate"}, *on[2] = {r->type, "true"}, *off[2] = {r->type, "false"};
+    const double samples = r->dims == 3 ? (double)GRID3 * GRID3 * GRID3 : (double)GRID2 * GRID2;
+    double wall[MAX_RUNS], cpu[MAX_RUNS], ns_on[MAX_RUNS], ns_off[MAX_RUNS];
+    ng_script s[2];
+    ng_error err;
+    job j[2];
+    int k, side, pairs = c->quick ? 5 : 15;
+    printf("  %-14s", r->name);
+    fflush(stdout);
+    if (load_set(c, "turn.lua", 2, names, on, &s[0], &err)) {
+        printf("error: %s\n", err.msg);
+        return;
+    }
+    if (load_set(c, "turn.lua", 2, names, off, &s[1], &err)) {
+        printf("error: %s\n", err.msg);
+        ng_script_free(&s[0]);
+        return;
+    }
+    for (side = 0; side < 2; side++) {
+        j[side].g = s[side].graph, j[side].root = s[side].output[0], j[side].dims = r->dims;
+        j[side].size = r->dims == 3 ? GRID3 : GRID2, j[side].threads = 1, j[side].volume = r->dims == 3;
+    }
+    if (run_job(&j[0], &err) < 0 || run_job(&j[1], &err) < 0) goto fail; /* warm-ups */
+    for (k = 0; k < pairs; k++) {
+        double t[2], u[2];
+        for (side = 0; side < 2; side++) { /* even pairs turned first, odd ones unturned first */
+            const int which = k % 2 ? 1 - side : side;
+            if ((t[which] = run_job_cpu(&j[which], &u[which], &err)) < 0) goto fail;
+        }
+        wall[k] = t[0] / t[1], cpu[k] = u[0] / u[1];
+        ns_on[k] = t[0] * 1e9 / samples, ns_off[k] = t[1] * 1e9 / samples;
+    }
+    printf(" %9.3f %9.3f %8.3f %8.3f\n", median(ns_on, pairs), median(ns_off, pairs), median(wall, pairs),
+           median(cpu, pairs));
+    ng_script_free(&s[0]);
+    ng_script_free(&s[1]);
+    return;
+fail:
+    printf("error: %s\n", err.msg);
+    ng_script_free(&s[0]);
+    ng_script_free(&s[1]);
+}
+
+static void print_load(const char *when)
+{
+    double load[3];
+    if (getloadavg(load, 3) == 3) printf("  load average %s: %.2f %.2f %.2f\n", when, load[0], load[1], load[2]);
+}
+
+/* The lattice kernels alone (classic gradients), unturned and reading a
+ * turn (ng_noise_pts.turn: octave 1's rotation), best of 7 runs each. */
+static void turn_kernels(void)
+{
+    enum { N = 4096, CALLS = 50 };
+    static const struct {
+        const char *name;
+        int basis;
+    } bases[] = {{"perlin", NG_BASIS_PERLIN}, {"fast", NG_BASIS_FAST}, {"value", NG_BASIS_VALUE}};
+    static float f[3][N], out[N];
+    float *fp[3] = {f[0], f[1], f[2]};
+    const ng_path *path = ng__path();
+    size_t b;
+    int dims, d, e;
+    kernel_grid(fp, N);
+    printf("  kernels alone, %s path, ns/sample: unturned, turned, ratio\n", path->name);
+    for (b = 0; b < sizeof bases / sizeof bases[0]; b++)
+        for (dims = 2; dims <= 3; dims++) {
+            const any_kernel k = {.value = ng__kernel(path, bases[b].basis)};
+            double R[3][3], t0, t1;
+            ng_noise_pts p;
+            kernel_pts(&p, N, dims, fp);
+            t0 = time_kernel(k, &p, CALLS, out, NULL);
+            ng__octave_rotation(1, dims, R);
+            for (d = 0; d < 3; d++)
+                for (e = 0; e < 3; e++) p.turn[d][e] = (float)R[d][e];
+            p.turn_axes = dims;
+            t1 = time_kernel(k, &p, CALLS, out, NULL);
+            printf("    %-7s %dD %7.3f %7.3f (%.3fx)\n", bases[b].name, dims, t0, t1, t1 / t0);
+        }
+}
+
+static void bench_turn(const config *c)
+{
+    size_t k;
+    printf("rotated octaves, single thread: turn.lua (6 octaves of classic Perlin), rotate = true against false\n"
+           "rendered in turns, %d pairs; medians of ns/sample and of the pairs' ratios (goal: <= 1.03)\n"
+           "  %-14s %9s %9s %8s %8s\n",
+           c->quick ? 5 : 15, "row", "turned", "unturned", "wall", "cpu");
+    print_load("before");
+    for (k = 0; k < sizeof turn_rows / sizeof turn_rows[0]; k++) turn_pairs(c, &turn_rows[k]);
+    print_load("after");
+    turn_kernels();
+    printf("\n");
 }
 
 static int usage(void)
