@@ -458,22 +458,6 @@ static int folds_p_scale(const ng_block *b, const double *freq, int moved)
     return 1;
 }
 
-/* Whether the kernel reads b's turn itself (ng_noise_pts.turn): the
- * lattice family's plain and gradient kernels, untiled, at the noise's
- * own positions (no driven option moves them), with the scale folded on
- * every other axis; otherwise the turned positions are multiplied out. */
-static int kernel_turns(int type, const ng_block *b, const double *freq, int moved, ng_vector_fn vec,
-                        const float *grad, ng_basis_fn fn, ng_basis_d_fn fd_grad)
-{
-    const ng_path *path = ng__path();
-    int d;
-    if (moved || ng__basis_family[type] != NG_FAMILY_LATTICE || vec || fn != ng__kernel(path, type)) return 0;
-    if (grad && fd_grad != ng__kernel_grad(path, type)) return 0;
-    for (d = 0; d < b->dims; d++)
-        if (b->period[d] != 0 || (float)freq[d] == 0.0f) return 0;
-    return folds_p_scale(b, freq, moved);
-}
-
 /* The kernel over runs of points whose driven jitter and flow are equal:
  * both are one value per kernel call. */
 static void kernel_runs(const ng_node *n, ng_basis_fn fn, const ng_noise_pts *pts, const ng_unified_in *drv,
@@ -581,7 +565,7 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     double freq[4];
     ng_noise_pts pts;
     ng_block plain;
-    int d, moved, turned, rc = 0;
+    int d, moved, rc = 0;
     if (!drv) drv = &none;
     moved = drv->offset || drv->size || drv->scale;
     memset(&pts, 0, sizeof pts);
@@ -605,23 +589,19 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     if (bs->tiling == NG_TILE_TORUS && pts.period[0] && pts.period[1])
         fn = ng__kernel_tiled(path, type), fd_grad = NULL;
     if (type == NG_BASIS_FLOW && b->dims == 4) fn = flow_in_time, fd_grad = NULL; /* central differences */
-    turned = b->turn_axes && kernel_turns(type, b, freq, moved, vec, grad, fn, fd_grad);
-    if (b->turn_axes ? !turned : !folds_p_scale(b, freq, moved)) { /* a pass, as the evaluator's */
+    /* a turn is multiplied out here in one pass (ng__block_plain): the
+     * lattice kernels can read it (ng_noise_pts.turn) but round unlike the
+     * pass that a driven option's positions need, and a driver equal to
+     * the number must give the number's bits */
+    if (b->turn_axes || !folds_p_scale(b, freq, moved)) { /* a pass, as the evaluator's */
         if (!(unscaled = ng_scratch(ctx, b->dims))) return -1;
         b = ng__block_plain(b, &plain, unscaled);
-    }
-    if (turned) { /* the kernel turns the offsets: row d of the turn times p_scale (exact) and the frequency */
-        const double ps = b->p_scale != 0.0f ? b->p_scale : 1.0;
-        int e;
-        pts.turn_axes = b->turn_axes;
-        for (d = 0; d < b->turn_axes; d++)
-            for (e = 0; e < 3; e++) pts.turn[d][e] = (float)(b->turn[d][e] * ps * freq[d]);
     }
     for (d = 0; d < b->dims; d++) { /* positions -> noise space: the kernel multiplies */
         float fr = (float)freq[d];
         if (fr != 0.0f && !moved) {
             pts.f[d] = b->p[d];
-            pts.scale[d] = b->p_scale != 0.0f && d >= pts.turn_axes ? b->p_scale * fr : fr; /* exact (folds_p_scale) */
+            pts.scale[d] = b->p_scale != 0.0f ? b->p_scale * fr : fr; /* exact (folds_p_scale) */
         } else { /* a frequency below float's range (0 would read as "no scale"), or per sample */
             if (!f && !(f = ng_scratch(ctx, b->dims))) return -1;
             if (moved)
