@@ -414,33 +414,57 @@ static void release(ng_ctx *c, int node, const ng_block *b)
     }
 }
 
-/* ---- scaled positions (ng_block.p_scale) ----------------------------------- */
+/* ---- scaled and turned positions (ng_block.p_scale, turn_axes) -------------- */
+
+/* Whether b's positions are not multiplied out: scaled or turned. */
+static int moved(const ng_block *b) { return b->p_scale != 0.0f || b->turn_axes != 0; }
+
+/* Point i's turned offset along d (ng_block.turn_axes says how), of
+ * positions p times s (exact: a power of two, ng_node.h). */
+static float turned_at(const ng_block *b, float s, int d, int i)
+{
+    const float *t = b->turn[d];
+    const float x = fmaf(t[1], b->p[1][i] * s, t[0] * (b->p[0][i] * s));
+    return b->turn_axes == 3 ? fmaf(t[2], b->p[2][i] * s, x) : x;
+}
 
 const ng_block *ng_block_unscaled(const ng_block *b, ng_block *tmp, float *pos)
 {
-    const float s = b->p_scale;
+    const float s = b->p_scale != 0.0f ? b->p_scale : 1.0f;
     int d, i;
-    if (s == 0.0f) return b;
+    if (!moved(b)) return b;
     *tmp = *b;
     for (d = 0; d < b->dims; d++) {
         const float *src = b->p[d];
         float *dst = pos + (size_t)d * (size_t)b->n;
-        for (i = 0; i < b->n; i++) dst[i] = src[i] * s;
+        if (d < b->turn_axes)
+            for (i = 0; i < b->n; i++) dst[i] = turned_at(b, s, d, i);
+        else
+            for (i = 0; i < b->n; i++) dst[i] = src[i] * s;
         tmp->p[d] = dst;
     }
     tmp->p_scale = 0.0f;
+    tmp->turn_axes = 0;
     return tmp;
 }
 
-/* Whether n is evaluated on a block with p_scale as it is: its type folds
- * the scale, and no input is evaluated at its positions (they would not). */
-static int takes_p_scale(const ng_node *n)
+/* Whether n is evaluated on a block with a scale (and with turned: a
+ * turn) as it is: its type folds them, and no input is evaluated at its
+ * positions (they would not). */
+static int takes(const ng_node *n, int turned)
 {
     int k;
-    if (!n->type->takes_p_scale) return 0;
+    if (!n->type->takes_p_scale || (turned && !n->type->takes_turn)) return 0;
     for (k = 0; k < ng_node_slots(n); k++)
         if (same_position(n, k)) return 0;
     return 1;
+}
+
+static int takes_block(const ng_node *n, const ng_block *b) { return takes(n, b->turn_axes != 0); }
+
+int ng_input_takes_turn(const ng_ctx *c, const ng_node *node, int k)
+{
+    return node->input[k] >= 0 && takes(ng_graph_node(c->g, node->input[k]), 1);
 }
 
 /* eval (grad: NULL) or grad_of at b with its scale multiplied out; the
@@ -464,7 +488,7 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
     const ng_graph *g = c->g;
     int base = c->sp;
     if (c->failed) return -1;
-    if (b->p_scale != 0.0f && !takes_p_scale(ng_graph_node(g, root)))
+    if (moved(b) && !takes_block(ng_graph_node(g, root), b))
         return at_unscaled(c, ng_graph_node(g, root), b, out, want, NULL, 0);
     if (shared(c, root)) { /* already computed at these positions? */
         float *m = memo_get(c, root, b);
@@ -679,7 +703,7 @@ done:
 static int grad_of(ng_ctx *c, const ng_node *src, const ng_block *b, float *out, float *grad, double h, int want)
 {
     if (c->failed) return -1;
-    if (b->p_scale != 0.0f && !takes_p_scale(src)) return at_unscaled(c, src, b, out, want, grad, h);
+    if (moved(b) && !takes_block(src, b)) return at_unscaled(c, src, b, out, want, grad, h);
     if (want <= 0 || want > src->channels || shared(c, src->id)) want = src->channels;
     if (h <= 0 && c->grad_depth < NG_GRAD_DEPTH) {
         int rc;

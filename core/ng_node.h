@@ -73,11 +73,28 @@ struct ng_block {
      * sees it; the evaluator multiplies it out for every other node, so
      * the positions are those of a pass, bit for bit. */
     float p_scale;
+    /* Positions turned without a pass (a fractal's rotated octave,
+     * nodes/octaves.c): 0 for none, else 2 or 3, and then point i's offset
+     * along axis d < turn_axes is fma(T[d][2], P2, fma(T[d][1], P1,
+     * T[d][0] * P0)) (2 axes: the last term left out) of T = turn and
+     * Pe = p[e][i] * p_scale (p[e][i] where p_scale is 0); along the other
+     * axes p_scale's as above. Only a node whose type sets takes_turn (and
+     * takes_p_scale) and that has no same-position inputs sees it; the
+     * evaluator multiplies it out for every other node, so the positions
+     * are those of a pass, bit for bit. */
+    int turn_axes;
+    float turn[3][3];
 };
 
-/* b itself when it has no p_scale, else tmp: b with p[d] * p_scale
- * multiplied out into pos (b->dims planes of b->n floats) and p_scale 0. */
+/* b itself when it has no p_scale and no turn, else tmp: b with its
+ * positions as a pass makes them (p[d] * p_scale, turned) written into pos
+ * (b->dims planes of b->n floats), p_scale and turn_axes 0. A plain loop:
+ * nodes/ have it faster (octaves.h: ng__block_plain). */
 const ng_block *ng_block_unscaled(const ng_block *b, ng_block *tmp, float *pos);
+/* Whether input k's node is evaluated at a scaled and turned block as it
+ * is (its type takes both, and none of its inputs is read at its
+ * positions), or gets the positions multiplied out by the evaluator first. */
+int ng_input_takes_turn(const ng_ctx *c, const ng_node *node, int k);
 
 /* A scratch buffer of channels * tile-area floats from the thread's pool
  * (channels up to NG_MAX_PLANES, for gradients).

@@ -257,6 +257,10 @@ typedef struct ng_node_type {
      * only for a node without same-position inputs. 0: the evaluator
      * multiplies it out first. */
     int takes_p_scale;
+    /* Optional, with takes_p_scale: eval and eval_grad honour the block's
+     * turn (ng_node.h; a fractal's rotated octave) as they read the
+     * positions, so the turn costs no pass either. */
+    int takes_turn;
     /* Optional: frees what the node's state owns besides itself (a buffer
      * it took over); the graph then frees the state with free(). */
     void (*free_state)(void *state);

@@ -87,7 +87,7 @@ static int pull_source(ng_ctx *ctx, const ng_node *n, const ng_block *ob, float 
     return ng_pull(ctx, n, I_SOURCE, ob, out);
 }
 
-static void fractal_options(const ng_node *n, const float *const *in, ng_fractal *f)
+static void fractal_options(const ng_ctx *ctx, const ng_node *n, const float *const *in, ng_fractal *f)
 {
     const fractal_state *s = n->state;
     memset(f, 0, sizeof *f);
@@ -101,6 +101,7 @@ static void fractal_options(const ng_node *n, const float *const *in, ng_fractal
     f->offset = ng_num(n, P_OFFSET);
     f->gain = ng_num(n, P_GAIN);
     f->rotate = ng_int(n, P_ROTATE);
+    f->source_turns = ng_input_takes_turn(ctx, n, I_SOURCE);
     f->roughness_at = in ? ng_driver(n, in, P_ROUGHNESS) : NULL;
     f->lacunarity_at = in ? ng_driver(n, in, P_LACUNARITY) : NULL;
 }
@@ -108,7 +109,7 @@ static void fractal_options(const ng_node *n, const float *const *in, ng_fractal
 static int fractal_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     ng_fractal f;
-    fractal_options(n, in, &f);
+    fractal_options(ctx, n, in, &f);
     return ng__fractal_sum(ctx, n, &f, b, n->channels, pull_source, NULL, out);
 }
 
@@ -124,7 +125,7 @@ static int fractal_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, f
 {
     ng_fractal f;
     if (n->ndrivers > 0) return 1;
-    fractal_options(n, NULL, &f);
+    fractal_options(ctx, n, NULL, &f);
     return ng__fractal_sum_grad(ctx, n, &f, b, n->channels, pull_source_grad, NULL, out, grad);
 }
 

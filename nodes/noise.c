@@ -589,9 +589,13 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     if (bs->tiling == NG_TILE_TORUS && pts.period[0] && pts.period[1])
         fn = ng__kernel_tiled(path, type), fd_grad = NULL;
     if (type == NG_BASIS_FLOW && b->dims == 4) fn = flow_in_time, fd_grad = NULL; /* central differences */
-    if (!folds_p_scale(b, freq, moved)) { /* a pass multiplies it out, as the evaluator would */
+    /* a turn is multiplied out here in one pass (ng__block_plain): the
+     * lattice kernels can read it (ng_noise_pts.turn) but round unlike the
+     * pass that a driven option's positions need, and a driver equal to
+     * the number must give the number's bits */
+    if (b->turn_axes || !folds_p_scale(b, freq, moved)) { /* a pass, as the evaluator's */
         if (!(unscaled = ng_scratch(ctx, b->dims))) return -1;
-        b = ng_block_unscaled(b, &plain, unscaled);
+        b = ng__block_plain(b, &plain, unscaled);
     }
     for (d = 0; d < b->dims; d++) { /* positions -> noise space: the kernel multiplies */
         float fr = (float)freq[d];
@@ -759,6 +763,7 @@ static void fractal_of(const ng_node *n, ng_fractal *f)
     f->offset = ng_num(n, P_FOFFSET);
     f->gain = ng_num(n, P_GAIN);
     f->rotate = ng_int(n, P_ROTATE);
+    f->source_turns = 1; /* basis_at turns as its kernel reads, or in a pass */
 }
 
 static int noise_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
@@ -845,4 +850,5 @@ const ng_node_type ng_type_noise = {
     .eval_grad = noise_eval_grad,
     .eval = noise_eval,
     .takes_p_scale = 1,
+    .takes_turn = 1, /* basis_at */
 };

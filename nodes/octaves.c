@@ -140,68 +140,48 @@ static int turned_axes(const ng_fractal *f, const ng_block *b, int k)
     return nd;
 }
 
-/* q_d = sum over e of Rf[d][e] (p_e ps), e in order, for the 2 or 3
- * turned axes: one pass reading each position once and writing each
- * turned one once (a pass per term, not vectorised in 3D, made the turn
- * cost as much as the 3D noise it feeds). */
-static void turn3(const float *restrict p0, const float *restrict p1, const float *restrict p2, float ps,
-                  const float Rf[3][3], int n, float *restrict q0, float *restrict q1, float *restrict q2)
+const ng_block *ng__block_plain(const ng_block *b, ng_block *tmp, float *pos)
 {
-    const float r00 = Rf[0][0], r01 = Rf[0][1], r02 = Rf[0][2], r10 = Rf[1][0], r11 = Rf[1][1], r12 = Rf[1][2];
-    const float r20 = Rf[2][0], r21 = Rf[2][1], r22 = Rf[2][2];
-    int i;
-    for (i = 0; i < n; i++) {
-        const float a = p0[i] * ps, b = p1[i] * ps, c = p2[i] * ps;
-        float x = 0.0f + r00 * a, y = 0.0f + r10 * a, z = 0.0f + r20 * a;
-        x += r01 * b, y += r11 * b, z += r21 * b;
-        q0[i] = x + r02 * c, q1[i] = y + r12 * c, q2[i] = z + r22 * c;
+    const ng_loops *L = ng__loops();
+    const float ps = b->p_scale != 0.0f ? b->p_scale : 1.0f;
+    const size_t n = (size_t)b->n;
+    float T[3][3];
+    int d, e;
+    if (!b->turn_axes) return ng_block_unscaled(b, tmp, pos);
+    for (d = 0; d < 3; d++) /* exact: ps is a power of two that no |entry| <= 1 takes past float's range */
+        for (e = 0; e < 3; e++) T[d][e] = b->turn[d][e] * ps;
+    *tmp = *b;
+    L->turn(pos, b->p, (const float(*)[3])T, b->turn_axes, b->n);
+    for (d = 0; d < b->dims; d++) {
+        tmp->p[d] = pos + (size_t)d * n;
+        if (d >= b->turn_axes) L->scale(pos + (size_t)d * n, b->p[d], ps, b->n);
     }
+    tmp->p_scale = 0.0f;
+    tmp->turn_axes = 0;
+    return tmp;
 }
 
-static void turn2(const float *restrict p0, const float *restrict p1, float ps, const float Rf[3][3], int n,
-                  float *restrict q0, float *restrict q1)
+/* ob turned by octave k's rotation into tb: the anchor in double, the
+ * positions by the block's turn (ng_node.h), which the source takes as it
+ * is where it can (f->source_turns), else multiplied out into buf (b->dims
+ * planes) and tb2. Returns the block to evaluate. */
+static const ng_block *turn_block(const ng_fractal *f, const ng_block *ob, int k, float *buf, ng_block *tb,
+                                  ng_block *tb2)
 {
-    const float r00 = Rf[0][0], r01 = Rf[0][1], r10 = Rf[1][0], r11 = Rf[1][1];
-    int i;
-    for (i = 0; i < n; i++) {
-        const float a = p0[i] * ps, b = p1[i] * ps;
-        q0[i] = (0.0f + r00 * a) + r01 * b, q1[i] = (0.0f + r10 * a) + r11 * b;
-    }
-}
-
-/* ob's positions and anchor turned by octave k's rotation into tb (buf:
- * scratch of b->dims planes); positions in float (b's p times p_scale,
- * then the float matrix, in one order: the same bits on every path and
- * tiling), the anchor in double. Returns the block to evaluate. */
-static const ng_block *turn_block(const ng_fractal *f, const ng_block *ob, int k, float *buf, ng_block *tb)
-{
-    const int nd = turned_axes(f, ob, k), n = ob->n;
-    const float ps = ob->p_scale != 0.0f ? ob->p_scale : 1.0f;
+    const int nd = turned_axes(f, ob, k);
     double R[3][3];
-    float Rf[3][3];
-    int d, e, i;
+    int d, e;
     if (!nd) return ob;
     ng__octave_rotation(k, nd, R);
     *tb = *ob;
+    memset(tb->turn, 0, sizeof tb->turn);
     for (d = 0; d < nd; d++) {
         double a = 0;
-        for (e = 0; e < nd; e++) a += R[d][e] * ob->anchor[e], Rf[d][e] = (float)R[d][e];
+        for (e = 0; e < nd; e++) a += R[d][e] * ob->anchor[e], tb->turn[d][e] = (float)R[d][e];
         tb->anchor[d] = a;
     }
-    if (nd == 3)
-        turn3(ob->p[0], ob->p[1], ob->p[2], ps, (const float(*)[3])Rf, n, buf, buf + n, buf + 2 * (size_t)n);
-    else
-        turn2(ob->p[0], ob->p[1], ps, (const float(*)[3])Rf, n, buf, buf + n);
-    for (d = 0; d < ob->dims; d++) {
-        if (d < nd) tb->p[d] = buf + (size_t)d * (size_t)n;
-        else if (ps != 1.0f) { /* unturned axes (time) take the scale as the others did */
-            float *q = buf + (size_t)d * (size_t)n;
-            for (i = 0; i < n; i++) q[i] = ob->p[d][i] * ps;
-            tb->p[d] = q;
-        }
-    }
-    tb->p_scale = 0.0f;
-    return tb;
+    tb->turn_axes = nd;
+    return f->source_turns ? tb : ng__block_plain(tb, tb2, buf);
 }
 
 /* A turned octave's gradient (dims planes per channel, along the turned
@@ -283,14 +263,14 @@ static int plain_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const n
         const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(f->detail, b, scale, k, f->antialias);
         const float fw = (float)(w * a);
         float end;
-        ng_block ob, tb;
+        ng_block ob, tb, tb2;
         int last;
         if (a <= 0) break; /* finer octaves are finer still */
         last = k + 1 == o.count ||
                ng__octave_antialias(f->detail, b, scale * o.lacunarity, k + 1, f->antialias) <= 0;
         end = last && norm > 0 ? (float)(1.0 / norm) : 0.0f;
         ng__octave_block_scaled(ctx, b, k, scale, max_abs, pos, &ob);
-        if (source(ctx, n, turn_block(f, &ob, k, turn, &tb), oct, user)) return -1;
+        if (source(ctx, n, turn_block(f, &ob, k, turn, &tb, &tb2), oct, user)) return -1;
         accumulate(L, f, out, state, oct, fw, partial > 0 ? (float)(0.5 / partial) : 0.0f, k == 0, end, len);
         normalised |= end != 0.0f;
         partial += w;
@@ -394,7 +374,7 @@ static int sample_sums(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const
     }
     for (k = 0; k < o.count; k++, ref *= o.lacunarity) {
         int alive = 0;
-        ng_block ob, tb;
+        ng_block ob, tb, tb2;
         for (i = 0; i < len; i++) {
             const double detail = f->detail_at ? f->detail_at[i] : f->detail;
             const double w = k < o.full ? S->weight[i] : S->weight[i] * frac;
@@ -406,7 +386,7 @@ static int sample_sums(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const
         if (!alive) break;
         if (f->lacunarity_at) octave_block_at(ctx, b, k, ref, S->scale, pos, &ob);
         else ng__octave_block(ctx, b, k, ref, NULL, pos, &ob);
-        if (source(ctx, n, turn_block(f, &ob, k, turn, &tb), oct, user)) return -1;
+        if (source(ctx, n, turn_block(f, &ob, k, turn, &tb, &tb2), oct, user)) return -1;
         for (c = 0; c < channels; c++)
             accumulate_at(f, out + (size_t)c * len, state + (size_t)c * len, oct + (size_t)c * len, S->fw,
                           S->inv, k == 0, len);
@@ -433,11 +413,13 @@ int ng__fractal_sum(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const ng
     float *dbl[4] = {NULL, NULL, NULL, NULL}, *fw = NULL, *inv = NULL; /* 2 floats hold a double */
     int rc = -1, j;
     if (!pos || !oct || ((stateful || per_sample) && !state) || (f->rotate && !turn)) goto done;
-    if (per_sample && b->p_scale != 0.0f) { /* the per-sample octaves multiply b's positions themselves */
+    /* the per-sample octaves multiply b's positions themselves; a turned b
+     * (a noise's own fractal at an outer fractal's octave) is turned first */
+    if (b->turn_axes || (per_sample && b->p_scale != 0.0f)) {
         ng_block plain;
         float *p = ng_scratch(ctx, b->dims);
         if (!p) goto done;
-        rc = ng__fractal_sum(ctx, n, f, ng_block_unscaled(b, &plain, p), channels, source, user, out);
+        rc = ng__fractal_sum(ctx, n, f, ng__block_plain(b, &plain, p), channels, source, user, out);
         ng_scratch_free(ctx, p, b->dims);
         goto done;
     }
@@ -540,10 +522,10 @@ static int plain_sum_grad(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, co
     for (k = 0; k < o.count; k++, scale *= o.lacunarity) {
         const double w = ng__octave_weight(&o, k), a = ng__octave_antialias(f->detail, b, scale, k, f->antialias);
         const float fw = (float)(w * a), inv = partial > 0 ? (float)(0.5 / partial) : 0.0f;
-        ng_block ob, tb;
+        ng_block ob, tb, tb2;
         if (a <= 0) break; /* finer octaves are finer still */
         ng__octave_block_scaled(ctx, b, k, scale, max_abs, B->pos, &ob);
-        if (source(ctx, n, turn_block(f, &ob, k, B->turn, &tb), B->oct, B->ogr, user)) return -1;
+        if (source(ctx, n, turn_block(f, &ob, k, B->turn, &tb, &tb2), B->oct, B->ogr, user)) return -1;
         unturn_grad(f, &ob, k, channels, B->ogr);
         for (c = 0; c < channels; c++)
             for (d = 0; d < dims; d++) {
@@ -569,6 +551,14 @@ int ng__fractal_sum_grad(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, con
     grad_bufs B;
     int rc = -1;
     if (f->roughness_at || f->lacunarity_at || f->detail_at) return 1;
+    if (b->turn_axes) { /* as ng__fractal_sum */
+        ng_block plain;
+        float *p = ng_scratch(ctx, b->dims);
+        if (!p) return -1;
+        rc = ng__fractal_sum_grad(ctx, n, f, ng__block_plain(b, &plain, p), channels, source, user, out, grad);
+        ng_scratch_free(ctx, p, b->dims);
+        return rc;
+    }
     B.pos = ng_scratch(ctx, b->dims), B.oct = ng_scratch(ctx, channels), B.ogr = ng_scratch(ctx, planes);
     B.state = ng_scratch(ctx, channels), B.gstate = ng_scratch(ctx, planes);
     B.turn = f->rotate ? ng_scratch(ctx, b->dims) : NULL;

@@ -39,6 +39,10 @@ void ng__octave_block(ng_ctx *ctx, const ng_block *b, int k, double scale, const
  * otherwise (pos: scratch of b->dims planes). */
 void ng__octave_block_scaled(ng_ctx *ctx, const ng_block *b, int k, double scale, float max_abs, float *pos,
                              ng_block *ob);
+/* b's positions as a pass makes them (ng_block_unscaled), the turn
+ * multiplied out with the SIMD path's loops: b itself when it has neither
+ * a scale nor a turn, else tmp with pos (b->dims planes) as its positions. */
+const ng_block *ng__block_plain(const ng_block *b, ng_block *tmp, float *pos);
 /* The largest |p[d][i]| of b's positions (NaN skipped). */
 float ng__block_max_abs(const ng_block *b);
 
@@ -79,6 +83,10 @@ typedef struct ng_fractal {
      * block has a period (tiled renders) */
     double offset, gain;
     int rotate;
+    /* the source reads a turned block as it is (ng_node.h: turn_axes; a
+     * noise, ng_input_takes); 0: each turned octave's positions are
+     * multiplied out in a pass */
+    int source_turns;
     /* Per-sample options (b->n floats, or NULL for the numbers above):
      * roughness and lacunarity from driving nodes (clamped here to [0, 2]
      * and [1, 16]), detail where the source's element size varies. */

@@ -13,6 +13,7 @@
 #include "ng_node.h"
 #include "octaves.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -552,6 +553,73 @@ static void test_other_sources_see_the_positions(void)
     ng_graph_free(g);
 }
 
+/* ---- turned octaves (ng_block.turn_axes) -------------------------------------- */
+
+/* root at block a carrying a turn (octave 1's rotation, with a scale of 2)
+ * and at the same block turned in a pass: exactly the pass's bits where
+ * the node reads positions as given (exact), within float rounding where
+ * a noise's kernel turns as it reads (the frequency folded in). */
+static void check_turned(const ng_graph *g, int root, int exact, const char *what)
+{
+    static const double anchors[] = {0.0, -3071.25, 1e9};
+    static float va[NG_MAX_CHANNELS * NPTS], vm[NG_MAX_CHANNELS * NPTS], pos[4 * NPTS];
+    const int ch = ng_node_channels(ng_graph_node(g, root));
+    bench B;
+    ng_error err;
+    int dims, a, d, e, i;
+    memset(&B, 0, sizeof B);
+    B.uses = ng__uses(g, &root, 1);
+    B.c = B.uses ? ng__ctx_new(g, B.uses, NPTS, &err) : NULL;
+    if (!B.c) {
+        CHECKF(0, "%s: no context", what);
+        free(B.uses);
+        return;
+    }
+    for (dims = 2; dims <= 3; dims++)
+        for (a = 0; a < 3; a++) {
+            ng_block ba, bm, tmp;
+            const ng_block *plain;
+            double R[3][3], worst = 0;
+            make_blocks(&B, &ba, &bm, dims, anchors[a], 2.0f);
+            ng__octave_rotation(1, dims, R);
+            ba.turn_axes = dims;
+            for (d = 0; d < 3; d++)
+                for (e = 0; e < 3; e++) ba.turn[d][e] = (float)R[d][e];
+            plain = ng__block_plain(&ba, &tmp, pos);
+            CHECK(plain->turn_axes == 0 && plain->p_scale == 0.0f);
+            bm = *plain;
+            ba.pos_id = ng__ctx_tile(B.c);
+            bm.pos_id = ng__ctx_tile(B.c);
+            if (ng__eval(B.c, root, &ba, va, 0) || ng__eval(B.c, root, &bm, vm, 0)) {
+                CHECKF(0, "%s: evaluation failed: %s", what, ng__ctx_error(B.c)->msg);
+                break;
+            }
+            for (i = 0; i < ch * NPTS; i++) worst = fmax(worst, fabs((double)va[i] - vm[i]));
+            if (exact)
+                CHECKF(same_floats(va, vm, (size_t)ch * NPTS), "%s %dD anchor %g: turned values differ from the pass's",
+                       what, dims, anchors[a]);
+            else
+                CHECKF(worst <= 1e-4, "%s %dD anchor %g: turned values %g from the pass's", what, dims, anchors[a],
+                       worst);
+        }
+    ng__ctx_free(B.c);
+    free(B.uses);
+}
+
+/* Every basis, vector noises and nodes that do not take a turn get it
+ * multiplied out, bit for bit as the pass. */
+static void test_turned_blocks(void)
+{
+    static const char *const bases[] = {"perlin", "value", "fast", "flow", "simplex", "worley", "sparse"};
+    ng_graph *g = ng_graph_new();
+    size_t i;
+    for (i = 0; i < sizeof bases / sizeof bases[0]; i++) check_turned(g, t_noise(g, bases[i], 37, 5), 1, bases[i]);
+    check_turned(g, t_vnoise(g, "perlin", 37, 5), 1, "vector perlin");
+    check_turned(g, t_bin(g, "mul", t_noise(g, "perlin", 37, 5), t_const(g, 0.5)), 1, "perlin * 0.5");
+    check_turned(g, t_warp(g, t_noise(g, "perlin", 37, 5), t_vnoise(g, "simplex", 50, 9), 12), 1, "warp");
+    ng_graph_free(g);
+}
+
 /* ---- whole renders against the code before octave scales were carried ---------- */
 
 /* FNV-1a 64 of a file's bytes (0 if unreadable). */
@@ -662,6 +730,7 @@ NG_SUITE(fractal, fast)
     RUN(test_noises_fold_the_scale);
     RUN(test_fractals_compose_the_scale);
     RUN(test_other_sources_see_the_positions);
+    RUN(test_turned_blocks);
     if (cli_setup("ngfractal") == 0) {
         RUN(test_renders_keep_their_pictures);
         cli_teardown();

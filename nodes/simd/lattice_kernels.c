@@ -330,6 +330,7 @@ LOOP_INLINE float lattice_blend(int dims, int kind, int deriv, float *c, float g
  * noise-space position (dt/dx = 1); the range scale and the limiter's slope
  * multiply at the end.
  */
+enum { TURNED = 2 }; /* lattice's `tiled` for an untiled call with turned offsets */
 LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
                          float *gw, int dims, int kind, int iso, int tiled, int deriv)
 {
@@ -342,8 +343,13 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
     const float gma = ng_pts_gmul_all(p);
+    const int turned = tiled == TURNED, nt = turned ? (dims < 3 ? dims : 3) : 0;
+    float tm[3][3];
     axis a[4];
     int i, d, k, e;
+    tiled = tiled == 1;
+    for (d = 0; d < 3; d++)
+        for (e = 0; e < 3; e++) tm[d][e] = p->turn[d][e];
     for (d = 0; d < dims; d++) a[d] = split_axis(p->anchor[d], tiled ? p->period[d] : 0u);
     NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
@@ -352,7 +358,8 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
         float gscale = scale;
         UNROLL
         for (d = 0; d < dims; d++) {
-            t[d] = lattice_cell(&a[d], f[d][i] * fsc[d], tiled, &lo[d], &hi[d]);
+            t[d] = d < nt ? lattice_cell_at(&a[d], turned_pos(tm[d], f, nt, i, a[d].frac), tiled, &lo[d], &hi[d])
+                          : lattice_cell(&a[d], f[d][i] * fsc[d], tiled, &lo[d], &hi[d]);
             lo[d] *= lattice_prime[d];
             /* untiled, hi = lo + 1; tiled it may have wrapped to 0 */
             hi[d] = tiled ? hi[d] * lattice_prime[d] : lo[d] + lattice_prime[d];
@@ -394,7 +401,8 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
 #define LATTICE_SET(name, dims, kind, iso)                                                   \
     static void name(const ng_noise_pts *p, float *out)                                 \
     {                                                                                   \
-        lattice(p, out, NULL, NULL, NULL, NULL, dims, kind, iso, 0, 0);                      \
+        if (dims > 1 && p->turn_axes) lattice(p, out, NULL, NULL, NULL, NULL, dims, kind, iso, TURNED, 0); \
+        else lattice(p, out, NULL, NULL, NULL, NULL, dims, kind, iso, 0, 0);                      \
     }                                                                                   \
     static void name##_tiled(const ng_noise_pts *p, float *out)                          \
     {                                                                                   \
@@ -403,7 +411,8 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
     static void name##_d(const ng_noise_pts *p, float *restrict out, float *restrict gx,  \
                          float *restrict gy, float *restrict gz, float *restrict gw)    \
     {                                                                                   \
-        lattice(p, out, gx, gy, gz, gw, dims, kind, iso, 0, 1);                              \
+        if (dims > 1 && p->turn_axes) lattice(p, out, gx, gy, gz, gw, dims, kind, iso, TURNED, 1); \
+        else lattice(p, out, gx, gy, gz, gw, dims, kind, iso, 0, 1);                              \
     }                                                                                   \
     static void name##_d_tiled(const ng_noise_pts *p, float *restrict out,              \
                                float *restrict gx, float *restrict gy, float *restrict gz, \

@@ -92,12 +92,15 @@ static inline axis split_axis(double a, uint32_t period)
     return r;
 }
 
-static inline float pos(float frac, float off)
+/* x with its magnitude limited to POS_LIMIT */
+static inline float pos_limited(float x)
 {
-    uint32_t u = f2u(frac + off), mag = u & 0x7fffffffu;
+    uint32_t u = f2u(x), mag = u & 0x7fffffffu;
     mag = mag < POS_LIMIT_BITS ? mag : POS_LIMIT_BITS; /* magnitudes order as integers */
     return u2f((u & 0x80000000u) | mag);
 }
+
+static inline float pos(float frac, float off) { return pos_limited(frac + off); }
 
 /*
  * (cell + i) mod period for |i| <= 2^30. x = cell + i + k period is a
@@ -119,11 +122,11 @@ static inline uint32_t wrap_cell(const axis *a, int32_t i)
     return (uint32_t)(int32_t)(r - 2147483648.0) + 0x80000000u;
 }
 
-/* The per-point half of the anchor split: the fraction within the cell,
- * the cell's lattice coordinate and the next one along the axis. */
-LOOP_INLINE float lattice_cell(const axis *a, float off, int tiled, uint32_t *c0, uint32_t *c1)
+/* lattice_cell of x, the fraction and the offset summed already (a turned
+ * position, bits.h: turned_pos). */
+LOOP_INLINE float lattice_cell_at(const axis *a, float x, int tiled, uint32_t *c0, uint32_t *c1)
 {
-    float x = pos(a->frac, off), fl = floor_f(x);
+    const float fl = floor_f(x = pos_limited(x));
     int32_t i = (int32_t)fl;
     if (tiled) {
         uint32_t n;
@@ -135,6 +138,13 @@ LOOP_INLINE float lattice_cell(const axis *a, float off, int tiled, uint32_t *c0
         *c1 = *c0 + 1u;
     }
     return x - fl;
+}
+
+/* The per-point half of the anchor split: the fraction within the cell,
+ * the cell's lattice coordinate and the next one along the axis. */
+LOOP_INLINE float lattice_cell(const axis *a, float off, int tiled, uint32_t *c0, uint32_t *c1)
+{
+    return lattice_cell_at(a, a->frac + off, tiled, c0, c1);
 }
 
 /* Untiled cell only (simplex, white). */

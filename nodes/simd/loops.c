@@ -163,6 +163,22 @@ static void loop_max_abs_bits(unsigned *restrict m, const float *restrict x, int
     *m = best;
 }
 
+/* Each turned plane in its own loop: one multiply and one or two fused
+ * multiply-adds per point (turned_off), as the kernels read a turn. */
+static void loop_turn(float *restrict q, const float *const *p, const float m[3][3], int axes, int n)
+{
+    const float *f[3] = {p[0], p[1], axes == 3 ? p[2] : p[1]};
+    int d, i;
+    for (d = 0; d < axes; d++) {
+        const float t[3] = {m[d][0], m[d][1], m[d][2]};
+        float *restrict qd = q + (size_t)d * (size_t)n;
+        if (axes == 3)
+            for (i = 0; i < n; i++) qd[i] = turned_off(t, f, 3, i);
+        else
+            for (i = 0; i < n; i++) qd[i] = turned_off(t, f, 2, i);
+    }
+}
+
 static void loop_scale(float *out, const float *x, float s, int n)
 {
     int i;

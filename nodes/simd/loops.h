@@ -88,6 +88,9 @@ typedef struct ng_erosion_pts {
     /* out + d n = p[d] + s * (x + d n) for d < axes in one pass: axpy_masked_to's bits when every a is the   \
      * same, s = a * w (a warp by a constant amount; p[d] or x may be out) */                                  \
     X(axpy_const_to, (float *out, const float *const *p, float s, const float *x, int axes, int n))           \
+    /* a fractal octave's turned positions (octaves.c): q[d n + i] = (m[d][0] p[0][i] + m[d][1] p[1][i])        \
+     * + m[d][2] p[2][i] for d < axes (2: the third term left out) */                                          \
+    X(turn, (float *restrict q, const float *const *p, const float m[3][3], int axes, int n))                  \
     /* out = x * s (x may be out) */                                                                           \
     X(scale, (float *out, const float *x, float s, int n))                                                    \
     /* *m = the largest of *m and the bits of |x| over x, NaN skipped (octaves.c: ng__block_max_abs) */       \

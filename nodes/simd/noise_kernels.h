@@ -55,6 +55,15 @@ typedef struct ng_noise_pts {
     /* worley, NG_WORLEY_POSITION: distance between the output's planes
      * (0, a zeroed struct's value, means n) */
     int plane;
+    /* Turned positions (a fractal's rotated octave; 0, a zeroed struct's
+     * value: none): for d < turn_axes (2 or 3) point i's noise-space
+     * offset along d is sum over e of turn[d][e] f[e][i] (scale[d] not
+     * read: the turn has it), summed onto the anchor's fraction by fused
+     * multiply-adds (bits.h: turned_pos), so a turn costs a 2D point
+     * nothing and a 3D one an operation per axis. Lattice family, untiled
+     * calls only. */
+    int turn_axes;
+    float turn[3][3];
 } ng_noise_pts;
 
 /*

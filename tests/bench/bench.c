@@ -9,7 +9,7 @@
  * frames in a row, the speed-up of 2 threads over 1 and the peak memory of
  * a huge PNG render.
  *
- *   bench [--quick] [--classic] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|gradients|encode|erosion|python]...
+ *   bench [--quick] [--classic] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|turn|kernels|gradients|encode|erosion|python]...
  *
  * Grids: 2D rows render a 2048x2048 image; 3D rows one 128^3 volume render
  * (16^3 bricks). Every script uses a frequency of 0.02 per pixel
@@ -30,6 +30,10 @@
  * 16^3 bricks, both whole (nothing subtracted), single thread; and
  * renders a VOL_BIG^3 .vdb of a cloud density through the CLI for its peak
  * memory.
+ *
+ * `turn` times rotated octaves against unturned ones with the same
+ * (classic) gradients: tests/bench/turn.lua of each fractal row's type,
+ * rotate = true and false rendered in turns in the same run.
  *
  * `encode` renders graphs/terrain.lua at 4096^2, 16-bit, on 2 threads to
  * .r16 and to .png through the CLI and prints the ratio of their wall
@@ -66,6 +70,7 @@
 #include "host.h"
 #include "kernels.h"
 #include "ng_internal.h"
+#include "octaves.h"
 #include "weathering.h"
 
 #include <dirent.h>
@@ -271,13 +276,19 @@ static int time_job(const job *j, int min_runs, double budget, timing *t, ng_err
     return 0;
 }
 
-/* The script's first output, built from dir/file. 0, or -1 with err set. */
-static int load(const config *c, const char *file, int classic, ng_script *s, ng_error *err)
+/* The script's first output, built from dir/file with nsets --set pairs
+ * (name[k]=value[k]), with the classic defaults if classic. 0, or -1 with
+ * err set. */
+static int load_set(const config *c, const char *file, int classic, int nsets, const char *const *name,
+                    const char *const *value, ng_script *s, ng_error *err)
 {
     char path[PATH_MAX + 256];
     ng_host_opts h;
+    int k;
     ng_host_defaults(&h);
     h.classic = classic;
+    for (k = 0; k < nsets && k < NG_MAX_SETS; k++) h.set_name[k] = name[k], h.set_value[k] = value[k];
+    h.nsets = k;
     snprintf(path, sizeof path, "%s/%s", c->scripts, file);
     if (ng_script_run(path, &h, s, err)) return -1;
     if (s->noutputs < 1) {
@@ -285,6 +296,12 @@ static int load(const config *c, const char *file, int classic, ng_script *s, ng
         return ng_errorf(err, "%s: the script returned no node", path);
     }
     return 0;
+}
+
+/* The script's first output, built from dir/file (classic: as load_set). */
+static int load(const config *c, const char *file, int classic, ng_script *s, ng_error *err)
+{
+    return load_set(c, file, classic, 0, NULL, NULL, s, err);
 }
 
 /* ---- the peers ------------------------------------------------------------------- */
@@ -1467,10 +1484,142 @@ static void bench_kernels(void)
     bench_gradient_sets(fp);
 }
 
+/* ---- rotated octaves ------------------------------------------------------------ */
+
+/* `turn`: what rotated octaves cost. turn.lua (6 octaves of classic
+ * Perlin, the rows' grids) of each fractal row's type and dimensions,
+ * rotate = true and rotate = false loaded side by side and rendered in
+ * turns (which goes first alternates): per pair the ratio of the turned
+ * render's time to the unturned one's, wall and process CPU; the medians
+ * of those ratios and of each side's ns/sample, and the load average
+ * before and after (other processes slow both sides of a pair alike). */
+typedef struct turn_row {
+    const char *name, *type;
+    int dims;
+} turn_row;
+
+static const turn_row turn_rows[] = {
+    {"fbm6_perlin2", "standard", 2}, {"fbm6_perlin3", "standard", 3}, {"terrain6_3", "terrain", 3},
+    {"hybrid6_3", "hybrid", 3},      {"ridged6_3", "ridged", 3},      {"billow6_3", "billow", 3},
+};
+
+static double process_cpu(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* One render of j: wall seconds (-1 with err set), CPU seconds in *cpu. */
+static double run_job_cpu(const job *j, double *cpu, ng_error *err)
+{
+    const double c0 = process_cpu();
+    const double wall = run_job(j, err);
+    *cpu = process_cpu() - c0;
+    return wall;
+}
+
+static void turn_pairs(const config *c, const turn_row *r)
+{
+    const char *names[2] = {"type", "rotate"}, *on[2] = {r->type, "true"}, *off[2] = {r->type, "false"};
+    const double samples = r->dims == 3 ? (double)GRID3 * GRID3 * GRID3 : (double)GRID2 * GRID2;
+    double wall[MAX_RUNS], cpu[MAX_RUNS], ns_on[MAX_RUNS], ns_off[MAX_RUNS];
+    ng_script s[2];
+    ng_error err;
+    job j[2];
+    int k, side, pairs = c->quick ? 5 : 15;
+    printf("  %-14s", r->name);
+    fflush(stdout);
+    if (load_set(c, "turn.lua", 0, 2, names, on, &s[0], &err)) {
+        printf("error: %s\n", err.msg);
+        return;
+    }
+    if (load_set(c, "turn.lua", 0, 2, names, off, &s[1], &err)) {
+        printf("error: %s\n", err.msg);
+        ng_script_free(&s[0]);
+        return;
+    }
+    for (side = 0; side < 2; side++) {
+        j[side].g = s[side].graph, j[side].root = s[side].output[0], j[side].dims = r->dims;
+        j[side].size = r->dims == 3 ? GRID3 : GRID2, j[side].threads = 1, j[side].volume = r->dims == 3;
+    }
+    if (run_job(&j[0], &err) < 0 || run_job(&j[1], &err) < 0) goto fail; /* warm-ups */
+    for (k = 0; k < pairs; k++) {
+        double t[2], u[2];
+        for (side = 0; side < 2; side++) { /* even pairs turned first, odd ones unturned first */
+            const int which = k % 2 ? 1 - side : side;
+            if ((t[which] = run_job_cpu(&j[which], &u[which], &err)) < 0) goto fail;
+        }
+        wall[k] = t[0] / t[1], cpu[k] = u[0] / u[1];
+        ns_on[k] = t[0] * 1e9 / samples, ns_off[k] = t[1] * 1e9 / samples;
+    }
+    printf(" %9.3f %9.3f %8.3f %8.3f\n", median(ns_on, pairs), median(ns_off, pairs), median(wall, pairs),
+           median(cpu, pairs));
+    ng_script_free(&s[0]);
+    ng_script_free(&s[1]);
+    return;
+fail:
+    printf("error: %s\n", err.msg);
+    ng_script_free(&s[0]);
+    ng_script_free(&s[1]);
+}
+
+static void print_load(const char *when)
+{
+    double load[3];
+    if (getloadavg(load, 3) == 3) printf("  load average %s: %.2f %.2f %.2f\n", when, load[0], load[1], load[2]);
+}
+
+/* The lattice kernels alone (classic gradients), unturned and reading a
+ * turn (ng_noise_pts.turn: octave 1's rotation), best of 7 runs each. */
+static void turn_kernels(void)
+{
+    enum { N = 4096, CALLS = 50 };
+    static const struct {
+        const char *name;
+        int basis;
+    } bases[] = {{"perlin", NG_BASIS_PERLIN}, {"fast", NG_BASIS_FAST}, {"value", NG_BASIS_VALUE}};
+    static float f[3][N], out[N];
+    float *fp[3] = {f[0], f[1], f[2]};
+    const ng_path *path = ng__path();
+    size_t b;
+    int dims, d, e;
+    kernel_grid(fp, N);
+    printf("  kernels alone, %s path, ns/sample: unturned, turned, ratio\n", path->name);
+    for (b = 0; b < sizeof bases / sizeof bases[0]; b++)
+        for (dims = 2; dims <= 3; dims++) {
+            const any_kernel k = {.value = ng__kernel(path, bases[b].basis)};
+            double R[3][3], t0, t1;
+            ng_noise_pts p;
+            kernel_pts(&p, N, dims, fp);
+            t0 = time_kernel(k, &p, CALLS, out, NULL);
+            ng__octave_rotation(1, dims, R);
+            for (d = 0; d < 3; d++)
+                for (e = 0; e < 3; e++) p.turn[d][e] = (float)R[d][e];
+            p.turn_axes = dims;
+            t1 = time_kernel(k, &p, CALLS, out, NULL);
+            printf("    %-7s %dD %7.3f %7.3f (%.3fx)\n", bases[b].name, dims, t0, t1, t1 / t0);
+        }
+}
+
+static void bench_turn(const config *c)
+{
+    size_t k;
+    printf("rotated octaves, single thread: turn.lua (6 octaves of classic Perlin), rotate = true against false\n"
+           "rendered in turns, %d pairs; medians of ns/sample and of the pairs' ratios (goal: <= 1.03)\n"
+           "  %-14s %9s %9s %8s %8s\n",
+           c->quick ? 5 : 15, "row", "turned", "unturned", "wall", "cpu");
+    print_load("before");
+    for (k = 0; k < sizeof turn_rows / sizeof turn_rows[0]; k++) turn_pairs(c, &turn_rows[k]);
+    print_load("after");
+    turn_kernels();
+    printf("\n");
+}
+
 static int usage(void)
 {
     int i;
-    fprintf(stderr, "usage: bench [--quick] [--classic] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|kernels|gradients|encode|erosion|python]...\nrows:");
+    fprintf(stderr, "usage: bench [--quick] [--classic] [--scripts DIR] [ROW|overhead|frames|threads|memory|volume|turn|kernels|gradients|encode|erosion|python]...\nrows:");
     for (i = 0; i < NROWS; i++) fprintf(stderr, " %s", rows[i].name);
     fprintf(stderr, "\n");
     return 2;
@@ -1497,7 +1646,7 @@ int main(int argc, char **argv)
 {
     static config c;
     int selected[NROWS] = {0}, any = 0, threads = 0, memory = 0, kernels = 0, volume = 0, overhead = 0, frames = 0;
-    int encode = 0, gradsets = 0, erosion = 0, python = 0;
+    int encode = 0, gradsets = 0, erosion = 0, python = 0, turn = 0;
     int i, k;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) c.quick = 1;
@@ -1507,6 +1656,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "memory")) memory = any = 1;
         else if (!strcmp(argv[i], "kernels")) kernels = any = 1;
         else if (!strcmp(argv[i], "volume")) volume = any = 1;
+        else if (!strcmp(argv[i], "turn")) turn = any = 1;
         else if (!strcmp(argv[i], "overhead")) overhead = any = 1;
         else if (!strcmp(argv[i], "frames")) frames = any = 1;
         else if (!strcmp(argv[i], "encode")) encode = any = 1;
@@ -1524,7 +1674,7 @@ int main(int argc, char **argv)
     }
     if (!any) {
         for (k = 0; k < NROWS; k++) selected[k] = 1;
-        threads = kernels = volume = overhead = frames = encode = erosion = python = 1;
+        threads = kernels = volume = turn = overhead = frames = encode = erosion = python = 1;
         memory = !c.quick;
     }
     c.min_runs = c.quick ? 3 : 5;
@@ -1559,6 +1709,7 @@ int main(int argc, char **argv)
     if (frames) bench_frames(&c);
     if (threads) bench_threads(&c);
     if (volume) bench_volume(&c);
+    if (turn) bench_turn(&c);
     if (kernels) bench_kernels();
     else if (gradsets) {
         static float f[3][4096];
