@@ -85,6 +85,7 @@ typedef struct hkey {
     int node, stage; /* stage 1: a tile of a tile type (the simulation) */
     uint32_t seed;
     int64_t ix, iy;
+    int64_t ax, ay;        /* NG_HOOD_ANCHOR_RENDER: the anchor's cell (WORLD_ANCHOR: none) */
     uint64_t z, w, px, py; /* bits of the doubles: z, time, periods */
     uint64_t s;            /* bits of the lattice's spacing */
 } hkey;
@@ -93,8 +94,9 @@ typedef struct patch {
     hkey key;
     struct patch *next;          /* hash chain */
     struct patch *older, *newer; /* LRU list of ready patches */
-    float *data;                 /* node channels planes of side()^2 */
+    float *data;                 /* node channels planes of side()^2, then one per kept node */
     size_t bytes;
+    int nkept, kept[NG_HOOD_KEPT]; /* the nodes it keeps (ng__hood_mark_kept), their ids */
     int pins;  /* readers holding it (never evicted while > 0) */
     int ready; /* computed; 0 while its thread computes it */
 } patch;
@@ -179,7 +181,8 @@ static uint32_t key_hash(const hkey *k)
     uint64_t h = (uint64_t)(uint32_t)k->node * 0x9E3779B97F4A7C15u;
     h ^= (uint64_t)k->ix * 0xC2B2AE3D27D4EB4Fu;
     h = (h ^ (h >> 29)) * 0x165667B19E3779F9u;
-    h ^= (uint64_t)k->iy * 0x85EBCA77C2B2AE63u + (uint64_t)k->stage;
+    h ^= (uint64_t)k->iy * 0x85EBCA77C2B2AE63u + (uint64_t)k->stage + (uint64_t)k->ax * 0x94D049BB133111EBu +
+         (uint64_t)k->ay * 0xBF58476D1CE4E5B9u;
     h ^= k->seed ^ k->z ^ (k->w >> 7) ^ (k->px >> 13) ^ (k->py >> 17) ^ (k->s >> 11);
     h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93u;
     return (uint32_t)(h >> 32) % NBUCKETS;
@@ -188,7 +191,7 @@ static uint32_t key_hash(const hkey *k)
 static int key_eq(const hkey *a, const hkey *b)
 {
     return a->node == b->node && a->stage == b->stage && a->seed == b->seed && a->ix == b->ix && a->iy == b->iy &&
-           a->z == b->z && a->w == b->w && a->px == b->px && a->py == b->py && a->s == b->s;
+           a->ax == b->ax && a->ay == b->ay && a->z == b->z && a->w == b->w && a->px == b->px && a->py == b->py && a->s == b->s;
 }
 
 static patch *find(ng__hood_cache *h, const hkey *k)
@@ -312,9 +315,23 @@ int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char 
 static int cells(const ng_node *n) { return n->type->hood->patch > 0 ? n->type->hood->patch : NG_HOOD_PATCH; }
 static int side(const ng_node *n) { return cells(n) + 3; }
 
-static size_t patch_bytes(const ng_node *n)
+/* The nodes a patch of n keeps beside its own channels (ng__hood_mark_kept). */
+typedef struct keptlist {
+    int n, id[NG_HOOD_KEPT];
+} keptlist;
+
+static keptlist kept_of(const int *kept, const ng_node *n)
 {
-    return (size_t)n->channels * (size_t)side(n) * (size_t)side(n) * sizeof(float);
+    keptlist k = {0, {0}};
+    int i;
+    for (i = 0; kept && i < n->id && k.n < NG_HOOD_KEPT; i++) /* sources come before their consumers */
+        if (kept[i] == n->id + 1) k.id[k.n++] = i;
+    return k;
+}
+
+static size_t patch_bytes(const ng_node *n, int nkept)
+{
+    return (size_t)(n->channels + nkept) * (size_t)side(n) * (size_t)side(n) * sizeof(float);
 }
 
 /* A tile of a tile type: its channels and the source's first channel,
@@ -325,7 +342,10 @@ static size_t tile_bytes(const ng_node *n)
     return (size_t)(n->channels + 1) * w * w * sizeof(float);
 }
 
-static size_t key_bytes(const ng_node *n, const hkey *k) { return k->stage ? tile_bytes(n) : patch_bytes(n); }
+static size_t key_bytes(const ng_node *n, const hkey *k, int nkept)
+{
+    return k->stage ? tile_bytes(n) : patch_bytes(n, nkept);
+}
 
 /* The source's samples (ch channels) and the filter's scratch while a
  * patch (or a tile) is computed. */
@@ -339,9 +359,9 @@ static size_t halo_bytes(const ng_node *n, int ch)
 /* What one thread may hold for node n itself: a segment of its patches,
  * for a tile type the 3 x 3 tiles one of them blends, and the halo of
  * the one it computes. */
-static size_t own_bytes(const ng_node *n, int ch)
+static size_t own_bytes(const ng_node *n, int ch, int nkept)
 {
-    return SEGMENT * patch_bytes(n) + (n->type->hood->tile ? 9 * tile_bytes(n) : 0) + halo_bytes(n, ch);
+    return SEGMENT * patch_bytes(n, nkept) + (n->type->hood->tile ? 9 * tile_bytes(n) : 0) + halo_bytes(n, ch);
 }
 
 /* threads > 0: need is what that many threads may hold at once. */
@@ -396,7 +416,7 @@ int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius,
     return 0;
 }
 
-int ng_hood_declare_pixel(ng_node *n, int radius, ng_error *err)
+int ng_hood_declare_pixel(ng_node *n, int radius, int anchor, ng_error *err)
 {
     if (tile_geometry(n, radius, err)) return -1;
     if (radius < 0 || radius > NG_HOOD_MAX_RADIUS)
@@ -404,6 +424,7 @@ int ng_hood_declare_pixel(ng_node *n, int radius, ng_error *err)
                          NG_HOOD_MAX_RADIUS);
     n->hood_spacing = -1; /* the block's footprint */
     n->hood_radius = radius;
+    n->hood_anchor = anchor;
     return 0;
 }
 
@@ -414,10 +435,12 @@ int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room,
     const int count = ng_graph_count(g);
     unsigned char *mark = ng__reachable(g, roots, nroots);
     size_t *need = calloc((size_t)count + 1, sizeof *need);
+    int *uses = ng__uses(g, roots, nroots);
     int i, k, found = 0, rc = 0;
-    if (!mark || !need) {
+    if (!mark || !need || !uses) {
         free(mark);
         free(need);
+        free(uses);
         return ng_errorf(err, "render: out of memory");
     }
     /* need[i]: what one thread may hold for node i: its segment of pinned
@@ -428,56 +451,162 @@ int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room,
         for (k = 0; k < ng_node_slots(n); k++)
             if (n->input[k] >= 0 && need[n->input[k]] > need[i]) need[i] = need[n->input[k]];
         if (!ng_hood_active(n)) continue;
-        need[i] += own_bytes(n, ng_node_channels(ng_graph_node(g, n->input[n->type->hood->input])));
+        need[i] += own_bytes(n, ng_node_channels(ng_graph_node(g, n->input[n->type->hood->input])),
+                             kept_of(uses + count + 1, n).n);
         if (!mark[i]) continue;
         found++;
         if (room && need[i] > room / (size_t)threads) rc = too_large(err, n, need[i] * (size_t)threads, room, threads);
     }
     free(mark);
     free(need);
+    free(uses);
     return rc ? rc : found;
+}
+
+/* Whether n keeps nodes of its source's graph: a pixel lattice anchored
+ * as the render is, sampled bilinearly (a pixel reads its cell alone). */
+static int keeps(const ng_node *n)
+{
+    return ng_hood_active(n) && n->hood_spacing < 0 && n->hood_anchor == NG_HOOD_ANCHOR_RENDER &&
+           !n->type->hood->smooth && !n->type->hood->tile;
+}
+
+void ng__hood_mark_kept(const ng_graph *g, const int *uses, int *kept)
+{
+    const int count = ng_graph_count(g);
+    int *inner = calloc((size_t)count + 1, sizeof *inner), *outer = calloc((size_t)count + 1, sizeof *outer);
+    int *stack = calloc((size_t)count + 1, sizeof *stack);
+    unsigned char *in = calloc((size_t)count + 1, 1);
+    int i, j, k;
+    if (!inner || !outer || !stack || !in) goto done; /* no node kept: each evaluated where it is read */
+    /* outer[x]: reads of x at its reader's positions, the whole graph's */
+    for (i = 0; i < count; i++)
+        for (k = 0; k < ng_node_slots(ng_graph_node(g, i)); k++)
+            if (ng__same_position(ng_graph_node(g, i), k)) outer[ng_graph_node(g, i)->input[k]]++;
+    for (i = 0; i < count; i++) {
+        const ng_node *n = ng_graph_node(g, i);
+        int sp = 0, nk = 0;
+        if (!keeps(n)) continue;
+        /* the source's graph at the source's positions (the lattice's
+         * cells): in[], and inner[x], its reads of x */
+        memset(in, 0, (size_t)count);
+        memset(inner, 0, (size_t)count * sizeof *inner);
+        in[stack[sp++] = n->input[n->type->hood->input]] = 1;
+        while (sp) {
+            const ng_node *m = ng_graph_node(g, stack[--sp]);
+            for (k = 0; k < ng_node_slots(m); k++) {
+                if (!ng__same_position(m, k)) continue;
+                inner[m->input[k]]++;
+                if (!in[m->input[k]]) in[stack[sp++] = m->input[k]] = 1;
+            }
+        }
+        /* kept: those the render reads elsewhere at its positions too (a
+         * reader outside, or a root), one channel, not constant */
+        for (j = count - 1; j >= 0 && nk < NG_HOOD_KEPT; j--) {
+            const ng_node *x = ng_graph_node(g, j);
+            double v;
+            if (!in[j] || kept[j] || x->channels != 1 || ng_node_is_constant(x, &v)) continue;
+            if (outer[j] > inner[j] || uses[j] > x->refcount) kept[j] = i + 1, nk++;
+        }
+    }
+done:
+    free(inner);
+    free(outer);
+    free(stack);
+    free(in);
 }
 
 /* ---- computing a patch ------------------------------------------------------------- */
 
 /* Cells start .. start + m - 1 of a w-wide patch: their x (a row's xs,
- * the same on every row) into px, their y (row times s) into py. Whole
+ * the same on every row) into px, their y (ys[row]) into py. Whole
  * runs of a row are copies and fills, which vectorise. */
-static void cell_positions(const float *restrict xs, float *restrict px, float *restrict py, int64_t start, int m,
-                           int w, double s)
+static void cell_positions(const float *restrict xs, const float *restrict ys, float *restrict px,
+                           float *restrict py, int64_t start, int m, int w)
 {
     int col = (int)(start % w), row = (int)(start / w), i, j, len;
     for (i = 0; i < m; i += len, col = 0, row++) {
-        const float y = (float)((double)row * s);
+        const float y = ys[row];
         len = w - col < m - i ? w - col : m - i;
         memcpy(px + i, xs + col, (size_t)len * sizeof(float));
         for (j = 0; j < len; j++) py[i + j] = y;
     }
 }
 
+/* A sentinel of hkey.ax: the patch is anchored at its own first cell. */
+#define WORLD_ANCHOR INT64_MIN
+
+/* The cell of the lattice of spacing s nearest world coordinate a (a
+ * block's anchor), or WORLD_ANCHOR where it is 2^52 cells or more away
+ * (offsets from it would be no position at all). */
+static int64_t anchor_cell(double a, double s)
+{
+    const double q = a / s;
+    if (!(fabs(q) < 4503599627370496.0)) return WORLD_ANCHOR;
+    return (int64_t)nearbyint(q);
+}
+
+/* Along one axis, the anchor of patch cells first .. first + w - 1 (cell
+ * first is the halo's) and their offsets from it into at[]: from the
+ * anchor's cell `a` as a render's pixels are from its origin, ((cell - a)
+ * + 0.5) s (NG_HOOD_ANCHOR_RENDER, ng_node.h), or from the first cell's
+ * centre, i s (WORLD_ANCHOR). */
+static double cell_offsets(int64_t first, int64_t a, double s, int w, float *at)
+{
+    int i;
+    if (a == WORLD_ANCHOR) {
+        for (i = 0; i < w; i++) at[i] = (float)((double)i * s);
+        return ((double)first + 0.5) * s;
+    }
+    for (i = 0; i < w; i++) at[i] = (float)(((double)(first + i - a) + 0.5) * s);
+    return (double)a * s;
+}
+
+/* Values v of the cells start .. start + m - 1 of a patch's domain (w a
+ * side: the patch's S and its halo of r around) into plane, S^2: the
+ * patch's own cells, the halo's dropped. */
+static void keep_cells(float *plane, const float *v, int64_t start, int m, int w, int r, int S)
+{
+    int i, len;
+    for (i = 0; i < m; i += len) {
+        const int row = (int)((start + i) / w) - r, col = (int)((start + i) % w) - r; /* the patch's */
+        const int lo = col > 0 ? col : 0;
+        int hi;
+        len = w - (col + r) < m - i ? w - (col + r) : m - i;
+        hi = col + len < S ? col + len : S;
+        if (row >= 0 && row < S && hi > lo)
+            memcpy(plane + (size_t)row * S + lo, v + i + (lo - col), (size_t)(hi - lo) * sizeof(float));
+    }
+}
+
 /* The source of n evaluated on patch p's cells and halo into in (source
  * channels planes of w^2, w = side() + 2 radius), in chunks of the
  * context's block size: the same bits for any chunking, as evaluation is
- * per point. A one-channel source is pulled straight into its place. */
+ * per point. A one-channel source is pulled straight into its place. The
+ * nodes p keeps are evaluated first at each chunk (so the source's graph
+ * finds them memoised) and their cells copied to p's planes past n's. */
 static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, const patch *p, float *in, int w)
 {
-    const int k = n->type->hood->input, ch = ng_input_channels(ctx, n, k), cap = ng__ctx_cap(ctx);
+    const int k = n->type->hood->input, ch = ng_input_channels(ctx, n, k), cap = ng__ctx_cap(ctx), S = side(n);
     const double s = spacing_of(&p->key);
     const int64_t total = (int64_t)w * w;
     float *px = ng_scratch(ctx, 1), *py = ng_scratch(ctx, 1), *buf = ch > 1 ? ng_scratch(ctx, ch) : NULL;
-    float *xs = malloc((size_t)w * sizeof *xs);
+    float *kb = p->nkept ? ng_scratch(ctx, 1) : NULL;
+    float *xs = malloc(2 * (size_t)w * sizeof *xs), *ys;
     ng_block lb;
     int64_t start;
-    int rc = -1, c, i;
-    if (!px || !py || (ch > 1 && !buf)) goto done;
+    int rc = -1, c;
+    ng__ctx_filling(ctx, 1);
+    if (!px || !py || (ch > 1 && !buf) || (p->nkept && !kb)) goto done;
     if (!xs) {
         ng_fail(ctx, "out of memory for a neighbourhood patch");
         goto done;
     }
+    ys = xs + w;
     memset(&lb, 0, sizeof lb);
     lb.dims = 2;
-    lb.anchor[0] = ((double)(p->key.ix * cells(n) - MARGIN - n->hood_radius) + 0.5) * s;
-    lb.anchor[1] = ((double)(p->key.iy * cells(n) - MARGIN - n->hood_radius) + 0.5) * s;
+    lb.anchor[0] = cell_offsets(p->key.ix * cells(n) - MARGIN - n->hood_radius, p->key.ax, s, w, xs);
+    lb.anchor[1] = cell_offsets(p->key.iy * cells(n) - MARGIN - n->hood_radius, p->key.ay, s, w, ys);
     lb.anchor[2] = b->anchor[2];
     lb.anchor[3] = b->anchor[3];
     lb.period[0] = b->period[0];
@@ -487,21 +616,32 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     lb.p[0] = px;
     lb.p[1] = py;
     lb.p[2] = lb.p[3] = ng__ctx_zeros(ctx);
-    for (i = 0; i < w; i++) xs[i] = (float)((double)i * s); /* a row's x, the same on every row */
     for (start = 0; start < total; start += cap) {
         const int m = (int)(total - start < cap ? total - start : cap);
-        cell_positions(xs, px, py, start, m, w, s);
+        cell_positions(xs, ys, px, py, start, m, w);
         lb.n = m;
         lb.pos_id = ng_new_pos_id(ctx);
+        for (c = 0; c < p->nkept; c++) {
+            if (p->kept[c] == n->input[k]) continue; /* the source itself: from in, below */
+            if (ng__eval(ctx, p->kept[c], &lb, kb, 0)) goto done;
+            keep_cells(p->data + (size_t)(n->channels + c) * S * S, kb, start, m, w, n->hood_radius, S);
+        }
         if (ng_pull(ctx, n, k, &lb, ch > 1 ? buf : in + start)) goto done;
+        for (c = 0; c < p->nkept; c++) {
+            if (p->kept[c] == n->input[k])
+                keep_cells(p->data + (size_t)(n->channels + c) * S * S, in + start, start, m, w, n->hood_radius, S);
+            ng__memo_drop(ctx, p->kept[c], &lb); /* read by the source's graph already */
+        }
         for (c = 0; c < ch && ch > 1; c++)
             memcpy(in + (size_t)c * (size_t)total + (size_t)start, buf + (size_t)c * (size_t)m,
                    (size_t)m * sizeof(float));
     }
     rc = 0;
 done:
+    ng__ctx_filling(ctx, -1);
     ng_scratch_free(ctx, px, 1);
     ng_scratch_free(ctx, py, 1);
+    if (kb) ng_scratch_free(ctx, kb, 1);
     if (buf) ng_scratch_free(ctx, buf, ch);
     free(xs);
     return rc;
@@ -542,7 +682,7 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     pthread_mutex_unlock(&h->mu);
     if (!taken) {
         ng_error e;
-        too_large(&e, n, key_bytes(n, &p->key) + halo, h->cap, 0);
+        too_large(&e, n, key_bytes(n, &p->key, p->nkept) + halo, h->cap, 0);
         return ng_fail(ctx, "%s", e.msg);
     }
     in = malloc(halo);
@@ -654,8 +794,9 @@ static int compute(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_bl
  * absent (inserted, pinned, for the caller to compute: CLAIMED), or being
  * computed by another thread (BUSY); NO_ROOM when none fits. */
 enum { READY, CLAIMED, BUSY, NO_ROOM };
-static int lookup_locked(ng__hood_cache *h, const ng_node *n, const hkey *k, patch **out)
+static int lookup_locked(ng__hood_cache *h, const ng_node *n, const hkey *k, const keptlist *kl, patch **out)
 {
+    const int nkept = k->stage ? 0 : kl->n;
     patch *p = find(h, k);
     *out = NULL;
     if (p && !p->ready) return BUSY;
@@ -668,12 +809,14 @@ static int lookup_locked(ng__hood_cache *h, const ng_node *n, const hkey *k, pat
         return READY;
     }
     if (!(p = calloc(1, sizeof *p))) return NO_ROOM;
-    if (take(h, key_bytes(n, k))) {
+    if (take(h, key_bytes(n, k, nkept))) {
         free(p);
         return NO_ROOM;
     }
     p->key = *k;
-    p->bytes = key_bytes(n, k);
+    p->bytes = key_bytes(n, k, nkept);
+    p->nkept = nkept;
+    memcpy(p->kept, kl->id, sizeof p->kept);
     p->pins = 1;
     p->next = h->bucket[key_hash(k)];
     h->bucket[key_hash(k)] = p;
@@ -721,6 +864,7 @@ static void release_all(ng__hood_cache *h, patch **got, int m)
  * there was none to compute, -1 with the context's error set. */
 static int help(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const wanted *seg)
 {
+    const keptlist none = {0, {0}};
     int i, t, below;
     if (!n->type->hood->tile) return 0;
     for (below = 0; below < 2; below++)
@@ -735,7 +879,7 @@ static int help(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block
                 pthread_mutex_lock(&h->mu);
                 if ((p = find(h, &pk)) && p->ready) {
                     t = 9; /* blended already: its tiles are not wanted */
-                } else if ((r = lookup_locked(h, n, &k, &p)) == READY) {
+                } else if ((r = lookup_locked(h, n, &k, &none, &p)) == READY) {
                     p->pins--;
                 }
                 pthread_mutex_unlock(&h->mu);
@@ -756,6 +900,7 @@ static int help(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block
 static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const wanted *seg,
                        const hkey *keys, patch **got, int m)
 {
+    const keptlist kl = kept_of(ng__ctx_kept(ctx), n);
     int left = m, i;
     for (i = 0; i < m; i++) got[i] = NULL;
     while (left) {
@@ -764,13 +909,13 @@ static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
             int r;
             if (got[i]) continue;
             pthread_mutex_lock(&h->mu);
-            r = lookup_locked(h, n, &keys[i], &got[i]);
+            r = lookup_locked(h, n, &keys[i], &kl, &got[i]);
             pthread_mutex_unlock(&h->mu);
             if (r == BUSY) continue;
             if (r == NO_ROOM || (r == CLAIMED && fill(ctx, h, n, b, seg, got[i]))) {
                 if (r == NO_ROOM) {
                     ng_error e;
-                    too_large(&e, n, key_bytes(n, &keys[i]) +
+                    too_large(&e, n, key_bytes(n, &keys[i], kl.n) +
                                          halo_bytes(n, ng_input_channels(ctx, n, n->type->hood->input)),
                               h->cap, 0);
                     ng_fail(ctx, "%s", e.msg);
@@ -937,6 +1082,128 @@ static void sample(const ng_node *n, const ng_block *b, patch *const *got, const
     }
 }
 
+/* The key of n's patches that block b reads on the lattice of spacing s
+ * (ix, iy left 0). */
+static hkey block_key(const ng_node *n, const ng_block *b, double s)
+{
+    hkey key;
+    memset(&key, 0, sizeof key);
+    key.node = n->id;
+    key.seed = b->seed;
+    key.z = bits(b->anchor[2]);
+    key.w = bits(b->anchor[3]);
+    key.px = bits(b->period[0]);
+    key.py = bits(b->period[1]);
+    key.s = bits(s);
+    key.ax = key.ay = WORLD_ANCHOR;
+    if (n->hood_anchor == NG_HOOD_ANCHOR_RENDER && (key.ax = anchor_cell(b->anchor[0], s)) != WORLD_ANCHOR)
+        key.ay = anchor_cell(b->anchor[1], s);
+    if (key.ay == WORLD_ANCHOR) key.ax = WORLD_ANCHOR;
+    return key;
+}
+
+/* Whether every point of b is a cell of n's lattice as its patches
+ * evaluate them (the anchor's cell's anchor and the cell's float offsets,
+ * cell_offsets): rx, ry get the cells from the anchor's. */
+static int on_cells(const ng_block *b, const hkey *key, double s, int32_t *rx, int32_t *ry)
+{
+    int i, d;
+    if (key->ax == WORLD_ANCHOR || (double)key->ax * s != b->anchor[0] || (double)key->ay * s != b->anchor[1])
+        return 0;
+    for (d = 0; d < 2; d++) {
+        int32_t *r = d ? ry : rx;
+        for (i = 0; i < b->n; i++) {
+            const double u = nearbyint((double)b->p[d][i] / s - 0.5);
+            if (!(fabs(u) < 2147483647.0)) return 0;
+            r[i] = (int32_t)u;
+            if ((float)(((double)r[i] + 0.5) * s) != b->p[d][i]) return 0;
+        }
+    }
+    return 1;
+}
+
+/* The plane of x in patch p (past its node's channels), or -1. */
+static int kept_plane(const ng_node *n, const patch *p, int x)
+{
+    int c;
+    for (c = 0; c < p->nkept; c++)
+        if (p->kept[c] == x) return n->channels + c;
+    return -1;
+}
+
+/* Points from .. to - 1 of a segment read from its patches' planes of x
+ * (point i in seg[idx[i]] at off[i]): 0, or -1 where a patch lacks it. */
+static int read_segment(const ng_node *n, patch *const *got, int m, int x, const int32_t *idx, const int32_t *off,
+                        int from, int to, float *out)
+{
+    const size_t S2 = (size_t)side(n) * (size_t)side(n);
+    const float *plane[SEGMENT];
+    int j, i;
+    for (j = 0; j < m; j++) {
+        const int c = kept_plane(n, got[j], x);
+        if (c < 0) return -1;
+        plane[j] = got[j]->data + (size_t)c * S2;
+    }
+    for (i = from; i < to; i++) out[i] = plane[idx[i]][off[i]];
+    return 0;
+}
+
+int ng__hood_read_kept(ng_ctx *ctx, const ng_node *n, int x, const ng_block *b, float *out)
+{
+    const double s = (double)b->footprint;
+    const int P = cells(n), S = side(n);
+    ng__hood_cache *h;
+    hkey key, seg[SEGMENT];
+    patch *got[SEGMENT];
+    int32_t *rx, *ry, *idx, *off;
+    int i, j, m = 0, from = 0, rc = -1;
+    if (b->dims != 2 || b->p_scale != 0.0f || !(s > 0) || n->hood_spacing >= 0) return 0;
+    key = block_key(n, b, s);
+    rx = (int32_t *)ng_scratch(ctx, 1), ry = (int32_t *)ng_scratch(ctx, 1);
+    idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1);
+    if (!rx || !ry || !idx || !off) goto done;
+    if (!(h = ng__ctx_hood(ctx))) {
+        ng_fail(ctx, "out of memory for the neighbourhood cache");
+        goto done;
+    }
+    rc = 0;
+    if (!on_cells(b, &key, s, rx, ry)) goto done;
+    for (i = 0; i <= b->n; i++) {
+        if (i < b->n) {
+            const int64_t kx = key.ax + rx[i], ky = key.ay + ry[i];
+            key.ix = patch_of(kx, P), key.iy = patch_of(ky, P);
+            for (j = m - 1; j >= 0; j--)
+                if (seg[j].ix == key.ix && seg[j].iy == key.iy) break;
+            if (j < 0 && m < SEGMENT) seg[j = m++] = key;
+            if (j >= 0) {
+                idx[i] = j;
+                off[i] = (int32_t)((ky - key.iy * P + MARGIN) * S + (kx - key.ix * P + MARGIN));
+                continue;
+            }
+        }
+        if (m) { /* the segment is full, or the block done */
+            const wanted w = {seg, m};
+            if (acquire_all(ctx, h, n, b, &w, seg, got, m)) {
+                rc = -1;
+                goto done;
+            }
+            rc = read_segment(n, got, m, x, idx, off, from, i, out) ? 0 : 1;
+            release_all(h, got, m);
+            if (!rc) goto done;
+        }
+        from = i;
+        m = 0;
+        if (i-- == b->n) break; /* else point i starts the next segment */
+    }
+    rc = 1;
+done:
+    ng_scratch_free(ctx, (float *)rx, 1);
+    ng_scratch_free(ctx, (float *)ry, 1);
+    ng_scratch_free(ctx, (float *)idx, 1);
+    ng_scratch_free(ctx, (float *)off, 1);
+    return rc;
+}
+
 int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const double s = n->hood_spacing > 0 ? n->hood_spacing : (double)b->footprint;
@@ -968,14 +1235,7 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
     idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1), run = (int32_t *)ng_scratch(ctx, 1);
     tx = ng_scratch(ctx, 1), ty = ng_scratch(ctx, 1);
     if (!idx || !off || !run || !tx || !ty) goto done;
-    memset(&key, 0, sizeof key);
-    key.node = n->id;
-    key.seed = b->seed;
-    key.z = bits(b->anchor[2]);
-    key.w = bits(b->anchor[3]);
-    key.px = bits(b->period[0]);
-    key.py = bits(b->period[1]);
-    key.s = bits(s);
+    key = block_key(n, b, s);
     for (i = 0; i <= b->n; i++) {
         double ux = 0, uy = 0;
         int64_t kx, ky;

@@ -33,7 +33,9 @@ static const char *const mode_choices[] = {"normal", "slope", "light", NULL};
 enum { M_NORMAL, M_SLOPE, M_LIGHT };
 static const char *const method_choices[] = {"auto", "grid", "analytic", NULL};
 enum { METHOD_AUTO, METHOD_GRID, METHOD_ANALYTIC };
-enum { P_MODE, P_HEIGHT, P_LIGHT, P_STEP, P_METHOD, P_SPACING, NPARAMS };
+static const char *const anchor_choices[] = {"render", "world", NULL};
+enum { ANCHOR_RENDER, ANCHOR_WORLD };
+enum { P_MODE, P_HEIGHT, P_LIGHT, P_STEP, P_METHOD, P_SPACING, P_ANCHOR, NPARAMS };
 
 /* Cells per patch edge of the grid method: its one-cell halo and margins
  * cost (256 + 5)^2 / 256^2 = 1.04 source evaluations per cell. */
@@ -57,6 +59,12 @@ static const ng_param_desc surface_params[NPARAMS] = {
     [P_SPACING] = {"spacing", NG_PARAM_NUMBER, {0}, 0, 1e12, NULL,
      "method grid: the lattice spacing in world units; 0: the render's pixel size (a larger spacing softens "
      "the relief, the same at every --size)"},
+    [P_ANCHOR] = {"anchor", NG_PARAM_ENUM, {0}, 0, 0, anchor_choices,
+     "method grid on the pixel lattice (no spacing): how the lattice's patches anchor the points they "
+     "evaluate the source on. render: as the render's tiles do, so a lattice point on a pixel is the "
+     "pixel's own sample, bit for bit, and a height the render also outputs is evaluated once for both; "
+     "world: at each patch's corner (this node's bits before render anchors, about an ulp apart in half "
+     "the samples)"},
 };
 
 enum { I_SOURCE, NINPUTS };
@@ -95,7 +103,9 @@ static int surface_setup(ng_node *n, const int *ch, ng_error *err)
     n->channels = ng_int(n, P_MODE) == M_NORMAL ? 3 : 1;
     n->dims &= method == METHOD_GRID ? 1u << 2 : 0x1Cu; /* a height field needs x and y */
     if (method == METHOD_ANALYTIC) return 0;
-    return spacing > 0 ? ng_hood_declare(n, spacing, spacing, 1, err) : ng_hood_declare_pixel(n, 1, err);
+    if (spacing > 0) return ng_hood_declare(n, spacing, spacing, 1, err);
+    return ng_hood_declare_pixel(n, 1, ng_int(n, P_ANCHOR) == ANCHOR_WORLD ? NG_HOOD_ANCHOR_WORLD : NG_HOOD_ANCHOR_RENDER,
+                                 err);
 }
 
 /* Shades len points from the source's gradient (gx, gy) into out's
