@@ -1196,6 +1196,9 @@ int ng__hood_read_kept(ng_ctx *ctx, const ng_node *n, int x, const ng_block *b, 
         if (i-- == b->n) break; /* else point i starts the next segment */
     }
     rc = 1;
+    pthread_mutex_lock(&h->mu);
+    h->stats.kept_reads++;
+    pthread_mutex_unlock(&h->mu);
 done:
     ng_scratch_free(ctx, (float *)rx, 1);
     ng_scratch_free(ctx, (float *)ry, 1);

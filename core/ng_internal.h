@@ -83,6 +83,7 @@ typedef struct ng__hood_stats {
     long computed;     /* patches evaluated */
     long hits;         /* patches found in the cache */
     long evicted;      /* patches dropped for room */
+    long kept_reads;   /* blocks of a kept node read back from patches (ng__hood_read_kept) */
 } ng__hood_stats;
 /* The cache's bound, also without a memory limit. */
 #define NG_HOOD_CACHE_DEFAULT ((size_t)1 << 30)
