@@ -1102,22 +1102,57 @@ static hkey block_key(const ng_node *n, const ng_block *b, double s)
     return key;
 }
 
+/* The cell (from the anchor's) whose offset, as cell_offsets gives it,
+ * is v: guess first (the next cell along a row), else v / s rounded;
+ * INT32_MIN where v is no cell's offset. */
+static inline int32_t cell_at(float v, double s, int32_t guess)
+{
+    double u;
+    if ((float)(((double)guess + 0.5) * s) == v) return guess;
+    u = (double)v / s - 0.5;
+    if (!(fabs(u) < 2147483647.0)) return INT32_MIN;
+    u = (double)floor_cell(u + 0.5);
+    return (float)((u + 0.5) * s) == v ? (int32_t)u : INT32_MIN;
+}
+
+/* How many of the len points px, py from the first lie on a row at y on
+ * the cells first, first + 1, ... (their offsets as cell_offsets gives
+ * them): 32 at a time while a whole group does (no early exit inside a
+ * group, so it vectorises, in AVX-512 or AVX2 where the CPU has them;
+ * exact comparisons, the same answer on every path), then one by one. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static int row_of_cells(const float *px, const float *py, float y, double s, int32_t first, int len)
+{
+    int k = 0, q;
+    while (k + 32 <= len) {
+        int ok = 1;
+        for (q = k; q < k + 32; q++) ok &= (py[q] == y) & ((float)(((double)(first + q) + 0.5) * s) == px[q]);
+        if (!ok) break;
+        k += 32;
+    }
+    while (k < len && py[k] == y && (float)(((double)(first + k) + 0.5) * s) == px[k]) k++;
+    return k;
+}
+
 /* Whether every point of b is a cell of n's lattice as its patches
  * evaluate them (the anchor's cell's anchor and the cell's float offsets,
- * cell_offsets): rx, ry get the cells from the anchor's. */
-static int on_cells(const ng_block *b, const hkey *key, double s, int32_t *rx, int32_t *ry)
+ * cell_offsets), in runs along rows: a run from point i is its cells
+ * (rx[i], ry[i]) from the anchor's and run[i] points on the next cells of
+ * its row. */
+static int on_cells(const ng_block *b, const hkey *key, double s, int32_t *rx, int32_t *ry, int32_t *run)
 {
-    int i, d;
+    int32_t gx = 0, gy = 0;
+    int i, k;
     if (key->ax == WORLD_ANCHOR || (double)key->ax * s != b->anchor[0] || (double)key->ay * s != b->anchor[1])
         return 0;
-    for (d = 0; d < 2; d++) {
-        int32_t *r = d ? ry : rx;
-        for (i = 0; i < b->n; i++) {
-            const double u = nearbyint((double)b->p[d][i] / s - 0.5);
-            if (!(fabs(u) < 2147483647.0)) return 0;
-            r[i] = (int32_t)u;
-            if ((float)(((double)r[i] + 0.5) * s) != b->p[d][i]) return 0;
-        }
+    for (i = 0; i < b->n; i += k) {
+        if ((rx[i] = cell_at(b->p[0][i], s, gx)) == INT32_MIN || (ry[i] = cell_at(b->p[1][i], s, gy)) == INT32_MIN)
+            return 0;
+        k = 1 + row_of_cells(b->p[0] + i + 1, b->p[1] + i + 1, b->p[1][i], s, rx[i] + 1, b->n - i - 1);
+        run[i] = k;
+        gx = rx[i] + k, gy = ry[i];
     }
     return 1;
 }
@@ -1132,9 +1167,10 @@ static int kept_plane(const ng_node *n, const patch *p, int x)
 }
 
 /* Points from .. to - 1 of a segment read from its patches' planes of x
- * (point i in seg[idx[i]] at off[i]): 0, or -1 where a patch lacks it. */
+ * (point i in seg[idx[i]] at off[i], it and the run[i] - 1 points after
+ * it on the cells after its): 0, or -1 where a patch lacks it. */
 static int read_segment(const ng_node *n, patch *const *got, int m, int x, const int32_t *idx, const int32_t *off,
-                        int from, int to, float *out)
+                        const int32_t *run, int from, int to, float *out)
 {
     const size_t S2 = (size_t)side(n) * (size_t)side(n);
     const float *plane[SEGMENT];
@@ -1144,7 +1180,7 @@ static int read_segment(const ng_node *n, patch *const *got, int m, int x, const
         if (c < 0) return -1;
         plane[j] = got[j]->data + (size_t)c * S2;
     }
-    for (i = from; i < to; i++) out[i] = plane[idx[i]][off[i]];
+    for (i = from; i < to; i += run[i]) memcpy(out + i, plane[idx[i]] + off[i], (size_t)run[i] * sizeof(float));
     return 0;
 }
 
@@ -1155,29 +1191,41 @@ int ng__hood_read_kept(ng_ctx *ctx, const ng_node *n, int x, const ng_block *b, 
     ng__hood_cache *h;
     hkey key, seg[SEGMENT];
     patch *got[SEGMENT];
-    int32_t *rx, *ry, *idx, *off;
-    int i, j, m = 0, from = 0, rc = -1;
+    int32_t *rx, *ry, *idx, *off, *run;
+    int64_t lo[2] = {0, 0}; /* the first cell of seg[cur] */
+    int i, j, m = 0, from = 0, rc = -1, cur = -1;
     if (b->dims != 2 || b->p_scale != 0.0f || !(s > 0) || n->hood_spacing >= 0) return 0;
     key = block_key(n, b, s);
     rx = (int32_t *)ng_scratch(ctx, 1), ry = (int32_t *)ng_scratch(ctx, 1);
-    idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1);
-    if (!rx || !ry || !idx || !off) goto done;
+    idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1), run = (int32_t *)ng_scratch(ctx, 1);
+    if (!rx || !ry || !idx || !off || !run) goto done;
     if (!(h = ng__ctx_hood(ctx))) {
         ng_fail(ctx, "out of memory for the neighbourhood cache");
         goto done;
     }
     rc = 0;
-    if (!on_cells(b, &key, s, rx, ry)) goto done;
+    if (!on_cells(b, &key, s, rx, ry, run)) goto done;
     for (i = 0; i <= b->n; i++) {
         if (i < b->n) {
             const int64_t kx = key.ax + rx[i], ky = key.ay + ry[i];
-            key.ix = patch_of(kx, P), key.iy = patch_of(ky, P);
-            for (j = m - 1; j >= 0; j--)
-                if (seg[j].ix == key.ix && seg[j].iy == key.iy) break;
-            if (j < 0 && m < SEGMENT) seg[j = m++] = key;
-            if (j >= 0) {
+            if (cur >= 0 && kx - lo[0] >= 0 && kx - lo[0] < P && ky - lo[1] >= 0 && ky - lo[1] < P) {
+                j = cur; /* the previous point's patch: the common case */
+            } else {
+                key.ix = patch_of(kx, P), key.iy = patch_of(ky, P);
+                for (j = m - 1; j >= 0; j--)
+                    if (seg[j].ix == key.ix && seg[j].iy == key.iy) break;
+                if (j < 0 && m < SEGMENT) seg[j = m++] = key;
+                if (j >= 0) cur = j, lo[0] = seg[j].ix * P, lo[1] = seg[j].iy * P;
+            }
+            if (j >= 0) { /* its run, cut where the patch's row ends: the rest a run of its own */
+                const int32_t room = (int32_t)(lo[0] + P - kx);
+                if (run[i] > room) {
+                    rx[i + room] = rx[i] + room, ry[i + room] = ry[i], run[i + room] = run[i] - room;
+                    run[i] = room;
+                }
                 idx[i] = j;
-                off[i] = (int32_t)((ky - key.iy * P + MARGIN) * S + (kx - key.ix * P + MARGIN));
+                off[i] = (int32_t)((ky - lo[1] + MARGIN) * S + (kx - lo[0] + MARGIN));
+                i += run[i] - 1;
                 continue;
             }
         }
@@ -1187,12 +1235,13 @@ int ng__hood_read_kept(ng_ctx *ctx, const ng_node *n, int x, const ng_block *b, 
                 rc = -1;
                 goto done;
             }
-            rc = read_segment(n, got, m, x, idx, off, from, i, out) ? 0 : 1;
+            rc = read_segment(n, got, m, x, idx, off, run, from, i, out) ? 0 : 1;
             release_all(h, got, m);
             if (!rc) goto done;
         }
         from = i;
         m = 0;
+        cur = -1;
         if (i-- == b->n) break; /* else point i starts the next segment */
     }
     rc = 1;
@@ -1204,6 +1253,7 @@ done:
     ng_scratch_free(ctx, (float *)ry, 1);
     ng_scratch_free(ctx, (float *)idx, 1);
     ng_scratch_free(ctx, (float *)off, 1);
+    ng_scratch_free(ctx, (float *)run, 1);
     return rc;
 }
 
