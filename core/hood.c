@@ -329,9 +329,26 @@ static keptlist kept_of(const int *kept, const ng_node *n)
     return k;
 }
 
+/* A type with a run filter (ng_hood_type.run) keeps its source, one
+ * channel with its halo, and computes its value where sampled. */
+static int by_run(const ng_node *n) { return n->type->hood->run != NULL; }
+
+/* The planes a patch's samples are read from: row stride, and the
+ * offset of its own first cell (its halo's width) along each axis. */
+static int stride(const ng_node *n) { return side(n) + (by_run(n) ? 2 * n->hood_radius : 0); }
+static int shift(const ng_node *n) { return by_run(n) ? n->hood_radius : 0; }
+
 static size_t patch_bytes(const ng_node *n, int nkept)
 {
-    return (size_t)(n->channels + nkept) * (size_t)side(n) * (size_t)side(n) * sizeof(float);
+    const size_t S2 = (size_t)side(n) * (size_t)side(n), W = (size_t)stride(n);
+    return ((by_run(n) ? W * W : (size_t)n->channels * S2) + (size_t)nkept * S2) * sizeof(float);
+}
+
+/* The first of patch p's planes of the nodes it keeps, side()^2 each. */
+static float *kept_planes(const ng_node *n, const patch *p)
+{
+    const size_t S2 = (size_t)side(n) * (size_t)side(n), W = (size_t)stride(n);
+    return p->data + (by_run(n) ? W * W : (size_t)n->channels * S2);
 }
 
 /* A tile of a tile type: its channels and the source's first channel,
@@ -351,9 +368,12 @@ static size_t key_bytes(const ng_node *n, const hkey *k, int nkept)
  * patch (or a tile) is computed. */
 static size_t halo_bytes(const ng_node *n, int ch)
 {
+    if (by_run(n)) return 0; /* the source goes straight into the patch */
+    {
     const size_t w = (size_t)side(n) + 2 * (size_t)n->hood_radius;
     return (size_t)ch * (n->type->hood->tile ? w * w : 2 * w * w + 2 * w) * sizeof(float) +
            w * w * (size_t)n->type->hood->scratch;
+    }
 }
 
 /* What one thread may hold for node n itself: a segment of its patches,
@@ -624,12 +644,12 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
         for (c = 0; c < p->nkept; c++) {
             if (p->kept[c] == n->input[k]) continue; /* the source itself: from in, below */
             if (ng__eval(ctx, p->kept[c], &lb, kb, 0)) goto done;
-            keep_cells(p->data + (size_t)(n->channels + c) * S * S, kb, start, m, w, n->hood_radius, S);
+            keep_cells(kept_planes(n, p) + (size_t)c * S * S, kb, start, m, w, n->hood_radius, S);
         }
         if (ng_pull(ctx, n, k, &lb, ch > 1 ? buf : in + start)) goto done;
         for (c = 0; c < p->nkept; c++) {
             if (p->kept[c] == n->input[k])
-                keep_cells(p->data + (size_t)(n->channels + c) * S * S, in + start, start, m, w, n->hood_radius, S);
+                keep_cells(kept_planes(n, p) + (size_t)c * S * S, in + start, start, m, w, n->hood_radius, S);
             ng__memo_drop(ctx, p->kept[c], &lb); /* read by the source's graph already */
         }
         for (c = 0; c < ch && ch > 1; c++)
@@ -685,11 +705,14 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
         too_large(&e, n, key_bytes(n, &p->key, p->nkept) + halo, h->cap, 0);
         return ng_fail(ctx, "%s", e.msg);
     }
-    in = malloc(halo);
     p->data = data_new(h, p->bytes);
+    in = by_run(n) ? p->data : malloc(halo); /* a run filter's patch is its source */
     rc = !in || !p->data ? ng_fail(ctx, "out of memory for a neighbourhood patch") : 0;
+    if (rc == 0 && by_run(n) && ch != 1) rc = ng_fail(ctx, "%s: a run filter reads a one-channel source", n->label);
     if (rc == 0) rc = evaluate_source(ctx, n, b, p, in, w);
-    if (rc == 0 && p->key.stage) {
+    if (rc == 0 && by_run(n)) {
+        /* its value is computed where it is sampled */
+    } else if (rc == 0 && p->key.stage) {
         memcpy(p->data + (size_t)n->channels * plane, in, plane * sizeof(float));
         t->tile(n, in, p->data, w, ch, tile_seed(&p->key));
     } else if (rc == 0 && t->filter_spaced) {
@@ -697,7 +720,7 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     } else if (rc == 0) {
         t->filter(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch);
     }
-    free(in);
+    if (in != p->data) free(in);
     pthread_mutex_lock(&h->mu);
     give(h, halo);
     pthread_mutex_unlock(&h->mu);
@@ -1040,8 +1063,40 @@ static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, 
 /* Points from .. to - 1 sampled from the segment's patches: point i's
  * patch seg[idx[i]], its cell at offset off[i], fractions tx, ty; run[i]
  * > 1: points i .. i + run[i] - 1 on the centres of successive cells. */
+static void sample_by_run(const ng_node *n, const ng_block *b, patch *const *got, const int32_t *idx,
+                          const int32_t *off, const int32_t *run, const float *tx, const float *ty, int from, int to,
+                          float *out, double s)
+{
+    const size_t len = (size_t)b->n;
+    const ptrdiff_t G = stride(n);
+    const int nch = b->channels > 0 && b->channels < n->channels ? b->channels : n->channels;
+    int i, c;
+    for (i = from; i < to; i++) {
+        float d0[2 * NG_MAX_CHANNELS], d1[2 * NG_MAX_CHANNELS];
+        const float *src;
+        if (idx[i] < 0) {
+            for (c = 0; c < nch; c++) out[(size_t)c * len + (size_t)i] = NAN;
+            continue;
+        }
+        src = got[idx[i]]->data + off[i];
+        if (run[i] > 1 || (tx[i] == 0.0f && ty[i] == 0.0f)) { /* cell centres: the cells' values, straight out */
+            n->type->hood->run(n, src, G, run[i], s, out + i, len, nch);
+            i += run[i] - 1;
+            continue;
+        }
+        /* the four cells around, then bilinear as sample() */
+        n->type->hood->run(n, src, G, 2, s, d0, 2, nch);
+        n->type->hood->run(n, src + G, G, 2, s, d1, 2, nch);
+        for (c = 0; c < nch; c++) {
+            const float r0 = d0[2 * c] + (d0[2 * c + 1] - d0[2 * c]) * tx[i];
+            const float r1 = d1[2 * c] + (d1[2 * c + 1] - d1[2 * c]) * tx[i];
+            out[(size_t)c * len + (size_t)i] = r0 + (r1 - r0) * ty[i];
+        }
+    }
+}
+
 static void sample(const ng_node *n, const ng_block *b, patch *const *got, const int32_t *idx, const int32_t *off,
-                   const int32_t *run, const float *tx, const float *ty, int from, int to, float *out)
+                   const int32_t *run, const float *tx, const float *ty, int from, int to, float *out, double s)
 {
     const size_t len = (size_t)b->n, S = (size_t)side(n);
     const int smooth = n->type->hood->smooth;
@@ -1049,6 +1104,10 @@ static void sample(const ng_node *n, const ng_block *b, patch *const *got, const
      * alone from the hydraulic node's 4 costs one */
     const int nch = b->channels > 0 && b->channels < n->channels ? b->channels : n->channels;
     int i, c, j;
+    if (by_run(n)) {
+        sample_by_run(n, b, got, idx, off, run, tx, ty, from, to, out, s);
+        return;
+    }
     for (i = from; i < to; i++) {
         if (idx[i] < 0) { /* a position that is not a number samples nothing */
             for (c = 0; c < nch; c++) out[(size_t)c * len + (size_t)i] = NAN;
@@ -1157,13 +1216,13 @@ static int on_cells(const ng_block *b, const hkey *key, double s, int32_t *rx, i
     return 1;
 }
 
-/* The plane of x in patch p (past its node's channels), or -1. */
-static int kept_plane(const ng_node *n, const patch *p, int x)
+/* The plane of x in patch p, or NULL. */
+static const float *kept_plane(const ng_node *n, const patch *p, int x)
 {
     int c;
     for (c = 0; c < p->nkept; c++)
-        if (p->kept[c] == x) return n->channels + c;
-    return -1;
+        if (p->kept[c] == x) return kept_planes(n, p) + (size_t)c * (size_t)side(n) * (size_t)side(n);
+    return NULL;
 }
 
 /* Points from .. to - 1 of a segment read from its patches' planes of x
@@ -1172,14 +1231,10 @@ static int kept_plane(const ng_node *n, const patch *p, int x)
 static int read_segment(const ng_node *n, patch *const *got, int m, int x, const int32_t *idx, const int32_t *off,
                         const int32_t *run, int from, int to, float *out)
 {
-    const size_t S2 = (size_t)side(n) * (size_t)side(n);
     const float *plane[SEGMENT];
     int j, i;
-    for (j = 0; j < m; j++) {
-        const int c = kept_plane(n, got[j], x);
-        if (c < 0) return -1;
-        plane[j] = got[j]->data + (size_t)c * S2;
-    }
+    for (j = 0; j < m; j++)
+        if (!(plane[j] = kept_plane(n, got[j], x))) return -1;
     for (i = from; i < to; i += run[i]) memcpy(out + i, plane[idx[i]] + off[i], (size_t)run[i] * sizeof(float));
     return 0;
 }
@@ -1260,7 +1315,7 @@ done:
 int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const double s = n->hood_spacing > 0 ? n->hood_spacing : (double)b->footprint;
-    const int P = cells(n), S = side(n), smooth = n->type->hood->smooth;
+    const int P = cells(n), G = stride(n), sh = shift(n), smooth = n->type->hood->smooth;
     ng__hood_cache *h;
     hkey key, seg[SEGMENT];
     patch *got[SEGMENT];
@@ -1323,7 +1378,7 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
                 if (j < 0) seg[j = m++] = key;
                 cur = j, lo[0] = key.ix * P, lo[1] = key.iy * P;
                 idx[i] = j;
-                off[i] = (int32_t)((ky - key.iy * P + MARGIN) * S + (kx - key.ix * P + MARGIN));
+                off[i] = (int32_t)((ky - key.iy * P + MARGIN + sh) * G + (kx - key.ix * P + MARGIN + sh));
                 tx[i] = (float)(ux - (double)kx);
                 ty[i] = (float)(uy - (double)ky);
                 run[i] = !smooth && tx[i] == 0.0f && ty[i] == 0.0f ? cell_run(b, i, s, inv, kx, lo[0] + P - kx) : 1;
@@ -1335,10 +1390,10 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
         if (m) {
             const wanted w = {seg, m};
             if (acquire_all(ctx, h, n, b, &w, seg, got, m)) goto done;
-            sample(n, b, got, idx, off, run, tx, ty, from, i, out);
+            sample(n, b, got, idx, off, run, tx, ty, from, i, out, s);
             release_all(h, got, m);
         } else {
-            sample(n, b, got, idx, off, run, tx, ty, from, i, out);
+            sample(n, b, got, idx, off, run, tx, ty, from, i, out, s);
         }
         from = i;
         m = 0;

@@ -109,9 +109,10 @@ static int surface_setup(ng_node *n, const int *ch, ng_error *err)
 }
 
 /* Shades len points from the source's gradient (gx, gy) into out's
- * channels (planes `plane` floats apart): the one arithmetic of both
- * methods. */
-static void shade_row(const ng_node *n, const float *gradx, const float *grady, float *out, int len, size_t plane)
+ * first nch channels (planes `plane` floats apart): the one arithmetic
+ * of both methods. */
+static void shade_row(const ng_node *n, const float *gradx, const float *grady, float *out, int len, size_t plane,
+                      int nch)
 {
     const surface_state *s = n->state;
     const int mode = ng_int(n, P_MODE);
@@ -125,31 +126,32 @@ static void shade_row(const ng_node *n, const float *gradx, const float *grady, 
         /* z = hs * h: the normal is (-hs h_x, -hs h_y, 1) / length */
         float gx = hs * gradx[i], gy = hs * grady[i], slope2 = gx * gx + gy * gy;
         float inv = 1.0f / sqrtf(1.0f + slope2), nx = -gx * inv, ny = -gy * inv, nz = inv;
-        if (mode == M_NORMAL)
-            out[i] = nx, out[plane + i] = ny, out[2 * plane + i] = nz;
-        else
+        if (mode == M_NORMAL) {
+            out[i] = nx;
+            if (nch > 1) out[plane + i] = ny;
+            if (nch > 2) out[2 * plane + i] = nz;
+        } else
             out[i] = (float)(ng_atan(sqrt((double)slope2)) * (2.0 / 3.14159265358979323846));
     }
 }
 
-/* The grid method's lattice: the source's samples (one halo cell) to the
- * shading of each cell, row by row, from central differences over two
- * cells. */
-static void grid_filter(const ng_node *n, const float *in, float *out, float *tmp, int side, int radius, int channels,
-                        double spacing)
+/* The grid method: the shading of len cells along a row of the source's
+ * lattice (c its first, rows w apart), from central differences over two
+ * cells, computed where the lattice is sampled (ng_hood_type.run). */
+#define RUN 256
+static void grid_run(const ng_node *n, const float *c, ptrdiff_t w, int len, double spacing, float *out, size_t plane,
+                     int nch)
 {
-    const int w = side + 2 * radius;
     const float k = (float)(0.5 / spacing);
-    float *gx = tmp, *gy = tmp + side;
-    int i, j;
-    (void)channels;
-    for (j = 0; j < side; j++) {
-        const float *c = in + (size_t)(j + 1) * (size_t)w + 1;
-        for (i = 0; i < side; i++) {
+    float gx[RUN], gy[RUN];
+    int at, i, m;
+    for (at = 0; at < len; at += m, c += m, out += m) {
+        m = len - at < RUN ? len - at : RUN;
+        for (i = 0; i < m; i++) {
             gx[i] = (c[i + 1] - c[i - 1]) * k;
             gy[i] = (c[i + w] - c[i - w]) * k;
         }
-        shade_row(n, gx, gy, out + (size_t)j * (size_t)side, side, (size_t)side * (size_t)side);
+        shade_row(n, gx, gy, out, m, plane, nch);
     }
 }
 
@@ -159,7 +161,7 @@ static int analytic_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, float
     float *val = ng_scratch(ctx, 1), *grad = ng_scratch(ctx, b->dims);
     int rc = -1;
     if (val && grad && ng_pull_grad(ctx, n, I_SOURCE, b, val, grad, ng_num(n, P_STEP)) == 0) {
-        shade_row(n, grad, grad + len, out, len, (size_t)len);
+        shade_row(n, grad, grad + len, out, len, (size_t)len, b->channels > 0 ? b->channels : n->channels);
         rc = 0;
     }
     ng_scratch_free(ctx, val, 1);
@@ -177,7 +179,7 @@ static int surface_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
     return grid ? ng_hood_eval(ctx, n, b, in, out) : analytic_eval(ctx, n, b, out);
 }
 
-static const ng_hood_type surface_hood = {.input = I_SOURCE, .filter_spaced = grid_filter, .patch = GRID_PATCH};
+static const ng_hood_type surface_hood = {.input = I_SOURCE, .run = grid_run, .patch = GRID_PATCH};
 
 const ng_node_type ng_type_surface = {
     .name = "surface",
