@@ -145,6 +145,12 @@ static void grid_run(const ng_node *n, const float *c, ptrdiff_t w, int len, dou
     const float k = (float)(0.5 / spacing);
     float gx[RUN], gy[RUN];
     int at, i, m;
+    if (ng_int(n, P_MODE) == M_LIGHT) { /* the hillshade: differences and light in one pass */
+        const surface_state *st = n->state;
+        ng__loops()->light_grid(out, c, w, k, (float)ng_num(n, P_HEIGHT), st->light[0], st->light[1], st->light[2],
+                                len);
+        return;
+    }
     for (at = 0; at < len; at += m, c += m, out += m) {
         m = len - at < RUN ? len - at : RUN;
         for (i = 0; i < m; i++) {
