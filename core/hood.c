@@ -9,10 +9,20 @@
  * side() below). A node of the render's pixel lattice
  * (ng_hood_declare_pixel: grid shading) takes s from the footprint of the
  * block that samples it, the same in every cut of a render; s is part of
- * a patch's key. A patch is computed whole: the source
+ * a patch's key. The points a patch evaluates its source on are float
+ * offsets from a double anchor, as a render's are; a source's bits
+ * depend on that split, so the pixel lattice anchors as the render does
+ * (NG_HOOD_ANCHOR_RENDER, ng_node.h: at the lattice cell of the block's
+ * anchor, the render's origin in every cut of it, part of the key): its
+ * cells on the pixels hold the pixels' bits, and a node of its source's
+ * graph the render also reads at its pixels is kept in the patch and read
+ * back there instead of evaluated again (ng__hood_mark_kept,
+ * ng__hood_read_kept). A patch is computed whole: the source
  * evaluated on the patch's cells plus a halo of the node's radius, then the
- * type's filter. Its samples are a function of (node, spacing, patch
- * index, seed, z, time, period) alone, never of the render's tiles, region, threads or
+ * type's filter (a run filter's patch is its source and halo, the
+ * filter computed where it is sampled). Its samples are a function of
+ * (node, spacing, patch index, anchor cell, seed, z, time, period) alone,
+ * never of the render's tiles, region, threads or
  * block size (the source is evaluated per point, whatever the chunking),
  * so a value sampled from it is the same bits in every cut of a render.
  * The node's value at a position is a sample of its lattice there

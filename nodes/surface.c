@@ -9,8 +9,14 @@
  *   source is evaluated once per cell, in patches of 256^2 cells with a
  *   one-cell halo, so shading costs about the height's own cost whatever
  *   the height's graph is, and every cut of a render gives the same bits.
- *   Sampled at the pixel centres of a render on the pixel grid, a cell is
- *   read exactly; under a warp or a fractal, bilinearly.
+ *   A patch keeps the height itself; the shading is computed from its
+ *   differences where the lattice is read (grid_run). Sampled at the
+ *   pixel centres of a render on the pixel grid, a cell is read exactly;
+ *   under a warp or a fractal, bilinearly. Its patches are anchored as the
+ *   render's tiles are (`anchor`, NG_HOOD_ANCHOR_RENDER), so their cells
+ *   on the pixels are the pixels' heights and a height the render also
+ *   shows is read back from them (core/hood.c, kept nodes); `anchor =
+ *   "world"` keeps the bits from before.
  * - analytic (the only one before, and the default of 3D and 4D renders,
  *   and of points evaluated alone, where no pixel size is known): exact
  *   gradients where the source's graph provides them (noises, fractals,
