@@ -353,7 +353,6 @@ int ng__same_position(const ng_node *n, int k)
     /* drivers of parameters (slots past the type's inputs) read the node's positions */
     return n->input[k] >= 0 && (k >= n->type->ninputs || !(n->type->inputs[k].flags & NG_INPUT_PULL));
 }
-#define same_position ng__same_position
 
 void ng__ctx_filling(ng_ctx *c, int delta) { c->filling += delta; }
 
@@ -457,7 +456,7 @@ static int takes_p_scale(const ng_node *n)
     int k;
     if (!n->type->takes_p_scale) return 0;
     for (k = 0; k < ng_node_slots(n); k++)
-        if (same_position(n, k)) return 0;
+        if (ng__same_position(n, k)) return 0;
     return 1;
 }
 
@@ -549,13 +548,13 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
             }
             c->stack[top].expanded = 1;
             for (k = 0; k < ng_node_slots(n); k++)
-                if (same_position(n, k) && !konst_block(c, n->input[k], 1) && !result_of(c, n->input[k], b) &&
+                if (ng__same_position(n, k) && !konst_block(c, n->input[k], 1) && !result_of(c, n->input[k], b) &&
                     push(c, n->input[k]))
                     goto fail;
             continue;
         }
         for (k = 0; k < ng_node_slots(n); k++) {
-            if (!same_position(n, k)) continue;
+            if (!ng__same_position(n, k)) continue;
             if (!(in[k] = konst_block(c, n->input[k], 0))) in[k] = result_of(c, n->input[k], b);
             if (!in[k]) missing = 1;
         }
@@ -575,7 +574,7 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
             goto fail;
         }
         for (k = 0; k < ng_node_slots(n); k++)
-            if (same_position(n, k) && !konst_block(c, n->input[k], 0)) release(c, n->input[k], b);
+            if (ng__same_position(n, k) && !konst_block(c, n->input[k], 0)) release(c, n->input[k], b);
         if (store(c, id, root, b, dst, out)) goto fail;
         c->sp--;
     }
