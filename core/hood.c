@@ -330,10 +330,13 @@ typedef struct keptlist {
     int n, id[NG_HOOD_KEPT];
 } keptlist;
 
+static int keeps(const ng_node *n);
+
 static keptlist kept_of(const int *kept, const ng_node *n)
 {
     keptlist k = {0, {0}};
     int i;
+    if (!keeps(n)) return k;
     for (i = 0; kept && i < n->id && k.n < NG_HOOD_KEPT; i++) /* sources come before their consumers */
         if (kept[i] == n->id + 1) k.id[k.n++] = i;
     return k;
