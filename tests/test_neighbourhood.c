@@ -51,12 +51,22 @@ static int mask(ng_graph *g, const char *type, int src, const char *name, double
  * over a world one); slope in a fractal (the pixel lattice of each
  * octave's footprint); curvature, drainage, mask distance and cavity. */
 enum {
-    G_BLUR, G_WARPED, G_FRACTAL, G_NESTED, G_LIGHT, G_LIGHT_WARPED, G_LIGHT_OF_BLUR, G_SLOPE_FRACTAL, G_CURVATURE,
-    G_DRAINAGE, G_DISTANCE, G_CAVITY, NGRAPHS
+    G_BLUR, G_WARPED, G_FRACTAL, G_NESTED, G_LIGHT, G_LIGHT_KEPT, G_LIGHT_WORLD, G_LIGHT_WARPED, G_LIGHT_OF_BLUR,
+    G_SLOPE_FRACTAL, G_CURVATURE, G_DRAINAGE, G_DISTANCE, G_CAVITY, NGRAPHS
 };
 static const char *const graph_names[NGRAPHS] = {
-    "blur", "warp of a blur", "fractal of a blur", "blur of a blur", "light (grid)", "warp of a light",
-    "light of a blur", "fractal of a slope", "curvature", "drainage", "mask_distance", "cavity"};
+    "blur", "warp of a blur", "fractal of a blur", "blur of a blur", "light (grid)",
+    "height times its light (the height read back from the lattice)", "light (grid, world anchors)",
+    "warp of a light", "light of a blur", "fractal of a slope", "curvature", "drainage", "mask_distance", "cavity"};
+
+/* ng.light{src, height = 40} with its lattice's anchors (NULL: the default). */
+static int light(ng_graph *g, int src, const char *anchor)
+{
+    ng_node *n = t_on(g, "light", src);
+    t_set(n, "height", 40);
+    if (anchor) t_choose(n, "anchor", anchor);
+    return t_finish_ok(g, n);
+}
 
 static int make_graph(ng_graph *g, int which)
 {
@@ -67,6 +77,8 @@ static int make_graph(ng_graph *g, int which)
     case G_FRACTAL: return t_fbm(g, blur(g, t_noise(g, "simplex", 30, 2), 9, 0), 3, 2, 0.5);
     case G_NESTED: return blur(g, blur(g, src, 4, 1.5), 7, 2);
     case G_LIGHT: return mask(g, "light", src, "height", 40);
+    case G_LIGHT_KEPT: return t_bin(g, "mul", src, light(g, src, NULL));
+    case G_LIGHT_WORLD: return light(g, src, "world");
     case G_LIGHT_WARPED: return t_warp(g, mask(g, "light", src, "height", 40), t_vnoise(g, "perlin", 40, 3), 17);
     case G_LIGHT_OF_BLUR: return mask(g, "light", blur(g, src, 5, 1), "height", 60);
     case G_SLOPE_FRACTAL: return t_fbm(g, mask(g, "slope", t_noise(g, "simplex", 30, 2), "height", 20), 3, 2, 0.5);
@@ -281,6 +293,52 @@ static void test_patches_kept_between_renders(void)
     ng_graph_free(g);
 }
 
+/* A height the render shows and shades (terrain_colour.lua's idiom) is
+ * read back from the light's lattice, whose cells on the pixels are the
+ * pixels' own samples: height * light is the product of the height and
+ * the light rendered alone, bit for bit, at the origin and at 1e9, and
+ * the render read it back (with world anchors it cannot: none read). */
+static void test_height_read_back_from_the_lattice(void)
+{
+    static const double origins[] = {0, 1e9};
+    size_t k;
+    for (k = 0; k < sizeof origins / sizeof origins[0]; k++) {
+        const char *anchor[] = {NULL, "world"};
+        int a;
+        for (a = 0; a < 2; a++) {
+            ng_graph *g = ng_graph_new();
+            const int src = fbm_noise(g, 7), lit = light(g, src, anchor[a]), both = t_bin(g, "mul", src, lit);
+            ng_graph *g1 = ng_graph_new(), *g2 = ng_graph_new();
+            const int src1 = fbm_noise(g1, 7), lit2 = light(g2, fbm_noise(g2, 7), anchor[a]);
+            ng_render_opts o;
+            ng__hood_stats st;
+            float *h, *l, *p;
+            int i;
+            t_opts(&o, W, H);
+            o.origin[0] = origins[k];
+            o.origin[1] = -origins[k];
+            o.tile = 16;
+            o.threads = 2;
+            p = t_render(g, both, &o);
+            ng__hood_last_stats(&st);
+            h = t_render(g1, src1, &o);
+            l = t_render(g2, lit2, &o);
+            CHECK(h && l && p);
+            for (i = 0; h && l && p && i < W * H; i++) {
+                const float want = h[i] * l[i];
+                if (memcmp(&want, &p[i], sizeof want)) break;
+            }
+            CHECKF(i == W * H, "origin %g, anchors %s: pixel %d is %.9g, the height times the light %.9g",
+                   origins[k], anchor[a] ? anchor[a] : "render", i, p ? p[i] : 0.0, h && l ? h[i] * l[i] : 0.0);
+            if (anchor[a]) CHECK_INT(st.kept_reads, 0);
+            else CHECKF(st.kept_reads >= (W * H + 255) / 256, "origin %g: %ld blocks read back", origins[k],
+                        st.kept_reads);
+            free(h), free(l), free(p);
+            ng_graph_free(g), ng_graph_free(g1), ng_graph_free(g2);
+        }
+    }
+}
+
 /* ---- through the program --------------------------------------------------------------- */
 
 static const char *const SCRIPT = "local n = ng.fbm{ng.perlin{element_size = 20, seed = 5}, octaves = 4}\n"
@@ -425,6 +483,7 @@ NG_SUITE(neighbourhood, fast)
     RUN(test_constant_and_variance);
     RUN(test_cache_within_memory_limit);
     RUN(test_patches_kept_between_renders);
+    RUN(test_height_read_back_from_the_lattice);
     if (cli_setup("ng-hood")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
         return;

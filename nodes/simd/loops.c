@@ -409,6 +409,18 @@ static void loop_light(float *restrict out, const float *restrict gx, const floa
     }
 }
 
+static void loop_light_grid(float *restrict out, const float *restrict c, ptrdiff_t w, float k, float hs,
+                            float lx, float ly, float lz, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        const float gx = (c[i + 1] - c[i - 1]) * k, gy = (c[i + w] - c[i - w]) * k;
+        const float x = hs * gx, y = hs * gy, slope2 = x * x + y * y;
+        const float inv = 1.0f / sqrtf(1.0f + slope2), d = -x * inv * lx + -y * inv * ly + inv * lz;
+        out[i] = d > 0.0f ? d : 0.0f;
+    }
+}
+
 /* ---- smooth min and max, fit (see math.c) ------------------------------------------ */
 
 /* Bit-pattern selects instead of branches, so every path vectorises them;

@@ -7,6 +7,7 @@
 #ifndef NG_LOOPS_H
 #define NG_LOOPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef void (*ng_loop1)(float *restrict out, const float *restrict x, int n);
@@ -131,6 +132,10 @@ typedef struct ng_erosion_pts {
     /* surface (light): Lambert max(0, n . l) of the height field's normal, hs times the gradient (gx, gy) */  \
     X(light, (float *restrict out, const float *restrict gx, const float *restrict gy, float hs, float lx,    \
               float ly, float lz, int n))                                                                       \
+    /* the same from a height lattice's central differences: cell i's gradient (c[i + 1] - c[i - 1]) k,    \
+     * (c[i + w] - c[i - w]) k, the grid shading's (surface.c; the bits of light over those planes) */          \
+    X(light_grid, (float *restrict out, const float *restrict c, ptrdiff_t w, float k, float hs, float lx,    \
+                   float ly, float lz, int n))                                                                  \
     /* ng.erosion_filter: one octave of gullies over n points (see ng_erosion_octave) */                       \
     X(erosion_octave, (const ng_erosion_pts *p, const ng_erosion_octave *o, int n))
 
