@@ -167,6 +167,14 @@ typedef struct ng_hood_type {
      * covering it, plus the source's channel 0 in channel 0, so where no
      * tile changes anything the source comes through bit for bit. */
     void (*tile)(const ng_node *node, const float *in, float *out, int w, int channels, uint64_t seed);
+    /* The lattice's channels when they are not the node's (0: the node's
+     * channels): a node that reads its lattice in its own eval and
+     * computes its output from it (the erosion filter: the source's value
+     * and gradient, then its gullies per point) keeps what it reads, and
+     * ng_hood_eval gives that many planes (all of them: the consumer's
+     * ng_block.channels are the node's, not the lattice's). Not for tile
+     * types. */
+    int channels;
 } ng_hood_type;
 
 typedef struct ng_node_type {

@@ -13,26 +13,41 @@
  * and the blend's phase,
  * through a rounded triangle profile, is the octave's relief: crests are
  * ridges, troughs gullies. The slope direction is the gradient of the
- * source (analytic where its graph has one: ng_pull_grad) plus the
- * gradients of the earlier octaves, so finer gullies run down the walls of
- * coarser ones into their floors: they branch. Each octave halves the
+ * source (below) plus the gradients of the earlier octaves, so finer
+ * gullies run down the walls of coarser ones into their floors: they
+ * branch. Each octave halves the
  * spacing; its depth is proportional to its spacing and to the source's
  * slope, so flat ground (peaks, valley floors, plains) keeps its shape.
  * Around the source's high and low `levels` the pattern is offset to carve
  * only (ridges at the source's height) or to fill only (gully floors at
  * it), and `keep` fades it there. The per-point work is the path's loop
  * (loops.c: erosion_octave), the same bits on every SIMD path.
+ *
+ * The source's value and gradient come from one of the two methods of
+ * the shading nodes (grid.h): by default in a 2D render from the grid,
+ * the node's lattice on the engine's neighbourhood patches (core/hood.c)
+ * holding the source's value and its central differences at the render's
+ * pixel size, 3 planes per cell (ng_hood_type.channels), read at the
+ * block's points (a pixel of the render on its cell, exactly; a warped
+ * point bilinearly), then the octaves run at the points themselves; the
+ * source is so evaluated once per pixel, not as a value and gradient
+ * kernel, whatever its graph. Method analytic (the default of 3D and 4D
+ * renders and of points alone, and the only one before) pulls the value
+ * and the analytic gradient at each point (ng_pull_grad; central
+ * differences for nodes without one).
  */
 #include "ng_node.h"
+#include "grid.h"
 #include "loops.h"
 #include "types.h"
 #include "ngmath.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 enum {
-    P_STRENGTH, P_SCALE, P_OCTAVES, P_GAIN, P_GULLY, P_RIDGE, P_KEEP, P_LEVELS, P_MASKS, P_SEED, NPARAMS
+    P_STRENGTH, P_SCALE, P_OCTAVES, P_GAIN, P_GULLY, P_RIDGE, P_KEEP, P_LEVELS, P_MASKS, P_SEED, P_METHOD, NPARAMS
 };
 
 static const ng_param_desc erosion_params[NPARAMS] = {
@@ -60,6 +75,12 @@ static const ng_param_desc erosion_params[NPARAMS] = {
                  "true: 3 channels, the height, then the ridge mask and the crease (gully floor) mask, both in "
                  "[0, 1] (read them with :channel(2), :channel(3)); false: the height alone"},
     [P_SEED] = {"seed", NG_PARAM_INT, {0}, -2147483648.0, 2147483647.0, NULL, "selects an unrelated gully pattern"},
+    [P_METHOD] = {"method", NG_PARAM_ENUM, {0}, 0, 0, ng_grid_method_choices,
+                  "where the source's slope comes from, as for ng.light: auto: grid in a 2D render, analytic in "
+                  "3D and 4D renders and for points evaluated alone; grid: the source's samples on a lattice of "
+                  "the render's pixel size and their central differences (the source evaluated once per pixel, "
+                  "read bilinearly between pixels), 2D renders only; analytic: the gradient of the source's graph "
+                  "at each point (the default of 2D renders before the grid method, with its bits)"},
 };
 
 enum { I_SOURCE, NINPUTS };
@@ -99,10 +120,25 @@ static int erosion_setup(ng_node *n, const int *ch, ng_error *err)
     for (k = 0; k < oct; k++, w *= ng_num(n, P_GAIN)) sum += w;
     for (k = 0, w = 1; k < oct; k++, w *= ng_num(n, P_GAIN)) s->share[k] = sum > 0 ? (float)(w / sum) : 0.0f;
     n->channels = ng_int(n, P_MASKS) ? 3 : 1;
-    n->dims &= 0x1Cu; /* a height field needs x and y */
     /* the finest gullies are the finest detail: octave k's spacing over 2 */
     if (!(n->detail < ldexp(ng_num(n, P_SCALE), -oct))) n->detail = ldexp(ng_num(n, P_SCALE), -oct);
-    return 0;
+    return ng_grid_declare(n, ng_int(n, P_METHOD), 0, err);
+}
+
+/* The grid method's lattice: per cell the source's value, then its
+ * central differences along x and y (3 planes). */
+static void erosion_grid_filter(const ng_node *n, const float *in, float *out, float *tmp, int side, int radius,
+                                int channels, double spacing)
+{
+    const size_t plane = (size_t)side * (size_t)side;
+    const int w = side + 2 * radius;
+    int j;
+    (void)n, (void)tmp, (void)channels;
+    for (j = 0; j < side; j++) {
+        float *row = out + (size_t)j * (size_t)side;
+        memcpy(row, in + (size_t)(j + radius) * (size_t)w + (size_t)radius, (size_t)side * sizeof(float));
+        ng_grid_gradient_row(in, side, j, spacing, row + plane, row + 2 * plane);
+    }
 }
 
 static int erosion_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len)
@@ -170,12 +206,15 @@ static int erosion_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
 {
     const erosion_state *s = n->state;
     const int len = b->n, masks = n->channels == 3, oct = ng_int(n, P_OCTAVES);
-    float *val = ng_scratch(ctx, 1), *grad = ng_scratch(ctx, b->dims), *tmp = ng_scratch(ctx, 4);
+    /* the source's value, then its gradient's b->dims planes */
+    float *const val = ng_scratch(ctx, 1 + b->dims), *const grad = val + len, *tmp = ng_scratch(ctx, 4);
     ng_erosion_pts p;
     ng_erosion_octave o;
     int i, k, rc = -1;
-    (void)in;
-    if (!val || !grad || !tmp || ng_pull_grad(ctx, n, I_SOURCE, b, val, grad, 0)) goto done;
+    if (!val || !tmp) goto done;
+    if (ng_grid_here(ng_int(n, P_METHOD), b, 0) ? ng_hood_eval(ctx, n, b, in, val)
+                                                : ng_pull_grad(ctx, n, I_SOURCE, b, val, grad, 0))
+        goto done;
     p.x = b->p[0], p.y = b->p[1];
     p.gx = grad, p.gy = grad + len; /* accumulated in place */
     p.amp = tmp, p.off = tmp + len, p.mask = tmp + 2 * len;
@@ -194,11 +233,14 @@ static int erosion_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
         for (i = 0; i < 2 * len; i++) out[len + i] = out[len + i] < 1.0f ? out[len + i] : 1.0f;
     rc = 0;
 done:
-    ng_scratch_free(ctx, val, 1);
-    ng_scratch_free(ctx, grad, b->dims);
+    ng_scratch_free(ctx, val, 1 + b->dims);
     ng_scratch_free(ctx, tmp, 4);
     return rc;
 }
+
+/* 3 planes per cell: value, d/dx, d/dy */
+static const ng_hood_type erosion_hood = {
+    .input = I_SOURCE, .filter_spaced = erosion_grid_filter, .patch = NG_GRID_PATCH, .channels = 3};
 
 const ng_node_type ng_type_erosion_filter = {
     .name = "erosion_filter",
@@ -206,8 +248,11 @@ const ng_node_type ng_type_erosion_filter = {
     .doc = "the look of water erosion on any height field, with no simulation: octaves of gullies that run down "
            "its slopes and branch, sharp ridges between them, peaks and valley floors kept; a per-point function "
            "of the world position, so it stitches across regions, tiles and machines and works at any size. "
-           "Slopes come from the source's analytic gradient (noises, fractals, arithmetic, curves, warps), "
-           "central differences for nodes without one, as ng.light does",
+           "Slopes come, as ng.light's do, in a 2D render (method auto) from central differences of the "
+           "source's samples on a world-aligned lattice of the render's pixel size (the source evaluated once "
+           "per pixel, the same bits in every cut); in 3D/4D renders, or with method analytic, from the "
+           "source's analytic gradient (noises, fractals, arithmetic, curves, warps; central differences for "
+           "nodes without one)",
     .params = erosion_params,
     .nparams = NPARAMS,
     .inputs = erosion_inputs,
@@ -217,4 +262,5 @@ const ng_node_type ng_type_erosion_filter = {
     .setup = erosion_setup,
     .tile_check = erosion_tile_check,
     .eval = erosion_eval,
+    .hood = &erosion_hood,
 };
