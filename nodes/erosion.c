@@ -152,27 +152,13 @@ static int erosion_tile_check(const ng_node *n, const double period[4], int dims
 
 /* Per point, from the source's value v and gradient (gx, gy): the depth
  * factor (strength x slope x the keep fade), the carve/fill offset and the
- * masks' weight (mask NULL: none). The clamps are selects, which
- * vectorise, where fminf and fmaxf are calls: the same values (a NaN
- * clamps to 0 and a NaN or infinite slope to 1 both ways; a zero's sign
- * is lost in 2 t - 1). */
+ * masks' weight (mask NULL: none), by the path's loop. */
 static void erosion_prepare(const ng_node *n, const erosion_state *s, int len, const float *v, const float *gx,
                             const float *gy, float *amp, float *off, float *mask)
 {
-    const float lo = (float)s->lo, inv = (float)(1.0 / s->span), keep = (float)ng_num(n, P_KEEP);
-    const float strength = (float)ng_num(n, P_STRENGTH), mk = (float)(ng_num(n, P_SCALE) / (s->span * MASK_SLOPE));
-    int i;
-    for (i = 0; i < len; i++) {
-        const float x = (v[i] - lo) * inv, c = x > 0.0f ? x : 0.0f, t = c < 1.0f ? c : 1.0f, sg = 2.0f * t - 1.0f;
-        const float fade = 1.0f - keep * sg * sg, m = sqrtf(gx[i] * gx[i] + gy[i] * gy[i]);
-        off[i] = sg;
-        amp[i] = strength * m * fade;
-    }
-    for (i = 0; mask && i < len; i++) {
-        const float x = (v[i] - lo) * inv, c = x > 0.0f ? x : 0.0f, t = c < 1.0f ? c : 1.0f, sg = 2.0f * t - 1.0f;
-        const float fade = 1.0f - keep * sg * sg, q = sqrtf(gx[i] * gx[i] + gy[i] * gy[i]) * mk;
-        mask[i] = fade * (q < 1.0f ? q : 1.0f);
-    }
+    const ng_erosion_prep q = {(float)s->lo, (float)(1.0 / s->span), (float)ng_num(n, P_KEEP),
+                               (float)ng_num(n, P_STRENGTH), (float)(ng_num(n, P_SCALE) / (s->span * MASK_SLOPE))};
+    ng__loops()->erosion_prepare(&q, v, gx, gy, amp, off, mask, len);
 }
 
 /* Octave k's lattice for block b: its anchor split into a cell (mod 2^32)
