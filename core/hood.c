@@ -312,12 +312,9 @@ int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char 
 static int cells(const ng_node *n) { return n->type->hood->patch > 0 ? n->type->hood->patch : NG_HOOD_PATCH; }
 static int side(const ng_node *n) { return cells(n) + 3; }
 
-/* A patch's planes: the lattice's channels (ng_hood_type.channels). */
-static int planes(const ng_node *n) { return n->type->hood->channels > 0 ? n->type->hood->channels : n->channels; }
-
 static size_t patch_bytes(const ng_node *n)
 {
-    return (size_t)planes(n) * (size_t)side(n) * (size_t)side(n) * sizeof(float);
+    return (size_t)n->channels * (size_t)side(n) * (size_t)side(n) * sizeof(float);
 }
 
 /* A tile of a tile type: its channels and the source's first channel,
@@ -555,6 +552,11 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     if (rc == 0 && p->key.stage) {
         memcpy(p->data + (size_t)n->channels * plane, in, plane * sizeof(float));
         t->tile(n, in, p->data, w, ch, tile_seed(&p->key));
+    } else if (rc == 0 && t->filter_placed) {
+        const double s = spacing_of(&p->key);
+        const ng_hood_place at = {s, {((double)(p->key.ix * cells(n) - MARGIN) + 0.5) * s,
+                                      ((double)(p->key.iy * cells(n) - MARGIN) + 0.5) * s}, p->key.seed};
+        t->filter_placed(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch, &at);
     } else if (rc == 0 && t->filter_spaced) {
         t->filter_spaced(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch, spacing_of(&p->key));
     } else if (rc == 0) {
@@ -905,8 +907,7 @@ static void sample(const ng_node *n, const ng_block *b, patch *const *got, const
     const int smooth = n->type->hood->smooth;
     /* the channels the consumer reads (ng_block.channels): a height read
      * alone from the hydraulic node's 4 costs one */
-    const int nch = n->type->hood->channels > 0 ? planes(n)
-                    : b->channels > 0 && b->channels < n->channels ? b->channels : n->channels;
+    const int nch = b->channels > 0 && b->channels < n->channels ? b->channels : n->channels;
     int i, c, j;
     for (i = from; i < to; i++) {
         if (idx[i] < 0) { /* a position that is not a number samples nothing */

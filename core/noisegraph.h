@@ -121,6 +121,14 @@ typedef struct ng_block ng_block;
  * (core/hood.c), so the value at a world point does not depend on how the
  * render is cut. The type's setup gives the lattice with ng_hood_declare
  * (ng_node.h); its eval is ng_hood_eval. */
+/* Where a patch lies (ng_hood_type.filter_placed): out's cell (i, j) is
+ * at world (origin[0] + i spacing, origin[1] + j spacing); seed is the
+ * rendering block's (ng_block.seed: a fractal octave's). */
+typedef struct ng_hood_place {
+    double spacing, origin[2];
+    uint32_t seed;
+} ng_hood_place;
+
 typedef struct ng_hood_type {
     int input; /* the input read over the neighbourhood: a pull input */
     /* How the lattice is sampled between cells: 0 bilinear (a position
@@ -140,10 +148,15 @@ typedef struct ng_hood_type {
                    int channels);
     /* Or, for a filter that needs the lattice's spacing in world units
      * (gradients, distances; a node of the render's pixel lattice learns
-     * it only per render, ng_hood_declare_pixel): the same with it. One of
-     * filter, filter_spaced and tile is set. */
+     * it only per render, ng_hood_declare_pixel): the same with it. */
     void (*filter_spaced)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
                           int channels, double spacing);
+    /* Or, for a filter whose cells are a function of their world position
+     * (the erosion filter's gullies, computed on the lattice): the same
+     * with the patch's place, at. One of filter, filter_spaced,
+     * filter_placed and tile is set. */
+    void (*filter_placed)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
+                          int channels, const struct ng_hood_place *at);
     /* Cells per patch edge; 0: NG_HOOD_PATCH. Larger patches spend less on
      * halos (a shading's 1-cell halo costs (P + 5)^2 / P^2 source
      * evaluations per cell) and more on the first render of a small area.
@@ -167,14 +180,6 @@ typedef struct ng_hood_type {
      * covering it, plus the source's channel 0 in channel 0, so where no
      * tile changes anything the source comes through bit for bit. */
     void (*tile)(const ng_node *node, const float *in, float *out, int w, int channels, uint64_t seed);
-    /* The lattice's channels when they are not the node's (0: the node's
-     * channels): a node that reads its lattice in its own eval and
-     * computes its output from it (the erosion filter: the source's value
-     * and gradient, then its gullies per point) keeps what it reads, and
-     * ng_hood_eval gives that many planes (all of them: the consumer's
-     * ng_block.channels are the node's, not the lattice's). Not for tile
-     * types. */
-    int channels;
 } ng_hood_type;
 
 typedef struct ng_node_type {

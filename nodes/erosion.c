@@ -125,22 +125,6 @@ static int erosion_setup(ng_node *n, const int *ch, ng_error *err)
     return ng_grid_declare(n, ng_int(n, P_METHOD), 0, err);
 }
 
-/* The grid method's lattice: per cell the source's value, then its
- * central differences along x and y (3 planes). */
-static void erosion_grid_filter(const ng_node *n, const float *in, float *out, float *tmp, int side, int radius,
-                                int channels, double spacing)
-{
-    const size_t plane = (size_t)side * (size_t)side;
-    const int w = side + 2 * radius;
-    int j;
-    (void)n, (void)tmp, (void)channels;
-    for (j = 0; j < side; j++) {
-        float *row = out + (size_t)j * (size_t)side;
-        memcpy(row, in + (size_t)(j + radius) * (size_t)w + (size_t)radius, (size_t)side * sizeof(float));
-        ng_grid_gradient_row(in, side, j, spacing, row + plane, row + 2 * plane);
-    }
-}
-
 static int erosion_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len)
 {
     (void)period, (void)dims;
@@ -161,17 +145,18 @@ static void erosion_prepare(const ng_node *n, const erosion_state *s, int len, c
     ng__loops()->erosion_prepare(&q, v, gx, gy, amp, off, mask, len);
 }
 
-/* Octave k's lattice for block b: its anchor split into a cell (mod 2^32)
- * and a fraction, so far from the origin the floats stay small. */
-static void erosion_octave_setup(const ng_node *n, const erosion_state *s, const ng_block *b, int k,
-                                 ng_erosion_octave *o)
+/* Octave k's lattice for points offset from anchor: the anchor split into
+ * a cell (mod 2^32) and a fraction, so far from the origin the floats stay
+ * small; seed: the rendering block's (a fractal octave's). */
+static void erosion_octave_setup(const ng_node *n, const erosion_state *s, const double anchor[2], uint32_t seed,
+                                 int k, ng_erosion_octave *o)
 {
     const double spacing = ldexp(ng_num(n, P_SCALE), -k), inv = 1.0 / spacing;
     const double gain_k = ng_pow(ng_num(n, P_GAIN), k);
     const double rw = 0.5 * ng_num(n, P_RIDGE), gw = 0.5 * ng_num(n, P_GULLY);
     int d;
     for (d = 0; d < 2; d++) {
-        double a = b->anchor[d] * inv, c = floor(a), m;
+        double a = anchor[d] * inv, c = floor(a), m;
         if (!isfinite(a)) a = c = 0;
         m = fmod(c, 4294967296.0);
         if (m < 0) m += 4294967296.0;
@@ -179,7 +164,7 @@ static void erosion_octave_setup(const ng_node *n, const erosion_state *s, const
         o->frac[d] = (float)(a - c);
     }
     o->inv = (float)inv;
-    o->seed = (s->seed ^ b->seed * 0x85ebca6bu) + (uint32_t)k * 0xc2b2ae35u;
+    o->seed = (s->seed ^ seed * 0x85ebca6bu) + (uint32_t)k * 0xc2b2ae35u;
     o->depth = (float)(gain_k * spacing * 0.25);
     o->share = s->share[k];
     o->ridge_w = (float)rw;
@@ -188,45 +173,89 @@ static void erosion_octave_setup(const ng_node *n, const erosion_state *s, const
     o->gully_k = gw > 0 ? (float)(0.5 / gw) : 0.0f;
 }
 
-static int erosion_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+/* The filter at len points, offsets (x, y) from anchor, of both methods:
+ * from the source's value val and gradient (gx, gy: accumulated in place)
+ * into out's channels, planes `plane` floats apart; tmp: 4 len floats. */
+static void erode(const ng_node *n, const double anchor[2], uint32_t seed, int len, const float *x, const float *y,
+                  const float *val, float *gx, float *gy, float *tmp, float *out, size_t plane)
 {
     const erosion_state *s = n->state;
-    const int len = b->n, masks = n->channels == 3, oct = ng_int(n, P_OCTAVES);
-    /* the source's value, then its gradient's b->dims planes */
-    float *const val = ng_scratch(ctx, 1 + b->dims), *const grad = val + len, *tmp = ng_scratch(ctx, 4);
+    const int masks = n->channels == 3, oct = ng_int(n, P_OCTAVES);
     ng_erosion_pts p;
     ng_erosion_octave o;
-    int i, k, rc = -1;
-    if (!val || !tmp) goto done;
-    if (ng_grid_here(ng_int(n, P_METHOD), b, 0) ? ng_hood_eval(ctx, n, b, in, val)
-                                                : ng_pull_grad(ctx, n, I_SOURCE, b, val, grad, 0))
-        goto done;
-    p.x = b->p[0], p.y = b->p[1];
-    p.gx = grad, p.gy = grad + len; /* accumulated in place */
+    int i, k, c;
+    p.x = x, p.y = y;
+    p.gx = gx, p.gy = gy;
     p.amp = tmp, p.off = tmp + len, p.mask = tmp + 2 * len;
     p.h = tmp + 3 * len;
-    p.ridge = masks ? out + len : NULL;
-    p.crease = masks ? out + 2 * len : NULL;
-    erosion_prepare(n, s, len, val, grad, grad + len, tmp, tmp + len, masks ? tmp + 2 * len : NULL);
+    p.ridge = masks ? out + plane : NULL;
+    p.crease = masks ? out + 2 * plane : NULL;
+    erosion_prepare(n, s, len, val, gx, gy, tmp, tmp + len, masks ? tmp + 2 * len : NULL);
     for (i = 0; i < len; i++) p.h[i] = 0.0f;
-    for (i = 0; masks && i < 2 * len; i++) out[len + i] = 0.0f;
+    for (c = 1; masks && c < 3; c++)
+        for (i = 0; i < len; i++) out[c * plane + (size_t)i] = 0.0f;
     for (k = 0; k < oct; k++) {
-        erosion_octave_setup(n, s, b, k, &o);
+        erosion_octave_setup(n, s, anchor, seed, k, &o);
         ng__loops()->erosion_octave(&p, &o, len);
     }
     for (i = 0; i < len; i++) out[i] = val[i] + p.h[i];
-    if (masks)
-        for (i = 0; i < 2 * len; i++) out[len + i] = out[len + i] < 1.0f ? out[len + i] : 1.0f;
-    rc = 0;
-done:
-    ng_scratch_free(ctx, val, 1 + b->dims);
+    for (c = 1; masks && c < 3; c++)
+        for (i = 0; i < len; i++) {
+            float *m = out + c * plane + (size_t)i;
+            *m = *m < 1.0f ? *m : 1.0f;
+        }
+}
+
+/* Rows of the grid's lattice the filter takes at once: long runs keep the
+ * path's loops in their vector body (a 259-cell row alone ends in a
+ * scalar tail) and the octaves' setup rare. */
+#define GRID_ROWS 16
+
+/* The grid method's lattice, GRID_ROWS rows at a time: the source's
+ * value and central differences, then the filter at the cells. tmp holds
+ * 9 runs of GRID_ROWS rows (the room of (side + 2)^2 floats is 16 of them). */
+static void erosion_grid_filter(const ng_node *n, const float *in, float *out, float *tmp, int side, int radius,
+                                int channels, const ng_hood_place *at)
+{
+    const size_t plane = (size_t)side * (size_t)side, run = (size_t)GRID_ROWS * (size_t)side;
+    const int w = side + 2 * radius;
+    float *x = tmp, *y = tmp + run, *val = tmp + 2 * run, *gx = tmp + 3 * run, *gy = tmp + 4 * run;
+    float *work = tmp + 5 * run;
+    int i, j, r;
+    (void)channels;
+    for (j = 0; j < side; j += GRID_ROWS) {
+        const int rows = side - j < GRID_ROWS ? side - j : GRID_ROWS;
+        for (r = 0; r < rows; r++) {
+            const size_t o = (size_t)r * (size_t)side;
+            for (i = 0; i < side; i++) x[o + (size_t)i] = (float)((double)i * at->spacing);
+            for (i = 0; i < side; i++) y[o + (size_t)i] = (float)((double)(j + r) * at->spacing);
+            memcpy(val + o, in + (size_t)(j + r + radius) * (size_t)w + (size_t)radius, (size_t)side * sizeof(float));
+            ng_grid_gradient_row(in, side, j + r, at->spacing, gx + o, gy + o);
+        }
+        erode(n, at->origin, at->seed, rows * side, x, y, val, gx, gy, work, out + (size_t)j * (size_t)side, plane);
+    }
+}
+
+static int erosion_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
+{
+    const int len = b->n;
+    float *val, *grad, *tmp;
+    int rc = -1;
+    if (ng_grid_here(ng_int(n, P_METHOD), b, 0)) return ng_hood_eval(ctx, n, b, in, out);
+    val = ng_scratch(ctx, 1), grad = ng_scratch(ctx, b->dims), tmp = ng_scratch(ctx, 4);
+    if (val && grad && tmp && ng_pull_grad(ctx, n, I_SOURCE, b, val, grad, 0) == 0) {
+        erode(n, b->anchor, b->seed, len, b->p[0], b->p[1], val, grad, grad + len, tmp, out, (size_t)len);
+        rc = 0;
+    }
+    ng_scratch_free(ctx, val, 1);
+    ng_scratch_free(ctx, grad, b->dims);
     ng_scratch_free(ctx, tmp, 4);
     return rc;
 }
 
-/* 3 planes per cell: value, d/dx, d/dy */
+/* The grid method's lattice: the node's own channels, computed per cell. */
 static const ng_hood_type erosion_hood = {
-    .input = I_SOURCE, .filter_spaced = erosion_grid_filter, .patch = NG_GRID_PATCH, .channels = 3};
+    .input = I_SOURCE, .filter_placed = erosion_grid_filter, .patch = NG_GRID_PATCH};
 
 const ng_node_type ng_type_erosion_filter = {
     .name = "erosion_filter",
