@@ -1,7 +1,8 @@
 /*
  * erosion.c — ng.erosion_filter: the look of water erosion (branching
  * gullies down every slope, sharp ridges between them) with no simulation,
- * evaluated per point, so it stitches like any noise and works at any size.
+ * a function of the world position, so it stitches like any noise and
+ * works at any size.
  *
  * The line of Clay John's "eroded terrain noise" (2018), Felix Westin's
  * refinement (2023) and Rune Skovbo Johansen's "advanced terrain erosion
@@ -23,18 +24,20 @@
  * it), and `keep` fades it there. The per-point work is the path's loop
  * (loops.c: erosion_octave), the same bits on every SIMD path.
  *
- * The source's value and gradient come from one of the two methods of
- * the shading nodes (grid.h): by default in a 2D render from the grid,
- * the node's lattice on the engine's neighbourhood patches (core/hood.c)
- * holding the source's value and its central differences at the render's
- * pixel size, 3 planes per cell (ng_hood_type.channels), read at the
- * block's points (a pixel of the render on its cell, exactly; a warped
- * point bilinearly), then the octaves run at the points themselves; the
- * source is so evaluated once per pixel, not as a value and gradient
- * kernel, whatever its graph. Method analytic (the default of 3D and 4D
- * renders and of points alone, and the only one before) pulls the value
- * and the analytic gradient at each point (ng_pull_grad; central
- * differences for nodes without one).
+ * The source's slope comes from one of the two methods of the shading
+ * nodes (grid.h). By default in a 2D render from the grid: the node's
+ * value lives on a lattice of the render's pixel size (or of `spacing`)
+ * on the engine's neighbourhood patches (core/hood.c), each patch the
+ * source evaluated once per cell with a one-cell halo, its central
+ * differences, and the gullies computed at the cells (filter_placed: the
+ * patch's world place, so a cell's value is a function of the world);
+ * a render on its pixel grid reads the cells, a warped point reads them
+ * bilinearly. So the source costs one evaluation per pixel, not a value
+ * and gradient kernel, whatever its graph, and the cut of a render does
+ * not matter. Method analytic (the default of 3D and 4D renders and of
+ * points evaluated alone, and the only one before) pulls the value and
+ * the analytic gradient at each point (ng_pull_grad; central differences
+ * for nodes without one) and computes the gullies there.
  */
 #include "ng_node.h"
 #include "grid.h"
@@ -47,7 +50,7 @@
 #include <string.h>
 
 enum {
-    P_STRENGTH, P_SCALE, P_OCTAVES, P_GAIN, P_GULLY, P_RIDGE, P_KEEP, P_LEVELS, P_MASKS, P_SEED, P_METHOD, NPARAMS
+    P_STRENGTH, P_SCALE, P_OCTAVES, P_GAIN, P_GULLY, P_RIDGE, P_KEEP, P_LEVELS, P_MASKS, P_SEED, P_METHOD, P_SPACING, NPARAMS
 };
 
 static const ng_param_desc erosion_params[NPARAMS] = {
@@ -78,9 +81,13 @@ static const ng_param_desc erosion_params[NPARAMS] = {
     [P_METHOD] = {"method", NG_PARAM_ENUM, {0}, 0, 0, ng_grid_method_choices,
                   "where the source's slope comes from, as for ng.light: auto: grid in a 2D render, analytic in "
                   "3D and 4D renders and for points evaluated alone; grid: the source's samples on a lattice of "
-                  "the render's pixel size and their central differences (the source evaluated once per pixel, "
-                  "read bilinearly between pixels), 2D renders only; analytic: the gradient of the source's graph "
-                  "at each point (the default of 2D renders before the grid method, with its bits)"},
+                  "the render's pixel size (or `spacing`), their central differences and the gullies at its cells "
+                  "(the source evaluated once per pixel, cheaper than its analytic gradient; read "
+                  "bilinearly between cells), 2D renders only; analytic: the gradient of the source's graph and the "
+                  "gullies at each point (the default of 2D renders before the grid method, with its bits)"},
+    [P_SPACING] = {"spacing", NG_PARAM_NUMBER, {0}, 0, 1e12, NULL,
+                   "method grid: the lattice spacing in world units; 0: the render's pixel size (a larger "
+                   "spacing costs less and rounds the finest gullies off, the same at every --size)"},
 };
 
 enum { I_SOURCE, NINPUTS };
@@ -122,7 +129,7 @@ static int erosion_setup(ng_node *n, const int *ch, ng_error *err)
     n->channels = ng_int(n, P_MASKS) ? 3 : 1;
     /* the finest gullies are the finest detail: octave k's spacing over 2 */
     if (!(n->detail < ldexp(ng_num(n, P_SCALE), -oct))) n->detail = ldexp(ng_num(n, P_SCALE), -oct);
-    return ng_grid_declare(n, ng_int(n, P_METHOD), 0, err);
+    return ng_grid_declare(n, ng_int(n, P_METHOD), ng_num(n, P_SPACING), err);
 }
 
 static int erosion_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len)
@@ -241,7 +248,7 @@ static int erosion_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const 
     const int len = b->n;
     float *val, *grad, *tmp;
     int rc = -1;
-    if (ng_grid_here(ng_int(n, P_METHOD), b, 0)) return ng_hood_eval(ctx, n, b, in, out);
+    if (ng_grid_here(ng_int(n, P_METHOD), b, ng_num(n, P_SPACING))) return ng_hood_eval(ctx, n, b, in, out);
     val = ng_scratch(ctx, 1), grad = ng_scratch(ctx, b->dims), tmp = ng_scratch(ctx, 4);
     if (val && grad && tmp && ng_pull_grad(ctx, n, I_SOURCE, b, val, grad, 0) == 0) {
         erode(n, b->anchor, b->seed, len, b->p[0], b->p[1], val, grad, grad + len, tmp, out, (size_t)len);
@@ -261,11 +268,11 @@ const ng_node_type ng_type_erosion_filter = {
     .name = "erosion_filter",
     .family = "terrain",
     .doc = "the look of water erosion on any height field, with no simulation: octaves of gullies that run down "
-           "its slopes and branch, sharp ridges between them, peaks and valley floors kept; a per-point function "
-           "of the world position, so it stitches across regions, tiles and machines and works at any size. "
+           "its slopes and branch, sharp ridges between them, peaks and valley floors kept; a function of the "
+           "world position, so it stitches across regions, tiles and machines and works at any size. "
            "Slopes come, as ng.light's do, in a 2D render (method auto) from central differences of the "
-           "source's samples on a world-aligned lattice of the render's pixel size (the source evaluated once "
-           "per pixel, the same bits in every cut); in 3D/4D renders, or with method analytic, from the "
+           "source's samples on a world-aligned lattice of the render's pixel size, the gullies computed at its "
+           "cells (the source evaluated once per pixel, the same bits in every cut); in 3D/4D renders, or with method analytic, from the "
            "source's analytic gradient (noises, fractals, arithmetic, curves, warps; central differences for "
            "nodes without one)",
     .params = erosion_params,
