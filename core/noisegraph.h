@@ -113,14 +113,6 @@ typedef struct ng_block ng_block;
 /* ng_node_type.dims of a type that evaluates in 1 to 4 dimensions. */
 #define NG_DIMS_ALL 0x1Eu
 
-/* A neighbourhood node (blur, and what reads a height field around each
- * point): its value is computed on a world-aligned 2D lattice of its own
- * spacing, in fixed patches (NG_HOOD_PATCH cells, or the type's) that the engine
- * evaluates with a halo of the node's radius, caches for the render and
- * samples (bilinear or cubic) at whatever positions the node is asked for
- * (core/hood.c), so the value at a world point does not depend on how the
- * render is cut. The type's setup gives the lattice with ng_hood_declare
- * (ng_node.h); its eval is ng_hood_eval. */
 /* Where a patch lies (ng_hood_type.filter_placed): out's cell (i, j) is
  * at world (origin[0] + i spacing, origin[1] + j spacing); seed is the
  * rendering block's (ng_block.seed: a fractal octave's). */
@@ -129,6 +121,14 @@ typedef struct ng_hood_place {
     uint32_t seed;
 } ng_hood_place;
 
+/* A neighbourhood node (blur, and what reads a height field around each
+ * point): its value is computed on a world-aligned 2D lattice of its own
+ * spacing, in fixed patches (NG_HOOD_PATCH cells, or the type's) that the engine
+ * evaluates with a halo of the node's radius, caches for the render and
+ * samples (bilinear or cubic) at whatever positions the node is asked for
+ * (core/hood.c), so the value at a world point does not depend on how the
+ * render is cut. The type's setup gives the lattice with ng_hood_declare
+ * (ng_node.h); its eval is ng_hood_eval. */
 typedef struct ng_hood_type {
     int input; /* the input read over the neighbourhood: a pull input */
     /* How the lattice is sampled between cells: 0 bilinear (a position
@@ -156,7 +156,7 @@ typedef struct ng_hood_type {
      * with the patch's place, at. One of filter, filter_spaced,
      * filter_placed and tile is set. */
     void (*filter_placed)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
-                          int channels, const struct ng_hood_place *at);
+                          int channels, const ng_hood_place *at);
     /* Cells per patch edge; 0: NG_HOOD_PATCH. Larger patches spend less on
      * halos (a shading's 1-cell halo costs (P + 5)^2 / P^2 source
      * evaluations per cell) and more on the first render of a small area.

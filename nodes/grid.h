@@ -30,8 +30,8 @@ int ng_grid_declare(ng_node *n, int method, double spacing, ng_error *err);
 /* For eval: whether block b reads the lattice (method grid, or auto in a
  * 2D block with a spacing or a pixel size). */
 int ng_grid_here(int method, const ng_block *b, double spacing);
-/* Row j of a grid filter's patch (ng_hood_type.filter_spaced with a
- * radius of 1): the source's central differences over two cells of
+/* Row j of a grid filter's patch (ng_hood_type's in, with a radius of
+ * 1): the source's central differences over two cells of
  * `spacing` along x into gx and along y into gy, `side` cells. */
 void ng_grid_gradient_row(const float *in, int side, int j, double spacing, float *gx, float *gy);
 
