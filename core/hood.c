@@ -728,6 +728,11 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     } else if (rc == 0 && p->key.stage) {
         memcpy(p->data + (size_t)n->channels * plane, in, plane * sizeof(float));
         t->tile(n, in, p->data, w, ch, tile_seed(&p->key));
+    } else if (rc == 0 && t->filter_placed) {
+        const double s = spacing_of(&p->key);
+        const ng_hood_place at = {s, {((double)(p->key.ix * cells(n) - MARGIN) + 0.5) * s,
+                                      ((double)(p->key.iy * cells(n) - MARGIN) + 0.5) * s}, p->key.seed};
+        t->filter_placed(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch, &at);
     } else if (rc == 0 && t->filter_spaced) {
         t->filter_spaced(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch, spacing_of(&p->key));
     } else if (rc == 0) {

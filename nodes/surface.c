@@ -25,8 +25,11 @@
  *   central differences of that step everywhere (the user's choice of
  *   scale, say to soften a relief).
  *
- * Both shade a gradient with the same arithmetic (shade_row).
+ * Both shade a gradient with the same arithmetic (shade_row). The two
+ * methods' option, rule and central differences are grid.h's, defined
+ * here and shared with the erosion filter.
  */
+#include "grid.h"
 #include "ng_node.h"
 #include "loops.h"
 #include "types.h"
@@ -37,15 +40,10 @@
 
 static const char *const mode_choices[] = {"normal", "slope", "light", NULL};
 enum { M_NORMAL, M_SLOPE, M_LIGHT };
-static const char *const method_choices[] = {"auto", "grid", "analytic", NULL};
-enum { METHOD_AUTO, METHOD_GRID, METHOD_ANALYTIC };
+const char *const ng_grid_method_choices[] = {"auto", "grid", "analytic", NULL};
 static const char *const anchor_choices[] = {"render", "world", NULL};
 enum { ANCHOR_RENDER, ANCHOR_WORLD };
 enum { P_MODE, P_HEIGHT, P_LIGHT, P_STEP, P_METHOD, P_SPACING, P_ANCHOR, NPARAMS };
-
-/* Cells per patch edge of the grid method: its one-cell halo and margins
- * cost (256 + 5)^2 / 256^2 = 1.04 source evaluations per cell. */
-#define GRID_PATCH 256
 
 static const ng_param_desc surface_params[NPARAMS] = {
     [P_MODE] = {"mode", NG_PARAM_ENUM, {0}, 0, 0, mode_choices,
@@ -57,7 +55,7 @@ static const ng_param_desc surface_params[NPARAMS] = {
      "method analytic: 0 for exact (analytic) gradients where the source has them, central differences of a "
      "thousandth of its detail size elsewhere; > 0: central differences of this step in world units everywhere "
      "(a larger step softens the relief). A step > 0 implies method analytic"},
-    [P_METHOD] = {"method", NG_PARAM_ENUM, {0}, 0, 0, method_choices,
+    [P_METHOD] = {"method", NG_PARAM_ENUM, {0}, 0, 0, ng_grid_method_choices,
      "auto: grid in a 2D render, analytic in 3D and 4D renders and for points evaluated alone; grid: central "
      "differences of the neighbouring samples on a lattice of the render's pixel size (or `spacing`), about the "
      "height's own cost for any graph, 2D renders only; analytic: the gradient of the source's graph (the "
@@ -89,7 +87,30 @@ typedef struct surface_state {
 
 static int method_of(const ng_node *n)
 {
-    return ng_num(n, P_STEP) > 0 ? METHOD_ANALYTIC : ng_int(n, P_METHOD);
+    return ng_num(n, P_STEP) > 0 ? NG_METHOD_ANALYTIC : ng_int(n, P_METHOD);
+}
+
+int ng_grid_declare(ng_node *n, int method, double spacing, int anchor, ng_error *err)
+{
+    n->dims &= method == NG_METHOD_GRID ? 1u << 2 : 0x1Cu; /* a height field needs x and y */
+    if (method == NG_METHOD_ANALYTIC) return 0;
+    return spacing > 0 ? ng_hood_declare(n, spacing, spacing, 1, err) : ng_hood_declare_pixel(n, 1, anchor, err);
+}
+
+int ng_grid_here(int method, const ng_block *b, double spacing)
+{
+    return method == NG_METHOD_GRID || (method == NG_METHOD_AUTO && b->dims == 2 && (spacing > 0 || b->footprint > 0));
+}
+
+void ng_grid_gradient_row(const float *in, int side, int j, double spacing, float *gx, float *gy)
+{
+    const int w = side + 2;
+    const float k = (float)(0.5 / spacing), *c = in + (size_t)(j + 1) * (size_t)w + 1;
+    int i;
+    for (i = 0; i < side; i++) {
+        gx[i] = (c[i + 1] - c[i - 1]) * k;
+        gy[i] = (c[i + w] - c[i - w]) * k;
+    }
 }
 
 static int surface_setup(ng_node *n, const int *ch, ng_error *err)
@@ -102,16 +123,13 @@ static int surface_setup(ng_node *n, const int *ch, ng_error *err)
     int d;
     (void)ch;
     if (ng_int(n, P_MODE) == M_LIGHT && !(len > 0)) return ng_errorf(err, "%s: the light direction is zero", n->label);
-    if (ng_num(n, P_STEP) > 0 && ng_int(n, P_METHOD) == METHOD_GRID)
+    if (ng_num(n, P_STEP) > 0 && ng_int(n, P_METHOD) == NG_METHOD_GRID)
         return ng_errorf(err, "%s: step is the analytic method's; the grid method takes spacing", n->label);
     if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
     for (d = 0; d < 3 && len > 0; d++) s->light[d] = (float)(l[d] / len);
     n->channels = ng_int(n, P_MODE) == M_NORMAL ? 3 : 1;
-    n->dims &= method == METHOD_GRID ? 1u << 2 : 0x1Cu; /* a height field needs x and y */
-    if (method == METHOD_ANALYTIC) return 0;
-    if (spacing > 0) return ng_hood_declare(n, spacing, spacing, 1, err);
-    return ng_hood_declare_pixel(n, 1, ng_int(n, P_ANCHOR) == ANCHOR_WORLD ? NG_HOOD_ANCHOR_WORLD : NG_HOOD_ANCHOR_RENDER,
-                                 err);
+    return ng_grid_declare(n, method, spacing,
+                           ng_int(n, P_ANCHOR) == ANCHOR_WORLD ? NG_HOOD_ANCHOR_WORLD : NG_HOOD_ANCHOR_RENDER, err);
 }
 
 /* Shades len points from the source's gradient (gx, gy) into out's
@@ -185,13 +203,11 @@ static int analytic_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, float
  * spacing of its own). */
 static int surface_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const int method = method_of(n);
-    const int grid = method == METHOD_GRID ||
-                     (method == METHOD_AUTO && b->dims == 2 && (ng_num(n, P_SPACING) > 0 || b->footprint > 0));
-    return grid ? ng_hood_eval(ctx, n, b, in, out) : analytic_eval(ctx, n, b, out);
+    return ng_grid_here(method_of(n), b, ng_num(n, P_SPACING)) ? ng_hood_eval(ctx, n, b, in, out)
+                                                               : analytic_eval(ctx, n, b, out);
 }
 
-static const ng_hood_type surface_hood = {.input = I_SOURCE, .run = grid_run, .patch = GRID_PATCH};
+static const ng_hood_type surface_hood = {.input = I_SOURCE, .run = grid_run, .patch = NG_GRID_PATCH};
 
 const ng_node_type ng_type_surface = {
     .name = "surface",

@@ -1,7 +1,8 @@
 /*
  * test_neighbourhood.c — neighbourhood nodes (ng.blur, the grid shading of
- * ng.light / slope / normal, curvature, drainage, mask_distance and cavity
- * on the engine's world-aligned lattice, core/hood.c): the value at a
+ * ng.light / slope / normal, curvature, drainage, mask_distance, cavity
+ * and the erosion filter's grid on the engine's world-aligned lattice,
+ * core/hood.c): the value at a
  * world point does not depend on how a render is cut. Every region, tile size and thread count
  * gives the bits of the whole render, at the origin and at 1e9, under a
  * warp and a fractal, for a blur of a blur; the CLI's --region and a
@@ -49,15 +50,18 @@ static int mask(ng_graph *g, const char *type, int src, const char *name, double
  * of a blur (halos adding up); the default (grid) hillshade on the
  * render's pixel lattice, under a warp, and of a blur (a pixel lattice
  * over a world one); slope in a fractal (the pixel lattice of each
- * octave's footprint); curvature, drainage, mask distance and cavity. */
+ * octave's footprint); curvature, drainage, mask distance and cavity; the
+ * erosion filter (its grid: gullies computed on the pixel lattice), and
+ * under a warp. */
 enum {
     G_BLUR, G_WARPED, G_FRACTAL, G_NESTED, G_LIGHT, G_LIGHT_KEPT, G_LIGHT_WORLD, G_LIGHT_WARPED, G_LIGHT_OF_BLUR,
-    G_SLOPE_FRACTAL, G_CURVATURE, G_DRAINAGE, G_DISTANCE, G_CAVITY, NGRAPHS
+    G_SLOPE_FRACTAL, G_CURVATURE, G_DRAINAGE, G_DISTANCE, G_CAVITY, G_EROSION, G_EROSION_WARPED, NGRAPHS
 };
 static const char *const graph_names[NGRAPHS] = {
     "blur", "warp of a blur", "fractal of a blur", "blur of a blur", "light (grid)",
     "height times its light (the height read back from the lattice)", "light (grid, world anchors)",
-    "warp of a light", "light of a blur", "fractal of a slope", "curvature", "drainage", "mask_distance", "cavity"};
+    "warp of a light", "light of a blur", "fractal of a slope", "curvature", "drainage", "mask_distance", "cavity",
+    "erosion_filter (grid)", "warp of an erosion_filter"};
 
 /* ng.light{src, height = 40} with its lattice's anchors (NULL: the default). */
 static int light(ng_graph *g, int src, const char *anchor)
@@ -85,7 +89,9 @@ static int make_graph(ng_graph *g, int which)
     case G_CURVATURE: return mask(g, "curvature", src, "spacing", 3);
     case G_DRAINAGE: return mask(g, "drainage", src, "radius", 12);
     case G_DISTANCE: return mask(g, "mask_distance", src, "threshold", 0.2);
-    default: return mask(g, "cavity", src, "radius", 10);
+    case G_CAVITY: return mask(g, "cavity", src, "radius", 10);
+    case G_EROSION: return mask(g, "erosion_filter", src, "scale", 20);
+    default: return t_warp(g, mask(g, "erosion_filter", src, "scale", 20), t_vnoise(g, "perlin", 40, 3), 17);
     }
 }
 
@@ -388,12 +394,18 @@ static void test_cli_region_is_crop(void)
     free(a), free(b);
 }
 
-static void test_cli_tiles_stitch_equal_single(void)
+/* The erosion filter's grid (the default of a 2D render) under farm tiles. */
+static const char *const EROSION_SCRIPT = "local h = ng.fbm{ng.perlin{element_size = 60, seed = 5}, octaves = 4}"
+                                          ":fit(-0.5, 0.5, 0, 1)\n"
+                                          "return ng.erosion_filter{h, scale = 24, masks = true}:channel(1)\n";
+
+/* A `tiles` run of script, stitched, equals the single render. */
+static void tiles_stitch_equal_single(const char *text, const char *name)
 {
     char script[PATHLEN], dir[PATHLEN], pattern[PATHLEN], manifest[PATHLEN], big[PATHLEN], single[PATHLEN];
     res r;
-    mkscript(script, "tiled.lua", SCRIPT);
-    mksub(dir, "farm");
+    mkscript(script, "tiled.lua", text);
+    mksub(dir, name);
     pathf(pattern, "%s/t_{x}_{y}.pfm", dir);
     pathf(manifest, "%s/manifest.json", dir);
     tpath(big, "stitched.pfm");
@@ -407,7 +419,13 @@ static void test_cli_tiles_stitch_equal_single(void)
     cli(&r, "render", script, "--size", "300x200", "-o", single, "--bits", "32", NULL);
     EXPECT_OK(&r);
     res_free(&r);
-    CHECKF(same_bytes(big, single), "the stitched tiles differ from the single render");
+    CHECKF(same_bytes(big, single), "%s: the stitched tiles differ from the single render", name);
+}
+
+static void test_cli_tiles_stitch_equal_single(void)
+{
+    tiles_stitch_equal_single(SCRIPT, "farm");
+    tiles_stitch_equal_single(EROSION_SCRIPT, "farm-erosion");
 }
 
 /* Every SIMD path this CPU runs gives the same bytes (the lattice's source

@@ -601,6 +601,29 @@ static inline __attribute__((always_inline)) void erosion_points(
     }
 }
 
+/* The clamps are selects, which vectorise (fminf and fmaxf are calls):
+ * the values of the ternaries they replace (a NaN clamps to 0, and a NaN
+ * or infinite slope to 1). */
+static void loop_erosion_prepare(const ng_erosion_prep *q, const float *restrict v, const float *restrict gx,
+                                 const float *restrict gy, float *restrict amp, float *restrict off,
+                                 float *restrict mask, int n)
+{
+    const float lo = q->lo, inv = q->inv, keep = q->keep, strength = q->strength, mk = q->mk;
+    int i;
+    for (i = 0; i < n; i++) {
+        const float x = (v[i] - lo) * inv, c = select_f(x > 0.0f, x, 0.0f), t = select_f(c < 1.0f, c, 1.0f);
+        const float sg = 2.0f * t - 1.0f, fade = 1.0f - keep * sg * sg, m = sqrtf(gx[i] * gx[i] + gy[i] * gy[i]);
+        off[i] = sg;
+        amp[i] = strength * m * fade;
+    }
+    for (i = 0; mask && i < n; i++) {
+        const float x = (v[i] - lo) * inv, c = select_f(x > 0.0f, x, 0.0f), t = select_f(c < 1.0f, c, 1.0f);
+        const float sg = 2.0f * t - 1.0f, fade = 1.0f - keep * sg * sg;
+        const float r = sqrtf(gx[i] * gx[i] + gy[i] * gy[i]) * mk;
+        mask[i] = fade * select_f(r < 1.0f, r, 1.0f);
+    }
+}
+
 static __attribute__((noinline)) void erosion_height(const ng_erosion_pts *p, const ng_erosion_octave *o, int n)
 {
     erosion_points(p->x, p->y, p->amp, p->off, p->mask, p->gx, p->gy, p->h, NULL, NULL, o, n, 0);

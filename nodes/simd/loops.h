@@ -39,6 +39,13 @@ typedef struct ng_erosion_octave {
     float frac[2], inv, depth, share, ridge_k, gully_k, ridge_w, gully_w;
 } ng_erosion_octave;
 
+/* ng.erosion_filter's per-point factors from the source's value and
+ * gradient (erosion_prepare): the levels' low end lo and 1 / span inv,
+ * keep, strength, and the masks' slope scale mk. */
+typedef struct ng_erosion_prep {
+    float lo, inv, keep, strength, mk;
+} ng_erosion_prep;
+
 typedef struct ng_erosion_pts {
     const float *x, *y, *amp, *off, *mask;
     float *gx, *gy, *h, *ridge, *crease;
@@ -136,6 +143,11 @@ typedef struct ng_erosion_pts {
      * (c[i + w] - c[i - w]) k, the grid shading's (surface.c; the bits of light over those planes) */          \
     X(light_grid, (float *restrict out, const float *restrict c, ptrdiff_t w, float k, float hs, float lx,    \
                    float ly, float lz, int n))                                                                  \
+    /* ng.erosion_filter: per point from the source's value v and gradient (gx, gy), the depth factor amp,  \
+     * the carve/fill offset off and (mask not NULL) the masks' weight (see nodes/erosion.c) */                \
+    X(erosion_prepare, (const ng_erosion_prep *q, const float *restrict v, const float *restrict gx,          \
+                        const float *restrict gy, float *restrict amp, float *restrict off, float *restrict mask, \
+                        int n))                                                                                 \
     /* ng.erosion_filter: one octave of gullies over n points (see ng_erosion_octave) */                       \
     X(erosion_octave, (const ng_erosion_pts *p, const ng_erosion_octave *o, int n))
 
