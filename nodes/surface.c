@@ -102,15 +102,21 @@ int ng_grid_here(int method, const ng_block *b, double spacing)
     return method == NG_METHOD_GRID || (method == NG_METHOD_AUTO && b->dims == 2 && (spacing > 0 || b->footprint > 0));
 }
 
-void ng_grid_gradient_row(const float *in, int side, int j, double spacing, float *gx, float *gy)
+/* The central differences of len cells from c along a row (rows w apart),
+ * k = 1 / (2 spacing): the one formula of both grid readers below. */
+static void gradient_run(const float *c, ptrdiff_t w, int len, float k, float *gx, float *gy)
 {
-    const int w = side + 2;
-    const float k = (float)(0.5 / spacing), *c = in + (size_t)(j + 1) * (size_t)w + 1;
     int i;
-    for (i = 0; i < side; i++) {
+    for (i = 0; i < len; i++) {
         gx[i] = (c[i + 1] - c[i - 1]) * k;
         gy[i] = (c[i + w] - c[i - w]) * k;
     }
+}
+
+void ng_grid_gradient_row(const float *in, int side, int j, double spacing, float *gx, float *gy)
+{
+    const int w = side + 2;
+    gradient_run(in + (size_t)(j + 1) * (size_t)w + 1, w, side, (float)(0.5 / spacing), gx, gy);
 }
 
 static int surface_setup(ng_node *n, const int *ch, ng_error *err)
@@ -168,7 +174,7 @@ static void grid_run(const ng_node *n, const float *c, ptrdiff_t w, int len, dou
 {
     const float k = (float)(0.5 / spacing);
     float gx[RUN], gy[RUN];
-    int at, i, m;
+    int at, m;
     if (ng_int(n, P_MODE) == M_LIGHT) { /* the hillshade: differences and light in one pass */
         const surface_state *st = n->state;
         ng__loops()->light_grid(out, c, w, k, (float)ng_num(n, P_HEIGHT), st->light[0], st->light[1], st->light[2],
@@ -177,10 +183,7 @@ static void grid_run(const ng_node *n, const float *c, ptrdiff_t w, int len, dou
     }
     for (at = 0; at < len; at += m, c += m, out += m) {
         m = len - at < RUN ? len - at : RUN;
-        for (i = 0; i < m; i++) {
-            gx[i] = (c[i + 1] - c[i - 1]) * k;
-            gy[i] = (c[i + w] - c[i - w]) * k;
-        }
+        gradient_run(c, w, m, k, gx, gy);
         shade_row(n, gx, gy, out, m, plane, nch);
     }
 }
