@@ -560,28 +560,38 @@ $(PEER_BIN): tests/bench/libnoise_peer.cpp tests/bench/peer.h
 
 # PEERS=DIR: FastNoise2 from the user's folder DIR/FastNoise2 (never part
 # of this repository), built by its own CMake files with
-# tests/bench/fastnoise2/CMakeLists.txt in build/opt/fastnoise2 (this
-# checkout's, so two checkouts share one DIR), and timed by
-# the bench in the same run (build/opt/fastnoise2_peer). Its pinned FastSIMD
-# comes from DIR/FastSIMD when that folder exists (CPM_FastSIMD_SOURCE),
-# else CPM downloads it. Without PEERS the measured FastNoise2 column is off.
+# tests/bench/fastnoise2/CMakeLists.txt, once per C++ compiler: clang 14
+# (the compiler FastSIMD is tuned for) into build/opt/fastnoise2 and g++
+# (CMake's default c++ on Debian) into build/opt/fastnoise2-gcc, in this
+# checkout's build tree (two checkouts share one DIR). The bench times both
+# in the same run (fastnoise2_peer, fastnoise2_gcc_peer): the two builds
+# differ by up to 1.4x. Its pinned FastSIMD comes from DIR/FastSIMD when
+# that folder exists (CPM_FastSIMD_SOURCE), else CPM downloads it. Without
+# PEERS the measured FastNoise2 columns are off.
 PEERS ?=
 # BENCH_ARGS: rows or sections for the bench (default: everything)
 BENCH_ARGS ?=
 PEER_DIR := $(if $(PEERS),$(abspath $(PEERS)))
-FN2_BIN := $(BUILD)/fastnoise2_peer
-FN2_CXX := $(firstword $(wildcard /usr/bin/clang++-14) $(CXX))
-FN2_CMAKE := -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(FN2_CXX) \
-  -DFASTNOISE2_SOURCE=$(PEER_DIR)/FastNoise2 \
+# build dir : peer file : compiler, one per FastNoise2 build
+FN2_BUILDS := fastnoise2:fastnoise2_peer:$(wildcard /usr/bin/clang++-14) \
+  fastnoise2-gcc:fastnoise2_gcc_peer:$(wildcard /usr/bin/g++)
+FN2_BINS := $(BUILD)/fastnoise2_peer $(BUILD)/fastnoise2_gcc_peer
+FN2_CMAKE := -DCMAKE_BUILD_TYPE=Release -DFASTNOISE2_SOURCE=$(PEER_DIR)/FastNoise2 \
   $(if $(wildcard $(PEER_DIR)/FastSIMD/CMakeLists.txt),-DCPM_FastSIMD_SOURCE=$(PEER_DIR)/FastSIMD)
 .PHONY: fastnoise2-peer
 fastnoise2-peer:
 	@if [ -z "$(PEER_DIR)" ] || [ ! -d "$(PEER_DIR)/FastNoise2" ]; then \
 	  echo "noisegraph: PEERS='$(PEERS)': no FastNoise2 source folder in it (PEERS=DIR, DIR/FastNoise2)" >&2; exit 2; fi
 	@command -v cmake >/dev/null || { echo "noisegraph: PEERS needs cmake (apt-get install cmake)" >&2; exit 2; }
-	cmake -S tests/bench/fastnoise2 -B $(BUILD)/fastnoise2 $(FN2_CMAKE) >/dev/null
-	cmake --build $(BUILD)/fastnoise2 --target fastnoise2_peer
-	cp $(BUILD)/fastnoise2/fastnoise2_peer $(FN2_BIN)
+	@for b in $(FN2_BUILDS); do \
+	  dir=$${b%%:*}; rest=$${b#*:}; exe=$${rest%%:*}; cxx=$${rest#*:}; \
+	  rm -f $(BUILD)/$$exe; \
+	  if [ -z "$$cxx" ]; then echo "bench: no compiler for $$exe (clang++-14 or g++): no column"; continue; fi; \
+	  echo "  CMAKE $(BUILD)/$$dir ($$cxx)"; \
+	  cmake -S tests/bench/fastnoise2 -B $(BUILD)/$$dir $(FN2_CMAKE) -DCMAKE_CXX_COMPILER=$$cxx >/dev/null && \
+	  cmake --build $(BUILD)/$$dir --target fastnoise2_peer && \
+	  cp $(BUILD)/$$dir/fastnoise2_peer $(BUILD)/$$exe || exit 1; \
+	done
 
 ifeq ($(SAN),0)
 bench: deps $(BIN) $(BENCH_BIN)
@@ -599,7 +609,7 @@ bench: deps $(BIN) $(BENCH_BIN)
 	@if [ -f /usr/include/libnoise/noise.h ]; then \
 	  $(MAKE) --no-print-directory $(PEER_BIN) || { rm -f $(PEER_BIN); echo "bench: the libnoise peer did not build" >&2; }; \
 	else rm -f $(PEER_BIN); fi
-	@if [ -n "$(PEERS)" ]; then $(MAKE) --no-print-directory fastnoise2-peer || exit 1; else rm -f $(FN2_BIN); fi
+	@if [ -n "$(PEERS)" ]; then $(MAKE) --no-print-directory fastnoise2-peer || exit 1; else rm -f $(FN2_BINS); fi
 	@[ -e /usr/bin/python3-config ] && $(MAKE) --no-print-directory $(PY_MOD) || \
 	  echo "bench: the Python module did not build (python3-dev): no python section" >&2
 	$(BENCH_BIN) $(BENCH_ARGS)

@@ -51,6 +51,8 @@ typedef struct pool {
 struct ng_ctx {
     const ng_graph *g;
     const int *uses;
+    const int *kept_by; /* uses' second table (ng__uses): the lattice keeping each node, + 1 */
+    int filling;        /* patches this context is computing: no kept reads inside them */
     int cap;            /* points per block, rounded up for alignment */
     pool pools[NG_MAX_PLANES + 1]; /* by planes: channels, or channels x dims of a gradient */
     memo_ent *memo;
@@ -236,10 +238,11 @@ uint32_t ng__ctx_tile(ng_ctx *c)
 int *ng__uses(const ng_graph *g, const int *roots, int nroots)
 {
     int n = ng_graph_count(g), i;
-    int *uses = calloc((size_t)n + 1, sizeof *uses);
+    int *uses = calloc(2 * ((size_t)n + 1), sizeof *uses);
     if (!uses) return NULL;
     for (i = 0; i < n; i++) uses[i] = ng_graph_node(g, i)->refcount;
     for (i = 0; i < nroots; i++) uses[roots[i]]++;
+    ng__hood_mark_kept(g, uses, uses + n + 1);
     return uses;
 }
 
@@ -250,6 +253,7 @@ ng_ctx *ng__ctx_new(const ng_graph *g, const int *uses, int cap, ng_error *err)
     if (!c) goto oom;
     c->g = g;
     c->uses = uses;
+    c->kept_by = uses + n + 1;
     c->cap = (cap + 15) & ~15;
     c->memo_mask = 63;
     c->gen = 1;
@@ -344,10 +348,23 @@ static int push(ng_ctx *c, int node)
 
 static int shared(const ng_ctx *c, int node) { return c->uses[node] > 1; }
 
-static int same_position(const ng_node *n, int k)
+int ng__same_position(const ng_node *n, int k)
 {
     /* drivers of parameters (slots past the type's inputs) read the node's positions */
     return n->input[k] >= 0 && (k >= n->type->ninputs || !(n->type->inputs[k].flags & NG_INPUT_PULL));
+}
+
+void ng__ctx_filling(ng_ctx *c, int delta) { c->filling += delta; }
+
+void ng__memo_drop(ng_ctx *c, int node, const ng_block *b)
+{
+    memo_ent *e;
+    if (!shared(c, node)) return;
+    e = memo_slot(c, node, b->pos_id, b->seed);
+    if (e->gen == c->gen && e->buf) {
+        ng_scratch_free(c, e->buf, ng_graph_node(c->g, node)->channels);
+        e->buf = NULL;
+    }
 }
 
 /* A buffer the context keeps for the whole render: at most NG_KEPT_BYTES
@@ -456,7 +473,7 @@ static int takes(const ng_node *n, int turned)
     int k;
     if (!n->type->takes_p_scale || (turned && !n->type->takes_turn)) return 0;
     for (k = 0; k < ng_node_slots(n); k++)
-        if (same_position(n, k)) return 0;
+        if (ng__same_position(n, k)) return 0;
     return 1;
 }
 
@@ -481,6 +498,41 @@ static int at_unscaled(ng_ctx *c, const ng_node *n, const ng_block *b, float *ou
     rc = grad ? grad_of(c, n, &plain, out, grad, h, want) : ng__eval(c, n->id, &plain, out, want);
     ng_scratch_free(c, pos, b->dims);
     return rc;
+}
+
+/* Node id's result dst at b, evaluated, handed on: to the memo (shared)
+ * or its consumer's slot; the root's into out. 0, or -1. */
+static int store(ng_ctx *c, int id, int root, const ng_block *b, float *dst, float *out)
+{
+    const ng_node *n = ng_graph_node(c->g, id);
+    if (id == root && shared(c, id)) {
+        memcpy(out, dst, (size_t)n->channels * (size_t)b->n * sizeof(float));
+        if (memo_put(c, id, b, dst)) return -1;
+        memo_release(c, n, b);
+    } else if (id != root) {
+        if (shared(c, id)) {
+            if (memo_put(c, id, b, dst)) return -1;
+        } else {
+            c->slot[id] = dst;
+        }
+    }
+    return 0;
+}
+
+/* Node id read back from the patches of the pixel lattice that keeps it
+ * (ng__hood_read_kept), where b's points are that lattice's cells: 1
+ * (stored as an evaluation would), 0 where they are not (evaluate it), -1
+ * on failure. */
+static int kept_read(ng_ctx *c, int id, int root, const ng_block *b, float *out)
+{
+    const ng_node *n = ng_graph_node(c->g, id);
+    float *dst = (id == root && !shared(c, id)) ? out : ng_scratch(c, n->channels);
+    int r;
+    if (!dst) return -1;
+    r = ng__hood_read_kept(c, ng_graph_node(c->g, c->kept_by[id] - 1), id, b, dst);
+    if (r > 0 && store(c, id, root, b, dst, out)) r = -1;
+    if (r <= 0 && dst != out) ng_scratch_free(c, dst, n->channels);
+    return r;
 }
 
 int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
@@ -510,15 +562,23 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
                 c->sp--; /* a sibling computed it already */
                 continue;
             }
+            if (c->kept_by[id] && !c->filling) {
+                const int r = kept_read(c, id, root, b, out);
+                if (r < 0) goto fail;
+                if (r) {
+                    c->sp--;
+                    continue;
+                }
+            }
             c->stack[top].expanded = 1;
             for (k = 0; k < ng_node_slots(n); k++)
-                if (same_position(n, k) && !konst_block(c, n->input[k], 1) && !result_of(c, n->input[k], b) &&
+                if (ng__same_position(n, k) && !konst_block(c, n->input[k], 1) && !result_of(c, n->input[k], b) &&
                     push(c, n->input[k]))
                     goto fail;
             continue;
         }
         for (k = 0; k < ng_node_slots(n); k++) {
-            if (!same_position(n, k)) continue;
+            if (!ng__same_position(n, k)) continue;
             if (!(in[k] = konst_block(c, n->input[k], 0))) in[k] = result_of(c, n->input[k], b);
             if (!in[k]) missing = 1;
         }
@@ -538,18 +598,8 @@ int ng__eval(ng_ctx *c, int root, const ng_block *b, float *out, int want)
             goto fail;
         }
         for (k = 0; k < ng_node_slots(n); k++)
-            if (same_position(n, k) && !konst_block(c, n->input[k], 0)) release(c, n->input[k], b);
-        if (id == root && shared(c, id)) {
-            memcpy(out, dst, (size_t)n->channels * (size_t)b->n * sizeof(float));
-            if (memo_put(c, id, b, dst)) goto fail;
-            memo_release(c, n, b);
-        } else if (id != root) {
-            if (shared(c, id)) {
-                if (memo_put(c, id, b, dst)) goto fail;
-            } else {
-                c->slot[id] = dst;
-            }
-        }
+            if (ng__same_position(n, k) && !konst_block(c, n->input[k], 0)) release(c, n->input[k], b);
+        if (store(c, id, root, b, dst, out)) goto fail;
         c->sp--;
     }
     return 0;
@@ -730,3 +780,5 @@ int ng_pull_grad_channels(ng_ctx *c, const ng_node *node, int k, const ng_block 
 {
     return grad_of(c, ng_graph_node(c->g, node->input[k]), b, out, grad, h, channels > 0 ? channels : 1);
 }
+
+const int *ng__ctx_kept(const ng_ctx *c) { return c->kept_by; }

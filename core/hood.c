@@ -9,10 +9,20 @@
  * side() below). A node of the render's pixel lattice
  * (ng_hood_declare_pixel: grid shading) takes s from the footprint of the
  * block that samples it, the same in every cut of a render; s is part of
- * a patch's key. A patch is computed whole: the source
+ * a patch's key. The points a patch evaluates its source on are float
+ * offsets from a double anchor, as a render's are; a source's bits
+ * depend on that split, so the pixel lattice anchors as the render does
+ * (NG_HOOD_ANCHOR_RENDER, ng_node.h: at the lattice cell of the block's
+ * anchor, the render's origin in every cut of it, part of the key): its
+ * cells on the pixels hold the pixels' bits, and a node of its source's
+ * graph the render also reads at its pixels is kept in the patch and read
+ * back there instead of evaluated again (ng__hood_mark_kept,
+ * ng__hood_read_kept). A patch is computed whole: the source
  * evaluated on the patch's cells plus a halo of the node's radius, then the
- * type's filter. Its samples are a function of (node, spacing, patch
- * index, seed, z, time, period) alone, never of the render's tiles, region, threads or
+ * type's filter (a run filter's patch is its source and halo, the
+ * filter computed where it is sampled). Its samples are a function of
+ * (node, spacing, patch index, anchor cell, seed, z, time, period) alone,
+ * never of the render's tiles, region, threads or
  * block size (the source is evaluated per point, whatever the chunking),
  * so a value sampled from it is the same bits in every cut of a render.
  * The node's value at a position is a sample of its lattice there
@@ -85,6 +95,7 @@ typedef struct hkey {
     int node, stage; /* stage 1: a tile of a tile type (the simulation) */
     uint32_t seed;
     int64_t ix, iy;
+    int64_t ax, ay;        /* NG_HOOD_ANCHOR_RENDER: the anchor's cell (WORLD_ANCHOR: none) */
     uint64_t z, w, px, py; /* bits of the doubles: z, time, periods */
     uint64_t s;            /* bits of the lattice's spacing */
 } hkey;
@@ -93,8 +104,9 @@ typedef struct patch {
     hkey key;
     struct patch *next;          /* hash chain */
     struct patch *older, *newer; /* LRU list of ready patches */
-    float *data;                 /* node channels planes of side()^2 */
+    float *data;                 /* node channels planes of side()^2, then one per kept node */
     size_t bytes;
+    int nkept, kept[NG_HOOD_KEPT]; /* the nodes it keeps (ng__hood_mark_kept), their ids */
     int pins;  /* readers holding it (never evicted while > 0) */
     int ready; /* computed; 0 while its thread computes it */
 } patch;
@@ -179,7 +191,8 @@ static uint32_t key_hash(const hkey *k)
     uint64_t h = (uint64_t)(uint32_t)k->node * 0x9E3779B97F4A7C15u;
     h ^= (uint64_t)k->ix * 0xC2B2AE3D27D4EB4Fu;
     h = (h ^ (h >> 29)) * 0x165667B19E3779F9u;
-    h ^= (uint64_t)k->iy * 0x85EBCA77C2B2AE63u + (uint64_t)k->stage;
+    h ^= (uint64_t)k->iy * 0x85EBCA77C2B2AE63u + (uint64_t)k->stage + (uint64_t)k->ax * 0x94D049BB133111EBu +
+         (uint64_t)k->ay * 0xBF58476D1CE4E5B9u;
     h ^= k->seed ^ k->z ^ (k->w >> 7) ^ (k->px >> 13) ^ (k->py >> 17) ^ (k->s >> 11);
     h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93u;
     return (uint32_t)(h >> 32) % NBUCKETS;
@@ -188,7 +201,7 @@ static uint32_t key_hash(const hkey *k)
 static int key_eq(const hkey *a, const hkey *b)
 {
     return a->node == b->node && a->stage == b->stage && a->seed == b->seed && a->ix == b->ix && a->iy == b->iy &&
-           a->z == b->z && a->w == b->w && a->px == b->px && a->py == b->py && a->s == b->s;
+           a->ax == b->ax && a->ay == b->ay && a->z == b->z && a->w == b->w && a->px == b->px && a->py == b->py && a->s == b->s;
 }
 
 static patch *find(ng__hood_cache *h, const hkey *k)
@@ -312,9 +325,43 @@ int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char 
 static int cells(const ng_node *n) { return n->type->hood->patch > 0 ? n->type->hood->patch : NG_HOOD_PATCH; }
 static int side(const ng_node *n) { return cells(n) + 3; }
 
-static size_t patch_bytes(const ng_node *n)
+/* The nodes a patch of n keeps beside its own channels (ng__hood_mark_kept). */
+typedef struct keptlist {
+    int n, id[NG_HOOD_KEPT];
+} keptlist;
+
+static int keeps(const ng_node *n);
+
+static keptlist kept_of(const int *kept, const ng_node *n)
 {
-    return (size_t)n->channels * (size_t)side(n) * (size_t)side(n) * sizeof(float);
+    keptlist k = {0, {0}};
+    int i;
+    if (!keeps(n)) return k;
+    for (i = 0; kept && i < n->id && k.n < NG_HOOD_KEPT; i++) /* sources come before their consumers */
+        if (kept[i] == n->id + 1) k.id[k.n++] = i;
+    return k;
+}
+
+/* A type with a run filter (ng_hood_type.run) keeps its source, one
+ * channel with its halo, and computes its value where sampled. */
+static int by_run(const ng_node *n) { return n->type->hood->run != NULL; }
+
+/* The planes a patch's samples are read from: row stride, and the
+ * offset of its own first cell (its halo's width) along each axis. */
+static int stride(const ng_node *n) { return side(n) + (by_run(n) ? 2 * n->hood_radius : 0); }
+static int shift(const ng_node *n) { return by_run(n) ? n->hood_radius : 0; }
+
+static size_t patch_bytes(const ng_node *n, int nkept)
+{
+    const size_t S2 = (size_t)side(n) * (size_t)side(n), W = (size_t)stride(n);
+    return ((by_run(n) ? W * W : (size_t)n->channels * S2) + (size_t)nkept * S2) * sizeof(float);
+}
+
+/* The first of patch p's planes of the nodes it keeps, side()^2 each. */
+static float *kept_planes(const ng_node *n, const patch *p)
+{
+    const size_t S2 = (size_t)side(n) * (size_t)side(n), W = (size_t)stride(n);
+    return p->data + (by_run(n) ? W * W : (size_t)n->channels * S2);
 }
 
 /* A tile of a tile type: its channels and the source's first channel,
@@ -325,23 +372,29 @@ static size_t tile_bytes(const ng_node *n)
     return (size_t)(n->channels + 1) * w * w * sizeof(float);
 }
 
-static size_t key_bytes(const ng_node *n, const hkey *k) { return k->stage ? tile_bytes(n) : patch_bytes(n); }
+static size_t key_bytes(const ng_node *n, const hkey *k, int nkept)
+{
+    return k->stage ? tile_bytes(n) : patch_bytes(n, nkept);
+}
 
 /* The source's samples (ch channels) and the filter's scratch while a
  * patch (or a tile) is computed. */
 static size_t halo_bytes(const ng_node *n, int ch)
 {
+    if (by_run(n)) return 0; /* the source goes straight into the patch */
+    {
     const size_t w = (size_t)side(n) + 2 * (size_t)n->hood_radius;
     return (size_t)ch * (n->type->hood->tile ? w * w : 2 * w * w + 2 * w) * sizeof(float) +
            w * w * (size_t)n->type->hood->scratch;
+    }
 }
 
 /* What one thread may hold for node n itself: a segment of its patches,
  * for a tile type the 3 x 3 tiles one of them blends, and the halo of
  * the one it computes. */
-static size_t own_bytes(const ng_node *n, int ch)
+static size_t own_bytes(const ng_node *n, int ch, int nkept)
 {
-    return SEGMENT * patch_bytes(n) + (n->type->hood->tile ? 9 * tile_bytes(n) : 0) + halo_bytes(n, ch);
+    return SEGMENT * patch_bytes(n, nkept) + (n->type->hood->tile ? 9 * tile_bytes(n) : 0) + halo_bytes(n, ch);
 }
 
 /* threads > 0: need is what that many threads may hold at once. */
@@ -396,7 +449,7 @@ int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius,
     return 0;
 }
 
-int ng_hood_declare_pixel(ng_node *n, int radius, ng_error *err)
+int ng_hood_declare_pixel(ng_node *n, int radius, int anchor, ng_error *err)
 {
     if (tile_geometry(n, radius, err)) return -1;
     if (radius < 0 || radius > NG_HOOD_MAX_RADIUS)
@@ -404,6 +457,7 @@ int ng_hood_declare_pixel(ng_node *n, int radius, ng_error *err)
                          NG_HOOD_MAX_RADIUS);
     n->hood_spacing = -1; /* the block's footprint */
     n->hood_radius = radius;
+    n->hood_anchor = anchor;
     return 0;
 }
 
@@ -414,10 +468,12 @@ int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room,
     const int count = ng_graph_count(g);
     unsigned char *mark = ng__reachable(g, roots, nroots);
     size_t *need = calloc((size_t)count + 1, sizeof *need);
+    int *uses = ng__uses(g, roots, nroots);
     int i, k, found = 0, rc = 0;
-    if (!mark || !need) {
+    if (!mark || !need || !uses) {
         free(mark);
         free(need);
+        free(uses);
         return ng_errorf(err, "render: out of memory");
     }
     /* need[i]: what one thread may hold for node i: its segment of pinned
@@ -428,56 +484,162 @@ int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room,
         for (k = 0; k < ng_node_slots(n); k++)
             if (n->input[k] >= 0 && need[n->input[k]] > need[i]) need[i] = need[n->input[k]];
         if (!ng_hood_active(n)) continue;
-        need[i] += own_bytes(n, ng_node_channels(ng_graph_node(g, n->input[n->type->hood->input])));
+        need[i] += own_bytes(n, ng_node_channels(ng_graph_node(g, n->input[n->type->hood->input])),
+                             kept_of(uses + count + 1, n).n);
         if (!mark[i]) continue;
         found++;
         if (room && need[i] > room / (size_t)threads) rc = too_large(err, n, need[i] * (size_t)threads, room, threads);
     }
     free(mark);
     free(need);
+    free(uses);
     return rc ? rc : found;
+}
+
+/* Whether n keeps nodes of its source's graph: a pixel lattice anchored
+ * as the render is, sampled bilinearly (a pixel reads its cell alone). */
+static int keeps(const ng_node *n)
+{
+    return ng_hood_active(n) && n->hood_spacing < 0 && n->hood_anchor == NG_HOOD_ANCHOR_RENDER &&
+           !n->type->hood->smooth && !n->type->hood->tile;
+}
+
+void ng__hood_mark_kept(const ng_graph *g, const int *uses, int *kept)
+{
+    const int count = ng_graph_count(g);
+    int *inner = calloc((size_t)count + 1, sizeof *inner), *outer = calloc((size_t)count + 1, sizeof *outer);
+    int *stack = calloc((size_t)count + 1, sizeof *stack);
+    unsigned char *in = calloc((size_t)count + 1, 1);
+    int i, j, k;
+    if (!inner || !outer || !stack || !in) goto done; /* no node kept: each evaluated where it is read */
+    /* outer[x]: reads of x at its reader's positions, the whole graph's */
+    for (i = 0; i < count; i++)
+        for (k = 0; k < ng_node_slots(ng_graph_node(g, i)); k++)
+            if (ng__same_position(ng_graph_node(g, i), k)) outer[ng_graph_node(g, i)->input[k]]++;
+    for (i = 0; i < count; i++) {
+        const ng_node *n = ng_graph_node(g, i);
+        int sp = 0, nk = 0;
+        if (!keeps(n)) continue;
+        /* the source's graph at the source's positions (the lattice's
+         * cells): in[], and inner[x], its reads of x */
+        memset(in, 0, (size_t)count);
+        memset(inner, 0, (size_t)count * sizeof *inner);
+        in[stack[sp++] = n->input[n->type->hood->input]] = 1;
+        while (sp) {
+            const ng_node *m = ng_graph_node(g, stack[--sp]);
+            for (k = 0; k < ng_node_slots(m); k++) {
+                if (!ng__same_position(m, k)) continue;
+                inner[m->input[k]]++;
+                if (!in[m->input[k]]) in[stack[sp++] = m->input[k]] = 1;
+            }
+        }
+        /* kept: those the render reads elsewhere at its positions too (a
+         * reader outside, or a root), one channel, not constant */
+        for (j = count - 1; j >= 0 && nk < NG_HOOD_KEPT; j--) {
+            const ng_node *x = ng_graph_node(g, j);
+            double v;
+            if (!in[j] || kept[j] || x->channels != 1 || ng_node_is_constant(x, &v)) continue;
+            if (outer[j] > inner[j] || uses[j] > x->refcount) kept[j] = i + 1, nk++;
+        }
+    }
+done:
+    free(inner);
+    free(outer);
+    free(stack);
+    free(in);
 }
 
 /* ---- computing a patch ------------------------------------------------------------- */
 
 /* Cells start .. start + m - 1 of a w-wide patch: their x (a row's xs,
- * the same on every row) into px, their y (row times s) into py. Whole
+ * the same on every row) into px, their y (ys[row]) into py. Whole
  * runs of a row are copies and fills, which vectorise. */
-static void cell_positions(const float *restrict xs, float *restrict px, float *restrict py, int64_t start, int m,
-                           int w, double s)
+static void cell_positions(const float *restrict xs, const float *restrict ys, float *restrict px,
+                           float *restrict py, int64_t start, int m, int w)
 {
     int col = (int)(start % w), row = (int)(start / w), i, j, len;
     for (i = 0; i < m; i += len, col = 0, row++) {
-        const float y = (float)((double)row * s);
+        const float y = ys[row];
         len = w - col < m - i ? w - col : m - i;
         memcpy(px + i, xs + col, (size_t)len * sizeof(float));
         for (j = 0; j < len; j++) py[i + j] = y;
     }
 }
 
+/* A sentinel of hkey.ax: the patch is anchored at its own first cell. */
+#define WORLD_ANCHOR INT64_MIN
+
+/* The cell of the lattice of spacing s nearest world coordinate a (a
+ * block's anchor), or WORLD_ANCHOR where it is 2^52 cells or more away
+ * (offsets from it would be no position at all). */
+static int64_t anchor_cell(double a, double s)
+{
+    const double q = a / s;
+    if (!(fabs(q) < 4503599627370496.0)) return WORLD_ANCHOR;
+    return (int64_t)nearbyint(q);
+}
+
+/* Along one axis, the anchor of patch cells first .. first + w - 1 (cell
+ * first is the halo's) and their offsets from it into at[]: from the
+ * anchor's cell `a` as a render's pixels are from its origin, ((cell - a)
+ * + 0.5) s (NG_HOOD_ANCHOR_RENDER, ng_node.h), or from the first cell's
+ * centre, i s (WORLD_ANCHOR). */
+static double cell_offsets(int64_t first, int64_t a, double s, int w, float *at)
+{
+    int i;
+    if (a == WORLD_ANCHOR) {
+        for (i = 0; i < w; i++) at[i] = (float)((double)i * s);
+        return ((double)first + 0.5) * s;
+    }
+    for (i = 0; i < w; i++) at[i] = (float)(((double)(first + i - a) + 0.5) * s);
+    return (double)a * s;
+}
+
+/* Values v of the cells start .. start + m - 1 of a patch's domain (w a
+ * side: the patch's S and its halo of r around) into plane, S^2: the
+ * patch's own cells, the halo's dropped. */
+static void keep_cells(float *plane, const float *v, int64_t start, int m, int w, int r, int S)
+{
+    int i, len;
+    for (i = 0; i < m; i += len) {
+        const int row = (int)((start + i) / w) - r, col = (int)((start + i) % w) - r; /* the patch's */
+        const int lo = col > 0 ? col : 0;
+        int hi;
+        len = w - (col + r) < m - i ? w - (col + r) : m - i;
+        hi = col + len < S ? col + len : S;
+        if (row >= 0 && row < S && hi > lo)
+            memcpy(plane + (size_t)row * S + lo, v + i + (lo - col), (size_t)(hi - lo) * sizeof(float));
+    }
+}
+
 /* The source of n evaluated on patch p's cells and halo into in (source
  * channels planes of w^2, w = side() + 2 radius), in chunks of the
  * context's block size: the same bits for any chunking, as evaluation is
- * per point. A one-channel source is pulled straight into its place. */
+ * per point. A one-channel source is pulled straight into its place. The
+ * nodes p keeps are evaluated first at each chunk (so the source's graph
+ * finds them memoised) and their cells copied to p's planes past n's. */
 static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, const patch *p, float *in, int w)
 {
-    const int k = n->type->hood->input, ch = ng_input_channels(ctx, n, k), cap = ng__ctx_cap(ctx);
+    const int k = n->type->hood->input, ch = ng_input_channels(ctx, n, k), cap = ng__ctx_cap(ctx), S = side(n);
     const double s = spacing_of(&p->key);
     const int64_t total = (int64_t)w * w;
     float *px = ng_scratch(ctx, 1), *py = ng_scratch(ctx, 1), *buf = ch > 1 ? ng_scratch(ctx, ch) : NULL;
-    float *xs = malloc((size_t)w * sizeof *xs);
+    float *kb = p->nkept ? ng_scratch(ctx, 1) : NULL;
+    float *xs = malloc(2 * (size_t)w * sizeof *xs), *ys;
     ng_block lb;
     int64_t start;
-    int rc = -1, c, i;
-    if (!px || !py || (ch > 1 && !buf)) goto done;
+    int rc = -1, c;
+    ng__ctx_filling(ctx, 1);
+    if (!px || !py || (ch > 1 && !buf) || (p->nkept && !kb)) goto done;
     if (!xs) {
         ng_fail(ctx, "out of memory for a neighbourhood patch");
         goto done;
     }
+    ys = xs + w;
     memset(&lb, 0, sizeof lb);
     lb.dims = 2;
-    lb.anchor[0] = ((double)(p->key.ix * cells(n) - MARGIN - n->hood_radius) + 0.5) * s;
-    lb.anchor[1] = ((double)(p->key.iy * cells(n) - MARGIN - n->hood_radius) + 0.5) * s;
+    lb.anchor[0] = cell_offsets(p->key.ix * cells(n) - MARGIN - n->hood_radius, p->key.ax, s, w, xs);
+    lb.anchor[1] = cell_offsets(p->key.iy * cells(n) - MARGIN - n->hood_radius, p->key.ay, s, w, ys);
     lb.anchor[2] = b->anchor[2];
     lb.anchor[3] = b->anchor[3];
     lb.period[0] = b->period[0];
@@ -487,21 +649,32 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     lb.p[0] = px;
     lb.p[1] = py;
     lb.p[2] = lb.p[3] = ng__ctx_zeros(ctx);
-    for (i = 0; i < w; i++) xs[i] = (float)((double)i * s); /* a row's x, the same on every row */
     for (start = 0; start < total; start += cap) {
         const int m = (int)(total - start < cap ? total - start : cap);
-        cell_positions(xs, px, py, start, m, w, s);
+        cell_positions(xs, ys, px, py, start, m, w);
         lb.n = m;
         lb.pos_id = ng_new_pos_id(ctx);
+        for (c = 0; c < p->nkept; c++) {
+            if (p->kept[c] == n->input[k]) continue; /* the source itself: from in, below */
+            if (ng__eval(ctx, p->kept[c], &lb, kb, 0)) goto done;
+            keep_cells(kept_planes(n, p) + (size_t)c * S * S, kb, start, m, w, n->hood_radius, S);
+        }
         if (ng_pull(ctx, n, k, &lb, ch > 1 ? buf : in + start)) goto done;
+        for (c = 0; c < p->nkept; c++) {
+            if (p->kept[c] == n->input[k])
+                keep_cells(kept_planes(n, p) + (size_t)c * S * S, in + start, start, m, w, n->hood_radius, S);
+            ng__memo_drop(ctx, p->kept[c], &lb); /* read by the source's graph already */
+        }
         for (c = 0; c < ch && ch > 1; c++)
             memcpy(in + (size_t)c * (size_t)total + (size_t)start, buf + (size_t)c * (size_t)m,
                    (size_t)m * sizeof(float));
     }
     rc = 0;
 done:
+    ng__ctx_filling(ctx, -1);
     ng_scratch_free(ctx, px, 1);
     ng_scratch_free(ctx, py, 1);
+    if (kb) ng_scratch_free(ctx, kb, 1);
     if (buf) ng_scratch_free(ctx, buf, ch);
     free(xs);
     return rc;
@@ -542,22 +715,30 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     pthread_mutex_unlock(&h->mu);
     if (!taken) {
         ng_error e;
-        too_large(&e, n, key_bytes(n, &p->key) + halo, h->cap, 0);
+        too_large(&e, n, key_bytes(n, &p->key, p->nkept) + halo, h->cap, 0);
         return ng_fail(ctx, "%s", e.msg);
     }
-    in = malloc(halo);
     p->data = data_new(h, p->bytes);
+    in = by_run(n) ? p->data : malloc(halo); /* a run filter's patch is its source */
     rc = !in || !p->data ? ng_fail(ctx, "out of memory for a neighbourhood patch") : 0;
+    if (rc == 0 && by_run(n) && ch != 1) rc = ng_fail(ctx, "%s: a run filter reads a one-channel source", n->label);
     if (rc == 0) rc = evaluate_source(ctx, n, b, p, in, w);
-    if (rc == 0 && p->key.stage) {
+    if (rc == 0 && by_run(n)) {
+        /* its value is computed where it is sampled */
+    } else if (rc == 0 && p->key.stage) {
         memcpy(p->data + (size_t)n->channels * plane, in, plane * sizeof(float));
         t->tile(n, in, p->data, w, ch, tile_seed(&p->key));
+    } else if (rc == 0 && t->filter_placed) {
+        const double s = spacing_of(&p->key);
+        const ng_hood_place at = {s, {((double)(p->key.ix * cells(n) - MARGIN) + 0.5) * s,
+                                      ((double)(p->key.iy * cells(n) - MARGIN) + 0.5) * s}, p->key.seed};
+        t->filter_placed(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch, &at);
     } else if (rc == 0 && t->filter_spaced) {
         t->filter_spaced(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch, spacing_of(&p->key));
     } else if (rc == 0) {
         t->filter(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch);
     }
-    free(in);
+    if (in != p->data) free(in);
     pthread_mutex_lock(&h->mu);
     give(h, halo);
     pthread_mutex_unlock(&h->mu);
@@ -654,8 +835,9 @@ static int compute(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_bl
  * absent (inserted, pinned, for the caller to compute: CLAIMED), or being
  * computed by another thread (BUSY); NO_ROOM when none fits. */
 enum { READY, CLAIMED, BUSY, NO_ROOM };
-static int lookup_locked(ng__hood_cache *h, const ng_node *n, const hkey *k, patch **out)
+static int lookup_locked(ng__hood_cache *h, const ng_node *n, const hkey *k, const keptlist *kl, patch **out)
 {
+    const int nkept = k->stage ? 0 : kl->n;
     patch *p = find(h, k);
     *out = NULL;
     if (p && !p->ready) return BUSY;
@@ -668,12 +850,14 @@ static int lookup_locked(ng__hood_cache *h, const ng_node *n, const hkey *k, pat
         return READY;
     }
     if (!(p = calloc(1, sizeof *p))) return NO_ROOM;
-    if (take(h, key_bytes(n, k))) {
+    if (take(h, key_bytes(n, k, nkept))) {
         free(p);
         return NO_ROOM;
     }
     p->key = *k;
-    p->bytes = key_bytes(n, k);
+    p->bytes = key_bytes(n, k, nkept);
+    p->nkept = nkept;
+    memcpy(p->kept, kl->id, sizeof p->kept);
     p->pins = 1;
     p->next = h->bucket[key_hash(k)];
     h->bucket[key_hash(k)] = p;
@@ -721,6 +905,7 @@ static void release_all(ng__hood_cache *h, patch **got, int m)
  * there was none to compute, -1 with the context's error set. */
 static int help(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const wanted *seg)
 {
+    const keptlist none = {0, {0}};
     int i, t, below;
     if (!n->type->hood->tile) return 0;
     for (below = 0; below < 2; below++)
@@ -735,7 +920,7 @@ static int help(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block
                 pthread_mutex_lock(&h->mu);
                 if ((p = find(h, &pk)) && p->ready) {
                     t = 9; /* blended already: its tiles are not wanted */
-                } else if ((r = lookup_locked(h, n, &k, &p)) == READY) {
+                } else if ((r = lookup_locked(h, n, &k, &none, &p)) == READY) {
                     p->pins--;
                 }
                 pthread_mutex_unlock(&h->mu);
@@ -756,6 +941,7 @@ static int help(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block
 static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const wanted *seg,
                        const hkey *keys, patch **got, int m)
 {
+    const keptlist kl = kept_of(ng__ctx_kept(ctx), n);
     int left = m, i;
     for (i = 0; i < m; i++) got[i] = NULL;
     while (left) {
@@ -764,13 +950,13 @@ static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
             int r;
             if (got[i]) continue;
             pthread_mutex_lock(&h->mu);
-            r = lookup_locked(h, n, &keys[i], &got[i]);
+            r = lookup_locked(h, n, &keys[i], &kl, &got[i]);
             pthread_mutex_unlock(&h->mu);
             if (r == BUSY) continue;
             if (r == NO_ROOM || (r == CLAIMED && fill(ctx, h, n, b, seg, got[i]))) {
                 if (r == NO_ROOM) {
                     ng_error e;
-                    too_large(&e, n, key_bytes(n, &keys[i]) +
+                    too_large(&e, n, key_bytes(n, &keys[i], kl.n) +
                                          halo_bytes(n, ng_input_channels(ctx, n, n->type->hood->input)),
                               h->cap, 0);
                     ng_fail(ctx, "%s", e.msg);
@@ -895,8 +1081,40 @@ static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, 
 /* Points from .. to - 1 sampled from the segment's patches: point i's
  * patch seg[idx[i]], its cell at offset off[i], fractions tx, ty; run[i]
  * > 1: points i .. i + run[i] - 1 on the centres of successive cells. */
+static void sample_by_run(const ng_node *n, const ng_block *b, patch *const *got, const int32_t *idx,
+                          const int32_t *off, const int32_t *run, const float *tx, const float *ty, int from, int to,
+                          float *out, double s)
+{
+    const size_t len = (size_t)b->n;
+    const ptrdiff_t G = stride(n);
+    const int nch = b->channels > 0 && b->channels < n->channels ? b->channels : n->channels;
+    int i, c;
+    for (i = from; i < to; i++) {
+        float d0[2 * NG_MAX_CHANNELS], d1[2 * NG_MAX_CHANNELS];
+        const float *src;
+        if (idx[i] < 0) {
+            for (c = 0; c < nch; c++) out[(size_t)c * len + (size_t)i] = NAN;
+            continue;
+        }
+        src = got[idx[i]]->data + off[i];
+        if (run[i] > 1 || (tx[i] == 0.0f && ty[i] == 0.0f)) { /* cell centres: the cells' values, straight out */
+            n->type->hood->run(n, src, G, run[i], s, out + i, len, nch);
+            i += run[i] - 1;
+            continue;
+        }
+        /* the four cells around, then bilinear as sample() */
+        n->type->hood->run(n, src, G, 2, s, d0, 2, nch);
+        n->type->hood->run(n, src + G, G, 2, s, d1, 2, nch);
+        for (c = 0; c < nch; c++) {
+            const float r0 = d0[2 * c] + (d0[2 * c + 1] - d0[2 * c]) * tx[i];
+            const float r1 = d1[2 * c] + (d1[2 * c + 1] - d1[2 * c]) * tx[i];
+            out[(size_t)c * len + (size_t)i] = r0 + (r1 - r0) * ty[i];
+        }
+    }
+}
+
 static void sample(const ng_node *n, const ng_block *b, patch *const *got, const int32_t *idx, const int32_t *off,
-                   const int32_t *run, const float *tx, const float *ty, int from, int to, float *out)
+                   const int32_t *run, const float *tx, const float *ty, int from, int to, float *out, double s)
 {
     const size_t len = (size_t)b->n, S = (size_t)side(n);
     const int smooth = n->type->hood->smooth;
@@ -904,6 +1122,10 @@ static void sample(const ng_node *n, const ng_block *b, patch *const *got, const
      * alone from the hydraulic node's 4 costs one */
     const int nch = b->channels > 0 && b->channels < n->channels ? b->channels : n->channels;
     int i, c, j;
+    if (by_run(n)) {
+        sample_by_run(n, b, got, idx, off, run, tx, ty, from, to, out, s);
+        return;
+    }
     for (i = from; i < to; i++) {
         if (idx[i] < 0) { /* a position that is not a number samples nothing */
             for (c = 0; c < nch; c++) out[(size_t)c * len + (size_t)i] = NAN;
@@ -937,10 +1159,181 @@ static void sample(const ng_node *n, const ng_block *b, patch *const *got, const
     }
 }
 
+/* The key of n's patches that block b reads on the lattice of spacing s
+ * (ix, iy left 0). */
+static hkey block_key(const ng_node *n, const ng_block *b, double s)
+{
+    hkey key;
+    memset(&key, 0, sizeof key);
+    key.node = n->id;
+    key.seed = b->seed;
+    key.z = bits(b->anchor[2]);
+    key.w = bits(b->anchor[3]);
+    key.px = bits(b->period[0]);
+    key.py = bits(b->period[1]);
+    key.s = bits(s);
+    key.ax = key.ay = WORLD_ANCHOR;
+    if (n->hood_anchor == NG_HOOD_ANCHOR_RENDER && (key.ax = anchor_cell(b->anchor[0], s)) != WORLD_ANCHOR)
+        key.ay = anchor_cell(b->anchor[1], s);
+    if (key.ay == WORLD_ANCHOR) key.ax = WORLD_ANCHOR;
+    return key;
+}
+
+/* The cell (from the anchor's) whose offset, as cell_offsets gives it,
+ * is v: guess first (the next cell along a row), else v / s rounded;
+ * INT32_MIN where v is no cell's offset. */
+static inline int32_t cell_at(float v, double s, int32_t guess)
+{
+    double u;
+    if ((float)(((double)guess + 0.5) * s) == v) return guess;
+    u = (double)v / s - 0.5;
+    if (!(fabs(u) < 2147483647.0)) return INT32_MIN;
+    u = (double)floor_cell(u + 0.5);
+    return (float)((u + 0.5) * s) == v ? (int32_t)u : INT32_MIN;
+}
+
+/* How many of the len points px, py from the first lie on a row at y on
+ * the cells first, first + 1, ... (their offsets as cell_offsets gives
+ * them): 32 at a time while a whole group does (no early exit inside a
+ * group, so it vectorises, in AVX-512 or AVX2 where the CPU has them;
+ * exact comparisons, the same answer on every path), then one by one. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static int row_of_cells(const float *px, const float *py, float y, double s, int32_t first, int len)
+{
+    int k = 0, q;
+    while (k + 32 <= len) {
+        int ok = 1;
+        for (q = k; q < k + 32; q++) ok &= (py[q] == y) & ((float)(((double)(first + q) + 0.5) * s) == px[q]);
+        if (!ok) break;
+        k += 32;
+    }
+    while (k < len && py[k] == y && (float)(((double)(first + k) + 0.5) * s) == px[k]) k++;
+    return k;
+}
+
+/* Whether every point of b is a cell of n's lattice as its patches
+ * evaluate them (the anchor's cell's anchor and the cell's float offsets,
+ * cell_offsets), in runs along rows: a run from point i is its cells
+ * (rx[i], ry[i]) from the anchor's and run[i] points on the next cells of
+ * its row. */
+static int on_cells(const ng_block *b, const hkey *key, double s, int32_t *rx, int32_t *ry, int32_t *run)
+{
+    int32_t gx = 0, gy = 0;
+    int i, k;
+    if (key->ax == WORLD_ANCHOR || (double)key->ax * s != b->anchor[0] || (double)key->ay * s != b->anchor[1])
+        return 0;
+    for (i = 0; i < b->n; i += k) {
+        if ((rx[i] = cell_at(b->p[0][i], s, gx)) == INT32_MIN || (ry[i] = cell_at(b->p[1][i], s, gy)) == INT32_MIN)
+            return 0;
+        k = 1 + row_of_cells(b->p[0] + i + 1, b->p[1] + i + 1, b->p[1][i], s, rx[i] + 1, b->n - i - 1);
+        run[i] = k;
+        gx = rx[i] + k, gy = ry[i];
+    }
+    return 1;
+}
+
+/* The plane of x in patch p, or NULL. */
+static const float *kept_plane(const ng_node *n, const patch *p, int x)
+{
+    int c;
+    for (c = 0; c < p->nkept; c++)
+        if (p->kept[c] == x) return kept_planes(n, p) + (size_t)c * (size_t)side(n) * (size_t)side(n);
+    return NULL;
+}
+
+/* Points from .. to - 1 of a segment read from its patches' planes of x
+ * (point i in seg[idx[i]] at off[i], it and the run[i] - 1 points after
+ * it on the cells after its): 0, or -1 where a patch lacks it. */
+static int read_segment(const ng_node *n, patch *const *got, int m, int x, const int32_t *idx, const int32_t *off,
+                        const int32_t *run, int from, int to, float *out)
+{
+    const float *plane[SEGMENT];
+    int j, i;
+    for (j = 0; j < m; j++)
+        if (!(plane[j] = kept_plane(n, got[j], x))) return -1;
+    for (i = from; i < to; i += run[i]) memcpy(out + i, plane[idx[i]] + off[i], (size_t)run[i] * sizeof(float));
+    return 0;
+}
+
+int ng__hood_read_kept(ng_ctx *ctx, const ng_node *n, int x, const ng_block *b, float *out)
+{
+    const double s = (double)b->footprint;
+    const int P = cells(n), S = side(n);
+    ng__hood_cache *h;
+    hkey key, seg[SEGMENT];
+    patch *got[SEGMENT];
+    int32_t *rx, *ry, *idx, *off, *run;
+    int64_t lo[2] = {0, 0}; /* the first cell of seg[cur] */
+    int i, j, m = 0, from = 0, rc = -1, cur = -1;
+    if (b->dims != 2 || b->p_scale != 0.0f || !(s > 0) || n->hood_spacing >= 0) return 0;
+    key = block_key(n, b, s);
+    rx = (int32_t *)ng_scratch(ctx, 1), ry = (int32_t *)ng_scratch(ctx, 1);
+    idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1), run = (int32_t *)ng_scratch(ctx, 1);
+    if (!rx || !ry || !idx || !off || !run) goto done;
+    if (!(h = ng__ctx_hood(ctx))) {
+        ng_fail(ctx, "out of memory for the neighbourhood cache");
+        goto done;
+    }
+    rc = 0;
+    if (!on_cells(b, &key, s, rx, ry, run)) goto done;
+    for (i = 0; i <= b->n; i++) {
+        if (i < b->n) {
+            const int64_t kx = key.ax + rx[i], ky = key.ay + ry[i];
+            if (cur >= 0 && kx - lo[0] >= 0 && kx - lo[0] < P && ky - lo[1] >= 0 && ky - lo[1] < P) {
+                j = cur; /* the previous point's patch: the common case */
+            } else {
+                key.ix = patch_of(kx, P), key.iy = patch_of(ky, P);
+                for (j = m - 1; j >= 0; j--)
+                    if (seg[j].ix == key.ix && seg[j].iy == key.iy) break;
+                if (j < 0 && m < SEGMENT) seg[j = m++] = key;
+                if (j >= 0) cur = j, lo[0] = seg[j].ix * P, lo[1] = seg[j].iy * P;
+            }
+            if (j >= 0) { /* its run, cut where the patch's row ends: the rest a run of its own */
+                const int32_t room = (int32_t)(lo[0] + P - kx);
+                if (run[i] > room) {
+                    rx[i + room] = rx[i] + room, ry[i + room] = ry[i], run[i + room] = run[i] - room;
+                    run[i] = room;
+                }
+                idx[i] = j;
+                off[i] = (int32_t)((ky - lo[1] + MARGIN) * S + (kx - lo[0] + MARGIN));
+                i += run[i] - 1;
+                continue;
+            }
+        }
+        if (m) { /* the segment is full, or the block done */
+            const wanted w = {seg, m};
+            if (acquire_all(ctx, h, n, b, &w, seg, got, m)) {
+                rc = -1;
+                goto done;
+            }
+            rc = read_segment(n, got, m, x, idx, off, run, from, i, out) ? 0 : 1;
+            release_all(h, got, m);
+            if (!rc) goto done;
+        }
+        from = i;
+        m = 0;
+        cur = -1;
+        if (i-- == b->n) break; /* else point i starts the next segment */
+    }
+    rc = 1;
+    pthread_mutex_lock(&h->mu);
+    h->stats.kept_reads++;
+    pthread_mutex_unlock(&h->mu);
+done:
+    ng_scratch_free(ctx, (float *)rx, 1);
+    ng_scratch_free(ctx, (float *)ry, 1);
+    ng_scratch_free(ctx, (float *)idx, 1);
+    ng_scratch_free(ctx, (float *)off, 1);
+    ng_scratch_free(ctx, (float *)run, 1);
+    return rc;
+}
+
 int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const double s = n->hood_spacing > 0 ? n->hood_spacing : (double)b->footprint;
-    const int P = cells(n), S = side(n), smooth = n->type->hood->smooth;
+    const int P = cells(n), G = stride(n), sh = shift(n), smooth = n->type->hood->smooth;
     ng__hood_cache *h;
     hkey key, seg[SEGMENT];
     patch *got[SEGMENT];
@@ -968,14 +1361,7 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
     idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1), run = (int32_t *)ng_scratch(ctx, 1);
     tx = ng_scratch(ctx, 1), ty = ng_scratch(ctx, 1);
     if (!idx || !off || !run || !tx || !ty) goto done;
-    memset(&key, 0, sizeof key);
-    key.node = n->id;
-    key.seed = b->seed;
-    key.z = bits(b->anchor[2]);
-    key.w = bits(b->anchor[3]);
-    key.px = bits(b->period[0]);
-    key.py = bits(b->period[1]);
-    key.s = bits(s);
+    key = block_key(n, b, s);
     for (i = 0; i <= b->n; i++) {
         double ux = 0, uy = 0;
         int64_t kx, ky;
@@ -1010,7 +1396,7 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
                 if (j < 0) seg[j = m++] = key;
                 cur = j, lo[0] = key.ix * P, lo[1] = key.iy * P;
                 idx[i] = j;
-                off[i] = (int32_t)((ky - key.iy * P + MARGIN) * S + (kx - key.ix * P + MARGIN));
+                off[i] = (int32_t)((ky - key.iy * P + MARGIN + sh) * G + (kx - key.ix * P + MARGIN + sh));
                 tx[i] = (float)(ux - (double)kx);
                 ty[i] = (float)(uy - (double)ky);
                 run[i] = !smooth && tx[i] == 0.0f && ty[i] == 0.0f ? cell_run(b, i, s, inv, kx, lo[0] + P - kx) : 1;
@@ -1022,10 +1408,10 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
         if (m) {
             const wanted w = {seg, m};
             if (acquire_all(ctx, h, n, b, &w, seg, got, m)) goto done;
-            sample(n, b, got, idx, off, run, tx, ty, from, i, out);
+            sample(n, b, got, idx, off, run, tx, ty, from, i, out, s);
             release_all(h, got, m);
         } else {
-            sample(n, b, got, idx, off, run, tx, ty, from, i, out);
+            sample(n, b, got, idx, off, run, tx, ty, from, i, out, s);
         }
         from = i;
         m = 0;

@@ -21,8 +21,17 @@ int ng__check_roots(const ng_graph *g, const int *roots, int nroots, int dims, n
  * memoised for the tile; it is shared read-only between contexts. */
 ng_ctx *ng__ctx_new(const ng_graph *g, const int *uses, int cap, ng_error *err);
 void ng__ctx_free(ng_ctx *c);
-/* Per-node use counts for a set of roots; caller frees. */
+/* Per-node use counts for a set of roots, count + 1 ints, then a second
+ * table of as many: for each node, the pixel lattice that keeps its
+ * samples (ng__hood_mark_kept), its id + 1, or 0; caller frees. */
 int *ng__uses(const ng_graph *g, const int *roots, int nroots);
+/* Whether input slot k of n is read at n's own positions (not pulled). */
+int ng__same_position(const ng_node *n, int k);
+/* Context c starts (+1) or ends (-1) computing a neighbourhood patch:
+ * nodes kept by a lattice are evaluated, not read back, inside it. */
+void ng__ctx_filling(ng_ctx *c, int delta);
+/* Forgets node's memoised result at b (every read left). */
+void ng__memo_drop(ng_ctx *c, int node, const ng_block *b);
 /* Start a tile: forget the memo, return the base positions' identity. */
 uint32_t ng__ctx_tile(ng_ctx *c);
 /* Evaluate root at b into out (channels * b->n floats, channel-major);
@@ -74,6 +83,7 @@ typedef struct ng__hood_stats {
     long computed;     /* patches evaluated */
     long hits;         /* patches found in the cache */
     long evicted;      /* patches dropped for room */
+    long kept_reads;   /* blocks of a kept node read back from patches (ng__hood_read_kept) */
 } ng__hood_stats;
 /* The cache's bound, also without a memory limit. */
 #define NG_HOOD_CACHE_DEFAULT ((size_t)1 << 30)
@@ -94,6 +104,25 @@ void ng__hood_last_stats(ng__hood_stats *s);
  * nodes adding up) fits in `room` bytes (0: no bound). The count of such
  * nodes, or -1 with an error naming the node and its radius. */
 int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, int threads, ng_error *err);
+/* Kept nodes. A node of the render's pixel lattice anchored as the
+ * render is (NG_HOOD_ANCHOR_RENDER, bilinear) evaluates its source on
+ * cells that are the render's pixels, bit for bit; a node of its source's
+ * graph at the source's positions that the render also reads at its own
+ * (another consumer, or a root: a height shown and shaded) is kept by its
+ * patches, a plane beside the node's, and read back from them where a
+ * block's points are the lattice's cells (the same anchor, the same float
+ * offsets), so it is evaluated once for both. kept[i] (count ints): the
+ * id + 1 of the lattice node keeping node i, or 0; uses as ng__uses gives
+ * (its first table). At most NG_HOOD_KEPT nodes a lattice. */
+#define NG_HOOD_KEPT 4
+void ng__hood_mark_kept(const ng_graph *g, const int *uses, int *kept);
+/* Node x, kept by lattice node n, read at b's points into out: 1; 0 where
+ * a point is not one of the lattice's cells or a patch lacks it (the
+ * caller evaluates it); -1 with the context's error set. */
+int ng__hood_read_kept(ng_ctx *ctx, const ng_node *n, int x, const ng_block *b, float *out);
+/* The kept table of c's render (see above). */
+const int *ng__ctx_kept(const ng_ctx *c);
+
 /* The cache c's neighbourhood nodes use (set by the render; a context
  * without one makes its own on first use). */
 void ng__ctx_set_hood(ng_ctx *c, ng__hood_cache *h);

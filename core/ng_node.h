@@ -38,6 +38,7 @@ struct ng_node {
      * units and halo in cells; 0 for other nodes. */
     double hood_spacing;
     int hood_radius;
+    int hood_anchor; /* NG_HOOD_ANCHOR_*: how its patches' points are anchored */
 };
 
 /*
@@ -185,13 +186,28 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
  * node's detail becomes at least the spacing. 0, or -1 with err naming
  * the node and its radius. */
 int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius, ng_error *err);
+/* How a patch anchors the points it evaluates its source on (a float
+ * offset from a double anchor, as every block's points are; a source's
+ * bits depend on the split, by about an ulp in half the points):
+ * - NG_HOOD_ANCHOR_WORLD: at the patch's own first cell, offsets from 0
+ *   (every lattice of world units, and the pixel lattice's bits before
+ *   NG_HOOD_ANCHOR_RENDER);
+ * - NG_HOOD_ANCHOR_RENDER: as a render's tiles are, at the lattice cell
+ *   nearest the sampling block's anchor (a render's origin), offsets
+ *   ((cell - that cell) + 0.5) spacing as floats: a cell that is a pixel
+ *   of the render is evaluated at the pixel's own anchor and offset, so
+ *   it holds the pixel's bits, and the pixel's value can be read back
+ *   from the lattice (core/hood.c: kept nodes). The anchor is the
+ *   render's, the same in every cut of it. */
+enum { NG_HOOD_ANCHOR_WORLD, NG_HOOD_ANCHOR_RENDER };
 /* The same for a lattice of the render's pixel size: its spacing is the
  * footprint of the block that samples it (the render's pixel size at the
  * top of a graph; an octave's or outer lattice's below), the same in every
  * cut of a render, so its cells are the pixel centres of a render at an
  * origin on the pixel grid (sampled there, it reads them exactly). A
- * radius of `radius` cells (named in messages as such). */
-int ng_hood_declare_pixel(ng_node *n, int radius, ng_error *err);
+ * radius of `radius` cells (named in messages as such); anchor, one of
+ * NG_HOOD_ANCHOR_*, how its patches anchor their points. */
+int ng_hood_declare_pixel(ng_node *n, int radius, int anchor, ng_error *err);
 /* Whether node n reads its source over a lattice (a neighbourhood type
  * whose setup declared one). */
 int ng_hood_active(const ng_node *n);

@@ -122,6 +122,14 @@ typedef struct ng_block ng_block;
 /* ng_node_type.dims of a type that evaluates in 1 to 4 dimensions. */
 #define NG_DIMS_ALL 0x1Eu
 
+/* Where a patch lies (ng_hood_type.filter_placed): out's cell (i, j) is
+ * at world (origin[0] + i spacing, origin[1] + j spacing); seed is the
+ * rendering block's (ng_block.seed: a fractal octave's). */
+typedef struct ng_hood_place {
+    double spacing, origin[2];
+    uint32_t seed;
+} ng_hood_place;
+
 /* A neighbourhood node (blur, and what reads a height field around each
  * point): its value is computed on a world-aligned 2D lattice of its own
  * spacing, in fixed patches (NG_HOOD_PATCH cells, or the type's) that the engine
@@ -150,9 +158,25 @@ typedef struct ng_hood_type {
     /* Or, for a filter that needs the lattice's spacing in world units
      * (gradients, distances; a node of the render's pixel lattice learns
      * it only per render, ng_hood_declare_pixel): the same with it. One of
-     * filter, filter_spaced and tile is set. */
+     * filter, filter_spaced, filter_placed, run and tile is set. */
     void (*filter_spaced)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
                           int channels, double spacing);
+    /* Or, for a filter of a one-channel source whose value at a cell is a
+     * cheap function of the source's cells within its radius (the grid
+     * shading's central differences): the patch keeps the source itself,
+     * with its halo, and the node's value is computed where it is sampled,
+     * with no plane of its own to fill and copy out. src points at the
+     * source's sample of the first of len cells along a row, in a plane of
+     * row stride w (its neighbours at src[+-1], src[+-w], ...); out gets
+     * the node's first nch channels, planes `plane` floats apart. The same
+     * bits for the same cells, whatever len (a row, a run, a cell). */
+    void (*run)(const ng_node *node, const float *src, ptrdiff_t w, int len, double spacing, float *out, size_t plane,
+                int nch);
+    /* Or, for a filter whose cells are a function of their world position
+     * (the erosion filter's gullies, computed on the lattice): the same
+     * with the patch's place, at. */
+    void (*filter_placed)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
+                          int channels, const ng_hood_place *at);
     /* Cells per patch edge; 0: NG_HOOD_PATCH. Larger patches spend less on
      * halos (a shading's 1-cell halo costs (P + 5)^2 / P^2 source
      * evaluations per cell) and more on the first render of a small area.

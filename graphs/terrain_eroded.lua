@@ -13,6 +13,8 @@
 local seed  = ng.param("seed", 3, {integer = true, doc = "pattern seed"})
 local scale = ng.param("scale", 640, {min = 64, doc = "size of the largest landforms, world units"})
 local erode = ng.param("erode", 1, {integer = true, min = 0, max = 1, doc = "1: eroded; 0: the range before erosion"})
+local method = ng.param("method", "auto", {doc = "the erosion filter's slopes: auto (the grid of the heights "
+  .. "on the droplets' lattice) or analytic (the range's graph's gradient: these pictures' bits before the grid method)"})
 
 -- 1. the range
 local bend = ng.simplex{element_size = scale * 1.5, seed = seed + 1, output = "vector"}
@@ -29,7 +31,8 @@ if erode == 0 then
 else
   -- 2. gullies, 3. water, 4. gravity
   local gullied = ng.erosion_filter{range, scale = scale / 8, strength = 0.8, octaves = 4, gain = 0.55,
-                                    gully_rounding = 0.2, ridge_rounding = 0.05, levels = {0.1, 0.9}}
+                                    gully_rounding = 0.2, ridge_rounding = 0.05, levels = {0.1, 0.9},
+                                    method = method}
   local water = ng.hydraulic{gullied, spacing = 2, droplets = 1, height = 400}
   height = ng.thermal{water:channel(1), talus = 38, iterations = 6, height = 400}
   flow = water:channel(2):fit(0, 40, 0, 1, true):bias(0.3)

@@ -9,8 +9,14 @@
  *   source is evaluated once per cell, in patches of 256^2 cells with a
  *   one-cell halo, so shading costs about the height's own cost whatever
  *   the height's graph is, and every cut of a render gives the same bits.
- *   Sampled at the pixel centres of a render on the pixel grid, a cell is
- *   read exactly; under a warp or a fractal, bilinearly.
+ *   A patch keeps the height itself; the shading is computed from its
+ *   differences where the lattice is read (grid_run). Sampled at the
+ *   pixel centres of a render on the pixel grid, a cell is read exactly;
+ *   under a warp or a fractal, bilinearly. Its patches are anchored as the
+ *   render's tiles are (`anchor`, NG_HOOD_ANCHOR_RENDER), so their cells
+ *   on the pixels are the pixels' heights and a height the render also
+ *   shows is read back from them (core/hood.c, kept nodes); `anchor =
+ *   "world"` keeps the bits from before.
  * - analytic (the only one before, and the default of 3D and 4D renders,
  *   and of points evaluated alone, where no pixel size is known): exact
  *   gradients where the source's graph provides them (noises, fractals,
@@ -19,8 +25,11 @@
  *   central differences of that step everywhere (the user's choice of
  *   scale, say to soften a relief).
  *
- * Both shade a gradient with the same arithmetic (shade_row).
+ * Both shade a gradient with the same arithmetic (shade_row). The two
+ * methods' option, rule and central differences are grid.h's, defined
+ * here and shared with the erosion filter.
  */
+#include "grid.h"
 #include "ng_node.h"
 #include "loops.h"
 #include "types.h"
@@ -31,13 +40,10 @@
 
 static const char *const mode_choices[] = {"normal", "slope", "light", NULL};
 enum { M_NORMAL, M_SLOPE, M_LIGHT };
-static const char *const method_choices[] = {"auto", "grid", "analytic", NULL};
-enum { METHOD_AUTO, METHOD_GRID, METHOD_ANALYTIC };
-enum { P_MODE, P_HEIGHT, P_LIGHT, P_STEP, P_METHOD, P_SPACING, NPARAMS };
-
-/* Cells per patch edge of the grid method: its one-cell halo and margins
- * cost (256 + 5)^2 / 256^2 = 1.04 source evaluations per cell. */
-#define GRID_PATCH 256
+const char *const ng_grid_method_choices[] = {"auto", "grid", "analytic", NULL};
+static const char *const anchor_choices[] = {"render", "world", NULL};
+enum { ANCHOR_RENDER, ANCHOR_WORLD };
+enum { P_MODE, P_HEIGHT, P_LIGHT, P_STEP, P_METHOD, P_SPACING, P_ANCHOR, NPARAMS };
 
 static const ng_param_desc surface_params[NPARAMS] = {
     [P_MODE] = {"mode", NG_PARAM_ENUM, {0}, 0, 0, mode_choices,
@@ -49,7 +55,7 @@ static const ng_param_desc surface_params[NPARAMS] = {
      "method analytic: 0 for exact (analytic) gradients where the source has them, central differences of a "
      "thousandth of its detail size elsewhere; > 0: central differences of this step in world units everywhere "
      "(a larger step softens the relief). A step > 0 implies method analytic"},
-    [P_METHOD] = {"method", NG_PARAM_ENUM, {0}, 0, 0, method_choices,
+    [P_METHOD] = {"method", NG_PARAM_ENUM, {0}, 0, 0, ng_grid_method_choices,
      "auto: grid in a 2D render, analytic in 3D and 4D renders and for points evaluated alone; grid: central "
      "differences of the neighbouring samples on a lattice of the render's pixel size (or `spacing`), about the "
      "height's own cost for any graph, 2D renders only; analytic: the gradient of the source's graph (the "
@@ -57,7 +63,16 @@ static const ng_param_desc surface_params[NPARAMS] = {
     [P_SPACING] = {"spacing", NG_PARAM_NUMBER, {0}, 0, 1e12, NULL,
      "method grid: the lattice spacing in world units; 0: the render's pixel size (a larger spacing softens "
      "the relief, the same at every --size)"},
+    [P_ANCHOR] = {"anchor", NG_PARAM_ENUM, {0}, 0, 0, anchor_choices,
+     "method grid on the pixel lattice (no spacing): how the lattice's patches anchor the points they "
+     "evaluate the source on. render: as the render's tiles do, so a lattice point on a pixel is the "
+     "pixel's own sample, bit for bit, and a height the render also outputs is evaluated once for both; "
+     "world: at each patch's corner (this node's bits before render anchors, about an ulp apart in half "
+     "the samples)"},
 };
+
+/* the defaults that changed in 0.2.0 (noisegraph render --classic) */
+static const ng_changed_default surface_changed[] = {{P_METHOD, NG_METHOD_ANALYTIC}, {P_ANCHOR, ANCHOR_WORLD}};
 
 enum { I_SOURCE, NINPUTS };
 
@@ -75,7 +90,36 @@ typedef struct surface_state {
 
 static int method_of(const ng_node *n)
 {
-    return ng_num(n, P_STEP) > 0 ? METHOD_ANALYTIC : ng_int(n, P_METHOD);
+    return ng_num(n, P_STEP) > 0 ? NG_METHOD_ANALYTIC : ng_int(n, P_METHOD);
+}
+
+int ng_grid_declare(ng_node *n, int method, double spacing, int anchor, ng_error *err)
+{
+    n->dims &= method == NG_METHOD_GRID ? 1u << 2 : 0x1Cu; /* a height field needs x and y */
+    if (method == NG_METHOD_ANALYTIC) return 0;
+    return spacing > 0 ? ng_hood_declare(n, spacing, spacing, 1, err) : ng_hood_declare_pixel(n, 1, anchor, err);
+}
+
+int ng_grid_here(int method, const ng_block *b, double spacing)
+{
+    return method == NG_METHOD_GRID || (method == NG_METHOD_AUTO && b->dims == 2 && (spacing > 0 || b->footprint > 0));
+}
+
+/* The central differences of len cells from c along a row (rows w apart),
+ * k = 1 / (2 spacing): the one formula of both grid readers below. */
+static void gradient_run(const float *c, ptrdiff_t w, int len, float k, float *gx, float *gy)
+{
+    int i;
+    for (i = 0; i < len; i++) {
+        gx[i] = (c[i + 1] - c[i - 1]) * k;
+        gy[i] = (c[i + w] - c[i - w]) * k;
+    }
+}
+
+void ng_grid_gradient_row(const float *in, int side, int j, double spacing, float *gx, float *gy)
+{
+    const int w = side + 2;
+    gradient_run(in + (size_t)(j + 1) * (size_t)w + 1, w, side, (float)(0.5 / spacing), gx, gy);
 }
 
 static int surface_setup(ng_node *n, const int *ch, ng_error *err)
@@ -88,20 +132,20 @@ static int surface_setup(ng_node *n, const int *ch, ng_error *err)
     int d;
     (void)ch;
     if (ng_int(n, P_MODE) == M_LIGHT && !(len > 0)) return ng_errorf(err, "%s: the light direction is zero", n->label);
-    if (ng_num(n, P_STEP) > 0 && ng_int(n, P_METHOD) == METHOD_GRID)
+    if (ng_num(n, P_STEP) > 0 && ng_int(n, P_METHOD) == NG_METHOD_GRID)
         return ng_errorf(err, "%s: step is the analytic method's; the grid method takes spacing", n->label);
     if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
     for (d = 0; d < 3 && len > 0; d++) s->light[d] = (float)(l[d] / len);
     n->channels = ng_int(n, P_MODE) == M_NORMAL ? 3 : 1;
-    n->dims &= method == METHOD_GRID ? 1u << 2 : 0x1Cu; /* a height field needs x and y */
-    if (method == METHOD_ANALYTIC) return 0;
-    return spacing > 0 ? ng_hood_declare(n, spacing, spacing, 1, err) : ng_hood_declare_pixel(n, 1, err);
+    return ng_grid_declare(n, method, spacing,
+                           ng_int(n, P_ANCHOR) == ANCHOR_WORLD ? NG_HOOD_ANCHOR_WORLD : NG_HOOD_ANCHOR_RENDER, err);
 }
 
 /* Shades len points from the source's gradient (gx, gy) into out's
- * channels (planes `plane` floats apart): the one arithmetic of both
- * methods. */
-static void shade_row(const ng_node *n, const float *gradx, const float *grady, float *out, int len, size_t plane)
+ * first nch channels (planes `plane` floats apart): the one arithmetic
+ * of both methods. */
+static void shade_row(const ng_node *n, const float *gradx, const float *grady, float *out, int len, size_t plane,
+                      int nch)
 {
     const surface_state *s = n->state;
     const int mode = ng_int(n, P_MODE);
@@ -115,31 +159,35 @@ static void shade_row(const ng_node *n, const float *gradx, const float *grady, 
         /* z = hs * h: the normal is (-hs h_x, -hs h_y, 1) / length */
         float gx = hs * gradx[i], gy = hs * grady[i], slope2 = gx * gx + gy * gy;
         float inv = 1.0f / sqrtf(1.0f + slope2), nx = -gx * inv, ny = -gy * inv, nz = inv;
-        if (mode == M_NORMAL)
-            out[i] = nx, out[plane + i] = ny, out[2 * plane + i] = nz;
-        else
+        if (mode == M_NORMAL) {
+            out[i] = nx;
+            if (nch > 1) out[plane + i] = ny;
+            if (nch > 2) out[2 * plane + i] = nz;
+        } else
             out[i] = (float)(ng_atan(sqrt((double)slope2)) * (2.0 / 3.14159265358979323846));
     }
 }
 
-/* The grid method's lattice: the source's samples (one halo cell) to the
- * shading of each cell, row by row, from central differences over two
- * cells. */
-static void grid_filter(const ng_node *n, const float *in, float *out, float *tmp, int side, int radius, int channels,
-                        double spacing)
+/* The grid method: the shading of len cells along a row of the source's
+ * lattice (c its first, rows w apart), from central differences over two
+ * cells, computed where the lattice is sampled (ng_hood_type.run). */
+#define RUN 256
+static void grid_run(const ng_node *n, const float *c, ptrdiff_t w, int len, double spacing, float *out, size_t plane,
+                     int nch)
 {
-    const int w = side + 2 * radius;
     const float k = (float)(0.5 / spacing);
-    float *gx = tmp, *gy = tmp + side;
-    int i, j;
-    (void)channels;
-    for (j = 0; j < side; j++) {
-        const float *c = in + (size_t)(j + 1) * (size_t)w + 1;
-        for (i = 0; i < side; i++) {
-            gx[i] = (c[i + 1] - c[i - 1]) * k;
-            gy[i] = (c[i + w] - c[i - w]) * k;
-        }
-        shade_row(n, gx, gy, out + (size_t)j * (size_t)side, side, (size_t)side * (size_t)side);
+    float gx[RUN], gy[RUN];
+    int at, m;
+    if (ng_int(n, P_MODE) == M_LIGHT) { /* the hillshade: differences and light in one pass */
+        const surface_state *st = n->state;
+        ng__loops()->light_grid(out, c, w, k, (float)ng_num(n, P_HEIGHT), st->light[0], st->light[1], st->light[2],
+                                len);
+        return;
+    }
+    for (at = 0; at < len; at += m, c += m, out += m) {
+        m = len - at < RUN ? len - at : RUN;
+        gradient_run(c, w, m, k, gx, gy);
+        shade_row(n, gx, gy, out, m, plane, nch);
     }
 }
 
@@ -149,7 +197,7 @@ static int analytic_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, float
     float *val = ng_scratch(ctx, 1), *grad = ng_scratch(ctx, b->dims);
     int rc = -1;
     if (val && grad && ng_pull_grad(ctx, n, I_SOURCE, b, val, grad, ng_num(n, P_STEP)) == 0) {
-        shade_row(n, grad, grad + len, out, len, (size_t)len);
+        shade_row(n, grad, grad + len, out, len, (size_t)len, b->channels > 0 ? b->channels : n->channels);
         rc = 0;
     }
     ng_scratch_free(ctx, val, 1);
@@ -161,13 +209,11 @@ static int analytic_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, float
  * spacing of its own). */
 static int surface_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
-    const int method = method_of(n);
-    const int grid = method == METHOD_GRID ||
-                     (method == METHOD_AUTO && b->dims == 2 && (ng_num(n, P_SPACING) > 0 || b->footprint > 0));
-    return grid ? ng_hood_eval(ctx, n, b, in, out) : analytic_eval(ctx, n, b, out);
+    return ng_grid_here(method_of(n), b, ng_num(n, P_SPACING)) ? ng_hood_eval(ctx, n, b, in, out)
+                                                               : analytic_eval(ctx, n, b, out);
 }
 
-static const ng_hood_type surface_hood = {.input = I_SOURCE, .filter_spaced = grid_filter, .patch = GRID_PATCH};
+static const ng_hood_type surface_hood = {.input = I_SOURCE, .run = grid_run, .patch = NG_GRID_PATCH};
 
 const ng_node_type ng_type_surface = {
     .name = "surface",
@@ -180,6 +226,8 @@ const ng_node_type ng_type_surface = {
            "everywhere with an explicit step)",
     .params = surface_params,
     .nparams = NPARAMS,
+    .changed = surface_changed,
+    .nchanged = (int)(sizeof surface_changed / sizeof surface_changed[0]),
     .inputs = surface_inputs,
     .ninputs = NINPUTS,
     .dims = 0x1Cu,

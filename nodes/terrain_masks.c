@@ -81,7 +81,7 @@ static int curvature_setup(ng_node *n, const int *ch, ng_error *err)
     (void)ch;
     n->channels = 1;
     return ng_num(n, C_SPACING) > 0 ? ng_hood_declare(n, ng_num(n, C_SPACING), ng_num(n, C_SPACING), 1, err)
-                                    : ng_hood_declare_pixel(n, 1, err);
+                                    : ng_hood_declare_pixel(n, 1, NG_HOOD_ANCHOR_WORLD, err);
 }
 
 /* Curvature, convex positive, of z with gradient (p, q) and second

@@ -1,11 +1,15 @@
 /*
  * test_erosion_filter.c — ng.erosion_filter (nodes/erosion.c), what an
  * artist relies on: its gullies run down the source's slopes (measured as
- * a correlation, below); it is a function of the world position (every
+ * a correlation, below, by the default grid method and the analytic one);
+ * the grid (the default of a 2D render) places them as the analytic
+ * method does, and 3D renders and points alone take the analytic method;
+ * it is a function of the world position (every
  * tile size, thread count and region gives the whole render's bits, at the
  * origin and at 1e9, and every SIMD path the same bytes); the change stays
  * within its documented bound, the masks within [0, 1], flat ground is
- * left as it is; a bad option or a tileable render is one clear error
+ * left as it is; a bad option, a tileable render, the grid's lattice past
+ * --memory-limit and the grid asked for in a volume are one clear error
  * naming the node.
  */
 #include "build.h"
@@ -20,18 +24,26 @@
 
 enum { W = 150, H = 110 };
 
-/* ng.erosion_filter{source, strength, scale, octaves, masks = masks} */
-static int erosion(ng_graph *g, int source, double strength, double scale, int octaves, int masks)
+/* ng.erosion_filter{source, strength, scale, octaves, masks = masks,
+ * method = method} (method NULL: the default, auto) */
+static int erosion_by(ng_graph *g, int source, double strength, double scale, int octaves, int masks,
+                      const char *method)
 {
     ng_node *n = t_on(g, "erosion_filter", source);
     t_set(n, "strength", strength);
     t_set(n, "scale", scale);
     t_set(n, "octaves", octaves);
+    if (method) t_choose(n, "method", method);
     if (masks) {
         ng_error err;
         CHECKF(ng_set_bool(n, ng_param_index(ng_type_find("erosion_filter"), "masks"), 1, &err) == 0, "masks: %s", err.msg);
     }
     return t_finish_ok(g, n);
+}
+
+static int erosion(ng_graph *g, int source, double strength, double scale, int octaves, int masks)
+{
+    return erosion_by(g, source, strength, scale, octaves, masks, NULL);
 }
 
 /* Hills in about [0, 1]: a warped fBm of perlin, fitted (terrain2's kind). */
@@ -161,7 +173,7 @@ static void test_detail_far_away(void)
  * remains along the slope is the stripes' blend wavering between cells
  * and the depth following the slope and height).
  */
-static double downhill_correlation(int octaves, int tilted)
+static double downhill_correlation(int octaves, int tilted, const char *method)
 {
     enum { N = 256 };
     ng_graph *g = ng_graph_new();
@@ -170,7 +182,7 @@ static double downhill_correlation(int octaves, int tilted)
     float *s, *e;
     double across = 0, along = 0;
     src = tilted ? plane(g, 0.0006, -0.0013, 0.5) : hills(g, 200, 3);
-    f = erosion(g, src, 0.8, 32, octaves, 0);
+    f = erosion_by(g, src, 0.8, 32, octaves, 0, method);
     t_opts(&o, N, N);
     o.origin[0] = 311, o.origin[1] = -97;
     s = t_render(g, src, &o);
@@ -194,12 +206,90 @@ static double downhill_correlation(int octaves, int tilted)
 
 static void test_gullies_run_downhill(void)
 {
-    const double one = downhill_correlation(1, 0), four = downhill_correlation(4, 0),
-                 flat = downhill_correlation(4, 1);
-    printf("    downhill correlation: 1 octave %.3f, 4 octaves %.3f, plane %.3f\n", one, four, flat);
-    CHECKF(one > 0.35, "1 octave: correlation %.3f (measured 0.54)", one);
-    CHECKF(four > 0.35, "4 octaves: correlation %.3f (measured 0.48)", four);
-    CHECKF(flat > 0.6, "plane: correlation %.3f (measured 0.79)", flat);
+    static const char *const methods[] = {NULL, "analytic"};
+    int m;
+    for (m = 0; m < 2; m++) {
+        const char *name = methods[m] ? methods[m] : "default (grid)";
+        const double one = downhill_correlation(1, 0, methods[m]), four = downhill_correlation(4, 0, methods[m]),
+                     flat = downhill_correlation(4, 1, methods[m]);
+        printf("    downhill correlation, %s: 1 octave %.3f, 4 octaves %.3f, plane %.3f\n", name, one, four, flat);
+        CHECKF(one > 0.35, "%s, 1 octave: correlation %.3f (measured 0.54)", name, one);
+        CHECKF(four > 0.35, "%s, 4 octaves: correlation %.3f (measured 0.48)", name, four);
+        CHECKF(flat > 0.6, "%s, plane: correlation %.3f (measured 0.79)", name, flat);
+    }
+}
+
+/* The default of a 2D render is the grid method (the same bits as asking
+ * for it), and it puts the gullies where the analytic method does: on a
+ * plane, whose central differences are its gradient, the two heights agree
+ * to a hundredth of the change's bound and the masks to 0.05 (measured
+ * 0.0011 and 0.0069; a lattice placed a cell off, or seeded otherwise,
+ * would move every gully); on hills, whose finest octaves bend the slope
+ * between pixels, they differ by under 0.3 of what the filter changes
+ * (mean absolute values, measured 0.12). */
+static void test_grid_places_gullies_as_analytic(void)
+{
+    enum { N = 128 };
+    const double bound = 1.5 * 40 * 0.005 / 1.5;
+    ng_graph *g = ng_graph_new();
+    const int src = plane(g, 0.003, 0.004, 0.2), hill = hills(g, 90, 5);
+    const int def = erosion_by(g, src, 1.5, 40, 5, 1, NULL), grid = erosion_by(g, src, 1.5, 40, 5, 1, "grid");
+    const int ana = erosion_by(g, src, 1.5, 40, 5, 1, "analytic");
+    const int hdef = erosion_by(g, hill, 0.8, 24, 4, 0, NULL), hana = erosion_by(g, hill, 0.8, 24, 4, 0, "analytic");
+    ng_render_opts o;
+    float *d, *gr, *a, *h, *ha, *hs;
+    double worst = 0, mworst = 0, apart = 0, change = 0;
+    int i;
+    t_opts(&o, N, N);
+    o.origin[0] = -40, o.origin[1] = -40;
+    d = t_render(g, def, &o), gr = t_render(g, grid, &o), a = t_render(g, ana, &o);
+    h = t_render(g, hdef, &o), ha = t_render(g, hana, &o), hs = t_render(g, hill, &o);
+    CHECK(d && gr && a && h && ha && hs);
+    CHECKF(d && gr && same_bits(d, gr, (size_t)N * N * 3), "the default differs from method grid");
+    for (i = 0; d && a && i < N * N * 3; i++) {
+        const double e = fabs(d[i] - a[i]);
+        if (i % 3 == 0 && e > worst) worst = e;
+        if (i % 3 != 0 && e > mworst) mworst = e;
+    }
+    for (i = 0; h && ha && hs && i < N * N; i++) apart += fabs(h[i] - ha[i]), change += fabs(ha[i] - hs[i]);
+    printf("    grid vs analytic: plane %.2g of the bound apart at most (masks %.2g), hills %.3f of the change\n",
+           worst / bound, mworst, apart / change);
+    CHECKF(worst < 0.01 * bound, "on a plane, grid and analytic differ by %g (the bound %g; measured 0.0011 of it)",
+           worst, bound);
+    CHECKF(mworst < 0.05, "on a plane, grid and analytic masks differ by %g (measured 0.0069)", mworst);
+    CHECKF(worst > 0 || !d, "on a plane, grid and analytic give the same bits: is the grid taken?");
+    CHECKF(apart < 0.3 * change, "on hills, grid and analytic differ by %g, the filter changes %g (measured 0.12)",
+           apart, change);
+    free(d), free(gr), free(a), free(h), free(ha), free(hs);
+    ng_graph_free(g);
+}
+
+/* Where a 2D render's pixel lattice is not there, auto is the analytic
+ * method, bit for bit, and no error: a 3D render (a plane at z) and points
+ * evaluated alone (no pixel size). */
+static void test_auto_elsewhere_is_analytic(void)
+{
+    enum { N = 48 };
+    ng_graph *g = ng_graph_new();
+    const int src = hills(g, 90, 5);
+    const int def = erosion_by(g, src, 0.8, 24, 4, 1, NULL), ana = erosion_by(g, src, 0.8, 24, 4, 1, "analytic");
+    ng_render_opts o;
+    double x[N], y[N];
+    float *a, *b;
+    int i;
+    t_opts(&o, N, N);
+    o.dims = 3;
+    o.z = 17.5;
+    a = t_render(g, def, &o), b = t_render(g, ana, &o);
+    CHECKF(a && b && same_bits(a, b, (size_t)N * N * 3), "3D: auto differs from analytic");
+    free(a), free(b);
+    for (i = 0; i < N; i++) x[i] = 13.25 + 7.5 * i, y[i] = -4.0 + 3.1 * i;
+    a = t_points(g, def, 2, N, x, y, NULL), b = t_points(g, ana, 2, N, x, y, NULL);
+    for (i = 0; a && b && i < N; i++)
+        if (memcmp(a + 3 * i, b + 3 * i, 3 * sizeof(float))) break;
+    CHECKF(a && b && i == N, "points alone: auto differs from analytic at %d", i);
+    free(a), free(b);
+    ng_graph_free(g);
 }
 
 /* On a plane of known slope m, the change is within the documented bound
@@ -294,6 +384,8 @@ static void test_bad_options(void)
         {"ng.erosion_filter{h, scale = 0}", "scale"},
         {"ng.erosion_filter{h, gully_rounding = 2}", "gully_rounding"},
         {"ng.erosion_filter{ng.perlin{output = \"vector\"}}", "source"},
+        {"ng.erosion_filter{h, method = \"slope\"}", "method"},
+        {"ng.erosion_filter{h, spacing = -1}", "spacing"},
     };
     char script[PATHLEN], out[PATHLEN], text[512];
     res r;
@@ -312,6 +404,19 @@ static void test_bad_options(void)
     EXPECT_ERR(&r, 1, "tiled.lua:1", "erosion_filter", "tileable");
     res_free(&r);
     CHECK(!exists(out));
+    /* the grid's lattice past the memory limit, and the grid asked for in
+     * a volume (auto takes the analytic method there: no error) */
+    mkscript(script, "memory.lua", "return ng.erosion_filter{ng.perlin{}}\n");
+    cli(&r, "render", script, "-o", out, "--memory-limit", "1", NULL);
+    EXPECT_ERR(&r, 1, "memory.lua:1", "erosion_filter", "radius 1 cells", "--memory-limit");
+    res_free(&r);
+    CHECK(!exists(out));
+    tpath(out, "never.nrrd");
+    mkscript(script, "volume.lua", "return ng.erosion_filter{ng.perlin{}, method = \"grid\"}\n");
+    cli(&r, "render", script, "-o", out, "--size", "32x32x8", NULL);
+    EXPECT_ERR(&r, 1, "volume.lua:1", "erosion_filter", "2D");
+    res_free(&r);
+    CHECK(!exists(out));
 }
 
 NG_SUITE(erosion_filter, fast)
@@ -320,6 +425,8 @@ NG_SUITE(erosion_filter, fast)
     RUN(test_cuts_far_away);
     RUN(test_detail_far_away);
     RUN(test_gullies_run_downhill);
+    RUN(test_grid_places_gullies_as_analytic);
+    RUN(test_auto_elsewhere_is_analytic);
     RUN(test_bounds_and_masks);
     if (cli_setup("ng-erosion")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");

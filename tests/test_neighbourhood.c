@@ -1,7 +1,8 @@
 /*
  * test_neighbourhood.c — neighbourhood nodes (ng.blur, the grid shading of
- * ng.light / slope / normal, curvature, drainage, mask_distance and cavity
- * on the engine's world-aligned lattice, core/hood.c): the value at a
+ * ng.light / slope / normal, curvature, drainage, mask_distance, cavity
+ * and the erosion filter's grid on the engine's world-aligned lattice,
+ * core/hood.c): the value at a
  * world point does not depend on how a render is cut. Every region, tile size and thread count
  * gives the bits of the whole render, at the origin and at 1e9, under a
  * warp and a fractal, for a blur of a blur; the CLI's --region and a
@@ -49,14 +50,27 @@ static int mask(ng_graph *g, const char *type, int src, const char *name, double
  * of a blur (halos adding up); the default (grid) hillshade on the
  * render's pixel lattice, under a warp, and of a blur (a pixel lattice
  * over a world one); slope in a fractal (the pixel lattice of each
- * octave's footprint); curvature, drainage, mask distance and cavity. */
+ * octave's footprint); curvature, drainage, mask distance and cavity; the
+ * erosion filter (its grid: gullies computed on the pixel lattice), and
+ * under a warp. */
 enum {
-    G_BLUR, G_WARPED, G_FRACTAL, G_NESTED, G_LIGHT, G_LIGHT_WARPED, G_LIGHT_OF_BLUR, G_SLOPE_FRACTAL, G_CURVATURE,
-    G_DRAINAGE, G_DISTANCE, G_CAVITY, NGRAPHS
+    G_BLUR, G_WARPED, G_FRACTAL, G_NESTED, G_LIGHT, G_LIGHT_KEPT, G_LIGHT_WORLD, G_LIGHT_WARPED, G_LIGHT_OF_BLUR,
+    G_SLOPE_FRACTAL, G_CURVATURE, G_DRAINAGE, G_DISTANCE, G_CAVITY, G_EROSION, G_EROSION_WARPED, NGRAPHS
 };
 static const char *const graph_names[NGRAPHS] = {
-    "blur", "warp of a blur", "fractal of a blur", "blur of a blur", "light (grid)", "warp of a light",
-    "light of a blur", "fractal of a slope", "curvature", "drainage", "mask_distance", "cavity"};
+    "blur", "warp of a blur", "fractal of a blur", "blur of a blur", "light (grid)",
+    "height times its light (the height read back from the lattice)", "light (grid, world anchors)",
+    "warp of a light", "light of a blur", "fractal of a slope", "curvature", "drainage", "mask_distance", "cavity",
+    "erosion_filter (grid)", "warp of an erosion_filter"};
+
+/* ng.light{src, height = 40} with its lattice's anchors (NULL: the default). */
+static int light(ng_graph *g, int src, const char *anchor)
+{
+    ng_node *n = t_on(g, "light", src);
+    t_set(n, "height", 40);
+    if (anchor) t_choose(n, "anchor", anchor);
+    return t_finish_ok(g, n);
+}
 
 static int make_graph(ng_graph *g, int which)
 {
@@ -67,13 +81,17 @@ static int make_graph(ng_graph *g, int which)
     case G_FRACTAL: return t_fbm(g, blur(g, t_noise(g, "simplex", 30, 2), 9, 0), 3, 2, 0.5);
     case G_NESTED: return blur(g, blur(g, src, 4, 1.5), 7, 2);
     case G_LIGHT: return mask(g, "light", src, "height", 40);
+    case G_LIGHT_KEPT: return t_bin(g, "mul", src, light(g, src, NULL));
+    case G_LIGHT_WORLD: return light(g, src, "world");
     case G_LIGHT_WARPED: return t_warp(g, mask(g, "light", src, "height", 40), t_vnoise(g, "perlin", 40, 3), 17);
     case G_LIGHT_OF_BLUR: return mask(g, "light", blur(g, src, 5, 1), "height", 60);
     case G_SLOPE_FRACTAL: return t_fbm(g, mask(g, "slope", t_noise(g, "simplex", 30, 2), "height", 20), 3, 2, 0.5);
     case G_CURVATURE: return mask(g, "curvature", src, "spacing", 3);
     case G_DRAINAGE: return mask(g, "drainage", src, "radius", 12);
     case G_DISTANCE: return mask(g, "mask_distance", src, "threshold", 0.2);
-    default: return mask(g, "cavity", src, "radius", 10);
+    case G_CAVITY: return mask(g, "cavity", src, "radius", 10);
+    case G_EROSION: return mask(g, "erosion_filter", src, "scale", 20);
+    default: return t_warp(g, mask(g, "erosion_filter", src, "scale", 20), t_vnoise(g, "perlin", 40, 3), 17);
     }
 }
 
@@ -281,6 +299,52 @@ static void test_patches_kept_between_renders(void)
     ng_graph_free(g);
 }
 
+/* A height the render shows and shades (terrain_colour.lua's idiom) is
+ * read back from the light's lattice, whose cells on the pixels are the
+ * pixels' own samples: height * light is the product of the height and
+ * the light rendered alone, bit for bit, at the origin and at 1e9, and
+ * the render read it back (with world anchors it cannot: none read). */
+static void test_height_read_back_from_the_lattice(void)
+{
+    static const double origins[] = {0, 1e9};
+    size_t k;
+    for (k = 0; k < sizeof origins / sizeof origins[0]; k++) {
+        const char *anchor[] = {NULL, "world"};
+        int a;
+        for (a = 0; a < 2; a++) {
+            ng_graph *g = ng_graph_new();
+            const int src = fbm_noise(g, 7), lit = light(g, src, anchor[a]), both = t_bin(g, "mul", src, lit);
+            ng_graph *g1 = ng_graph_new(), *g2 = ng_graph_new();
+            const int src1 = fbm_noise(g1, 7), lit2 = light(g2, fbm_noise(g2, 7), anchor[a]);
+            ng_render_opts o;
+            ng__hood_stats st;
+            float *h, *l, *p;
+            int i;
+            t_opts(&o, W, H);
+            o.origin[0] = origins[k];
+            o.origin[1] = -origins[k];
+            o.tile = 16;
+            o.threads = 2;
+            p = t_render(g, both, &o);
+            ng__hood_last_stats(&st);
+            h = t_render(g1, src1, &o);
+            l = t_render(g2, lit2, &o);
+            CHECK(h && l && p);
+            for (i = 0; h && l && p && i < W * H; i++) {
+                const float want = h[i] * l[i];
+                if (memcmp(&want, &p[i], sizeof want)) break;
+            }
+            CHECKF(i == W * H, "origin %g, anchors %s: pixel %d is %.9g, the height times the light %.9g",
+                   origins[k], anchor[a] ? anchor[a] : "render", i, p ? p[i] : 0.0, h && l ? h[i] * l[i] : 0.0);
+            if (anchor[a]) CHECK_INT(st.kept_reads, 0);
+            else CHECKF(st.kept_reads >= (W * H + 255) / 256, "origin %g: %ld blocks read back", origins[k],
+                        st.kept_reads);
+            free(h), free(l), free(p);
+            ng_graph_free(g), ng_graph_free(g1), ng_graph_free(g2);
+        }
+    }
+}
+
 /* ---- through the program --------------------------------------------------------------- */
 
 static const char *const SCRIPT = "local n = ng.fbm{ng.perlin{element_size = 20, seed = 5}, octaves = 4}\n"
@@ -330,12 +394,18 @@ static void test_cli_region_is_crop(void)
     free(a), free(b);
 }
 
-static void test_cli_tiles_stitch_equal_single(void)
+/* The erosion filter's grid (the default of a 2D render) under farm tiles. */
+static const char *const EROSION_SCRIPT = "local h = ng.fbm{ng.perlin{element_size = 60, seed = 5}, octaves = 4}"
+                                          ":fit(-0.5, 0.5, 0, 1)\n"
+                                          "return ng.erosion_filter{h, scale = 24, masks = true}:channel(1)\n";
+
+/* A `tiles` run of script, stitched, equals the single render. */
+static void tiles_stitch_equal_single(const char *text, const char *name)
 {
     char script[PATHLEN], dir[PATHLEN], pattern[PATHLEN], manifest[PATHLEN], big[PATHLEN], single[PATHLEN];
     res r;
-    mkscript(script, "tiled.lua", SCRIPT);
-    mksub(dir, "farm");
+    mkscript(script, "tiled.lua", text);
+    mksub(dir, name);
     pathf(pattern, "%s/t_{x}_{y}.pfm", dir);
     pathf(manifest, "%s/manifest.json", dir);
     tpath(big, "stitched.pfm");
@@ -349,7 +419,13 @@ static void test_cli_tiles_stitch_equal_single(void)
     cli(&r, "render", script, "--size", "300x200", "-o", single, "--bits", "32", NULL);
     EXPECT_OK(&r);
     res_free(&r);
-    CHECKF(same_bytes(big, single), "the stitched tiles differ from the single render");
+    CHECKF(same_bytes(big, single), "%s: the stitched tiles differ from the single render", name);
+}
+
+static void test_cli_tiles_stitch_equal_single(void)
+{
+    tiles_stitch_equal_single(SCRIPT, "farm");
+    tiles_stitch_equal_single(EROSION_SCRIPT, "farm-erosion");
 }
 
 /* Every SIMD path this CPU runs gives the same bytes (the lattice's source
@@ -425,6 +501,7 @@ NG_SUITE(neighbourhood, fast)
     RUN(test_constant_and_variance);
     RUN(test_cache_within_memory_limit);
     RUN(test_patches_kept_between_renders);
+    RUN(test_height_read_back_from_the_lattice);
     if (cli_setup("ng-hood")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
         return;

@@ -428,6 +428,18 @@ static void loop_light(float *restrict out, const float *restrict gx, const floa
     }
 }
 
+static void loop_light_grid(float *restrict out, const float *restrict c, ptrdiff_t w, float k, float hs,
+                            float lx, float ly, float lz, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        const float gx = (c[i + 1] - c[i - 1]) * k, gy = (c[i + w] - c[i - w]) * k;
+        const float x = hs * gx, y = hs * gy, slope2 = x * x + y * y;
+        const float inv = 1.0f / sqrtf(1.0f + slope2), d = -x * inv * lx + -y * inv * ly + inv * lz;
+        out[i] = d > 0.0f ? d : 0.0f;
+    }
+}
+
 /* ---- smooth min and max, fit (see math.c) ------------------------------------------ */
 
 /* Bit-pattern selects instead of branches, so every path vectorises them;
@@ -605,6 +617,29 @@ static inline __attribute__((always_inline)) void erosion_points(
             ridge[i] += share * mask[i] * r * select_f(yv > 0.0f, yv * yv, 0.0f);
             crease[i] += share * mask[i] * r * select_f(yv < 0.0f, yv * yv, 0.0f);
         }
+    }
+}
+
+/* The clamps are selects, which vectorise (fminf and fmaxf are calls):
+ * the values of the ternaries they replace (a NaN clamps to 0, and a NaN
+ * or infinite slope to 1). */
+static void loop_erosion_prepare(const ng_erosion_prep *q, const float *restrict v, const float *restrict gx,
+                                 const float *restrict gy, float *restrict amp, float *restrict off,
+                                 float *restrict mask, int n)
+{
+    const float lo = q->lo, inv = q->inv, keep = q->keep, strength = q->strength, mk = q->mk;
+    int i;
+    for (i = 0; i < n; i++) {
+        const float x = (v[i] - lo) * inv, c = select_f(x > 0.0f, x, 0.0f), t = select_f(c < 1.0f, c, 1.0f);
+        const float sg = 2.0f * t - 1.0f, fade = 1.0f - keep * sg * sg, m = sqrtf(gx[i] * gx[i] + gy[i] * gy[i]);
+        off[i] = sg;
+        amp[i] = strength * m * fade;
+    }
+    for (i = 0; mask && i < n; i++) {
+        const float x = (v[i] - lo) * inv, c = select_f(x > 0.0f, x, 0.0f), t = select_f(c < 1.0f, c, 1.0f);
+        const float sg = 2.0f * t - 1.0f, fade = 1.0f - keep * sg * sg;
+        const float r = sqrtf(gx[i] * gx[i] + gy[i] * gy[i]) * mk;
+        mask[i] = fade * select_f(r < 1.0f, r, 1.0f);
     }
 }
 

@@ -7,6 +7,7 @@
 #ifndef NG_LOOPS_H
 #define NG_LOOPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef void (*ng_loop1)(float *restrict out, const float *restrict x, int n);
@@ -37,6 +38,13 @@ typedef struct ng_erosion_octave {
     uint32_t cell[2], seed;
     float frac[2], inv, depth, share, ridge_k, gully_k, ridge_w, gully_w;
 } ng_erosion_octave;
+
+/* ng.erosion_filter's per-point factors from the source's value and
+ * gradient (erosion_prepare): the levels' low end lo and 1 / span inv,
+ * keep, strength, and the masks' slope scale mk. */
+typedef struct ng_erosion_prep {
+    float lo, inv, keep, strength, mk;
+} ng_erosion_prep;
 
 typedef struct ng_erosion_pts {
     const float *x, *y, *amp, *off, *mask;
@@ -134,6 +142,15 @@ typedef struct ng_erosion_pts {
     /* surface (light): Lambert max(0, n . l) of the height field's normal, hs times the gradient (gx, gy) */  \
     X(light, (float *restrict out, const float *restrict gx, const float *restrict gy, float hs, float lx,    \
               float ly, float lz, int n))                                                                       \
+    /* the same from a height lattice's central differences: cell i's gradient (c[i + 1] - c[i - 1]) k,    \
+     * (c[i + w] - c[i - w]) k, the grid shading's (surface.c; the bits of light over those planes) */          \
+    X(light_grid, (float *restrict out, const float *restrict c, ptrdiff_t w, float k, float hs, float lx,    \
+                   float ly, float lz, int n))                                                                  \
+    /* ng.erosion_filter: per point from the source's value v and gradient (gx, gy), the depth factor amp,  \
+     * the carve/fill offset off and (mask not NULL) the masks' weight (see nodes/erosion.c) */                \
+    X(erosion_prepare, (const ng_erosion_prep *q, const float *restrict v, const float *restrict gx,          \
+                        const float *restrict gy, float *restrict amp, float *restrict off, float *restrict mask, \
+                        int n))                                                                                 \
     /* ng.erosion_filter: one octave of gullies over n points (see ng_erosion_octave) */                       \
     X(erosion_octave, (const ng_erosion_pts *p, const ng_erosion_octave *o, int n))
 

@@ -148,7 +148,8 @@ typedef struct config {
     int min_runs;
     char scripts[PATH_MAX];
     char bindir[PATH_MAX]; /* where bench, noisegraph and the peers live */
-    int has_ln, has_fn2;   /* libnoise_peer, fastnoise2_peer built */
+    int has_ln;            /* libnoise_peer built */
+    int has_fn2[2];        /* fastnoise2_progs (clang, g++) built */
 } config;
 
 typedef struct peer_result {
@@ -325,15 +326,23 @@ static const peer_prog libnoise_prog = {
     "  (roughness 1); libnoise is 3D only, 2D rows use z = 0",
     offsetof(row, peer)};
 
-static const peer_prog fastnoise2_prog = {
-    "FastNoise2 peer", "fastnoise2_peer", "make bench PEERS=DIR builds it from DIR/FastNoise2",
-    "built here from the user's source (its CMake flags: fast-math, clang when installed),\n"
-    "  1 thread, the widest SIMD level the CPU has, 1 warm-up, then the runs; each run is one\n"
-    "  GenUniformGrid call writing the whole grid into a float buffer (noisegraph's rows render through\n"
-    "  the whole graph path: script graph, tiles or bricks, sink); feature scale 50 at pixel centres;\n"
-    "  worley_f1 ~ CellularDistance (euclidean, F1), fbm6/ridged6 ~ FractalFBm/FractalRidged of Perlin\n"
-    "  (6 octaves, gain 0.5, lacunarity 2), warp2 ~ DomainWarpSimplex (amplitude 20) of a Simplex",
-    offsetof(row, fn2)};
+/* FastNoise2 built twice from the user's source (make bench PEERS=DIR):
+ * by clang, which FastSIMD is tuned for, and by g++, CMake's default c++
+ * on Debian; the two builds differ by up to 1.4x on some rows. */
+#define FN2_ABOUT                                                                                               \
+    "built here from the user's source by its own CMake files (Release: fast-math),\n"                          \
+    "  1 thread, the widest SIMD level the CPU has, 1 warm-up, then the runs; each run is one\n"                \
+    "  GenUniformGrid call writing the whole grid into a float buffer (noisegraph's rows render through\n"      \
+    "  the whole graph path: script graph, tiles or bricks, sink); feature scale 50 at pixel centres;\n"        \
+    "  worley_f1 ~ CellularDistance (euclidean, F1), fbm6/ridged6 ~ FractalFBm/FractalRidged of Perlin\n"      \
+    "  (6 octaves, gain 0.5, lacunarity 2), warp2 ~ DomainWarpSimplex (amplitude 20) of a Simplex"
+enum { NFN2 = 2 };
+static const peer_prog fastnoise2_progs[NFN2] = {
+    {"FastNoise2 peer, clang build", "fastnoise2_peer", "make bench PEERS=DIR builds it from DIR/FastNoise2 with clang++-14",
+     FN2_ABOUT, offsetof(row, fn2)},
+    {"FastNoise2 peer, g++ build", "fastnoise2_gcc_peer", "make bench PEERS=DIR builds it from DIR/FastNoise2 with g++",
+     FN2_ABOUT, offsetof(row, fn2)},
+};
 
 static const char *row_peer(const row *r, const peer_prog *p)
 {
@@ -396,8 +405,8 @@ static void print_ratio(double ours, double peer, int w1, int w2)
 
 static void print_header(void)
 {
-    printf("%-20s %9s %9s %9s %8s %9s %8s %9s %8s %11s %8s\n", "row", "samples", "ns/samp", "min ns", "Msamp/s",
-           "FN2 fixed", "ours/fix", "FN2 here", "ours/FN2", "libnoise ns", "ours/ln");
+    printf("%-20s %9s %9s %9s %8s %9s %8s %9s %8s %9s %8s %11s %8s\n", "row", "samples", "ns/samp", "min ns",
+           "Msamp/s", "FN2 fixed", "ours/fix", "FN2 clang", "ours/cl", "FN2 g++", "ours/g++", "libnoise ns", "ours/ln");
 }
 
 /* On a shared machine the load can change tenfold between two runs, so a
@@ -470,7 +479,8 @@ static double bench_row(const config *c, const row *r)
     timing t;
     job j;
     peer_result ln = {"", 0, 0};
-    double paired = 0, fn2_ns = 0;
+    double paired[NFN2] = {0}, fn2_ns[NFN2] = {0};
+    int f;
     double samples = r->dims == 3 ? (double)GRID3 * GRID3 * GRID3 : (double)GRID2 * GRID2;
     double ns, ns_min;
     if (c->has_ln) run_peer(c, &libnoise_prog, r, c->min_runs, &ln);
@@ -491,14 +501,17 @@ static double bench_row(const config *c, const row *r)
         ng_script_free(&s);
         return -1;
     }
-    if (c->has_fn2 && r->fn2 && paired_ratio(c, &fastnoise2_prog, r, &j, samples, &paired, &fn2_ns))
-        printf(" (no FastNoise2 figure)");
+    for (f = 0; f < NFN2; f++)
+        if (c->has_fn2[f] && r->fn2 && paired_ratio(c, &fastnoise2_progs[f], r, &j, samples, &paired[f], &fn2_ns[f]))
+            printf(" (no figure from the %s)", fastnoise2_progs[f].label);
     ns = t.median * 1e9 / samples;
     ns_min = t.min * 1e9 / samples;
     printf(" %9.3f %9.3f %8.1f", ns, ns_min, 1e3 / ns);
     print_ratio(ns, r->fn2_ns, 9, 8);
-    if (fn2_ns > 0) printf(" %9.3f %8.2f", fn2_ns, paired);
-    else printf(" %9s %8s", "-", "-");
+    for (f = 0; f < NFN2; f++) {
+        if (fn2_ns[f] > 0) printf(" %9.3f %8.2f", fn2_ns[f], paired[f]);
+        else printf(" %9s %8s", "-", "-");
+    }
     print_ratio(ns, ln.ns, 11, 8);
     printf("   (%d runs)\n", t.runs);
     if (c->classic) versus_classic(c, r, &j, samples, t.runs);
@@ -1687,15 +1700,16 @@ int main(int argc, char **argv)
            "has used < %.0f s, up to %d): median and min\n",
            GRID2, GRID2, GRID3, c.min_runs, ROW_BUDGET, MAX_RUNS);
     c.has_ln = peer_ready(&c, &libnoise_prog);
-    c.has_fn2 = peer_ready(&c, &fastnoise2_prog);
+    for (k = 0; k < NFN2; k++) c.has_fn2[k] = peer_ready(&c, &fastnoise2_progs[k]);
     for (k = 0; k < NROWS && !selected[k]; k++) continue;
     if (k < NROWS) {
         printf("FN2 fixed = FastNoise2 AVX-512: FIXED figures from issue 14, taken on another machine kind (%s),\n"
                "            NOT measured here; this run is on the CPU named above.\n"
-               "FN2 here  = FastNoise2 MEASURED in this run on this CPU (fastnoise2_peer; - : not built or no such row).\n"
-               "            ours/FN2: the median of %d paired ratios, each one FastNoise2 run and the noisegraph run\n"
-               "            right after it (robust to a load that changes between runs); FN2 here: its runs' median\n"
-               "ours/fix, ours/FN2, ours/ln < 1: noisegraph faster\n\n",
+               "FN2 clang, FN2 g++ = FastNoise2 MEASURED in this run on this CPU, built by clang and by g++\n"
+               "            (fastnoise2_peer, fastnoise2_gcc_peer; - : not built or no such row).\n"
+               "            ours/cl, ours/g++: the median of %d paired ratios, each one FastNoise2 run and the noisegraph\n"
+               "            run right after it (robust to a load that changes between runs); FN2 clang/g++: its runs' median\n"
+               "ours/fix, ours/cl, ours/g++, ours/ln < 1: noisegraph faster\n\n",
                FN2_MACHINE, c.min_runs);
         double ns[NROWS];
         print_header();

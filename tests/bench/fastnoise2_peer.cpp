@@ -5,7 +5,8 @@
  *
  *   fastnoise2_peer [--runs N] [NAME...]     (no NAME: every row)
  *
- * Prints "peer-info TEXT" (version and the SIMD feature set in use), then
+ * Prints "peer-info TEXT" (version, the SIMD feature set in use and the
+ * compiler that built it: make bench PEERS=DIR builds it by clang and g++), then
  * one line per row, "peer NAME MEDIAN MIN" in ns per sample, of N timed
  * runs (default 5) after one warm-up (--info: the info line alone). Each
  * run is one GenUniformGrid call that writes the whole grid into a float
@@ -98,9 +99,15 @@ void measure(const row &r, int runs)
 
 } // namespace
 
+#ifdef __clang__
+#define COMPILER __VERSION__ /* "Debian Clang 14.0.6" */
+#else
+#define COMPILER "g++ " __VERSION__
+#endif
+
 int main(int argc, char **argv)
 {
-    std::printf("peer-info FastNoise2 %s, %s\n", FASTNOISE2_VERSION,
-                FastSIMD::GetFeatureSetString(FastSIMD::DetectCpuMaxFeatureSet()));
+    std::printf("peer-info FastNoise2 %s, %s, compiled by %s\n", FASTNOISE2_VERSION,
+                FastSIMD::GetFeatureSetString(FastSIMD::DetectCpuMaxFeatureSet()), COMPILER);
     return peer::main("fastnoise2_peer", argc, argv, rows, measure);
 }
