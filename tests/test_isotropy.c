@@ -132,7 +132,8 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * 1.210; diagonal 1.088 / 1.163, 1.108 / 1.162, 1.077 / 1.121; 1.20 /
  * 1.18 on the axis slice with the 2048 unit directions they took before,
  * and no better with a law of components of lower kurtosis, 2.42: 1.238
- * / 1.219 with seed 7). Simplex 4D is near the bounds; simplex 3D keeps
+ * / 1.219 with seed 7). Simplex 4D meets both (seed 7: axis 1.093 /
+ * 1.110, diagonal 1.105 / 1.093); simplex 3D keeps
  * its lattice's peaks, 60 degrees apart on both slices (axis 1.15 / 1.23,
  * diagonal 1.18 / 1.17; 1.13 / 1.26 and 1.17 / 1.18 with 256 unit
  * directions): any set symmetric under the cube's turns and flips keeps
@@ -159,7 +160,7 @@ static const struct ceiling {
 } short_of_target[] = {
     {"perlin", 2, 0, 1.12, 1.23},  {"perlin", 4, 0, 1.25, 1.23},   {"perlin", 4, 1, 1.12, 1.19},
     {"simplex", 2, 0, 1.34, 1.26},
-    {"simplex", 3, 0, 1.17, 1.25}, {"simplex", 3, 1, 1.20, 1.19},  {"simplex", 4, 0, 1.14, 1.16}, {"simplex", 4, 1, 1.14, 1.15},
+    {"simplex", 3, 0, 1.17, 1.25}, {"simplex", 3, 1, 1.20, 1.19},
     {"flow", 2, 0, 1.12, 1.22},
 };
 

@@ -320,11 +320,11 @@ static void test_vdb_name_and_background(void)
     readback rb;
     volume_opts(&o);
     tpath(path, "named.vdb");
-    CHECKF(render_vdb(path, g, root, &o, 0, "cloud_base", 0.125, &err) == 0, "%s", err.msg);
+    CHECKF(render_vdb(path, g, root, &o, 0, "cloud_base", 0.0625, &err) == 0, "%s", err.msg);
     read_vdb(path, &VOL, &rb);
     CHECK_STR(rb.name, "cloud_base");
     CHECK_NEAR(rb.background[0], 0, 0); /* the cut-off is not the background: empty sky reads 0 */
-    check_voxels(&rb, want, 1, 0.125f, 0, 0, 0, W, H, D, 1e-5, 0);
+    check_voxels(&rb, want, 1, 0.0625f, 0, 0, 0, W, H, D, 1e-5, 0);
     readback_free(&rb);
     free(want);
     ng_graph_free(g);
