@@ -849,7 +849,8 @@ static const option options[] = {
     {"--unsafe", NULL, NULL, FLAG, 0, 0, 0, set_unsafe, TAKES_SCRIPT, "give the script the full Lua standard library"},
     {"--classic", NULL, NULL, FLAG, 0, 0, 0, set_classic, TAKES_SCRIPT,
      "the defaults of versions before 0.2.0 (gradients = \"classic\",\n"
-     "rotate = false): a script's old bits"},
+     "rotate = false, method = \"analytic\" shading and erosion filter):\n"
+     "a script's old bits"},
     {"--time-limit", NULL, "S", REAL, 0, 0.001, 1e6, set_time_limit, TAKES_SCRIPT | SAME_BYTES,
      "seconds the script may run (default 10)"},
     {"--memory-limit", NULL, "MIB", REAL, 0, 1, 1048576, set_memory_limit, TAKES_SCRIPT | SAME_BYTES,

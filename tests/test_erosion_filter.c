@@ -292,6 +292,36 @@ static void test_auto_elsewhere_is_analytic(void)
     ng_graph_free(g);
 }
 
+/* --classic (ng_graph_set_classic): the erosion filter and ng.light made
+ * in a classic graph take 0.1.0's analytic method, so a 2D render is the
+ * explicit analytic one's bits; made after classic is off, the grid's. */
+static void test_classic_is_analytic(void)
+{
+    static const char *const types[] = {"erosion_filter", "light"};
+    int t;
+    for (t = 0; t < 2; t++) {
+        ng_graph *g = ng_graph_new();
+        const int src = hills(g, 90, 5);
+        int old, ana, def;
+        ng_node *n;
+        ng_render_opts o;
+        float *a, *b, *c;
+        ng_graph_set_classic(g, 1);
+        old = t_finish_ok(g, t_on(g, types[t], src));
+        ng_graph_set_classic(g, 0);
+        n = t_on(g, types[t], src);
+        t_choose(n, "method", "analytic");
+        ana = t_finish_ok(g, n);
+        def = t_finish_ok(g, t_on(g, types[t], src));
+        t_opts(&o, W, H);
+        a = t_render(g, old, &o), b = t_render(g, ana, &o), c = t_render(g, def, &o);
+        CHECKF(a && b && same_bits(a, b, (size_t)W * H), "%s: --classic is not the analytic method", types[t]);
+        CHECKF(a && c && !same_bits(a, c, (size_t)W * H), "%s: the grid method gives the analytic bits", types[t]);
+        free(a), free(b), free(c);
+        ng_graph_free(g);
+    }
+}
+
 /* On a plane of known slope m, the change is within the documented bound
  * strength x scale x m / (2 - gain) and uses much of it; the masks lie in
  * [0, 1] and both occur; a constant is left exactly as it is. */
@@ -427,6 +457,7 @@ NG_SUITE(erosion_filter, fast)
     RUN(test_gullies_run_downhill);
     RUN(test_grid_places_gullies_as_analytic);
     RUN(test_auto_elsewhere_is_analytic);
+    RUN(test_classic_is_analytic);
     RUN(test_bounds_and_masks);
     if (cli_setup("ng-erosion")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
