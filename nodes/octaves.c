@@ -119,7 +119,9 @@ void ng__octave_block_scaled(ng_ctx *ctx, const ng_block *b, int k, double scale
 void ng__octave_rotation(int k, int dims, double R[3][3])
 {
     const double a = k * 2.399963229728653, b = dims >= 3 ? k * 0.9553166181245093 : 0.0;
-    const double ca = cos(a), sa = sin(a), cb = cos(b), sb = sin(b);
+    double ca, sa, cb, sb;
+    ng_sincos(a, &sa, &ca); /* noisegraph's own: libm's bits vary by CPU */
+    ng_sincos(b, &sb, &cb);
     /* Rz(a) Rx(b) */
     R[0][0] = ca, R[0][1] = -sa * cb, R[0][2] = sa * sb;
     R[1][0] = sa, R[1][1] = ca * cb, R[1][2] = -ca * sb;
