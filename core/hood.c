@@ -1046,25 +1046,52 @@ static int on_centre(const ng_block *b, int i, int k, float y, double s, double 
     return b->p[1][i + k] == y && lattice_coord(b->anchor[0] + (double)b->p[0][i + k], s, inv) == (double)(kx + k);
 }
 
-/* From point k of a row (x at px, y at py, both from the row's first
- * point), 32 points at a time while every one lies on the centre of cell
- * base + its index: the first point of the first group with a miss, or
- * past the last whole group. No early exit inside a group, so the loop
- * vectorises, in AVX-512 or AVX2 where the CPU has them (exact
- * comparisons: the same answer on every path). */
+/* Whether point k and the 31 after it of a row (x at px, y at py, both
+ * from the row's first point) lie on the centres of cells base + their
+ * index, each into ok[] (and-ed: a lane 0 stays 0). No early exit, so it
+ * vectorises; exact comparisons, the same answer on every path. */
+static const double iota32[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                   16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+static inline void centred_group(const float *px, const float *py, float y, double ax, double inv, double base, int k,
+                                 int *ok)
+{
+    /* base + k + j is base + (k + j): sums of integers below 2^53, exact */
+    const double at = base + (double)k;
+    int j;
+    px += k, py += k;
+    for (j = 0; j < 32; j++) ok[j] &= (py[j] == y) & ((ax + (double)px[j]) * inv - 0.5 == at + iota32[j]);
+}
+
+static inline int all_of(const int *ok)
+{
+    int r = 1, j;
+    for (j = 0; j < 32; j++) r &= ok[j];
+    return r;
+}
+
+/* From point k of a row, how many of the points before end lie on the
+ * centres of their cells (centred_group), in AVX-512 or AVX2 where the
+ * CPU has them, end - k >= 32: end when every one does (checked in groups
+ * of 32 with one verdict at the end: a run's usual case, a whole row of a
+ * patch), else the first point of the first group with a miss (the rest
+ * taken one by one). The last group may overlap the one before. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 static int centred_groups(const float *px, const float *py, float y, double ax, double inv, double base, int k,
                           int end)
 {
-    while (k + 32 <= end) {
-        int ok = 1, q;
-        for (q = k; q < k + 32; q++) ok &= (py[q] == y) & ((ax + (double)px[q]) * inv - 0.5 == base + (double)q);
-        if (!ok) break;
-        k += 32;
+    int ok[32], j, q;
+    for (j = 0; j < 32; j++) ok[j] = 1;
+    for (q = k; q + 32 <= end; q += 32) centred_group(px, py, y, ax, inv, base, q, ok);
+    if (q < end) centred_group(px, py, y, ax, inv, base, end - 32, ok);
+    if (all_of(ok)) return end;
+    for (q = k; q + 32 <= end; q += 32) {
+        for (j = 0; j < 32; j++) ok[j] = 1;
+        centred_group(px, py, y, ax, inv, base, q, ok);
+        if (!all_of(ok)) break;
     }
-    return k;
+    return q;
 }
 
 static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, int64_t room)
@@ -1072,8 +1099,10 @@ static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, 
     const float y = b->p[1][i];
     const int end = (int64_t)(b->n - i) < room ? b->n - i : (int)room;
     int k = 1;
-    /* kx + k exact: |kx| < 2^53; the points past a miss are taken one by one */
-    if (inv != 0) k = centred_groups(b->p[0] + i, b->p[1] + i, y, b->anchor[0], inv, (double)kx, k, end);
+    /* the groups' kx + k exact: |kx| < 2^52; the points past a miss are
+     * taken one by one */
+    if (inv != 0 && fabs((double)kx) < 4503599627370496.0 && end - k >= 32)
+        k = centred_groups(b->p[0] + i, b->p[1] + i, y, b->anchor[0], inv, (double)kx, k, end);
     while (k < end && on_centre(b, i, k, y, s, inv, kx)) k++;
     return k;
 }
