@@ -1078,20 +1078,37 @@ static int on_centre(const ng_block *b, int i, int k, float y, double s, double 
     return b->p[1][i + k] == y && lattice_coord(b->anchor[0] + (double)b->p[0][i + k], s, inv) == (double)(kx + k);
 }
 
-/* Whether point k and the 31 after it of a row (x at px, y at py, both
- * from the row's first point) lie on the centres of cells base + their
- * index, each into ok[] (and-ed: a lane 0 stays 0). No early exit, so it
- * vectorises; exact comparisons, the same answer on every path. */
-static const double iota32[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-                                   16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
-static inline void centred_group(const float *px, const float *py, float y, double ax, double inv, double base, int k,
-                                 int *ok)
+/* The test of a run of points from a row's first (x at px, y at py), on
+ * the centres of cells base, base + 1, ...: the general path's,
+ * (ax + x) inv - 0.5 == base + q in doubles; or, where it gives the same
+ * verdicts (float_test), x == x0 + q s in floats, twice the points a
+ * vector. */
+typedef struct centre_test {
+    const float *px, *py;
+    float y, x0, s;
+    double ax, inv, base;
+    int floats;
+} centre_test;
+
+static const float iota32[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                  16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+
+/* Whether point k and the 31 after it pass t, each into ok[] (and-ed: a
+ * lane 0 stays 0). No early exit, so it vectorises; exact comparisons,
+ * the same answer on every path. k + j and base + k + j are exact: sums
+ * of integers below 2^24 (floats) and 2^52 (doubles). */
+static inline void centred_group(const centre_test *t, int k, int *ok)
 {
-    /* base + k + j is base + (k + j): sums of integers below 2^53, exact */
-    const double at = base + (double)k;
+    const float *px = t->px + k, *py = t->py + k;
     int j;
-    px += k, py += k;
-    for (j = 0; j < 32; j++) ok[j] &= (py[j] == y) & ((ax + (double)px[j]) * inv - 0.5 == at + iota32[j]);
+    if (t->floats) {
+        const float at = (float)k;
+        for (j = 0; j < 32; j++) ok[j] &= (py[j] == t->y) & (px[j] == t->x0 + (at + iota32[j]) * t->s);
+    } else {
+        const double at = t->base + (double)k;
+        for (j = 0; j < 32; j++)
+            ok[j] &= (py[j] == t->y) & ((t->ax + (double)px[j]) * t->inv - 0.5 == at + (double)iota32[j]);
+    }
 }
 
 static inline int all_of(const int *ok)
@@ -1101,29 +1118,47 @@ static inline int all_of(const int *ok)
     return r;
 }
 
-/* From point k of a row, how many of the points before end lie on the
- * centres of their cells (centred_group), in AVX-512 or AVX2 where the
- * CPU has them, end - k >= 32: end when every one does (checked in groups
- * of 32 with one verdict at the end: a run's usual case, a whole row of a
- * patch), else the first point of the first group with a miss (the rest
- * taken one by one). The last group may overlap the one before. */
+/* From point k, how many of the points before end pass t (centred_group),
+ * in AVX-512 or AVX2 where the CPU has them, end - k >= 32: end when
+ * every one does (checked in groups of 32 with one verdict at the end: a
+ * run's usual case, a whole row of a patch), else the first point of the
+ * first group with a miss (the rest taken one by one). The last group
+ * may overlap the one before. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
-static int centred_groups(const float *px, const float *py, float y, double ax, double inv, double base, int k,
-                          int end)
+static int centred_groups(const centre_test *t, int k, int end)
 {
     int ok[32], j, q;
     for (j = 0; j < 32; j++) ok[j] = 1;
-    for (q = k; q + 32 <= end; q += 32) centred_group(px, py, y, ax, inv, base, q, ok);
-    if (q < end) centred_group(px, py, y, ax, inv, base, end - 32, ok);
+    for (q = k; q + 32 <= end; q += 32) centred_group(t, q, ok);
+    if (q < end) centred_group(t, end - 32, ok);
     if (all_of(ok)) return end;
     for (q = k; q + 32 <= end; q += 32) {
         for (j = 0; j < 32; j++) ok[j] = 1;
-        centred_group(px, py, y, ax, inv, base, q, ok);
+        centred_group(t, q, ok);
         if (!all_of(ok)) break;
     }
     return q;
+}
+
+/* Whether the points of a row from point i (x0 at p, on cell kx's
+ * centre as the general path finds it), end of them, may take the float
+ * test: the same verdicts as the general path's. With s = 2^e (inv its
+ * inverse, exact), the anchor a whole number a of cells and X = p / s (a
+ * float, exact), the general path finds point q on cell kx + q's centre
+ * iff fl(a + X) - 0.5 == kx + q; where |kx + q| < 2^21 that holds iff a
+ * + X rounds to kx + q + 0.5, so X lies within 2^-31 of the half-integer
+ * kx + q - a + 0.5, which no float but that half-integer does: iff X is
+ * it. The float test's x0 + q s is (X0 + q) s, exact where |X0| + q <
+ * 2^22 (X0 the half-integer of point 0), so it too holds iff X is X0 + q.
+ * s within 2^+-60 keeps every product a normal float. */
+static int float_test(const ng_block *b, int i, double s, double inv, int64_t kx, int end)
+{
+    const double a = b->anchor[0] * inv, x0 = (double)b->p[0][i] * inv;
+    return inv != 0 && s >= 0x1p-60 && s <= 0x1p60 && fabs(a) < 0x1p52 && a == nearbyint(a) &&
+           (kx < 0 ? -kx : kx) + end < (1 << 21) && fabs(x0) + end < 0x1p22 &&
+           lattice_coord(b->anchor[0] + (double)b->p[0][i], s, inv) == (double)kx;
 }
 
 static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, int64_t room)
@@ -1133,8 +1168,11 @@ static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, 
     int k = 1;
     /* the groups' kx + k exact: |kx| < 2^52; the points past a miss are
      * taken one by one */
-    if (inv != 0 && fabs((double)kx) < 4503599627370496.0 && end - k >= 32)
-        k = centred_groups(b->p[0] + i, b->p[1] + i, y, b->anchor[0], inv, (double)kx, k, end);
+    if (inv != 0 && fabs((double)kx) < 4503599627370496.0 && end - k >= 32) {
+        const centre_test t = {b->p[0] + i, b->p[1] + i, y, b->p[0][i], (float)s, b->anchor[0], inv, (double)kx,
+                               float_test(b, i, s, inv, kx, end)};
+        k = centred_groups(&t, k, end);
+    }
     while (k < end && on_centre(b, i, k, y, s, inv, kx)) k++;
     return k;
 }
