@@ -351,10 +351,13 @@ static int by_run(const ng_node *n) { return n->type->hood->run != NULL; }
  * domain is its side() and the halo around it; a run filter's only the
  * cells its runs read, its radius around the patch's own cells and the
  * cell after them (a bilinear sample's second): (P + 2 r + 1)^2 source
- * evaluations, 2 r + 1 fewer per axis than side()'s margins would take,
- * a sixtieth of a 256-cell patch's. */
+ * evaluations, 2 fewer per axis than side()'s margins would take (1.6 %
+ * of a 256-cell patch's evaluations). */
 static int lead(const ng_node *n) { return (by_run(n) ? 0 : MARGIN) + n->hood_radius; }
-static int domain(const ng_node *n) { return by_run(n) ? cells(n) + 2 * n->hood_radius + 1 : side(n) + 2 * n->hood_radius; }
+static int domain(const ng_node *n)
+{
+    return by_run(n) ? cells(n) + 2 * n->hood_radius + 1 : side(n) + 2 * n->hood_radius;
+}
 
 /* The row stride of the planes a patch's samples are read from: its
  * domain's for a run filter (whose patch is its source), else side(). */
