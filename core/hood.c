@@ -346,10 +346,24 @@ static keptlist kept_of(const int *kept, const ng_node *n)
  * channel with its halo, and computes its value where sampled. */
 static int by_run(const ng_node *n) { return n->type->hood->run != NULL; }
 
-/* The planes a patch's samples are read from: row stride, and the
- * offset of its own first cell (its halo's width) along each axis. */
-static int stride(const ng_node *n) { return side(n) + (by_run(n) ? 2 * n->hood_radius : 0); }
-static int shift(const ng_node *n) { return by_run(n) ? n->hood_radius : 0; }
+/* Along each axis, the cells the source is evaluated on: from lead()
+ * cells before the patch's own first, domain() of them. A filter's
+ * domain is its side() and the halo around it; a run filter's only the
+ * cells its runs read, its radius around the patch's own cells and the
+ * cell after them (a bilinear sample's second): (P + 2 r + 1)^2 source
+ * evaluations, 2 fewer per axis than side()'s margins would take (1.6 %
+ * of a 256-cell patch's evaluations). */
+static int lead(const ng_node *n) { return (by_run(n) ? 0 : MARGIN) + n->hood_radius; }
+static int domain(const ng_node *n)
+{
+    return by_run(n) ? cells(n) + 2 * n->hood_radius + 1 : side(n) + 2 * n->hood_radius;
+}
+
+/* The row stride of the planes a patch's samples are read from: its
+ * domain's for a run filter (whose patch is its source), else side(). */
+static int stride(const ng_node *n) { return by_run(n) ? domain(n) : side(n); }
+/* Where the patch's own first cell lies along each axis of those planes. */
+static int own_at(const ng_node *n) { return by_run(n) ? lead(n) : MARGIN; }
 
 static size_t patch_bytes(const ng_node *n, int nkept)
 {
@@ -596,13 +610,14 @@ static double cell_offsets(int64_t first, int64_t a, double s, int w, float *at)
 }
 
 /* Values v of the cells start .. start + m - 1 of a patch's domain (w a
- * side: the patch's S and its halo of r around) into plane, S^2: the
- * patch's own cells, the halo's dropped. */
+ * side, its first cell r before the first of plane's) into plane, S^2
+ * (the patch's own cells and its margins): the rest of the domain
+ * dropped. */
 static void keep_cells(float *plane, const float *v, int64_t start, int m, int w, int r, int S)
 {
     int i, len;
     for (i = 0; i < m; i += len) {
-        const int row = (int)((start + i) / w) - r, col = (int)((start + i) % w) - r; /* the patch's */
+        const int row = (int)((start + i) / w) - r, col = (int)((start + i) % w) - r; /* the plane's */
         const int lo = col > 0 ? col : 0;
         int hi;
         len = w - (col + r) < m - i ? w - (col + r) : m - i;
@@ -612,34 +627,50 @@ static void keep_cells(float *plane, const float *v, int64_t start, int m, int w
     }
 }
 
-/* The source of n evaluated on patch p's cells and halo into in (source
- * channels planes of w^2, w = side() + 2 radius), in chunks of the
- * context's block size: the same bits for any chunking, as evaluation is
- * per point. A one-channel source is pulled straight into its place. The
- * nodes p keeps are evaluated first at each chunk (so the source's graph
- * finds them memoised) and their cells copied to p's planes past n's. */
+/* Positions of the cells of a patch's domain, rows `from` to `from + rows
+ * - 1` whole (w cells each), as a block: px the x of the rows' cells, the
+ * same for every set of rows (written once, at the first), py their y. */
+static void row_positions(const float *xs, const float *ys, float *px, float *py, int from, int rows, int w, int first)
+{
+    int j;
+    for (j = 0; first && j < rows; j++) memcpy(px + (size_t)j * w, xs, (size_t)w * sizeof(float));
+    for (j = 0; j < rows; j++) ng__fill(py + (size_t)j * w, ys[from + j], w);
+}
+
+/* The source of n evaluated on patch p's domain (lead(), domain()) into
+ * in (source channels planes of w^2, w = domain()), in chunks of whole
+ * rows as many as the context's block size holds (else of the block
+ * size): the same bits for any chunking, as evaluation is per point. A
+ * one-channel source is pulled straight into its place. The nodes p keeps
+ * are evaluated first at each chunk (so the source's graph finds them
+ * memoised) and their cells copied to p's planes past n's. The points'
+ * anchor and offsets are those of a domain from MARGIN + radius cells
+ * before the patch's own (a world-anchored patch's from its first cell):
+ * a run filter's smaller domain has the bits of the cells it shares. */
 static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, const patch *p, float *in, int w)
 {
     const int k = n->type->hood->input, ch = ng_input_channels(ctx, n, k), cap = ng__ctx_cap(ctx), S = side(n);
+    const int skip = MARGIN + n->hood_radius - lead(n), rows = cap / w;
     const double s = spacing_of(&p->key);
     const int64_t total = (int64_t)w * w;
     float *px = ng_scratch(ctx, 1), *py = ng_scratch(ctx, 1), *buf = ch > 1 ? ng_scratch(ctx, ch) : NULL;
     float *kb = p->nkept ? ng_scratch(ctx, 1) : NULL;
-    float *xs = malloc(2 * (size_t)w * sizeof *xs), *ys;
+    float *mem = malloc(2 * (size_t)(w + skip) * sizeof *mem), *xs = mem, *ys;
     ng_block lb;
-    int64_t start;
+    int64_t start, step;
     int rc = -1, c;
     ng__ctx_filling(ctx, 1);
     if (!px || !py || (ch > 1 && !buf) || (p->nkept && !kb)) goto done;
-    if (!xs) {
+    if (!mem) {
         ng_fail(ctx, "out of memory for a neighbourhood patch");
         goto done;
     }
-    ys = xs + w;
+    ys = mem + w + skip;
     memset(&lb, 0, sizeof lb);
     lb.dims = 2;
-    lb.anchor[0] = cell_offsets(p->key.ix * cells(n) - MARGIN - n->hood_radius, p->key.ax, s, w, xs);
-    lb.anchor[1] = cell_offsets(p->key.iy * cells(n) - MARGIN - n->hood_radius, p->key.ay, s, w, ys);
+    lb.anchor[0] = cell_offsets(p->key.ix * cells(n) - MARGIN - n->hood_radius, p->key.ax, s, w + skip, xs);
+    lb.anchor[1] = cell_offsets(p->key.iy * cells(n) - MARGIN - n->hood_radius, p->key.ay, s, w + skip, ys);
+    xs += skip, ys += skip;
     lb.anchor[2] = b->anchor[2];
     lb.anchor[3] = b->anchor[3];
     lb.period[0] = b->period[0];
@@ -649,20 +680,24 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     lb.p[0] = px;
     lb.p[1] = py;
     lb.p[2] = lb.p[3] = ng__ctx_zeros(ctx);
-    for (start = 0; start < total; start += cap) {
-        const int m = (int)(total - start < cap ? total - start : cap);
-        cell_positions(xs, ys, px, py, start, m, w);
+    step = rows > 0 ? (int64_t)rows * w : cap;
+    for (start = 0; start < total; start += step) {
+        const int m = (int)(total - start < step ? total - start : step);
+        if (rows > 0)
+            row_positions(xs, ys, px, py, (int)(start / w), m / w, w, start == 0);
+        else
+            cell_positions(xs, ys, px, py, start, m, w);
         lb.n = m;
         lb.pos_id = ng_new_pos_id(ctx);
         for (c = 0; c < p->nkept; c++) {
             if (p->kept[c] == n->input[k]) continue; /* the source itself: from in, below */
             if (ng__eval(ctx, p->kept[c], &lb, kb, 0)) goto done;
-            keep_cells(kept_planes(n, p) + (size_t)c * S * S, kb, start, m, w, n->hood_radius, S);
+            keep_cells(kept_planes(n, p) + (size_t)c * S * S, kb, start, m, w, lead(n) - MARGIN, S);
         }
         if (ng_pull(ctx, n, k, &lb, ch > 1 ? buf : in + start)) goto done;
         for (c = 0; c < p->nkept; c++) {
             if (p->kept[c] == n->input[k])
-                keep_cells(kept_planes(n, p) + (size_t)c * S * S, in + start, start, m, w, n->hood_radius, S);
+                keep_cells(kept_planes(n, p) + (size_t)c * S * S, in + start, start, m, w, lead(n) - MARGIN, S);
             ng__memo_drop(ctx, p->kept[c], &lb); /* read by the source's graph already */
         }
         for (c = 0; c < ch && ch > 1; c++)
@@ -676,7 +711,7 @@ done:
     ng_scratch_free(ctx, py, 1);
     if (kb) ng_scratch_free(ctx, kb, 1);
     if (buf) ng_scratch_free(ctx, buf, ch);
-    free(xs);
+    free(mem);
     return rc;
 }
 
@@ -704,7 +739,7 @@ static uint64_t tile_seed(const hkey *k)
  * tile's whole domain (the source's first channel kept beside it). */
 static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
 {
-    const int w = side(n) + 2 * n->hood_radius;
+    const int w = domain(n);
     const int ch = ng_input_channels(ctx, n, n->type->hood->input);
     const ng_hood_type *t = n->type->hood;
     const size_t halo = halo_bytes(n, ch), plane = (size_t)w * (size_t)w;
@@ -1046,25 +1081,87 @@ static int on_centre(const ng_block *b, int i, int k, float y, double s, double 
     return b->p[1][i + k] == y && lattice_coord(b->anchor[0] + (double)b->p[0][i + k], s, inv) == (double)(kx + k);
 }
 
-/* From point k of a row (x at px, y at py, both from the row's first
- * point), 32 points at a time while every one lies on the centre of cell
- * base + its index: the first point of the first group with a miss, or
- * past the last whole group. No early exit inside a group, so the loop
- * vectorises, in AVX-512 or AVX2 where the CPU has them (exact
- * comparisons: the same answer on every path). */
+/* The test of a run of points from a row's first (x at px, y at py), on
+ * the centres of cells base, base + 1, ...: the general path's,
+ * (ax + x) inv - 0.5 == base + q in doubles; or, where it gives the same
+ * verdicts (float_test), x == x0 + q s in floats, twice the points a
+ * vector. */
+typedef struct centre_test {
+    const float *px, *py;
+    float y, x0, s;
+    double ax, inv, base;
+    int floats;
+} centre_test;
+
+static const float iota32[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                  16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+
+/* Whether point k and the 31 after it pass t, each into ok[] (and-ed: a
+ * lane 0 stays 0). No early exit, so it vectorises; exact comparisons,
+ * the same answer on every path. k + j and base + k + j are exact: sums
+ * of integers below 2^24 (floats) and 2^52 (doubles). */
+static inline void centred_group(const centre_test *t, int k, int *ok)
+{
+    const float *px = t->px + k, *py = t->py + k;
+    int j;
+    if (t->floats) {
+        const float at = (float)k;
+        for (j = 0; j < 32; j++) ok[j] &= (py[j] == t->y) & (px[j] == t->x0 + (at + iota32[j]) * t->s);
+    } else {
+        const double at = t->base + (double)k;
+        for (j = 0; j < 32; j++)
+            ok[j] &= (py[j] == t->y) & ((t->ax + (double)px[j]) * t->inv - 0.5 == at + (double)iota32[j]);
+    }
+}
+
+static inline int all_of(const int *ok)
+{
+    int r = 1, j;
+    for (j = 0; j < 32; j++) r &= ok[j];
+    return r;
+}
+
+/* From point k, how many of the points before end pass t (centred_group),
+ * in AVX-512 or AVX2 where the CPU has them, end - k >= 32: end when
+ * every one does (checked in groups of 32 with one verdict at the end: a
+ * run's usual case, a whole row of a patch), else the first point of the
+ * first group with a miss (the rest taken one by one). The last group
+ * may overlap the one before. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
-static int centred_groups(const float *px, const float *py, float y, double ax, double inv, double base, int k,
-                          int end)
+static int centred_groups(const centre_test *t, int k, int end)
 {
-    while (k + 32 <= end) {
-        int ok = 1, q;
-        for (q = k; q < k + 32; q++) ok &= (py[q] == y) & ((ax + (double)px[q]) * inv - 0.5 == base + (double)q);
-        if (!ok) break;
-        k += 32;
+    int ok[32], j, q;
+    for (j = 0; j < 32; j++) ok[j] = 1;
+    for (q = k; q + 32 <= end; q += 32) centred_group(t, q, ok);
+    if (q < end) centred_group(t, end - 32, ok);
+    if (all_of(ok)) return end;
+    for (q = k; q + 32 <= end; q += 32) {
+        for (j = 0; j < 32; j++) ok[j] = 1;
+        centred_group(t, q, ok);
+        if (!all_of(ok)) break;
     }
-    return k;
+    return q;
+}
+
+/* Whether the points of a row from point i (x0 at p, on cell kx's
+ * centre as the general path finds it), end of them, may take the float
+ * test: the same verdicts as the general path's. With s = 2^e (inv its
+ * inverse, exact), the anchor a whole number a of cells and X = p / s (a
+ * float, exact), the general path finds point q on cell kx + q's centre
+ * iff fl(a + X) - 0.5 == kx + q; where |kx + q| < 2^21 that holds iff a
+ * + X rounds to kx + q + 0.5, so X lies within 2^-31 of the half-integer
+ * kx + q - a + 0.5, which no float but that half-integer does: iff X is
+ * it. The float test's x0 + q s is (X0 + q) s, exact where |X0| + q <
+ * 2^22 (X0 the half-integer of point 0), so it too holds iff X is X0 + q.
+ * s within 2^+-60 keeps every product a normal float. */
+static int float_test(const ng_block *b, int i, double s, double inv, int64_t kx, int end)
+{
+    const double a = b->anchor[0] * inv, x0 = (double)b->p[0][i] * inv;
+    return inv != 0 && s >= 0x1p-60 && s <= 0x1p60 && fabs(a) < 0x1p52 && a == nearbyint(a) &&
+           (kx < 0 ? -kx : kx) + end < (1 << 21) && fabs(x0) + end < 0x1p22 &&
+           lattice_coord(b->anchor[0] + (double)b->p[0][i], s, inv) == (double)kx;
 }
 
 static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, int64_t room)
@@ -1072,8 +1169,13 @@ static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, 
     const float y = b->p[1][i];
     const int end = (int64_t)(b->n - i) < room ? b->n - i : (int)room;
     int k = 1;
-    /* kx + k exact: |kx| < 2^53; the points past a miss are taken one by one */
-    if (inv != 0) k = centred_groups(b->p[0] + i, b->p[1] + i, y, b->anchor[0], inv, (double)kx, k, end);
+    /* the groups' kx + k exact: |kx| < 2^52; the points past a miss are
+     * taken one by one */
+    if (inv != 0 && fabs((double)kx) < 4503599627370496.0 && end - k >= 32) {
+        const centre_test t = {b->p[0] + i, b->p[1] + i, y, b->p[0][i], (float)s, b->anchor[0], inv, (double)kx,
+                               float_test(b, i, s, inv, kx, end)};
+        k = centred_groups(&t, k, end);
+    }
     while (k < end && on_centre(b, i, k, y, s, inv, kx)) k++;
     return k;
 }
@@ -1333,7 +1435,7 @@ done:
 int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const double s = n->hood_spacing > 0 ? n->hood_spacing : (double)b->footprint;
-    const int P = cells(n), G = stride(n), sh = shift(n), smooth = n->type->hood->smooth;
+    const int P = cells(n), G = stride(n), L = own_at(n), smooth = n->type->hood->smooth;
     ng__hood_cache *h;
     hkey key, seg[SEGMENT];
     patch *got[SEGMENT];
@@ -1396,7 +1498,7 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
                 if (j < 0) seg[j = m++] = key;
                 cur = j, lo[0] = key.ix * P, lo[1] = key.iy * P;
                 idx[i] = j;
-                off[i] = (int32_t)((ky - key.iy * P + MARGIN + sh) * G + (kx - key.ix * P + MARGIN + sh));
+                off[i] = (int32_t)((ky - key.iy * P + L) * G + (kx - key.ix * P + L));
                 tx[i] = (float)(ux - (double)kx);
                 ty[i] = (float)(uy - (double)ky);
                 run[i] = !smooth && tx[i] == 0.0f && ty[i] == 0.0f ? cell_run(b, i, s, inv, kx, lo[0] + P - kx) : 1;

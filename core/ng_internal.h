@@ -62,6 +62,9 @@ void ng__ctx_set_stop(ng_ctx *c, const ng__stop *stop);
  * volume): -1 with the context's error set when it must stop. */
 int ng__ctx_stopped(ng_ctx *c);
 const float *ng__ctx_zeros(const ng_ctx *c);
+/* v in dst[0 .. n - 1], in the widest stores the CPU has (core/render.c):
+ * the y planes of a render's blocks and of a patch's. */
+void ng__fill(float *dst, float v, int n);
 
 /* Memory for neighbourhood patches in huge-page chunks (core/slab.c): a
  * list of chunks the caller keeps (NULL at first) and locks. get: bytes,

@@ -178,7 +178,7 @@ typedef struct ng_hood_type {
     void (*filter_placed)(const ng_node *node, const float *in, float *out, float *tmp, int side, int radius,
                           int channels, const ng_hood_place *at);
     /* Cells per patch edge; 0: NG_HOOD_PATCH. Larger patches spend less on
-     * halos (a shading's 1-cell halo costs (P + 5)^2 / P^2 source
+     * halos (a shading's 1-cell halo costs (P + 3)^2 / P^2 source
      * evaluations per cell) and more on the first render of a small area.
      * A tile type keeps 0 (its tiles are laid out on NG_HOOD_PATCH). */
     int patch;

@@ -125,13 +125,14 @@ static float *make_xplane(const render *r, size_t len)
 /* The centre of row (axis 1) or slice (axis 2) `index` of the full image, as a float. */
 static float centre(const render *r, int index, int axis) { return (float)(((double)index + 0.5) * step(r->o, axis)); }
 
-/* v in dst[0 .. n - 1]. A block's y planes are written per block, a few
- * thousand floats each time, a visible share of a cheap render in
- * 16-byte stores: the widest stores the CPU has do it (the same bits). */
+/* v in dst[0 .. n - 1]. A block's y planes are written per block (and
+ * a neighbourhood patch's, core/hood.c), a few thousand floats each
+ * time, a visible share of a cheap render in 16-byte stores: the widest
+ * stores the CPU has do it (the same bits). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
-static void fill(float *dst, float v, int n)
+void ng__fill(float *dst, float v, int n)
 {
     int i;
     for (i = 0; i < n; i++) dst[i] = v;
@@ -146,12 +147,12 @@ static void chunk_positions(const render *r, int y0, int z0, int hb, int64_t sta
     int i, m, x = (int)(start % r->rw), j = (int)(row % hb), s = (int)(row / hb);
     for (i = 0; i < n; i += m, x = 0, j = j + 1 == hb ? 0 : j + 1) {
         m = r->rw - x < n - i ? r->rw - x : n - i;
-        fill(py + i, centre(r, r->ry + y0 + j, 1), m);
+        ng__fill(py + i, centre(r, r->ry + y0 + j, 1), m);
     }
     if (!pz) return;
     for (i = 0, x = (int)(start % slice); i < n; i += m, x = 0, s++) {
         m = slice - x < n - i ? (int)(slice - x) : n - i;
-        fill(pz + i, centre(r, r->rz + z0 + s, 2), m);
+        ng__fill(pz + i, centre(r, r->rz + z0 + s, 2), m);
     }
 }
 

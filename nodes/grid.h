@@ -19,7 +19,9 @@ extern const char *const ng_grid_method_choices[];
 enum { NG_METHOD_AUTO, NG_METHOD_GRID, NG_METHOD_ANALYTIC };
 
 /* Cells per patch edge of a grid lattice: its one-cell halo and margins
- * cost (256 + 5)^2 / 256^2 = 1.04 source evaluations per cell. */
+ * cost (256 + 3)^2 / 256^2 = 1.024 source evaluations per cell (a run
+ * filter's domain, core/hood.c; the erosion filter's, with side()'s
+ * margins, (256 + 5)^2 / 256^2 = 1.04). */
 #define NG_GRID_PATCH 256
 
 /* For setup: a 2D-only node for method grid (a height field needs x and
