@@ -458,6 +458,21 @@ static inline void grad_ind4_vec(uint32_t h, float *g)
     g[3] = comp_word_w(h);
 }
 
+/* 1 / |g| of grad_ind3 or grad_ind4's vector of h, within 3.4%: the
+ * square root's reciprocal by the exponent's halving on the bits (two
+ * integer operations, no Newton step); *c gets it too. */
+#define RSQRT_MAGIC 0x5f3759dfu
+static inline float ind_unit(int dims, uint32_t h, float *c)
+{
+    float g[4], g2;
+    if (dims == 3) grad_ind3_vec(h, g);
+    else grad_ind4_vec(h, g);
+    g2 = dims == 3 ? fma_f(g[0], g[0], fma_f(g[1], g[1], g[2] * g[2]))
+                   : fma_f(g[0], g[0], fma_f(g[1], g[1], fma_f(g[2], g[2], g[3] * g[3])));
+    *c = u2f(RSQRT_MAGIC - (f2u(g2) >> 1));
+    return *c;
+}
+
 /* A corner's gradient term and vector in the set of dims (2 to 4) and
  * gradients (a constant in every instantiation): iso 0 classic, ISO_SET
  * isotropic for simplex (grad16 in 2D), ISO_TENSOR isotropic for the

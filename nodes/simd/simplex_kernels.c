@@ -49,8 +49,8 @@
  * vector meets the bound without the other corners' help: 2^21 random
  * samples reach 0.982 (3D) and 0.960 (4D) of it. */
 #define SIMPLEX2_ISO_SCALE 99.406027f /* 1 / (0.0100587463 * 1.0001) */
-#define SIMPLEX3_ISO_SCALE 41.431703f /* 1 / (0.024133693 * 1.0001) */
-#define SIMPLEX4_ISO_SCALE 36.185657f /* 1 / (0.027632496 * 1.0001) */
+#define SIMPLEX3_ISO_SCALE 104.10839f /* 1 / (0.0092890629 * 1.0339486 * 1.0001) */
+#define SIMPLEX4_ISO_SCALE 104.99146f /* 1 / (0.0092108319 * 1.0339601 * 1.0001) */
 
 #define F2 0.36602540378443865 /* (sqrt(3) - 1) / 2: skew */
 #define G2 0.21132486540518712 /* (3 - sqrt(3)) / 6: unskew */
@@ -110,17 +110,18 @@ LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deri
  * and with deriv its partials added to acc[]. */
 LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const float *d, float *acc)
 {
-    float r2 = d[0] * d[0], t3, fo, gd; /* the same bits as a fusion with +0 */
+    float r2 = d[0] * d[0], t3, fo, gd, c = 1.0f; /* the same bits as a fusion with +0 */
     int e;
     UNROLL
     for (e = 1; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
     fo = falloff(r2, &t3);
     gd = grad_set(dims, iso, h, d);
+    if (iso && dims > 2) gd *= ind_unit(dims, h, &c);
     if (deriv) {
         float m = -8.0f * t3 * gd, g[4];
         grad_set_vec(dims, iso, h, g);
         UNROLL
-        for (e = 0; e < dims; e++) acc[e] = fma_f(fo, g[e], fma_f(m, d[e], acc[e]));
+        for (e = 0; e < dims; e++) acc[e] = fma_f(fo, iso && dims > 2 ? g[e] * c : g[e], fma_f(m, d[e], acc[e]));
     }
     return fo * gd;
 }
