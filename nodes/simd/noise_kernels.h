@@ -98,7 +98,7 @@ typedef struct ng_noise_pts {
  * With p->gradients = NG_GRADIENTS_ISOTROPIC (lattice_parts.h: 32 shaped
  * directions in 2D for perlin, fast and flow, 16 for simplex; in 3D and
  * 4D independent components (2^12 and 2^16 vectors) for perlin, fast,
- * flow and simplex; 1D unchanged), same
+ * flow and simplex, simplex's normalised; 1D unchanged), same
  * range [-1, 1]:
  *   kernel             dims  max (unscaled)               |d/dx| (bound)
  *   perlin_noise       2     0.73557268                   3.4102
@@ -110,8 +110,10 @@ typedef struct ng_noise_pts {
  *   flow_noise         2     0.90841526 (over angles)     2.8356
  *                      3     plateau (1.136 at 1e-6)     6.3861
  *   simplex_noise      2     0.0100587463                 7.1080
- *                      3     0.024133693                  7.5281
- *                      4     0.027632496                  7.3578
+ *                      3     0.0096044136 (unit 0.0092890629 7.5281
+ *                            x longest 1.0339486; rms 0.382)
+ *                      4     0.0095236323 (unit 0.0092108319 7.3578
+ *                            x longest 1.0339601; rms 0.248)
  * (derivations in lattice_kernels.c and simplex_kernels.c; the classic
  * sets, p->gradients = 0, are the table above and the bits of 0.1.0).
  *
