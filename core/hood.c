@@ -251,10 +251,22 @@ static int evict_one(ng__hood_cache *h)
     return 0;
 }
 
+/* Under a memory limit, the pool of idle patch memory (core/slab.c) is
+ * given back first: what the render counts, bytes more and the idle
+ * chunks stay within the limit. */
+static void trim_pool(const ng__stop *stop, size_t bytes)
+{
+    size_t used;
+    if (!stop || !stop->memory_limit) return;
+    used = atomic_load(stop->memory_used) + bytes;
+    ng__slab_trim(used < stop->memory_limit ? stop->memory_limit - used : 0);
+}
+
 /* bytes more, under the lock: within the cap and the render's memory
  * limit, evicting for room. 0, or -1 when even eviction leaves none. */
 static int take(ng__hood_cache *h, size_t bytes)
 {
+    trim_pool(h->stop, bytes);
     for (;;) {
         if (h->bytes + bytes <= h->cap) {
             int ok = 1;
@@ -292,6 +304,7 @@ int ng__hood_attach(ng__hood_cache *h, size_t cap, const ng__stop *stop)
         if (evict_one(h)) break; /* cannot happen: no render pins its patches now */
     }
     h->stop = stop;
+    trim_pool(stop, 0);
     memset(&h->stats, 0, sizeof h->stats);
     h->stats.cap = cap;
     h->stats.peak = h->bytes;
