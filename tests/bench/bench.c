@@ -18,7 +18,13 @@
  * 31); the median and the minimum are printed. Every figure is the whole
  * cost of the render: nothing is subtracted, and neighbourhood patches
  * (grid shading, blur) are computed anew in every run, not kept from the
- * last (a first render's cost).
+ * last. Their memory is reused (core/slab.c keeps freed patch memory for
+ * the next render in the process), so a row's figure is the cost of a
+ * render in a process that has rendered before (serve, farm tiles,
+ * Python); the warm-up is a first render (the pool emptied before it:
+ * fresh memory, page faults and the kernel's zeroing), and the shading
+ * ratios printed after the rows give its figure too, and the ratios of
+ * the rows' thread CPU time (what a loaded machine disturbs less).
  *
  * `overhead` is the fixed cost of one render: a 64x64 image of a constant
  * graph (its evaluation is a fill), median of many, on 1 and 2 threads.
@@ -205,20 +211,32 @@ typedef struct job {
     int volume;  /* 3D: one volume render instead of size planes */
 } job;
 
-/* One full grid: returns its wall time in seconds, or -1 with err set. */
 /* Drops the neighbourhood patches the graph keeps from render to render,
- * so a row's every run computes its own: the cost of a first render. */
+ * so a row's every run computes its own (in the memory of the last run's,
+ * which the process keeps for reuse). */
 static void forget_patches(const ng_graph *g)
 {
     ng__hood_cache *h = ng__graph_hood(g);
     if (h && ng__hood_attach(h, 0, NULL) == 0) ng__hood_detach(h);
 }
 
-static double run_job(const job *j, ng_error *err)
+/* CPU seconds of the calling thread: a rate that a loaded machine
+ * disturbs less than the wall clock. */
+static double thread_cpu(void)
 {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* One full grid: its wall time in seconds, or -1 with err set; the
+ * calling thread's CPU seconds in *cpu (may be NULL). */
+static double run_job_cpu(const job *j, double *cpu, ng_error *err)
+{
+    const double c0 = thread_cpu();
+    double t0, wall = 0;
     ng_sink sink = {null_begin, null_rows, null_end, NULL, null_begin_volume, null_slab};
     ng_render_opts o;
-    double t0;
     int k, planes = j->dims == 3 && !j->volume ? j->size : 1;
     forget_patches(j->g);
     ng_render_defaults(&o, j->size, j->size);
@@ -228,30 +246,39 @@ static double run_job(const job *j, ng_error *err)
     if (j->volume) {
         o.depth = j->size;
         t0 = now();
-        return ng_render(j->g, &j->root, 1, &o, &sink, err) ? -1 : now() - t0;
+        wall = ng_render(j->g, &j->root, 1, &o, &sink, err) ? -1 : now() - t0;
+    } else {
+        t0 = now();
+        for (k = 0; k < planes && wall >= 0; k++) {
+            o.z = k + 0.5;
+            if (ng_render(j->g, &j->root, 1, &o, &sink, err)) wall = -1;
+        }
+        if (wall >= 0) wall = now() - t0;
     }
-    t0 = now();
-    for (k = 0; k < planes; k++) {
-        o.z = k + 0.5;
-        if (ng_render(j->g, &j->root, 1, &o, &sink, err)) return -1;
-    }
-    return now() - t0;
+    if (cpu) *cpu = thread_cpu() - c0;
+    return wall;
 }
+
+static double run_job(const job *j, ng_error *err) { return run_job_cpu(j, NULL, err); }
 
 typedef struct timing {
     double median, min; /* seconds per grid */
+    double cpu;         /* the median of the runs' thread CPU seconds */
+    double first;       /* the warm-up's seconds: a first render (fresh patch memory) */
     int runs;
 } timing;
 
 /* One warm-up, then at least min_runs timed runs, more while under the
- * budget. 0, or -1 with err set. */
+ * budget. 0, or -1 with err set. The pool of patch memory is emptied
+ * before the warm-up, which so renders as a process's first render does. */
 static int time_job(const job *j, int min_runs, double budget, timing *t, ng_error *err)
 {
-    double v[MAX_RUNS], total = 0;
+    double v[MAX_RUNS], cpu[MAX_RUNS], total = 0;
     int n = 0;
-    if (run_job(j, err) < 0) return -1;
+    ng__slab_trim(0);
+    if ((t->first = run_job(j, err)) < 0) return -1;
     while (n < min_runs || (total < budget && n < MAX_RUNS)) {
-        double s = run_job(j, err);
+        double s = run_job_cpu(j, &cpu[n], err);
         if (s < 0) return -1;
         v[n++] = s;
         total += s;
@@ -259,6 +286,7 @@ static int time_job(const job *j, int min_runs, double budget, timing *t, ng_err
     t->runs = n;
     t->median = median(v, n);
     t->min = v[0];
+    t->cpu = median(cpu, n);
     return 0;
 }
 
@@ -405,10 +433,16 @@ static int paired_ratio(const config *c, const peer_prog *p, const row *r, const
     return 0;
 }
 
+/* A row's figures in ns a sample (0: none): the runs' median wall time,
+ * their median thread CPU time, and the first render's wall time. */
+typedef struct figures {
+    double ns, cpu, first;
+} figures;
+
 /* One row, whole cost: 2D one image, 3D one volume render, just after
  * the peers built beside bench ran the same row. Its median ns/sample, or
- * -1 where it failed. */
-static double bench_row(const config *c, const row *r)
+ * -1 where it failed; its figures into *fig. */
+static double bench_row(const config *c, const row *r, figures *fig)
 {
     ng_script s;
     ng_error err;
@@ -443,6 +477,9 @@ static double bench_row(const config *c, const row *r)
     ng_script_free(&s);
     ns = t.median * 1e9 / samples;
     ns_min = t.min * 1e9 / samples;
+    fig->ns = ns;
+    fig->cpu = t.cpu * 1e9 / samples;
+    fig->first = t.first * 1e9 / samples;
     printf(" %9.3f %9.3f %8.1f", ns, ns_min, 1e3 / ns);
     print_ratio(ns, r->fn2_ns, 9, 8);
     for (f = 0; f < NFN2; f++) {
@@ -674,15 +711,6 @@ static void bench_threads(const config *c)
 }
 
 /* ---- erosion ----------------------------------------------------------------------- */
-
-/* CPU seconds of the calling thread: a rate that a loaded machine
- * disturbs less than the wall clock. */
-static double thread_cpu(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* What the scheduler gave this process's threads so far (Linux
  * /proc/self/task/TID/schedstat): seconds on a CPU and seconds runnable
@@ -1335,8 +1363,10 @@ static void print_hillshade_ratio(const double *ns)
 /* Issue 25's goal: the default shading of a 2D render (ng.light, the grid
  * method) at most 1.15x its height alone, for graphs whose analytic
  * gradients were dear (sparse, alligator, a fractal with node-driven
- * options) and the terrain; both rows of each pair from this run. */
-static void print_shading_ratios(const double *ns)
+ * options) and the terrain; both rows of each pair from this run, by
+ * wall time (the goal's figure), by thread CPU time, and their first
+ * renders' (fresh patch memory; one render each, so rough). */
+static void print_shading_ratios(const figures *fig)
 {
     static const char *const pairs[][2] = {{"terrain_shade2", "terrain2"},
                                            {"sparse_light2", "sparse2"},
@@ -1349,8 +1379,10 @@ static void print_shading_ratios(const double *ns)
             if (!strcmp(rows[k].name, pairs[p][0])) lit = k;
             if (!strcmp(rows[k].name, pairs[p][1])) plain = k;
         }
-        if (lit < 0 || plain < 0 || ns[lit] <= 0 || ns[plain] <= 0) continue;
-        printf("shading: %s / %s = %.2f (the goal: <= 1.15)\n", pairs[p][0], pairs[p][1], ns[lit] / ns[plain]);
+        if (lit < 0 || plain < 0 || fig[lit].ns <= 0 || fig[plain].ns <= 0) continue;
+        printf("shading: %s / %s = %.2f (the goal: <= 1.15); thread CPU time %.2f; first renders %.2f\n",
+               pairs[p][0], pairs[p][1], fig[lit].ns / fig[plain].ns, fig[lit].cpu / fig[plain].cpu,
+               fig[lit].first / fig[plain].first);
     }
 }
 
@@ -1479,10 +1511,14 @@ int main(int argc, char **argv)
                "ours/fix, ours/cl, ours/g++, ours/ln < 1: noisegraph faster\n\n",
                FN2_MACHINE, c.min_runs);
         double ns[NROWS];
+        figures fig[NROWS];
         print_header();
-        for (k = 0; k < NROWS; k++) ns[k] = selected[k] ? bench_row(&c, &rows[k]) : -1;
+        for (k = 0; k < NROWS; k++) {
+            memset(&fig[k], 0, sizeof fig[k]);
+            ns[k] = selected[k] ? bench_row(&c, &rows[k], &fig[k]) : -1;
+        }
         print_hillshade_ratio(ns);
-        print_shading_ratios(ns);
+        print_shading_ratios(fig);
         print_erosion_ratio(ns);
         printf("\n");
     }
