@@ -21,10 +21,11 @@
  * last. Their memory is reused (core/slab.c keeps freed patch memory for
  * the next render in the process), so a row's figure is the cost of a
  * render in a process that has rendered before (serve, farm tiles,
- * Python); the warm-up is a first render (the pool emptied before it:
- * fresh memory, page faults and the kernel's zeroing), and the shading
- * ratios printed after the rows give its figure too, and the ratios of
- * the rows' thread CPU time (what a loaded machine disturbs less).
+ * Python). The shading ratios printed after the rows give the ratios of
+ * the rows' thread CPU time too (what a loaded machine disturbs less),
+ * and of first renders: the median of 3 more renders of each row, the
+ * pool emptied before each (fresh memory: page faults and the kernel's
+ * zeroing).
  *
  * `overhead` is the fixed cost of one render: a 64x64 image of a constant
  * graph (its evaluation is a fill), median of many, on 1 and 2 threads.
@@ -264,29 +265,36 @@ static double run_job(const job *j, ng_error *err) { return run_job_cpu(j, NULL,
 typedef struct timing {
     double median, min; /* seconds per grid */
     double cpu;         /* the median of the runs' thread CPU seconds */
-    double first;       /* the warm-up's seconds: a first render (fresh patch memory) */
+    double first;       /* the median seconds of FIRST_RUNS first renders (fresh patch memory) */
     int runs;
 } timing;
 
+#define FIRST_RUNS 3
+
 /* One warm-up, then at least min_runs timed runs, more while under the
- * budget. 0, or -1 with err set. The pool of patch memory is emptied
- * before the warm-up, which so renders as a process's first render does. */
+ * budget, then for a graph with neighbourhood patches FIRST_RUNS renders
+ * as a process's first render is, the pool of patch memory emptied
+ * before each (fresh memory). 0, or -1 with err set. */
 static int time_job(const job *j, int min_runs, double budget, timing *t, ng_error *err)
 {
-    double v[MAX_RUNS], cpu[MAX_RUNS], total = 0;
-    int n = 0;
-    ng__slab_trim(0);
-    if ((t->first = run_job(j, err)) < 0) return -1;
+    double v[MAX_RUNS], cpu[MAX_RUNS], first[FIRST_RUNS] = {0}, total = 0;
+    int n = 0, k;
+    if (run_job(j, err) < 0) return -1;
     while (n < min_runs || (total < budget && n < MAX_RUNS)) {
         double s = run_job_cpu(j, &cpu[n], err);
         if (s < 0) return -1;
         v[n++] = s;
         total += s;
     }
+    for (k = 0; k < FIRST_RUNS && ng__graph_hood(j->g); k++) {
+        ng__slab_trim(0);
+        if ((first[k] = run_job(j, err)) < 0) return -1;
+    }
     t->runs = n;
     t->median = median(v, n);
     t->min = v[0];
     t->cpu = median(cpu, n);
+    t->first = median(first, FIRST_RUNS);
     return 0;
 }
 
@@ -1365,7 +1373,7 @@ static void print_hillshade_ratio(const double *ns)
  * gradients were dear (sparse, alligator, a fractal with node-driven
  * options) and the terrain; both rows of each pair from this run, by
  * wall time (the goal's figure), by thread CPU time, and their first
- * renders' (fresh patch memory; one render each, so rough). */
+ * renders' (fresh patch memory; 3 renders each, so rough). */
 static void print_shading_ratios(const figures *fig)
 {
     static const char *const pairs[][2] = {{"terrain_shade2", "terrain2"},
