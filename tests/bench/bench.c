@@ -22,9 +22,11 @@
  * the next render in the process), so a row's figure is the cost of a
  * render in a process that has rendered before (serve, farm tiles,
  * Python). The shading ratios printed after the rows give the ratios of
- * the rows' thread CPU time too (what a loaded machine disturbs less),
- * and of first renders: the median of 3 more renders of each row, the
- * pool emptied before each (fresh memory: page faults and the kernel's
+ * the rows' thread CPU time too (what a loaded machine disturbs less);
+ * then each pair again in alternating renders, the median of the pairs'
+ * ratios (a load that changes from row to row skews the rows' ratio, not
+ * these), beside those of the shaded row rendered as a process's first
+ * render is (the pool emptied: fresh memory, page faults and the kernel's
  * zeroing).
  *
  * `overhead` is the fixed cost of one render: a 64x64 image of a constant
@@ -231,8 +233,10 @@ static double thread_cpu(void)
 }
 
 /* One full grid: its wall time in seconds, or -1 with err set; the
- * calling thread's CPU seconds in *cpu (may be NULL). */
-static double run_job_cpu(const job *j, double *cpu, ng_error *err)
+ * calling thread's CPU seconds in *cpu (may be NULL). fresh: the pool of
+ * patch memory emptied first (once the graph's patches went to it), so
+ * the render's patches take fresh memory, as a process's first does. */
+static double run_job_cpu(const job *j, int fresh, double *cpu, ng_error *err)
 {
     const double c0 = thread_cpu();
     double t0, wall = 0;
@@ -240,6 +244,7 @@ static double run_job_cpu(const job *j, double *cpu, ng_error *err)
     ng_render_opts o;
     int k, planes = j->dims == 3 && !j->volume ? j->size : 1;
     forget_patches(j->g);
+    if (fresh) ng__slab_trim(0);
     ng_render_defaults(&o, j->size, j->size);
     o.dims = j->dims;
     o.threads = j->threads;
@@ -260,41 +265,31 @@ static double run_job_cpu(const job *j, double *cpu, ng_error *err)
     return wall;
 }
 
-static double run_job(const job *j, ng_error *err) { return run_job_cpu(j, NULL, err); }
+static double run_job(const job *j, ng_error *err) { return run_job_cpu(j, 0, NULL, err); }
 
 typedef struct timing {
     double median, min; /* seconds per grid */
     double cpu;         /* the median of the runs' thread CPU seconds */
-    double first;       /* the median seconds of FIRST_RUNS first renders (fresh patch memory) */
     int runs;
 } timing;
 
-#define FIRST_RUNS 3
-
 /* One warm-up, then at least min_runs timed runs, more while under the
- * budget, then for a graph with neighbourhood patches FIRST_RUNS renders
- * as a process's first render is, the pool of patch memory emptied
- * before each (fresh memory). 0, or -1 with err set. */
+ * budget. 0, or -1 with err set. */
 static int time_job(const job *j, int min_runs, double budget, timing *t, ng_error *err)
 {
-    double v[MAX_RUNS], cpu[MAX_RUNS], first[FIRST_RUNS] = {0}, total = 0;
-    int n = 0, k;
+    double v[MAX_RUNS], cpu[MAX_RUNS], total = 0;
+    int n = 0;
     if (run_job(j, err) < 0) return -1;
     while (n < min_runs || (total < budget && n < MAX_RUNS)) {
-        double s = run_job_cpu(j, &cpu[n], err);
+        double s = run_job_cpu(j, 0, &cpu[n], err);
         if (s < 0) return -1;
         v[n++] = s;
         total += s;
-    }
-    for (k = 0; k < FIRST_RUNS && ng__graph_hood(j->g); k++) {
-        ng__slab_trim(0);
-        if ((first[k] = run_job(j, err)) < 0) return -1;
     }
     t->runs = n;
     t->median = median(v, n);
     t->min = v[0];
     t->cpu = median(cpu, n);
-    t->first = median(first, FIRST_RUNS);
     return 0;
 }
 
@@ -441,10 +436,10 @@ static int paired_ratio(const config *c, const peer_prog *p, const row *r, const
     return 0;
 }
 
-/* A row's figures in ns a sample (0: none): the runs' median wall time,
- * their median thread CPU time, and the first render's wall time. */
+/* A row's figures in ns a sample (0: none): the runs' median wall time
+ * and their median thread CPU time. */
 typedef struct figures {
-    double ns, cpu, first;
+    double ns, cpu;
 } figures;
 
 /* One row, whole cost: 2D one image, 3D one volume render, just after
@@ -487,7 +482,6 @@ static double bench_row(const config *c, const row *r, figures *fig)
     ns_min = t.min * 1e9 / samples;
     fig->ns = ns;
     fig->cpu = t.cpu * 1e9 / samples;
-    fig->first = t.first * 1e9 / samples;
     printf(" %9.3f %9.3f %8.1f", ns, ns_min, 1e3 / ns);
     print_ratio(ns, r->fn2_ns, 9, 8);
     for (f = 0; f < NFN2; f++) {
@@ -1368,13 +1362,54 @@ static void print_hillshade_ratio(const double *ns)
            ns[lit] / ns[plain], OCTAVES * extra, 1.0 + OCTAVES * extra / ns[plain]);
 }
 
+/* The shaded row over the plain one in alternating renders (plain, shaded,
+ * and shaded as a first render is, in fresh patch memory; after a
+ * warm-up of each, c->min_runs times, more while under ROW_BUDGET, as a
+ * row's runs): the medians of the ratios, by wall
+ * time and by thread CPU time, shaded / plain into r[0], r[1] and first
+ * render / plain into r[2], r[3]; a load that changes from row to row
+ * does not skew them. 0, or -1. */
+static int paired_shading(const config *c, const row *lit, const row *plain, double r[4])
+{
+    ng_script s[2];
+    ng_error err;
+    job j[2];
+    double q[4][MAX_RUNS], t[3], u[3], total = 0;
+    int k, n, rc = -1;
+    if (load(c, plain->script, &s[0], &err)) return -1;
+    if (load(c, lit->script, &s[1], &err)) {
+        ng_script_free(&s[0]);
+        return -1;
+    }
+    for (k = 0; k < 2; k++) {
+        memset(&j[k], 0, sizeof j[k]);
+        j[k].g = s[k].graph, j[k].root = s[k].output[0], j[k].dims = 2, j[k].size = GRID2, j[k].threads = 1;
+    }
+    if (run_job(&j[0], &err) < 0 || run_job(&j[1], &err) < 0) goto done;
+    for (n = 0; n < c->min_runs || (total < ROW_BUDGET && n < MAX_RUNS); n++) {
+        for (k = 0; k < 3; k++)
+            if ((t[k] = run_job_cpu(&j[k > 0], k == 2, &u[k], &err)) < 0) goto done;
+        total += t[0] + t[1] + t[2];
+        for (k = 0; k < 2; k++) {
+            q[2 * k][n] = t[k + 1] / t[0];
+            q[2 * k + 1][n] = u[k + 1] / u[0];
+        }
+    }
+    for (k = 0; k < 4; k++) r[k] = median(q[k], n);
+    rc = 0;
+done:
+    ng_script_free(&s[0]);
+    ng_script_free(&s[1]);
+    return rc;
+}
+
 /* Issue 25's goal: the default shading of a 2D render (ng.light, the grid
  * method) at most 1.15x its height alone, for graphs whose analytic
  * gradients were dear (sparse, alligator, a fractal with node-driven
  * options) and the terrain; both rows of each pair from this run, by
- * wall time (the goal's figure), by thread CPU time, and their first
- * renders' (fresh patch memory; 3 renders each, so rough). */
-static void print_shading_ratios(const figures *fig)
+ * wall time (the goal's figure) and by thread CPU time; then the paired
+ * figures (paired_shading). */
+static void print_shading_ratios(const config *c, const figures *fig)
 {
     static const char *const pairs[][2] = {{"terrain_shade2", "terrain2"},
                                            {"sparse_light2", "sparse2"},
@@ -1387,10 +1422,13 @@ static void print_shading_ratios(const figures *fig)
             if (!strcmp(rows[k].name, pairs[p][0])) lit = k;
             if (!strcmp(rows[k].name, pairs[p][1])) plain = k;
         }
+        double r[4];
         if (lit < 0 || plain < 0 || fig[lit].ns <= 0 || fig[plain].ns <= 0) continue;
-        printf("shading: %s / %s = %.2f (the goal: <= 1.15); thread CPU time %.2f; first renders %.2f\n",
-               pairs[p][0], pairs[p][1], fig[lit].ns / fig[plain].ns, fig[lit].cpu / fig[plain].cpu,
-               fig[lit].first / fig[plain].first);
+        printf("shading: %s / %s = %.2f (the goal: <= 1.15); thread CPU time %.2f\n", pairs[p][0], pairs[p][1],
+               fig[lit].ns / fig[plain].ns, fig[lit].cpu / fig[plain].cpu);
+        if (paired_shading(c, &rows[lit], &rows[plain], r) == 0)
+            printf("  paired (alternating renders): %.2f, thread CPU time %.2f; a first render (fresh patch "
+                   "memory) %.2f, %.2f\n", r[0], r[1], r[2], r[3]);
     }
 }
 
@@ -1526,7 +1564,7 @@ int main(int argc, char **argv)
             ns[k] = selected[k] ? bench_row(&c, &rows[k], &fig[k]) : -1;
         }
         print_hillshade_ratio(ns);
-        print_shading_ratios(fig);
+        print_shading_ratios(&c, fig);
         print_erosion_ratio(ns);
         printf("\n");
     }
