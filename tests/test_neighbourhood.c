@@ -358,6 +358,7 @@ static void test_patch_memory_bounded(void)
     enum { EDGE = 1024 };
     const size_t small = (size_t)4 << 20, limit = (size_t)7 << 20;
     size_t cap;
+    ng__hood_stats st;
     ng_render_opts o;
     float *a, *b;
     ng_graph *g;
@@ -376,6 +377,8 @@ static void test_patch_memory_bounded(void)
     ng__slab_scribble(1); /* the patches it evicts make room for others in their memory */
     b = shading(g = ng_graph_new(), &o, 1);
     ng__slab_scribble(0);
+    ng__hood_last_stats(&st);
+    CHECK(st.evicted > 0);
     CHECK_LE(ng__slab_idle(), limit);
     CHECK(a && b && same_bits(a, b, (size_t)EDGE * EDGE));
     ng_graph_free(g);
