@@ -45,7 +45,13 @@
  * against the render's cap and memory limit (a render that takes the cache
  * evicts what is beyond them and is charged the rest); least recently used
  * patches are evicted for room. Between renders the graph keeps at most
- * the last render's cap. What the threads may hold at once is
+ * the last render's cap. A patch's data comes from core/slab.c, which
+ * keeps the memory of freed patches for the next (any cache's), bounded;
+ * under a memory limit its idle memory is given back as the render's
+ * patches grow, so the two stay within the limit. A patch's compute
+ * writes every cell it reads (its source on its domain, its filter's or
+ * blend's planes whole), so memory a patch before it left is never read.
+ * What the threads may hold at once is
  * checked against the cap before the render (ng__hood_check), so running
  * out midway is an error too, naming the node and its radius, not a
  * wait.
@@ -251,6 +257,17 @@ static int evict_one(ng__hood_cache *h)
     return 0;
 }
 
+/* Under a memory limit, idle patch memory (core/slab.c's pool, which
+ * evictions fill) is given back as the render's patches grow: what the
+ * render counts and the idle chunks stay within the limit. */
+static void trim_pool(const ng__stop *stop)
+{
+    size_t used;
+    if (!stop || !stop->memory_limit) return;
+    used = atomic_load(stop->memory_used);
+    ng__slab_trim(used < stop->memory_limit ? stop->memory_limit - used : 0);
+}
+
 /* bytes more, under the lock: within the cap and the render's memory
  * limit, evicting for room. 0, or -1 when even eviction leaves none. */
 static int take(ng__hood_cache *h, size_t bytes)
@@ -267,6 +284,7 @@ static int take(ng__hood_cache *h, size_t bytes)
             if (ok) {
                 h->bytes += bytes;
                 if (h->bytes > h->stats.peak) h->stats.peak = h->bytes;
+                trim_pool(h->stop);
                 return 0;
             }
         }
@@ -292,6 +310,7 @@ int ng__hood_attach(ng__hood_cache *h, size_t cap, const ng__stop *stop)
         if (evict_one(h)) break; /* cannot happen: no render pins its patches now */
     }
     h->stop = stop;
+    trim_pool(stop);
     memset(&h->stats, 0, sizeof h->stats);
     h->stats.cap = cap;
     h->stats.peak = h->bytes;

@@ -68,10 +68,25 @@ void ng__fill(float *dst, float v, int n);
 
 /* Memory for neighbourhood patches in huge-page chunks (core/slab.c): a
  * list of chunks the caller keeps (NULL at first) and locks. get: bytes,
- * or NULL; put: what get gave, with the same bytes. */
+ * or NULL (what an earlier patch left there: the caller writes every cell
+ * it reads); put: what get gave, with the same bytes. A chunk all put
+ * back goes to a process-wide pool of idle chunks for reuse, at most
+ * NG_SLAB_POOL_CAP bytes (ng__slab_pool_cap sets another cap, trimming to
+ * it, and returns the old); idle: its bytes now; trim: unmaps its oldest
+ * chunks until at most keep bytes are idle (0: all). scribble: every slot
+ * handed out from now on filled with NaN (1) or not (0), for the tests
+ * that prove no cell is read before it is written. counts: chunks mapped
+ * and chunks taken from the pool since the process began. Thread-safe,
+ * but for a list. */
 typedef struct ng__slab ng__slab;
+#define NG_SLAB_POOL_CAP (NG_HOOD_CACHE_DEFAULT / 4)
 void *ng__slab_get(ng__slab **list, size_t bytes);
 void ng__slab_put(ng__slab **list, void *p, size_t bytes);
+size_t ng__slab_idle(void);
+void ng__slab_trim(size_t keep);
+size_t ng__slab_pool_cap(size_t cap);
+void ng__slab_scribble(int on);
+void ng__slab_counts(long *chunks_mapped, long *chunks_reused);
 
 /* Neighbourhood patches (core/hood.c): thread-safe, shared by a render's
  * contexts, bounded by cap bytes and by the render's memory limit (stop,

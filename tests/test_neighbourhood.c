@@ -8,7 +8,8 @@
  * warp and a fractal, for a blur of a blur; the CLI's --region and a
  * `tiles` run stitched equal the single render, and every SIMD path gives
  * the same bytes; the patch cache stays within --memory-limit and serves
- * later renders of the graph; a footprint too large and a volume render
+ * later renders of the graph; patch memory kept for reuse leaks nothing
+ * into later patches and stays bounded; a footprint too large and a volume render
  * are one clear error; a blur keeps a constant and lowers a noise's
  * variance.
  */
@@ -16,6 +17,7 @@
 #include "cli_support.h"
 #include "harness.h"
 #include "ng_internal.h"
+#include "reuse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,6 +301,77 @@ static void test_patches_kept_between_renders(void)
     ng_graph_free(g);
 }
 
+/* Patch memory is kept for reuse (core/slab.c): every graph rendered again
+ * by a graph of its own takes back the chunks the first render freed,
+ * each slot filled with NaN before its patch is computed (scribble), and
+ * gives the bits of the first render, whose chunks were fresh (zeros): no
+ * patch reads a cell it did not write, so nothing of an earlier patch
+ * leaks into a later one. Under the sanitizers, three graphs: a world
+ * lattice, the pixel lattice keeping the height, the erosion filter's. */
+static void test_patch_memory_reused(void)
+{
+    ng_render_opts o;
+    long used = 0;
+    int which;
+    t_opts(&o, W, H);
+    o.threads = 2;
+    for (which = 0; which < NGRAPHS; which++) {
+        long chunks = 0;
+        if (SANITIZED && which != G_BLUR && which != G_LIGHT_KEPT && which != G_EROSION) continue;
+        CHECKF(t_same_in_reused_memory(make_graph, which, &o, (size_t)W * H, &chunks),
+               "%s: a render in reused patch memory differs, or mapped memory of its own", graph_names[which]);
+        used += chunks;
+    }
+    CHECK(used > 0); /* the shadings' patches take chunks */
+}
+
+/* A grid shading of perlin noise rendered with o by graph g (its patches,
+ * 259^2 floats, take pooled chunks; at 1024^2, 25 patches, two chunks);
+ * g freed unless kept. */
+static float *shading(ng_graph *g, const ng_render_opts *o, int keep)
+{
+    float *v = t_render(g, mask(g, "light", t_noise(g, "perlin", 24, 7), "height", 40), o);
+    if (!keep) ng_graph_free(g);
+    return v;
+}
+
+/* The pool of idle patch memory is bounded: by its cap (one chunk here)
+ * when a graph frees its patches, and during a render under a memory
+ * limit, which gives idle chunks back as its patches grow (the counted
+ * bytes and the idle ones within the limit), with the bits of a render
+ * without. */
+static void test_patch_memory_bounded(void)
+{
+    enum { EDGE = 1024 };
+    const size_t small = (size_t)4 << 20, limit = (size_t)7 << 20;
+    size_t cap;
+    ng__hood_stats st;
+    ng_render_opts o;
+    float *a, *b;
+    ng_graph *g;
+    t_opts(&o, EDGE, EDGE);
+    o.threads = 2;
+    ng__slab_trim(0);
+    cap = ng__slab_pool_cap(small);
+    a = shading(ng_graph_new(), &o, 0);
+    CHECK_LE(ng__slab_idle(), small);
+    CHECK(ng__slab_idle() > 0);
+    ng__slab_pool_cap(cap);
+    free(shading(ng_graph_new(), &o, 0));
+    CHECK(ng__slab_idle() > limit);
+    o.memory_limit = (double)limit;
+    o.threads = 1;
+    ng__slab_scribble(1); /* the patches it evicts make room for others in their memory */
+    b = shading(g = ng_graph_new(), &o, 1);
+    ng__slab_scribble(0);
+    ng__hood_last_stats(&st);
+    CHECK(st.evicted > 0);
+    CHECK_LE(ng__slab_idle(), limit);
+    CHECK(a && b && same_bits(a, b, (size_t)EDGE * EDGE));
+    ng_graph_free(g);
+    free(a), free(b);
+}
+
 /* A height the render shows and shades (terrain_colour.lua's idiom) is
  * read back from the light's lattice, whose cells on the pixels are the
  * pixels' own samples: height * light is the product of the height and
@@ -501,6 +574,8 @@ NG_SUITE(neighbourhood, fast)
     RUN(test_constant_and_variance);
     RUN(test_cache_within_memory_limit);
     RUN(test_patches_kept_between_renders);
+    RUN(test_patch_memory_reused);
+    RUN(test_patch_memory_bounded);
     RUN(test_height_read_back_from_the_lattice);
     if (cli_setup("ng-hood")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");

@@ -7,8 +7,10 @@
  * terrain, stitched, is the single render's file. Thermal relaxation
  * keeps the total height of a closed domain and brings its slopes to the
  * talus; droplets' eroded and deposited volumes balance; the masks are
- * what they say. Bad options, volume and 4D renders and a memory limit too
- * small are each one line naming the node, nothing written.
+ * what they say; a render in reused, NaN-filled patch memory gives the
+ * bits of one in fresh memory. Bad options, volume and 4D renders and a
+ * memory limit too small are each one line naming the node, nothing
+ * written.
  *
  * Under the sanitizers the farm render is 2048^2 and the droplets fewer.
  */
@@ -16,6 +18,7 @@
 #include "cli_support.h"
 #include "harness.h"
 #include "ng_internal.h"
+#include "reuse.h"
 #include "weathering.h"
 
 #include <math.h>
@@ -368,6 +371,19 @@ static void test_bad_input(void)
     }
 }
 
+/* Patch memory is kept for reuse (core/slab.c): a thermal relaxation of
+ * hydraulic erosion (tiles, their blend, a filter over it) rendered again
+ * in the memory the first render freed, filled with NaN first, gives the
+ * same bits: nothing of an earlier patch or tile leaks into a later one. */
+static void test_patch_memory_reused(void)
+{
+    ng_render_opts o;
+    long chunks = 0;
+    t_opts(&o, W, H);
+    CHECK(t_same_in_reused_memory(make_graph, G_NESTED, &o, (size_t)W * H, &chunks));
+    CHECK(chunks > 0);
+}
+
 NG_SUITE(weathering, fast)
 {
     RUN(test_thermal_keeps_height_and_reaches_talus);
@@ -376,6 +392,7 @@ NG_SUITE(weathering, fast)
     RUN_FULL(test_cuts_at_origin);
     RUN_FULL(test_cuts_far_away);
     RUN(test_value_is_a_function_of_the_point);
+    RUN(test_patch_memory_reused);
     if (cli_setup("ng-weather")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
         return;

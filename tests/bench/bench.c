@@ -18,7 +18,16 @@
  * 31); the median and the minimum are printed. Every figure is the whole
  * cost of the render: nothing is subtracted, and neighbourhood patches
  * (grid shading, blur) are computed anew in every run, not kept from the
- * last (a first render's cost).
+ * last. Their memory is reused (core/slab.c keeps freed patch memory for
+ * the next render in the process), so a row's figure is the cost of a
+ * render in a process that has rendered before (serve, farm tiles,
+ * Python). The shading ratios printed after the rows give the ratios of
+ * the rows' thread CPU time too (what a loaded machine disturbs less);
+ * then each pair again in alternating renders, the median of the pairs'
+ * ratios (a load that changes from row to row skews the rows' ratio, not
+ * these), beside those of the shaded row rendered as a process's first
+ * render is (the pool emptied: fresh memory, page faults and the kernel's
+ * zeroing).
  *
  * `overhead` is the fixed cost of one render: a 64x64 image of a constant
  * graph (its evaluation is a fill), median of many, on 1 and 2 threads.
@@ -220,22 +229,37 @@ typedef struct job {
     int volume;  /* 3D: one volume render instead of size planes */
 } job;
 
-/* One full grid: returns its wall time in seconds, or -1 with err set. */
 /* Drops the neighbourhood patches the graph keeps from render to render,
- * so a row's every run computes its own: the cost of a first render. */
+ * so a row's every run computes its own (in the memory of the last run's,
+ * which the process keeps for reuse). */
 static void forget_patches(const ng_graph *g)
 {
     ng__hood_cache *h = ng__graph_hood(g);
     if (h && ng__hood_attach(h, 0, NULL) == 0) ng__hood_detach(h);
 }
 
-static double run_job(const job *j, ng_error *err)
+/* CPU seconds of the calling thread: a rate that a loaded machine
+ * disturbs less than the wall clock. */
+static double thread_cpu(void)
 {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* One full grid: its wall time in seconds, or -1 with err set; the
+ * calling thread's CPU seconds in *cpu (may be NULL). fresh: the pool of
+ * patch memory emptied first (once the graph's patches went to it), so
+ * the render's patches take fresh memory, as a process's first does. */
+static double run_job_cpu(const job *j, int fresh, double *cpu, ng_error *err)
+{
+    const double c0 = thread_cpu();
+    double t0, wall = 0;
     ng_sink sink = {null_begin, null_rows, null_end, NULL, null_begin_volume, null_slab};
     ng_render_opts o;
-    double t0;
     int k, planes = j->dims == 3 && !j->volume ? j->size : 1;
     forget_patches(j->g);
+    if (fresh) ng__slab_trim(0);
     ng_render_defaults(&o, j->size, j->size);
     o.dims = j->dims;
     o.threads = j->threads;
@@ -243,18 +267,24 @@ static double run_job(const job *j, ng_error *err)
     if (j->volume) {
         o.depth = j->size;
         t0 = now();
-        return ng_render(j->g, &j->root, 1, &o, &sink, err) ? -1 : now() - t0;
+        wall = ng_render(j->g, &j->root, 1, &o, &sink, err) ? -1 : now() - t0;
+    } else {
+        t0 = now();
+        for (k = 0; k < planes && wall >= 0; k++) {
+            o.z = k + 0.5;
+            if (ng_render(j->g, &j->root, 1, &o, &sink, err)) wall = -1;
+        }
+        if (wall >= 0) wall = now() - t0;
     }
-    t0 = now();
-    for (k = 0; k < planes; k++) {
-        o.z = k + 0.5;
-        if (ng_render(j->g, &j->root, 1, &o, &sink, err)) return -1;
-    }
-    return now() - t0;
+    if (cpu) *cpu = thread_cpu() - c0;
+    return wall;
 }
+
+static double run_job(const job *j, ng_error *err) { return run_job_cpu(j, 0, NULL, err); }
 
 typedef struct timing {
     double median, min; /* seconds per grid */
+    double cpu;         /* the median of the runs' thread CPU seconds */
     int runs;
 } timing;
 
@@ -262,11 +292,11 @@ typedef struct timing {
  * budget. 0, or -1 with err set. */
 static int time_job(const job *j, int min_runs, double budget, timing *t, ng_error *err)
 {
-    double v[MAX_RUNS], total = 0;
+    double v[MAX_RUNS], cpu[MAX_RUNS], total = 0;
     int n = 0;
     if (run_job(j, err) < 0) return -1;
     while (n < min_runs || (total < budget && n < MAX_RUNS)) {
-        double s = run_job(j, err);
+        double s = run_job_cpu(j, 0, &cpu[n], err);
         if (s < 0) return -1;
         v[n++] = s;
         total += s;
@@ -274,6 +304,7 @@ static int time_job(const job *j, int min_runs, double budget, timing *t, ng_err
     t->runs = n;
     t->median = median(v, n);
     t->min = v[0];
+    t->cpu = median(cpu, n);
     return 0;
 }
 
@@ -468,11 +499,16 @@ static void versus_classic(const config *c, const row *r, const job *j, double s
            "%-20s pairs), %.3f (minimum over minimum)\n",
            "", md * 1e9 / samples, mc * 1e9 / samples, median(q, k), k, "", td[0] / tc[0]);
 }
+/* A row's figures in ns a sample (0: none): the runs' median wall time
+ * and their median thread CPU time. */
+typedef struct figures {
+    double ns, cpu;
+} figures;
 
 /* One row, whole cost: 2D one image, 3D one volume render, just after
  * the peers built beside bench ran the same row. Its median ns/sample, or
- * -1 where it failed. */
-static double bench_row(const config *c, const row *r)
+ * -1 where it failed; its figures into *fig. */
+static double bench_row(const config *c, const row *r, figures *fig)
 {
     ng_script s;
     ng_error err;
@@ -506,6 +542,8 @@ static double bench_row(const config *c, const row *r)
             printf(" (no figure from the %s)", fastnoise2_progs[f].label);
     ns = t.median * 1e9 / samples;
     ns_min = t.min * 1e9 / samples;
+    fig->ns = ns;
+    fig->cpu = t.cpu * 1e9 / samples;
     printf(" %9.3f %9.3f %8.1f", ns, ns_min, 1e3 / ns);
     print_ratio(ns, r->fn2_ns, 9, 8);
     for (f = 0; f < NFN2; f++) {
@@ -739,15 +777,6 @@ static void bench_threads(const config *c)
 }
 
 /* ---- erosion ----------------------------------------------------------------------- */
-
-/* CPU seconds of the calling thread: a rate that a loaded machine
- * disturbs less than the wall clock. */
-static double thread_cpu(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* What the scheduler gave this process's threads so far (Linux
  * /proc/self/task/TID/schedstat): seconds on a CPU and seconds runnable
@@ -1429,11 +1458,54 @@ static void bench_gradient_sets(float *fp[3])
         }
 }
 
+/* The shaded row over the plain one in alternating renders (plain, shaded,
+ * and shaded as a first render is, in fresh patch memory; after a
+ * warm-up of each, c->min_runs times, more while under ROW_BUDGET, as a
+ * row's runs): the medians of the ratios, by wall
+ * time and by thread CPU time, shaded / plain into r[0], r[1] and first
+ * render / plain into r[2], r[3]; a load that changes from row to row
+ * does not skew them. 0, or -1. */
+static int paired_shading(const config *c, const row *lit, const row *plain, double r[4])
+{
+    ng_script s[2];
+    ng_error err;
+    job j[2];
+    double q[4][MAX_RUNS], t[3], u[3], total = 0;
+    int k, n, rc = -1;
+    if (load(c, plain->script, 0, &s[0], &err)) return -1;
+    if (load(c, lit->script, 0, &s[1], &err)) {
+        ng_script_free(&s[0]);
+        return -1;
+    }
+    for (k = 0; k < 2; k++) {
+        memset(&j[k], 0, sizeof j[k]);
+        j[k].g = s[k].graph, j[k].root = s[k].output[0], j[k].dims = 2, j[k].size = GRID2, j[k].threads = 1;
+    }
+    if (run_job(&j[0], &err) < 0 || run_job(&j[1], &err) < 0) goto done;
+    for (n = 0; n < c->min_runs || (total < ROW_BUDGET && n < MAX_RUNS); n++) {
+        for (k = 0; k < 3; k++)
+            if ((t[k] = run_job_cpu(&j[k > 0], k == 2, &u[k], &err)) < 0) goto done;
+        total += t[0] + t[1] + t[2];
+        for (k = 0; k < 2; k++) {
+            q[2 * k][n] = t[k + 1] / t[0];
+            q[2 * k + 1][n] = u[k + 1] / u[0];
+        }
+    }
+    for (k = 0; k < 4; k++) r[k] = median(q[k], n);
+    rc = 0;
+done:
+    ng_script_free(&s[0]);
+    ng_script_free(&s[1]);
+    return rc;
+}
+
 /* Issue 25's goal: the default shading of a 2D render (ng.light, the grid
  * method) at most 1.15x its height alone, for graphs whose analytic
  * gradients were dear (sparse, alligator, a fractal with node-driven
- * options) and the terrain; both rows of each pair from this run. */
-static void print_shading_ratios(const double *ns)
+ * options) and the terrain; both rows of each pair from this run, by
+ * wall time (the goal's figure) and by thread CPU time; then the paired
+ * figures (paired_shading). */
+static void print_shading_ratios(const config *c, const figures *fig)
 {
     static const char *const pairs[][2] = {{"terrain_shade2", "terrain2"},
                                            {"sparse_light2", "sparse2"},
@@ -1446,8 +1518,13 @@ static void print_shading_ratios(const double *ns)
             if (!strcmp(rows[k].name, pairs[p][0])) lit = k;
             if (!strcmp(rows[k].name, pairs[p][1])) plain = k;
         }
-        if (lit < 0 || plain < 0 || ns[lit] <= 0 || ns[plain] <= 0) continue;
-        printf("shading: %s / %s = %.2f (the goal: <= 1.15)\n", pairs[p][0], pairs[p][1], ns[lit] / ns[plain]);
+        double r[4];
+        if (lit < 0 || plain < 0 || fig[lit].ns <= 0 || fig[plain].ns <= 0) continue;
+        printf("shading: %s / %s = %.2f (the goal: <= 1.15); thread CPU time %.2f\n", pairs[p][0], pairs[p][1],
+               fig[lit].ns / fig[plain].ns, fig[lit].cpu / fig[plain].cpu);
+        if (paired_shading(c, &rows[lit], &rows[plain], r) == 0)
+            printf("  paired (alternating renders): %.2f, thread CPU time %.2f; a first render (fresh patch "
+                   "memory) %.2f, %.2f\n", r[0], r[1], r[2], r[3]);
     }
 }
 
@@ -1516,22 +1593,6 @@ static const turn_row turn_rows[] = {
     {"hybrid6_3", "hybrid", 3},      {"ridged6_3", "ridged", 3},      {"billow6_3", "billow", 3},
 };
 
-static double process_cpu(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* One render of j: wall seconds (-1 with err set), CPU seconds in *cpu. */
-static double run_job_cpu(const job *j, double *cpu, ng_error *err)
-{
-    const double c0 = process_cpu();
-    const double wall = run_job(j, err);
-    *cpu = process_cpu() - c0;
-    return wall;
-}
-
 static void turn_pairs(const config *c, const turn_row *r)
 {
     const char *names[2] = {"type", "rotate"}, *on[2] = {r->type, "true"}, *off[2] = {r->type, "false"};
@@ -1561,7 +1622,7 @@ static void turn_pairs(const config *c, const turn_row *r)
         double t[2], u[2];
         for (side = 0; side < 2; side++) { /* even pairs turned first, odd ones unturned first */
             const int which = k % 2 ? 1 - side : side;
-            if ((t[which] = run_job_cpu(&j[which], &u[which], &err)) < 0) goto fail;
+            if ((t[which] = run_job_cpu(&j[which], 0, &u[which], &err)) < 0) goto fail;
         }
         wall[k] = t[0] / t[1], cpu[k] = u[0] / u[1];
         ns_on[k] = t[0] * 1e9 / samples, ns_off[k] = t[1] * 1e9 / samples;
@@ -1712,10 +1773,14 @@ int main(int argc, char **argv)
                "ours/fix, ours/cl, ours/g++, ours/ln < 1: noisegraph faster\n\n",
                FN2_MACHINE, c.min_runs);
         double ns[NROWS];
+        figures fig[NROWS];
         print_header();
-        for (k = 0; k < NROWS; k++) ns[k] = selected[k] ? bench_row(&c, &rows[k]) : -1;
+        for (k = 0; k < NROWS; k++) {
+            memset(&fig[k], 0, sizeof fig[k]);
+            ns[k] = selected[k] ? bench_row(&c, &rows[k], &fig[k]) : -1;
+        }
         print_hillshade_ratio(ns);
-        print_shading_ratios(ns);
+        print_shading_ratios(&c, fig);
         print_erosion_ratio(ns);
         printf("\n");
     }
