@@ -107,7 +107,7 @@ static unsigned long long render_hash(const golden *e)
         snprintf(args, sizeof args, "%s", e->args);
         for (tok = strtok_r(args, " ", &save); tok && n < 31; tok = strtok_r(NULL, " ", &save)) argv[n++] = tok;
         argv[n] = NULL;
-        run_argv(&r, DEFAULT_TIMEOUT, argv);
+        run_argv(&r, EMULATED ? 5 * DEFAULT_TIMEOUT : DEFAULT_TIMEOUT, argv); /* qemu: an eroded graph's render */
         EXPECT_OK(&r);
         snprintf(last_render, sizeof last_render, "%s", e->output[0] && r.code == 0 ? key : "");
         res_free(&r);
