@@ -277,15 +277,30 @@ def check_broken(d, script, before):
     check(not visible(d, "error"), "fixing the script clears the error")
 
 
-def check_node_click(d, before):
+def click_node(d, node):
+    """Clicks node's box in the graph drawing. The drawing is redrawn when
+    a run ends (the script's re-run after a fix can end just then), which
+    leaves a found element stale: it is found again, a few times."""
     from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.common.exceptions import StaleElementReferenceException
+    for attempt in range(5):
+        g = wait_for(lambda: d.find_elements("css selector", "#graph g#node-%d" % node),
+                     "node %d in the graph" % node)[0]
+        try:
+            ActionChains(d).move_to_element(g).click().perform()
+            return
+        except StaleElementReferenceException:
+            if attempt == 4:
+                raise
+            time.sleep(0.2)
+
+
+def check_node_click(d, before):
     nodes = d.execute_script("return ui.state.nodes.map(n => n.id)")
     outs = d.execute_script("return ui.state.outputs.map(o => o.id)")
     # the first node (the Perlin noise under the warp): not the output
     target = [n for n in nodes if n not in outs][0]
-    g = wait_for(lambda: d.find_elements("css selector", "#graph g#node-%d" % target),
-                 "node %d in the graph" % target)[0]
-    ActionChains(d).move_to_element(g).click().perform()
+    click_node(d, target)
     after = settled_image(d, "the preview of node %d" % target, differs_from=before,
                           url_has="node=%d" % target)
     check("node=%d" % target in after["url"], "clicking a node asks for that node's output", after["url"])
@@ -295,7 +310,7 @@ def check_node_click(d, before):
     vec = d.execute_script("return ui.state.nodes.filter(n => n.channels === 3).map(n => n.id)")
     check(vec != [], "terrain.lua has a vector node", str(vec))
     if vec:
-        ActionChains(d).move_to_element(d.find_element("css selector", "#graph g#node-%d" % vec[0])).click().perform()
+        click_node(d, vec[0])
         volume = d.find_element("css selector", '#views button[data-view="volume"]')
         wait_for(lambda: not volume.is_enabled(), "the volume view to be disabled for a vector node")
         check("channels" in volume.get_attribute("title"), "the disabled volume view says why",
