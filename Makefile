@@ -445,7 +445,11 @@ check: deps $(BIN) $(TESTBIN)
 	NG_BIN=$(abspath $(BIN)) NG_ROOT=$(CURDIR) $(TESTBIN) --jobs $(TEST_JOBS) --tier fast
 
 # The bench is built (not run) by make test: it compiles with the code it
-# measures (a merge once left it uncompilable, unseen).
+# measures (a merge once left it uncompilable, unseen). Its names are set
+# here, before the rule reads them (a prerequisite list is expanded as
+# the line is read: set below it, the bench was never built or relinked).
+BENCH_BIN := $(BUILD)/bench
+PEER_BIN := $(BUILD)/libnoise_peer
 test: deps test-deps $(BIN) $(TESTBIN) $(EMBED_BIN) $(ENGINE_ONLY_BIN) $(BENCH_BIN)
 	@python3 tests/layers.py include
 	@$(call check_libm,$(LIB) $(LUA_OBJ))
@@ -547,8 +551,6 @@ demo: deps
 # without them the bench runs and says which figures it could not take.
 BENCH_PKGS := libnoise-dev time
 BENCH_FILES := /usr/include/libnoise/noise.h /usr/bin/time
-BENCH_BIN := $(BUILD)/bench
-PEER_BIN := $(BUILD)/libnoise_peer
 
 $(BENCH_BIN): $(BUILD)/tests/bench/bench.o $(filter-out $(BUILD)/cli/main.o,$(PROG_OBJ)) $(LIBS)
 	@echo "  LD  $@"
