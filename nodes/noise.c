@@ -88,8 +88,9 @@ static const ng_param_desc noise_params[NPARAMS] = {
      "ng.time(), turns them per sample; loops every 1)"},
     {"gradients", NG_PARAM_ENUM, {NG_GRADIENTS_ISOTROPIC}, 0, 0, gradients_choices,
      "perlin, fast, simplex, flow: \"isotropic\" (2D: 32 directions, longer along the axes, for perlin, fast and "
-     "flow, 16 for simplex; 24 in 3D, 96 in 4D: no lattice-aligned "
-     "creases), or \"classic\": the lattice-aligned sets of versions before 0.2.0 (their bits)"},
+     "flow, unit directions spread continuously for simplex; 3D and 4D: independent random components, "
+     "simplex's normalised: no lattice-aligned creases), or \"classic\": the lattice-aligned sets of versions "
+     "before 0.2.0 (their bits)"},
     {"fractal", NG_PARAM_ENUM, {FRACTAL_NONE}, 0, 0, fractal_choices,
      "none, or octaves of this noise as ng.fractal sums them (the same bits): " NG_FRACTAL_TYPE_DOC
      "; fbm is standard"},
@@ -546,6 +547,24 @@ static int world_positions(ng_ctx *ctx, const ng_node *n, const ng_unified *u, c
     return 0;
 }
 
+/* Whether basis_at hands a turned block's turn to the kernel: the lattice
+ * family's plain kernels (not flow's 4D, which runs in time; not a tiled
+ * one: a turned octave has no period), for positions the kernel scales
+ * itself (not moved by a driven offset, size or scale, no frequency
+ * below float's range), with an analytic gradient if any, no vector
+ * channels, no runs of driven jitter or flow. */
+static int kernel_turns(int type, const ng_block *b, const ng_unified_in *drv, int moved, int vector,
+                        const double *freq)
+{
+    int d;
+    if (type != NG_BASIS_VALUE && type != NG_BASIS_PERLIN && type != NG_BASIS_FAST && type != NG_BASIS_FLOW) return 0;
+    if (b->dims < 2 || (type == NG_BASIS_FLOW && b->dims == 4) || moved || vector || drv->jitter || drv->flow) return 0;
+    if (b->turn_axes != (b->dims < 3 ? b->dims : 3)) return 0; /* the kernel turns min(dims, 3) axes */
+    for (d = 0; d < b->dims; d++)
+        if (b->period[d] > 0 || (float)freq[d] == 0.0f) return 0; /* a zero frequency: a pass (basis_at) */
+    return 1;
+}
+
 /* One channel, or with vec every one of `vector` channels from vec's one
  * lattice walk (at channel 0's seed and lattice: out holds vector planes).
  * grad: per world unit, then times gall (the output's scale). */
@@ -589,11 +608,18 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
     if (bs->tiling == NG_TILE_TORUS && pts.period[0] && pts.period[1])
         fn = ng__kernel_tiled(path, type), fd_grad = NULL;
     if (type == NG_BASIS_FLOW && b->dims == 4) fn = flow_in_time, fd_grad = NULL; /* central differences */
-    /* a turn is multiplied out here in one pass (ng__block_plain): the
-     * lattice kernels can read it (ng_noise_pts.turn) but round unlike the
-     * pass that a driven option's positions need, and a driver equal to
-     * the number must give the number's bits */
-    if (b->turn_axes || !folds_p_scale(b, freq, moved)) { /* a pass, as the evaluator's */
+    /* a turn is multiplied out in one pass (ng__block_plain), or read by
+     * the lattice kernels as they read positions (kernel_turns), with the
+     * same float operations: a driven option's positions need the pass,
+     * and a driver equal to the number gives the number's bits */
+    if (b->turn_axes && kernel_turns(type, b, drv, moved, vec != NULL, freq) && folds_p_scale(b, freq, moved) &&
+        (!grad || fd_grad)) {
+        const float ps = b->p_scale != 0.0f ? b->p_scale : 1.0f;
+        int e;
+        pts.turn_axes = b->turn_axes;
+        for (d = 0; d < 3; d++) /* exact, as ng__block_plain's */
+            for (e = 0; e < 3; e++) pts.turn[d][e] = b->turn[d][e] * ps;
+    } else if (b->turn_axes || !folds_p_scale(b, freq, moved)) { /* a pass, as the evaluator's */
         if (!(unscaled = ng_scratch(ctx, b->dims))) return -1;
         b = ng__block_plain(b, &plain, unscaled);
     }
@@ -601,7 +627,8 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
         float fr = (float)freq[d];
         if (fr != 0.0f && !moved) {
             pts.f[d] = b->p[d];
-            pts.scale[d] = b->p_scale != 0.0f ? b->p_scale * fr : fr; /* exact (folds_p_scale) */
+            /* exact (folds_p_scale); a turned axis has p_scale in its turn */
+            pts.scale[d] = b->p_scale != 0.0f && d >= pts.turn_axes ? b->p_scale * fr : fr;
         } else { /* a frequency below float's range (0 would read as "no scale"), or per sample */
             if (!f && !(f = ng_scratch(ctx, b->dims))) return -1;
             if (moved)

@@ -73,15 +73,23 @@ static int build(ng_graph *g, const char *basis, const look *lk)
     return t_finish(g, n);
 }
 
-/* The histogram's max bin / mean bin of basis in `dims` dimensions on slice s. */
-double t_isotropy(const char *basis, int dims, const slice *s, const look *lk);
-double t_isotropy(const char *basis, int dims, const slice *s, const look *lk)
+/* The histogram's max bin / mean bin of basis in `dims` dimensions on
+ * slice s. With off_crease (a ridged look): also the histogram of the
+ * pixels whose central differences do not straddle a crease, i.e. where
+ * the unridged basis, rendered too, keeps its sign from the left
+ * neighbour to the right one and from the lower to the upper. Across a
+ * crease 1 - |n| both differences shrink to the distance from it, so
+ * they point at 45 or 135 degrees whatever the crease's angle: a share
+ * of the ridged histogram that is the measure's and not the noise's. */
+double t_isotropy(const char *basis, int dims, const slice *s, const look *lk, double *off_crease);
+double t_isotropy(const char *basis, int dims, const slice *s, const look *lk, double *off_crease)
 {
     const int n = SIDE * SIDE;
+    const look unridged = {lk->gradients, NULL, 1, -1};
     ng_graph *g = ng_graph_new();
-    int root = build(g, basis, lk), d, i, j;
-    double *xs[4], hist[BINS] = {0}, mean = 0, max = 0;
-    float *v = malloc((size_t)n * sizeof *v);
+    int root = build(g, basis, lk), under = off_crease ? build(g, basis, &unridged) : -1, d, i, j, h;
+    double *xs[4], hist[2][BINS] = {{0}}, ratio[2];
+    float *v = malloc((size_t)n * sizeof *v), *u = off_crease ? malloc((size_t)n * sizeof *u) : NULL;
     ng_error err;
     for (d = 0; d < dims; d++) xs[d] = malloc((size_t)n * sizeof *xs[d]);
     for (j = 0; j < SIDE; j++)
@@ -89,6 +97,7 @@ double t_isotropy(const char *basis, int dims, const slice *s, const look *lk)
             for (d = 0; d < dims; d++) /* off the origin (the same cells at either SIZE), pixel centres */
                 xs[d][(size_t)j * SIDE + (size_t)i] = 15.625 * SIZE * (d + 1) + (i + 0.5) * s->e1[d] + (j + 0.5) * s->e2[d];
     CHECK(ng_eval_points(g, root, dims, (const double *const *)xs, n, v, &err) == 0);
+    if (u) CHECK(ng_eval_points(g, under, dims, (const double *const *)xs, n, u, &err) == 0);
     for (j = 1; j + 1 < SIDE; j++)
         for (i = 1; i + 1 < SIDE; i++) {
             const size_t k = (size_t)j * SIDE + (size_t)i;
@@ -100,16 +109,24 @@ double t_isotropy(const char *basis, int dims, const slice *s, const look *lk)
             a = atan2(gy, gx);
             if (a < 0) a += M_PI;
             b = (int)(a / M_PI * BINS);
-            hist[b < BINS ? b : BINS - 1] += m;
+            b = b < BINS ? b : BINS - 1;
+            hist[0][b] += m;
+            if (u && (double)u[k - 1] * u[k + 1] > 0 && (double)u[k - SIDE] * u[k + SIDE] > 0) hist[1][b] += m;
         }
-    for (i = 0; i < BINS; i++) {
-        mean += hist[i] / BINS;
-        if (hist[i] > max) max = hist[i];
+    for (h = 0; h < 2; h++) {
+        double mean = 0, max = 0;
+        for (i = 0; i < BINS; i++) {
+            mean += hist[h][i] / BINS;
+            if (hist[h][i] > max) max = hist[h][i];
+        }
+        ratio[h] = mean > 0 ? max / mean : HUGE_VAL;
     }
+    if (off_crease) *off_crease = ratio[1];
     for (d = 0; d < dims; d++) free(xs[d]);
     free(v);
+    free(u);
     ng_graph_free(g);
-    return mean > 0 ? max / mean : HUGE_VAL;
+    return ratio[0];
 }
 
 static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"};
@@ -118,40 +135,44 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * Issue 24 asks for 1.12 plain and 1.15 ridged. The gradient sets do not
  * get there everywhere yet. In 2D, perlin, fast and flow take 32
  * directions whose lengths undo their blends' pull towards the diagonals
- * (lattice_parts.h, grad32t): fast meets both bounds, perlin and flow the
- * plain one; their ridged histograms keep a narrow peak at the diagonals
- * (1.21: a model of the measure puts it near the zero set's lattice
- * points, where the field's gradient is the corner's own, so lengths do
- * not weigh it; a density of directions that fixes it there unflattens the
- * plain one). Simplex 2D's peaks are 60 degrees apart (its triangles):
- * no set with the square lattice's symmetry flattens them. In 3D and 4D
- * every lattice basis takes independent components (lattice_parts.h,
- * grad_ind3 and grad_ind4: a component one word of hash bits, sign and
- * magnitude). Perlin, fast and flow meet both bounds on both slices but
- * perlin 4D (seeds 7, 8, 9: axis 1.223 / 1.208, 1.170 / 1.157, 1.220 /
- * 1.210; diagonal 1.088 / 1.163, 1.108 / 1.162, 1.077 / 1.121; 1.20 /
- * 1.18 on the axis slice with the 2048 unit directions they took before,
- * and no better with a law of components of lower kurtosis, 2.42: 1.238
- * / 1.219 with seed 7). Simplex normalises its vectors (lattice_parts.h,
- * ind_unit), which gives it the classic sets' contrast: 4D meets both
- * bounds (axis 1.097 / 1.147, diagonal 1.107 / 1.093; unnormalised its
- * ceilings here were 1.14 / 1.16 and 1.14 / 1.15); simplex 3D keeps its lattice's peaks, 60
- * degrees apart on both slices (axis 1.163 / 1.304, diagonal 1.204 /
- * 1.209; unnormalised, the long vectors' weight hid them a little: 1.15
- * / 1.23 and 1.18 / 1.17, with half the contrast; halfway, |g|^-1/2:
- * 1.158 / 1.260 and 1.194 / 1.184 with rms 0.26; 256 unit directions:
- * 1.13 / 1.26 and 1.17 / 1.18): any set symmetric under the cube's turns
- * and flips keeps them, and a stretch along the lattice's main diagonal,
- * the correction that symmetry allows at second order, moved one peak up
- * as it took another down. The ridged histograms have a floor of the measure's own:
- * central differences across a crease, where the pixel straddles it along
- * both axes, point at 45 or 135 degrees whatever the crease's angle (2D
- * simplex with 256 unit directions: 1.12 plain, 1.31 ridged, its excess
- * all in the two bins at the diagonals, and there still when the lattice
- * is turned by 20 degrees). The measure has noise of its own: its 2048^2 render
- * holds 32 x 32 cells, and seed 8 moves the results by up to 0.04 (perlin
- * 2D: 1.069 / 1.171 against seed 7's 1.099 / 1.212), perlin 4D axis by
- * 0.08 (1.145 plain with seed 8). Where the sets stay above the
+ * (lattice_parts.h, grad32t), simplex unit directions spread continuously
+ * (grad_arc: with 16 it measured 1.32 / 1.24, a peak per direction).
+ * In 3D and 4D every lattice basis takes independent components
+ * (lattice_parts.h, grad_ind3 and grad_ind4: a component one word of hash
+ * bits, sign and magnitude), simplex's normalised (ind_unit).
+ *
+ * The ridged histogram has a share of the measure's own: central
+ * differences across a crease of 1 - |n|, where the pixel's neighbours lie
+ * on both sides of it along both axes, shrink to the distance from the
+ * crease along both, so they point at 45 or 135 degrees whatever the
+ * crease's angle (2D simplex with 256 unit directions: 1.12 plain, 1.31
+ * ridged, its excess all in the two bins at the diagonals, and there
+ * still when the lattice is turned by 20 degrees). t_isotropy's
+ * off_crease leaves those pixels out; what is left is the plain field's
+ * directions, weighted towards its zero set, and measures as the plain
+ * histogram does (perlin 2D 1.212 ridged, 1.126 off the creases, 1.099
+ * plain; flow 2D 1.201, 1.120, 1.099; perlin 4D diagonal 1.163, 1.101,
+ * 1.088). The test holds the issue's measure to the bounds below and the
+ * ridged histogram off the creases to 1.15 but where a lattice still shows
+ * in the plain field too.
+ *
+ * What still shows (seed 7; over seeds 1 to 6 the histograms averaged bin
+ * by bin, the part that is the sets' and not the render's chance):
+ * - perlin 4D on the axis slice: 1.223 plain, peaks at the axes (1.155
+ *   averaged), with 2048 unit directions too (1.20) and with a law of
+ *   components of lower kurtosis (2.42: 1.238 with seed 7);
+ * - simplex 2D: 1.147 plain, three broad peaks 60 degrees apart (the
+ *   triangles' directions; 1.16 averaged);
+ * - simplex 3D: its lattice's peaks, 60 degrees apart on both slices
+ *   (axis 1.163 plain, 1.206 ridged off the creases; diagonal 1.204, 1.216;
+ *   256 unit directions: 1.13 / 1.26 and 1.17 / 1.18 in the issue's
+ *   measure): any set symmetric under the cube's turns and flips keeps
+ *   them, and a stretch along the lattice's main diagonal, the correction
+ *   that symmetry allows at second order, moved one peak up as it took
+ *   another down.
+ * The measure has noise of its own: its 2048^2 render holds 32 x 32
+ * cells, and another seed moves a histogram by up to 0.08 (perlin 2D
+ * ridged: 1.16 to 1.27 over seeds 1 to 6). Where the sets stay above the
  * issue's bounds, the bound here is what they reach (measured with seed
  * 7, plus about 0.02): the test guards today's gain over the classic
  * sets (printed by test_classic_gradients_measured) and names the cases
@@ -160,12 +181,12 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
 static const struct ceiling {
     const char *basis;
     int dims, diagonal;
-    double plain, ridged;
+    double plain, ridged, off_crease;
 } short_of_target[] = {
-    {"perlin", 2, 0, 1.12, 1.23},  {"perlin", 4, 0, 1.25, 1.23},   {"perlin", 4, 1, 1.12, 1.19},
-    {"simplex", 2, 0, 1.34, 1.26},
-    {"simplex", 3, 0, 1.18, 1.32}, {"simplex", 3, 1, 1.22, 1.23},
-    {"flow", 2, 0, 1.12, 1.22},
+    {"perlin", 2, 0, 1.12, 1.23, 1.15},  {"perlin", 4, 0, 1.25, 1.23, 1.24},   {"perlin", 4, 1, 1.12, 1.19, 1.15},
+    {"simplex", 2, 0, 1.17, 1.26, 1.15},
+    {"simplex", 3, 0, 1.18, 1.32, 1.23}, {"simplex", 3, 1, 1.22, 1.23, 1.24},
+    {"flow", 2, 0, 1.12, 1.22, 1.15},
 };
 
 /* Each basis, dims and slice; limit_plain and limit_ridged: the bounds
@@ -179,18 +200,21 @@ static void measure_gradient_bases(const char *gradients, double limit_plain, do
             for (sl = 0; sl < (dims == 2 ? 1 : 2); sl++) {
                 const slice *s = sl == 0 ? &axis_slice : dims == 3 ? &diag3 : &diag4;
                 const look plain = {gradients, NULL, 1, -1}, ridged = {gradients, "ridged", 1, -1};
-                double p, r, lp = limit_plain + SLACK_PLAIN, lr = limit_ridged + SLACK_RIDGED;
+                double p, r, oc, lp = limit_plain + SLACK_PLAIN, lr = limit_ridged + SLACK_RIDGED, lo = lr;
                 if (b == 3 && dims == 4) continue; /* flow is 2D and 3D */
                 for (c = 0; with_ceilings && c < sizeof short_of_target / sizeof short_of_target[0]; c++)
                     if (!strcmp(short_of_target[c].basis, gradient_bases[b]) && short_of_target[c].dims == dims &&
                         short_of_target[c].diagonal == sl)
-                        lp = short_of_target[c].plain + SLACK_PLAIN, lr = short_of_target[c].ridged + SLACK_RIDGED;
-                p = t_isotropy(gradient_bases[b], dims, s, &plain);
-                r = t_isotropy(gradient_bases[b], dims, s, &ridged);
-                printf("    isotropy %-7s %dD %-8s %s: plain %.3f ridged %.3f\n", gradient_bases[b], dims, s->name,
-                       gradients ? gradients : "default", p, r);
+                        lp = short_of_target[c].plain + SLACK_PLAIN, lr = short_of_target[c].ridged + SLACK_RIDGED,
+                        lo = short_of_target[c].off_crease + SLACK_RIDGED;
+                p = t_isotropy(gradient_bases[b], dims, s, &plain, NULL);
+                r = t_isotropy(gradient_bases[b], dims, s, &ridged, &oc);
+                printf("    isotropy %-7s %dD %-8s %s: plain %.3f ridged %.3f (off the creases %.3f)\n",
+                       gradient_bases[b], dims, s->name, gradients ? gradients : "default", p, r, oc);
                 CHECKF(p <= lp, "%s %dD %s: plain histogram %.3f > %.2f", gradient_bases[b], dims, s->name, p, lp);
                 CHECKF(r <= lr, "%s %dD %s: ridged histogram %.3f > %.2f", gradient_bases[b], dims, s->name, r, lr);
+                CHECKF(oc <= lo, "%s %dD %s: ridged histogram off the creases %.3f > %.2f", gradient_bases[b], dims,
+                       s->name, oc, lo);
             }
 }
 
@@ -223,8 +247,8 @@ static void test_rotated_fbm_is_isotropic(void)
         const look rotated = {NULL, "fbm", 6, -1}, flat = {NULL, "fbm", 6, 0};
         double r, f;
         if (strcmp(names[b], "white") == 0) continue; /* no lattice, no features */
-        r = t_isotropy(names[b], 2, &axis_slice, &rotated);
-        f = SCALED ? 0 : t_isotropy(names[b], 2, &axis_slice, &flat);
+        r = t_isotropy(names[b], 2, &axis_slice, &rotated, NULL);
+        f = SCALED ? 0 : t_isotropy(names[b], 2, &axis_slice, &flat, NULL);
         printf("    isotropy %-9s fBm 6 octaves: rotated %.3f, rotate = false %.3f\n", names[b], r, f);
         CHECKF(r <= 1.10 + SLACK_PLAIN, "%s: 6-octave fBm histogram %.3f > %.2f", names[b], r, 1.10 + SLACK_PLAIN);
     }

@@ -46,24 +46,13 @@ static inline __attribute__((always_inline)) float fma_f(float a, float b, float
 
 /* A turned offset: row t of a turn (ng_block.turn) applied to point i of
  * planes f, fma(t2, f2, fma(t1, f1, t0 f0)) (axes 2: the last term left
- * out); the same bits on every path (loops.c: loop_turn, the pass that
- * multiplies a turn out). */
+ * out); the same bits on every path, in loops.c's loop_turn (the pass that
+ * multiplies a turn out) and in the lattice kernels that read a turn
+ * (ng_noise_pts.turn), so either gives the other's bits. */
 static inline __attribute__((always_inline)) float turned_off(const float t[3], const float *const *f, int axes,
                                                               int i)
 {
     float x = fma_f(t[1], f[1][i], t[0] * f[0][i]);
-    return axes == 3 ? fma_f(t[2], f[2][i], x) : x;
-}
-
-/* A kernel's turned position (ng_noise_pts.turn, the frequency folded in):
- * fma(t2, f2, fma(t1, f1, fma(t0, f0, frac))), frac the anchor's fraction
- * of a cell (axes 2: the last term left out). One fused operation per
- * term, so a turned 2D point costs what an unturned one does (a multiply
- * and an add per axis) and a 3D one an operation more per axis. */
-static inline __attribute__((always_inline)) float turned_pos(const float t[3], const float *const *f, int axes,
-                                                              int i, float frac)
-{
-    float x = fma_f(t[1], f[1][i], fma_f(t[0], f[0][i], frac));
     return axes == 3 ? fma_f(t[2], f[2][i], x) : x;
 }
 

@@ -358,8 +358,9 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
         float gscale = scale;
         UNROLL
         for (d = 0; d < dims; d++) {
-            t[d] = d < nt ? lattice_cell_at(&a[d], turned_pos(tm[d], f, nt, i, a[d].frac), tiled, &lo[d], &hi[d])
-                          : lattice_cell(&a[d], f[d][i] * fsc[d], tiled, &lo[d], &hi[d]);
+            /* turned: the offset the pass would have made (bits.h), times the frequency as there */
+            t[d] = lattice_cell(&a[d], (d < nt ? turned_off(tm[d], f, nt, i) : f[d][i]) * fsc[d], tiled, &lo[d],
+                                &hi[d]);
             lo[d] *= lattice_prime[d];
             /* untiled, hi = lo + 1; tiled it may have wrapped to 0 */
             hi[d] = tiled ? hi[d] * lattice_prime[d] : lo[d] + lattice_prime[d];

@@ -56,12 +56,12 @@ typedef struct ng_noise_pts {
      * (0, a zeroed struct's value, means n) */
     int plane;
     /* Turned positions (a fractal's rotated octave; 0, a zeroed struct's
-     * value: none): for d < turn_axes (2 or 3) point i's noise-space
-     * offset along d is sum over e of turn[d][e] f[e][i] (scale[d] not
-     * read: the turn has it), summed onto the anchor's fraction by fused
-     * multiply-adds (bits.h: turned_pos), so a turn costs a 2D point
-     * nothing and a 3D one an operation per axis. Lattice family, untiled
-     * calls only. */
+     * value: none): for d < turn_axes (min(dims, 3)) point i's offset
+     * along d is turned_off(turn[d], f) (bits.h) times scale[d], the
+     * float operations of the pass that would multiply the turn out
+     * (loops.c: loop_turn) and of the kernel reading its planes, so the
+     * bits are the pass's without its planes. Lattice family (value,
+     * perlin, fast, flow), untiled calls only. */
     int turn_axes;
     float turn[3][3];
 } ng_noise_pts;
@@ -96,7 +96,7 @@ typedef struct ng_noise_pts {
  *   white_noise        1-4   (-1, 1)      uniform                 1.0      none
  *
  * With p->gradients = NG_GRADIENTS_ISOTROPIC (lattice_parts.h: 32 shaped
- * directions in 2D for perlin, fast and flow, 16 for simplex; in 3D and
+ * directions in 2D for perlin, fast and flow, 2^15 unit ones for simplex; in 3D and
  * 4D independent components (2^12 and 2^16 vectors) for perlin, fast,
  * flow and simplex, simplex's normalised; 1D unchanged), same
  * range [-1, 1]:
@@ -109,7 +109,7 @@ typedef struct ng_noise_pts {
  *                      4     plateau (1.089 at 1e-6)     7.2886
  *   flow_noise         2     0.90841526 (over angles)     2.8356
  *                      3     plateau (1.136 at 1e-6)     6.3861
- *   simplex_noise      2     0.0100587463                 7.1080
+ *   simplex_noise      2     0.0100935865                 7.1257
  *                      3     0.0096044136 (unit 0.0092890629 7.5281
  *                            x longest 1.0339486; rms 0.382)
  *                      4     0.0095236323 (unit 0.0092108319 7.3578

@@ -36,9 +36,12 @@
 #define SIMPLEX2_SCALE 99.194415f /* 1 / (0.0100802047 * 1.0001) */
 #define SIMPLEX3_SCALE 76.873063f /* 1 / (0.0130071572 * 1.0001) */
 #define SIMPLEX4_SCALE 62.77143f /* 1 / (0.0159292215 * 1.0001) */
-/* The isotropic sets (lattice_parts.h): 2D, found the same way, max
- * 0.0100587463 near skewed fraction (0.998, 0.5258), d/dx 0.0715043438
- * (7.1080 scaled). 3D and 4D: the independent components of grad_ind3
+/* The isotropic sets (lattice_parts.h): 2D, grad_arc's unit directions
+ * (lengths up to 1.0013276): the bound for any unit gradients, each
+ * corner's pointing at the sample, 0.0100802047 at the midpoint of the
+ * cell's diagonal (where the classic set's own vectors point so), times
+ * the longest: 0.0100935865; d/dx 0.0718348867 (any unit gradients, at
+ * skewed fraction (0.5, 0)) times the longest, 7.1257 scaled. 3D and 4D: the independent components of grad_ind3
  * and grad_ind4, each corner's vector normalised (ind_unit: lengths 0.966
  * to 1.0339486 in 3D, 0.966 to 1.0339601 in 4D, over all 2^12 and 2^16
  * vectors). The bounds for any unit gradients, each corner's pointing at
@@ -53,7 +56,7 @@
  * and 0.12; a scale at the 1e-6 quantile would not have helped: over 2^22
  * samples it is 0.977 (3D) and 0.874 (4D) of that bound, as one corner's
  * long vector reaches it (rms 0.195 and 0.142 so scaled). */
-#define SIMPLEX2_ISO_SCALE 99.406027f /* 1 / (0.0100587463 * 1.0001) */
+#define SIMPLEX2_ISO_SCALE 99.062906f /* 1 / (0.0100802047 * 1.0013276 * 1.0001) */
 #define SIMPLEX3_ISO_SCALE 104.10839f /* 1 / (0.0092890629 * 1.0339486 * 1.0001) */
 #define SIMPLEX4_ISO_SCALE 104.99146f /* 1 / (0.0092108319 * 1.0339601 * 1.0001) */
 
