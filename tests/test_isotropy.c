@@ -34,17 +34,25 @@
 #define SLACK_RIDGED (SCALED ? 0.20 : 0.0)
 #define BINS 36
 
-/* A slice: world point = origin + u e1 + v e2, dims coordinates. */
+/* A slice: world point = origin + u e1 + v e2, dims coordinates; z moved
+ * by z_cells lattice cells (from 0.875 of a cell). */
 typedef struct slice {
     const char *name;
     double e1[4], e2[4];
+    double z_cells;
 } slice;
 
-static const slice axis_slice = {"axis", {1, 0, 0, 0}, {0, 1, 0, 0}};
+static const slice axis_slice = {"axis", {1, 0, 0, 0}, {0, 1, 0, 0}, 0};
+/* 3D's axis plane half way between two lattice planes, where the
+ * tensor-product bases are weakest: there each corner's gradient adds
+ * g_z (z - z_corner) = +-g_z / 2 to its term, a random value per corner
+ * blended like value noise, whose lattice shows (4D's axis slice lies at
+ * w = 0.5 of a cell too) */
+static const slice mid_slice = {"mid-cell", {1, 0, 0, 0}, {0, 1, 0, 0}, 0.625};
 /* 3D: the plane normal to (1, 1, 1); 4D: a plane mixing all four axes */
 static const slice diag3 = {"diagonal", {0.70710678118654752, -0.70710678118654752, 0, 0},
-                            {0.40824829046386302, 0.40824829046386302, -0.81649658092772603, 0}};
-static const slice diag4 = {"diagonal", {0.70710678118654752, -0.70710678118654752, 0, 0}, {0.5, 0.5, -0.5, -0.5}};
+                            {0.40824829046386302, 0.40824829046386302, -0.81649658092772603, 0}, 0};
+static const slice diag4 = {"diagonal", {0.70710678118654752, -0.70710678118654752, 0, 0}, {0.5, 0.5, -0.5, -0.5}, 0};
 
 /* Options of the measured graph. */
 typedef struct look {
@@ -95,7 +103,8 @@ double t_isotropy(const char *basis, int dims, const slice *s, const look *lk, d
     for (j = 0; j < SIDE; j++)
         for (i = 0; i < SIDE; i++)
             for (d = 0; d < dims; d++) /* off the origin (the same cells at either SIZE), pixel centres */
-                xs[d][(size_t)j * SIDE + (size_t)i] = 15.625 * SIZE * (d + 1) + (i + 0.5) * s->e1[d] + (j + 0.5) * s->e2[d];
+                xs[d][(size_t)j * SIDE + (size_t)i] = (15.625 * (d + 1) + (d == 2 ? s->z_cells : 0)) * SIZE +
+                                                      (i + 0.5) * s->e1[d] + (j + 0.5) * s->e2[d];
     CHECK(ng_eval_points(g, root, dims, (const double *const *)xs, n, v, &err) == 0);
     if (u) CHECK(ng_eval_points(g, under, dims, (const double *const *)xs, n, u, &err) == 0);
     for (j = 1; j + 1 < SIDE; j++)
@@ -158,9 +167,12 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  *
  * What still shows (seed 7; over seeds 1 to 6 the histograms averaged bin
  * by bin, the part that is the sets' and not the render's chance):
- * - perlin 4D on the axis slice: 1.223 plain, peaks at the axes (1.155
- *   averaged), with 2048 unit directions too (1.20) and with a law of
- *   components of lower kurtosis (2.42: 1.238 with seed 7);
+ * - perlin and flow on axis slices half way between lattice planes (3D
+ *   at z = 0.5 of a cell: 1.194 plain; 4D's axis slice, at w = 0.5: 1.223,
+ *   peaks at the axes, 1.155 averaged; 1.07 to 1.12 a quarter of a cell
+ *   away, 1.17 to 1.21 at the middle over seeds 1 to 3): the value-noise
+ *   part there (mid_slice, above) is no gradient set's to undo; a turn of
+ *   the lattice against the world's axes would be;
  * - simplex 2D: 1.147 plain, three broad peaks 60 degrees apart (the
  *   triangles' directions; 1.16 averaged);
  * - simplex 3D: its lattice's peaks, 60 degrees apart on both slices
@@ -180,13 +192,14 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  */
 static const struct ceiling {
     const char *basis;
-    int dims, diagonal;
+    int dims, slice; /* 0 axis, 1 diagonal, 2 mid-cell */
     double plain, ridged, off_crease;
 } short_of_target[] = {
     {"perlin", 2, 0, 1.12, 1.23, 1.15},  {"perlin", 4, 0, 1.25, 1.23, 1.24},   {"perlin", 4, 1, 1.12, 1.19, 1.15},
     {"simplex", 2, 0, 1.17, 1.26, 1.15},
-    {"simplex", 3, 0, 1.18, 1.32, 1.23}, {"simplex", 3, 1, 1.22, 1.23, 1.24},
-    {"flow", 2, 0, 1.12, 1.22, 1.15},
+    {"perlin", 3, 2, 1.21, 1.20, 1.20},
+    {"simplex", 3, 0, 1.18, 1.32, 1.23}, {"simplex", 3, 1, 1.22, 1.23, 1.24}, {"simplex", 3, 2, 1.21, 1.35, 1.25},
+    {"flow", 2, 0, 1.12, 1.22, 1.15},    {"flow", 3, 2, 1.21, 1.20, 1.20},
 };
 
 /* Each basis, dims and slice; limit_plain and limit_ridged: the bounds
@@ -197,14 +210,14 @@ static void measure_gradient_bases(const char *gradients, double limit_plain, do
     int dims, sl;
     for (b = 0; b < sizeof gradient_bases / sizeof gradient_bases[0]; b++)
         for (dims = 2; dims <= 4; dims++)
-            for (sl = 0; sl < (dims == 2 ? 1 : 2); sl++) {
-                const slice *s = sl == 0 ? &axis_slice : dims == 3 ? &diag3 : &diag4;
+            for (sl = 0; sl < (dims == 2 ? 1 : dims == 3 ? 3 : 2); sl++) {
+                const slice *s = sl == 0 ? &axis_slice : sl == 2 ? &mid_slice : dims == 3 ? &diag3 : &diag4;
                 const look plain = {gradients, NULL, 1, -1}, ridged = {gradients, "ridged", 1, -1};
                 double p, r, oc, lp = limit_plain + SLACK_PLAIN, lr = limit_ridged + SLACK_RIDGED, lo = lr;
                 if (b == 3 && dims == 4) continue; /* flow is 2D and 3D */
                 for (c = 0; with_ceilings && c < sizeof short_of_target / sizeof short_of_target[0]; c++)
                     if (!strcmp(short_of_target[c].basis, gradient_bases[b]) && short_of_target[c].dims == dims &&
-                        short_of_target[c].diagonal == sl)
+                        short_of_target[c].slice == sl)
                         lp = short_of_target[c].plain + SLACK_PLAIN, lr = short_of_target[c].ridged + SLACK_RIDGED,
                         lo = short_of_target[c].off_crease + SLACK_RIDGED;
                 p = t_isotropy(gradient_bases[b], dims, s, &plain, NULL);
