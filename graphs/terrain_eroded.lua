@@ -41,16 +41,21 @@ local massif = hills:fit(-0.5, 0.2, 0.35, 1, true)
 local range = hills:fit(-0.6, 0.6, 0.3, 0.42) + crest:pow(2) * summits * massif * 0.62
 -- the low basins levelled, as sediment fills them, into gently rolling floors
 local floor = hills:fit(-0.6, 0.6, 0.33, 0.38)
-range = range:smax(floor, 0.06):clamp(0, 1)
+range = range:smax(floor, 0.06)
+-- valley floors: the bottom of every valley filled up to a little below
+-- the mean of its surroundings, a smooth surface that falls as the valley
+-- does: wide floors of sediment that the filter leaves flat and the
+-- droplets spread fans onto
+range = range:smax(ng.blur{range, radius = scale / 8} - 0.02, 0.03):clamp(0, 1)
 
 local height, flow, wear, sediment
 if erode == 0 then
   height, flow, wear, sediment = range, ng.constant{value = 0}, ng.constant{value = 0}, ng.constant{value = 0}
 else
-  -- 2. valleys, 3. water, 4. gravity. The widest valleys are an eighth of
+  -- 2. valleys, 3. water, 4. gravity. The widest valleys are a quarter of
   -- the landforms apart; five octaves branch them down to the gullies the
   -- droplets then deepen.
-  local valleys = ng.erosion_filter{range, scale = scale / 5, strength = 1.2, octaves = 5, gain = 0.55,
+  local valleys = ng.erosion_filter{range, scale = scale / 4, strength = 1.5, octaves = 5, gain = 0.55,
                                     gully_rounding = 0.2, ridge_rounding = 0.05, levels = {0.34, 0.95},
                                     method = method}
   local water = ng.hydraulic{valleys, spacing = 2, droplets = 1, height = 400}
@@ -67,15 +72,15 @@ end
 -- cliffs), pale gravel where the droplets dropped their sediment (fans,
 -- valley floors), dark wet channels where their water ran
 local slope = ng.slope{height, height = 400}
-local steep = slope:smoothstep(0.3, 0.6)
+local steep = slope:smoothstep(0.4, 0.7)
 local ground = height:ramp{stops = {{0.3, "#7d8050"}, {0.42, "#5f6b3b"}, {0.55, "#6b6a48"}, {0.68, "#85796a"},
                                    {0.85, "#948d86"}}, interpolation = "smooth"}
 local coloured = ng.mix(ground, ng.vector{x = 0.40, y = 0.37, z = 0.34}, steep)
 coloured = ng.mix(coloured, ng.vector{x = 0.80, y = 0.74, z = 0.62}, sediment:smoothstep(0.3, 1) * (1 - steep) * 0.8)
-coloured = ng.mix(coloured, ng.vector{x = 0.18, y = 0.21, z = 0.19}, flow:smoothstep(0.4, 1) * 0.7)
+coloured = ng.mix(coloured, ng.vector{x = 0.18, y = 0.21, z = 0.19}, flow:smoothstep(0.6, 1) * 0.6)
 local snow = height:smoothstep(0.76, 0.86) * (1 - slope:smoothstep(0.45, 0.75))
 coloured = ng.mix(coloured, ng.vector{x = 0.95, y = 0.96, z = 0.98}, snow)
-local lit = ng.light{height, height = 400} * 0.7 + 0.3
+local lit = ng.light{height, height = 400} * 0.55 + 0.45
 -- splat: the layers a game engine paints with: grass (the base), rock,
 -- sediment, snow, as RGBA weights summing to 1
 local splat = ng.splat{g = steep, b = sediment * (1 - steep), a = snow}
