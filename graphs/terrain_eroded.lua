@@ -30,7 +30,7 @@ end
 -- them, but rounded (1 - sqrt(n^2 + r^2), not 1 - |n|): a knife-edge crest
 -- turns the slope's direction round in one pixel, and the erosion filter
 -- would cut a trench along it. The filter's own ridges are the sharp ones.
-local round = 0.1
+local round = 0.18
 local n = warped(ng.fbm{ng.perlin{element_size = scale * 0.8, seed = seed}, octaves = 2, roughness = 0.4})
 local crest = (1 - (n * n + round * round):sqrt()):fit(0.4, 1 - round, 0, 1, true)
 -- peaks and saddles along the crests, so a ridgeline is a chain of summits
@@ -53,9 +53,10 @@ if erode == 0 then
   height, flow, wear, sediment = range, ng.constant{value = 0}, ng.constant{value = 0}, ng.constant{value = 0}
 else
   -- 2. valleys, 3. water, 4. gravity. The widest valleys are a quarter of
-  -- the landforms apart; five octaves branch them down to the gullies the
-  -- droplets then deepen.
-  local valleys = ng.erosion_filter{range, scale = scale / 4, strength = 1.5, octaves = 5, gain = 0.55,
+  -- the landforms apart; six octaves branch them down to gullies of a few
+  -- pixels, each octave's walls steeper (gain) than in the filter's default
+  -- so the fine gullies still show; the droplets deepen them downhill.
+  local valleys = ng.erosion_filter{range, scale = scale / 4, strength = 1, octaves = 6, gain = 0.65,
                                     gully_rounding = 0.2, ridge_rounding = 0.05, levels = {0.34, 0.95},
                                     method = method}
   local water = ng.hydraulic{valleys, spacing = 2, droplets = 1, height = 400}
@@ -76,7 +77,7 @@ local steep = slope:smoothstep(0.4, 0.7)
 local ground = height:ramp{stops = {{0.3, "#7d8050"}, {0.42, "#5f6b3b"}, {0.55, "#6b6a48"}, {0.68, "#85796a"},
                                    {0.85, "#948d86"}}, interpolation = "smooth"}
 local coloured = ng.mix(ground, ng.vector{x = 0.40, y = 0.37, z = 0.34}, steep)
-coloured = ng.mix(coloured, ng.vector{x = 0.80, y = 0.74, z = 0.62}, sediment:smoothstep(0.3, 1) * (1 - steep) * 0.8)
+coloured = ng.mix(coloured, ng.vector{x = 0.80, y = 0.74, z = 0.62}, sediment:smoothstep(0.4, 1) * (1 - slope:smoothstep(0.2, 0.45)) * 0.8)
 coloured = ng.mix(coloured, ng.vector{x = 0.18, y = 0.21, z = 0.19}, flow:smoothstep(0.6, 1) * 0.6)
 local snow = height:smoothstep(0.76, 0.86) * (1 - slope:smoothstep(0.45, 0.75))
 coloured = ng.mix(coloured, ng.vector{x = 0.95, y = 0.96, z = 0.98}, snow)
