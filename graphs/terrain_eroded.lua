@@ -34,11 +34,11 @@ local round = 0.18
 local n = warped(ng.fbm{ng.perlin{element_size = scale * 0.8, seed = seed}, octaves = 2, roughness = 0.4})
 local crest = (1 - (n * n + round * round):sqrt()):fit(0.4, 1 - round, 0, 1, true)
 -- peaks and saddles along the crests, so a ridgeline is a chain of summits
-local summits = ng.perlin{element_size = scale / 4, seed = seed + 5}:fit(-0.5, 0.5, 0.7, 1, true)
+local summits = ng.perlin{element_size = scale / 4, seed = seed + 5}:fit(-0.7, 0.7, 0.7, 1)
 local hills = warped(ng.fbm{ng.perlin{element_size = scale * 2, seed = seed + 2}, octaves = 3})
 local massif = hills:fit(-0.5, 0.2, 0.35, 1, true)
 -- concave flanks (pow): steep under the crests, easing into the valleys
-local range = hills:fit(-0.6, 0.6, 0.3, 0.42) + crest:pow(2) * summits * massif * 0.62
+local range = hills:fit(-0.6, 0.6, 0.3, 0.42) + crest:pow(2) * summits * massif * 0.56
 -- the low basins levelled, as sediment fills them, into gently rolling floors
 local floor = hills:fit(-0.6, 0.6, 0.33, 0.38)
 range = range:smax(floor, 0.06)
@@ -46,7 +46,7 @@ range = range:smax(floor, 0.06)
 -- the mean of its surroundings, a smooth surface that falls as the valley
 -- does: wide floors of sediment that the filter leaves flat and the
 -- droplets spread fans onto
-range = range:smax(ng.blur{range, radius = scale / 8} - 0.02, 0.03):clamp(0, 1)
+range = range:smax(ng.blur{range, radius = scale / 8} - 0.02, 0.05):clamp(0, 1)
 
 local height, flow, wear, sediment
 if erode == 0 then
