@@ -73,11 +73,12 @@ end
 -- cliffs), pale gravel where the droplets dropped their sediment (fans,
 -- valley floors), dark wet channels where their water ran
 local slope = ng.slope{height, height = 400}
-local steep = slope:smoothstep(0.4, 0.7)
+local steep = slope:smoothstep(0.4, 0.7) -- bare rock from about 36 degrees, all rock past 63
 local ground = height:ramp{stops = {{0.3, "#7d8050"}, {0.42, "#5f6b3b"}, {0.55, "#6b6a48"}, {0.68, "#85796a"},
                                    {0.85, "#948d86"}}, interpolation = "smooth"}
 local coloured = ng.mix(ground, ng.vector{x = 0.40, y = 0.37, z = 0.34}, steep)
-coloured = ng.mix(coloured, ng.vector{x = 0.80, y = 0.74, z = 0.62}, sediment:smoothstep(0.4, 1) * (1 - slope:smoothstep(0.2, 0.45)) * 0.8)
+local gentle = 1 - slope:smoothstep(0.2, 0.45) -- where sediment stays: gone from 18 to 40 degrees
+coloured = ng.mix(coloured, ng.vector{x = 0.80, y = 0.74, z = 0.62}, sediment:smoothstep(0.4, 1) * gentle * 0.8)
 coloured = ng.mix(coloured, ng.vector{x = 0.18, y = 0.21, z = 0.19}, flow:smoothstep(0.6, 1) * 0.6)
 local snow = height:smoothstep(0.76, 0.86) * (1 - slope:smoothstep(0.45, 0.75))
 coloured = ng.mix(coloured, ng.vector{x = 0.95, y = 0.96, z = 0.98}, snow)
