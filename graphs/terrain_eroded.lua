@@ -1,8 +1,12 @@
 -- terrain_eroded.lua — a mountain range worn by water and gravity, stacked
 -- the way a Gaea or World Machine artist stacks erosion nodes:
---   1. the range: ridged mountains rising out of rolling foothills, warped;
---   2. ng.erosion_filter: branching gullies down every slope (per point);
---   3. ng.hydraulic: droplets carve channels and leave sediment fans;
+--   1. the range: a network of main ridgelines (the zero lines of a warped
+--      noise, rounded) rising out of rolling foothills, with low basins
+--      levelled into sediment-filled floors;
+--   2. ng.erosion_filter: valleys down every flank, widest first, each
+--      octave branching down the walls of the one before (dendritic);
+--   3. ng.hydraulic: droplets cut the channels, grow them downhill and
+--      drop sediment where the slope eases: fans and valley floors;
 --   4. ng.thermal: loose slopes settle to a talus angle.
 -- Every stage stitches: regions, tiles and farm tiles give the same bits.
 -- Outputs: colour (RGB, coloured by rock, flow and sediment), height, the
@@ -14,43 +18,72 @@ local seed  = ng.param("seed", 3, {integer = true, doc = "pattern seed"})
 local scale = ng.param("scale", 640, {min = 64, doc = "size of the largest landforms, world units"})
 local erode = ng.param("erode", 1, {integer = true, min = 0, max = 1, doc = "1: eroded; 0: the range before erosion"})
 local method = ng.param("method", "auto", {doc = "the erosion filter's slopes: auto (the grid of the heights "
-  .. "on the droplets' lattice) or analytic (the range's graph's gradient: these pictures' bits before the grid method)"})
+  .. "on the pixels' lattice) or analytic (the range's graph's gradient at each point)"})
 
 -- 1. the range
 local bend = ng.simplex{element_size = scale * 1.5, seed = seed + 1, output = "vector"}
-local function warped(n) return ng.warp{source = n, by = bend, amount = scale / 12} end
-local peaks = warped(ng.fractal{ng.perlin{element_size = scale, seed = seed}, type = "ridged", octaves = 4,
-                                lacunarity = 2.1, roughness = 0.5})
+local wobble = ng.simplex{element_size = scale * 0.4, seed = seed + 4, output = "vector"}
+local function warped(n)
+  return ng.warp{source = ng.warp{source = n, by = wobble, amount = scale / 40}, by = bend, amount = scale / 6}
+end
+-- Ridgelines along the zero lines of a smooth noise, as ridged noise puts
+-- them, but rounded (1 - sqrt(n^2 + r^2), not 1 - |n|): a knife-edge crest
+-- turns the slope's direction round in one pixel, and the erosion filter
+-- would cut a trench along it. The filter's own ridges are the sharp ones.
+local round = 0.18
+local n = warped(ng.fbm{ng.perlin{element_size = scale * 0.8, seed = seed}, octaves = 2, roughness = 0.4})
+local crest = (1 - (n * n + round * round):sqrt()):fit(0.4, 1 - round, 0, 1, true)
+-- peaks and saddles along the crests, so a ridgeline is a chain of summits
+local summits = ng.perlin{element_size = scale / 4, seed = seed + 5}:fit(-0.7, 0.7, 0.7, 1)
 local hills = warped(ng.fbm{ng.perlin{element_size = scale * 2, seed = seed + 2}, octaves = 3})
-local mask = hills:fit(-0.35, 0.35, 0, 1, true):bias(0.6)
-local range = (hills:fit(-0.6, 0.6, 0.05, 0.35) + peaks:fit(0, 1, 0, 0.65, true) * mask):clamp(0, 1)
+local massif = hills:fit(-0.5, 0.2, 0.35, 1, true)
+-- concave flanks (pow): steep under the crests, easing into the valleys
+local range = hills:fit(-0.6, 0.6, 0.3, 0.42) + crest:pow(2) * summits * massif * 0.56
+-- the low basins levelled, as sediment fills them, into gently rolling floors
+local floor = hills:fit(-0.6, 0.6, 0.33, 0.38)
+range = range:smax(floor, 0.06)
+-- valley floors: the bottom of every valley filled up to a little below
+-- the mean of its surroundings, a smooth surface that falls as the valley
+-- does: wide floors of sediment that the filter leaves flat and the
+-- droplets spread fans onto
+range = range:smax(ng.blur{range, radius = scale / 8} - 0.02, 0.05):clamp(0, 1)
 
 local height, flow, wear, sediment
 if erode == 0 then
   height, flow, wear, sediment = range, ng.constant{value = 0}, ng.constant{value = 0}, ng.constant{value = 0}
 else
-  -- 2. gullies, 3. water, 4. gravity
-  local gullied = ng.erosion_filter{range, scale = scale / 8, strength = 0.8, octaves = 4, gain = 0.55,
-                                    gully_rounding = 0.2, ridge_rounding = 0.05, levels = {0.1, 0.9},
+  -- 2. valleys, 3. water, 4. gravity. The widest valleys are a quarter of
+  -- the landforms apart; six octaves branch them down to gullies of a few
+  -- pixels, each octave's walls steeper (gain) than in the filter's default
+  -- so the fine gullies still show; the droplets deepen them downhill.
+  local valleys = ng.erosion_filter{range, scale = scale / 4, strength = 1, octaves = 6, gain = 0.65,
+                                    gully_rounding = 0.2, ridge_rounding = 0.05, levels = {0.34, 0.95},
                                     method = method}
-  local water = ng.hydraulic{gullied, spacing = 2, droplets = 1, height = 400}
+  local water = ng.hydraulic{valleys, spacing = 2, droplets = 1, height = 400}
   height = ng.thermal{water:channel(1), talus = 38, iterations = 6, height = 400}
-  flow = water:channel(2):fit(0, 40, 0, 1, true):bias(0.3)
-  wear = water:channel(3):fit(0, 0.01, 0, 1, true)
-  sediment = water:channel(4):fit(0, 0.005, 0, 1, true)
+  -- the masks spread over [0, 1]: water that passed (about the cells
+  -- upstream), height worn away and height laid down, in source units
+  flow = water:channel(2):fit(0, 150, 0, 1, true):bias(0.65)
+  wear = water:channel(3):fit(0, 0.06, 0, 1, true)
+  sediment = water:channel(4):fit(0, 0.06, 0, 1, true):bias(0.65)
 end
 
--- colour: grass low, rock on steep ground and high, snow on top, dark wet
--- channels where water ran, pale sediment where it settled
+-- colour, as a satellite sees a range: meadow and scrub low, bare rock on
+-- steep ground and high, snow on the high ground where it can lie (not on
+-- cliffs), pale gravel where the droplets dropped their sediment (fans,
+-- valley floors), dark wet channels where their water ran
 local slope = ng.slope{height, height = 400}
-local ground = height:ramp{stops = {{0, "#5b6b3a"}, {0.35, "#7a7450"}, {0.6, "#8a8178"}, {0.85, "#d8d8d8"},
-                                   {1, "white"}}, interpolation = "smooth"}
-local rock = ng.constant{value = 0.42} * ng.vector{x = 1, y = 0.95, z = 0.9}
-local coloured = ng.mix(ground, rock, slope:fit(0.3, 0.8, 0, 1, true))
-coloured = ng.mix(coloured, ng.vector{x = 0.86, y = 0.78, z = 0.6}, sediment * 0.8)
-coloured = ng.mix(coloured, ng.vector{x = 0.22, y = 0.26, z = 0.25}, flow * 0.6)
-local lit = ng.light{height, height = 400} * 0.75 + 0.25
+local steep = slope:smoothstep(0.4, 0.7) -- bare rock from about 36 degrees, all rock past 63
+local ground = height:ramp{stops = {{0.3, "#7d8050"}, {0.42, "#5f6b3b"}, {0.55, "#6b6a48"}, {0.68, "#85796a"},
+                                   {0.85, "#948d86"}}, interpolation = "smooth"}
+local coloured = ng.mix(ground, ng.vector{x = 0.40, y = 0.37, z = 0.34}, steep)
+local gentle = 1 - slope:smoothstep(0.2, 0.45) -- where sediment stays: gone from 18 to 40 degrees
+coloured = ng.mix(coloured, ng.vector{x = 0.80, y = 0.74, z = 0.62}, sediment:smoothstep(0.4, 1) * gentle * 0.8)
+coloured = ng.mix(coloured, ng.vector{x = 0.18, y = 0.21, z = 0.19}, flow:smoothstep(0.6, 1) * 0.6)
+local snow = height:smoothstep(0.76, 0.86) * (1 - slope:smoothstep(0.45, 0.75))
+coloured = ng.mix(coloured, ng.vector{x = 0.95, y = 0.96, z = 0.98}, snow)
+local lit = ng.light{height, height = 400} * 0.55 + 0.45
 -- splat: the layers a game engine paints with: grass (the base), rock,
 -- sediment, snow, as RGBA weights summing to 1
-local splat = ng.splat{g = slope:fit(0.3, 0.8, 0, 1, true), b = sediment, a = height:smoothstep(0.8, 0.9)}
+local splat = ng.splat{g = steep, b = sediment * (1 - steep), a = snow}
 return {colour = coloured * lit, height = height, flow = flow, wear = wear, sediment = sediment, splat = splat}
