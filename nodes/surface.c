@@ -25,9 +25,12 @@
  *   central differences of that step everywhere (the user's choice of
  *   scale, say to soften a relief).
  *
- * Both shade a gradient with the same arithmetic (shade_row). The two
- * methods' option, rule and central differences are grid.h's, defined
- * here and shared with the erosion filter.
+ * Both shade a gradient with the same arithmetic (shade_row), but for
+ * the grid's hillshade, which takes its differences and its light in one
+ * pass with arithmetic of its own (loops.c: light_grid; the analytic
+ * method, the only one of 0.1.0, keeps its bits). The two methods'
+ * option, rule and central differences are grid.h's, defined here and
+ * shared with the erosion filter.
  */
 #include "grid.h"
 #include "ng_node.h"

@@ -428,15 +428,25 @@ static void loop_light(float *restrict out, const float *restrict gx, const floa
     }
 }
 
+/* The grid shading's own arithmetic (new in 0.2.0, so free to differ from
+ * loop_light's): the dot product over the normal's length, one square
+ * root and one division (correctly rounded on every path, so the same
+ * bits), where loop_light takes a reciprocal and three more products.
+ * Its error is a few ulps of 1 (|x lx| + |y ly| + |lz| <= the length, the
+ * light a unit vector): tests/test_gradients.c checks it against the
+ * exact light. A reciprocal square root from the float's bits and three
+ * Newton steps (1.5e-7 at worst) was slower here than the hardware's
+ * square root and division (AVX-512 on Zen 4: 0.44 against 0.29 ns a
+ * cell); two steps are not accurate enough (4.7e-6). */
 static void loop_light_grid(float *restrict out, const float *restrict c, ptrdiff_t w, float k, float hs,
                             float lx, float ly, float lz, int n)
 {
+    const float kh = k * hs;
     int i;
     for (i = 0; i < n; i++) {
-        const float gx = (c[i + 1] - c[i - 1]) * k, gy = (c[i + w] - c[i - w]) * k;
-        const float x = hs * gx, y = hs * gy, slope2 = x * x + y * y;
-        const float inv = 1.0f / sqrtf(1.0f + slope2), d = -x * inv * lx + -y * inv * ly + inv * lz;
-        out[i] = d > 0.0f ? d : 0.0f;
+        const float x = (c[i + 1] - c[i - 1]) * kh, y = (c[i + w] - c[i - w]) * kh;
+        const float d = ((lz - x * lx) - y * ly) / sqrtf(1.0f + (x * x + y * y));
+        out[i] = select_f(d > 0.0f, d, 0.0f);
     }
 }
 

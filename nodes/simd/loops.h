@@ -143,7 +143,7 @@ typedef struct ng_erosion_pts {
     X(light, (float *restrict out, const float *restrict gx, const float *restrict gy, float hs, float lx,    \
               float ly, float lz, int n))                                                                       \
     /* the same from a height lattice's central differences: cell i's gradient (c[i + 1] - c[i - 1]) k,    \
-     * (c[i + w] - c[i - w]) k, the grid shading's (surface.c; the bits of light over those planes) */          \
+     * (c[i + w] - c[i - w]) k, the grid shading's (surface.c; its own arithmetic, not light's bits) */         \
     X(light_grid, (float *restrict out, const float *restrict c, ptrdiff_t w, float k, float hs, float lx,    \
                    float ly, float lz, int n))                                                                  \
     /* ng.erosion_filter: per point from the source's value v and gradient (gx, gy), the depth factor amp,  \
