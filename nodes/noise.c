@@ -614,11 +614,8 @@ static int basis_at(ng_ctx *ctx, const ng_node *n, const ng_unified *u, const ng
      * and a driver equal to the number gives the number's bits */
     if (b->turn_axes && kernel_turns(type, b, drv, moved, vec != NULL, freq) && folds_p_scale(b, freq, moved) &&
         (!grad || fd_grad)) {
-        const float ps = b->p_scale != 0.0f ? b->p_scale : 1.0f;
-        int e;
         pts.turn_axes = b->turn_axes;
-        for (d = 0; d < 3; d++) /* exact, as ng__block_plain's */
-            for (e = 0; e < 3; e++) pts.turn[d][e] = b->turn[d][e] * ps;
+        ng__block_turn(b, pts.turn); /* the pass's own matrix */
     } else if (b->turn_axes || !folds_p_scale(b, freq, moved)) { /* a pass, as the evaluator's */
         if (!(unscaled = ng_scratch(ctx, b->dims))) return -1;
         b = ng__block_plain(b, &plain, unscaled);

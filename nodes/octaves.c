@@ -142,16 +142,23 @@ static int turned_axes(const ng_fractal *f, const ng_block *b, int k)
     return nd;
 }
 
+void ng__block_turn(const ng_block *b, float T[3][3])
+{
+    const float ps = b->p_scale != 0.0f ? b->p_scale : 1.0f;
+    int d, e;
+    for (d = 0; d < 3; d++) /* exact: ps is a power of two that no |entry| <= 1 takes past float's range */
+        for (e = 0; e < 3; e++) T[d][e] = b->turn[d][e] * ps;
+}
+
 const ng_block *ng__block_plain(const ng_block *b, ng_block *tmp, float *pos)
 {
     const ng_loops *L = ng__loops();
     const float ps = b->p_scale != 0.0f ? b->p_scale : 1.0f;
     const size_t n = (size_t)b->n;
     float T[3][3];
-    int d, e;
+    int d;
     if (!b->turn_axes) return ng_block_unscaled(b, tmp, pos);
-    for (d = 0; d < 3; d++) /* exact: ps is a power of two that no |entry| <= 1 takes past float's range */
-        for (e = 0; e < 3; e++) T[d][e] = b->turn[d][e] * ps;
+    ng__block_turn(b, T);
     *tmp = *b;
     L->turn(pos, b->p, (const float(*)[3])T, b->turn_axes, b->n);
     for (d = 0; d < b->dims; d++) {

@@ -43,6 +43,10 @@ void ng__octave_block_scaled(ng_ctx *ctx, const ng_block *b, int k, double scale
  * multiplied out with the SIMD path's loops: b itself when it has neither
  * a scale nor a turn, else tmp with pos (b->dims planes) as its positions. */
 const ng_block *ng__block_plain(const ng_block *b, ng_block *tmp, float *pos);
+/* The matrix ng__block_plain's pass multiplies a turned block's positions
+ * by: its turn times its p_scale (exact). The lattice kernels take it as
+ * ng_noise_pts.turn, for the pass's bits without the pass (noise.c). */
+void ng__block_turn(const ng_block *b, float T[3][3]);
 /* The largest |p[d][i]| of b's positions (NaN skipped). */
 float ng__block_max_abs(const ng_block *b);
 

@@ -122,10 +122,11 @@ static inline uint32_t wrap_cell(const axis *a, int32_t i)
     return (uint32_t)(int32_t)(r - 2147483648.0) + 0x80000000u;
 }
 
-/* lattice_cell of x, the fraction and the offset summed already. */
-LOOP_INLINE float lattice_cell_at(const axis *a, float x, int tiled, uint32_t *c0, uint32_t *c1)
+/* The per-point half of the anchor split: the fraction within the cell,
+ * the cell's lattice coordinate and the next one along the axis. */
+LOOP_INLINE float lattice_cell(const axis *a, float off, int tiled, uint32_t *c0, uint32_t *c1)
 {
-    const float fl = floor_f(x = pos_limited(x));
+    const float x = pos(a->frac, off), fl = floor_f(x);
     int32_t i = (int32_t)fl;
     if (tiled) {
         uint32_t n;
@@ -137,13 +138,6 @@ LOOP_INLINE float lattice_cell_at(const axis *a, float x, int tiled, uint32_t *c
         *c1 = *c0 + 1u;
     }
     return x - fl;
-}
-
-/* The per-point half of the anchor split: the fraction within the cell,
- * the cell's lattice coordinate and the next one along the axis. */
-LOOP_INLINE float lattice_cell(const axis *a, float off, int tiled, uint32_t *c0, uint32_t *c1)
-{
-    return lattice_cell_at(a, a->frac + off, tiled, c0, c1);
 }
 
 /* Untiled cell only (simplex, white). */
@@ -359,22 +353,35 @@ static inline void grad_arc_base(uint32_t h, float *c, float *s)
     *s = fma_f(fma_f(ARC_S2, t, ARC_S1), t, ARC_S0);
 }
 
+/* A base vector (c, s) of the first half-quadrant moved to its octant:
+ * bit 29 swaps the axes, bits 30 and 31 flip their signs (grad_arc and
+ * grad32t). Its term at (x, y) and its components. */
+static inline float octant_term(uint32_t h, float c, float s, float x, float y)
+{
+    const float u = flip_bit(select_bit(h, 29, y, x), h, 30);
+    const float v = flip_bit(select_bit(h, 29, x, y), h, 31);
+    return fma_f(c, u, s * v);
+}
+
+static inline void octant_vec(uint32_t h, float c, float s, float *g)
+{
+    const float cu = flip_bit(c, h, 30), sv = flip_bit(s, h, 31);
+    g[0] = select_bit(h, 29, sv, cu);
+    g[1] = select_bit(h, 29, cu, sv);
+}
+
 static inline float grad_arc(uint32_t h, float x, float y)
 {
-    float u = flip_bit(select_bit(h, 29, y, x), h, 30);
-    float v = flip_bit(select_bit(h, 29, x, y), h, 31);
     float c, s;
     grad_arc_base(h, &c, &s);
-    return fma_f(c, u, s * v);
+    return octant_term(h, c, s, x, y);
 }
 
 static inline void grad_arc_vec(uint32_t h, float *g)
 {
-    float c, s, cu, sv;
+    float c, s;
     grad_arc_base(h, &c, &s);
-    cu = flip_bit(c, h, 30), sv = flip_bit(s, h, 31);
-    g[0] = select_bit(h, 29, sv, cu);
-    g[1] = select_bit(h, 29, cu, sv);
+    octant_vec(h, c, s, g);
 }
 
 /* 2D for perlin, fast and flow (the tensor-product kernels): 32 directions
@@ -387,8 +394,9 @@ static inline void grad_arc_vec(uint32_t h, float *g)
  * tests/test_isotropy.c). Four base vectors per octant, at 5.7, 16.8,
  * 27.9 and 39.6 degrees, are a quadratic in t = 1.125 + k / 4, k = hash
  * bits 27 and 28 written into a float's mantissa (two integer operations
- * and two multiply-adds per component, no table); grad_arc's swap and signs
- * (bits 29 to 31) give the octagon's images. */
+ * and two multiply-adds per component, no table); octant_term and
+ * octant_vec (above: the swap and signs of bits 29 to 31) give the
+ * octagon's images. */
 #define TEN2_C0 2.2192757f
 #define TEN2_C1 -0.75675305f
 #define TEN2_C2 -0.070801231f
@@ -405,20 +413,16 @@ static inline void grad32t_base(uint32_t h, float *c, float *s)
 
 static inline float grad32t(uint32_t h, float x, float y)
 {
-    float u = flip_bit(select_bit(h, 29, y, x), h, 30);
-    float v = flip_bit(select_bit(h, 29, x, y), h, 31);
     float c, s;
     grad32t_base(h, &c, &s);
-    return fma_f(c, u, s * v);
+    return octant_term(h, c, s, x, y);
 }
 
 static inline void grad32t_vec(uint32_t h, float *g)
 {
-    float c, s, cu, sv;
+    float c, s;
     grad32t_base(h, &c, &s);
-    cu = flip_bit(c, h, 30), sv = flip_bit(s, h, 31);
-    g[0] = select_bit(h, 29, sv, cu);
-    g[1] = select_bit(h, 29, cu, sv);
+    octant_vec(h, c, s, g);
 }
 
 /* 3D and 4D for every lattice kernel (perlin, fast, flow and simplex):
