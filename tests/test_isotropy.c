@@ -62,12 +62,21 @@ typedef struct look {
     int rotate;            /* fractal's rotate: 1, 0, or -1 for the default */
 } look;
 
+/* The measured seed: 7, or NG_ISOTROPY_SEED for a sweep by hand (one
+ * render holds 32 x 32 cells, and another seed moves a histogram by up to
+ * 0.1: the notes below quote sweeps over seeds 1 to 6). */
+static int seed(void)
+{
+    const char *e = getenv("NG_ISOTROPY_SEED");
+    return e && *e ? atoi(e) : 7;
+}
+
 static int build(ng_graph *g, const char *basis, const look *lk)
 {
     ng_node *n = t_begin(g, basis);
     int src;
     t_set(n, "element_size", SIZE);
-    t_set(n, "seed", 7);
+    t_set(n, "seed", seed());
     if (lk->gradients) t_choose(n, "gradients", lk->gradients);
     src = t_finish(g, n);
     if (!lk->fractal) return src;
@@ -165,14 +174,18 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * ridged histogram off the creases to 1.15 but where a lattice still shows
  * in the plain field too.
  *
+ * Perlin, fast and flow in 3D and 4D read their lattice turned against
+ * the world's axes (lattice_kernels.c, 3D ORIENTATION): unturned, an axis
+ * slice half way between lattice planes showed the lattice through the
+ * value-noise part there (mid_slice, above; 3D at z = 0.5 of a cell 1.194
+ * plain, 4D's axis slice at w = 0.5 1.223), which no gradient set can
+ * undo. Turned, seed 7 measures 1.05 to 1.12 plain, 1.09 to 1.15 ridged
+ * on every 3D and 4D slice; over seeds 1 to 6 (NG_ISOTROPY_SEED) the
+ * means are 1.07 to 1.11 plain and 1.10 to 1.13 ridged, single seeds up to
+ * 1.16 and 1.18 (the measure's own noise, below).
+ *
  * What still shows (seed 7; over seeds 1 to 6 the histograms averaged bin
  * by bin, the part that is the sets' and not the render's chance):
- * - perlin and flow on axis slices half way between lattice planes (3D
- *   at z = 0.5 of a cell: 1.194 plain; 4D's axis slice, at w = 0.5: 1.223,
- *   peaks at the axes, 1.155 averaged; 1.07 to 1.12 a quarter of a cell
- *   away, 1.17 to 1.21 at the middle over seeds 1 to 3): the value-noise
- *   part there (mid_slice, above) is no gradient set's to undo; a turn of
- *   the lattice against the world's axes would be;
  * - simplex 2D: 1.147 plain, three broad peaks 60 degrees apart (the
  *   triangles' directions; 1.16 averaged);
  * - simplex 3D: its lattice's peaks, 60 degrees apart on both slices
@@ -195,11 +208,9 @@ static const struct ceiling {
     int dims, slice; /* 0 axis, 1 diagonal, 2 mid-cell */
     double plain, ridged, off_crease;
 } short_of_target[] = {
-    {"perlin", 2, 0, 1.12, 1.23, 1.15},  {"perlin", 4, 0, 1.25, 1.23, 1.24},   {"perlin", 4, 1, 1.12, 1.19, 1.15},
-    {"simplex", 2, 0, 1.17, 1.26, 1.15},
-    {"perlin", 3, 2, 1.21, 1.20, 1.20},
+    {"perlin", 2, 0, 1.12, 1.23, 1.15},  {"simplex", 2, 0, 1.17, 1.26, 1.15},
     {"simplex", 3, 0, 1.18, 1.32, 1.23}, {"simplex", 3, 1, 1.22, 1.23, 1.24}, {"simplex", 3, 2, 1.21, 1.35, 1.25},
-    {"flow", 2, 0, 1.12, 1.22, 1.15},    {"flow", 3, 2, 1.21, 1.20, 1.20},
+    {"flow", 2, 0, 1.12, 1.22, 1.15},
 };
 
 /* Each basis, dims and slice; limit_plain and limit_ridged: the bounds
