@@ -337,7 +337,10 @@ int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char 
 /* ---- sizes and messages ------------------------------------------------------------ */
 
 /* Cells per patch edge: its own, and its side with the margins. */
-static int cells(const ng_node *n) { return n->type->hood->patch > 0 ? n->type->hood->patch : NG_HOOD_PATCH; }
+static int cells(const ng_node *n)
+{
+    return n->hood_patch > 0 ? n->hood_patch : n->type->hood->patch > 0 ? n->type->hood->patch : NG_HOOD_PATCH;
+}
 static int side(const ng_node *n) { return cells(n) + 3; }
 
 /* The nodes a patch of n keeps beside its own channels (ng__hood_mark_kept). */
@@ -461,6 +464,15 @@ static int tile_geometry(const ng_node *n, int radius, ng_error *err)
 }
 
 int ng_hood_tile_radius(const ng_node *n) { return cells(n) / 2; }
+
+int ng_hood_tile_patch(ng_node *n, int count, ng_error *err)
+{
+    if (!n->type->hood || !n->type->hood->tile || count < 16 || count > 1024 || count % 2)
+        return ng_errorf(err, "%s: a tile type's patch is an even number of cells from 16 to 1024, not %d", n->label,
+                         count);
+    n->hood_patch = count;
+    return 0;
+}
 
 /* In setup: the caller (the Lua host) puts the script's place before the
  * message, so it names the node by its label alone. */

@@ -39,6 +39,7 @@ struct ng_node {
     double hood_spacing;
     int hood_radius;
     int hood_anchor; /* NG_HOOD_ANCHOR_*: how its patches' points are anchored */
+    int hood_patch;  /* cells per patch edge; 0: its type's (ng_hood_tile_patch) */
 };
 
 /*
@@ -178,6 +179,11 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
  * NG_HOOD_PATCH), at a stride of P: every cell lies in two per axis. P / 2;
  * ng_hood_declare refuses another radius or an odd patch. */
 int ng_hood_tile_radius(const ng_node *n);
+/* For a tile type's setup, before ng_hood_declare: patches of `cells`
+ * cells (an even number, 16 to 1024) for this node, its tiles 2 cells a
+ * side, rather than its type's: a node whose reach is a knob (drainage).
+ * 0, or -1 with err naming the node. */
+int ng_hood_tile_patch(ng_node *n, int cells, ng_error *err);
 /* For a neighbourhood type's setup: the node's lattice, spacing world
  * units between cells (lattice cell k lies at (k + 0.5) spacing on each
  * axis, so at spacing 1 the cells are the pixel centres of a render at

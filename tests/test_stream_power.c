@@ -191,44 +191,45 @@ static int pits(const float *h, int w)
  * 1 and then with fill 0 (the pits left in the ground): every interior
  * cell's receiver is a neighbour strictly lower on the filled surface,
  * following receivers from any cell reaches the edge (no cycle, no sink
- * inside), drainage area grows downstream by at least the cell's own and
- * the edge's cells gather the whole tile's area (spacing 1: the sums are
- * whole numbers, exact in floats). */
+ * inside), every cell drains at least its own area, and the edge's cells
+ * gather the whole tile's area: all the water leaves there (within 1e-5:
+ * shared among several neighbours, the areas are rounded sums). */
 static void test_every_cell_drains_to_the_edge(void)
 {
     const int w = TILE, n = w * w;
     float *h = malloc((size_t)n * sizeof *h), *area = malloc((size_t)n * sizeof *area);
     float *z = malloc((size_t)n * sizeof *z);
     int32_t *rcv = malloc((size_t)n * sizeof *rcv);
-    int fill, c, bad_rcv = 0, bad_area = 0, stuck = 0, p0 = 0;
+    int fill, c;
     for (fill = 1; fill >= 0; fill--) {
         ng_sp_params p = {0.02f, 0.5f, 0.0f, 0.0f, (float)fill, 1.0f, 1};
         double out = 0;
+        int bad_rcv = 0, bad_area = 0, stuck = 0, p0;
         pitted_field(h, w, 0.08);
         p0 = pits(h, w);
         CHECK(ng_stream_power_run(&p, h, h, area, rcv, z, w) == 0);
         for (c = 0; c < n; c++) {
             const int r = rcv[c];
             int steps = 0, at = c;
+            bad_area += !(area[c] >= 1.0f);
             if (on_ring(w, c)) {
                 bad_rcv += r != c;
                 out += area[c];
                 continue;
             }
             bad_rcv += r == c || abs(r % w - c % w) > 1 || abs(r / w - c / w) > 1 || !(z[r] < z[c]);
-            bad_area += !(area[r] >= area[c] + 1.0f);
             while (!on_ring(w, at) && steps++ < n) at = rcv[at];
             stuck += !on_ring(w, at);
         }
-        printf("  fill %d: %d pits in the ground; receivers not a lower neighbour: %d, area not growing "
-               "downstream: %d, cells that never reach the edge: %d; area out at the edge %.0f of %d; pits left: "
+        printf("  fill %d: %d pits in the ground; receivers not a lower neighbour: %d, cells draining less than "
+               "themselves: %d, cells that never reach the edge: %d; area out at the edge %.3f of %d; pits left: "
                "%d\n",
                fill, p0, bad_rcv, bad_area, stuck, out, n, pits(h, w));
         CHECK(p0 > 1000);
         CHECK_INT(bad_rcv, 0);
         CHECK_INT(bad_area, 0);
         CHECK_INT(stuck, 0);
-        CHECK(out == (double)n);
+        CHECK_LE(fabs(out - n), 1e-5 * n);
         if (fill) CHECK_INT(pits(h, w), 0); /* filled: none left */
         else CHECK(pits(h, w) > p0 / 2);     /* left: the water crossed them */
     }
@@ -249,16 +250,18 @@ static void dome(float *h, int w)
 }
 
 /* The valleys are cut where drainage is high: over a dome with ridges
- * and valleys, 24 default steps, the cells draining 300 cells or more (the
- * rivers) are lowered on average more than 3 times as much as the cells
- * nothing drains into (crests and hilltops), and the correlation between
- * log drainage and the height lowered is above 0.4. */
+ * and valleys, at the node's defaults (spacing 16), the cells draining
+ * 300 cells or more (the rivers) are lowered on average more than 3
+ * times as much as the cells draining less than 3 (crests and hilltops,
+ * which diffusion wears; measured 4.1 times), and the correlation
+ * between log drainage and the height lowered is above 0.3 (measured
+ * 0.43). */
 static void test_valleys_where_drainage_is_high(void)
 {
     const int w = TILE, n = w * w;
     float *h = malloc((size_t)n * sizeof *h), *h0 = malloc((size_t)n * sizeof *h0);
     float *area = malloc((size_t)n * sizeof *area);
-    ng_sp_params p = {0.02f, 0.5f, 0.1f, 0.05f, 1.0f, 1.0f, 24};
+    ng_sp_params p = {0.004f, 0.8f, 0.1f, 0.05f, 0.0f, 16.0f, 24};
     double river = 0, crest = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, corr;
     int nr = 0, nc = 0, c, m = 0;
     dome(h, w);
@@ -267,17 +270,17 @@ static void test_valleys_where_drainage_is_high(void)
     for (c = 0; c < n; c++) {
         const double wear = (double)h0[c] - h[c], a = log(area[c]);
         if (on_ring(w, c)) continue;
-        if (area[c] >= 300) river += wear, nr++;
-        if (area[c] == 1) crest += wear, nc++;
+        if (area[c] >= 300 * 256) river += wear, nr++;
+        if (area[c] < 3 * 256) crest += wear, nc++;
         sx += a, sy += wear, sxx += a * a, syy += wear * wear, sxy += a * wear, m++;
     }
     corr = (sxy - sx * sy / m) / sqrt((sxx - sx * sx / m) * (syy - sy * sy / m));
-    printf("  mean height lowered: rivers (>= 300 cells, %d) %.3g, crests (no inflow, %d) %.3g; correlation of log "
+    printf("  mean height lowered: rivers (>= 300 cells, %d) %.3g, crests (< 3 cells, %d) %.3g; correlation of log "
            "drainage with it %.3f\n",
            nr, river / nr, nc, crest / nc, corr);
     CHECK(nr > 500 && nc > 1000);
     CHECK(river / nr > 3 * (crest / nc));
-    CHECK(corr > 0.4);
+    CHECK(corr > 0.3);
     free(h), free(h0), free(area);
 }
 
@@ -352,6 +355,8 @@ static void test_bad_input(void)
         {"return ng.stream_power{ng.perlin{}, diffusion = 0.3}\n", {NULL}, {"stream_power", "diffusion", NULL}},
         {"return ng.stream_power{ng.perlin{}, area_exponent = 2}\n", {NULL}, {"stream_power", "area_exponent", NULL}},
         {"return ng.stream_power{ng.perlin{}, spacing = 0}\n", {NULL}, {"stream_power", "spacing", NULL}},
+        {"return ng.stream_power{ng.perlin{}, tile = 2048}\n", {NULL}, {"stream_power", "tile", NULL}},
+        {"return ng.stream_power{ng.perlin{}, tile = 101}\n", {NULL}, {"stream_power", "tile", NULL}},
         {"return ng.stream_power{ng.perlin{}}:channel(1)\n", {"--size", "32x32x8", NULL},
          {"stream_power", "2D", "3D"}},
         {"return ng.stream_power{ng.perlin{}}:channel(1)\n", {"--time", "1", NULL}, {"stream_power", "4D", NULL}},
