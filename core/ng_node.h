@@ -180,7 +180,7 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
  * ng_hood_declare refuses another radius or an odd patch. */
 int ng_hood_tile_radius(const ng_node *n);
 /* For a tile type's setup, before ng_hood_declare: patches of `cells`
- * cells (an even number, 16 to 1024) for this node, its tiles 2 cells a
+ * cells (an even number, 16 to 1024) for this node, its tiles 2 x cells a
  * side, rather than its type's: a node whose reach is a knob (drainage).
  * 0, or -1 with err naming the node. */
 int ng_hood_tile_patch(ng_node *n, int cells, ng_error *err);
