@@ -54,10 +54,10 @@ range = range:smax(floor, 0.06)
 -- droplets spread fans onto
 range = range:smax(ng.blur{range, radius = scale / 8} - 0.02, 0.05):clamp(0, 1)
 
-local height, flow, wear, sediment, river
+local height, flow, wear, sediment, river, floors
 if erode == 0 then
   height, flow, wear, sediment = range, ng.constant{value = 0}, ng.constant{value = 0}, ng.constant{value = 0}
-  river = ng.constant{value = 0}
+  river, floors = ng.constant{value = 0}, ng.constant{value = 0}
 else
   -- 2. rivers. Cells of 16 world units, tiles of 128 cells (2048 world
   -- units, three landforms across; every point blends two tiles per axis):
@@ -76,6 +76,8 @@ else
   -- of 16^2 and more, of 128^2 a tile), where they cut (not where they
   -- cross a basin's floor, a flat whose routing is no river's)
   river = rivers:channel(2):smoothstep(0.45, 0.6) * rivers:channel(3):smoothstep(0.004, 0.02)
+  -- the valley floors the rivers run in: where a few dozen cells drain
+  floors = rivers:channel(2):smoothstep(0.3, 0.45)
   -- 3. valleys, 4. water, 5. gravity. The widest valleys are a quarter of
   -- the landforms apart; six octaves branch them down to gullies of a few
   -- pixels, each octave's walls steeper (gain) than in the filter's default
@@ -106,8 +108,9 @@ coloured = ng.mix(coloured, ng.vector{x = 0.80, y = 0.74, z = 0.62}, sediment:sm
 coloured = ng.mix(coloured, ng.vector{x = 0.18, y = 0.21, z = 0.19}, flow:smoothstep(0.6, 1) * 0.6)
 -- the rivers' floors: alluvium along the trunk valleys, water in their
 -- channels where the ground is gentle
+coloured = ng.mix(coloured, ng.vector{x = 0.50, y = 0.52, z = 0.36}, floors * gentle * 0.45)
 coloured = ng.mix(coloured, ng.vector{x = 0.55, y = 0.55, z = 0.40}, river * gentle * 0.5)
-coloured = ng.mix(coloured, ng.vector{x = 0.16, y = 0.24, z = 0.28}, river:smoothstep(0.6, 1) * gentle * 0.8)
+coloured = ng.mix(coloured, ng.vector{x = 0.18, y = 0.25, z = 0.27}, river:smoothstep(0.8, 1) * gentle * 0.6)
 local snow = height:smoothstep(0.76, 0.86) * (1 - slope:smoothstep(0.45, 0.75))
 coloured = ng.mix(coloured, ng.vector{x = 0.95, y = 0.96, z = 0.98}, snow)
 local lit = ng.light{height, height = 400} * 0.55 + 0.45
