@@ -73,8 +73,8 @@ else
                                  area_exponent = 0.8, uplift = 0.1, fill = 0, height = 400}
   range = range - rivers:channel(3) + rivers:channel(4)
   -- the trunk rivers: the cells draining the most (a few hundred cells
-  -- of 16^2 and more, of 128^2 a tile), where they cut (not where they
-  -- cross a basin's floor, a flat whose routing is no river's)
+  -- of 16^2 and more, of 128^2 a tile), where they cut (crossing a
+  -- basin they run on its filled surface, above the ground)
   river = rivers:channel(2):smoothstep(0.45, 0.6) * rivers:channel(3):smoothstep(0.004, 0.02)
   -- the valley floors the rivers run in: where a few dozen cells drain
   floors = rivers:channel(2):smoothstep(0.3, 0.45)

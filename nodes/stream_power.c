@@ -9,7 +9,7 @@
  * patch), `iterations` times:
  *   1. Depressions filled: Priority-Flood+epsilon (Barnes, Lehman and
  *      Mulla 2014), seeded from the tile's outer ring (its outlets: the
- *      base level), a pit queue for the cells it raises, so every cell of
+ *      base level), a pit heap for the cells it raises, so every cell of
  *      the filled surface has a lower neighbour and all water reaches
  *      the ring. `fill` of each pit's depth is laid in as sediment (1:
  *      lakes become flat floors that drain; below 1 the water crosses the
@@ -46,8 +46,9 @@
  * units) does not form, and where neighbouring tiles route a river
  * differently their blend shows both, faded. Tiles big against the
  * landforms keep that rare: at the defaults a tile is 2048 world units.
- * And where the water crosses a filled flat its path is the flood's
- * (straight lines toward the spill point), not a river's.
+ * And a river crossing a basin (a depression the ground keeps, fill < 1)
+ * runs on the filled surface, along the basin's lowest ground but above
+ * it: it cuts nothing there.
  *
  * Channels: 1 the eroded height, 2 drainage (log of the cells draining
  * through a cell over log of the tile's cells, in [0, 1]), 3 wear (the
@@ -197,8 +198,7 @@ typedef struct work {
     int w;
     float *h, *z, *area;           /* ground, filled surface, drainage area */
     int32_t *rcv, *order, *rank;   /* receiver, the flood's order, each cell's place in it */
-    int32_t *pit;                  /* the flood's pit queue */
-    entry *q;                      /* the flood's heap */
+    entry *q, *pq;                 /* the flood's heaps: open cells, raised cells */
     uint8_t *done;
 } work;
 
@@ -209,12 +209,18 @@ static int on_ring(int w, int x, int y) { return x == 0 || y == 0 || x == w - 1 
  * was reached from; order[] the cells as the flood took them, rank[] each
  * cell's place in it. A cell's parent (the cell it was reached from) is
  * lower and taken before it, so that order runs from the outlets
- * upstream, the order routing and incision need. */
+ * upstream, the order routing and incision need. The cells a depression
+ * raises wait in a heap of their own (Barnes et al.'s pit queue, taken
+ * first) ordered by their ground, not first come first served: the
+ * flood then spreads through a basin along its lowest ground, so water
+ * crossing it follows the basin's floor to the spill point, where a
+ * queue's order would send it in straight lines (the rings of a
+ * breadth-first search). */
 static void flood(const work *k, float eps)
 {
     const int w = k->w, n = w * w;
-    heap q = {k->q, 0};
-    int pit_head = 0, pit_tail = 0, i, x, y, at = 0;
+    heap q = {k->q, 0}, pits = {k->pq, 0};
+    int i, x, y, at = 0;
     memcpy(k->z, k->h, (size_t)n * sizeof(float));
     memset(k->done, 0, (size_t)n);
     for (y = 0; y < w; y++)
@@ -224,8 +230,8 @@ static void flood(const work *k, float eps)
                 k->done[e.i] = 1;
                 heap_push(&q, e);
             }
-    while (q.n || pit_head < pit_tail) {
-        const int32_t c = pit_head < pit_tail ? k->pit[pit_head++] : heap_pop(&q);
+    while (q.n || pits.n) {
+        const int32_t c = pits.n ? heap_pop(&pits) : heap_pop(&q);
         const int cx = c % w, cy = c / w;
         const float lift = fmaxf(k->z[c] + eps, nextafterf(k->z[c], INFINITY)); /* above, even where eps is
                                                                                     below an ulp */
@@ -239,8 +245,9 @@ static void flood(const work *k, float eps)
             if (k->done[nb]) continue;
             k->done[nb] = 1;
             if (k->z[nb] <= lift) {
+                const entry e = {k->h[nb], nb};
                 k->z[nb] = lift;
-                k->pit[pit_tail++] = nb;
+                heap_push(&pits, e);
             } else {
                 const entry e = {k->z[nb], nb};
                 heap_push(&q, e);
@@ -297,7 +304,7 @@ static void route(const work *k)
 }
 
 /* The working planes, w^2 each beside the caller's h and area. */
-#define SP_SCRATCH (5 * 4 + 8 + 1) /* bytes a cell: 5 planes of 4 bytes, the heap's 8, done[] */
+#define SP_SCRATCH (4 * 4 + 2 * 8 + 1) /* bytes a cell: 4 planes of 4 bytes, the heaps' 8 each, done[] */
 
 int ng_stream_power_run(const ng_sp_params *p, const float *source, float *h, float *area, int32_t *rcv,
                         float *filled, int w)
@@ -311,9 +318,9 @@ int ng_stream_power_run(const ng_sp_params *p, const float *source, float *h, fl
     if (!mem) return -1;
     const float am = ng_powf(cell, p->m), inv_s = 1.0f / s, inv_d = 1.0f / (s * 1.41421356f);
     k.w = w;
-    k.h = h, k.area = area, k.q = (entry *)mem, k.z = (float *)(k.q + N);
-    k.rcv = (int32_t *)(k.z + N), k.order = k.rcv + N, k.rank = k.order + N, k.pit = k.rank + N;
-    k.done = (uint8_t *)(k.pit + N);
+    k.h = h, k.area = area, k.q = (entry *)mem, k.pq = k.q + N, k.z = (float *)(k.pq + N);
+    k.rcv = (int32_t *)(k.z + N), k.order = k.rcv + N, k.rank = k.order + N;
+    k.done = (uint8_t *)(k.rank + N);
     for (it = 0; it < p->iterations; it++) {
         flood(&k, eps);
         for (i = 0; i < n; i++) k.h[i] += (k.z[i] - k.h[i]) * p->fill;
