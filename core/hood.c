@@ -440,12 +440,15 @@ static int too_large(ng_error *err, const ng_node *n, size_t need, size_t room, 
                  n->hood_radius, n->hood_spacing);
     else
         snprintf(radius, sizeof radius, "radius %d cells of the pixel lattice", n->hood_radius);
+    /* a tile type's tiles are cells, whatever the spacing: a smaller tile
+     * (a node that has the knob) is what helps */
     return ng_errorf(err,
                      "%s: %s needs %.1f MiB for patches of %d^2 cells with their halos%s, more than the %.1f MiB "
-                     "the memory limit leaves neighbourhood patches (raise --memory-limit, or take a larger "
-                     "spacing%s)",
+                     "the memory limit leaves neighbourhood patches (raise --memory-limit%s%s)",
                      name, radius, need / 1048576.0, cells(n), on, room / 1048576.0,
-                     threads > 1 ? " or fewer --threads" : "");
+                     !n->type->hood->tile ? ", or take a larger spacing" : n->hood_patch ? ", or take a smaller tile" : "",
+                     threads > 1 ? (n->type->hood->tile && !n->hood_patch ? ", or fewer --threads" : " or fewer --threads")
+                                 : "");
 }
 
 /* A tile type's geometry: its tiles are a patch and half a patch around
