@@ -233,8 +233,8 @@ static void flood(const work *k, float eps)
     while (q.n || pits.n) {
         const int32_t c = pits.n ? heap_pop(&pits) : heap_pop(&q);
         const int cx = c % w, cy = c / w;
-        const float lift = fmaxf(k->z[c] + eps, nextafterf(k->z[c], INFINITY)); /* above, even where eps is
-                                                                                    below an ulp */
+        float lift = k->z[c] + eps;
+        if (!(lift > k->z[c])) lift = nextafterf(k->z[c], INFINITY); /* above, even where eps is below an ulp */
         k->rank[c] = at;
         k->order[at++] = c;
         for (i = 0; i < 8; i++) {
