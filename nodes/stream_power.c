@@ -312,11 +312,11 @@ int ng_stream_power_run(const ng_sp_params *p, const float *source, float *h, fl
     const int n = w * w;
     const size_t N = (size_t)n;
     const float s = p->spacing, cell = s * s, eps = 1e-3f * s;
+    const float am = ng_powf(cell, p->m), inv_s = 1.0f / s, inv_d = 1.0f / (s * 1.41421356f);
     work k;
     char *mem = malloc(N * SP_SCRATCH);
     int it, i, x, y;
     if (!mem) return -1;
-    const float am = ng_powf(cell, p->m), inv_s = 1.0f / s, inv_d = 1.0f / (s * 1.41421356f);
     k.w = w;
     k.h = h, k.area = area, k.q = (entry *)mem, k.pq = k.q + N, k.z = (float *)(k.pq + N);
     k.rcv = (int32_t *)(k.z + N), k.order = k.rcv + N, k.rank = k.order + N;
