@@ -59,9 +59,10 @@
  * Simulations (hydraulic erosion) need more than a halo: a droplet's path
  * is not bounded by a radius. Their type gives a tile function instead of
  * a filter, and the same patches then serve in two stages. A tile is the
- * simulation run once over a patch and half a patch around it
- * (NG_HOOD_TILE_HALO cells: 2 NG_HOOD_PATCH a side, tiles of neighbouring
- * patches overlapping by half), seeded from its world index, and cached
+ * simulation run once over a patch and half a patch around it (a
+ * radius of P / 2 cells: 2 P a side for the type's patches of P cells,
+ * NG_HOOD_PATCH or its own, tiles of neighbouring patches overlapping by
+ * half), seeded from its world index, and cached
  * whole (stage 1 of the key). The node's own patch (stage 0) is then the
  * partition-of-unity blend of the 3 x 3 tiles around it: at each cell the
  * tiles covering it weighted by cos^2 windows that fall to 0 at a tile's
@@ -88,11 +89,6 @@
  * margin of MARGIN before, 2 after, so a cubic sample's 4 x 4 cells (and
  * a bilinear one's 2 x 2) never straddle two patches. */
 #define MARGIN 1
-/* A tile type's patch side: tile types keep the default patch of
- * NG_HOOD_PATCH cells (their tiles and blending windows, unity[] below,
- * are laid out on it), whatever ng_hood_type.patch other types take;
- * ng_hood_declare refuses a tile type that sets another. */
-#define TILE_SIDE (NG_HOOD_PATCH + 3)
 #define NBUCKETS 4096
 /* Patches a run of points may hold at once (per thread and nesting level). */
 #define SEGMENT 8
@@ -341,7 +337,10 @@ int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char 
 /* ---- sizes and messages ------------------------------------------------------------ */
 
 /* Cells per patch edge: its own, and its side with the margins. */
-static int cells(const ng_node *n) { return n->type->hood->patch > 0 ? n->type->hood->patch : NG_HOOD_PATCH; }
+static int cells(const ng_node *n)
+{
+    return n->hood_patch > 0 ? n->hood_patch : n->type->hood->patch > 0 ? n->type->hood->patch : NG_HOOD_PATCH;
+}
 static int side(const ng_node *n) { return cells(n) + 3; }
 
 /* The nodes a patch of n keeps beside its own channels (ng__hood_mark_kept). */
@@ -401,7 +400,7 @@ static float *kept_planes(const ng_node *n, const patch *p)
  * planes of its whole domain. */
 static size_t tile_bytes(const ng_node *n)
 {
-    const size_t w = (size_t)TILE_SIDE + 2 * (size_t)n->hood_radius;
+    const size_t w = (size_t)side(n) + 2 * (size_t)n->hood_radius;
     return (size_t)(n->channels + 1) * w * w * sizeof(float);
 }
 
@@ -441,24 +440,40 @@ static int too_large(ng_error *err, const ng_node *n, size_t need, size_t room, 
                  n->hood_radius, n->hood_spacing);
     else
         snprintf(radius, sizeof radius, "radius %d cells of the pixel lattice", n->hood_radius);
+    /* a tile type's tiles are cells, whatever the spacing: a smaller tile
+     * (a node that has the knob) is what helps */
     return ng_errorf(err,
                      "%s: %s needs %.1f MiB for patches of %d^2 cells with their halos%s, more than the %.1f MiB "
-                     "the memory limit leaves neighbourhood patches (raise --memory-limit, or take a larger "
-                     "spacing%s)",
+                     "the memory limit leaves neighbourhood patches (raise --memory-limit%s%s)",
                      name, radius, need / 1048576.0, cells(n), on, room / 1048576.0,
-                     threads > 1 ? " or fewer --threads" : "");
+                     !n->type->hood->tile ? ", or take a larger spacing" : n->hood_patch ? ", or take a smaller tile" : "",
+                     threads > 1 ? (n->type->hood->tile && !n->hood_patch ? ", or fewer --threads" : " or fewer --threads")
+                                 : "");
 }
 
-/* A tile type's fixed geometry: patches of NG_HOOD_PATCH cells
- * (TILE_SIDE) and a radius of NG_HOOD_TILE_HALO. */
+/* A tile type's geometry: its tiles are a patch and half a patch around
+ * it (a radius of cells(n) / 2: ng_hood_tile_radius), patches of an even
+ * number of cells, so neighbouring tiles overlap by exactly half. */
 static int tile_geometry(const ng_node *n, int radius, ng_error *err)
 {
     const ng_hood_type *t = n->type->hood;
     if (!t || !t->tile) return 0;
-    if (t->patch != 0 && t->patch != NG_HOOD_PATCH)
-        return ng_errorf(err, "%s: a tile type's patches are %d cells, not %d", n->label, NG_HOOD_PATCH, t->patch);
-    if (radius != NG_HOOD_TILE_HALO)
-        return ng_errorf(err, "%s: a tile type's radius is %d cells, not %d", n->label, NG_HOOD_TILE_HALO, radius);
+    if (cells(n) % 2)
+        return ng_errorf(err, "%s: a tile type's patches are an even number of cells, not %d", n->label, cells(n));
+    if (radius != cells(n) / 2)
+        return ng_errorf(err, "%s: a tile type's radius is %d cells (half its patch), not %d", n->label, cells(n) / 2,
+                         radius);
+    return 0;
+}
+
+int ng_hood_tile_radius(const ng_node *n) { return cells(n) / 2; }
+
+int ng_hood_tile_patch(ng_node *n, int count, ng_error *err)
+{
+    if (!n->type->hood || !n->type->hood->tile || count < 16 || count > 1024 || count % 2)
+        return ng_errorf(err, "%s: a tile type's patch is an even number of cells from 16 to 1024, not %d", n->label,
+                         count);
+    n->hood_patch = count;
     return 0;
 }
 
@@ -781,7 +796,8 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
         /* its value is computed where it is sampled */
     } else if (rc == 0 && p->key.stage) {
         memcpy(p->data + (size_t)n->channels * plane, in, plane * sizeof(float));
-        t->tile(n, in, p->data, w, ch, tile_seed(&p->key));
+        if (t->tile(n, in, p->data, w, ch, tile_seed(&p->key)))
+            rc = ng_fail(ctx, "%s: out of memory for a simulation tile of %d^2 cells", n->label, w);
     } else if (rc == 0 && t->filter_placed) {
         const double s = spacing_of(&p->key);
         const ng_hood_place at = {s, {((double)(p->key.ix * cells(n) - MARGIN) + 0.5) * s,
@@ -799,24 +815,26 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     return rc;
 }
 
-/* The partition of unity along an axis: weight[a][i] of the tile a - 1
+/* The partition of unity along an axis of a tile type's patches of P
+ * cells: unity[a * S + i] (S = P + 3, side()) the weight of the tile a - 1
  * patches from a patch's own at the patch's cell i. Tile t's window is
  * cos^2 over its nominal extent (patch t and half a patch each side), 0
  * at its edges; neighbouring windows, a half period apart, sum to 1, and
- * the weights are divided by their sum so they do in floats too. */
-static float unity[3][TILE_SIDE];
-static pthread_once_t unity_once = PTHREAD_ONCE_INIT;
-static void make_unity(void)
+ * the weights are divided by their sum so they do in floats too. A
+ * function of P alone (3 S cosines, next to the blend's 9 S^2 products
+ * per channel: made for each blend). */
+static void make_unity(float *unity, int P)
 {
-    const double pi = 3.14159265358979323846, half = NG_HOOD_PATCH / 2 + NG_HOOD_TILE_HALO;
+    const double pi = 3.14159265358979323846, half = P; /* half a tile: P / 2 + P / 2 */
+    const int S = P + 3;
     int a, i;
-    for (i = 0; i < TILE_SIDE; i++) {
+    for (i = 0; i < S; i++) {
         double wa[3], sum = 0;
         for (a = 0; a < 3; a++) {
-            const double d = i - MARGIN + 0.5 - (double)NG_HOOD_PATCH * (a - 1) - NG_HOOD_PATCH / 2.0;
+            const double d = i - MARGIN + 0.5 - (double)P * (a - 1) - P / 2.0;
             sum += wa[a] = fabs(d) < half ? ng_cos(pi * d / (2 * half)) * ng_cos(pi * d / (2 * half)) : 0.0;
         }
-        for (a = 0; a < 3; a++) unity[a][i] = (float)(wa[a] / sum);
+        for (a = 0; a < 3; a++) unity[a * S + i] = (float)(wa[a] / sum);
     }
 }
 
@@ -835,26 +853,24 @@ static void release_all(ng__hood_cache *h, patch **got, int m);
 /* Patch p of a tile type: the blend of the 3 x 3 tiles around it (got[3
  * (b + 1) + a + 1] the tile a, b patches away), channel by channel, the
  * source's first channel added to channel 0. */
-static void blend(const ng_node *n, patch *const *got, float *out)
+static void blend(const ng_node *n, patch *const *got, const float *unity, float *out)
 {
-    const int w = TILE_SIDE + 2 * NG_HOOD_TILE_HALO, C = n->channels;
+    const int P = cells(n), S = side(n), R = n->hood_radius, w = S + 2 * R, C = n->channels;
     const size_t plane = (size_t)w * (size_t)w;
     int c, i, j, a, bb;
     for (c = 0; c < C; c++)
-        for (j = 0; j < TILE_SIDE; j++)
-            for (i = 0; i < TILE_SIDE; i++) {
+        for (j = 0; j < S; j++)
+            for (i = 0; i < S; i++) {
                 float v = 0.0f;
                 for (bb = 0; bb < 3; bb++)
                     for (a = 0; a < 3; a++) {
-                        const float wt = unity[a][i] * unity[bb][j];
-                        const int lx = i + NG_HOOD_TILE_HALO - NG_HOOD_PATCH * (a - 1);
-                        const int ly = j + NG_HOOD_TILE_HALO - NG_HOOD_PATCH * (bb - 1);
+                        const float wt = unity[a * S + i] * unity[bb * S + j];
+                        const int lx = i + R - P * (a - 1);
+                        const int ly = j + R - P * (bb - 1);
                         if (wt != 0.0f) v += wt * got[3 * bb + a]->data[(size_t)c * plane + (size_t)ly * w + lx];
                     }
-                if (c == 0)
-                    v += got[4]->data[(size_t)C * plane + (size_t)(j + NG_HOOD_TILE_HALO) * w + i +
-                                      NG_HOOD_TILE_HALO];
-                out[(size_t)c * TILE_SIDE * TILE_SIDE + (size_t)j * TILE_SIDE + i] = v;
+                if (c == 0) v += got[4]->data[(size_t)C * plane + (size_t)(j + R) * w + i + R];
+                out[(size_t)c * S * S + (size_t)j * S + i] = v;
             }
 }
 
@@ -863,8 +879,10 @@ static int compute_blend(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const
 {
     hkey keys[9];
     patch *got[9];
+    float *unity = malloc(3 * (size_t)side(n) * sizeof *unity);
     int a, bb;
-    pthread_once(&unity_once, make_unity);
+    if (!unity) return ng_fail(ctx, "out of memory for a neighbourhood patch");
+    make_unity(unity, cells(n));
     for (bb = 0; bb < 3; bb++)
         for (a = 0; a < 3; a++) {
             keys[3 * bb + a] = p->key;
@@ -872,10 +890,13 @@ static int compute_blend(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const
             keys[3 * bb + a].ix += a - 1;
             keys[3 * bb + a].iy += bb - 1;
         }
-    if (!(p->data = data_new(h, p->bytes))) return ng_fail(ctx, "out of memory for a neighbourhood patch");
-    if (acquire_all(ctx, h, n, b, seg, keys, got, 9)) return -1;
-    blend(n, got, p->data);
+    if (!(p->data = data_new(h, p->bytes)) || acquire_all(ctx, h, n, b, seg, keys, got, 9)) {
+        free(unity);
+        return p->data ? -1 : ng_fail(ctx, "out of memory for a neighbourhood patch");
+    }
+    blend(n, got, unity, p->data);
     release_all(h, got, 9);
+    free(unity);
     return 0;
 }
 

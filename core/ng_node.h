@@ -39,6 +39,7 @@ struct ng_node {
     double hood_spacing;
     int hood_radius;
     int hood_anchor; /* NG_HOOD_ANCHOR_*: how its patches' points are anchored */
+    int hood_patch;  /* cells per patch edge; 0: its type's (ng_hood_tile_patch) */
 };
 
 /*
@@ -172,12 +173,17 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
 /* The largest halo, in cells (a patch then evaluates its source on 2113^2
  * lattice points). */
 #define NG_HOOD_MAX_RADIUS 1024
-/* The radius of a tile type (ng_hood_type.tile): its tiles are a patch
- * and half a patch around it, 2 NG_HOOD_PATCH cells a side (plus the
- * margin), at a stride of NG_HOOD_PATCH: every cell lies in two per axis.
- * A tile type keeps patches of NG_HOOD_PATCH cells (its ng_hood_type.patch
- * 0); ng_hood_declare refuses another radius or patch size. */
-#define NG_HOOD_TILE_HALO (NG_HOOD_PATCH / 2)
+/* The radius a tile type (ng_hood_type.tile) declares: its tiles are a
+ * patch and half a patch around it, 2 P cells a side (plus the margin) for
+ * its patches of P cells (ng_hood_type.patch, an even number; 0:
+ * NG_HOOD_PATCH), at a stride of P: every cell lies in two per axis. P / 2;
+ * ng_hood_declare refuses another radius or an odd patch. */
+int ng_hood_tile_radius(const ng_node *n);
+/* For a tile type's setup, before ng_hood_declare: patches of `cells`
+ * cells (an even number, 16 to 1024) for this node, its tiles 2 x cells a
+ * side, rather than its type's: a node whose reach is a knob (drainage).
+ * 0, or -1 with err naming the node. */
+int ng_hood_tile_patch(ng_node *n, int cells, ng_error *err);
 /* For a neighbourhood type's setup: the node's lattice, spacing world
  * units between cells (lattice cell k lies at (k + 0.5) spacing on each
  * axis, so at spacing 1 the cells are the pixel centres of a render at

@@ -180,16 +180,17 @@ typedef struct ng_hood_type {
     /* Cells per patch edge; 0: NG_HOOD_PATCH. Larger patches spend less on
      * halos (a shading's 1-cell halo costs (P + 3)^2 / P^2 source
      * evaluations per cell) and more on the first render of a small area.
-     * A tile type keeps 0 (its tiles are laid out on NG_HOOD_PATCH). */
+     * A tile type's tiles are 2 P cells a side (an even P): a simulation
+     * whose reach is the range (drainage) takes larger ones. */
     int patch;
     /* Bytes per cell of the patch and its halo that the filter allocates
      * beyond its in, out and tmp (a sort's keys), counted against the
      * memory limit with them. */
     int scratch;
     /* Optional, instead of filter, for simulations whose result at a cell
-     * depends on more than a halo can hold (hydraulic erosion): the node's
-     * radius must be NG_HOOD_TILE_HALO cells and its patch NG_HOOD_PATCH,
-     * and the engine calls tile on
+     * depends on more than a halo can hold (hydraulic erosion, drainage):
+     * the node's radius must be half its patch (ng_hood_tile_radius), and
+     * the engine calls tile on
      * the patch's whole domain, w = side + 2 radius cells a side, a tile of
      * the world (tiles of neighbouring patches overlap by half). in: the
      * source's channels planes of w^2 as for filter; out: the node's
@@ -198,8 +199,10 @@ typedef struct ng_hood_type {
      * render's seed. The node's lattice value at a cell is then the
      * partition-of-unity blend (cos^2 windows summing to 1) of the tiles
      * covering it, plus the source's channel 0 in channel 0, so where no
-     * tile changes anything the source comes through bit for bit. */
-    void (*tile)(const ng_node *node, const float *in, float *out, int w, int channels, uint64_t seed);
+     * tile changes anything the source comes through bit for bit. The
+     * scratch it allocates (`scratch` bytes a cell of its domain, counted)
+     * is its own to free; 0, or -1 when the system had none to give. */
+    int (*tile)(const ng_node *node, const float *in, float *out, int w, int channels, uint64_t seed);
 } ng_hood_type;
 
 typedef struct ng_node_type {

@@ -31,6 +31,7 @@
     X(splat)             \
     X(thermal)           \
     X(hydraulic)         \
+    X(stream_power)      \
     X(ramp)              \
     X(constant)          \
     X(add)               \

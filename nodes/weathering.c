@@ -242,11 +242,11 @@ void ng_hydro_brush(ng_hydro_params *p, int radius, int8_t *bx, int8_t *by, floa
 
 static int hydraulic_setup(ng_node *n, const int *ch, ng_error *err)
 {
+    const int radius = ng_hood_tile_radius(n);
     hydro_state *st;
     (void)ch;
     n->channels = 4;
-    if (ng_hood_declare(n, ng_num(n, H_SPACING), NG_HOOD_TILE_HALO * ng_num(n, H_SPACING), NG_HOOD_TILE_HALO, err))
-        return -1;
+    if (ng_hood_declare(n, ng_num(n, H_SPACING), radius * ng_num(n, H_SPACING), radius, err)) return -1;
     if (!(st = ng_node_state_alloc(n, sizeof *st, err))) return -1;
     st->p.droplets = (float)ng_num(n, H_DROPLETS);
     st->p.lifetime = (int)ng_num(n, H_ITERATIONS);
@@ -366,7 +366,7 @@ int64_t ng_hydro_run(const ng_hydro_params *p, float *h, float *flow, float *wea
     return steps;
 }
 
-static void hydraulic_tile(const ng_node *n, const float *in, float *out, int w, int channels, uint64_t seed)
+static int hydraulic_tile(const ng_node *n, const float *in, float *out, int w, int channels, uint64_t seed)
 {
     const hydro_state *st = n->state;
     const size_t plane = (size_t)w * (size_t)w;
@@ -376,12 +376,13 @@ static void hydraulic_tile(const ng_node *n, const float *in, float *out, int w,
     (void)channels;
     for (i = 0; i < plane; i++) h[i] = in[i] * k; /* heights in cells: the slopes are the world's */
     memset(flow, 0, 3 * plane * sizeof(float));
-    ng_hydro_run(&st->p, h, flow, wear, dep, w, 2 * NG_HOOD_PATCH, seed);
+    ng_hydro_run(&st->p, h, flow, wear, dep, w, 4 * ng_hood_tile_radius(n), seed);
     for (i = 0; i < plane; i++) {
         h[i] = (h[i] - in[i] * k) / k; /* the change, blended and added back by the engine */
         flow[i] /= st->p.droplets;
         wear[i] /= k, dep[i] /= k;
     }
+    return 0;
 }
 
 static const ng_hood_type hydraulic_hood = {.input = I_SOURCE, .smooth = 1, .tile = hydraulic_tile};
