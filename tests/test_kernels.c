@@ -73,9 +73,9 @@ static void simplex_tiled2(const ng_noise_pts *p, float *out)
  *   flow     -, 2.9231, 4.0310 (over every flow angle), -
  *   simplex  3.3330, 7.0424, 6.8315, 5.9278
  * and with the isotropic sets (1D is the classic set):
- *   perlin   -, 3.4102, 6.3917, 8.7361
- *   fast     -, 2.6651, 5.1290, 7.2886
- *   flow     -, 2.8356 (over every flow angle), 6.3861, -
+ *   perlin   -, 3.6105, 6.3917, 8.7361
+ *   fast     -, 2.6495, 5.1290, 7.2886
+ *   flow     -, 3.4275 (over every flow angle), 6.3861, -
  *   simplex  -, 7.1257, 7.5281, 7.3578
  * (3D and 4D: the bounds for any unit gradients times the set's longest,
  * not suprema of the sets themselves, so their floors are lower; lowest
@@ -113,13 +113,13 @@ static const struct basis {
      flow_noise_d, {0, 1.3e-5, 3e-5, 0}, 0x08u, 0},
     {"simplex", simplex_noise, DIMS_ALL, {3.3330, 7.0424, 6.8315, 5.9278},
      {0.8, 0.9, 0.85, 0.8}, 0, 0, simplex_noise_d, {2e-6, 5e-6, 1e-5, 1.5e-5}, 0, 0},
-    {"perlin iso", perlin_noise_iso, DIMS_ALL, {2.6940, 3.4102, 6.3917, 8.7361},
-     {0.8, 0.75, 0.38, 0.23}, 0x18u, 1, perlin_noise_iso_d, {6e-6, 1.2e-5, 1.7e-5, 3.1e-5},
-     0x18u, 0},
-    {"fast iso", fast_noise_iso, DIMS_ALL, {2.8281, 2.6651, 5.1290, 7.2886},
-     {0.75, 0.85, 0.39, 0.25}, 0x18u, 1, fast_noise_iso_d, {2e-6, 4e-6, 4e-6, 8e-6}, 0x18u, 1},
-    {"flow iso", flow_noise_iso, 0x0cu, {0, 2.8356, 6.3861, 0}, {0, 0.75, 0.39, 0}, 0x0cu, 1,
-     flow_noise_iso_d, {0, 1.3e-5, 3e-5, 0}, 0x08u, 0},
+    {"perlin iso", perlin_noise_iso, DIMS_ALL, {2.6940, 3.6105, 6.3917, 8.7361},
+     {0.8, 0.68, 0.38, 0.23}, 0x18u, 1, perlin_noise_iso_d, {6e-6, 1.2e-5, 1.7e-5, 3.1e-5},
+     0x1cu, 0},
+    {"fast iso", fast_noise_iso, DIMS_ALL, {2.8281, 2.6495, 5.1290, 7.2886},
+     {0.75, 0.80, 0.39, 0.25}, 0x18u, 1, fast_noise_iso_d, {2e-6, 4e-6, 4e-6, 8e-6}, 0x1cu, 1},
+    {"flow iso", flow_noise_iso, 0x0cu, {0, 3.4275, 6.3861, 0}, {0, 0.65, 0.39, 0}, 0x0cu, 1,
+     flow_noise_iso_d, {0, 1.3e-5, 3e-5, 0}, 0x0cu, 0},
     {"simplex iso", simplex_noise_iso, DIMS_ALL, {3.3330, 7.1257, 7.5281, 7.3578},
      {0.8, 0.9, 0.5, 0.45}, 0, 0, simplex_noise_iso_d, {2e-6, 5e-6, 1e-5, 1.5e-5}, 0, 0},
     {"white", white_noise, DIMS_ALL, {0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, NULL, {0, 0, 0, 0},
@@ -193,8 +193,10 @@ static int classic_row(int b)
 
 /* The isotropic sets keep the classic sets' contrast: rms (off the lattice
  * points) within ISO_RMS of the classic row's in 2D to 4D. Measured:
- * perlin 2D 0.98, 3D 0.82, 4D 0.81; fast 0.97, 0.85, 0.84; flow 2D
- * 0.80 (its 0.91 maximum over the angles sets the scale), 3D 0.76;
+ * perlin 2D 0.78, 3D 0.82, 4D 0.81; fast 0.79, 0.85, 0.84; flow 2D
+ * 0.74, 3D 0.76 (2D to 4D scaled at the 1e-6 quantile: their maxima, which
+ * need every corner's vector among the longest, would leave perlin 2D
+ * 0.70, the same set's maximum over flow's angles less);
  * simplex 1.00, 0.97, 0.98 (its 3D and 4D vectors normalised:
  * unnormalised, 0.49 and 0.49). */
 #define ISO_RMS 0.72
@@ -301,7 +303,9 @@ static void test_perlin_zero_on_lattice(void)
  * The bound is not vacuous: random pairs reach (worst |dv|/h over L, h =
  * 1e-3, lower of the two anchors, 1D to 4D) value 0.89 0.96 0.96 0.94,
  * perlin 0.89 0.98 0.77 0.54, fast 0.87 0.97 0.75 0.53, flow - 0.96 0.70 -,
- * simplex 0.93 0.99 0.97 0.92, the isotropic sets' 3D and 4D (bounds for
+ * simplex 0.93 0.99 0.97 0.92, the isotropic sets' 2D perlin 0.75, fast
+ * 0.86, flow 0.72 (grad_pair's steepest configurations need all four
+ * corners' vectors among its longest), 3D and 4D (bounds for
  * any unit gradients times the longest vector) perlin 0.43 0.28, fast
  * 0.44 0.30, flow 3D 0.44: in 3D and 4D the steepest configurations
  * need many corners to agree, which random samples rarely see; in 1D 4096
@@ -839,7 +843,9 @@ static void test_tiling(void)
 
 /* A period changes which cells repeat, not the look: the tiled field stays
  * within [-1, 1] and still reaches its extremes (2^18 samples, 2D and 3D,
- * a small and a large period; measured 0.85-1.0). */
+ * a small and a large period; measured 0.79-1.0, the 0.79 flow's
+ * isotropic 2D at period 4: 12 lattice points per seed at one flow angle,
+ * scaled for the largest values over every angle). */
 static void test_tiled_range(void)
 {
     static const uint32_t periods[2][4] = {{4, 3, 5, 2}, {1000, 999, 65537, 7}};
@@ -864,7 +870,7 @@ static void test_tiled_range(void)
                         if (fabs(out1[i]) > mx) mx = fabs(out1[i]);
                     }
                 }
-                CHECKF(mx >= 0.8, "%s %dD tiled period %u: max |v| %.3f", bs->name,
+                CHECKF(mx >= 0.75, "%s %dD tiled period %u: max |v| %.3f", bs->name,
                        dims, periods[pp][0], mx);
             }
 }
@@ -1187,8 +1193,9 @@ static void test_grad_finite_differences(void)
 
 /*
  * The limiter's slope is in the gradient (perlin and fast 4D, flow 3D,
- * and the isotropic 3D sets, whose limiter is plateau_limit). Random samples are above the knee 2e-5
- * of the time, so points climb there: of random points (offsets +-32),
+ * and the isotropic 2D to 4D sets, whose limiter is plateau_limit). Random samples are above the knee 2e-5
+ * of the time, so points climb there: of random points (offsets +-32, 64
+ * batches: flow's 2D isotropic set got 22 arrivals out of 32 batches),
  * those above 0.5 take steps of
  * 0.01 g towards larger |f| until |f| > 0.91, where the slope is (1 - 10
  * (0.91 - 0.9))^2 = 0.81: leaving it out would be off by 0.19 |g|, against
@@ -1206,7 +1213,7 @@ static void test_grad_soft_limit(void)
             double worst = 0, reach = 0;
             int bad = 0, above = 0;
             if (!HAS_DIMS(bs, dims) || !bs->dfn || !((bs->limited >> dims) & 1u)) continue;
-            for (k = 0; k < 32; k++) {
+            for (k = 0; k < 64; k++) {
                 double anchor[4];
                 ng_noise_pts p;
                 int n = 0;
@@ -1377,7 +1384,7 @@ static void test_lattice_choices(void)
         {"perlin", perlin_noise_d, 2, 512, 8, 0.0f},   {"perlin", perlin_noise_d, 3, 64, 12, 0.0f},
         {"perlin", perlin_noise_d, 4, 24, 32, 0.0f},   {"fast", fast_noise_d, 3, 64, 12, 0.0f},
         {"flow", flow_noise_d, 3, 64, 96, 0.3f},       {"value", value_noise_d, 2, 512, 16, 0.0f},
-        {"value", value_noise_d, 3, 64, 16, 0.0f},
+        {"value", value_noise_d, 3, 64, 16, 0.0f},    {"perlin iso", perlin_noise_iso_d, 2, 512, 128, 0.0f},
     };
     static const uint32_t seeds[] = {1u, 0x9e3779b9u};
     size_t c, si;

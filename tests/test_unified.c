@@ -617,13 +617,16 @@ static void test_descriptors_say_which_options_take_nodes(void)
 /* ---- item 5a: rms normalisation ------------------------------------------------------------------- */
 
 /* 6 octaves of perlin, roughness 0.5, over 4 x 512 x 512 samples (2D and
- * 3D, four seeds), no cut-off: how often rms leaves [-1, 1] (measured
- * 0.016 %; the README's table says 0.015 % for 2D), and that it fills more of the range than
- * the bound (by sum / sqrt(sum of squares) = 1.705 here). */
+ * 3D, four seeds), no cut-off: how often rms leaves [-1, 1] (at most
+ * 0.05 %; measured 0.016 % until 2D's isotropic set became dimmer, rms
+ * 0.78 of the classic set's where it was 0.98: now none of these
+ * samples), and that it fills more of the range than the bound (by sum /
+ * sqrt(sum of squares) = 1.705 here), near its ends (largest |v| 0.875,
+ * the bound's 0.51). */
 static void test_rms_share_outside_the_range(void)
 {
     long out = 0, total = 0;
-    double sd_rms = 0, sd_bound = 0;
+    double sd_rms = 0, sd_bound = 0, top = 0;
     int s, i;
     for (s = 0; s < 4; s++) {
         ng_graph *g = ng_graph_new();
@@ -653,6 +656,7 @@ static void test_rms_share_outside_the_range(void)
         CHECK(x && y);
         for (i = 0; x && y && i < 512 * 512; i++) {
             out += x[i] < -1 || x[i] > 1;
+            top = fmax(top, fabs(x[i]));
             sd_rms += (double)x[i] * x[i];
             sd_bound += (double)y[i] * y[i];
             CHECK(y[i] >= -1 && y[i] <= 1);
@@ -662,9 +666,9 @@ static void test_rms_share_outside_the_range(void)
         ng_graph_free(g);
     }
     CHECKF((double)out / total < 0.0005, "rms leaves [-1, 1] for %.4f %% of samples", 100.0 * out / total);
-    CHECKF(out > 0, "rms never leaves [-1, 1]: is it the bound?");
+    CHECKF(top >= 0.8, "rms reaches only %.3f: is it the bound?", top);
     CHECK_NEAR(sqrt(sd_rms / sd_bound), 1.96875 / sqrt(1.3330078125), 1e-4);
-    printf("    rms: %.4f %% of %ld samples outside [-1, 1]\n", 100.0 * out / total, total);
+    printf("    rms: %.4f %% of %ld samples outside [-1, 1], largest |v| %.3f\n", 100.0 * out / total, total, top);
 }
 
 NG_SUITE(unified, fast)

@@ -159,7 +159,7 @@ static inline float soft_limit(float x, float *slope)
 }
 
 /*
- * The isotropic sets' limiter (3D and 4D: perlin, fast, flow), cheaper
+ * The isotropic sets' limiter (2D to 4D: perlin, fast, flow), cheaper
  * than soft_limit: no division, and its clamps are integer minima and
  * maxima on the bits (non-negative floats order as integers): 9 AVX-512
  * instructions where soft_limit takes 17 and a division, in a loop of
@@ -228,8 +228,13 @@ static const float flow_scale[4] = {
 
 /* The isotropic sets' scales (lattice_parts.h), found the same way (1D
  * has no set: as perlin). Maxima unscaled, gradient bounds after scaling:
- * perlin 2D, grad32t's 32 shaped gradients: max 0.73557268 near (0.5,
- *            0.3825); d/dx 2.5086788 unscaled (the centre).
+ * perlin 2D, grad_pair (128 vectors, lengths 0.332 to 1.82, rms 1.143):
+ *            max 1.1485059 near (0.5, 0.4236), each corner's vector the
+ *            one of the 128 pointing at the sample (1 in 2^28 of
+ *            configurations); 1 sample in 10^6 exceeds 1.030 (3 x 2^25
+ *            samples over random cells and vectors: 1.025 to 1.035);
+ *            d/dx 3.71875 unscaled (the centre). Plateau-limited: scaled
+ *            by the maximum, its rms would be 0.70 of the classic set's.
  * perlin 3D, grad_ind3 (components up to 1.5, lengths up to
  *            2.5980762 = 1.5 sqrt 3): max <= 0.8660254 x 2.5980762 (the
  *            bound for any unit gradients, at the centre, times the
@@ -239,32 +244,37 @@ static const float flow_scale[4] = {
  *            the cell). Plateau-limited.
  * perlin 4D, grad_ind4 (lengths up to 3): 1e-6 quantile 1.155; d/dx
  *            <= 3.3634061 x 3 = 10.090218 unscaled. Plateau-limited.
- * fast 2D (grad32t) max 0.74337247, d/dx 1.9813825; 3D (grad_ind3) 1e-6
+ * fast 2D (grad_pair with PAIR_K_SMOOTH: 64 vectors, lengths 0.295 to
+ *            1.346) max 0.88848655 near (0.5, 0.4276), 1e-6 quantile
+ *            0.827 (0.824 to 0.830), d/dx 2.1910642 unscaled near
+ *            (0.193, 0.5); 3D (grad_ind3) 1e-6
  *            quantile 1.104, d/dx <= 2.1794495 x 2.5980762 = 5.6623759;
  *            4D (grad_ind4) 1e-6 quantile 1.089, d/dx <= 2.6457513 x 3
- *            = 7.9372539. 3D and 4D plateau-limited.
- * flow 2D: grad32t turned by every angle (0.25 degree steps; its
- *            symmetries make 0 to 45 degrees all of them): max 0.90841526
- *            at 39.25 degrees; d/dx 2.5761206 unscaled at 45 degrees.
+ *            = 7.9372539. 2D to 4D plateau-limited.
+ * flow 2D: grad_pair turned by every angle (0.25 degree steps; its
+ *            symmetries make 0 to 45 degrees all of them): max 1.2869532
+ *            at 29 degrees; d/dx 3.7565048 unscaled at 45 degrees; 1
+ *            sample in 10^6 exceeds 1.096 over random angles (1.093 to
+ *            1.098). Plateau-limited.
  * flow 3D: grad_ind3, turned: d/dx <= 7.2545783 (as perlin 3D: turns
  *            keep lengths); 1 sample in 10^6 exceeds 1.136 over random
  *            angles. Plateau-limited.
  */
 static const float perlin_iso_scale[4] = {
     1.99980002f,
-    1.3593490f, /* 1 / (0.73557268 * 1.0001) */
+    0.97087379f, /* plateau-limited: 1 / 1.030 */
     0.88105727f, /* plateau-limited: 1 / 1.135 */
     0.86580087f, /* plateau-limited: 1 / 1.155 */
 };
 static const float fast_iso_scale[4] = {
     1.99980002f,
-    1.3450861f, /* 1 / (0.74337247 * 1.0001) */
+    1.2091898f, /* plateau-limited: 1 / 0.827 */
     0.90579710f, /* plateau-limited: 1 / 1.104 */
     0.91827365f, /* plateau-limited: 1 / 1.089 */
 };
 static const float flow_iso_scale[4] = {
     0.0f,
-    1.1007081f, /* 1 / (0.90841526 * 1.0001) */
+    0.91240876f, /* plateau-limited: 1 / 1.096 */
     0.88028169f, /* plateau-limited: 1 / 1.136 */
     0.0f,
 };
@@ -281,12 +291,14 @@ static inline float lattice_scale(int kind, int iso, int dims)
 }
 
 /* Which (kind, dims, gradients) pass through a limiter: soft_limit for
- * the classic sets, plateau_limit for the isotropic ones, in 3D too (the
- * true maximum needs 8 of the longest vectors, each 1 in 2^9, to point at
- * the sample). */
+ * the classic sets, plateau_limit for every isotropic one (only gradient
+ * kinds have them), in 2D and 3D too (the true maximum needs every corner's
+ * vector among the longest, pointing at the sample: in 3D 8 of them, each
+ * 1 in 2^9; in 2D 4 of grad_pair's, each the one of its 64 or 128
+ * pointing at the sample). */
 static inline int soft_limited(int kind, int dims, int iso)
 {
-    return (dims == 4 && kind != K_VALUE) || (dims == 3 && (kind == K_FLOW || iso));
+    return (dims == 4 && kind != K_VALUE) || (dims == 3 && kind == K_FLOW) || iso;
 }
 
 /* The multilinear blend of corner terms c[] (axis 0 first) and, with
@@ -508,11 +520,11 @@ LATTICE_SET(perlin4, 4, K_PERLIN, 0)
 LATTICE_SET(perlin4i, 4, K_PERLIN, ISO_TENSOR)
 LATTICE_SET(fast1, 1, K_FAST, 0)
 LATTICE_SET(fast2, 2, K_FAST, 0)
-LATTICE_SET(fast2i, 2, K_FAST, ISO_TENSOR)
+LATTICE_SET(fast2i, 2, K_FAST, ISO_SMOOTH)
 LATTICE_SET(fast3, 3, K_FAST, 0)
-LATTICE_SET(fast3i, 3, K_FAST, ISO_TENSOR)
+LATTICE_SET(fast3i, 3, K_FAST, ISO_SMOOTH)
 LATTICE_SET(fast4, 4, K_FAST, 0)
-LATTICE_SET(fast4i, 4, K_FAST, ISO_TENSOR)
+LATTICE_SET(fast4i, 4, K_FAST, ISO_SMOOTH)
 LATTICE_SET(flow2, 2, K_FLOW, 0)
 LATTICE_SET(flow2i, 2, K_FLOW, ISO_TENSOR)
 LATTICE_SET(flow3, 3, K_FLOW, 0)

@@ -319,9 +319,9 @@ static inline void grad32_vec(uint32_t h, float *g)
  * avoid the axes and diagonals, still picked by blends of hash bits (no
  * table, no gather):
  *   2D: unit directions spread continuously for simplex (grad_arc,
- *       below); perlin, fast and flow take grad32t (below),
- *       32 directions whose lengths undo their blends' pull to the
- *       diagonals;
+ *       below); perlin, fast and flow take grad_pair (below), two
+ *       component words sharing hash bits, long near the axes to undo
+ *       their blends' pull to the diagonals;
  *   3D and 4D: perlin, fast and flow take independent components
  *       (grad_ind3 and grad_ind4: a component is one word of hash bits,
  *       sign and magnitude, a shift and an and-or; its multiply is the
@@ -334,8 +334,8 @@ static inline void grad32_vec(uint32_t h, float *g)
  * sine are quadratics in t (fitted over [1, 2]: lengths 0.99972 to
  * 1.00133, angles within 0.22 degrees), and the octagon's symmetries
  * (swap, two signs: bits 29, 30 and 31) give the other seven eighths:
- * 2^15 directions, at grad32t's cost (two integer operations and four
- * multiply-adds). The 16 directions before (11.25 + k 22.5 degrees) left
+ * 2^15 directions (two integer operations and four multiply-adds, then
+ * octant_term). The 16 directions before (11.25 + k 22.5 degrees) left
  * a peak per direction in the field's orientation histogram (1.30 over
  * six seeds; 1.16 with these: what is left are the triangles' three
  * directions, tests/test_isotropy.c). */
@@ -354,8 +354,8 @@ static inline void grad_arc_base(uint32_t h, float *c, float *s)
 }
 
 /* A base vector (c, s) of the first half-quadrant moved to its octant:
- * bit 29 swaps the axes, bits 30 and 31 flip their signs (grad_arc and
- * grad32t). Its term at (x, y) and its components. */
+ * bit 29 swaps the axes, bits 30 and 31 flip their signs. Its term at
+ * (x, y) and its components. */
 static inline float octant_term(uint32_t h, float c, float s, float x, float y)
 {
     const float u = flip_bit(select_bit(h, 29, y, x), h, 30);
@@ -384,45 +384,58 @@ static inline void grad_arc_vec(uint32_t h, float *g)
     octant_vec(h, c, s, g);
 }
 
-/* 2D for perlin, fast and flow (the tensor-product kernels): 32 directions
- * whose lengths follow 1 + 0.3 cos 4 theta (1.28 near the axes, 0.72 near
- * the diagonals). With unit gradients the quintic and smoothstep blends
- * pull the field's gradient towards the diagonals (their orientation
- * histograms peak there at 1.25 even with every direction on the circle);
- * longer gradients along the axes cancel that pull, in the plain field and
- * near its zero set alike (fitted on a model of the histogram of
- * tests/test_isotropy.c). Four base vectors per octant, at 5.7, 16.8,
- * 27.9 and 39.6 degrees, are a quadratic in t = 1.125 + k / 4, k = hash
- * bits 27 and 28 written into a float's mantissa (two integer operations
- * and two multiply-adds per component, no table); octant_term and
- * octant_vec (above: the swap and signs of bits 29 to 31) give the
- * octagon's images. */
-#define TEN2_C0 2.2192757f
-#define TEN2_C1 -0.75675305f
-#define TEN2_C2 -0.070801231f
-#define TEN2_S0 -1.6902982f
-#define TEN2_S1 2.3232310f
-#define TEN2_S2 -0.62856999f
+/* 2D for perlin, fast and flow (the tensor-product kernels): two
+ * component words sharing three hash bits, 128 vectors. With unit
+ * gradients the quintic and smoothstep blends pull the field's gradient
+ * towards the diagonals (their orientation histograms peak there at 1.25
+ * even with every direction on the circle); a set whose long vectors lie
+ * near the axes cancels that pull, in the plain field and near its zero
+ * set (the crease of a ridged octave), which wants a little more of it.
+ * Each component is a float made of hash bits alone, as comp_word: a
+ * sign, exponent bit 1 (a factor 4, the component's own bit) and a 3-bit
+ * field k in float bits 21 to 23 (exponent bit 0 and the mantissa's top
+ * two bits: 1, 1.25, 1.5, 1.75, 2, ..., 3.5) that both components read, y
+ * its complement:
+ *   x = +-4^ex m(k) / 8, y = +-4^ey m(7 - k) / 8.
+ * The shared field keeps the two magnitudes apart (a long x goes with a
+ * short y; lengths 0.332 to 1.82, rms 1.143, where independent components
+ * reach twice their rms and their maximum, every component at its
+ * largest, set the scale); the factors 4 spread the directions out to
+ * the axes; the complement makes the set symmetric under the axis swap,
+ * so no swap and no sign flip of the input is needed: a corner costs a
+ * shift, a few and-or operations and a multiply-add, less than grad8.
+ * Bits: x's sign 31, ex 24, k 21 to 23; y's sign 27, ey 20. Chosen on a
+ * model of the histograms of tests/test_isotropy.c over many seeds, and
+ * measured there (perlin, the mean over seeds 1 to 6): plain 1.105 and
+ * ridged 1.092, where grad32t (32 directions with lengths 1 + 0.3 cos 4
+ * theta, the set before, at 1.1 times the classic kernels' cost) measured
+ * 1.127 and 1.207. Its maximum needs every corner's
+ * vector to be the one pointing at the sample, so the kernels scale it
+ * at the 1e-6 quantile and plateau-limit it (lattice_kernels.c). */
+#define PAIR_BASE 0x3e000000u /* 2^-3: exponent bits 0 and 1 clear */
+#define PAIR_SE 0x81000000u   /* float bits 31 (sign) and 24 (ex) */
+#define PAIR_K 0x00e00000u    /* float bits 21 to 23: k, y's complemented */
+/* Fast's smoothstep pulls less towards the diagonals than the quintic,
+ * and the full set overshot there (axis peaks: plain 1.108 over seeds 1
+ * to 6, where grad32t measured 1.074): its k is bits 23 and 21 only, the
+ * mantissa's 1.5 left out (64 vectors, lengths 0.35 to 1.61), which
+ * leaves the axes less long. */
+#define PAIR_K_SMOOTH 0x00a00000u
 
-static inline void grad32t_base(uint32_t h, float *c, float *s)
+/* the vector of h with k in the float bits of kmask (PAIR_K or
+ * PAIR_K_SMOOTH) */
+static inline void grad_pair_vec(uint32_t h, uint32_t kmask, float *g)
 {
-    const float t = u2f(((h >> 6) & 0x600000u) | 0x3f900000u); /* 1.125 + k / 4 */
-    *c = fma_f(fma_f(TEN2_C2, t, TEN2_C1), t, TEN2_C0);
-    *s = fma_f(fma_f(TEN2_S2, t, TEN2_S1), t, TEN2_S0);
+    const uint32_t t = h << 4; /* y's sign and ey from bits 27 and 20 */
+    g[0] = u2f((h & (PAIR_SE | kmask)) | PAIR_BASE);
+    g[1] = u2f((t & PAIR_SE) | (~h & kmask) | PAIR_BASE);
 }
 
-static inline float grad32t(uint32_t h, float x, float y)
+static inline float grad_pair(uint32_t h, uint32_t kmask, float x, float y)
 {
-    float c, s;
-    grad32t_base(h, &c, &s);
-    return octant_term(h, c, s, x, y);
-}
-
-static inline void grad32t_vec(uint32_t h, float *g)
-{
-    float c, s;
-    grad32t_base(h, &c, &s);
-    octant_vec(h, c, s, g);
+    float g[2];
+    grad_pair_vec(h, kmask, g);
+    return fma_f(g[0], x, g[1] * y);
 }
 
 /* 3D and 4D for every lattice kernel (perlin, fast, flow and simplex):
@@ -507,13 +520,20 @@ static inline float ind_unit(int dims, uint32_t h, float *c)
 /* A corner's gradient term and vector in the set of dims (2 to 4) and
  * gradients (a constant in every instantiation): iso 0 classic, ISO_SET
  * isotropic for simplex (grad_arc in 2D), ISO_TENSOR isotropic for the
- * tensor-product kernels (perlin, fast, flow: grad32t in 2D); both take
- * grad_ind3 and grad_ind4 in 3D and 4D. */
-enum { ISO_SET = 1, ISO_TENSOR = 2 };
+ * quintic tensor-product kernels (perlin, flow: grad_pair in 2D),
+ * ISO_SMOOTH for fast's smoothstep (grad_pair with PAIR_K_SMOOTH); all
+ * take grad_ind3 and grad_ind4 in 3D and 4D. */
+enum { ISO_SET = 1, ISO_TENSOR = 2, ISO_SMOOTH = 3 };
+
+/* the 2D set of an isotropic iso */
+#define PAIR_KMASK(iso) ((iso) == ISO_SMOOTH ? PAIR_K_SMOOTH : PAIR_K)
 
 LOOP_INLINE float grad_set(int dims, int iso, uint32_t h, const float *d)
 {
-    if (dims == 2) return iso == ISO_TENSOR ? grad32t(h, d[0], d[1]) : iso ? grad_arc(h, d[0], d[1]) : grad8(h, d[0], d[1]);
+    if (dims == 2)
+        return iso >= ISO_TENSOR ? grad_pair(h, PAIR_KMASK(iso), d[0], d[1])
+               : iso             ? grad_arc(h, d[0], d[1])
+                                 : grad8(h, d[0], d[1]);
     if (dims == 3)
         return iso ? grad_ind3(h, d[0], d[1], d[2]) : grad12(h, d[0], d[1], d[2]);
     return iso ? grad_ind4(h, d[0], d[1], d[2], d[3]) : grad32(h, d[0], d[1], d[2], d[3]);
@@ -521,7 +541,7 @@ LOOP_INLINE float grad_set(int dims, int iso, uint32_t h, const float *d)
 
 LOOP_INLINE void grad_set_vec(int dims, int iso, uint32_t h, float *g)
 {
-    if (dims == 2) iso == ISO_TENSOR ? grad32t_vec(h, g) : iso ? grad_arc_vec(h, g) : grad8_vec(h, g);
+    if (dims == 2) iso >= ISO_TENSOR ? grad_pair_vec(h, PAIR_KMASK(iso), g) : iso ? grad_arc_vec(h, g) : grad8_vec(h, g);
     else if (dims == 3) iso ? grad_ind3_vec(h, g) : grad12_vec(h, g);
     else iso ? grad_ind4_vec(h, g) : grad32_vec(h, g);
 }

@@ -95,19 +95,19 @@ typedef struct ng_noise_pts {
  *   simplex_tiled2     2     [-1, 1]      (4D simplex)            0.996    8.383
  *   white_noise        1-4   (-1, 1)      uniform                 1.0      none
  *
- * With p->gradients = NG_GRADIENTS_ISOTROPIC (lattice_parts.h: 32 shaped
- * directions in 2D for perlin, fast and flow, 2^15 unit ones for simplex; in 3D and
+ * With p->gradients = NG_GRADIENTS_ISOTROPIC (lattice_parts.h: 128 vectors
+ * long near the axes in 2D for perlin and flow, 64 for fast, 2^15 unit ones for simplex; in 3D and
  * 4D independent components (2^12 and 2^16 vectors) for perlin, fast,
  * flow and simplex, simplex's normalised; 1D unchanged), same
  * range [-1, 1]:
  *   kernel             dims  max (unscaled)               |d/dx| (bound)
- *   perlin_noise       2     0.73557268                   3.4102
+ *   perlin_noise       2     plateau (1.030 at 1e-6)     3.6105
  *                      3     plateau (1.135 at 1e-6)     6.3917
  *                      4     plateau (1.155 at 1e-6)     8.7361
- *   fast_noise         2     0.74337247                   2.6651
+ *   fast_noise         2     plateau (0.827 at 1e-6)     2.6495
  *                      3     plateau (1.104 at 1e-6)     5.1290
  *                      4     plateau (1.089 at 1e-6)     7.2886
- *   flow_noise         2     0.90841526 (over angles)     2.8356
+ *   flow_noise         2     plateau (1.096 at 1e-6)     3.4275
  *                      3     plateau (1.136 at 1e-6)     6.3861
  *   simplex_noise      2     0.0100935865                 7.1257
  *                      3     0.0096044136 (unit 0.0092890629 7.5281
