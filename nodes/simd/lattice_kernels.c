@@ -374,7 +374,10 @@ enum { TURNED = 2 }; /* lattice's `tiled` for an untiled call with turned offset
 #define ORIENT_R 0.57735026918962576f /* 1 / sqrt 3 */
 
 /* Whether (dims, gradients, tiled) reads the lattice turned by O. */
-static inline int oriented(int dims, int iso, int tiled) { return dims >= 3 && iso == ISO_TENSOR && tiled != 1; }
+static inline int oriented(int dims, int iso, int tiled)
+{
+    return dims >= 3 && (iso == ISO_TENSOR || iso == ISO_SMOOTH) && tiled != 1; /* perlin and flow; fast */
+}
 
 /* O x in seven operations, its zeros and repeated entries shared
  * (the same float operations in every kernel and on every path): q0 =
