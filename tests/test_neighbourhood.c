@@ -17,7 +17,7 @@
 #include "cli_support.h"
 #include "harness.h"
 #include "ng_internal.h"
-#include "reuse.h"
+#include "hood_checks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,25 +102,6 @@ static int same_bits(const float *a, const float *b, size_t n)
     return memcmp(a, b, n * sizeof(float)) == 0;
 }
 
-/* The window (x, y, w, h) of full (W wide) equals win, bit for bit. */
-static int crop_equal(const float *full, const float *win, int x, int y, int w, int h)
-{
-    int j;
-    for (j = 0; j < h; j++)
-        if (!same_bits(full + (size_t)(y + j) * W + x, win + (size_t)j * w, (size_t)w)) return 0;
-    return 1;
-}
-
-/* Graph `which` rendered with o by a graph of its own, so no patch comes
- * from an earlier render's cache: each cut computes its patches itself. */
-static float *render_fresh(int which, const ng_render_opts *o)
-{
-    ng_graph *g = ng_graph_new();
-    float *v = t_render(g, make_graph(g, which), o);
-    ng_graph_free(g);
-    return v;
-}
-
 /* Every cut of every graph at origin `at`: tile sizes 8, 16 and 64 on 1, 2
  * and 3 threads, and regions (aligned to nothing), each the whole
  * render's samples; the masks and shadings (the lattice code they share
@@ -128,43 +109,25 @@ static float *render_fresh(int which, const ng_render_opts *o)
  * thread, 64 on 3, and two regions. */
 static void cuts_at(double at)
 {
-    static const int tiles[] = {8, 16, 64}, regions[][4] = {{0, 0, 37, 29}, {41, 13, 70, 90}, {149, 0, 1, 110},
-                                                           {63, 63, 66, 47}};
+    static const t_cut every[] = {{8, 1, 0, {0}},
+                                  {8, 2, 0, {0}},
+                                  {8, 3, 0, {0}},
+                                  {16, 1, 0, {0}},
+                                  {16, 2, 0, {0}},
+                                  {16, 3, 0, {0}},
+                                  {64, 1, 0, {0}},
+                                  {64, 2, 0, {0}},
+                                  {64, 3, 0, {0}},
+                                  {8, 1, 0, {0, 0, 37, 29}},
+                                  {16, 2, 0, {41, 13, 70, 90}},
+                                  {8, 3, 0, {149, 0, 1, 110}},
+                                  {16, 1, 0, {63, 63, 66, 47}}},
+                       few[] = {{8, 1, 0, {0}}, {64, 3, 0, {0}}, {16, 2, 0, {41, 13, 70, 90}}, {16, 1, 0, {63, 63, 66, 47}}};
     int which;
     for (which = 0; which < NGRAPHS; which++) {
-        ng_render_opts o;
-        float *ref;
-        size_t t, th, r;
-        t_opts(&o, W, H);
-        o.origin[0] = at;
-        o.origin[1] = -at;
-        o.tile = 64;
-        ref = render_fresh(which, &o);
-        CHECKF(ref != NULL, "%s at %g: the render failed", graph_names[which], at);
-        for (t = 0; ref && t < sizeof tiles / sizeof tiles[0]; t++)
-            for (th = 1; th <= 3; th++) {
-                float *v;
-                if ((SANITIZED || which >= G_LIGHT) && !(t == 0 && th == 1) && !(t == 2 && th == 3)) continue;
-                o.tile = tiles[t];
-                o.threads = (int)th;
-                v = render_fresh(which, &o);
-                CHECKF(v && same_bits(v, ref, (size_t)W * H), "%s at %g: tile %d, %d threads differ from the whole",
-                       graph_names[which], at, tiles[t], (int)th);
-                free(v);
-            }
-        for (r = 0; ref && r < sizeof regions / sizeof regions[0]; r++) {
-            float *v;
-            if ((SANITIZED || which >= G_LIGHT) && r % 2 == 0) continue;
-            memcpy(o.region, regions[r], sizeof o.region);
-            o.tile = r % 2 ? 16 : 8;
-            o.threads = 1 + (int)r % 3;
-            v = render_fresh(which, &o);
-            CHECKF(v && crop_equal(ref, v, regions[r][0], regions[r][1], regions[r][2], regions[r][3]),
-                   "%s at %g: region %d,%d,%d,%d differs from the crop of the whole", graph_names[which], at,
-                   regions[r][0], regions[r][1], regions[r][2], regions[r][3]);
-            free(v);
-        }
-        free(ref);
+        if (SANITIZED || which >= G_LIGHT) t_cuts_equal(make_graph, which, graph_names[which], 1, W, H, at, few,
+                                                        sizeof few / sizeof few[0]);
+        else t_cuts_equal(make_graph, which, graph_names[which], 1, W, H, at, every, sizeof every / sizeof every[0]);
     }
 }
 
@@ -177,27 +140,7 @@ static void test_cuts_far_away(void) { cuts_at(1e9); }
 static void test_value_is_a_function_of_the_point(void)
 {
     ng_graph *g = ng_graph_new();
-    const int root = make_graph(g, G_NESTED);
-    ng_render_opts o;
-    float *ref, *pts;
-    double *x = malloc(W * H * sizeof *x), *y = malloc(W * H * sizeof *y);
-    int i, j;
-    t_opts(&o, W, H);
-    o.origin[0] = 1e9;
-    o.origin[1] = 3e8;
-    ref = t_render(g, root, &o);
-    for (j = 0; j < H; j++)
-        for (i = 0; i < W; i++) {
-            x[j * W + i] = o.origin[0] + (double)(float)((i + 0.5) * o.pixel_size);
-            y[j * W + i] = o.origin[1] + (double)(float)((j + 0.5) * o.pixel_size);
-        }
-    pts = t_points(g, root, 2, W * H, x, y, NULL);
-    CHECK(ref && pts);
-    for (i = 0; ref && pts && i < W * H; i++)
-        if (memcmp(&pts[i], &ref[i], sizeof(float))) break;
-    CHECKF(i == W * H, "point %d: %.9g evaluated alone, %.9g in the render", i, pts ? pts[i] : 0.0,
-           ref ? ref[i] : 0.0);
-    free(x), free(y), free(ref), free(pts);
+    t_pointwise_equal(g, make_graph(g, G_NESTED), W, H, 1e9, 3e8);
     ng_graph_free(g);
 }
 
@@ -296,7 +239,7 @@ static void test_patches_kept_between_renders(void)
     b = t_render(g, root, &o);
     ng__hood_last_stats(&st);
     CHECK_INT(st.computed, 0);
-    CHECK(a && b && crop_equal(a, b, 20, 30, 50, 40));
+    CHECK(a && b && t_crop_equal(a, W, b, 1, o.region));
     free(a), free(b);
     ng_graph_free(g);
 }

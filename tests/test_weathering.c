@@ -18,7 +18,7 @@
 #include "cli_support.h"
 #include "harness.h"
 #include "ng_internal.h"
-#include "reuse.h"
+#include "hood_checks.h"
 #include "weathering.h"
 
 #include <math.h>
@@ -78,67 +78,29 @@ static int make_graph(ng_graph *g, int which)
     }
 }
 
-static float *render_fresh(int which, const ng_render_opts *o)
-{
-    ng_graph *g = ng_graph_new();
-    float *v = t_render(g, make_graph(g, which), o);
-    ng_graph_free(g);
-    return v;
-}
-
-/* The window (x, y, w, h) of full (W wide, ch channels) equals win. */
-static int crop_equal(const float *full, const float *win, int ch, int x, int y, int w, int h)
-{
-    int j;
-    for (j = 0; j < h; j++)
-        if (memcmp(full + ((size_t)(y + j) * W + x) * ch, win + (size_t)j * w * ch, (size_t)w * ch * sizeof(float)))
-            return 0;
-    return 1;
-}
-
+/* Every cut at origin `at`: tiles 8 and 64 on one and three threads, tile
+ * 16 through a 12 MiB memory limit (tiles evicted and computed again),
+ * three regions aligned to nothing; under the sanitizers tile 8 on one
+ * thread and 64 on three. */
 static void cuts_at(double at)
 {
-    static const int tiles[] = {8, 64}, regions[][4] = {{0, 0, 37, 29}, {41, 13, 70, 90}, {149, 0, 1, 110}};
+    static const t_cut every[] = {{8, 1, 0, {0}},
+                                  {8, 3, 0, {0}},
+                                  {64, 1, 0, {0}},
+                                  {64, 3, 0, {0}},
+                                  {16, 1, 12, {0}},
+                                  {8, 1, 0, {0, 0, 37, 29}},
+                                  {16, 2, 0, {41, 13, 70, 90}},
+                                  {8, 1, 0, {149, 0, 1, 110}}},
+                       sanitized[] = {{8, 1, 0, {0}},           {64, 3, 0, {0}},
+                                      {16, 1, 12, {0}},         {8, 1, 0, {0, 0, 37, 29}},
+                                      {16, 2, 0, {41, 13, 70, 90}}, {8, 1, 0, {149, 0, 1, 110}}};
     int which;
     for (which = 0; which < NGRAPHS; which++) {
-        const int ch = graph_channels[which];
-        const size_t bytes = (size_t)W * H * ch * sizeof(float);
-        ng_render_opts o;
-        float *ref, *v;
-        size_t t, th, r;
-        t_opts(&o, W, H);
-        o.origin[0] = at;
-        o.origin[1] = -at;
-        o.tile = 64;
-        ref = render_fresh(which, &o);
-        CHECKF(ref != NULL, "%s at %g: the render failed", graph_names[which], at);
-        for (t = 0; ref && t < sizeof tiles / sizeof tiles[0]; t++)
-            for (th = 1; th <= 3; th += 2) {
-                if (SANITIZED && (t == 0) != (th == 1)) continue; /* tile 8 on 1 thread, 64 on 3 */
-                o.tile = tiles[t];
-                o.threads = (int)th;
-                v = render_fresh(which, &o);
-                CHECKF(v && !memcmp(v, ref, bytes), "%s at %g: tile %d, %d threads differ from the whole",
-                       graph_names[which], at, tiles[t], (int)th);
-                free(v);
-            }
-        o.tile = 16, o.threads = 1, o.memory_limit = 12.0 * 1048576; /* tiles evicted and computed again */
-        v = ref ? render_fresh(which, &o) : NULL;
-        CHECKF(!ref || (v && !memcmp(v, ref, bytes)), "%s at %g: through a 12 MiB memory limit it differs",
-               graph_names[which], at);
-        free(v);
-        o.memory_limit = 0;
-        for (r = 0; ref && r < sizeof regions / sizeof regions[0]; r++) {
-            memcpy(o.region, regions[r], sizeof o.region);
-            o.tile = r % 2 ? 16 : 8;
-            o.threads = 1 + (int)r % 2;
-            v = render_fresh(which, &o);
-            CHECKF(v && crop_equal(ref, v, ch, regions[r][0], regions[r][1], regions[r][2], regions[r][3]),
-                   "%s at %g: region %d,%d,%d,%d differs from the crop of the whole", graph_names[which], at,
-                   regions[r][0], regions[r][1], regions[r][2], regions[r][3]);
-            free(v);
-        }
-        free(ref);
+        if (SANITIZED) t_cuts_equal(make_graph, which, graph_names[which], graph_channels[which], W, H, at, sanitized,
+                                    sizeof sanitized / sizeof sanitized[0]);
+        else t_cuts_equal(make_graph, which, graph_names[which], graph_channels[which], W, H, at, every,
+                          sizeof every / sizeof every[0]);
     }
 }
 
@@ -150,26 +112,7 @@ static void test_cuts_far_away(void) { cuts_at(1e9); }
 static void test_value_is_a_function_of_the_point(void)
 {
     ng_graph *g = ng_graph_new();
-    const int root = make_graph(g, G_NESTED);
-    ng_render_opts o;
-    float *ref, *pts;
-    double *x = malloc(W * H * sizeof *x), *y = malloc(W * H * sizeof *y);
-    int i, j;
-    t_opts(&o, W, H);
-    o.origin[0] = -1e9;
-    o.origin[1] = 3e8;
-    ref = t_render(g, root, &o);
-    for (j = 0; j < H; j++)
-        for (i = 0; i < W; i++) {
-            x[j * W + i] = o.origin[0] + (double)(float)((i + 0.5) * o.pixel_size);
-            y[j * W + i] = o.origin[1] + (double)(float)((j + 0.5) * o.pixel_size);
-        }
-    pts = t_points(g, root, 2, W * H, x, y, NULL);
-    for (i = 0; ref && pts && i < W * H; i++)
-        if (memcmp(&pts[i], &ref[i], sizeof(float))) break;
-    CHECKF(ref && pts && i == W * H, "point %d: %.9g evaluated alone, %.9g in the render", i, pts ? pts[i] : 0.0,
-           ref ? ref[i] : 0.0);
-    free(x), free(y), free(ref), free(pts);
+    t_pointwise_equal(g, make_graph(g, G_NESTED), W, H, -1e9, 3e8);
     ng_graph_free(g);
 }
 
