@@ -128,6 +128,17 @@ static unsigned long long render_hash(const golden *e)
     return hash;
 }
 
+/* Whether entry e is left out of a scaled run (the sanitizers, qemu):
+ * terrain_eroded's variants (--classic, the analytic slopes) cost seconds
+ * a render optimised and minutes under qemu, and what they add to its
+ * default entry is checked there by other graphs' variants (every graph's
+ * --classic line, eroded_hills' analytic slopes). The optimised run
+ * checks every line. */
+static int left_out_scaled(const golden *e)
+{
+    return SCALED && e->args[0] && !strcmp(e->script, "terrain_eroded.lua");
+}
+
 static void test_graphs_match_golden_hashes(void)
 {
     int i, update = getenv("NG_UPDATE_GOLDEN") != NULL;
@@ -140,7 +151,9 @@ static void test_graphs_match_golden_hashes(void)
     if (f) fprintf(f, "# SCRIPT[:OUTPUT] WxH FNV-1a-64 of the 16-bit pixels (see tests/test_graphs.c)\n");
     for (i = 0; i < nentries; i++) {
         const golden *e = &entries[i];
-        unsigned long long got = render_hash(e);
+        unsigned long long got;
+        if (!f && left_out_scaled(e)) continue;
+        got = render_hash(e);
         if (f) {
             fprintf(f, "%s%s%s %dx%d %016llx%s%s\n", e->script, e->output[0] ? ":" : "", e->output, e->w, e->h, got,
                     e->args[0] ? " " : "", e->args);

@@ -1202,6 +1202,8 @@ static void test_grad_finite_differences(void)
  * a tolerance of ~0.02 there. Each arrival is checked as above, in a batch
  * of its own with the integer part of its offsets moved into the anchor
  * (small offsets, as the tolerance assumes). At least 32 must arrive.
+ * A sweep (T_RUN_SWEEP): 14 to 21 s a path scaled; test_grad_finite_differences
+ * checks every path's gradients there.
  */
 static void test_grad_soft_limit(void)
 {
@@ -1664,7 +1666,7 @@ static void kernel_tests(void)
     T_RUN(test_simplex_tiled2);
     T_RUN(test_grad_value_identical);
     T_RUN_SWEEP(test_grad_finite_differences);
-    T_RUN(test_grad_soft_limit);
+    T_RUN_SWEEP(test_grad_soft_limit);
     T_RUN(test_grad_periodic);
     T_RUN_SWEEP(test_lattice_choices);
     T_RUN(test_offset_scale_is_a_multiply);
