@@ -86,6 +86,9 @@ size_t ng__slab_idle(void);
 void ng__slab_trim(size_t keep);
 size_t ng__slab_pool_cap(size_t cap);
 void ng__slab_scribble(int on);
+/* For the fork tests: takes (hold 1) or lets go (0) the pool's lock, as a
+ * thread using the pool at a fork would hold it. */
+void ng__slab_hold(int hold);
 void ng__slab_counts(long *chunks_mapped, long *chunks_reused);
 
 /* Neighbourhood patches (core/hood.c): thread-safe, shared by a render's
@@ -117,6 +120,8 @@ int ng__hood_attach(ng__hood_cache *h, size_t cap, const ng__stop *stop);
 void ng__hood_detach(ng__hood_cache *h);
 /* The statistics of the last render's cache in this process (tests). */
 void ng__hood_last_stats(ng__hood_stats *s);
+/* For the fork tests: takes (hold 1) or lets go (0) h's lock. */
+void ng__hood_hold(ng__hood_cache *h, int hold);
 /* Before a render on `threads` threads: what the neighbourhood nodes the
  * roots read may hold at once (each thread its patches and halos, nested
  * nodes adding up) fits in `room` bytes (0: no bound). The count of such

@@ -8,6 +8,8 @@
 
 #include "noisegraph.h"
 
+#include <pthread.h>
+
 struct ng_node {
     const ng_node_type *type;
     int id;
@@ -163,6 +165,25 @@ size_t ng_node_budget_left(const ng_node *n);
  * n->state, charged to the budget and freed with the node (also when setup
  * then fails). NULL with err filled when memory or the budget runs out. */
 void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
+
+/* ---- locks kept across fork() (core/fork.c) ----
+ * A lock that outlives one render (a node's shared state, a patch cache)
+ * is guarded: the fork handlers take it before a fork, so a forked child
+ * never inherits it held by a thread that does not exist there, and make
+ * it (and its condition, if any) new in the child. Locks nest in level
+ * order (a node's state around a patch cache around the pools): a thread
+ * holding one takes only locks of later levels, never two of one level. */
+enum { NG_FORK_NODE, NG_FORK_CACHE, NG_FORK_LEAF };
+typedef struct ng_fork_guard {
+    pthread_mutex_t *mu;
+    pthread_cond_t *cv; /* NULL: none */
+    int level;
+    struct ng_fork_guard *prev, *next;
+} ng_fork_guard;
+/* g (owned by the caller, alive until removed) guards mu and cv */
+void ng_fork_guard_add(ng_fork_guard *g, pthread_mutex_t *mu, pthread_cond_t *cv, int level);
+/* before mu is destroyed */
+void ng_fork_guard_remove(ng_fork_guard *g);
 
 /* ---- neighbourhoods (core/hood.c) ---- */
 

@@ -97,10 +97,20 @@ struct ng__slab {
 
 /* The pool: chunks no cache uses, the most recently freed first. */
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static ng_fork_guard pool_guard; /* pool_mu held across fork (core/fork.c) */
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
 static ng__slab *pool;
 static atomic_size_t pool_bytes;
 static size_t pool_cap = NG_SLAB_POOL_CAP;
 static atomic_long mapped, reused;
+
+static void guard_pool(void) { ng_fork_guard_add(&pool_guard, &pool_mu, NULL, NG_FORK_LEAF); }
+
+static void lock_pool(void)
+{
+    pthread_once(&pool_once, guard_pool);
+    pthread_mutex_lock(&pool_mu);
+}
 
 /* len bytes (a multiple of HUGE_PAGE) at a 2 MiB boundary, advised for
  * huge pages, or NULL; zeros, as fresh pages are. */
@@ -162,7 +172,7 @@ static void trim_locked(size_t keep)
 static ng__slab *from_pool(size_t len)
 {
     ng__slab **sp, *s = NULL;
-    pthread_mutex_lock(&pool_mu);
+    lock_pool();
     for (sp = &pool; *sp; sp = &(*sp)->next)
         if ((*sp)->len == len) {
             s = *sp;
@@ -177,7 +187,7 @@ static ng__slab *from_pool(size_t len)
 
 static void to_pool(ng__slab *s)
 {
-    pthread_mutex_lock(&pool_mu);
+    lock_pool();
     s->next = pool;
     pool = s;
     atomic_fetch_add(&pool_bytes, s->len);
@@ -252,7 +262,7 @@ size_t ng__slab_idle(void) { return atomic_load(&pool_bytes); }
 void ng__slab_trim(size_t keep)
 {
     if (atomic_load(&pool_bytes) <= keep) return;
-    pthread_mutex_lock(&pool_mu);
+    lock_pool();
     trim_locked(keep);
     pthread_mutex_unlock(&pool_mu);
 }
@@ -260,7 +270,7 @@ void ng__slab_trim(size_t keep)
 size_t ng__slab_pool_cap(size_t cap)
 {
     size_t old;
-    pthread_mutex_lock(&pool_mu);
+    lock_pool();
     old = pool_cap;
     pool_cap = cap;
     trim_locked(cap);
@@ -272,6 +282,12 @@ void ng__slab_counts(long *chunks_mapped, long *chunks_reused)
 {
     *chunks_mapped = atomic_load(&mapped);
     *chunks_reused = atomic_load(&reused);
+}
+
+void ng__slab_hold(int hold)
+{
+    if (hold) lock_pool();
+    else pthread_mutex_unlock(&pool_mu);
 }
 
 #else
@@ -295,6 +311,7 @@ void ng__slab_put(ng__slab **list, void *p, size_t bytes)
 size_t ng__slab_idle(void) { return 0; }
 void ng__slab_trim(size_t keep) { (void)keep; }
 size_t ng__slab_pool_cap(size_t cap) { return cap; }
+void ng__slab_hold(int hold) { (void)hold; }
 
 void ng__slab_counts(long *chunks_mapped, long *chunks_reused)
 {

@@ -243,6 +243,7 @@ typedef struct coverage_entry {
 
 typedef struct coverage_state {
     pthread_mutex_t lock; /* guards everything below */
+    ng_fork_guard guard;  /* held across fork (core/fork.c) */
     int lock_ready;
     int next;             /* the entry replaced next when all are used */
     coverage_entry cache[NCACHED];
@@ -255,6 +256,7 @@ static int coverage_setup(ng_node *n, const int *ch, ng_error *err)
     (void)ch;
     if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
     if (pthread_mutex_init(&s->lock, NULL)) return ng_errorf(err, "%s: cannot create a lock", n->label);
+    ng_fork_guard_add(&s->guard, &s->lock, NULL, NG_FORK_NODE);
     s->lock_ready = 1;
     return 0;
 }
@@ -262,7 +264,9 @@ static int coverage_setup(ng_node *n, const int *ch, ng_error *err)
 static void coverage_free(void *state)
 {
     coverage_state *s = state;
-    if (s->lock_ready) pthread_mutex_destroy(&s->lock);
+    if (!s->lock_ready) return;
+    ng_fork_guard_remove(&s->guard);
+    pthread_mutex_destroy(&s->lock);
 }
 
 static coverage_key key_of(const ng_block *b)

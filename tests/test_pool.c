@@ -3,12 +3,15 @@
  * meets it: the same bits for every thread count and every repeat, renders
  * from several application threads at once, a cancelled or failed render
  * followed by a good one, many small renders in a row (frames), more
- * threads than tiles, a forked child that renders, helpers that outlive
+ * threads than tiles, a forked child that renders (also when another
+ * thread held a neighbourhood patch cache's or the patch pool's lock at the
+ * fork), helpers that outlive
  * the render that started them, and helpers that compute in the calling
  * thread's floating-point environment (rounding mode), not their own.
  */
 #include "build.h"
 #include "harness.h"
+#include "ng_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -516,6 +519,70 @@ static void test_render_in_forked_child(void)
     ng_graph_free(g);
 }
 
+/* A thread holding a lock of the engine's for a while: a patch cache's or
+ * the patch pool's, as a thread computing or taking a patch would. */
+typedef struct holder {
+    ng__hood_cache *cache; /* NULL: the pool's lock */
+    atomic_int held;
+} holder;
+
+static void *hold_a_while(void *arg)
+{
+    holder *h = arg;
+    const struct timespec nap = {0, 150 * 1000 * 1000};
+    if (h->cache) ng__hood_hold(h->cache, 1);
+    else ng__slab_hold(1);
+    atomic_store(&h->held, 1);
+    nanosleep(&nap, NULL);
+    if (h->cache) ng__hood_hold(h->cache, 0);
+    else ng__slab_hold(0);
+    return NULL;
+}
+
+/* A child forked while another thread holds the graph's patch cache's lock,
+ * or the patch pool's, renders the graph (a blur: patches from the cache
+ * and the pool) on 2 threads with the right bits and does not hang: the
+ * fork waits for the lock (core/fork.c), which the child then has free.
+ * Without the fork handler the child inherited the lock held by a thread
+ * that does not exist there and hung in its first render. */
+static void test_fork_while_engine_lock_held(void)
+{
+    ng_graph *g = ng_graph_new();
+    ng_node *blur = t_on(g, "blur", graph_of(g, 0));
+    int root, which;
+    ng_render_opts o;
+    float *ref;
+    t_set(blur, "radius", 9);
+    root = t_finish_ok(g, blur);
+    t_opts(&o, 96, 80);
+    o.threads = 2;
+    o.tile = 16;
+    ref = t_render(g, root, &o); /* makes the graph's cache, fills the pool */
+    CHECK(ref != NULL && ng__graph_hood(g) != NULL);
+    for (which = 0; ref && ng__graph_hood(g) && which < 2; which++) {
+        holder h = {which ? NULL : ng__graph_hood(g), 0};
+        pthread_t th;
+        pid_t pid;
+        int status;
+        CHECK(pthread_create(&th, NULL, hold_a_while, &h) == 0);
+        while (!atomic_load(&h.held)) sched_yield();
+        fflush(NULL);
+        pid = fork();
+        if (pid == 0) _exit(render_matches(g, root, &o, ref) ? 0 : 1);
+        pthread_join(th, NULL);
+        CHECK(pid > 0);
+        if (pid <= 0) break;
+        status = wait_or_kill(pid, 60);
+        CHECKF(status != -1, "%s's lock held at the fork: the child hung (killed after 60 s)",
+               which ? "the patch pool" : "the patch cache");
+        CHECKF(status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == 0),
+               "%s's lock held at the fork: the child's render failed (status %d)",
+               which ? "the patch pool" : "the patch cache", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
+    free(ref);
+    ng_graph_free(g);
+}
+
 /* ---- the pool and the caller's floating-point environment ------------------ */
 
 typedef struct fenv_job {
@@ -590,5 +657,6 @@ NG_SUITE(pool, fast)
     RUN(test_render_after_stop);
     RUN(test_helpers_outlive_renders);
     RUN(test_render_in_forked_child);
+    RUN(test_fork_while_engine_lock_held);
     RUN(test_helpers_take_the_callers_fp_environment);
 }
