@@ -258,8 +258,9 @@ static void test_masks(void)
 
 /* ---- through the program --------------------------------------------------------------- */
 
-/* A drained 1536^2 terrain (1024^2 under the sanitizers) on a farm of 512^2 tiles (tiles of the
- * simulation cross the farm's), stitched, is the single render's file. */
+/* A drained 1536^2 terrain (1024^2 under the sanitizers) on a farm of
+ * 512^2 tiles (tiles of the simulation cross the farm's), stitched, is the
+ * single render's file. */
 static void test_cli_farm(void)
 {
     const char *size = SANITIZED ? "1024x1024" : "1536x1536"; /* 2 x 2 or 3 x 3 farm tiles of 512 */
