@@ -1218,6 +1218,18 @@ static int float_test(const ng_block *b, int i, double s, double inv, int64_t kx
            lattice_coord(b->anchor[0] + (double)b->p[0][i], s, inv) == (double)kx;
 }
 
+/* Whether the block vouches (ng_block.grid_p) that points i .. i + end -
+ * 1 lie on one row of its grid with x steps of s: then each of them
+ * passes the float test (x0 + q s in floats is x0 + q s exactly, the
+ * point's own x), so where float_test holds so does the general path's,
+ * with no point read. A render's pixel blocks on a lattice of their own
+ * pixel size, the usual case, so skip the tests of their every pixel. */
+static int vouched(const ng_block *b, int i, double s, int end)
+{
+    return b->grid_step != 0.0f && b->grid_p[0] == b->p[0] && b->grid_p[1] == b->p[1] &&
+           (double)b->grid_step == s && (b->grid_first + i) % b->grid_w + end <= b->grid_w;
+}
+
 static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, int64_t room)
 {
     const float y = b->p[1][i];
@@ -1228,6 +1240,7 @@ static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, 
     if (inv != 0 && fabs((double)kx) < 4503599627370496.0 && end - k >= 32) {
         const centre_test t = {b->p[0] + i, b->p[1] + i, y, b->p[0][i], (float)s, b->anchor[0], inv, (double)kx,
                                float_test(b, i, s, inv, kx, end)};
+        if (t.floats && vouched(b, i, s, end)) return end;
         k = centred_groups(&t, k, end);
     }
     while (k < end && on_centre(b, i, k, y, s, inv, kx)) k++;

@@ -88,6 +88,18 @@ struct ng_block {
      * are those of a pass, bit for bit. */
     int turn_axes;
     float turn[3][3];
+    /* Optional (a render's pixel blocks; 0 and NULL elsewhere): while p[0]
+     * and p[1] are the arrays grid_p, the points are rows of a grid:
+     * point i lies in column (grid_first + i) % grid_w of a row of grid_w
+     * points that share one y, and x along a row is a whole multiple of
+     * grid_step from the row's first, exactly (every x (h + j) grid_step,
+     * h + 1/2 a whole number, |h + j| < 2^31). A node that makes positions
+     * of its own gives them in new arrays, so the claim never outlives the
+     * ones it was made for. Read by core/hood.c to take a run of pixels on
+     * its lattice's cells without testing each. */
+    const float *grid_p[2];
+    float grid_step;
+    int grid_w, grid_first;
 };
 
 /* b itself when it has no p_scale and no turn, else tmp: b with its

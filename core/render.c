@@ -21,6 +21,7 @@
 #include "pool.h"
 
 #include <fenv.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -66,6 +67,7 @@ typedef struct render {
     int stream;               /* several workers: tiles go into bands with streaming stores */
     float **band;             /* band[slot * nroots + r]: rw * tile * channels */
     float *xplane;            /* column positions, periodic in rw (make_xplane) */
+    float xstep;              /* the x plane's exact step (ng_block.grid_step), or 0 (grid_step) */
     atomic_int *band_left;    /* tiles of the slot's band still running */
     /* the counters every tile writes, each on its own cache line so the
      * fields read per tile above stay shared clean between cores */
@@ -120,6 +122,21 @@ static float *make_xplane(const render *r, size_t len)
         memcpy(xs + i, xs, m * sizeof(float));
     }
     return xs;
+}
+
+/* The x plane's columns as a block may vouch for them (ng_block.grid_step):
+ * s = the pixel size as a float, a power of two, and column i's x exactly
+ * (h + i) s with h + 1/2 a whole number and |h + i| < 2^31, where all
+ * the doubles below are exact; else 0. */
+static float grid_step(const float *xs, int rw, double pixel)
+{
+    const float s = (float)pixel;
+    const double h = (double)xs[0] / s - 0.5;
+    int e, i;
+    if (!(s > 0) || frexp(s, &e) != 0.5 || !(fabs(h) + rw < 2147483647.0) || h != floor(h)) return 0;
+    for (i = 0; i < rw; i++)
+        if ((double)xs[i] != (double)xs[0] + (double)i * s) return 0;
+    return s;
 }
 
 /* The centre of row (axis 1) or slice (axis 2) `index` of the full image, as a float. */
@@ -345,6 +362,12 @@ static int run_tile(render *r, tiler *tl, int64_t t)
     b.p[2] = b.p[3] = ng__ctx_zeros(tl->c);
     if (tl->pz) b.p[2] = tl->pz;
     b.footprint = (float)r->o->pixel_size;
+    if (r->xstep > 0) { /* rows of the x plane, the y planes one value a row (chunk_positions) */
+        b.grid_p[0] = b.p[0], b.grid_p[1] = b.p[1];
+        b.grid_step = r->xstep;
+        b.grid_w = r->rw;
+        b.grid_first = (int)(start % r->rw);
+    }
     if (r->o->tileable) {
         b.period[0] = r->o->width * step(r->o, 0);
         b.period[1] = r->o->height * step(r->o, 1);
@@ -796,6 +819,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
         ng_errorf(err, "render: out of memory");
         goto done;
     }
+    if (!job && r.o->dims == 2) r.xstep = grid_step(r.xplane, r.rw, step(r.o, 0));
     r.band = calloc((size_t)r.ring * (size_t)nroots, sizeof *r.band);
     r.band_left = calloc((size_t)r.ring, sizeof *r.band_left);
     if (!r.uses || !r.band || !r.band_left) {
