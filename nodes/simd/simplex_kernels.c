@@ -40,8 +40,13 @@
  * (lengths up to 1.0013276): the bound for any unit gradients, each
  * corner's pointing at the sample, 0.0100802047 at the midpoint of the
  * cell's diagonal (where the classic set's own vectors point so), times
- * the longest: 0.0100935865; d/dx 0.0718348867 (any unit gradients, at
- * skewed fraction (0.5, 0)) times the longest, 7.1257 scaled. 3D and 4D: the independent components of grad_ind3
+ * the longest: 0.0100935865; the gradient, any unit gradients times the
+ * longest, read along the world's axes (the lattice is turned by 45
+ * degrees, 2D ORIENTATION below): along lattice x 0.0718348867 (skewed
+ * fraction (0.5, 0)), along the lattice's (1, 1) / sqrt 2, world x,
+ * 2/27 = 0.0740740741 (the middle of the cell's diagonal), 7.3477 scaled.
+ * 3D's turn about z keeps its bound: along the world's x and y, lattice
+ * (1, +-1, 0) / sqrt 2, 0.0625, less than along z. 3D and 4D: the independent components of grad_ind3
  * and grad_ind4, each corner's vector normalised (ind_unit: lengths 0.966
  * to 1.0339486 in 3D, 0.966 to 1.0339601 in 4D, over all 2^12 and 2^16
  * vectors). The bounds for any unit gradients, each corner's pointing at
@@ -134,10 +139,29 @@ LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const
     return fo * gd;
 }
 
+/* 2D ORIENTATION. The isotropic set reads its lattice turned by 45
+ * degrees: lattice coordinates q = ((x - y), (x + y)) / sqrt 2, then
+ * skewed, q + (q0 + q1) F2 = (K x - H y, K x + H y) with K = 1 / sqrt 2 +
+ * sqrt 2 F2 = sqrt 1.5 and H = 1 / sqrt 2: one multiply and two fused
+ * multiply-adds, where the skew alone took four operations. The
+ * triangles' edges (lattice frame -15, 45 and 105 degrees) then lie 15
+ * degrees from both world diagonals, where a ridged octave's creases add
+ * to the orientation histogram (tests/test_isotropy.c; unturned, one
+ * edge's peak sat on them: ridged 1.29 against 1.19 turned, over seeds 1
+ * to 6 in the model, unit vectors), and the world's diagonals along the
+ * lattice's axes, where grad_arc's lengths dip (lattice_parts.h). A
+ * point's value is the same function of its lattice position: ranges
+ * carry over. The anchor is turned and skewed in double. */
+#define TURN_K 1.2247448713915890 /* sqrt 1.5 */
+#define TURN_H 0.70710678118654752 /* 1 / sqrt 2 */
+#define TURN_S3 0.47140452079103168f /* sqrt 2 / 3 */
+#define TURN_U3 1.1785113019775793f   /* 5 / (3 sqrt 2) */
+
 LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *gy, int iso, int deriv)
 {
-    const double sk = (p->anchor[0] + p->anchor[1]) * F2;
-    const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u);
+    const double sk = (p->anchor[0] + p->anchor[1]) * F2, ka = TURN_K * p->anchor[0], ha = TURN_H * p->anchor[1];
+    const axis ax = split_axis(iso ? ka - ha : p->anchor[0] + sk, 0u),
+               ay = split_axis(iso ? ka + ha : p->anchor[1] + sk, 0u);
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1], sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1);
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
@@ -150,8 +174,9 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
     for (i = 0; i < n; i++) {
         uint32_t X, Y;
         const float x = fx[i] * sx, y = fy[i] * sy;
-        float fs = (x + y) * f2;
-        float rx = cell_of(&ax, x + fs, &X), ry = cell_of(&ay, y + fs, &Y); /* skewed */
+        const float fs = (x + y) * f2, kx = (float)TURN_K * x;
+        float rx = cell_of(&ax, iso ? fma_f(-(float)TURN_H, y, kx) : x + fs, &X),
+              ry = cell_of(&ay, iso ? fma_f((float)TURN_H, y, kx) : y + fs, &Y); /* skewed */
         float t = (rx + ry) * g2;
         float x0 = rx - t, y0 = ry - t; /* unskewed, from corner 0 */
         /* lower triangle (rx >= ry) steps along x first */
@@ -171,8 +196,11 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
         float n2 = simplex_corner(2, iso, deriv, h2, d2, acc);
         out[i] = (n0 + n1 + n2) * scale;
         if (deriv) {
-            gx[i] = ng_gscaled(acc[0] * scale, gm[0], gma);
-            gy[i] = ng_gscaled(acc[1] * scale, gm[1], gma);
+            /* the lattice's partials back to the world's axes: the transpose of the turn */
+            const float ax0 = iso ? (acc[0] + acc[1]) * (float)TURN_H : acc[0],
+                        ax1 = iso ? (acc[1] - acc[0]) * (float)TURN_H : acc[1];
+            gx[i] = ng_gscaled(ax0 * scale, gm[0], gma);
+            gy[i] = ng_gscaled(ax1 * scale, gm[1], gma);
         }
     }
 }
@@ -180,9 +208,11 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
 LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
                           int iso, int deriv)
 {
-    const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2]) * F3;
-    const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u),
-               az = split_axis(p->anchor[2] + sk, 0u);
+    /* the isotropic set's lattice turned about z (2D ORIENTATION, above):
+     * q = (H (x - y), H (x + y), z), then skewed */
+    const double *an = p->anchor, q0 = iso ? TURN_H * (an[0] - an[1]) : an[0],
+                 q1 = iso ? TURN_H * (an[0] + an[1]) : an[1], sk = (q0 + q1 + an[2]) * F3;
+    const axis ax = split_axis(q0 + sk, 0u), ay = split_axis(q1 + sk, 0u), az = split_axis(an[2] + sk, 0u);
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
     const float sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1), sz = ng_pts_scale(p, 2);
@@ -197,8 +227,11 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
     for (i = 0; i < n; i++) {
         uint32_t X, Y, Z;
         const float x = fx[i] * sx, y = fy[i] * sy, z = fz[i] * sz;
-        float fs = (x + y + z) * f3;
-        float rx = cell_of(&ax, x + fs, &X), ry = cell_of(&ay, y + fs, &Y),
+        /* turned: fs = (sqrt 2 x + z) / 3 and q0 + fs = u - H y, q1 + fs = u + H y, u = H x + fs =
+         * (5 / (3 sqrt 2)) x + z / 3: the six operations of the skew alone */
+        const float z3 = z * f3, fs = iso ? fma_f(TURN_S3, x, z3) : (x + y + z) * f3, u = fma_f(TURN_U3, x, z3);
+        float rx = cell_of(&ax, iso ? fma_f(-(float)TURN_H, y, u) : x + fs, &X),
+              ry = cell_of(&ay, iso ? fma_f((float)TURN_H, y, u) : y + fs, &Y),
               rz = cell_of(&az, z + fs, &Z); /* skewed fraction */
         float t = (rx + ry + rz) * g3;
         float x0 = rx - t, y0 = ry - t, z0 = rz - t;
@@ -228,8 +261,10 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         float n3 = simplex_corner(3, iso, deriv, h3, d3, acc);
         out[i] = (n0 + n1 + n2 + n3) * scale;
         if (deriv) {
-            gx[i] = ng_gscaled(acc[0] * scale, gm[0], gma);
-            gy[i] = ng_gscaled(acc[1] * scale, gm[1], gma);
+            const float ax0 = iso ? (acc[0] + acc[1]) * (float)TURN_H : acc[0],
+                        ax1 = iso ? (acc[1] - acc[0]) * (float)TURN_H : acc[1];
+            gx[i] = ng_gscaled(ax0 * scale, gm[0], gma);
+            gy[i] = ng_gscaled(ax1 * scale, gm[1], gma);
             gz[i] = ng_gscaled(acc[2] * scale, gm[2], gma);
         }
     }
