@@ -36,17 +36,15 @@
 #define SIMPLEX2_SCALE 99.194415f /* 1 / (0.0100802047 * 1.0001) */
 #define SIMPLEX3_SCALE 76.873063f /* 1 / (0.0130071572 * 1.0001) */
 #define SIMPLEX4_SCALE 62.77143f /* 1 / (0.0159292215 * 1.0001) */
-/* The isotropic sets (lattice_parts.h): 2D, grad_arc's unit directions
- * (lengths up to 1.0013276): the bound for any unit gradients, each
- * corner's pointing at the sample, 0.0100802047 at the midpoint of the
- * cell's diagonal (where the classic set's own vectors point so), times
- * the longest: 0.0100935865; the gradient, any unit gradients times the
- * longest, read along the world's axes (the lattice is turned by 45
- * degrees, 2D ORIENTATION below): along lattice x 0.0718348867 (skewed
- * fraction (0.5, 0)), along the lattice's (1, 1) / sqrt 2, world x,
- * 2/27 = 0.0740740741 (the middle of the cell's diagonal), 7.3477 scaled.
- * 3D's turn about z keeps its bound: along the world's x and y, lattice
- * (1, +-1, 0) / sqrt 2, 0.0625, less than along z. 3D and 4D: the independent components of grad_ind3
+/* The isotropic sets (lattice_parts.h): 2D, grad_arc's 2^15 directions
+ * (lengths 0.877 to 1.125, 1 - 0.1 cos 4 theta) with the cubic falloff
+ * (FALLOFF, below): the supremum over the set, by a search over the cell
+ * with each corner's best vector, 0.0340260756 at the middle of the
+ * cell's diagonal (exact: every direction of the set is there, no
+ * limiter). The gradient read along the world's axes (the lattice is
+ * turned by 45 degrees, 2D ORIENTATION below): world x, the lattice's
+ * (1, 1) / sqrt 2, 0.1666931480, world y 0.1928526339 (near skewed
+ * fraction (0.323, 0.677)): 5.6672 scaled. 3D and 4D: the independent components of grad_ind3
  * and grad_ind4, each corner's vector normalised (ind_unit: lengths 0.966
  * to 1.0339486 in 3D, 0.966 to 1.0339601 in 4D, over all 2^12 and 2^16
  * vectors). The bounds for any unit gradients, each corner's pointing at
@@ -61,7 +59,7 @@
  * and 0.12; a scale at the 1e-6 quantile would not have helped: over 2^22
  * samples it is 0.977 (3D) and 0.874 (4D) of that bound, as one corner's
  * long vector reaches it (rms 0.195 and 0.142 so scaled). */
-#define SIMPLEX2_ISO_SCALE 99.062906f /* 1 / (0.0100802047 * 1.0013276 * 1.0001) */
+#define SIMPLEX2_ISO_SCALE 29.386287f /* 1 / (0.0340260756 * 1.0001) */
 #define SIMPLEX3_ISO_SCALE 104.10839f /* 1 / (0.0092890629 * 1.0339486 * 1.0001) */
 #define SIMPLEX4_ISO_SCALE 104.99146f /* 1 / (0.0092108319 * 1.0339601 * 1.0001) */
 
@@ -73,16 +71,18 @@
 #define G4 0.13819660112501051 /* (5 - sqrt(5)) / 20 */
 
 /* (0.5 - d2)_+^4, and t3 = (0.5 - d2)_+^3 for its derivative: along the
- * corner offset d, d/dd_e falloff = -8 d_e t3 (C3 where it reaches 0). */
-static inline float falloff(float d2, float *t3)
+ * corner offset d, d/dd_e falloff = -8 d_e t3 (C3 where it reaches 0).
+ * With cubic: (0.5 - d2)_+^3 and t3 = (0.5 - d2)_+^2, d/dd_e = -6 d_e t3
+ * (C2), for 2D's isotropic set (FALLOFF, below). */
+static inline float falloff(float d2, int cubic, float *t3)
 {
     /* max(t, 0) on the bits (negative -> +0): one integer max, where a
      * mask from the sign took two operations */
     int32_t u = (int32_t)f2u(0.5f - d2);
     float t = u2f((uint32_t)(u > 0 ? u : 0));
     float tt = t * t;
-    *t3 = tt * t;
-    return tt * tt;
+    *t3 = cubic ? tt : tt * t;
+    return cubic ? tt * t : tt * tt;
 }
 
 /*
@@ -119,6 +119,16 @@ LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deri
 }
 
 
+/* FALLOFF. 2D's isotropic set takes the cubic (0.5 - r^2)^3: the
+ * orientation histogram's three peaks at the triangles' edges (where a
+ * point's gradient is the two corners' of an edge) are the quartic's
+ * narrow bumps showing; the cubic's wider ones overlap more (a model over
+ * seeds 1 to 6: plain 1.14 -> 1.07, tests/test_isotropy.c), and cost a
+ * multiply less. C2 where it reaches 0 (the quartic C3). 3D kept the
+ * quartic: its plain histograms moved less (axis 1.158 -> 1.144 in the
+ * model) and its ridged ones up (1.18 -> 1.20). */
+#define CUBIC(dims, iso) ((dims) == 2 && (iso))
+
 /* One corner of 2D to 4D simplex, d the point minus the corner: the term,
  * and with deriv its partials added to acc[]. */
 LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const float *d, float *acc)
@@ -127,11 +137,11 @@ LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const
     int e;
     UNROLL
     for (e = 1; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
-    fo = falloff(r2, &t3);
+    fo = falloff(r2, CUBIC(dims, iso), &t3);
     gd = grad_set(dims, iso, h, d);
     if (iso && dims > 2) gd *= ind_unit(dims, h, &c);
     if (deriv) {
-        float m = -8.0f * t3 * gd, g[4];
+        float m = (CUBIC(dims, iso) ? -6.0f : -8.0f) * t3 * gd, g[4];
         grad_set_vec(dims, iso, h, g);
         UNROLL
         for (e = 0; e < dims; e++) acc[e] = fma_f(fo, iso && dims > 2 ? g[e] * c : g[e], fma_f(m, d[e], acc[e]));
@@ -148,10 +158,17 @@ LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const
  * degrees from both world diagonals, where a ridged octave's creases add
  * to the orientation histogram (tests/test_isotropy.c; unturned, one
  * edge's peak sat on them: ridged 1.29 against 1.19 turned, over seeds 1
- * to 6 in the model, unit vectors), and the world's diagonals along the
- * lattice's axes, where grad_arc's lengths dip (lattice_parts.h). A
- * point's value is the same function of its lattice position: ranges
- * carry over. The anchor is turned and skewed in double. */
+ * to 6 in a numpy model; gradient directions are isotropic, so the turn
+ * of any angle is the same noise but for the measure's axes; 15 degrees
+ * from both diagonals is as far as the three edges can get). 3D turns
+ * about z the same way (simplex3, its skew's six operations as before): a
+ * z slice cuts the lattice's edges at the same projected angles, and the
+ * turn took its ridged histograms from 1.30 to 1.14 (seed 7), the
+ * diagonal slice's too (1.21 to 1.12), where turns of 15, 30 and 60
+ * degrees did worse on one slice or another in the model. A point's value
+ * is the same function of its lattice position, so ranges carry over
+ * (the gradient bound read along the world's axes: above). The anchor is
+ * turned and skewed in double: exact enough far from the origin. */
 #define TURN_K 1.2247448713915890 /* sqrt 1.5 */
 #define TURN_H 0.70710678118654752 /* 1 / sqrt 2 */
 #define TURN_S3 0.47140452079103168f /* sqrt 2 / 3 */
@@ -499,7 +516,7 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, int first, uin
     int c, e;
     UNROLL
     for (e = 1; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
-    fo = falloff(r2, &t3);
+    fo = falloff(r2, 0, &t3);
     fslope = -8.0f * t3; /* the radial slope per unit of gradient term */
     UNROLL
     for (c = 0; c < VEC_CHANNELS; c++)
