@@ -10,7 +10,8 @@
 #include "ngmath.h"
 
 /* ---- simplex --------------------------------------------------------------
- * Corner falloff (0.5 - r^2)^4 in 2D to 4D: every lattice vertex outside
+ * Corner falloff (0.5 - r^2)^4 in 2D to 4D (2D's isotropic set: the
+ * cubic, FALLOFF below): every lattice vertex outside
  * the simplex holding a point is at least sqrt(0.5) away from it (checked
  * numerically: min r^2 0.500005 in 2D, 0.50011 in 3D, 0.50039 in 4D over
  * 2e6 points each), so contributions reach zero before their vertex drops
