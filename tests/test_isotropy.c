@@ -193,7 +193,8 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * by bin, the part that is the sets' and not the render's chance):
  * - simplex 2D: ridged 1.158 (plain 1.062, off the creases 1.050; over
  *   seeds 1 to 6 plain 1.071 to 1.118, mean 1.092, ridged 1.138 to 1.198,
- *   mean 1.163, off the creases mean 1.091). Its lattice is turned 45
+ *   mean 1.163, off the creases mean 1.091; before these changes the means
+ *   were 1.151, 1.304 and 1.170). Its lattice is turned 45
  *   degrees (simplex_kernels.c, 2D ORIENTATION), so the triangles' edges
  *   lie 15 degrees from the diagonals where the creases add; the cubic
  *   falloff took down the three peaks at the edges (plain 1.131 -> 1.062
@@ -207,7 +208,9 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  *   diagonal 1.209 -> 1.117; plain 1.142, 1.152, 1.141, where unturned
  *   1.163, 1.190, 1.204; over seeds 1 to 6 the means are plain 1.160,
  *   1.174, 1.141 and ridged 1.152, 1.166, 1.129, single seeds up to 1.21
- *   plain). Any set symmetric under the cube's turns and flips keeps them,
+ *   plain, where unturned they were plain 1.160, 1.161, 1.183 and ridged
+ *   1.267, 1.270, 1.183: the turn takes down the ridged histograms and the
+ *   diagonal slice's plain one, not the axis slices' plain ones). Any set symmetric under the cube's turns and flips keeps them,
  *   and a stretch along the lattice's main diagonal, the correction that
  *   symmetry allows at second order, moved one peak up as it took another
  *   down; the cubic falloff (as 2D's) moved the plain histograms down by
