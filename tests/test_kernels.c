@@ -76,7 +76,7 @@ static void simplex_tiled2(const ng_noise_pts *p, float *out)
  *   perlin   -, 3.6105, 6.3917, 8.7361
  *   fast     -, 2.6495, 5.1290, 7.2886
  *   flow     -, 3.4275 (over every flow angle), 6.3861, -
- *   simplex  -, 7.1257, 7.5281, 7.3578
+ *   simplex  -, 5.6672, 7.5281, 7.3578
  * (3D and 4D: the bounds for any unit gradients times the set's longest,
  * not suprema of the sets themselves, so their floors are lower; lowest
  * for the independent components of perlin, fast, flow and simplex, whose
@@ -120,7 +120,7 @@ static const struct basis {
      {0.75, 0.80, 0.39, 0.25}, 0x18u, 1, fast_noise_iso_d, {2e-6, 4e-6, 4e-6, 8e-6}, 0x1cu, 1},
     {"flow iso", flow_noise_iso, 0x0cu, {0, 3.4275, 6.3861, 0}, {0, 0.65, 0.39, 0}, 0x0cu, 1,
      flow_noise_iso_d, {0, 1.3e-5, 3e-5, 0}, 0x0cu, 0},
-    {"simplex iso", simplex_noise_iso, DIMS_ALL, {3.3330, 7.1257, 7.5281, 7.3578},
+    {"simplex iso", simplex_noise_iso, DIMS_ALL, {3.3330, 5.6672, 7.5281, 7.3578},
      {0.8, 0.9, 0.5, 0.45}, 0, 0, simplex_noise_iso_d, {2e-6, 5e-6, 1e-5, 1.5e-5}, 0, 0},
     {"white", white_noise, DIMS_ALL, {0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, NULL, {0, 0, 0, 0},
      0, 0},
@@ -197,7 +197,9 @@ static int classic_row(int b)
  * 0.74, 3D 0.76 (2D to 4D scaled at the 1e-6 quantile: their maxima, which
  * need every corner's vector among the longest, would leave perlin 2D
  * 0.70, the same set's maximum over flow's angles less);
- * simplex 1.00, 0.97, 0.98 (its 3D and 4D vectors normalised:
+ * simplex 0.75, 0.97, 0.98 (2D: the cubic falloff's exact maximum,
+ * two corners' wide bumps meeting at the middle of the cell's diagonal,
+ * where the quartic's gave 1.00; its 3D and 4D vectors normalised:
  * unnormalised, 0.49 and 0.49). */
 #define ISO_RMS 0.72
 static double range_rms[NBASES][5];
@@ -1121,17 +1123,24 @@ static int grad_fd_batch(const struct basis *bs, const ng_noise_pts *p, double *
  * lattice line: at 0, 1e-7, 3e-4, H or 2H from it, either side (at H the
  * stencil ends on it). Skewed (simplex): offsets are built in skewed space
  * and unskewed; next to a skewed cell border, or to the border between two
- * simplices, where two skewed fractions are equal.
+ * simplices, where two skewed fractions are equal. Turned (isotropic
+ * simplex in 2D and 3D, simplex_kernels.c's 2D ORIENTATION): the lattice
+ * frame is the world's turned by 45 degrees about z, q = (H (x - y),
+ * H (x + y), z), so the anchor is turned before the skew and the offsets
+ * turned back after the unskew.
  */
-static void near_lattice_points(int dims, const double *anchor, int skewed, int n)
+static void near_lattice_points(int dims, const double *anchor, int skewed, int turned, int n)
 {
     static const double deltas[] = {0, 1e-7, -1e-7, 3e-4, -3e-4, FD_H, -FD_H, 2 * FD_H, -2 * FD_H};
     static const double skew[5] = {0, 0, 0.36602540378443865, 1.0 / 3.0, 0.30901699437494742};
     static const double unskew[5] = {0, 0, 0.21132486540518712, 1.0 / 6.0, 0.13819660112501051};
-    double F = skewed ? skew[dims] : 0, G = skewed ? unskew[dims] : 0, sum = 0, fr[4];
+    const double H = 0.70710678118654752;
+    double F = skewed ? skew[dims] : 0, G = skewed ? unskew[dims] : 0, sum = 0, fr[4], an[4];
     int i, d;
-    for (d = 0; d < dims; d++) sum += anchor[d];
-    for (d = 0; d < dims; d++) fr[d] = (anchor[d] + sum * F) - floor(anchor[d] + sum * F);
+    for (d = 0; d < dims; d++) an[d] = anchor[d];
+    if (turned) an[0] = H * (anchor[0] - anchor[1]), an[1] = H * (anchor[0] + anchor[1]);
+    for (d = 0; d < dims; d++) sum += an[d];
+    for (d = 0; d < dims; d++) fr[d] = (an[d] + sum * F) - floor(an[d] + sum * F);
     for (i = 0; i < n; i++) {
         double v[4], vs = 0; /* skewed offsets */
         for (d = 0; d < dims; d++) {
@@ -1147,7 +1156,12 @@ static void near_lattice_points(int dims, const double *anchor, int skewed, int 
             }
             vs += v[d];
         }
-        for (d = 0; d < dims; d++) fbuf[d][i] = (float)(v[d] - vs * G);
+        for (d = 0; d < dims; d++) v[d] -= vs * G;
+        if (turned) {
+            const double q0 = v[0];
+            v[0] = H * (q0 + v[1]), v[1] = H * (v[1] - q0);
+        }
+        for (d = 0; d < dims; d++) fbuf[d][i] = (float)v[d];
     }
 }
 
@@ -1173,7 +1187,8 @@ static void test_grad_finite_differences(void)
                     anchor[d] = k % 3 == 0   ? t_rng_range(-1000, 1000)
                                 : k % 3 == 1 ? (t_rng_unit() < 0.5 ? -1e9 : 1e9) + t_rng_unit()
                                              : t_rng_range(-1e9, 1e9);
-                near_lattice_points(dims, anchor, bs->fn == simplex_noise || bs->fn == simplex_noise_iso, FD_N);
+                near_lattice_points(dims, anchor, bs->fn == simplex_noise || bs->fn == simplex_noise_iso,
+                                    bs->fn == simplex_noise_iso && (dims == 2 || dims == 3), FD_N);
                 p = pts(FD_N, dims, anchor, fbuf, (uint32_t)k * 2654435761u);
                 p.flow = (float)t_rng_unit();
                 if (bs->tileable && k % 4 == 3) memcpy(p.period, period, sizeof p.period);

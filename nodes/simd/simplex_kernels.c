@@ -10,7 +10,8 @@
 #include "ngmath.h"
 
 /* ---- simplex --------------------------------------------------------------
- * Corner falloff (0.5 - r^2)^4 in 2D to 4D: every lattice vertex outside
+ * Corner falloff (0.5 - r^2)^4 in 2D to 4D (2D's isotropic set: the
+ * cubic, FALLOFF below): every lattice vertex outside
  * the simplex holding a point is at least sqrt(0.5) away from it (checked
  * numerically: min r^2 0.500005 in 2D, 0.50011 in 3D, 0.50039 in 4D over
  * 2e6 points each), so contributions reach zero before their vertex drops
@@ -36,12 +37,15 @@
 #define SIMPLEX2_SCALE 99.194415f /* 1 / (0.0100802047 * 1.0001) */
 #define SIMPLEX3_SCALE 76.873063f /* 1 / (0.0130071572 * 1.0001) */
 #define SIMPLEX4_SCALE 62.77143f /* 1 / (0.0159292215 * 1.0001) */
-/* The isotropic sets (lattice_parts.h): 2D, grad_arc's unit directions
- * (lengths up to 1.0013276): the bound for any unit gradients, each
- * corner's pointing at the sample, 0.0100802047 at the midpoint of the
- * cell's diagonal (where the classic set's own vectors point so), times
- * the longest: 0.0100935865; d/dx 0.0718348867 (any unit gradients, at
- * skewed fraction (0.5, 0)) times the longest, 7.1257 scaled. 3D and 4D: the independent components of grad_ind3
+/* The isotropic sets (lattice_parts.h): 2D, grad_arc's 2^15 directions
+ * (lengths 0.877 to 1.125, 1 - 0.1 cos 4 theta) with the cubic falloff
+ * (FALLOFF, below): the supremum over the set, by a search over the cell
+ * with each corner's best vector, 0.0340260756 at the middle of the
+ * cell's diagonal (exact: every direction of the set is there, no
+ * limiter). The gradient read along the world's axes (the lattice is
+ * turned by 45 degrees, 2D ORIENTATION below): world x, the lattice's
+ * (1, 1) / sqrt 2, 0.1666931480, world y 0.1928526339 (near skewed
+ * fraction (0.323, 0.677)): 5.6672 scaled. 3D and 4D: the independent components of grad_ind3
  * and grad_ind4, each corner's vector normalised (ind_unit: lengths 0.966
  * to 1.0339486 in 3D, 0.966 to 1.0339601 in 4D, over all 2^12 and 2^16
  * vectors). The bounds for any unit gradients, each corner's pointing at
@@ -56,7 +60,7 @@
  * and 0.12; a scale at the 1e-6 quantile would not have helped: over 2^22
  * samples it is 0.977 (3D) and 0.874 (4D) of that bound, as one corner's
  * long vector reaches it (rms 0.195 and 0.142 so scaled). */
-#define SIMPLEX2_ISO_SCALE 99.062906f /* 1 / (0.0100802047 * 1.0013276 * 1.0001) */
+#define SIMPLEX2_ISO_SCALE 29.386287f /* 1 / (0.0340260756 * 1.0001) */
 #define SIMPLEX3_ISO_SCALE 104.10839f /* 1 / (0.0092890629 * 1.0339486 * 1.0001) */
 #define SIMPLEX4_ISO_SCALE 104.99146f /* 1 / (0.0092108319 * 1.0339601 * 1.0001) */
 
@@ -68,16 +72,18 @@
 #define G4 0.13819660112501051 /* (5 - sqrt(5)) / 20 */
 
 /* (0.5 - d2)_+^4, and t3 = (0.5 - d2)_+^3 for its derivative: along the
- * corner offset d, d/dd_e falloff = -8 d_e t3 (C3 where it reaches 0). */
-static inline float falloff(float d2, float *t3)
+ * corner offset d, d/dd_e falloff = -8 d_e t3 (C3 where it reaches 0).
+ * With cubic: (0.5 - d2)_+^3 and t3 = (0.5 - d2)_+^2, d/dd_e = -6 d_e t3
+ * (C2), for 2D's isotropic set (FALLOFF, below). */
+static inline float falloff(float d2, int cubic, float *t3)
 {
     /* max(t, 0) on the bits (negative -> +0): one integer max, where a
      * mask from the sign took two operations */
     int32_t u = (int32_t)f2u(0.5f - d2);
     float t = u2f((uint32_t)(u > 0 ? u : 0));
     float tt = t * t;
-    *t3 = tt * t;
-    return tt * tt;
+    *t3 = cubic ? tt : tt * t;
+    return cubic ? tt * t : tt * tt;
 }
 
 /*
@@ -114,6 +120,16 @@ LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deri
 }
 
 
+/* FALLOFF. 2D's isotropic set takes the cubic (0.5 - r^2)^3: the
+ * orientation histogram's three peaks at the triangles' edges (where a
+ * point's gradient is the two corners' of an edge) are the quartic's
+ * narrow bumps showing; the cubic's wider ones overlap more (a model over
+ * seeds 1 to 6: plain 1.14 -> 1.07, tests/test_isotropy.c), and cost a
+ * multiply less. C2 where it reaches 0 (the quartic C3). 3D kept the
+ * quartic: its plain histograms moved less (axis 1.158 -> 1.144 in the
+ * model) and its ridged ones up (1.18 -> 1.20). */
+#define CUBIC(dims, iso) ((dims) == 2 && (iso))
+
 /* One corner of 2D to 4D simplex, d the point minus the corner: the term,
  * and with deriv its partials added to acc[]. */
 LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const float *d, float *acc)
@@ -122,11 +138,11 @@ LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const
     int e;
     UNROLL
     for (e = 1; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
-    fo = falloff(r2, &t3);
+    fo = falloff(r2, CUBIC(dims, iso), &t3);
     gd = grad_set(dims, iso, h, d);
     if (iso && dims > 2) gd *= ind_unit(dims, h, &c);
     if (deriv) {
-        float m = -8.0f * t3 * gd, g[4];
+        float m = (CUBIC(dims, iso) ? -6.0f : -8.0f) * t3 * gd, g[4];
         grad_set_vec(dims, iso, h, g);
         UNROLL
         for (e = 0; e < dims; e++) acc[e] = fma_f(fo, iso && dims > 2 ? g[e] * c : g[e], fma_f(m, d[e], acc[e]));
@@ -134,10 +150,36 @@ LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const
     return fo * gd;
 }
 
+/* 2D ORIENTATION. The isotropic set reads its lattice turned by 45
+ * degrees: lattice coordinates q = ((x - y), (x + y)) / sqrt 2, then
+ * skewed, q + (q0 + q1) F2 = (K x - H y, K x + H y) with K = 1 / sqrt 2 +
+ * sqrt 2 F2 = sqrt 1.5 and H = 1 / sqrt 2: one multiply and two fused
+ * multiply-adds, where the skew alone took four operations. The
+ * triangles' edges (lattice frame -15, 45 and 105 degrees) then lie 15
+ * degrees from both world diagonals, where a ridged octave's creases add
+ * to the orientation histogram (tests/test_isotropy.c; unturned, one
+ * edge's peak sat on them: ridged 1.29 against 1.19 turned, over seeds 1
+ * to 6 in a numpy model; gradient directions are isotropic, so the turn
+ * of any angle is the same noise but for the measure's axes; 15 degrees
+ * from both diagonals is as far as the three edges can get). 3D turns
+ * about z the same way (simplex3, its skew's six operations as before): a
+ * z slice cuts the lattice's edges at the same projected angles, and the
+ * turn took its ridged histograms from 1.30 to 1.14 (seed 7), the
+ * diagonal slice's too (1.21 to 1.12), where turns of 15, 30 and 60
+ * degrees did worse on one slice or another in the model. A point's value
+ * is the same function of its lattice position, so ranges carry over
+ * (the gradient bound read along the world's axes: above). The anchor is
+ * turned and skewed in double: exact enough far from the origin. */
+#define TURN_K 1.2247448713915890 /* sqrt 1.5 */
+#define TURN_H 0.70710678118654752 /* 1 / sqrt 2 */
+#define TURN_S3 0.47140452079103168f /* sqrt 2 / 3 */
+#define TURN_U3 1.1785113019775793f   /* 5 / (3 sqrt 2) */
+
 LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *gy, int iso, int deriv)
 {
-    const double sk = (p->anchor[0] + p->anchor[1]) * F2;
-    const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u);
+    const double sk = (p->anchor[0] + p->anchor[1]) * F2, ka = TURN_K * p->anchor[0], ha = TURN_H * p->anchor[1];
+    const axis ax = split_axis(iso ? ka - ha : p->anchor[0] + sk, 0u),
+               ay = split_axis(iso ? ka + ha : p->anchor[1] + sk, 0u);
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1], sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1);
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
@@ -150,8 +192,9 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
     for (i = 0; i < n; i++) {
         uint32_t X, Y;
         const float x = fx[i] * sx, y = fy[i] * sy;
-        float fs = (x + y) * f2;
-        float rx = cell_of(&ax, x + fs, &X), ry = cell_of(&ay, y + fs, &Y); /* skewed */
+        const float fs = (x + y) * f2, kx = (float)TURN_K * x;
+        float rx = cell_of(&ax, iso ? fma_f(-(float)TURN_H, y, kx) : x + fs, &X),
+              ry = cell_of(&ay, iso ? fma_f((float)TURN_H, y, kx) : y + fs, &Y); /* skewed */
         float t = (rx + ry) * g2;
         float x0 = rx - t, y0 = ry - t; /* unskewed, from corner 0 */
         /* lower triangle (rx >= ry) steps along x first */
@@ -171,8 +214,11 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
         float n2 = simplex_corner(2, iso, deriv, h2, d2, acc);
         out[i] = (n0 + n1 + n2) * scale;
         if (deriv) {
-            gx[i] = ng_gscaled(acc[0] * scale, gm[0], gma);
-            gy[i] = ng_gscaled(acc[1] * scale, gm[1], gma);
+            /* the lattice's partials back to the world's axes: the transpose of the turn */
+            const float ax0 = iso ? (acc[0] + acc[1]) * (float)TURN_H : acc[0],
+                        ax1 = iso ? (acc[1] - acc[0]) * (float)TURN_H : acc[1];
+            gx[i] = ng_gscaled(ax0 * scale, gm[0], gma);
+            gy[i] = ng_gscaled(ax1 * scale, gm[1], gma);
         }
     }
 }
@@ -180,9 +226,11 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
 LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
                           int iso, int deriv)
 {
-    const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2]) * F3;
-    const axis ax = split_axis(p->anchor[0] + sk, 0u), ay = split_axis(p->anchor[1] + sk, 0u),
-               az = split_axis(p->anchor[2] + sk, 0u);
+    /* the isotropic set's lattice turned about z (2D ORIENTATION, above):
+     * q = (H (x - y), H (x + y), z), then skewed */
+    const double *an = p->anchor, q0 = iso ? TURN_H * (an[0] - an[1]) : an[0],
+                 q1 = iso ? TURN_H * (an[0] + an[1]) : an[1], sk = (q0 + q1 + an[2]) * F3;
+    const axis ax = split_axis(q0 + sk, 0u), ay = split_axis(q1 + sk, 0u), az = split_axis(an[2] + sk, 0u);
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
     const float sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1), sz = ng_pts_scale(p, 2);
@@ -197,8 +245,11 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
     for (i = 0; i < n; i++) {
         uint32_t X, Y, Z;
         const float x = fx[i] * sx, y = fy[i] * sy, z = fz[i] * sz;
-        float fs = (x + y + z) * f3;
-        float rx = cell_of(&ax, x + fs, &X), ry = cell_of(&ay, y + fs, &Y),
+        /* turned: fs = (sqrt 2 x + z) / 3 and q0 + fs = u - H y, q1 + fs = u + H y, u = H x + fs =
+         * (5 / (3 sqrt 2)) x + z / 3: the six operations of the skew alone */
+        const float z3 = z * f3, fs = iso ? fma_f(TURN_S3, x, z3) : (x + y + z) * f3, u = fma_f(TURN_U3, x, z3);
+        float rx = cell_of(&ax, iso ? fma_f(-(float)TURN_H, y, u) : x + fs, &X),
+              ry = cell_of(&ay, iso ? fma_f((float)TURN_H, y, u) : y + fs, &Y),
               rz = cell_of(&az, z + fs, &Z); /* skewed fraction */
         float t = (rx + ry + rz) * g3;
         float x0 = rx - t, y0 = ry - t, z0 = rz - t;
@@ -228,8 +279,10 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         float n3 = simplex_corner(3, iso, deriv, h3, d3, acc);
         out[i] = (n0 + n1 + n2 + n3) * scale;
         if (deriv) {
-            gx[i] = ng_gscaled(acc[0] * scale, gm[0], gma);
-            gy[i] = ng_gscaled(acc[1] * scale, gm[1], gma);
+            const float ax0 = iso ? (acc[0] + acc[1]) * (float)TURN_H : acc[0],
+                        ax1 = iso ? (acc[1] - acc[0]) * (float)TURN_H : acc[1];
+            gx[i] = ng_gscaled(ax0 * scale, gm[0], gma);
+            gy[i] = ng_gscaled(ax1 * scale, gm[1], gma);
             gz[i] = ng_gscaled(acc[2] * scale, gm[2], gma);
         }
     }
@@ -464,7 +517,7 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, int first, uin
     int c, e;
     UNROLL
     for (e = 1; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
-    fo = falloff(r2, &t3);
+    fo = falloff(r2, 0, &t3);
     fslope = -8.0f * t3; /* the radial slope per unit of gradient term */
     UNROLL
     for (c = 0; c < VEC_CHANNELS; c++)
