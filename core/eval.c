@@ -304,7 +304,7 @@ void ng__ctx_set_hood(ng_ctx *c, ng__hood_cache *h) { c->hood = h; }
 
 ng__hood_cache *ng__ctx_hood(ng_ctx *c)
 {
-    if (!c->hood && (c->hood = ng__hood_cache_new(NG_HOOD_CACHE_DEFAULT, c->stop))) c->own_hood = 1;
+    if (!c->hood && (c->hood = ng__hood_cache_new(NG_HOOD_CACHE_DEFAULT, c->stop, 0))) c->own_hood = 1;
     return c->hood;
 }
 

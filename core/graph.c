@@ -587,7 +587,7 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
         goto fail;
     }
     if (t->setup && t->setup(n, chans, err)) goto fail;
-    if (ng_hood_active(n) && !g->hood && !(g->hood = ng__hood_cache_new(0, NULL))) {
+    if (ng_hood_active(n) && !g->hood && !(g->hood = ng__hood_cache_new(0, NULL, 1))) {
         ng_errorf(err, "%s: out of memory", node_name(n));
         goto fail;
     }

@@ -116,7 +116,8 @@ typedef struct patch {
 struct ng__hood_cache {
     pthread_mutex_t mu;
     pthread_cond_t cv; /* a patch became ready or was dropped */
-    ng_fork_guard guard; /* mu and cv held across fork (core/fork.c) */
+    ng_fork_guard guard; /* mu and cv held across fork (core/fork.c), if shared */
+    int guarded;
     patch *bucket[NBUCKETS];
     patch lru; /* sentinel of the LRU list (lru_front) */
     size_t cap, bytes;
@@ -129,18 +130,21 @@ struct ng__hood_cache {
 static pthread_mutex_t last_mu = PTHREAD_MUTEX_INITIALIZER;
 static ng__hood_stats last;
 static ng_fork_guard last_guard;
-static pthread_once_t last_once = PTHREAD_ONCE_INIT;
 
-static void guard_last(void) { ng_fork_guard_add(&last_guard, &last_mu, NULL, NG_FORK_LEAF); }
+/* At load, before any thread: a guard added later could be added under a
+ * lock the fork handler waits for. */
+__attribute__((constructor)) static void guard_last(void)
+{
+    ng_fork_guard_add(&last_guard, &last_mu, NULL, NG_FORK_LEAF);
+}
 
-ng__hood_cache *ng__hood_cache_new(size_t cap, const ng__stop *stop)
+ng__hood_cache *ng__hood_cache_new(size_t cap, const ng__stop *stop, int shared)
 {
     ng__hood_cache *h = calloc(1, sizeof *h);
     if (!h) return NULL;
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->cv, NULL);
-    pthread_once(&last_once, guard_last);
-    ng_fork_guard_add(&h->guard, &h->mu, &h->cv, NG_FORK_CACHE);
+    if ((h->guarded = shared != 0)) ng_fork_guard_add(&h->guard, &h->mu, &h->cv, NG_FORK_CACHE);
     h->lru.older = h->lru.newer = &h->lru;
     h->cap = cap;
     h->stop = stop;
@@ -167,7 +171,7 @@ void ng__hood_cache_free(ng__hood_cache *h)
             free(p);
         }
     }
-    ng_fork_guard_remove(&h->guard);
+    if (h->guarded) ng_fork_guard_remove(&h->guard);
     pthread_mutex_destroy(&h->mu);
     pthread_cond_destroy(&h->cv);
     free(h);

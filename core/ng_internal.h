@@ -108,7 +108,12 @@ typedef struct ng__hood_stats {
 } ng__hood_stats;
 /* The cache's bound, also without a memory limit. */
 #define NG_HOOD_CACHE_DEFAULT ((size_t)1 << 30)
-ng__hood_cache *ng__hood_cache_new(size_t cap, const ng__stop *stop);
+/* shared: the cache outlives a render or serves several threads (a
+ * graph's, a render's), so its lock is held across fork (core/fork.c); 0
+ * for one evaluation context's own, which one thread uses and which may
+ * be made inside a node's guarded lock (cloud coverage's), where adding a
+ * guard could wait on a fork being prepared. */
+ng__hood_cache *ng__hood_cache_new(size_t cap, const ng__stop *stop, int shared);
 void ng__hood_cache_free(ng__hood_cache *h);
 /* The graph's cache, or NULL (no neighbourhood node). */
 ng__hood_cache *ng__graph_hood(const ng_graph *g);

@@ -184,7 +184,10 @@ void *ng_node_state_alloc(ng_node *n, size_t size, ng_error *err);
  * never inherits it held by a thread that does not exist there, and make
  * it (and its condition, if any) new in the child. Locks nest in level
  * order (a node's state around a patch cache around the pools): a thread
- * holding one takes only locks of later levels, never two of one level. */
+ * holding one takes only locks of later levels, never two of one level.
+ * Add and remove guards outside every guarded lock (in setup, as cloud
+ * coverage does, or at load): the fork handler holds the guards' list
+ * while it waits for the guarded locks. */
 enum { NG_FORK_NODE, NG_FORK_CACHE, NG_FORK_LEAF };
 typedef struct ng_fork_guard {
     pthread_mutex_t *mu;

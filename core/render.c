@@ -806,7 +806,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
         if (hoods && ng__hood_attach(ng__graph_hood(g), room, &r.stop) == 0) {
             r.hood = ng__graph_hood(g);
         } else if (hoods) { /* another render of this graph holds its patches */
-            if (!(r.hood = ng__hood_cache_new(0, NULL))) {
+            if (!(r.hood = ng__hood_cache_new(0, NULL, 1))) {
                 ng_errorf(err, "render: out of memory");
                 goto done;
             }

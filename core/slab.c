@@ -98,19 +98,20 @@ struct ng__slab {
 /* The pool: chunks no cache uses, the most recently freed first. */
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static ng_fork_guard pool_guard; /* pool_mu held across fork (core/fork.c) */
-static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
 static ng__slab *pool;
 static atomic_size_t pool_bytes;
 static size_t pool_cap = NG_SLAB_POOL_CAP;
 static atomic_long mapped, reused;
 
-static void guard_pool(void) { ng_fork_guard_add(&pool_guard, &pool_mu, NULL, NG_FORK_LEAF); }
-
-static void lock_pool(void)
+/* At load, before any thread: added on first use, the guard would be
+ * added under a patch cache's lock, which the fork handler may be waiting
+ * for while it holds the guards' list. */
+__attribute__((constructor)) static void guard_pool(void)
 {
-    pthread_once(&pool_once, guard_pool);
-    pthread_mutex_lock(&pool_mu);
+    ng_fork_guard_add(&pool_guard, &pool_mu, NULL, NG_FORK_LEAF);
 }
+
+static void lock_pool(void) { pthread_mutex_lock(&pool_mu); }
 
 /* len bytes (a multiple of HUGE_PAGE) at a 2 MiB boundary, advised for
  * huge pages, or NULL; zeros, as fresh pages are. */
