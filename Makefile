@@ -156,8 +156,12 @@ VDB_LIBS := -lopenvdb -ltbb -lImath -lstdc++
 # zlib for PNG's own band-parallel deflate (io/png.c); jansson for JSON
 # (io/json.c), nettle for the tiles' SHA-256 (io/sha256.c).
 EXR_LIBS := -lOpenEXRCore-3_1 -lOpenEXR-3_1 -lIex-3_1 -lImath -lstdc++
+# GDAL is not linked: io/geotiff.c loads it (dlopen) when a GeoTIFF is
+# first written or read, by the soname of the libgdal-dev it is compiled
+# against (linked, it cost every start of the program about 36 ms).
 IO_LIBS  := -lpng16 -ljpeg $(if $(filter 1,$(NO_VDB)),,$(VDB_LIBS)) $(if $(filter 1,$(NO_EXR)),,$(EXR_LIBS)) \
-            $(if $(filter 1,$(NO_GDAL)),,-lgdal) -lz -ljansson -lnettle
+            -lz -ljansson -lnettle
+GDAL_SONAME = $(shell objdump -p "$$($(CC) -print-file-name=libgdal.so)" 2>/dev/null | awk '/SONAME/ {print $$2}')
 # serve: libmicrohttpd, and Graphviz to lay out the graph in process with
 # its two plugins linked in (serve/serve_api.c says why), from their folder
 GV_PLUGINS := /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/graphviz
@@ -278,6 +282,7 @@ $(BUILD)/nodes/%.o: CFLAGS += $(INC_nodes)
 $(BUILD)/nodes/simd/%.o: CFLAGS += $(INC_simd)
 $(BUILD)/io/%.o: CFLAGS += $(INC_io)
 $(BUILD)/io/%.o: CXXFLAGS += $(INC_io)
+$(BUILD)/io/geotiff.o: CFLAGS += $(if $(GDAL_SONAME),-DNG_GDAL_SONAME='"$(GDAL_SONAME)"')
 # OpenEXR's C++ headers (and Imath's, which they include as <half.h>) as
 # system headers: their own warnings (-Wshadow) are not ours
 EXR_CXX_INC := -isystem /usr/include/OpenEXR -isystem /usr/include/Imath
@@ -673,6 +678,7 @@ $(FUZZ_BUILD)/io/image_read.o: FUZZ_CFLAGS += $(STB_UNIT_SAN)
 $(FUZZ_BUILD)/core/%.o: FUZZ_CFLAGS += $(INC_core)
 $(FUZZ_BUILD)/nodes/simd/%.o: FUZZ_CFLAGS += $(INC_simd)
 $(FUZZ_BUILD)/io/%.o: FUZZ_CFLAGS += $(INC_io)
+$(FUZZ_BUILD)/io/geotiff.o: FUZZ_CFLAGS += $(if $(GDAL_SONAME),-DNG_GDAL_SONAME='"$(GDAL_SONAME)"')
 $(FUZZ_BUILD)/io/exr_dwa.o: FUZZ_CXXFLAGS += $(EXR_CXX_INC)
 $(FUZZ_BUILD)/cli/%.o: FUZZ_CFLAGS += $(INC_cli)
 $(FUZZ_BUILD)/nodes/%.o: FUZZ_CFLAGS += $(INC_nodes)

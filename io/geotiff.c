@@ -23,6 +23,15 @@
  * Provenance (ng_file_options.meta) goes into GDAL's metadata tag, which
  * gdalinfo prints and ng_file_meta reads back; TIFFTAG_SOFTWARE names
  * noisegraph.
+ *
+ * GDAL is loaded (dlopen) the first time a GeoTIFF is written or read, not
+ * linked: linked, it and the hundred libraries it brings cost every start
+ * of the program about 36 ms (perf stat: an empty program linked with
+ * -lgdal 35.8 ms against 0.5 ms; `noisegraph --version` 91 ms in all),
+ * paid by every CLI call, farm tile and test for a format most runs never
+ * write. Its functions are called through the table G, filled from the
+ * library the build was compiled against (NG_GDAL_SONAME); its header
+ * still types them.
  */
 #include "filesink.h"
 
@@ -32,6 +41,7 @@
 #include <gdal.h>
 #include <ogr_srs_api.h>
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,43 +54,111 @@ typedef struct geo {
     char *src;       /* COG: the striped GTiff it is made from (malloc'd), removed at discard */
 } geo;
 
-static pthread_once_t registered = PTHREAD_ONCE_INIT;
-static void register_drivers(void) { GDALAllRegister(); }
+#ifndef NG_GDAL_SONAME
+#define NG_GDAL_SONAME "libgdal.so"
+#endif
+/* The GDAL functions this file calls, X(name): the table's fields. */
+#define GDAL_FUNCTIONS(X) \
+    X(CPLErrorReset) \
+    X(VSIFree) \
+    X(CPLGetLastErrorMsg) \
+    X(CPLGetLastErrorType) \
+    X(CPLParseNameValue) \
+    X(CPLPopErrorHandler) \
+    X(CPLPushErrorHandler) \
+    X(CPLQuietErrorHandler) \
+    X(GDALClose) \
+    X(GDALCreate) \
+    X(GDALCreateCopy) \
+    X(GDALDatasetRasterIO) \
+    X(GDALFlushCache) \
+    X(GDALGetDriverByName) \
+    X(GDALGetMetadata) \
+    X(GDALGetProjectionRef) \
+    X(GDALGetRasterBand) \
+    X(GDALOpenEx) \
+    X(GDALSetGeoTransform) \
+    X(GDALSetMetadataItem) \
+    X(GDALSetProjection) \
+    X(GDALSetRasterNoDataValue) \
+    X(OSRDestroySpatialReference) \
+    X(OSRExportToWkt) \
+    X(OSRNewSpatialReference) \
+    X(OSRSetFromUserInput) \
+    X(GDALAllRegister)
+
+static struct {
+#define FIELD(f) __typeof__(f) *f;
+    GDAL_FUNCTIONS(FIELD)
+#undef FIELD
+} G;
+
+static pthread_once_t loaded = PTHREAD_ONCE_INIT;
+static char load_error[200]; /* empty once GDAL is loaded and its drivers registered */
+
+static void load_gdal(void)
+{
+    void *lib = dlopen(NG_GDAL_SONAME, RTLD_NOW | RTLD_LOCAL);
+    const char *missing = NULL;
+    if (!lib) {
+        snprintf(load_error, sizeof load_error, "GeoTIFF needs GDAL: %s", dlerror());
+        return;
+    }
+#define LOOKUP(f) \
+    if (!(*(void **)&G.f = dlsym(lib, #f)) && !missing) missing = #f;
+    GDAL_FUNCTIONS(LOOKUP)
+#undef LOOKUP
+    if (missing) {
+        snprintf(load_error, sizeof load_error, "GeoTIFF needs GDAL: %s has no %s", NG_GDAL_SONAME, missing);
+        return;
+    }
+    G.GDALAllRegister();
+}
+
+/* 0 when GDAL is there to call, else -1 with the reason in msg (if not
+ * NULL) and in load_error. */
+static int gdal_ready(char *msg, size_t len)
+{
+    pthread_once(&loaded, load_gdal);
+    if (!load_error[0]) return 0;
+    if (msg) snprintf(msg, len, "%s", load_error);
+    return -1;
+}
 
 /* GDAL's last error, for messages; GDAL says nothing on stderr itself
  * (its handler is quiet while the encoder calls it). */
 static int gdal_failed(ng__image *im, const char *what)
 {
-    const char *msg = CPLGetLastErrorMsg();
+    const char *msg = G.CPLGetLastErrorMsg();
     return ng__image_fail(im, 0, "GeoTIFF: %s%s%s", what, msg && *msg ? ": " : "", msg ? msg : "");
 }
 
 /* The SRS text as WKT (CPLFree it), or NULL when GDAL cannot read it. */
 static char *srs_wkt(const char *text)
 {
-    OGRSpatialReferenceH srs = OSRNewSpatialReference(NULL);
+    OGRSpatialReferenceH srs = G.OSRNewSpatialReference(NULL);
     char *wkt = NULL;
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    if (srs && OSRSetFromUserInput(srs, text) == OGRERR_NONE && OSRExportToWkt(srs, &wkt) != OGRERR_NONE) {
-        CPLFree(wkt);
+    G.CPLPushErrorHandler(G.CPLQuietErrorHandler);
+    if (srs && G.OSRSetFromUserInput(srs, text) == OGRERR_NONE && G.OSRExportToWkt(srs, &wkt) != OGRERR_NONE) {
+        G.VSIFree(wkt);
         wkt = NULL;
     }
-    CPLPopErrorHandler();
-    if (srs) OSRDestroySpatialReference(srs);
+    G.CPLPopErrorHandler();
+    if (srs) G.OSRDestroySpatialReference(srs);
     return wkt;
 }
 
 int ng__geotiff_check(const ng_file_options *o, int bits, char *msg, size_t len)
 {
     char *wkt;
+    if (gdal_ready(msg, len) != 0) return -1; /* before anything is written */
     if (o->srs) {
-        pthread_once(&registered, register_drivers);
         if (!(wkt = srs_wkt(o->srs))) {
             snprintf(msg, len, "--srs: GDAL does not know the spatial reference '%.120s' (EPSG:n, WKT or PROJ text)",
                      o->srs);
             return -1;
         }
-        CPLFree(wkt);
+        G.VSIFree(wkt);
     }
     if (o->nodata_set && bits == 16 && !(o->nodata >= 0 && o->nodata <= 65535 && o->nodata == (double)(long)o->nodata)) {
         snprintf(msg, len, "--nodata: a 16-bit GeoTIFF's nodata is a whole number 0 to 65535, not %g", o->nodata);
@@ -110,18 +188,18 @@ static int describe(ng__image *im, GDALDatasetH ds)
     double gt[6];
     int b, k;
     geotransform(im, gt);
-    if (GDALSetGeoTransform(ds, gt) != CE_None) return gdal_failed(im, "geotransform");
+    if (G.GDALSetGeoTransform(ds, gt) != CE_None) return gdal_failed(im, "geotransform");
     if (o->srs) {
         char *wkt = srs_wkt(o->srs);
-        CPLErr e = wkt ? GDALSetProjection(ds, wkt) : CE_Failure;
-        CPLFree(wkt);
+        CPLErr e = wkt ? G.GDALSetProjection(ds, wkt) : CE_Failure;
+        G.VSIFree(wkt);
         if (e != CE_None) return gdal_failed(im, "spatial reference");
     }
     for (b = 1; o->nodata_set && b <= im->channels; b++)
-        if (GDALSetRasterNoDataValue(GDALGetRasterBand(ds, b), o->nodata) != CE_None) return gdal_failed(im, "nodata");
-    GDALSetMetadataItem(ds, "TIFFTAG_SOFTWARE", "noisegraph " NG_VERSION, NULL);
+        if (G.GDALSetRasterNoDataValue(G.GDALGetRasterBand(ds, b), o->nodata) != CE_None) return gdal_failed(im, "nodata");
+    G.GDALSetMetadataItem(ds, "TIFFTAG_SOFTWARE", "noisegraph " NG_VERSION, NULL);
     for (k = 0; o->meta && o->meta[k] && o->meta[k + 1]; k += 2)
-        if (GDALSetMetadataItem(ds, o->meta[k], o->meta[k + 1], NULL) != CE_None) return gdal_failed(im, "metadata");
+        if (G.GDALSetMetadataItem(ds, o->meta[k], o->meta[k + 1], NULL) != CE_None) return gdal_failed(im, "metadata");
     return 0;
 }
 
@@ -135,7 +213,7 @@ static int encode_begin(ng__image *im)
     int rc = 0;
     if (!g) return ng__image_fail(im, 0, "out of memory");
     im->state = g;
-    pthread_once(&registered, register_drivers);
+    if (gdal_ready(NULL, 0) != 0) return ng__image_fail(im, 0, "%s", load_error);
     snprintf(level, sizeof level, "ZLEVEL=%d", im->opt.level >= 0 ? im->opt.level : 6);
     snprintf(predictor, sizeof predictor, "PREDICTOR=%d", im->bits == 16 ? 2 : 3);
     if (im->opt.cog) { /* the COG driver copies a finished dataset: this one */
@@ -144,14 +222,14 @@ static int encode_begin(ng__image *im)
         snprintf(g->src, n, "%s.strips", im->path);
         path = g->src;
     }
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    CPLErrorReset();
-    if (!(drv = GDALGetDriverByName("GTiff"))) rc = gdal_failed(im, "no GTiff driver");
-    else if (!(g->ds = GDALCreate(drv, path, im->width, im->height, im->channels,
+    G.CPLPushErrorHandler(G.CPLQuietErrorHandler);
+    G.CPLErrorReset();
+    if (!(drv = G.GDALGetDriverByName("GTiff"))) rc = gdal_failed(im, "no GTiff driver");
+    else if (!(g->ds = G.GDALCreate(drv, path, im->width, im->height, im->channels,
                                   im->bits == 16 ? GDT_UInt16 : GDT_Float32, opts)))
         rc = gdal_failed(im, "cannot create");
     else rc = describe(im, g->ds);
-    CPLPopErrorHandler();
+    G.CPLPopErrorHandler();
     return rc;
 }
 
@@ -161,7 +239,7 @@ static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
     const int n = im->width * im->channels;
     CPLErr e = CE_None;
     int j, i;
-    CPLPushErrorHandler(CPLQuietErrorHandler);
+    G.CPLPushErrorHandler(G.CPLQuietErrorHandler);
     for (j = 0; j < nrows && e == CE_None; j++) {
         const float *src = rows + (size_t)j * n;
         void *data = (void *)src;
@@ -170,17 +248,17 @@ static int encode_rows(ng__image *im, int y, int nrows, const float *rows)
             for (i = 0; i < n; i++) q[i] = (uint16_t)ng__quantize(src[i], 65535);
             data = q;
         }
-        e = GDALDatasetRasterIO(g->ds, GF_Write, 0, y + j, im->width, 1, data, im->width, 1,
+        e = G.GDALDatasetRasterIO(g->ds, GF_Write, 0, y + j, im->width, 1, data, im->width, 1,
                                 im->bits == 16 ? GDT_UInt16 : GDT_Float32, im->channels, NULL,
                                 (GSpacing)(im->channels * (im->bits / 8)), (GSpacing)n * (im->bits / 8),
                                 im->bits / 8);
     }
-    CPLPopErrorHandler();
+    G.CPLPopErrorHandler();
     return e == CE_None ? 0 : gdal_failed(im, "cannot write");
 }
 
 /* GDAL 3.6's flush and close say nothing: a failure is its last error. */
-static int failed_since_reset(void) { return CPLGetLastErrorType() >= CE_Failure; }
+static int failed_since_reset(void) { return G.CPLGetLastErrorType() >= CE_Failure; }
 
 static int encode_end(ng__image *im)
 {
@@ -188,24 +266,24 @@ static int encode_end(ng__image *im)
     char *cog[] = {"COMPRESS=DEFLATE", "PREDICTOR=YES", "BLOCKSIZE=512", "OVERVIEWS=AUTO", NULL};
     GDALDatasetH out;
     int rc = 0;
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    CPLErrorReset();
-    GDALFlushCache(g->ds);
+    G.CPLPushErrorHandler(G.CPLQuietErrorHandler);
+    G.CPLErrorReset();
+    G.GDALFlushCache(g->ds);
     if (failed_since_reset()) rc = gdal_failed(im, "cannot write");
     if (!rc && g->src) {
-        GDALDriverH drv = GDALGetDriverByName("COG");
+        GDALDriverH drv = G.GDALGetDriverByName("COG");
         if (!drv) rc = gdal_failed(im, "no COG driver");
-        else if (!(out = GDALCreateCopy(drv, im->path, g->ds, FALSE, cog, NULL, NULL)))
+        else if (!(out = G.GDALCreateCopy(drv, im->path, g->ds, FALSE, cog, NULL, NULL)))
             rc = gdal_failed(im, "cannot make the Cloud-Optimized GeoTIFF");
         else {
-            GDALClose(out);
+            G.GDALClose(out);
             if (failed_since_reset()) rc = gdal_failed(im, "cannot write");
         }
     }
-    GDALClose(g->ds);
+    G.GDALClose(g->ds);
     g->ds = NULL;
     if (!rc && failed_since_reset()) rc = gdal_failed(im, "cannot write");
-    CPLPopErrorHandler();
+    G.CPLPopErrorHandler();
     return rc;
 }
 
@@ -213,9 +291,9 @@ static void encode_discard(ng__image *im)
 {
     geo *g = im->state;
     if (!g) return;
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    if (g->ds) GDALClose(g->ds);
-    CPLPopErrorHandler();
+    G.CPLPushErrorHandler(G.CPLQuietErrorHandler);
+    if (g->ds) G.GDALClose(g->ds);
+    G.CPLPopErrorHandler();
     if (g->src) unlink(g->src);
     free(g->src);
     free(g);
@@ -228,27 +306,27 @@ int ng__geotiff_meta(const char *path, void (*each)(void *user, const char *key,
     GDALDatasetH ds;
     char **md;
     int k;
-    pthread_once(&registered, register_drivers);
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    ds = GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, (const char *const[]){"GTiff", "COG", NULL}, NULL, NULL);
+    if (gdal_ready(msg, len) != 0) return -1;
+    G.CPLPushErrorHandler(G.CPLQuietErrorHandler);
+    ds = G.GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, (const char *const[]){"GTiff", "COG", NULL}, NULL, NULL);
     if (!ds) {
-        snprintf(msg, len, "not a GeoTIFF GDAL reads (%s)", CPLGetLastErrorMsg());
-        CPLPopErrorHandler();
+        snprintf(msg, len, "not a GeoTIFF GDAL reads (%s)", G.CPLGetLastErrorMsg());
+        G.CPLPopErrorHandler();
         return -1;
     }
-    md = GDALGetMetadata(ds, NULL);
+    md = G.GDALGetMetadata(ds, NULL);
     for (k = 0; md && md[k]; k++) {
         char *key = NULL;
-        const char *value = CPLParseNameValue(md[k], &key);
+        const char *value = G.CPLParseNameValue(md[k], &key);
         if (key && value) each(user, key, value);
-        CPLFree(key);
+        G.VSIFree(key);
     }
     {
-        const char *wkt = GDALGetProjectionRef(ds);
+        const char *wkt = G.GDALGetProjectionRef(ds);
         if (wkt && *wkt) each(user, "srs", wkt);
     }
-    GDALClose(ds);
-    CPLPopErrorHandler();
+    G.GDALClose(ds);
+    G.CPLPopErrorHandler();
     return 0;
 }
 
