@@ -125,6 +125,10 @@ static void cuts_at(double at)
                        few[] = {{8, 1, 0, {0}}, {64, 3, 0, {0}}, {16, 2, 0, {41, 13, 70, 90}}, {16, 1, 0, {63, 63, 66, 47}}};
     int which;
     for (which = 0; which < NGRAPHS; which++) {
+        /* far away under the sanitizers: the nested, kept-height and warped
+         * lattices alone (the same code as at the origin; the precision
+         * there is the optimised run's to check: 45 s of 100 under SAN) */
+        if (SANITIZED && at != 0 && which != G_NESTED && which != G_LIGHT_KEPT && which != G_EROSION_WARPED) continue;
         if (SANITIZED || which >= G_LIGHT) t_cuts_equal(make_graph, which, graph_names[which], 1, W, H, at, few,
                                                         sizeof few / sizeof few[0]);
         else t_cuts_equal(make_graph, which, graph_names[which], 1, W, H, at, every, sizeof every / sizeof every[0]);
