@@ -769,7 +769,7 @@ static void test_determinism_and_seed(void)
     };
     static const int sizes[] = {1, 7, 23, 255, 256, 257, 300, 3};
     static const double anchor[4] = {1e6 + 0.3, -2e5 + 0.7, 42.0, -9.5};
-    const int n = EMULATED ? B / 4 : B; /* a quarter under qemu */
+    const int n = SCALED ? B / 4 : B; /* a quarter under qemu and the sanitizers */
     cfg cs[64];
     int nc = all_cfgs(cs, 1), c, dims, s, i, d;
     for (c = 0; c < nc; c++) {
@@ -1125,8 +1125,8 @@ static void test_normaliser_continuous(void)
     for (f = 0; f < 5; f++)
         for (m = 0; m < NG_NMETRICS; m++)
             for (dims = 1; dims <= 4; dims++)
-                /* every 0.1 of the exponent; every 0.8 under qemu */
-                for (x = 0; x < (m == NG_METRIC_MINKOWSKI ? 96 : 1); x += EMULATED ? 8 : 1) {
+                /* every 0.1 of the exponent; every 0.8 under qemu and the sanitizers */
+                for (x = 0; x < (m == NG_METRIC_MINKOWSKI ? 96 : 1); x += SCALED ? 8 : 1) {
                     const float e = 0.5f + 0.1f * (float)x; /* 0.5 to 10 */
                     if (features[f] == NG_WORLEY_EDGE && m != NG_METRIC_EUCLIDEAN) continue;
                     for (k = 0; k < 4096; k++) {
