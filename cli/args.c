@@ -722,6 +722,7 @@ static int set_terrain_ramp(ng_cli *c, const option *o, const value *v)
     const int k = word_index(o, v->text); /* ORDER ng_view_ramp_kind */
     if (k < 0) return bad_value(o, v->text);
     c->v.ramp = (ng_view_ramp_kind)k;
+    c->ramp_set = 1;
     return 0;
 }
 
@@ -909,9 +910,12 @@ static const option options[] = {
     {"--sea-level", NULL, "L", REAL, 0, 0.01, 0.99, set_sea_level, TAKES_TERRAIN | TAKES_SERVE,
      "the height below which the ground is water, drawn flat\n"
      "(default 0.3); the land colours spread over L to 1"},
-    {"--terrain-ramp", NULL, "terrain|grey", TEXT, 0, 0, 0, set_terrain_ramp, TAKES_TERRAIN | TAKES_SERVE,
+    {"--terrain-ramp", NULL, "terrain|grey|height", TEXT, 0, 0, 0, set_terrain_ramp, TAKES_TERRAIN | TAKES_SERVE,
      "the colours: terrain (water, sand, grass, forest, rock,\n"
-     "snow; the default) or grey (the height, lit: a GIS hillshade)"},
+     "snow by height, bare rock where steep, hollows shaded; the\n"
+     "default), grey (the height, lit: a GIS hillshade) or height\n"
+     "(the terrain colours by height alone: before 0.2.0, and\n"
+     "--classic's)"},
 };
 
 #define NOPTIONS (sizeof options / sizeof options[0])
@@ -1379,6 +1383,7 @@ int ng_cli_parse(ng_cmd cmd, int argc, char **argv, ng_cli *c)
         }
         if ((rc = read_value(o, a, &v)) || (rc = o->store(c, o, &v))) return rc;
     }
+    if (c->h.classic && !c->ramp_set) c->v.ramp = NG_RAMP_HEIGHT; /* the terrain view before 0.2.0 */
     return check(cmd, c, seen);
 }
 

@@ -41,7 +41,7 @@ typedef struct ng_cli {
     ng_host_opts h;              /* h.set_name[] is owned (ng_cli_free) */
     int z_set, time_set;
     /* what was given, for the rules between options (args.c) */
-    int pixel_set, voxel_set, tile_set, brick_set;
+    int pixel_set, voxel_set, tile_set, brick_set, ramp_set;
     int region_fields, origin_fields; /* 0: not given */
     double vdb_background; /* given: file.grid is set */
     /* --origin and --voxel-size as given: a render's world or a volume

@@ -576,8 +576,11 @@ typedef enum ng_view_preset { /* ORDER: the words of --view-preset in cli/args.c
 
 /* The terrain view's colours. */
 typedef enum ng_view_ramp_kind { /* ORDER: the words of --terrain-ramp in cli/args.c */
-    NG_RAMP_TERRAIN, /* water, sand, grass, forest, rock, snow */
-    NG_RAMP_GREY     /* the height as grey, lit: a GIS hillshade */
+    NG_RAMP_TERRAIN, /* water, sand, grass, forest, rock, snow; bare rock where the
+                      * ground is steep, hollows shaded (0.2.0's default) */
+    NG_RAMP_GREY,    /* the height as grey, lit: a GIS hillshade */
+    NG_RAMP_HEIGHT   /* the terrain colours by height alone, lit: the terrain
+                      * view before 0.2.0 (--classic's) */
 } ng_view_ramp_kind;
 
 typedef struct ng_view_opts {

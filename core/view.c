@@ -93,7 +93,7 @@ static int check_terrain(const ng_view_opts *v, ng_error *err)
         return ng_errorf(err, "--height-scale: %g is outside 0 (a fifth of the width) to 1e12", v->height_scale);
     if (!finite_in(v->sea_level, 0.01, 0.99))
         return ng_errorf(err, "--sea-level: %g is outside 0.01 to 0.99", v->sea_level);
-    if ((unsigned)v->ramp > NG_RAMP_GREY) return ng_errorf(err, "--terrain-ramp: unknown ramp %d", (int)v->ramp);
+    if ((unsigned)v->ramp > NG_RAMP_HEIGHT) return ng_errorf(err, "--terrain-ramp: unknown ramp %d", (int)v->ramp);
     return 0;
 }
 

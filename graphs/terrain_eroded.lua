@@ -18,7 +18,7 @@
 -- height, the masks flow (droplets' water and the rivers), wear and
 -- sediment, in [0, 1], and splat (RGBA layer weights).
 -- Render:  noisegraph render graphs/terrain_eroded.lua -o eroded_{name}.png --size 1024
--- Preview: noisegraph preview graphs/terrain_eroded.lua --only height -o view.png --view terrain --size 1024
+-- Preview: noisegraph preview graphs/terrain_eroded.lua --only height -o view.png --view terrain --size 1024 --height-scale 400
 -- --set erode=0 gives the range before erosion (the same outputs, no wear).
 local seed  = ng.param("seed", 3, {integer = true, doc = "pattern seed"})
 local scale = ng.param("scale", 640, {min = 64, doc = "size of the largest landforms, world units"})

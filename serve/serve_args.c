@@ -201,7 +201,7 @@ static int valid_stream(const char *s)
 int ng_args_render(const ng_query *q, const ng_serve_opts *c, ng_render_request *r, ng_answer *a)
 {
     static const char *const known[] = {"w", "h", "ox", "oy", "ps", "node", "view", "stream", "seq", "sea", "hs", "ramp", NULL};
-    static const char *const ramps[] = {"terrain", "grey", NULL}; /* ORDER ng_view_ramp_kind */
+    static const char *const ramps[] = {"terrain", "grey", "height", NULL}; /* ORDER ng_view_ramp_kind */
     const char *v;
     int k;
     if (ng_args_check_keys(q, known, a)) return -1;
@@ -239,7 +239,7 @@ int ng_args_render(const ng_query *q, const ng_serve_opts *c, ng_render_request 
         return ng_answer_text(a, 400, "hs: '%.64s' is not a height scale from 0 (a fifth of the width) to 1e12", v), -1;
     if ((v = arg(q, "ramp"))) {
         for (k = 0; ramps[k] && strcmp(ramps[k], v); k++) continue;
-        if (!ramps[k]) return ng_answer_text(a, 400, "ramp: '%.64s' is not terrain or grey", v), -1;
+        if (!ramps[k]) return ng_answer_text(a, 400, "ramp: '%.64s' is not terrain, grey or height", v), -1;
         r->ramp = k;
     }
     if ((v = arg(q, "stream")) && !valid_stream(v))

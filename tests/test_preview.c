@@ -404,6 +404,62 @@ static void test_terrain_slope_facing_the_sun_is_brighter(void)
     ng_graph_free(g);
 }
 
+/* The terrain ramp (the default) shows the ground as erosion leaves it:
+ * ground too steep for soil is bare rock, whatever its height (a plane
+ * at 60 degrees, at the height of grass, is not green; the height ramp,
+ * the colours before 0.2.0, draws it green), and a hollow is darker and a
+ * ridge brighter than the flank between them, under the same light: the
+ * same pixels of a V-shaped valley and of a ridge, against the height
+ * ramp (whose shade is the light alone). */
+static void test_terrain_rock_and_hollows(void)
+{
+    ng_graph *g = ng_graph_new();
+    const int x = t_finish(g, t_begin(g, "x")), d = t_bin(g, "sub", x, t_const(g, 16.5));
+    const int vee = t_bin(g, "max", d, t_bin(g, "sub", t_const(g, 0), d));
+    const int valley = t_bin(g, "add", t_const(g, 0.5), t_bin(g, "mul", vee, t_const(g, 0.004)));
+    const int ridge = t_bin(g, "sub", t_const(g, 0.6), t_bin(g, "mul", vee, t_const(g, 0.004)));
+    const int steep = t_bin(g, "add", t_const(g, 0.3), t_bin(g, "mul", x, t_const(g, 0.01)));
+    ng_view_opts v;
+    ng_render_opts o;
+    float *a, *b;
+    int k;
+    ng_view_defaults(&v, NG_VIEW_TERRAIN);
+    t_opts(&o, 32, 20);
+    v.height_scale = 173.2; /* the plane's slope: 0.01 x 173.2 = tan 60 degrees */
+    a = view(g, steep, &v, &o);
+    v.ramp = NG_RAMP_HEIGHT;
+    b = view(g, steep, &v, &o);
+    CHECK(a && b);
+    if (a && b) {
+        const float *r = px(a, 32, 20, 10), *h = px(b, 32, 20, 10); /* height 0.505: grass */
+        CHECKF(r[0] >= r[1] && r[0] > r[2], "a 60 degree slope at height 0.5: rgb %g %g %g, not rock", r[0], r[1],
+               r[2]);
+        CHECKF(h[1] > h[0] + 0.05f, "the height ramp's grass at 0.5: rgb %g %g %g", h[0], h[1], h[2]);
+    }
+    free(a), free(b);
+    ng_view_sun(&v, 0, 90); /* overhead: the flanks lit alike */
+    v.height_scale = 100;   /* the flanks at 22 degrees: soil */
+    for (k = 0; k < 2; k++) {
+        const int root = k ? ridge : valley;
+        float ratio[2];
+        int j;
+        v.ramp = NG_RAMP_TERRAIN;
+        a = view(g, root, &v, &o);
+        v.ramp = NG_RAMP_HEIGHT;
+        b = view(g, root, &v, &o);
+        CHECK(a && b);
+        if (!a || !b) break;
+        for (j = 0; j < 2; j++) /* the fold (pixel 16, at d = 0) and a flank */
+            ratio[j] = luma(px(a, 32, j ? 8 : 16, 10)) / luma(px(b, 32, j ? 8 : 16, 10));
+        CHECKF(fabsf(ratio[1] - 1) < 0.01f, "%s: a straight flank's shade changed by %g", k ? "ridge" : "valley",
+               ratio[1]);
+        if (k) CHECKF(ratio[0] > 1.08f, "a ridge's crest is not brighter: %g of the height ramp's", ratio[0]);
+        else CHECKF(ratio[0] < 0.92f, "a valley's floor is not darker: %g of the height ramp's", ratio[0]);
+        free(a), free(b);
+    }
+    ng_graph_free(g);
+}
+
 /* ---- refused ------------------------------------------------------------------------------ */
 
 static void expect_refused(const ng_graph *g, int root, const ng_view_opts *v, const ng_render_opts *o,
@@ -648,11 +704,31 @@ static void test_cli_terrain_controls(void)
     EXPECT_OK(&r);
     res_free(&r);
     CHECK(!same_bytes(a, b));
+    /* --classic draws the terrain colours before 0.2.0: the height ramp,
+     * unless another is given */
+    {
+        char c[PATHLEN], d[PATHLEN];
+        tpath(c, "ter_classic.pfm");
+        tpath(d, "ter_height.pfm");
+        cli(&r, "preview", s, "--view", "terrain", "-o", c, "--size", "16", "--classic", NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        cli(&r, "preview", s, "--view", "terrain", "-o", d, "--size", "16", "--classic", "--terrain-ramp", "height",
+            NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        CHECK(same_bytes(c, d));
+        cli(&r, "preview", s, "--view", "terrain", "-o", d, "--size", "16", "--classic", "--terrain-ramp", "terrain",
+            NULL);
+        EXPECT_OK(&r);
+        res_free(&r);
+        CHECK(!same_bytes(c, d)); /* the same heights (--classic's), the terrain ramp */
+    }
     cli(&r, "preview", s, "--view", "terrain", "-o", b, "--sea-level", "1.5", NULL);
     EXPECT_ERR(&r, 2, "--sea-level", "0.01 to 0.99");
     res_free(&r);
     cli(&r, "preview", s, "--view", "terrain", "-o", b, "--terrain-ramp", "heat", NULL);
-    EXPECT_ERR(&r, 2, "--terrain-ramp", "terrain|grey");
+    EXPECT_ERR(&r, 2, "--terrain-ramp", "terrain|grey|height");
     res_free(&r);
     cli(&r, "preview", s, "-o", b, "--sea-level", "0.5", NULL);
     EXPECT_ERR(&r, 2, "--sea-level", "terrain");
@@ -881,6 +957,7 @@ NG_SUITE(preview, fast)
 {
     RUN(test_volume_same_bits_any_threads_tiles);
     RUN(test_terrain_same_bits_any_threads_tiles);
+    RUN(test_terrain_rock_and_hollows);
     RUN(test_empty_density_is_exactly_the_sky);
     RUN(test_side_toward_the_sun_is_brighter);
     RUN(test_denser_hides_more_sky);
