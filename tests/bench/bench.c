@@ -1072,6 +1072,41 @@ static int encode_cpu(const config *c, const char *out_name, char **args, measur
     return rc;
 }
 
+/* ---- the program's start ------------------------------------------------------------ */
+
+#define START_RUNS 41
+
+/* What every CLI call pays before it reads its script: `noisegraph
+ * --version`, START_RUNS times (after one warm-up), its median wall time
+ * and its mean CPU time (user + system, which the machine's other load
+ * changes less). The dynamic loader's relocations were most of it (GDAL,
+ * loaded when a GeoTIFF is written since 0.2.0, was 36 ms of 91). */
+static void bench_startup(const config *c)
+{
+    char ngbin[PATH_MAX + 32], log[4096];
+    char *argv[] = {ngbin, "--version", NULL};
+    double wall[START_RUNS], cpu0 = 0;
+    int k;
+    snprintf(ngbin, sizeof ngbin, "%s/noisegraph", c->bindir);
+    printf("startup: noisegraph --version, %d runs: ", START_RUNS);
+    fflush(stdout);
+    if (access(ngbin, X_OK)) {
+        printf("skipped, %s is missing\n", ngbin);
+        return;
+    }
+    for (k = -1; k < START_RUNS; k++) {
+        const double t0 = now();
+        if (k == 0) cpu0 = children_cpu();
+        if (run_capture(argv, log, sizeof log) != 0) {
+            printf("failed: %s\n", log);
+            return;
+        }
+        if (k >= 0) wall[k] = now() - t0;
+    }
+    printf("%.1f ms wall (median), %.1f ms CPU (mean)\n\n", median(wall, START_RUNS) * 1e3,
+           (children_cpu() - cpu0) / START_RUNS * 1e3);
+}
+
 /* ---- the Python module ------------------------------------------------------------- */
 
 #define PY_GRID 4096
@@ -1784,7 +1819,10 @@ int main(int argc, char **argv)
         print_erosion_ratio(ns);
         printf("\n");
     }
-    if (overhead) bench_overhead(&c);
+    if (overhead) {
+        bench_overhead(&c);
+        bench_startup(&c);
+    }
     if (frames) bench_frames(&c);
     if (threads) bench_threads(&c);
     if (volume) bench_volume(&c);
