@@ -222,6 +222,22 @@ static inline void chunk_load(cell_chunk *ch, const ng_noise_pts *p, const cell_
     }
 }
 
+/*
+ * Asks for the lines of the next chunk's output (points start + CHUNK ..
+ * start + 2 CHUNK - 1 of n; at the first chunk its own as well) with intent
+ * to write, a chunk's work before they are written. Where the output is a
+ * neighbourhood patch (core/hood.c: a grid shading's 259^2 cells, 17 MB
+ * for a 2048^2 render, written once into memory no cache holds), the
+ * kernel otherwise waited on every line it stored: alligator took 4.9 ns
+ * a sample there against 4.5 at a render's pixels, whose block is in
+ * cache. No value changes.
+ */
+LOOP_INLINE void prefetch_out(float *out, int start, int n)
+{
+    int i, end = start + 2 * CHUNK < n ? start + 2 * CHUNK : n;
+    for (i = start ? start + CHUNK : 0; i < end; i += 16) __builtin_prefetch(out + i, 1, 3);
+}
+
 /* Hash inputs of the current cell from axis k0 on: the seed xor-ed with
  * the axes' words up to k; the last level is the cell's hash. */
 static inline void levels_from(cell_chunk *ch, int k0)
