@@ -106,7 +106,7 @@ typedef struct patch {
     hkey key;
     struct patch *next;          /* hash chain */
     struct patch *older, *newer; /* LRU list of ready patches */
-    float *data;                 /* node channels planes of side()^2, then one per kept node */
+    float *data;                 /* node channels planes of side()^2, then one per kept node (kept_slot) */
     size_t bytes;
     int nkept, kept[NG_HOOD_KEPT]; /* the nodes it keeps (ng__hood_mark_kept), their ids */
     int pins;  /* readers holding it (never evicted while > 0) */
@@ -401,17 +401,38 @@ static int stride(const ng_node *n) { return by_run(n) ? domain(n) : side(n); }
 /* Where the patch's own first cell lies along each axis of those planes. */
 static int own_at(const ng_node *n) { return by_run(n) ? lead(n) : MARGIN; }
 
-static size_t patch_bytes(const ng_node *n, int nkept)
+/* Whether node x, kept by n's patches, is n's source on a domain laid out
+ * as a kept plane is (a run filter of radius 1: domain() == side(), its own
+ * cells at MARGIN): the patch's data is then that plane already, and is
+ * read in its place instead of copied (the grid shading's height: a copy
+ * of 259^2 cells a patch, into memory no cache held). */
+static int kept_in_domain(const ng_node *n, int x)
 {
-    const size_t S2 = (size_t)side(n) * (size_t)side(n), W = (size_t)stride(n);
-    return ((by_run(n) ? W * W : (size_t)n->channels * S2) + (size_t)nkept * S2) * sizeof(float);
+    return by_run(n) && x == n->input[n->type->hood->input] && domain(n) == side(n) && own_at(n) == MARGIN;
 }
 
-/* The first of patch p's planes of the nodes it keeps, side()^2 each. */
-static float *kept_planes(const ng_node *n, const patch *p)
+/* How many of the nkept kept nodes need a plane of their own. */
+static int kept_copies(const ng_node *n, const int *kept, int nkept)
+{
+    int c, r = 0;
+    for (c = 0; c < nkept; c++) r += !kept_in_domain(n, kept[c]);
+    return r;
+}
+
+/* copies: the planes of kept nodes (kept_copies) */
+static size_t patch_bytes(const ng_node *n, int copies)
 {
     const size_t S2 = (size_t)side(n) * (size_t)side(n), W = (size_t)stride(n);
-    return p->data + (by_run(n) ? W * W : (size_t)n->channels * S2);
+    return ((by_run(n) ? W * W : (size_t)n->channels * S2) + (size_t)copies * S2) * sizeof(float);
+}
+
+/* The plane of patch p's kept node c (side()^2): its own, after the
+ * patch's channels, or the patch's data (kept_in_domain). */
+static float *kept_slot(const ng_node *n, const patch *p, int c)
+{
+    const size_t S2 = (size_t)side(n) * (size_t)side(n), W = (size_t)stride(n);
+    if (kept_in_domain(n, p->kept[c])) return p->data;
+    return p->data + (by_run(n) ? W * W : (size_t)n->channels * S2) + (size_t)kept_copies(n, p->kept, c) * S2;
 }
 
 /* A tile of a tile type: its channels and the source's first channel,
@@ -422,9 +443,9 @@ static size_t tile_bytes(const ng_node *n)
     return (size_t)(n->channels + 1) * w * w * sizeof(float);
 }
 
-static size_t key_bytes(const ng_node *n, const hkey *k, int nkept)
+static size_t key_bytes(const ng_node *n, const hkey *k, const int *kept, int nkept)
 {
-    return k->stage ? tile_bytes(n) : patch_bytes(n, nkept);
+    return k->stage ? tile_bytes(n) : patch_bytes(n, kept_copies(n, kept, nkept));
 }
 
 /* The source's samples (ch channels) and the filter's scratch while a
@@ -442,9 +463,9 @@ static size_t halo_bytes(const ng_node *n, int ch)
 /* What one thread may hold for node n itself: a segment of its patches,
  * for a tile type the 3 x 3 tiles one of them blends, and the halo of
  * the one it computes. */
-static size_t own_bytes(const ng_node *n, int ch, int nkept)
+static size_t own_bytes(const ng_node *n, int ch, int copies)
 {
-    return SEGMENT * patch_bytes(n, nkept) + (n->type->hood->tile ? 9 * tile_bytes(n) : 0) + halo_bytes(n, ch);
+    return SEGMENT * patch_bytes(n, copies) + (n->type->hood->tile ? 9 * tile_bytes(n) : 0) + halo_bytes(n, ch);
 }
 
 /* threads > 0: need is what that many threads may hold at once. */
@@ -550,8 +571,9 @@ int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room,
         for (k = 0; k < ng_node_slots(n); k++)
             if (n->input[k] >= 0 && need[n->input[k]] > need[i]) need[i] = need[n->input[k]];
         if (!ng_hood_active(n)) continue;
+        const keptlist kl = kept_of(uses + count + 1, n);
         need[i] += own_bytes(n, ng_node_channels(ng_graph_node(g, n->input[n->type->hood->input])),
-                             kept_of(uses + count + 1, n).n);
+                             kept_copies(n, kl.id, kl.n));
         if (!mark[i]) continue;
         found++;
         if (room && need[i] > room / (size_t)threads) rc = too_large(err, n, need[i] * (size_t)threads, room, threads);
@@ -744,12 +766,12 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
         for (c = 0; c < p->nkept; c++) {
             if (p->kept[c] == n->input[k]) continue; /* the source itself: from in, below */
             if (ng__eval(ctx, p->kept[c], &lb, kb, 0)) goto done;
-            keep_cells(kept_planes(n, p) + (size_t)c * S * S, kb, start, m, w, lead(n) - MARGIN, S);
+            keep_cells(kept_slot(n, p, c), kb, start, m, w, lead(n) - MARGIN, S);
         }
         if (ng_pull(ctx, n, k, &lb, ch > 1 ? buf : in + start)) goto done;
         for (c = 0; c < p->nkept; c++) {
-            if (p->kept[c] == n->input[k])
-                keep_cells(kept_planes(n, p) + (size_t)c * S * S, in + start, start, m, w, lead(n) - MARGIN, S);
+            if (p->kept[c] == n->input[k] && !kept_in_domain(n, p->kept[c]))
+                keep_cells(kept_slot(n, p, c), in + start, start, m, w, lead(n) - MARGIN, S);
             ng__memo_drop(ctx, p->kept[c], &lb); /* read by the source's graph already */
         }
         for (c = 0; c < ch && ch > 1; c++)
@@ -802,7 +824,7 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     pthread_mutex_unlock(&h->mu);
     if (!taken) {
         ng_error e;
-        too_large(&e, n, key_bytes(n, &p->key, p->nkept) + halo, h->cap, 0);
+        too_large(&e, n, key_bytes(n, &p->key, p->kept, p->nkept) + halo, h->cap, 0);
         return ng_fail(ctx, "%s", e.msg);
     }
     p->data = data_new(h, p->bytes);
@@ -943,12 +965,12 @@ static int lookup_locked(ng__hood_cache *h, const ng_node *n, const hkey *k, con
         return READY;
     }
     if (!(p = calloc(1, sizeof *p))) return NO_ROOM;
-    if (take(h, key_bytes(n, k, nkept))) {
+    if (take(h, key_bytes(n, k, kl->id, nkept))) {
         free(p);
         return NO_ROOM;
     }
     p->key = *k;
-    p->bytes = key_bytes(n, k, nkept);
+    p->bytes = key_bytes(n, k, kl->id, nkept);
     p->nkept = nkept;
     memcpy(p->kept, kl->id, sizeof p->kept);
     p->pins = 1;
@@ -1049,7 +1071,7 @@ static int acquire_all(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
             if (r == NO_ROOM || (r == CLAIMED && fill(ctx, h, n, b, seg, got[i]))) {
                 if (r == NO_ROOM) {
                     ng_error e;
-                    too_large(&e, n, key_bytes(n, &keys[i], kl.n) +
+                    too_large(&e, n, key_bytes(n, &keys[i], kl.id, kl.n) +
                                          halo_bytes(n, ng_input_channels(ctx, n, n->type->hood->input)),
                               h->cap, 0);
                     ng_fail(ctx, "%s", e.msg);
@@ -1430,7 +1452,7 @@ static const float *kept_plane(const ng_node *n, const patch *p, int x)
 {
     int c;
     for (c = 0; c < p->nkept; c++)
-        if (p->kept[c] == x) return kept_planes(n, p) + (size_t)c * (size_t)side(n) * (size_t)side(n);
+        if (p->kept[c] == x) return kept_slot(n, p, c);
     return NULL;
 }
 

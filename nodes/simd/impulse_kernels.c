@@ -66,6 +66,7 @@ LOOP_INLINE void sparse_run(const ng_noise_pts *p, float *out, const int dims)
     for (start = 0; start < p->n; start += CHUNK) {
         const int m = p->n - start < CHUNK ? p->n - start : CHUNK;
         float *restrict o = out + start;
+        prefetch_out(out, start, p->n);
         chunk_load(&ch, p, ax, start, m);
         for (i = 0; i < m; i++) acc[i] = 0.0f;
         nb_first(&ch);
@@ -126,6 +127,7 @@ LOOP_INLINE void alligator_run(const ng_noise_pts *p, float *out, const int dims
     chunk_init(&ch, p);
     for (start = 0; start < p->n; start += CHUNK) {
         const int m = p->n - start < CHUNK ? p->n - start : CHUNK;
+        prefetch_out(out, start, p->n);
         chunk_load(&ch, p, ax, start, m);
         for (i = 0; i < m; i++) acc[i] = 0u;
         nb_first(&ch);
