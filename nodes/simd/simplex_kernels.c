@@ -10,8 +10,9 @@
 #include "ngmath.h"
 
 /* ---- simplex --------------------------------------------------------------
- * Corner falloff (0.5 - r^2)^4 in 2D to 4D (2D's isotropic set: the
- * cubic, FALLOFF below): every lattice vertex outside
+ * Corner falloff (0.5 - r^2)^4 in 2D to 4D (the isotropic sets': 2D the
+ * cubic, 3D the quartic with a negative ring, FALLOFF below; all reach
+ * zero at r^2 = 0.5 with their first two derivatives at least): every lattice vertex outside
  * the simplex holding a point is at least sqrt(0.5) away from it (checked
  * numerically: min r^2 0.500005 in 2D, 0.50011 in 3D, 0.50039 in 4D over
  * 2e6 points each), so contributions reach zero before their vertex drops
