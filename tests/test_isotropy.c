@@ -203,19 +203,31 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  *   share: a length profile with the triangles' 6-fold symmetry took the
  *   plain histogram lower still in a model but costs 1.3x the classic
  *   kernel (the octagon's flips change its sign).
- * - simplex 3D: its lattice's peaks, 60 degrees apart (turned 45 degrees
- *   about z as 2D: ridged axis 1.304 -> 1.136, mid-cell 1.325 -> 1.146,
- *   diagonal 1.209 -> 1.117; plain 1.142, 1.152, 1.141, where unturned
- *   1.163, 1.190, 1.204; over seeds 1 to 6 the means are plain 1.160,
- *   1.174, 1.141 and ridged 1.152, 1.166, 1.129, single seeds up to 1.21
- *   plain, where unturned they were plain 1.160, 1.161, 1.183 and ridged
- *   1.267, 1.270, 1.183: the turn takes down the ridged histograms and the
- *   diagonal slice's plain one, not the axis slices' plain ones). Any set symmetric under the cube's turns and flips keeps them,
- *   and a stretch along the lattice's main diagonal, the correction that
- *   symmetry allows at second order, moved one peak up as it took another
- *   down; the cubic falloff (as 2D's) moved the plain histograms down by
- *   0.01 to 0.03 and the ridged ones up by as much in a model, so 3D kept
- *   the quartic.
+ * - simplex 3D: its lattice's peaks, 60 degrees apart on an axis slice.
+ *   Turned 45 degrees about z as 2D, and with the falloff t^3 (t - 1/4),
+ *   t = (0.5 - r^2)_+ (simplex_kernels.c, FALLOFF: a negative ring takes
+ *   the long wavelengths out, where the lattice shows most), seed 7
+ *   measures plain axis 1.127, diagonal 1.118, mid-cell 1.142, ridged
+ *   1.113, 1.117, 1.118 (the quartic before: plain 1.142, 1.141, 1.152,
+ *   ridged 1.136, 1.117, 1.146). Over seeds 1 to 6 the means are plain
+ *   1.144, 1.115, 1.151 (quartic 1.160, 1.141, 1.174) and ridged 1.120,
+ *   1.108, 1.128 (1.152, 1.129, 1.165), single seeds up to 1.164 plain and
+ *   1.142 ridged (1.208 and 1.203). What is left is the axis slices' plain
+ *   histograms: their peaks lie at the lattice's edges as projected on
+ *   the plane (lattice frame -15, 45 and 105 degrees). Gradient lengths
+ *   1 + 0.6 rho^6 sin 6 phi (rho, phi: the unit vector's part in the
+ *   lattice's xy plane, its length and angle) measured axis 1.10 and mid-cell 1.11 plain over seeds 1 to 6 (with the
+ *   quartic; with the ring also 1.08 to 1.10 ridged, diagonal 1.13 plain)
+ *   but cost about 15 operations a corner (1.3x the kernel). Lengths with
+ *   the cube's symmetry in the frame of the lattice's own cube (the
+ *   simplices are the body-centred cubic lattice's tetrahedra), fourth and
+ *   sixth order, moved no slice by more than 0.01; with the 6-fold
+ *   lengths, turning the lattice about z by -45 to +37.5 degrees more left
+ *   the diagonal slice no lower.
+ *   The cubic falloff (as 2D's) moved the plain histograms down by 0.01
+ *   to 0.03 and the ridged ones up by as much in a model; the ring's depth
+ *   1/4 is the best of a scan (1/5 and 0.27 did worse on one slice or
+ *   another, 0.3 on all).
  * - perlin and flow 2D plain: 1.129 with seed 7, chance more than the
  *   set's (1.07 to 1.12 over seeds 1 to 6; bin by bin averaged 1.068,
  *   peaks at the axes of 1.06 and dips at the diagonals of 0.95).
@@ -233,7 +245,7 @@ static const struct ceiling {
     double plain, ridged, off_crease;
 } short_of_target[] = {
     {"perlin", 2, 0, 1.15, 1.15, 1.15},  {"simplex", 2, 0, 1.12, 1.18, 1.15},
-    {"simplex", 3, 0, 1.16, 1.15, 1.16}, {"simplex", 3, 1, 1.16, 1.15, 1.15}, {"simplex", 3, 2, 1.17, 1.15, 1.17},
+    {"simplex", 3, 0, 1.15, 1.15, 1.15}, {"simplex", 3, 2, 1.16, 1.15, 1.15},
     {"flow", 2, 0, 1.15, 1.15, 1.15},
 };
 

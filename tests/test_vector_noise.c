@@ -119,10 +119,11 @@ static double sdev(const float *v, int n)
 /* Channels are uncorrelated with each other, centred, and spread like the
  * scalar basis. The vector kernels take the classic sets whatever
  * gradients says; simplex's channels also spread like its isotropic
- * scalar in 3D and 4D (the node's default, whose vectors are normalised
- * there to keep the classic sets' contrast; 2D's isotropic set, with its
- * cubic falloff, has 0.75 of the classic rms by design, test_kernels.c's
- * check_iso_contrast, and the vector channels keep the classic spread).
+ * scalar in 4D (the node's default, whose vectors are normalised there to
+ * keep the classic sets' contrast; 2D's isotropic set, with its cubic
+ * falloff, has 0.75 of the classic rms by design, and 3D's, with its
+ * ringed falloff t^3 (t - 1/4), 0.79: test_kernels.c's
+ * check_iso_contrast; the vector channels keep the classic spread).
  * Perlin's and fast's isotropic 3D
  * scalars have 0.82 to 0.85 of the classic rms (test_kernels.c,
  * check_iso_contrast), beyond this tolerance. */
@@ -147,7 +148,7 @@ static void stats_case(int b, int dims, ng_vector_fn vec)
                s1 / N, sd_scalar);
         CHECKF(fabs(sd / sd_scalar - 1) < 0.15, "%s %dD channel %d: sd %g, scalar %g", all[b].name, dims, c, sd,
                sd_scalar);
-        CHECKF(all[b].id != NG_BASIS_SIMPLEX || dims == 2 || fabs(sd / sd_iso - 1) < 0.15,
+        CHECKF(all[b].id != NG_BASIS_SIMPLEX || dims <= 3 || fabs(sd / sd_iso - 1) < 0.15,
                "%s %dD channel %d: sd %g, isotropic scalar %g", all[b].name, dims, c, sd, sd_iso);
         for (e = c + 1; e < 3; e++) {
             double r = t_correlation(v, out + (size_t)e * N, N);

@@ -10,8 +10,9 @@
 #include "ngmath.h"
 
 /* ---- simplex --------------------------------------------------------------
- * Corner falloff (0.5 - r^2)^4 in 2D to 4D (2D's isotropic set: the
- * cubic, FALLOFF below): every lattice vertex outside
+ * Corner falloff (0.5 - r^2)^4 in 2D to 4D (the isotropic sets': 2D the
+ * cubic, 3D the quartic with a negative ring, FALLOFF below; all reach
+ * zero at r^2 = 0.5 with their first two derivatives at least): every lattice vertex outside
  * the simplex holding a point is at least sqrt(0.5) away from it (checked
  * numerically: min r^2 0.500005 in 2D, 0.50011 in 3D, 0.50039 in 4D over
  * 2e6 points each), so contributions reach zero before their vertex drops
@@ -49,19 +50,22 @@
  * and grad_ind4, each corner's vector normalised (ind_unit: lengths 0.966
  * to 1.0339486 in 3D, 0.966 to 1.0339601 in 4D, over all 2^12 and 2^16
  * vectors). The bounds for any unit gradients, each corner's pointing at
- * the sample, sum_k (0.5 - r_k^2)_+^4 r_k (a search over the simplex:
- * 3D 0.0092890629 near (0.548, 0.548, 0.260), d/dx 0.069936117; 4D
- * 0.0092108319, d/dx 0.067778287), times the longest: d/dx 7.5281 (3D)
- * and 7.3578 (4D) scaled. Exact bounds, no limiter: one corner's term
- * alone reaches 0.99 of the unit bound (0.0091953 at r^2 = 1/18), and
- * 2^23 random samples reach 0.9975 (3D) and 0.9954 (4D); rms 0.382 and
- * 0.248 (classic 0.392, 0.254). Unnormalised, the longest vector (1.5 in
- * every component, 1 in 2^9 or 2^12) set the scale and the rms was 0.19
- * and 0.12; a scale at the 1e-6 quantile would not have helped: over 2^22
- * samples it is 0.977 (3D) and 0.874 (4D) of that bound, as one corner's
- * long vector reaches it (rms 0.195 and 0.142 so scaled). */
+ * the sample or away from it, sum_k |falloff(r_k^2)| r_k (a search over
+ * the simplex): 3D, with its falloff t^3 (t - 1/4) (FALLOFF, below),
+ * 0.0041458805 on the main diagonal near skewed fraction (0.746, 0.746,
+ * 0.746), d/dx 0.031585038 (along world z; world x and y 0.03125, at a
+ * vertex); 4D, (0.5 - r^2)^4, 0.0092108319, d/dx 0.067778287. Times the
+ * longest: d/dx 7.6177 (3D) and 7.3578 (4D) scaled. Exact bounds, no
+ * limiter: one corner's term alone reaches 0.988 of the unit bound in 3D
+ * (0.0040972 at r^2 = 0.0438; 4D 0.99, 0.0091953 at r^2 = 1/18; 2^23
+ * random samples reach 0.9954 in 4D); rms 0.310 and 0.248 (classic 0.392,
+ * 0.254; 3D's was 0.382 with the quartic). Unnormalised, the longest
+ * vector (1.5 in every component, 1 in 2^9 or 2^12) set the scale and the
+ * rms was 0.19 and 0.12 (quartic); a scale at the 1e-6 quantile would not
+ * have helped: over 2^22 samples it is 0.977 (3D) and 0.874 (4D) of that
+ * bound, as one corner's long vector reaches it. */
 #define SIMPLEX2_ISO_SCALE 29.386287f /* 1 / (0.0340260756 * 1.0001) */
-#define SIMPLEX3_ISO_SCALE 104.10839f /* 1 / (0.0092890629 * 1.0339486 * 1.0001) */
+#define SIMPLEX3_ISO_SCALE 233.26031f /* 1 / (0.0041458805 * 1.0339486 * 1.0001) */
 #define SIMPLEX4_ISO_SCALE 104.99146f /* 1 / (0.0092108319 * 1.0339601 * 1.0001) */
 
 #define F2 0.36602540378443865 /* (sqrt(3) - 1) / 2: skew */
@@ -71,19 +75,31 @@
 #define F4 0.30901699437494742 /* (sqrt(5) - 1) / 4 */
 #define G4 0.13819660112501051 /* (5 - sqrt(5)) / 20 */
 
-/* (0.5 - d2)_+^4, and t3 = (0.5 - d2)_+^3 for its derivative: along the
- * corner offset d, d/dd_e falloff = -8 d_e t3 (C3 where it reaches 0).
- * With cubic: (0.5 - d2)_+^3 and t3 = (0.5 - d2)_+^2, d/dd_e = -6 d_e t3
- * (C2), for 2D's isotropic set (FALLOFF, below). */
-static inline float falloff(float d2, int cubic, float *t3)
+/* The corner falloffs of t = (0.5 - d2)_+ (FALLOFF, below), and t3 for
+ * the derivative along the corner offset d, d/dd_e falloff = -8 d_e t3
+ * (-6 d_e t3 for the cubic):
+ *   FALL_QUARTIC t^4, t3 = t^3 (C3 where it reaches 0);
+ *   FALL_CUBIC   t^3, t3 = t^2 (C2), 2D's isotropic set;
+ *   FALL_RING    t^3 (t - 1/4), t3 = t^2 (t - 3/16) (C2), 3D's: its
+ *                d/dd2 = -(4 t^3 - (3/4) t^2). */
+enum { FALL_QUARTIC, FALL_CUBIC, FALL_RING };
+static inline float falloff(float d2, int shape, float *t3)
 {
     /* max(t, 0) on the bits (negative -> +0): one integer max, where a
      * mask from the sign took two operations */
     int32_t u = (int32_t)f2u(0.5f - d2);
     float t = u2f((uint32_t)(u > 0 ? u : 0));
     float tt = t * t;
-    *t3 = cubic ? tt : tt * t;
-    return cubic ? tt * t : tt * tt;
+    if (shape == FALL_CUBIC) {
+        *t3 = tt;
+        return tt * t;
+    }
+    if (shape == FALL_RING) { /* t^2 (t^2 - t / 4): one fused multiply-add more than the quartic */
+        *t3 = tt * (t - 0.1875f);
+        return tt * fma_f(-0.25f, t, tt);
+    }
+    *t3 = tt * t;
+    return tt * tt;
 }
 
 /*
@@ -125,10 +141,21 @@ LOOP_INLINE void simplex1(const ng_noise_pts *p, float *out, float *gx, int deri
  * point's gradient is the two corners' of an edge) are the quartic's
  * narrow bumps showing; the cubic's wider ones overlap more (a model over
  * seeds 1 to 6: plain 1.14 -> 1.07, tests/test_isotropy.c), and cost a
- * multiply less. C2 where it reaches 0 (the quartic C3). 3D kept the
- * quartic: its plain histograms moved less (axis 1.158 -> 1.144 in the
- * model) and its ridged ones up (1.18 -> 1.20). */
+ * multiply less. C2 where it reaches 0 (the quartic C3). In 3D the cubic
+ * moved the plain histograms less (axis 1.158 -> 1.144 in a model) and
+ * the ridged ones up (1.18 -> 1.20); 3D's isotropic set takes the quartic
+ * with a negative ring, t^3 (t - 1/4), t = (0.5 - r^2)_+ (FALL_RING): a
+ * corner's bump turns negative for r^2 > 1/4, which takes the long
+ * wavelengths out, where the lattice's tetrahedra (their edges' projected
+ * directions, 60 degrees apart on an axis slice) show most. Over seeds 1
+ * to 6 (tests/test_isotropy.c) ridged axis 1.152 -> 1.120, diagonal 1.129
+ * -> 1.108, mid-cell 1.165 -> 1.128; plain 1.160 -> 1.144, 1.141 ->
+ * 1.115, 1.174 -> 1.151. The ring's depth is the best of a scan (1/5 and
+ * 0.27 did worse on one slice or another, 0.3 worse on all, 0.4 far worse:
+ * the ring's own wavelength shows). One fused multiply-add a corner more
+ * than the quartic. C2. 4D keeps the quartic. */
 #define CUBIC(dims, iso) ((dims) == 2 && (iso))
+#define FALLOFF(dims, iso) (CUBIC(dims, iso) ? FALL_CUBIC : (dims) == 3 && (iso) ? FALL_RING : FALL_QUARTIC)
 
 /* One corner of 2D to 4D simplex, d the point minus the corner: the term,
  * and with deriv its partials added to acc[]. */
@@ -138,7 +165,7 @@ LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const
     int e;
     UNROLL
     for (e = 1; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
-    fo = falloff(r2, CUBIC(dims, iso), &t3);
+    fo = falloff(r2, FALLOFF(dims, iso), &t3);
     gd = grad_set(dims, iso, h, d);
     if (iso && dims > 2) gd *= ind_unit(dims, h, &c);
     if (deriv) {
@@ -260,10 +287,11 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         uint32_t o1x = xy & xz, o1y = (xy ^ 1u) & yz, o1z = (xz | yz) ^ 1u;
         uint32_t o2x = xy | xz, o2y = (xy ^ 1u) | yz, o2z = (xz & yz) ^ 1u;
         float d0[3] = {x0, y0, z0};
-        float d1[3] = {x0 - (float)(int32_t)o1x + g3, y0 - (float)(int32_t)o1y + g3,
-                       z0 - (float)(int32_t)o1z + g3};
-        float d2[3] = {x0 - (float)(int32_t)o2x + g3x2, y0 - (float)(int32_t)o2y + g3x2,
-                       z0 - (float)(int32_t)o2z + g3x2};
+        /* the steps as masked bits of 1.0f (as simplex2): no conversions */
+        float d1[3] = {x0 - u2f(0x3f800000u & (0u - o1x)) + g3, y0 - u2f(0x3f800000u & (0u - o1y)) + g3,
+                       z0 - u2f(0x3f800000u & (0u - o1z)) + g3};
+        float d2[3] = {x0 - u2f(0x3f800000u & (0u - o2x)) + g3x2, y0 - u2f(0x3f800000u & (0u - o2y)) + g3x2,
+                       z0 - u2f(0x3f800000u & (0u - o2z)) + g3x2};
         float d3[3] = {x0 + g3x3m1, y0 + g3x3m1, z0 + g3x3m1}, acc[3] = {0.0f, 0.0f, 0.0f};
         const uint32_t px = NG_LATTICE_PRIME_X, py = NG_LATTICE_PRIME_Y, pz = NG_LATTICE_PRIME_Z;
         uint32_t xp = X * px, yp = Y * py, zp = Z * pz;
@@ -517,7 +545,7 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, int first, uin
     int c, e;
     UNROLL
     for (e = 1; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
-    fo = falloff(r2, 0, &t3);
+    fo = falloff(r2, FALL_QUARTIC, &t3);
     fslope = -8.0f * t3; /* the radial slope per unit of gradient term */
     UNROLL
     for (c = 0; c < VEC_CHANNELS; c++)
