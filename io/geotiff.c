@@ -110,6 +110,7 @@ static void load_gdal(void)
 #undef LOOKUP
     if (missing) {
         snprintf(load_error, sizeof load_error, "GeoTIFF needs GDAL: %s has no %s", NG_GDAL_SONAME, missing);
+        dlclose(lib);
         return;
     }
     G.GDALAllRegister();
