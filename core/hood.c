@@ -6,7 +6,8 @@
  * spacing s (cell k of an axis at (k + 0.5) s), cut into patches of
  * P cells per axis (NG_HOOD_PATCH, or its type's) at fixed world places
  * (patch (ix, iy) holds cells ix * P .. ix * P + P - 1 and a margin,
- * side() below). A node of the render's pixel lattice
+ * side() below; a lattice anchored as the render is starts its patches at
+ * the anchor's cell instead, grid_origin()). A node of the render's pixel lattice
  * (ng_hood_declare_pixel: grid shading) takes s from the footprint of the
  * block that samples it, the same in every cut of a render; s is part of
  * a patch's key. The points a patch evaluates its source on are float
@@ -657,6 +658,19 @@ static void cell_positions(const float *restrict xs, const float *restrict ys, f
 /* A sentinel of hkey.ax: the patch is anchored at its own first cell. */
 #define WORLD_ANCHOR INT64_MIN
 
+/* Along an axis (0: x, 1: y), the cell patch 0 starts at: for a lattice
+ * anchored as the render is, the anchor's cell, so an image at any origin
+ * is cut into whole patches from its corner (at a world-aligned cut, an
+ * image whose origin lies mid-patch computed the slivers of patches around
+ * it: a 2048^2 grid shading 128 pixels off, 27 % more of its source); a
+ * cell's bits do not depend on where patches start, as every cell is
+ * evaluated at the anchor with its own offset (cell_offsets). Else 0:
+ * patches at fixed world places. */
+static int64_t grid_origin(const hkey *k, int axis)
+{
+    return k->ax == WORLD_ANCHOR ? 0 : axis ? k->ay : k->ax;
+}
+
 /* The cell of the lattice of spacing s nearest world coordinate a (a
  * block's anchor), or WORLD_ANCHOR where it is 2^52 cells or more away
  * (offsets from it would be no position at all). */
@@ -742,8 +756,10 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     ys = mem + w + skip;
     memset(&lb, 0, sizeof lb);
     lb.dims = 2;
-    lb.anchor[0] = cell_offsets(p->key.ix * cells(n) - MARGIN - n->hood_radius, p->key.ax, s, w + skip, xs);
-    lb.anchor[1] = cell_offsets(p->key.iy * cells(n) - MARGIN - n->hood_radius, p->key.ay, s, w + skip, ys);
+    lb.anchor[0] = cell_offsets(grid_origin(&p->key, 0) + p->key.ix * cells(n) - MARGIN - n->hood_radius, p->key.ax, s,
+                                w + skip, xs);
+    lb.anchor[1] = cell_offsets(grid_origin(&p->key, 1) + p->key.iy * cells(n) - MARGIN - n->hood_radius, p->key.ay, s,
+                                w + skip, ys);
     xs += skip, ys += skip;
     lb.anchor[2] = b->anchor[2];
     lb.anchor[3] = b->anchor[3];
@@ -840,8 +856,9 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
             rc = ng_fail(ctx, "%s: out of memory for a simulation tile of %d^2 cells", n->label, w);
     } else if (rc == 0 && t->filter_placed) {
         const double s = spacing_of(&p->key);
-        const ng_hood_place at = {s, {((double)(p->key.ix * cells(n) - MARGIN) + 0.5) * s,
-                                      ((double)(p->key.iy * cells(n) - MARGIN) + 0.5) * s}, p->key.seed};
+        const ng_hood_place at = {s, {((double)(grid_origin(&p->key, 0) + p->key.ix * cells(n) - MARGIN) + 0.5) * s,
+                                      ((double)(grid_origin(&p->key, 1) + p->key.iy * cells(n) - MARGIN) + 0.5) * s},
+                                  p->key.seed};
         t->filter_placed(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch, &at);
     } else if (rc == 0 && t->filter_spaced) {
         t->filter_spaced(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch, spacing_of(&p->key));
@@ -1497,11 +1514,11 @@ int ng__hood_read_kept(ng_ctx *ctx, const ng_node *n, int x, const ng_block *b, 
             if (cur >= 0 && kx - lo[0] >= 0 && kx - lo[0] < P && ky - lo[1] >= 0 && ky - lo[1] < P) {
                 j = cur; /* the previous point's patch: the common case */
             } else {
-                key.ix = patch_of(kx, P), key.iy = patch_of(ky, P);
+                key.ix = patch_of(kx - key.ax, P), key.iy = patch_of(ky - key.ay, P); /* grid_origin */
                 for (j = m - 1; j >= 0; j--)
                     if (seg[j].ix == key.ix && seg[j].iy == key.iy) break;
                 if (j < 0 && m < SEGMENT) seg[j = m++] = key;
-                if (j >= 0) cur = j, lo[0] = seg[j].ix * P, lo[1] = seg[j].iy * P;
+                if (j >= 0) cur = j, lo[0] = key.ax + seg[j].ix * P, lo[1] = key.ay + seg[j].iy * P;
             }
             if (j >= 0) { /* its run, cut where the patch's row ends: the rest a run of its own */
                 const int32_t room = (int32_t)(lo[0] + P - kx);
@@ -1554,6 +1571,7 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
     float *tx = NULL, *ty = NULL;
     const double inv = power_of_two(s) ? 1.0 / s : 0;
     int64_t lo[2] = {0, 0}; /* the first cell of seg[cur] */
+    int64_t g0[2];          /* the cell patch 0 starts at (grid_origin) */
     int i, m = 0, from = 0, rc = -1, cur = -1;
     (void)in;
     if (b->dims != 2) {
@@ -1575,6 +1593,7 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
     tx = ng_scratch(ctx, 1), ty = ng_scratch(ctx, 1);
     if (!idx || !off || !run || !tx || !ty) goto done;
     key = block_key(n, b, s);
+    g0[0] = grid_origin(&key, 0), g0[1] = grid_origin(&key, 1);
     for (i = 0; i <= b->n; i++) {
         double ux = 0, uy = 0;
         int64_t kx, ky;
@@ -1600,16 +1619,16 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
                 j = cur; /* the previous point's patch: the common case, no search */
                 key.ix = seg[j].ix, key.iy = seg[j].iy;
             } else {
-                key.ix = patch_of(kx, P);
-                key.iy = patch_of(ky, P);
+                key.ix = patch_of(kx - g0[0], P);
+                key.iy = patch_of(ky - g0[1], P);
                 for (j = m - 1; j >= 0; j--)
                     if (seg[j].ix == key.ix && seg[j].iy == key.iy) break;
             }
             if (j >= 0 || m < SEGMENT) {
                 if (j < 0) seg[j = m++] = key;
-                cur = j, lo[0] = key.ix * P, lo[1] = key.iy * P;
+                cur = j, lo[0] = g0[0] + key.ix * P, lo[1] = g0[1] + key.iy * P;
                 idx[i] = j;
-                off[i] = (int32_t)((ky - key.iy * P + L) * G + (kx - key.ix * P + L));
+                off[i] = (int32_t)((ky - lo[1] + L) * G + (kx - lo[0] + L));
                 tx[i] = (float)(ux - (double)kx);
                 ty[i] = (float)(uy - (double)ky);
                 run[i] = !smooth && tx[i] == 0.0f && ty[i] == 0.0f ? cell_run(b, i, s, inv, kx, lo[0] + P - kx) : 1;

@@ -273,7 +273,7 @@ static void test_patch_memory_reused(void)
 }
 
 /* A grid shading of perlin noise rendered with o by graph g (its patches,
- * 259^2 floats, take pooled chunks; at 1024^2, 25 patches, two chunks);
+ * 259^2 floats, take pooled chunks: 16 of them at 1024^2);
  * g freed unless kept. */
 static float *shading(ng_graph *g, const ng_render_opts *o, int keep)
 {
@@ -317,6 +317,35 @@ static void test_patch_memory_bounded(void)
     CHECK(a && b && same_bits(a, b, (size_t)EDGE * EDGE));
     ng_graph_free(g);
     free(a), free(b);
+}
+
+/* The grid shading's patches start at the render's corner, wherever its
+ * origin is: a 512^2 image is 2 x 2 patches of 256 cells at any origin on
+ * its pixel grid (cut at fixed world places, one 128 pixels off took 3 x 3),
+ * and the image's bits are those of any cut of it, the patches of a cut
+ * starting at the whole render's corner too. */
+static void test_patches_start_at_the_render_corner(void)
+{
+    static const double origins[][2] = {{128, -128}, {77, 3e5 + 31}};
+    const int region[4] = {200, 130, 250, 300};
+    size_t k;
+    for (k = 0; k < sizeof origins / sizeof origins[0]; k++) {
+        ng_render_opts o;
+        ng__hood_stats st;
+        ng_graph *g = ng_graph_new();
+        float *whole, *cut;
+        t_opts(&o, 512, 512);
+        o.origin[0] = origins[k][0] * o.pixel_size, o.origin[1] = origins[k][1] * o.pixel_size;
+        whole = shading(g, &o, 1);
+        ng__hood_last_stats(&st);
+        CHECKF(st.computed == 4, "origin (%g, %g) px: %lld patches computed for a 512^2 image, not 4", origins[k][0],
+               origins[k][1], (long long)st.computed);
+        ng_graph_free(g);
+        memcpy(o.region, region, sizeof o.region);
+        cut = shading(ng_graph_new(), &o, 0);
+        CHECK(whole && cut && t_crop_equal(whole, 512, cut, 1, o.region));
+        free(whole), free(cut);
+    }
 }
 
 /* A height the render shows and shades (terrain_colour.lua's idiom) is
@@ -523,6 +552,7 @@ NG_SUITE(neighbourhood, fast)
     RUN(test_patches_kept_between_renders);
     RUN(test_patch_memory_reused);
     RUN(test_patch_memory_bounded);
+    RUN(test_patches_start_at_the_render_corner);
     RUN(test_height_read_back_from_the_lattice);
     if (cli_setup("ng-hood")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
