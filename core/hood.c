@@ -101,6 +101,7 @@ typedef struct hkey {
     int64_t ax, ay;        /* NG_HOOD_ANCHOR_RENDER: the anchor's cell (WORLD_ANCHOR: none) */
     uint64_t z, w, px, py; /* bits of the doubles: z, time, periods */
     uint64_t s;            /* bits of the lattice's spacing */
+    int P;                 /* cells per patch edge (patch_cells) */
 } hkey;
 
 typedef struct patch {
@@ -126,6 +127,7 @@ struct ng__hood_cache {
     int attached;         /* a render holds it (ng__hood_attach) */
     ng__hood_stats stats;
     ng__slab *slabs;      /* the patches' data (core/slab.c), under mu */
+    int extent[2], threads; /* the attached render's image (ng__hood_set_extent); 0: unknown */
 };
 
 static pthread_mutex_t last_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -214,7 +216,7 @@ static uint32_t key_hash(const hkey *k)
     h = (h ^ (h >> 29)) * 0x165667B19E3779F9u;
     h ^= (uint64_t)k->iy * 0x85EBCA77C2B2AE63u + (uint64_t)k->stage + (uint64_t)k->ax * 0x94D049BB133111EBu +
          (uint64_t)k->ay * 0xBF58476D1CE4E5B9u;
-    h ^= k->seed ^ k->z ^ (k->w >> 7) ^ (k->px >> 13) ^ (k->py >> 17) ^ (k->s >> 11);
+    h ^= k->seed ^ k->z ^ (k->w >> 7) ^ (k->px >> 13) ^ (k->py >> 17) ^ (k->s >> 11) ^ ((uint64_t)k->P << 40);
     h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93u;
     return (uint32_t)(h >> 32) % NBUCKETS;
 }
@@ -222,7 +224,8 @@ static uint32_t key_hash(const hkey *k)
 static int key_eq(const hkey *a, const hkey *b)
 {
     return a->node == b->node && a->stage == b->stage && a->seed == b->seed && a->ix == b->ix && a->iy == b->iy &&
-           a->ax == b->ax && a->ay == b->ay && a->z == b->z && a->w == b->w && a->px == b->px && a->py == b->py && a->s == b->s;
+           a->ax == b->ax && a->ay == b->ay && a->z == b->z && a->w == b->w && a->px == b->px && a->py == b->py &&
+           a->s == b->s && a->P == b->P;
 }
 
 static patch *find(ng__hood_cache *h, const hkey *k)
@@ -355,12 +358,13 @@ int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char 
 
 /* ---- sizes and messages ------------------------------------------------------------ */
 
-/* Cells per patch edge: its own, and its side with the margins. */
+/* Cells per patch edge: the node's or its type's (a key's may differ:
+ * patch_cells), and a patch's side with the margins, for P cells. */
 static int cells(const ng_node *n)
 {
     return n->hood_patch > 0 ? n->hood_patch : n->type->hood->patch > 0 ? n->type->hood->patch : NG_HOOD_PATCH;
 }
-static int side(const ng_node *n) { return cells(n) + 3; }
+static int side(int P) { return P + 3; }
 
 /* The nodes a patch of n keeps beside its own channels (ng__hood_mark_kept). */
 typedef struct keptlist {
@@ -391,14 +395,14 @@ static int by_run(const ng_node *n) { return n->type->hood->run != NULL; }
  * evaluations, 2 fewer per axis than side()'s margins would take (1.6 %
  * of a 256-cell patch's evaluations). */
 static int lead(const ng_node *n) { return (by_run(n) ? 0 : MARGIN) + n->hood_radius; }
-static int domain(const ng_node *n)
+static int domain(const ng_node *n, int P)
 {
-    return by_run(n) ? cells(n) + 2 * n->hood_radius + 1 : side(n) + 2 * n->hood_radius;
+    return by_run(n) ? P + 2 * n->hood_radius + 1 : side(P) + 2 * n->hood_radius;
 }
 
 /* The row stride of the planes a patch's samples are read from: its
  * domain's for a run filter (whose patch is its source), else side(). */
-static int stride(const ng_node *n) { return by_run(n) ? domain(n) : side(n); }
+static int stride(const ng_node *n, int P) { return by_run(n) ? domain(n, P) : side(P); }
 /* Where the patch's own first cell lies along each axis of those planes. */
 static int own_at(const ng_node *n) { return by_run(n) ? lead(n) : MARGIN; }
 
@@ -409,7 +413,7 @@ static int own_at(const ng_node *n) { return by_run(n) ? lead(n) : MARGIN; }
  * of 259^2 cells a patch, into memory no cache held). */
 static int kept_in_domain(const ng_node *n, int x)
 {
-    return by_run(n) && x == n->input[n->type->hood->input] && domain(n) == side(n) && own_at(n) == MARGIN;
+    return by_run(n) && x == n->input[n->type->hood->input] && n->hood_radius == 1; /* domain() == side() */
 }
 
 /* How many of the nkept kept nodes need a plane of their own. */
@@ -420,10 +424,10 @@ static int kept_copies(const ng_node *n, const int *kept, int nkept)
     return r;
 }
 
-/* copies: the planes of kept nodes (kept_copies) */
-static size_t patch_bytes(const ng_node *n, int copies)
+/* copies: the planes of kept nodes (kept_copies); patches of P cells */
+static size_t patch_bytes(const ng_node *n, int copies, int P)
 {
-    const size_t S2 = (size_t)side(n) * (size_t)side(n), W = (size_t)stride(n);
+    const size_t S2 = (size_t)side(P) * (size_t)side(P), W = (size_t)stride(n, P);
     return ((by_run(n) ? W * W : (size_t)n->channels * S2) + (size_t)copies * S2) * sizeof(float);
 }
 
@@ -431,7 +435,8 @@ static size_t patch_bytes(const ng_node *n, int copies)
  * patch's channels, or the patch's data (kept_in_domain). */
 static float *kept_slot(const ng_node *n, const patch *p, int c)
 {
-    const size_t S2 = (size_t)side(n) * (size_t)side(n), W = (size_t)stride(n);
+    const int P = p->key.P;
+    const size_t S2 = (size_t)side(P) * (size_t)side(P), W = (size_t)stride(n, P);
     if (kept_in_domain(n, p->kept[c])) return p->data;
     return p->data + (by_run(n) ? W * W : (size_t)n->channels * S2) + (size_t)kept_copies(n, p->kept, c) * S2;
 }
@@ -440,13 +445,13 @@ static float *kept_slot(const ng_node *n, const patch *p, int c)
  * planes of its whole domain. */
 static size_t tile_bytes(const ng_node *n)
 {
-    const size_t w = (size_t)side(n) + 2 * (size_t)n->hood_radius;
+    const size_t w = (size_t)side(cells(n)) + 2 * (size_t)n->hood_radius;
     return (size_t)(n->channels + 1) * w * w * sizeof(float);
 }
 
 static size_t key_bytes(const ng_node *n, const hkey *k, const int *kept, int nkept)
 {
-    return k->stage ? tile_bytes(n) : patch_bytes(n, kept_copies(n, kept, nkept));
+    return k->stage ? tile_bytes(n) : patch_bytes(n, kept_copies(n, kept, nkept), k->P);
 }
 
 /* The source's samples (ch channels) and the filter's scratch while a
@@ -455,7 +460,7 @@ static size_t halo_bytes(const ng_node *n, int ch)
 {
     if (by_run(n)) return 0; /* the source goes straight into the patch */
     {
-    const size_t w = (size_t)side(n) + 2 * (size_t)n->hood_radius;
+    const size_t w = (size_t)side(cells(n)) + 2 * (size_t)n->hood_radius;
     return (size_t)ch * (n->type->hood->tile ? w * w : 2 * w * w + 2 * w) * sizeof(float) +
            w * w * (size_t)n->type->hood->scratch;
     }
@@ -466,7 +471,8 @@ static size_t halo_bytes(const ng_node *n, int ch)
  * the one it computes. */
 static size_t own_bytes(const ng_node *n, int ch, int copies)
 {
-    return SEGMENT * patch_bytes(n, copies) + (n->type->hood->tile ? 9 * tile_bytes(n) : 0) + halo_bytes(n, ch);
+    return SEGMENT * patch_bytes(n, copies, cells(n)) + (n->type->hood->tile ? 9 * tile_bytes(n) : 0) +
+           halo_bytes(n, ch);
 }
 
 /* threads > 0: need is what that many threads may hold at once. */
@@ -737,7 +743,8 @@ static void row_positions(const float *xs, const float *ys, float *px, float *py
  * a run filter's smaller domain has the bits of the cells it shares. */
 static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, const patch *p, float *in, int w)
 {
-    const int k = n->type->hood->input, ch = ng_input_channels(ctx, n, k), cap = ng__ctx_cap(ctx), S = side(n);
+    const int k = n->type->hood->input, ch = ng_input_channels(ctx, n, k), cap = ng__ctx_cap(ctx), P = p->key.P,
+              S = side(P);
     const int skip = MARGIN + n->hood_radius - lead(n), rows = cap / w;
     const double s = spacing_of(&p->key);
     const int64_t total = (int64_t)w * w;
@@ -756,10 +763,10 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     ys = mem + w + skip;
     memset(&lb, 0, sizeof lb);
     lb.dims = 2;
-    lb.anchor[0] = cell_offsets(grid_origin(&p->key, 0) + p->key.ix * cells(n) - MARGIN - n->hood_radius, p->key.ax, s,
-                                w + skip, xs);
-    lb.anchor[1] = cell_offsets(grid_origin(&p->key, 1) + p->key.iy * cells(n) - MARGIN - n->hood_radius, p->key.ay, s,
-                                w + skip, ys);
+    lb.anchor[0] = cell_offsets(grid_origin(&p->key, 0) + p->key.ix * P - MARGIN - n->hood_radius, p->key.ax, s, w + skip,
+                                xs);
+    lb.anchor[1] = cell_offsets(grid_origin(&p->key, 1) + p->key.iy * P - MARGIN - n->hood_radius, p->key.ay, s, w + skip,
+                                ys);
     xs += skip, ys += skip;
     lb.anchor[2] = b->anchor[2];
     lb.anchor[3] = b->anchor[3];
@@ -829,7 +836,7 @@ static uint64_t tile_seed(const hkey *k)
  * tile's whole domain (the source's first channel kept beside it). */
 static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
 {
-    const int w = domain(n);
+    const int P = p->key.P, w = domain(n, P);
     const int ch = ng_input_channels(ctx, n, n->type->hood->input);
     const ng_hood_type *t = n->type->hood;
     const size_t halo = halo_bytes(n, ch), plane = (size_t)w * (size_t)w;
@@ -856,14 +863,14 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
             rc = ng_fail(ctx, "%s: out of memory for a simulation tile of %d^2 cells", n->label, w);
     } else if (rc == 0 && t->filter_placed) {
         const double s = spacing_of(&p->key);
-        const ng_hood_place at = {s, {((double)(grid_origin(&p->key, 0) + p->key.ix * cells(n) - MARGIN) + 0.5) * s,
-                                      ((double)(grid_origin(&p->key, 1) + p->key.iy * cells(n) - MARGIN) + 0.5) * s},
+        const ng_hood_place at = {s, {((double)(grid_origin(&p->key, 0) + p->key.ix * P - MARGIN) + 0.5) * s,
+                                      ((double)(grid_origin(&p->key, 1) + p->key.iy * P - MARGIN) + 0.5) * s},
                                   p->key.seed};
-        t->filter_placed(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch, &at);
+        t->filter_placed(n, in, p->data, in + (size_t)ch * plane, side(P), n->hood_radius, ch, &at);
     } else if (rc == 0 && t->filter_spaced) {
-        t->filter_spaced(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch, spacing_of(&p->key));
+        t->filter_spaced(n, in, p->data, in + (size_t)ch * plane, side(P), n->hood_radius, ch, spacing_of(&p->key));
     } else if (rc == 0) {
-        t->filter(n, in, p->data, in + (size_t)ch * plane, side(n), n->hood_radius, ch);
+        t->filter(n, in, p->data, in + (size_t)ch * plane, side(P), n->hood_radius, ch);
     }
     if (in != p->data) free(in);
     pthread_mutex_lock(&h->mu);
@@ -912,7 +919,7 @@ static void release_all(ng__hood_cache *h, patch **got, int m);
  * source's first channel added to channel 0. */
 static void blend(const ng_node *n, patch *const *got, const float *unity, float *out)
 {
-    const int P = cells(n), S = side(n), R = n->hood_radius, w = S + 2 * R, C = n->channels;
+    const int P = cells(n), S = side(P), R = n->hood_radius, w = S + 2 * R, C = n->channels;
     const size_t plane = (size_t)w * (size_t)w;
     int c, i, j, a, bb;
     for (c = 0; c < C; c++)
@@ -936,7 +943,7 @@ static int compute_blend(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const
 {
     hkey keys[9];
     patch *got[9];
-    float *unity = malloc(3 * (size_t)side(n) * sizeof *unity);
+    float *unity = malloc(3 * (size_t)side(cells(n)) * sizeof *unity);
     int a, bb;
     if (!unity) return ng_fail(ctx, "out of memory for a neighbourhood patch");
     make_unity(unity, cells(n));
@@ -1312,10 +1319,10 @@ static void prefetch_rows(const float *src, ptrdiff_t G, int len)
  * > 1: points i .. i + run[i] - 1 on the centres of successive cells. */
 static void sample_by_run(const ng_node *n, const ng_block *b, patch *const *got, const int32_t *idx,
                           const int32_t *off, const int32_t *run, const float *tx, const float *ty, int from, int to,
-                          float *out, double s)
+                          float *out, double s, int P)
 {
     const size_t len = (size_t)b->n;
-    const ptrdiff_t G = stride(n);
+    const ptrdiff_t G = stride(n, P);
     const int nch = b->channels > 0 && b->channels < n->channels ? b->channels : n->channels;
     int i, c;
     for (i = from; i < to; i++) {
@@ -1344,16 +1351,16 @@ static void sample_by_run(const ng_node *n, const ng_block *b, patch *const *got
 }
 
 static void sample(const ng_node *n, const ng_block *b, patch *const *got, const int32_t *idx, const int32_t *off,
-                   const int32_t *run, const float *tx, const float *ty, int from, int to, float *out, double s)
+                   const int32_t *run, const float *tx, const float *ty, int from, int to, float *out, double s, int P)
 {
-    const size_t len = (size_t)b->n, S = (size_t)side(n);
+    const size_t len = (size_t)b->n, S = (size_t)side(P);
     const int smooth = n->type->hood->smooth;
     /* the channels the consumer reads (ng_block.channels): a height read
      * alone from the hydraulic node's 4 costs one */
     const int nch = b->channels > 0 && b->channels < n->channels ? b->channels : n->channels;
     int i, c, j;
     if (by_run(n)) {
-        sample_by_run(n, b, got, idx, off, run, tx, ty, from, to, out, s);
+        sample_by_run(n, b, got, idx, off, run, tx, ty, from, to, out, s, P);
         return;
     }
     for (i = from; i < to; i++) {
@@ -1389,9 +1396,48 @@ static void sample(const ng_node *n, const ng_block *b, patch *const *got, const
     }
 }
 
+/* A patch's cost in source evaluations besides its cells' (finding it,
+ * computing it, the runs of a block it cuts), for patch_cells. */
+#define PATCH_COST 4096.0
+
+/* Cells per patch edge of the patches of n that a render reads: its
+ * type's (cells()), but on a pixel lattice anchored as the render is (the
+ * grid shading), whose cells' bits do not depend on where its patches
+ * start or end (grid_origin), the edge from 64 to 1024 that covers the
+ * render's image (h->extent) with the fewest source evaluations, patch
+ * costs counted: a 2048^2 image takes 4 patches of 1024 (the halo 0.6 %
+ * of the source's evaluations against 2.4 % at 256, and a block's rows
+ * cut into 4 times fewer runs), a 300^2 one 9 of 128 rather than 4 of 256.
+ * An edge larger than the type's only where the cap holds a segment of
+ * them on each of the render's threads (ng__hood_check counted the
+ * type's). */
+static int patch_cells(const ng__hood_cache *h, const ng_node *n, const hkey *k)
+{
+    const int base = cells(n);
+    double least = -1;
+    int P, best = base;
+    if (!by_run(n) || n->hood_spacing >= 0 || k->ax == WORLD_ANCHOR || h->extent[0] <= 0 || h->extent[1] <= 0)
+        return base;
+    for (P = 64; P <= 1024; P *= 2) {
+        const double nx = ceil((double)h->extent[0] / P), ny = ceil((double)h->extent[1] / P), d = domain(n, P);
+        const double cost = nx * ny * (d * d + PATCH_COST);
+        if (P > base && (size_t)(h->threads > 0 ? h->threads : 1) * SEGMENT * patch_bytes(n, NG_HOOD_KEPT, P) > h->cap / 2)
+            break;
+        if (least < 0 || cost < least) least = cost, best = P;
+    }
+    return best;
+}
+
+void ng__hood_set_extent(ng__hood_cache *h, int width, int height, int threads)
+{
+    pthread_mutex_lock(&h->mu);
+    h->extent[0] = width, h->extent[1] = height, h->threads = threads;
+    pthread_mutex_unlock(&h->mu);
+}
+
 /* The key of n's patches that block b reads on the lattice of spacing s
- * (ix, iy left 0). */
-static hkey block_key(const ng_node *n, const ng_block *b, double s)
+ * (ix, iy left 0), from cache h. */
+static hkey block_key(const ng__hood_cache *h, const ng_node *n, const ng_block *b, double s)
 {
     hkey key;
     memset(&key, 0, sizeof key);
@@ -1406,6 +1452,7 @@ static hkey block_key(const ng_node *n, const ng_block *b, double s)
     if (n->hood_anchor == NG_HOOD_ANCHOR_RENDER && (key.ax = anchor_cell(b->anchor[0], s)) != WORLD_ANCHOR)
         key.ay = anchor_cell(b->anchor[1], s);
     if (key.ay == WORLD_ANCHOR) key.ax = WORLD_ANCHOR;
+    key.P = patch_cells(h, n, &key);
     return key;
 }
 
@@ -1490,7 +1537,7 @@ static int read_segment(const ng_node *n, patch *const *got, int m, int x, const
 int ng__hood_read_kept(ng_ctx *ctx, const ng_node *n, int x, const ng_block *b, float *out)
 {
     const double s = (double)b->footprint;
-    const int P = cells(n), S = side(n);
+    int P, S;
     ng__hood_cache *h;
     hkey key, seg[SEGMENT];
     patch *got[SEGMENT];
@@ -1498,7 +1545,6 @@ int ng__hood_read_kept(ng_ctx *ctx, const ng_node *n, int x, const ng_block *b, 
     int64_t lo[2] = {0, 0}; /* the first cell of seg[cur] */
     int i, j, m = 0, from = 0, rc = -1, cur = -1;
     if (b->dims != 2 || b->p_scale != 0.0f || !(s > 0) || n->hood_spacing >= 0) return 0;
-    key = block_key(n, b, s);
     rx = (int32_t *)ng_scratch(ctx, 1), ry = (int32_t *)ng_scratch(ctx, 1);
     idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1), run = (int32_t *)ng_scratch(ctx, 1);
     if (!rx || !ry || !idx || !off || !run) goto done;
@@ -1506,6 +1552,8 @@ int ng__hood_read_kept(ng_ctx *ctx, const ng_node *n, int x, const ng_block *b, 
         ng_fail(ctx, "out of memory for the neighbourhood cache");
         goto done;
     }
+    key = block_key(h, n, b, s);
+    P = key.P, S = side(P);
     rc = 0;
     if (!on_cells(b, &key, s, rx, ry, run)) goto done;
     for (i = 0; i <= b->n; i++) {
@@ -1563,7 +1611,8 @@ done:
 int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *const *in, float *out)
 {
     const double s = n->hood_spacing > 0 ? n->hood_spacing : (double)b->footprint;
-    const int P = cells(n), G = stride(n), L = own_at(n), smooth = n->type->hood->smooth;
+    const int L = own_at(n), smooth = n->type->hood->smooth;
+    int P, G;
     ng__hood_cache *h;
     hkey key, seg[SEGMENT];
     patch *got[SEGMENT];
@@ -1592,7 +1641,8 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
     idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1), run = (int32_t *)ng_scratch(ctx, 1);
     tx = ng_scratch(ctx, 1), ty = ng_scratch(ctx, 1);
     if (!idx || !off || !run || !tx || !ty) goto done;
-    key = block_key(n, b, s);
+    key = block_key(h, n, b, s);
+    P = key.P, G = stride(n, P);
     g0[0] = grid_origin(&key, 0), g0[1] = grid_origin(&key, 1);
     for (i = 0; i <= b->n; i++) {
         double ux = 0, uy = 0;
@@ -1640,10 +1690,10 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
         if (m) {
             const wanted w = {seg, m};
             if (acquire_all(ctx, h, n, b, &w, seg, got, m)) goto done;
-            sample(n, b, got, idx, off, run, tx, ty, from, i, out, s);
+            sample(n, b, got, idx, off, run, tx, ty, from, i, out, s, P);
             release_all(h, got, m);
         } else {
-            sample(n, b, got, idx, off, run, tx, ty, from, i, out, s);
+            sample(n, b, got, idx, off, run, tx, ty, from, i, out, s, P);
         }
         from = i;
         m = 0;

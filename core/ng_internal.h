@@ -122,6 +122,9 @@ ng__hood_cache *ng__graph_hood(const ng_graph *g);
  * render holds it (that render then makes its own). ng__hood_detach hands
  * it back, its bytes no longer charged, its statistics the last ones. */
 int ng__hood_attach(ng__hood_cache *h, size_t cap, const ng__stop *stop);
+/* The attached render's image, width x height pixels, on threads: the
+ * grid shading sizes its patches to it (core/hood.c, patch_cells). */
+void ng__hood_set_extent(ng__hood_cache *h, int width, int height, int threads);
 void ng__hood_detach(ng__hood_cache *h);
 /* The statistics of the last render's cache in this process (tests). */
 void ng__hood_last_stats(ng__hood_stats *s);

@@ -272,12 +272,17 @@ static void test_patch_memory_reused(void)
     CHECK(used > 0); /* the shadings' patches take chunks */
 }
 
-/* A grid shading of perlin noise rendered with o by graph g (its patches,
- * 259^2 floats, take pooled chunks: 16 of them at 1024^2);
- * g freed unless kept. */
-static float *shading(ng_graph *g, const ng_render_opts *o, int keep)
+/* A grid shading of perlin noise rendered with o by graph g, on the
+ * pixel lattice (spacing 0: its patches sized to the image) or on a world
+ * lattice of that spacing (patches of 259^2 floats, in pooled chunks: 16
+ * of them at 1024^2); g freed unless kept. */
+static float *shading(ng_graph *g, const ng_render_opts *o, int keep, double spacing)
 {
-    float *v = t_render(g, mask(g, "light", t_noise(g, "perlin", 24, 7), "height", 40), o);
+    ng_node *n = t_on(g, "light", t_noise(g, "perlin", 24, 7));
+    float *v;
+    t_set(n, "height", 40);
+    if (spacing > 0) t_set(n, "spacing", spacing);
+    v = t_render(g, t_finish_ok(g, n), o);
     if (!keep) ng_graph_free(g);
     return v;
 }
@@ -300,16 +305,16 @@ static void test_patch_memory_bounded(void)
     o.threads = 2;
     ng__slab_trim(0);
     cap = ng__slab_pool_cap(small);
-    a = shading(ng_graph_new(), &o, 0);
+    a = shading(ng_graph_new(), &o, 0, o.pixel_size);
     CHECK_LE(ng__slab_idle(), small);
     CHECK(ng__slab_idle() > 0);
     ng__slab_pool_cap(cap);
-    free(shading(ng_graph_new(), &o, 0));
+    free(shading(ng_graph_new(), &o, 0, o.pixel_size));
     CHECK(ng__slab_idle() > limit);
     o.memory_limit = (double)limit;
     o.threads = 1;
     ng__slab_scribble(1); /* the patches it evicts make room for others in their memory */
-    b = shading(g = ng_graph_new(), &o, 1);
+    b = shading(g = ng_graph_new(), &o, 1, o.pixel_size);
     ng__slab_scribble(0);
     ng__hood_last_stats(&st);
     CHECK(st.evicted > 0);
@@ -320,32 +325,37 @@ static void test_patch_memory_bounded(void)
 }
 
 /* The grid shading's patches start at the render's corner, wherever its
- * origin is: a 512^2 image is 2 x 2 patches of 256 cells at any origin on
- * its pixel grid (cut at fixed world places, one 128 pixels off took 3 x 3),
- * and the image's bits are those of any cut of it, the patches of a cut
- * starting at the whole render's corner too. */
+ * origin is, and are sized to the image: a 512^2 image is one patch at any
+ * origin on its pixel grid (cut at fixed world places into patches of 256,
+ * one 128 pixels off took 3 x 3), a 768 x 512 image 3 x 2 of 256, the
+ * source evaluated on few more cells than the image has; the bits are
+ * those of any cut of it (its patches start at the whole render's corner
+ * too, sized to the cut). */
 static void test_patches_start_at_the_render_corner(void)
 {
-    static const double origins[][2] = {{128, -128}, {77, 3e5 + 31}};
-    const int region[4] = {200, 130, 250, 300};
-    size_t k;
-    for (k = 0; k < sizeof origins / sizeof origins[0]; k++) {
-        ng_render_opts o;
-        ng__hood_stats st;
-        ng_graph *g = ng_graph_new();
-        float *whole, *cut;
-        t_opts(&o, 512, 512);
-        o.origin[0] = origins[k][0] * o.pixel_size, o.origin[1] = origins[k][1] * o.pixel_size;
-        whole = shading(g, &o, 1);
-        ng__hood_last_stats(&st);
-        CHECKF(st.computed == 4, "origin (%g, %g) px: %lld patches computed for a 512^2 image, not 4", origins[k][0],
-               origins[k][1], (long long)st.computed);
-        ng_graph_free(g);
-        memcpy(o.region, region, sizeof o.region);
-        cut = shading(ng_graph_new(), &o, 0);
-        CHECK(whole && cut && t_crop_equal(whole, 512, cut, 1, o.region));
-        free(whole), free(cut);
-    }
+    static const double origins[][2] = {{0, 0}, {128, -128}, {77, 3e5 + 31}};
+    static const int sizes[][3] = {{512, 512, 1}, {768, 512, 6}, {300, 200, 6}};
+    const int region[4] = {20, 130, 250, 60};
+    size_t k, z;
+    for (z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (k = 0; k < sizeof origins / sizeof origins[0]; k++) {
+            ng_render_opts o;
+            ng__hood_stats st;
+            ng_graph *g = ng_graph_new();
+            float *whole, *cut;
+            t_opts(&o, sizes[z][0], sizes[z][1]);
+            o.origin[0] = origins[k][0] * o.pixel_size, o.origin[1] = origins[k][1] * o.pixel_size;
+            whole = shading(g, &o, 1, 0);
+            ng__hood_last_stats(&st);
+            CHECKF(st.computed == sizes[z][2], "%dx%d at origin (%g, %g) px: %ld patches computed, not %d",
+                   sizes[z][0], sizes[z][1], origins[k][0], origins[k][1], st.computed, sizes[z][2]);
+            ng_graph_free(g);
+            memcpy(o.region, region, sizeof o.region);
+            cut = shading(ng_graph_new(), &o, 0, 0);
+            CHECKF(whole && cut && t_crop_equal(whole, sizes[z][0], cut, 1, o.region), "%dx%d at origin (%g, %g) px: a region differs",
+                   sizes[z][0], sizes[z][1], origins[k][0], origins[k][1]);
+            free(whole), free(cut);
+        }
 }
 
 /* A height the render shows and shades (terrain_colour.lua's idiom) is
