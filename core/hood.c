@@ -1297,23 +1297,6 @@ static int cell_run(const ng_block *b, int i, double s, double inv, int64_t kx, 
     return k;
 }
 
-/* A block's rows of cells follow one another down a patch, and a run
- * filter reads the rows around its own (the shading's differences: one
- * above, one below), so the row below is a new one each time: from a
- * patch computed a while ago (another tile's), in the L3 cache or beyond,
- * its loads stalled the run's loop. The two rows after it are asked for
- * ahead, so they are near when the block's next runs come to them. No
- * value changes; a prefetch past the patch's end is harmless. */
-#define PREFETCH_RUN 16
-static void prefetch_rows(const float *src, ptrdiff_t G, int len)
-{
-    int i, r;
-    for (r = 2; r <= 3; r++) {
-        for (i = -1; i < len; i += 16) __builtin_prefetch(src + r * G + i);
-        __builtin_prefetch(src + r * G + len);
-    }
-}
-
 /* Points from .. to - 1 sampled from the segment's patches: point i's
  * patch seg[idx[i]], its cell at offset off[i], fractions tx, ty; run[i]
  * > 1: points i .. i + run[i] - 1 on the centres of successive cells. */
@@ -1334,7 +1317,6 @@ static void sample_by_run(const ng_node *n, const ng_block *b, patch *const *got
         }
         src = got[idx[i]]->data + off[i];
         if (run[i] > 1 || (tx[i] == 0.0f && ty[i] == 0.0f)) { /* cell centres: the cells' values, straight out */
-            if (run[i] >= PREFETCH_RUN) prefetch_rows(src, G, run[i]);
             n->type->hood->run(n, src, G, run[i], s, out + i, len, nch);
             i += run[i] - 1;
             continue;
