@@ -5,7 +5,9 @@
 #include "args.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* SIGINT, SIGTERM, SIGHUP mid-render: the temporaries go, then the process
  * dies of the same signal (SA_RESETHAND restored the default action; the
@@ -14,6 +16,18 @@ static void on_signal(int sig)
 {
     ng_file_remove_temporaries();
     raise(sig);
+}
+
+/* At exit: when a handler on another thread (OpenVDB's TBB workers leave
+ * the signals open) has begun removing the temporaries, the render on
+ * this thread finds it may create nothing more and fails, and its exit
+ * would end the process with status 1 before the handler's raise ended it
+ * by the signal (test_anim's SIGTERM stress saw 1 run in a few hundred
+ * under load). It waits here for that end instead. */
+static void settle(void)
+{
+    if (ng_file_stopping())
+        for (;;) pause();
 }
 
 void ng_catch_signals(void)
@@ -33,4 +47,5 @@ void ng_catch_signals(void)
      * render says so and removes its temporary; the default action would
      * kill the process mid-file, silently, leaving the temporary. */
     signal(SIGXFSZ, SIG_IGN);
+    atexit(settle);
 }

@@ -170,6 +170,8 @@ static void slice_name(char *buf, const char *name, int zat, int digits, int ind
  * them to be registered; and once stopping is said, nothing is created. */
 static atomic_int creating, stopping;
 
+int ng_file_stopping(void) { return atomic_load(&stopping); }
+
 void ng_file_remove_temporaries(void)
 {
     char name[LIVE_NAME + 16];

@@ -91,6 +91,10 @@ void ng_file_sink_clamped(const ng_file_sink *s, uint64_t *clamped, uint64_t *sa
  * killed outright leaves its temporaries; the next ng_file_sink that
  * begins writing the same target removes those no live process holds. */
 void ng_file_remove_temporaries(void);
+/* Whether ng_file_remove_temporaries has run in this process: a handler
+ * is ending it (a thread that then finds it can create nothing must not
+ * end the process first, with an exit status of its own). */
+int ng_file_stopping(void);
 /* The checks of ng_file_sink_new but the target's own, creating nothing:
  * path names a format and bits suits it. 0, or -1 with err filled. */
 int ng_file_check(const char *path, int bits, ng_error *err);
