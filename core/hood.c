@@ -413,7 +413,7 @@ static int own_at(const ng_node *n) { return by_run(n) ? lead(n) : MARGIN; }
  * of 259^2 cells a patch, into memory no cache held). */
 static int kept_in_domain(const ng_node *n, int x)
 {
-    return by_run(n) && x == n->input[n->type->hood->input] && n->hood_radius == 1; /* domain() == side() */
+    return by_run(n) && x == n->input[n->type->hood->input] && domain(n, 0) == side(0) && own_at(n) == MARGIN;
 }
 
 /* How many of the nkept kept nodes need a plane of their own. */
