@@ -456,7 +456,7 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
         float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], dw[4], c[16], g[4][16], x[4], q[3];
         float gscale = scale;
         UNROLL
-        for (d = 0; d < dims; d++) /* turned: the offset the pass would have made (bits.h), times the frequency as there */
+        for (d = 0; d < dims; d++) /* turned: the pass's offset (bits.h) times the frequency, or folded: M's */
             x[d] = fold && d < 3 ? turned_off(tm[d], f, 3, i) : (d < nt ? turned_off(tm[d], f, nt, i) : f[d][i]) * fsc[d];
         if (orient && !fold) {
             orient_pos(x, q);
