@@ -552,13 +552,16 @@ static int world_positions(ng_ctx *ctx, const ng_node *n, const ng_unified *u, c
  * one: a turned octave has no period), for positions the kernel scales
  * itself (not moved by a driven offset, size or scale, no frequency
  * below float's range), with an analytic gradient if any, no vector
- * channels, no runs of driven jitter or flow. */
+ * channels. Runs of driven flow (kernel_runs) read the turn as the whole
+ * call does: the isotropic 3D kernels fold turn, frequency and lattice
+ * orientation into one matrix, whose bits the pass does not give, so a
+ * driver equal to the number keeps the number's bits only this way. */
 static int kernel_turns(int type, const ng_block *b, const ng_unified_in *drv, int moved, int vector,
                         const double *freq)
 {
     int d;
     if (type != NG_BASIS_VALUE && type != NG_BASIS_PERLIN && type != NG_BASIS_FAST && type != NG_BASIS_FLOW) return 0;
-    if (b->dims < 2 || (type == NG_BASIS_FLOW && b->dims == 4) || moved || vector || drv->jitter || drv->flow) return 0;
+    if (b->dims < 2 || (type == NG_BASIS_FLOW && b->dims == 4) || moved || vector || drv->jitter) return 0;
     if (b->turn_axes != (b->dims < 3 ? b->dims : 3)) return 0; /* the kernel turns min(dims, 3) axes */
     for (d = 0; d < b->dims; d++)
         if (b->period[d] > 0 || (float)freq[d] == 0.0f) return 0; /* a zero frequency: a pass (basis_at) */

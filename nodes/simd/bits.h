@@ -48,7 +48,9 @@ static inline __attribute__((always_inline)) float fma_f(float a, float b, float
  * planes f, fma(t2, f2, fma(t1, f1, t0 f0)) (axes 2: the last term left
  * out); the same bits on every path, in loops.c's loop_turn (the pass that
  * multiplies a turn out) and in the lattice kernels that read a turn
- * (ng_noise_pts.turn), so either gives the other's bits. */
+ * (ng_noise_pts.turn), so either gives the other's bits (the isotropic
+ * 3D and 4D kernels apply a folded matrix instead: lattice_kernels.c,
+ * turn_fold). */
 static inline __attribute__((always_inline)) float turned_off(const float t[3], const float *const *f, int axes,
                                                               int i)
 {

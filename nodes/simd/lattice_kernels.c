@@ -400,6 +400,26 @@ static inline void orient_grad(float *g)
     g[1] = ORIENT_C * d12;
     g[2] = ORIENT_R * (g0 + s12);
 }
+
+/* A turned call's one matrix, M = O diag(fsc) T (T the octave's turn,
+ * fsc the frequency), in double, rounded once to float: applied as
+ * turned_off applies a turn, its 9 operations take a point's offset
+ * straight to lattice coordinates, where turn, frequency and orient_pos
+ * took 19. The anchor is turned by O in double as for any oriented
+ * call, so far from the origin only the small offsets see M's rounding. */
+static void turn_fold(const float T[3][3], const float *fsc, float M[3][3])
+{
+    const double A = 0.81649658092772603, B = 0.40824829046386302, C = 0.70710678118654752,
+                 R = 0.57735026918962576;
+    const double O[3][3] = {{A, 0.0, R}, {-B, C, R}, {-B, -C, R}};
+    int d, e, k;
+    for (d = 0; d < 3; d++)
+        for (e = 0; e < 3; e++) {
+            double m = 0.0;
+            for (k = 0; k < 3; k++) m += O[d][k] * (double)fsc[k] * (double)T[k][e];
+            M[d][e] = (float)m;
+        }
+}
 LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
                          float *gw, int dims, int kind, int iso, int tiled, int deriv)
 {
@@ -413,13 +433,14 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
     const float gma = ng_pts_gmul_all(p);
     const int turned = tiled == TURNED, nt = turned ? (dims < 3 ? dims : 3) : 0;
-    const int orient = oriented(dims, iso, tiled);
+    const int orient = oriented(dims, iso, tiled), fold = turned && orient && nt == 3;
     float tm[3][3];
     axis a[4];
     int i, d, k, e;
     tiled = tiled == 1;
     for (d = 0; d < 3; d++)
         for (e = 0; e < 3; e++) tm[d][e] = p->turn[d][e];
+    if (fold) turn_fold((const float(*)[3])p->turn, fsc, tm); /* tm: M, the whole way to lattice coordinates */
     for (d = 0; d < dims; d++) {
         double an = p->anchor[d];
         if (orient && d < 3) { /* the anchor turned in double: exact enough far from the origin */
@@ -435,9 +456,9 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
         float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], dw[4], c[16], g[4][16], x[4], q[3];
         float gscale = scale;
         UNROLL
-        for (d = 0; d < dims; d++) /* turned: the offset the pass would have made (bits.h), times the frequency as there */
-            x[d] = (d < nt ? turned_off(tm[d], f, nt, i) : f[d][i]) * fsc[d];
-        if (orient) {
+        for (d = 0; d < dims; d++) /* turned: the pass's offset (bits.h) times the frequency, or folded: M's */
+            x[d] = fold && d < 3 ? turned_off(tm[d], f, 3, i) : (d < nt ? turned_off(tm[d], f, nt, i) : f[d][i]) * fsc[d];
+        if (orient && !fold) {
             orient_pos(x, q);
             x[0] = q[0], x[1] = q[1], x[2] = q[2];
         }

@@ -60,8 +60,11 @@ typedef struct ng_noise_pts {
      * along d is turned_off(turn[d], f) (bits.h) times scale[d], the
      * float operations of the pass that would multiply the turn out
      * (loops.c: loop_turn) and of the kernel reading its planes, so the
-     * bits are the pass's without its planes. Lattice family (value,
-     * perlin, fast, flow), untiled calls only. */
+     * bits are the pass's without its planes, but for the isotropic 3D
+     * and 4D sets, which fold turn, frequency and their lattice
+     * orientation into one matrix (lattice_kernels.c: turn_fold; within
+     * float rounding of the pass). Lattice family (value, perlin, fast,
+     * flow), untiled calls only. */
     int turn_axes;
     float turn[3][3];
 } ng_noise_pts;
