@@ -368,10 +368,14 @@ enum { TURNED = 2 }; /* lattice's `tiled` for an untiled call with turned offset
  * O are orthonormal: (2, 0, sqrt 2) / sqrt 6, (-1, sqrt 3, sqrt 2) /
  * sqrt 6, (-1, -sqrt 3, sqrt 2) / sqrt 6 (orient_pos, below).
  */
-#define ORIENT_A 0.81649658092772603f /* 2 / sqrt 6 */
-#define ORIENT_B 0.40824829046386302f /* 1 / sqrt 6 */
-#define ORIENT_C 0.70710678118654752f /* 1 / sqrt 2 */
-#define ORIENT_R 0.57735026918962576f /* 1 / sqrt 3 */
+#define ORIENT_AD 0.81649658092772603 /* 2 / sqrt 6, in double (the anchor, turn_fold) */
+#define ORIENT_BD 0.40824829046386302 /* 1 / sqrt 6 */
+#define ORIENT_CD 0.70710678118654752 /* 1 / sqrt 2 */
+#define ORIENT_RD 0.57735026918962576 /* 1 / sqrt 3 */
+#define ORIENT_A ((float)ORIENT_AD)
+#define ORIENT_B ((float)ORIENT_BD)
+#define ORIENT_C ((float)ORIENT_CD)
+#define ORIENT_R ((float)ORIENT_RD)
 
 /* Whether (dims, gradients, tiled) reads the lattice turned by O. */
 static inline int oriented(int dims, int iso, int tiled)
@@ -409,8 +413,7 @@ static inline void orient_grad(float *g)
  * call, so far from the origin only the small offsets see M's rounding. */
 static void turn_fold(const float T[3][3], const float *fsc, float M[3][3])
 {
-    const double A = 0.81649658092772603, B = 0.40824829046386302, C = 0.70710678118654752,
-                 R = 0.57735026918962576;
+    const double A = ORIENT_AD, B = ORIENT_BD, C = ORIENT_CD, R = ORIENT_RD;
     const double O[3][3] = {{A, 0.0, R}, {-B, C, R}, {-B, -C, R}};
     int d, e, k;
     for (d = 0; d < 3; d++)
@@ -444,8 +447,7 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
     for (d = 0; d < dims; d++) {
         double an = p->anchor[d];
         if (orient && d < 3) { /* the anchor turned in double: exact enough far from the origin */
-            const double A = 0.81649658092772603, B = 0.40824829046386302, C = 0.70710678118654752,
-                         R = 0.57735026918962576, *x = p->anchor;
+            const double A = ORIENT_AD, B = ORIENT_BD, C = ORIENT_CD, R = ORIENT_RD, *x = p->anchor;
             an = d == 0 ? A * x[0] + R * x[2] : (R * x[2] - B * x[0]) + (d == 1 ? C : -C) * x[1];
         }
         a[d] = split_axis(an, tiled ? p->period[d] : 0u);
