@@ -516,7 +516,6 @@ static inline void grad_ind4_vec(uint32_t h, float *g)
  * exact float operations, the same bits on every path). The normalised
  * lengths over every vector of the sets: 0.966 to 1.0339486 (3D),
  * 1.0339601 (4D). *c gets it too. */
-#define RSQRT_MAGIC 0x5f3759dfu
 static inline float ind_unit(int dims, uint32_t h, float *c)
 {
     float g[4], g2;
