@@ -897,9 +897,9 @@ static void test_acc_grad_keeps_the_scalar_bits(void)
  * with (x, y) the height's scaled central differences. Random normals from
  * flat to near vertical (slopes 10^-3 to 10^3) and random unit lights as
  * ng.light makes them (floats of the normalised double). The light is in
- * [0, 1]: every path within 3e-7 of the exact value (measured 1.8e-7,
- * under 2 ulps of 1: the reciprocal length's series from its Newton
- * estimate, no square root or division), and within 1e-6 relative (2.9e-7
+ * [0, 1]: every path within 3e-7 of the exact value (measured 2.1e-7,
+ * under 2 ulps of 1: the reciprocal length's series from its estimate on
+ * the bits, no square root or division), and within 1e-6 relative (3.0e-7
  * measured) where it is 0.25 or more
  * (nearer 0 the sum cancels and any float formula loses relative
  * accuracy); every path the same bits. */
