@@ -154,7 +154,9 @@ static void unmap(ng__slab *s)
  * a 2048^2 render zero 24 MB for 17; slots filling all but a sixteenth
  * of the chunk (four of them in 18 MB) zero what they use. Untouched
  * pages of a chunk cost no memory. */
-static size_t stride_of(size_t slot) { return RED_ZONE ? (slot + 63) / 64 * 64 + RED_ZONE : slot; }
+/* slots start on a cache line (core/hood.c's evaluate_source stores whole
+ * lines) */
+static size_t stride_of(size_t slot) { return (slot + 63) / 64 * 64 + RED_ZONE; }
 static size_t pages_for(size_t bytes) { return (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE; }
 static size_t chunk_len(size_t stride)
 {
