@@ -199,8 +199,6 @@ LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const
  * turned and skewed in double: exact enough far from the origin. */
 #define TURN_K 1.2247448713915890 /* sqrt 1.5 */
 #define TURN_H 0.70710678118654752 /* 1 / sqrt 2 */
-#define TURN_S3 0.47140452079103168f /* sqrt 2 / 3 */
-#define TURN_U3 1.1785113019775793f   /* 5 / (3 sqrt 2) */
 
 LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *gy, int iso, int deriv)
 {
@@ -253,31 +251,41 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
 LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
                           int iso, int deriv)
 {
-    /* the isotropic set's lattice turned about z (2D ORIENTATION, above):
-     * q = (H (x - y), H (x + y), z), then skewed */
-    const double *an = p->anchor, q0 = iso ? TURN_H * (an[0] - an[1]) : an[0],
-                 q1 = iso ? TURN_H * (an[0] + an[1]) : an[1], sk = (q0 + q1 + an[2]) * F3;
-    const axis ax = split_axis(q0 + sk, 0u), ay = split_axis(q1 + sk, 0u), az = split_axis(an[2] + sk, 0u);
+    static const double turn[3][3] = NG_SIMPLEX3_TURN;
+    const double *an = p->anchor;
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
     const float sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1), sz = ng_pts_scale(p, 2);
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
     const float gma = ng_pts_gmul_all(p);
     const float f3 = (float)F3, g3 = (float)G3, g3x2 = (float)(2.0 * G3),
-                g3x3m1 = (float)(3.0 * G3 - 1.0);
+                g3x3m1 = (float)(3.0 * G3 - 1.0), g3m1 = (float)(G3 - 1.0), g3x2m1 = (float)(2.0 * G3 - 1.0);
     const float scale = iso ? SIMPLEX3_ISO_SCALE : SIMPLEX3_SCALE;
     const int n = p->n;
-    int i;
+    double q[3], sk;
+    float sm[3][3], mt[3][3]; /* the turn and skew S M, and M, each rounded once to float */
+    axis ax, ay, az;
+    int i, d, e;
+    /* the isotropic set's lattice turned (3D ORIENTATION, above): q = M x,
+     * the anchor's in double, then skewed */
+    for (d = 0; d < 3; d++) {
+        q[d] = iso ? turn[d][0] * an[0] + turn[d][1] * an[1] + turn[d][2] * an[2] : an[d];
+        for (e = 0; e < 3; e++) {
+            sm[d][e] = (float)(turn[d][e] + (turn[0][e] + turn[1][e] + turn[2][e]) * F3);
+            mt[d][e] = (float)turn[d][e];
+        }
+    }
+    sk = (q[0] + q[1] + q[2]) * F3;
+    ax = split_axis(q[0] + sk, 0u), ay = split_axis(q[1] + sk, 0u), az = split_axis(q[2] + sk, 0u);
     NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t X, Y, Z;
         const float x = fx[i] * sx, y = fy[i] * sy, z = fz[i] * sz;
-        /* turned: fs = (sqrt 2 x + z) / 3 and q0 + fs = u - H y, q1 + fs = u + H y, u = H x + fs =
-         * (5 / (3 sqrt 2)) x + z / 3: the six operations of the skew alone */
-        const float z3 = z * f3, fs = iso ? fma_f(TURN_S3, x, z3) : (x + y + z) * f3, u = fma_f(TURN_U3, x, z3);
-        float rx = cell_of(&ax, iso ? fma_f(-(float)TURN_H, y, u) : x + fs, &X),
-              ry = cell_of(&ay, iso ? fma_f((float)TURN_H, y, u) : y + fs, &Y),
-              rz = cell_of(&az, z + fs, &Z); /* skewed fraction */
+        /* turned: S M x, three operations a row */
+        const float fs = (x + y + z) * f3;
+        float rx = cell_of(&ax, iso ? fma_f(sm[0][0], x, fma_f(sm[0][1], y, sm[0][2] * z)) : x + fs, &X),
+              ry = cell_of(&ay, iso ? fma_f(sm[1][0], x, fma_f(sm[1][1], y, sm[1][2] * z)) : y + fs, &Y),
+              rz = cell_of(&az, iso ? fma_f(sm[2][0], x, fma_f(sm[2][1], y, sm[2][2] * z)) : z + fs, &Z); /* skewed fraction */
         float t = (rx + ry + rz) * g3;
         float x0 = rx - t, y0 = ry - t, z0 = rz - t;
         /* The simplex walks the axes in decreasing order of the fraction:
@@ -287,11 +295,15 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         uint32_t o1x = xy & xz, o1y = (xy ^ 1u) & yz, o1z = (xz | yz) ^ 1u;
         uint32_t o2x = xy | xz, o2y = (xy ^ 1u) | yz, o2z = (xz & yz) ^ 1u;
         float d0[3] = {x0, y0, z0};
-        /* the steps as masked bits of 1.0f (as simplex2): no conversions */
-        float d1[3] = {x0 - u2f(0x3f800000u & (0u - o1x)) + g3, y0 - u2f(0x3f800000u & (0u - o1y)) + g3,
-                       z0 - u2f(0x3f800000u & (0u - o1z)) + g3};
-        float d2[3] = {x0 - u2f(0x3f800000u & (0u - o2x)) + g3x2, y0 - u2f(0x3f800000u & (0u - o2y)) + g3x2,
-                       z0 - u2f(0x3f800000u & (0u - o2z)) + g3x2};
+        /* classic: the steps as masked bits of 1.0f (as simplex2), no
+         * conversions; isotropic: a select of the two offsets, then one
+         * add (other bits) */
+        float d1[3] = {iso ? x0 + select_f(o1x, g3m1, g3) : x0 - u2f(0x3f800000u & (0u - o1x)) + g3,
+                       iso ? y0 + select_f(o1y, g3m1, g3) : y0 - u2f(0x3f800000u & (0u - o1y)) + g3,
+                       iso ? z0 + select_f(o1z, g3m1, g3) : z0 - u2f(0x3f800000u & (0u - o1z)) + g3};
+        float d2[3] = {iso ? x0 + select_f(o2x, g3x2m1, g3x2) : x0 - u2f(0x3f800000u & (0u - o2x)) + g3x2,
+                       iso ? y0 + select_f(o2y, g3x2m1, g3x2) : y0 - u2f(0x3f800000u & (0u - o2y)) + g3x2,
+                       iso ? z0 + select_f(o2z, g3x2m1, g3x2) : z0 - u2f(0x3f800000u & (0u - o2z)) + g3x2};
         float d3[3] = {x0 + g3x3m1, y0 + g3x3m1, z0 + g3x3m1}, acc[3] = {0.0f, 0.0f, 0.0f};
         const uint32_t px = NG_LATTICE_PRIME_X, py = NG_LATTICE_PRIME_Y, pz = NG_LATTICE_PRIME_Z;
         uint32_t xp = X * px, yp = Y * py, zp = Z * pz;
@@ -307,11 +319,13 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         float n3 = simplex_corner(3, iso, deriv, h3, d3, acc);
         out[i] = (n0 + n1 + n2 + n3) * scale;
         if (deriv) {
-            const float ax0 = iso ? (acc[0] + acc[1]) * (float)TURN_H : acc[0],
-                        ax1 = iso ? (acc[1] - acc[0]) * (float)TURN_H : acc[1];
+            /* the lattice's partials back to the world's axes: M's transpose */
+            const float ax0 = iso ? fma_f(mt[0][0], acc[0], fma_f(mt[1][0], acc[1], mt[2][0] * acc[2])) : acc[0],
+                        ax1 = iso ? fma_f(mt[0][1], acc[0], fma_f(mt[1][1], acc[1], mt[2][1] * acc[2])) : acc[1],
+                        ax2 = iso ? fma_f(mt[0][2], acc[0], fma_f(mt[1][2], acc[1], mt[2][2] * acc[2])) : acc[2];
             gx[i] = ng_gscaled(ax0 * scale, gm[0], gma);
             gy[i] = ng_gscaled(ax1 * scale, gm[1], gma);
-            gz[i] = ng_gscaled(acc[2] * scale, gm[2], gma);
+            gz[i] = ng_gscaled(ax2 * scale, gm[2], gma);
         }
     }
 }
