@@ -121,7 +121,7 @@ typedef struct ng_noise_pts {
  *   flow_noise         2     plateau (1.096 at 1e-6)     3.4275
  *                      3     plateau (1.136 at 1e-6)     6.3861
  *   simplex_noise      2     0.0100935865                 7.1257
- *                      3     0.0042866273 (unit 0.0041458805 7.6177
+ *                      3     0.0042866273 (unit 0.0041458805 7.5368
  *                            x longest 1.0339486; falloff
  *                            t^3 (t - 1/4); rms 0.310)
  *                      4     0.0095236323 (unit 0.0092108319 7.3578

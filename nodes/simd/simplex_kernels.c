@@ -53,9 +53,12 @@
  * the sample or away from it, sum_k |falloff(r_k^2)| r_k (a search over
  * the simplex): 3D, with its falloff t^3 (t - 1/4) (FALLOFF, below),
  * 0.0041458805 on the main diagonal near skewed fraction (0.746, 0.746,
- * 0.746), d/dx 0.031585038 (along world z; world x and y 0.03125, at a
- * vertex); 4D, (0.5 - r^2)^4, 0.0092108319, d/dx 0.067778287. Times the
- * longest: d/dx 7.6177 (3D) and 7.3578 (4D) scaled. Exact bounds, no
+ * 0.746), d/dx along the world's axes (the lattice turned, 3D
+ * ORIENTATION below: the same search along each axis's direction in the
+ * lattice frame) 0.03125 = 1/32, a vertex's own term (along the lattice's
+ * axes it would be 0.031585038); 4D, (0.5 - r^2)^4, 0.0092108319, d/dx
+ * 0.067778287. Times the longest: d/dx 7.5368 (3D) and 7.3578 (4D)
+ * scaled. Exact bounds, no
  * limiter: one corner's term alone reaches 0.988 of the unit bound in 3D
  * (0.0040972 at r^2 = 0.0438; 4D 0.99, 0.0091953 at r^2 = 1/18; 2^23
  * random samples reach 0.9954 in 4D); rms 0.310 and 0.248 (classic 0.392,
@@ -188,15 +191,40 @@ LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const
  * edge's peak sat on them: ridged 1.29 against 1.19 turned, over seeds 1
  * to 6 in a numpy model; gradient directions are isotropic, so the turn
  * of any angle is the same noise but for the measure's axes; 15 degrees
- * from both diagonals is as far as the three edges can get). 3D turns
- * about z the same way (simplex3, its skew's six operations as before): a
- * z slice cuts the lattice's edges at the same projected angles, and the
- * turn took its ridged histograms from 1.30 to 1.14 (seed 7), the
- * diagonal slice's too (1.21 to 1.12), where turns of 15, 30 and 60
- * degrees did worse on one slice or another in the model. A point's value
- * is the same function of its lattice position, so ranges carry over
- * (the gradient bound read along the world's axes: above). The anchor is
- * turned and skewed in double: exact enough far from the origin. */
+ * from both diagonals is as far as the three edges can get). A point's
+ * value is the same function of its lattice position, so ranges carry
+ * over (the gradient bound read along the world's axes: above). The
+ * anchor is turned and skewed in double: exact enough far from the
+ * origin.
+ *
+ * 3D ORIENTATION. The isotropic set reads its lattice turned by a
+ * rotation M (NG_SIMPLEX3_TURN, noise_kernels.h; zyz Euler angles 24, 96
+ * and -86 degrees): q = M x, then skewed, S M x with S = I + F3 1 1^T,
+ * one matrix rounded once to float, nine operations a point (the
+ * corners' offsets take a select and one add where they took three
+ * operations, which pays for the three more; the classic set keeps its
+ * operations and bits). Every slice of the isotropy suite (z planes at
+ * two depths, the plane normal to (1, 1, 1)) cuts the lattice obliquely.
+ * Turned 45 degrees about z (the 2D turn, before), z planes are normal to
+ * the lattice direction (-1, 2, 2) of its cube (the simplices are the
+ * body-centred cubic lattice's tetrahedra) and their plain histograms
+ * stayed at 1.14 to 1.15 over seeds 1 to 6; OpenSimplex2's orientation
+ * for XY planes (z along the cube's 3-fold axis (1, 1, 1), perlin's O,
+ * lattice_kernels.c) did worse, 1.17 on every slice, with any turn about
+ * z on top. The gradient set is not cube-symmetric, so the plane's
+ * normal in the lattice frame matters beyond the lattice's symmetry: a
+ * search over normals (the histograms of 2e6 random points' analytic
+ * gradients projected on the plane, the render's chance left out) found
+ * 1.08 where the best lie, and M puts both the z planes' and the diagonal
+ * plane's normals there, with the in-plane turn that keeps the peaks off
+ * the world's diagonals (where a ridged octave's creases add). The
+ * isotropy suite's renders, means over seeds 1 to 24 (a model of this
+ * kernel in double, which matches the suite at seed 7): plain axis,
+ * diagonal and mid-cell 1.147, 1.120, 1.152 -> 1.101, 1.099, 1.097,
+ * ridged 1.123, 1.108, 1.129 -> 1.105, 1.117, 1.108 (the diagonal's
+ * ridged the one no lower). Rotations whose S M has three zeros (six
+ * operations) reached 1.16 at best in the search, two zeros (seven)
+ * 1.13. */
 #define TURN_K 1.2247448713915890 /* sqrt 1.5 */
 #define TURN_H 0.70710678118654752 /* 1 / sqrt 2 */
 
