@@ -211,28 +211,32 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * orientation for XY planes (z along the lattice cube's 3-fold axis, as
  * perlin's) measured 1.17 plain on every slice, with any turn about z.
  *
+ * Simplex 2D reads its lattice turned 45 degrees (simplex_kernels.c, 2D
+ * ORIENTATION), so the triangles' edges lie 15 degrees from the
+ * diagonals where the creases add; the cubic falloff took down the three
+ * peaks at the edges (plain 1.131 -> 1.062 with seed 7), and vectors
+ * short and fewer along the world's diagonals balance the creases' share
+ * (lattice_parts.h, grad_arc): seed 7 measures plain 1.087, ridged 1.145,
+ * off the creases 1.061; over seeds 1 to 6 the means are 1.107, 1.143
+ * and 1.098 (plain 1.080 to 1.155, ridged 1.119 to 1.177). With the
+ * short vectors alone it was 1.062, 1.158 and 1.050, the means 1.092,
+ * 1.163 and 1.091 (before any of it 1.151, 1.304 and 1.170): the spacing
+ * trades the plain histogram for the ridged one. A length profile with
+ * the triangles' 6-fold symmetry took the plain histogram lower in a
+ * model but costs 1.3x the classic kernel (the octagon's flips change its
+ * sign). A deeper diagonal dip in the lengths alone (grad_arc's
+ * quadratics refitted to 1 - a cos 4 theta; a model of the kernel that
+ * matches this suite at seed 7) trades contrast instead: a = 0.13, 0.15,
+ * 0.17, 0.2 measured ridged 1.153, 1.146, 1.140, 1.135 and plain 1.070,
+ * 1.074, 1.079, 1.087 with seed 7, the rms 0.73, 0.71, 0.70, 0.68 of the
+ * classic set's (test_kernels.c's floor 0.72); an 8-fold term on top the
+ * quadratics cannot follow (lengths off by 0.07 to 0.1); falloffs (0.5 -
+ * r^2)^2.5 and ^3.5: ridged 1.140 with plain 1.088 and rms 0.71, and
+ * 1.172. Its ridged ceiling below is for the scaled run, whose gap is
+ * 0.21 here (1.369 against 1.158 before), over SLACK_RIDGED.
+ *
  * What still shows (seed 7; over seeds 1 to 6 the histograms averaged bin
  * by bin, the part that is the sets' and not the render's chance):
- * - simplex 2D: ridged 1.158 (plain 1.062, off the creases 1.050; over
- *   seeds 1 to 6 plain 1.071 to 1.118, mean 1.092, ridged 1.138 to 1.198,
- *   mean 1.163, off the creases mean 1.091; before these changes the means
- *   were 1.151, 1.304 and 1.170). Its lattice is turned 45
- *   degrees (simplex_kernels.c, 2D ORIENTATION), so the triangles' edges
- *   lie 15 degrees from the diagonals where the creases add; the cubic
- *   falloff took down the three peaks at the edges (plain 1.131 -> 1.062
- *   with seed 7) and vectors short along the world's diagonals balance
- *   the creases' share (lattice_parts.h, grad_arc). What is left is that
- *   share: a length profile with the triangles' 6-fold symmetry took the
- *   plain histogram lower still in a model but costs 1.3x the classic
- *   kernel (the octagon's flips change its sign). A deeper diagonal dip
- *   (grad_arc's quadratics refitted to 1 - a cos 4 theta; a model of the
- *   kernel that matches this suite at seed 7) trades contrast for it:
- *   a = 0.13, 0.15, 0.17, 0.2 measured ridged 1.153, 1.146, 1.140, 1.135
- *   and plain 1.070, 1.074, 1.079, 1.087 with seed 7, the rms 0.73, 0.71,
- *   0.70, 0.68 of the classic set's (test_kernels.c's floor 0.72); an
- *   8-fold term on top the quadratics cannot follow (lengths off by 0.07
- *   to 0.1); falloffs (0.5 - r^2)^2.5 and ^3.5: ridged 1.140 with plain
- *   1.088 and rms 0.71, and 1.172.
  * - perlin and flow 2D plain: 1.129 with seed 7, chance more than the
  *   set's (1.07 to 1.12 over seeds 1 to 6; bin by bin averaged 1.068,
  *   peaks at the axes of 1.06 and dips at the diagonals of 0.95).
@@ -249,7 +253,7 @@ static const struct ceiling {
     int dims, slice; /* 0 axis, 1 diagonal, 2 mid-cell */
     double plain, ridged, off_crease;
 } short_of_target[] = {
-    {"perlin", 2, 0, 1.15, 1.15, 1.15}, {"simplex", 2, 0, 1.12, 1.18, 1.15}, {"flow", 2, 0, 1.15, 1.15, 1.15},
+    {"perlin", 2, 0, 1.15, 1.15, 1.15}, {"simplex", 2, 0, 1.12, 1.17, 1.15}, {"flow", 2, 0, 1.15, 1.15, 1.15},
 };
 
 /* Each basis, dims and slice; limit_plain and limit_ridged: the bounds

@@ -120,7 +120,8 @@ typedef struct ng_noise_pts {
  *                      4     plateau (1.089 at 1e-6)     7.2886
  *   flow_noise         2     plateau (1.096 at 1e-6)     3.4275
  *                      3     plateau (1.136 at 1e-6)     6.3861
- *   simplex_noise      2     0.0100935865                 7.1257
+ *   simplex_noise      2     0.0338954753 (cubic falloff; 5.6677
+ *                            rms 0.41)
  *                      3     0.0042866273 (unit 0.0041458805 7.5368
  *                            x longest 1.0339486; falloff
  *                            t^3 (t - 1/4); rms 0.310)

@@ -39,14 +39,16 @@
 #define SIMPLEX3_SCALE 76.873063f /* 1 / (0.0130071572 * 1.0001) */
 #define SIMPLEX4_SCALE 62.77143f /* 1 / (0.0159292215 * 1.0001) */
 /* The isotropic sets (lattice_parts.h): 2D, grad_arc's 2^15 directions
- * (lengths 0.877 to 1.125, 1 - 0.1 cos 4 theta) with the cubic falloff
- * (FALLOFF, below): the supremum over the set, by a search over the cell
- * with each corner's best vector, 0.0340260756 at the middle of the
+ * (lengths 0.879 to 1.121, 1 - 0.1 cos 4 theta, sparser near the
+ * lattice's axes) with the cubic falloff (FALLOFF, below): the supremum
+ * over the set, by a search over the cell with each corner's best vector
+ * (the set's support function, over all 2^15), 0.0338954753 at the middle of the
  * cell's diagonal (exact: every direction of the set is there, no
- * limiter). The gradient read along the world's axes (the lattice is
- * turned by 45 degrees, 2D ORIENTATION below): world x, the lattice's
- * (1, 1) / sqrt 2, 0.1666931480, world y 0.1928526339 (near skewed
- * fraction (0.323, 0.677)): 5.6672 scaled. 3D and 4D: the independent components of grad_ind3
+ * limiter; the same search gave the set before 0.0340282, 6e-5 above
+ * the 0.0340260756 found then). The gradient read along the world's axes
+ * (the lattice is turned by 45 degrees, 2D ORIENTATION below): world x,
+ * the lattice's (1, 1) / sqrt 2, 0.1660536301, world y 0.1921294000
+ * (near skewed fraction (0.323, 0.677)): 5.6677 scaled. 3D and 4D: the independent components of grad_ind3
  * and grad_ind4, each corner's vector normalised (ind_unit: lengths 0.966
  * to 1.0339486 in 3D, 0.966 to 1.0339601 in 4D, over all 2^12 and 2^16
  * vectors). The bounds for any unit gradients, each corner's pointing at
@@ -67,7 +69,7 @@
  * rms was 0.19 and 0.12 (quartic); a scale at the 1e-6 quantile would not
  * have helped: over 2^22 samples it is 0.977 (3D) and 0.874 (4D) of that
  * bound, as one corner's long vector reaches it. */
-#define SIMPLEX2_ISO_SCALE 29.386287f /* 1 / (0.0340260756 * 1.0001) */
+#define SIMPLEX2_ISO_SCALE 29.499513f /* 1 / (0.0338954753 * 1.0001) */
 #define SIMPLEX3_ISO_SCALE 233.26031f /* 1 / (0.0041458805 * 1.0339486 * 1.0001) */
 #define SIMPLEX4_ISO_SCALE 104.99146f /* 1 / (0.0092108319 * 1.0339601 * 1.0001) */
 
