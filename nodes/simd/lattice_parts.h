@@ -329,8 +329,8 @@ static inline void grad32_vec(uint32_t h, float *g)
  *       normalised (ind_unit, below).
  */
 /* 2D for simplex: directions spread continuously on the circle. An
- * angle in the first half-quadrant, (pi / 4) (t - 1), t in [1, 2) from 12
- * hash bits (16 to 27) written into a float's mantissa; the vector's two
+ * angle in the first half-quadrant from t in [1, 2), 12 hash bits (16 to
+ * 27) written into a float's mantissa (below); the vector's two
  * components are quadratics in t, and the octagon's symmetries (swap, two
  * signs: bits 29, 30 and 31) give the other seven eighths: 2^15
  * directions (two integer operations and four multiply-adds, then
@@ -341,9 +341,9 @@ static inline void grad32_vec(uint32_t h, float *g)
  * between directions at most 0.014 degrees): simplex2 reads its lattice
  * turned by 45 degrees (simplex_kernels.c), so the lattice's axes are
  * the world's diagonals, and vectors short there and fewer there
- * (directions 1.1 times as far apart as at the lattice's diagonals, 0.9
- * times) take down the diagonal bins a ridged octave's creases add to
- * (tests/test_isotropy.c; over seeds 1 to 6 in a model, with the cubic
+ * (directions 1.1 times their mean spacing apart, 0.9 times at the
+ * lattice's diagonals) take down the diagonal bins a ridged octave's
+ * creases add to (tests/test_isotropy.c; over seeds 1 to 6 in a model, with the cubic
  * falloff: the lengths, ridged 1.186 -> 1.147, plain 1.070 -> 1.107;
  * the spacing then, in a model of the kernel that matches the suite at
  * seed 7, ridged 1.163 -> 1.142, plain 1.092 -> 1.107, and with seed 7
