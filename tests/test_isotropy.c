@@ -233,7 +233,8 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * quadratics cannot follow (lengths off by 0.07 to 0.1); falloffs (0.5 -
  * r^2)^2.5 and ^3.5: ridged 1.140 with plain 1.088 and rms 0.71, and
  * 1.172. Its ridged ceiling below is for the scaled run, whose gap is
- * 0.21 here (1.369 against 1.158 before), over SLACK_RIDGED.
+ * 0.21 here (1.358 against 1.145; 1.369 against 1.158 before), over
+ * SLACK_RIDGED.
  *
  * What still shows (seed 7; over seeds 1 to 6 the histograms averaged bin
  * by bin, the part that is the sets' and not the render's chance):
