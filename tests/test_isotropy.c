@@ -6,7 +6,8 @@
  * largest bin over the mean bin is 1 for an isotropic field. A lattice
  * with few gradient directions gives creases along lattice lines and a
  * peak at their angle. 3D and 4D are measured on 2D slices: the axis
- * plane and a diagonal one (a lattice shows on either).
+ * planes (3D: xy at two depths, xz and yz; 4D: xy and zw) and a diagonal
+ * one (a lattice shows on any).
  */
 #include "bases.h"
 #include "build.h"
@@ -22,16 +23,18 @@
  * sixteenth of the samples. Every bound is measured at the issue's size
  * in the optimised run; the scaled run allows for the gap between the two
  * sizes, measured over every case here with seed 7: plain histograms
- * within 0.018 of the full size's, ridged ones 0.17 higher (central
- * differences over a quarter of the pixels per cell straddle the crease
- * more often), rotated fBm 0.035 higher. The slacks below are those gaps
+ * within 0.026 of the full size's (simplex 3D's diagonal slice, 1.129
+ * against 1.103; the rest within 0.018), ridged ones up to 0.21 higher
+ * (simplex 2D, 1.358 against 1.145; central differences over a quarter
+ * of the pixels per cell straddle the crease more often), rotated fBm
+ * 0.035 higher. The slacks below are those gaps
  * rounded up: the scaled run still fails the classic sets (perlin 2D
  * ridged 1.46 at full size). The measurements kept for the record only
  * (the classic sets, unrotated fBm) are skipped there. */
 #define SIDE (SCALED ? 512 : 2048)
 #define SIZE (SCALED ? 16.0 : 64.0)
 #define SLACK_PLAIN (SCALED ? 0.03 : 0.0)
-#define SLACK_RIDGED (SCALED ? 0.20 : 0.0)
+#define SLACK_RIDGED (SCALED ? 0.22 : 0.0)
 #define BINS 36
 
 /* A slice: world point = origin + u e1 + v e2, dims coordinates; z moved
@@ -49,6 +52,10 @@ static const slice axis_slice = {"axis", {1, 0, 0, 0}, {0, 1, 0, 0}, 0};
  * blended like value noise, whose lattice shows (4D's axis slice lies at
  * w = 0.5 of a cell too) */
 static const slice mid_slice = {"mid-cell", {1, 0, 0, 0}, {0, 1, 0, 0}, 0.625};
+/* the other axis planes: x and z, y and z (3D); z and w (4D) */
+static const slice xz_slice = {"xz", {1, 0, 0, 0}, {0, 0, 1, 0}, 0};
+static const slice yz_slice = {"yz", {0, 1, 0, 0}, {0, 0, 1, 0}, 0};
+static const slice zw_slice = {"zw", {0, 0, 1, 0}, {0, 0, 0, 1}, 0};
 /* 3D: the plane normal to (1, 1, 1); 4D: a plane mixing all four axes */
 static const slice diag3 = {"diagonal", {0.70710678118654752, -0.70710678118654752, 0, 0},
                             {0.40824829046386302, 0.40824829046386302, -0.81649658092772603, 0}, 0};
@@ -189,45 +196,54 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * means are 1.07 to 1.11 plain and 1.10 to 1.13 ridged, single seeds up to
  * 1.16 and 1.18 (the measure's own noise, below).
  *
+ * Simplex 3D reads its lattice turned by a rotation found by a search
+ * (simplex_kernels.c, 3D ORIENTATION; its falloff t^3 (t - 1/4), t =
+ * (0.5 - r^2)_+, FALLOFF there): seed 7 measures plain axis 1.081,
+ * diagonal 1.103, mid-cell 1.092, ridged 1.089, 1.132, 1.117; over seeds
+ * 1 to 6 the means are plain 1.099, 1.110, 1.104 and ridged 1.113,
+ * 1.116, 1.111, single seeds up to 1.138 and 1.136. Turned 45 degrees
+ * about z (the 2D turn) it was plain 1.127, 1.118, 1.142, ridged 1.113,
+ * 1.117, 1.118 with seed 7, the means plain 1.144, 1.115, 1.151 and
+ * ridged 1.120, 1.108, 1.128: the axis slices' peaks lay at the
+ * lattice's edges as projected on the plane. What was tried before the turn: gradient
+ * lengths 1 + 0.6 rho^6 sin 6 phi (rho, phi: the unit vector's part in
+ * the lattice's xy plane, its length and angle) measured axis 1.10 and
+ * mid-cell 1.11 plain over seeds 1 to 6, but cost about 15 operations a
+ * corner (1.3x the kernel); lengths with the symmetry of the lattice's
+ * own cube moved no slice by more than 0.01; the cubic falloff (as 2D's)
+ * moved the plain histograms down by 0.01 to 0.03 and the ridged ones up
+ * by as much; the ring's depth 1/4 is the best of a scan (1/5 and 0.27
+ * did worse on one slice or another, 0.3 on all). OpenSimplex2's
+ * orientation for XY planes (z along the lattice cube's 3-fold axis, as
+ * perlin's) measured 1.17 plain on every slice, with any turn about z.
+ *
+ * Simplex 2D reads its lattice turned 45 degrees (simplex_kernels.c, 2D
+ * ORIENTATION), so the triangles' edges lie 15 degrees from the
+ * diagonals where the creases add; the cubic falloff took down the three
+ * peaks at the edges (plain 1.131 -> 1.062 with seed 7), and vectors
+ * short and fewer along the world's diagonals balance the creases' share
+ * (lattice_parts.h, grad_arc): seed 7 measures plain 1.087, ridged 1.145,
+ * off the creases 1.061; over seeds 1 to 6 the means are 1.107, 1.143
+ * and 1.098 (plain 1.080 to 1.155, ridged 1.119 to 1.177). With the
+ * short vectors alone it was 1.062, 1.158 and 1.050, the means 1.092,
+ * 1.163 and 1.091 (before any of it 1.151, 1.304 and 1.170): the spacing
+ * trades the plain histogram for the ridged one. A length profile with
+ * the triangles' 6-fold symmetry took the plain histogram lower in a
+ * model but costs 1.3x the classic kernel (the octagon's flips change its
+ * sign). A deeper diagonal dip in the lengths alone (grad_arc's
+ * quadratics refitted to 1 - a cos 4 theta; a model of the kernel that
+ * matches this suite at seed 7) trades contrast instead: a = 0.13, 0.15,
+ * 0.17, 0.2 measured ridged 1.153, 1.146, 1.140, 1.135 and plain 1.070,
+ * 1.074, 1.079, 1.087 with seed 7, the rms 0.73, 0.71, 0.70, 0.68 of the
+ * classic set's (test_kernels.c's floor 0.72); an 8-fold term on top the
+ * quadratics cannot follow (lengths off by 0.07 to 0.1); falloffs (0.5 -
+ * r^2)^2.5 and ^3.5: ridged 1.140 with plain 1.088 and rms 0.71, and
+ * 1.172. It meets the issue's bounds with seed 7; the scaled run's gap
+ * is 0.21 here (1.358 against 1.145), the largest, which SLACK_RIDGED
+ * allows.
+ *
  * What still shows (seed 7; over seeds 1 to 6 the histograms averaged bin
  * by bin, the part that is the sets' and not the render's chance):
- * - simplex 2D: ridged 1.158 (plain 1.062, off the creases 1.050; over
- *   seeds 1 to 6 plain 1.071 to 1.118, mean 1.092, ridged 1.138 to 1.198,
- *   mean 1.163, off the creases mean 1.091; before these changes the means
- *   were 1.151, 1.304 and 1.170). Its lattice is turned 45
- *   degrees (simplex_kernels.c, 2D ORIENTATION), so the triangles' edges
- *   lie 15 degrees from the diagonals where the creases add; the cubic
- *   falloff took down the three peaks at the edges (plain 1.131 -> 1.062
- *   with seed 7) and vectors short along the world's diagonals balance
- *   the creases' share (lattice_parts.h, grad_arc). What is left is that
- *   share: a length profile with the triangles' 6-fold symmetry took the
- *   plain histogram lower still in a model but costs 1.3x the classic
- *   kernel (the octagon's flips change its sign).
- * - simplex 3D: its lattice's peaks, 60 degrees apart on an axis slice.
- *   Turned 45 degrees about z as 2D, and with the falloff t^3 (t - 1/4),
- *   t = (0.5 - r^2)_+ (simplex_kernels.c, FALLOFF: a negative ring takes
- *   the long wavelengths out, where the lattice shows most), seed 7
- *   measures plain axis 1.127, diagonal 1.118, mid-cell 1.142, ridged
- *   1.113, 1.117, 1.118 (the quartic before: plain 1.142, 1.141, 1.152,
- *   ridged 1.136, 1.117, 1.146). Over seeds 1 to 6 the means are plain
- *   1.144, 1.115, 1.151 (quartic 1.160, 1.141, 1.174) and ridged 1.120,
- *   1.108, 1.128 (1.152, 1.129, 1.165), single seeds up to 1.164 plain and
- *   1.142 ridged (1.208 and 1.203). What is left is the axis slices' plain
- *   histograms: their peaks lie at the lattice's edges as projected on
- *   the plane (lattice frame -15, 45 and 105 degrees). Gradient lengths
- *   1 + 0.6 rho^6 sin 6 phi (rho, phi: the unit vector's part in the
- *   lattice's xy plane, its length and angle) measured axis 1.10 and mid-cell 1.11 plain over seeds 1 to 6 (with the
- *   quartic; with the ring also 1.08 to 1.10 ridged, diagonal 1.13 plain)
- *   but cost about 15 operations a corner (1.3x the kernel). Lengths with
- *   the cube's symmetry in the frame of the lattice's own cube (the
- *   simplices are the body-centred cubic lattice's tetrahedra), fourth and
- *   sixth order, moved no slice by more than 0.01; with the 6-fold
- *   lengths, turning the lattice about z by -45 to +37.5 degrees more left
- *   the diagonal slice no lower.
- *   The cubic falloff (as 2D's) moved the plain histograms down by 0.01
- *   to 0.03 and the ridged ones up by as much in a model; the ring's depth
- *   1/4 is the best of a scan (1/5 and 0.27 did worse on one slice or
- *   another, 0.3 on all).
  * - perlin and flow 2D plain: 1.129 with seed 7 (1.07 to 1.19 over
  *   seeds 1 to 12, mean 1.118; 36 seeds' mean 1.114). Averaged bin by
  *   bin the histogram is about 1 + 0.045 cos 4 theta: grad_pair's pull to
@@ -253,12 +269,18 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  */
 static const struct ceiling {
     const char *basis;
-    int dims, slice; /* 0 axis, 1 diagonal, 2 mid-cell */
+    int dims, slice; /* 0 axis (xy), 1 diagonal, 2 mid-cell (3D) or zw (4D), 3 xz, 4 yz */
     double plain, ridged, off_crease;
 } short_of_target[] = {
-    {"perlin", 2, 0, 1.15, 1.15, 1.15},  {"simplex", 2, 0, 1.12, 1.18, 1.15},
-    {"simplex", 3, 0, 1.15, 1.15, 1.15}, {"simplex", 3, 2, 1.16, 1.15, 1.15},
+    {"perlin", 2, 0, 1.15, 1.15, 1.15},
     {"flow", 2, 0, 1.15, 1.15, 1.15},
+    /* simplex 3D's xz and yz planes (its rotation was searched for the z
+     * planes and the diagonal one: xz 1.134 and 1.156, yz 1.125 and 1.179
+     * with seed 7; turned 45 degrees about z, before, xz 1.147 and 1.149,
+     * yz 1.176 and 1.131), simplex 4D's zw plane ridged (1.162) */
+    {"simplex", 3, 3, 1.15, 1.17, 1.15},
+    {"simplex", 3, 4, 1.14, 1.20, 1.15},
+    {"simplex", 4, 2, 1.12, 1.18, 1.15},
 };
 
 /* Each basis, dims and slice; limit_plain and limit_ridged: the bounds
@@ -269,8 +291,12 @@ static void measure_gradient_bases(const char *gradients, double limit_plain, do
     int dims, sl;
     for (b = 0; b < sizeof gradient_bases / sizeof gradient_bases[0]; b++)
         for (dims = 2; dims <= 4; dims++)
-            for (sl = 0; sl < (dims == 2 ? 1 : dims == 3 ? 3 : 2); sl++) {
-                const slice *s = sl == 0 ? &axis_slice : sl == 2 ? &mid_slice : dims == 3 ? &diag3 : &diag4;
+            for (sl = 0; sl < (dims == 2 ? 1 : dims == 3 ? 5 : 3); sl++) {
+                const slice *s = sl == 0   ? &axis_slice
+                                 : sl == 1 ? (dims == 3 ? &diag3 : &diag4)
+                                 : sl == 2 ? (dims == 3 ? &mid_slice : &zw_slice)
+                                 : sl == 3 ? &xz_slice
+                                           : &yz_slice;
                 const look plain = {gradients, NULL, 1, -1}, ridged = {gradients, "ridged", 1, -1};
                 double p, r, oc, lp = limit_plain + SLACK_PLAIN, lr = limit_ridged + SLACK_RIDGED, lo = lr;
                 if (b == 3 && dims == 4) continue; /* flow is 2D and 3D */

@@ -76,7 +76,7 @@ static void simplex_tiled2(const ng_noise_pts *p, float *out)
  *   perlin   -, 3.6105, 6.3917, 8.7361
  *   fast     -, 2.6495, 5.1290, 7.2886
  *   flow     -, 3.4275 (over every flow angle), 6.3861, -
- *   simplex  -, 5.6672, 7.6177, 7.3578
+ *   simplex  -, 5.6677, 7.5368, 7.3578
  * (3D and 4D: the bounds for any unit gradients times the set's longest,
  * not suprema of the sets themselves, so their floors are lower; lowest
  * for the independent components of perlin, fast, flow and simplex, whose
@@ -120,7 +120,7 @@ static const struct basis {
      {0.75, 0.80, 0.39, 0.25}, 0x18u, 1, fast_noise_iso_d, {2e-6, 4e-6, 4e-6, 8e-6}, 0x1cu, 1},
     {"flow iso", flow_noise_iso, 0x0cu, {0, 3.4275, 6.3861, 0}, {0, 0.65, 0.39, 0}, 0x0cu, 1,
      flow_noise_iso_d, {0, 1.3e-5, 3e-5, 0}, 0x0cu, 0},
-    {"simplex iso", simplex_noise_iso, DIMS_ALL, {3.3330, 5.6672, 7.6177, 7.3578},
+    {"simplex iso", simplex_noise_iso, DIMS_ALL, {3.3330, 5.6677, 7.5368, 7.3578},
      {0.8, 0.9, 0.5, 0.45}, 0, 0, simplex_noise_iso_d, {2e-6, 5e-6, 1e-5, 1.5e-5}, 0, 0},
     {"white", white_noise, DIMS_ALL, {0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, NULL, {0, 0, 0, 0},
      0, 0},
@@ -1124,21 +1124,25 @@ static int grad_fd_batch(const struct basis *bs, const ng_noise_pts *p, double *
  * stencil ends on it). Skewed (simplex): offsets are built in skewed space
  * and unskewed; next to a skewed cell border, or to the border between two
  * simplices, where two skewed fractions are equal. Turned (isotropic
- * simplex in 2D and 3D, simplex_kernels.c's 2D ORIENTATION): the lattice
- * frame is the world's turned by 45 degrees about z, q = (H (x - y),
- * H (x + y), z), so the anchor is turned before the skew and the offsets
- * turned back after the unskew.
+ * simplex in 2D and 3D, simplex_kernels.c's 2D and 3D ORIENTATION): the
+ * lattice frame is the world's turned, in 2D by 45 degrees, q = (H (x -
+ * y), H (x + y)), in 3D by NG_SIMPLEX3_TURN, q = M x, so the anchor is
+ * turned before the skew and the offsets turned back (M's transpose)
+ * after the unskew.
  */
 static void near_lattice_points(int dims, const double *anchor, int skewed, int turned, int n)
 {
     static const double deltas[] = {0, 1e-7, -1e-7, 3e-4, -3e-4, FD_H, -FD_H, 2 * FD_H, -2 * FD_H};
     static const double skew[5] = {0, 0, 0.36602540378443865, 1.0 / 3.0, 0.30901699437494742};
     static const double unskew[5] = {0, 0, 0.21132486540518712, 1.0 / 6.0, 0.13819660112501051};
+    static const double turn3[3][3] = NG_SIMPLEX3_TURN;
     const double H = 0.70710678118654752;
     double F = skewed ? skew[dims] : 0, G = skewed ? unskew[dims] : 0, sum = 0, fr[4], an[4];
     int i, d;
     for (d = 0; d < dims; d++) an[d] = anchor[d];
-    if (turned) an[0] = H * (anchor[0] - anchor[1]), an[1] = H * (anchor[0] + anchor[1]);
+    if (turned && dims == 2) an[0] = H * (anchor[0] - anchor[1]), an[1] = H * (anchor[0] + anchor[1]);
+    if (turned && dims == 3)
+        for (d = 0; d < 3; d++) an[d] = turn3[d][0] * anchor[0] + turn3[d][1] * anchor[1] + turn3[d][2] * anchor[2];
     for (d = 0; d < dims; d++) sum += an[d];
     for (d = 0; d < dims; d++) fr[d] = (an[d] + sum * F) - floor(an[d] + sum * F);
     for (i = 0; i < n; i++) {
@@ -1157,9 +1161,13 @@ static void near_lattice_points(int dims, const double *anchor, int skewed, int 
             vs += v[d];
         }
         for (d = 0; d < dims; d++) v[d] -= vs * G;
-        if (turned) {
+        if (turned && dims == 2) {
             const double q0 = v[0];
             v[0] = H * (q0 + v[1]), v[1] = H * (v[1] - q0);
+        }
+        if (turned && dims == 3) {
+            const double q[3] = {v[0], v[1], v[2]};
+            for (d = 0; d < 3; d++) v[d] = turn3[0][d] * q[0] + turn3[1][d] * q[1] + turn3[2][d] * q[2];
         }
         for (d = 0; d < dims; d++) fbuf[d][i] = (float)v[d];
     }

@@ -329,20 +329,28 @@ static inline void grad32_vec(uint32_t h, float *g)
  *       normalised (ind_unit, below).
  */
 /* 2D for simplex: directions spread continuously on the circle. An
- * angle in the first half-quadrant, (pi / 4) (t - 1), t in [1, 2) from 12
- * hash bits (16 to 27) written into a float's mantissa; the vector's two
+ * angle in the first half-quadrant from t in [1, 2), 12 hash bits (16 to
+ * 27) written into a float's mantissa (below); the vector's two
  * components are quadratics in t, and the octagon's symmetries (swap, two
  * signs: bits 29, 30 and 31) give the other seven eighths: 2^15
  * directions (two integer operations and four multiply-adds, then
  * octant_term). The quadratics are fitted over [1, 2] to the direction
- * times the length 1 - 0.1 cos 4 theta (lengths 0.877 to 1.125, within
- * 0.025 of that; angles within 0.55 degrees; the gaps between directions
- * at most 0.115 degrees): simplex2 reads its lattice turned by 45
- * degrees (simplex_kernels.c), so the lattice's axes are the world's
- * diagonals, and vectors short there take down the diagonal bins a ridged
- * octave's creases add to (tests/test_isotropy.c; over seeds 1 to 6 in a
- * model, with the cubic falloff: ridged 1.186 -> 1.147, plain 1.070 ->
- * 1.107). The octagon's symmetries keep any such length free: a length
+ * at angle (pi / 4) (u + 0.1 u (1 - u)), u = t - 1, times the length
+ * 1 - 0.1 cos 4 theta (lengths 0.879 to 1.121, within 0.021 of that;
+ * angles within 0.65 degrees, the octants' ends overlapping; the gaps
+ * between directions at most 0.014 degrees): simplex2 reads its lattice
+ * turned by 45 degrees (simplex_kernels.c), so the lattice's axes are
+ * the world's diagonals, and vectors short there and fewer there
+ * (directions 1.1 times their mean spacing apart, 0.9 times at the
+ * lattice's diagonals) take down the diagonal bins a ridged octave's
+ * creases add to (tests/test_isotropy.c; over seeds 1 to 6 in a model, with the cubic
+ * falloff: the lengths, ridged 1.186 -> 1.147, plain 1.070 -> 1.107;
+ * the spacing then, in a model of the kernel that matches the suite at
+ * seed 7, ridged 1.163 -> 1.142, plain 1.092 -> 1.107, and with seed 7
+ * ridged 1.158 -> 1.145, plain 1.062 -> 1.088; the field's rms the same,
+ * where lengths 1 - a cos 4 theta deep enough for that fell below the
+ * contrast floor; spacings 0.15 and 0.2: plain 1.123 and higher over
+ * seeds 1 to 6). The octagon's symmetries keep any such length free: a length
  * with the triangles' 6-fold symmetry (1 + 0.45 sin 6 theta took the
  * model's plain histogram from 1.14 to 1.06 with the quartic falloff)
  * changes sign with the octant's flips and cost nine operations a corner
@@ -350,12 +358,12 @@ static inline void grad32_vec(uint32_t h, float *g)
  * nothing). The 16 directions before (11.25 + k 22.5 degrees) left a
  * peak per direction in the field's orientation histogram (1.30 over six
  * seeds). */
-#define ARC_C0 0.26891668f
-#define ARC_C1 0.95324832f
-#define ARC_C2 -0.34477476f
-#define ARC_S0 -0.74143489f
-#define ARC_S1 0.69773119f
-#define ARC_S2 0.03525027f
+#define ARC_C0 0.27360143f
+#define ARC_C1 0.95232133f
+#define ARC_C2 -0.34681629f
+#define ARC_S0 -0.91848103f
+#define ARC_S1 0.96077604f
+#define ARC_S2 -0.05222913f
 
 static inline void grad_arc_base(uint32_t h, float *c, float *s)
 {

@@ -28,6 +28,14 @@ enum { NG_METRIC_EUCLIDEAN, NG_METRIC_MANHATTAN, NG_METRIC_CHEBYSHEV, NG_METRIC_
 /* The gradient sets of perlin, fast, flow and simplex (lattice_parts.h):
  * classic (0, a zeroed struct's: the bits before 0.2.0) or isotropic. */
 enum { NG_GRADIENTS_CLASSIC, NG_GRADIENTS_ISOTROPIC };
+/* The isotropic set's simplex 3D reads its lattice turned: lattice
+ * coordinates q = M x of the noise-space position x, M's rows below
+ * (simplex_kernels.c, 3D ORIENTATION; the tests rebuild lattice borders
+ * from it). */
+#define NG_SIMPLEX3_TURN                                                                                         \
+    {{0.3990847025470507, -0.12363140427455188, 0.90854096003979601},                                           \
+     {-0.91428584210606134, 0.021313719232967133, 0.40450849718747367},                                         \
+     {-0.069374340482214622, -0.99209929001565178, -0.10452846326765355}}
 
 typedef struct ng_noise_pts {
     int n, dims;       /* 1 to 4 */
@@ -112,8 +120,9 @@ typedef struct ng_noise_pts {
  *                      4     plateau (1.089 at 1e-6)     7.2886
  *   flow_noise         2     plateau (1.096 at 1e-6)     3.4275
  *                      3     plateau (1.136 at 1e-6)     6.3861
- *   simplex_noise      2     0.0100935865                 7.1257
- *                      3     0.0042866273 (unit 0.0041458805 7.6177
+ *   simplex_noise      2     0.0338954753 (cubic falloff; 5.6677
+ *                            rms 0.41)
+ *                      3     0.0042866273 (unit 0.0041458805 7.5368
  *                            x longest 1.0339486; falloff
  *                            t^3 (t - 1/4); rms 0.310)
  *                      4     0.0095236323 (unit 0.0092108319 7.3578

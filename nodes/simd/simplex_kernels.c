@@ -39,23 +39,28 @@
 #define SIMPLEX3_SCALE 76.873063f /* 1 / (0.0130071572 * 1.0001) */
 #define SIMPLEX4_SCALE 62.77143f /* 1 / (0.0159292215 * 1.0001) */
 /* The isotropic sets (lattice_parts.h): 2D, grad_arc's 2^15 directions
- * (lengths 0.877 to 1.125, 1 - 0.1 cos 4 theta) with the cubic falloff
- * (FALLOFF, below): the supremum over the set, by a search over the cell
- * with each corner's best vector, 0.0340260756 at the middle of the
+ * (lengths 0.879 to 1.121, 1 - 0.1 cos 4 theta, sparser near the
+ * lattice's axes) with the cubic falloff (FALLOFF, below): the supremum
+ * over the set, by a search over the cell with each corner's best vector
+ * (the set's support function, over all 2^15), 0.0338954753 at the middle of the
  * cell's diagonal (exact: every direction of the set is there, no
- * limiter). The gradient read along the world's axes (the lattice is
- * turned by 45 degrees, 2D ORIENTATION below): world x, the lattice's
- * (1, 1) / sqrt 2, 0.1666931480, world y 0.1928526339 (near skewed
- * fraction (0.323, 0.677)): 5.6672 scaled. 3D and 4D: the independent components of grad_ind3
+ * limiter; the same search gave the set before 0.0340282, 6e-5 above
+ * the 0.0340260756 found then). The gradient read along the world's axes
+ * (the lattice is turned by 45 degrees, 2D ORIENTATION below): world x,
+ * the lattice's (1, 1) / sqrt 2, 0.1660536301, world y 0.1921294000
+ * (near skewed fraction (0.323, 0.677)): 5.6677 scaled. 3D and 4D: the independent components of grad_ind3
  * and grad_ind4, each corner's vector normalised (ind_unit: lengths 0.966
  * to 1.0339486 in 3D, 0.966 to 1.0339601 in 4D, over all 2^12 and 2^16
  * vectors). The bounds for any unit gradients, each corner's pointing at
  * the sample or away from it, sum_k |falloff(r_k^2)| r_k (a search over
  * the simplex): 3D, with its falloff t^3 (t - 1/4) (FALLOFF, below),
  * 0.0041458805 on the main diagonal near skewed fraction (0.746, 0.746,
- * 0.746), d/dx 0.031585038 (along world z; world x and y 0.03125, at a
- * vertex); 4D, (0.5 - r^2)^4, 0.0092108319, d/dx 0.067778287. Times the
- * longest: d/dx 7.6177 (3D) and 7.3578 (4D) scaled. Exact bounds, no
+ * 0.746), d/dx along the world's axes (the lattice turned, 3D
+ * ORIENTATION below: the same search along each axis's direction in the
+ * lattice frame) 0.03125 = 1/32, a vertex's own term (along the lattice's
+ * axes it would be 0.031585038); 4D, (0.5 - r^2)^4, 0.0092108319, d/dx
+ * 0.067778287. Times the longest: d/dx 7.5368 (3D) and 7.3578 (4D)
+ * scaled. Exact bounds, no
  * limiter: one corner's term alone reaches 0.988 of the unit bound in 3D
  * (0.0040972 at r^2 = 0.0438; 4D 0.99, 0.0091953 at r^2 = 1/18; 2^23
  * random samples reach 0.9954 in 4D); rms 0.310 and 0.248 (classic 0.392,
@@ -64,7 +69,7 @@
  * rms was 0.19 and 0.12 (quartic); a scale at the 1e-6 quantile would not
  * have helped: over 2^22 samples it is 0.977 (3D) and 0.874 (4D) of that
  * bound, as one corner's long vector reaches it. */
-#define SIMPLEX2_ISO_SCALE 29.386287f /* 1 / (0.0340260756 * 1.0001) */
+#define SIMPLEX2_ISO_SCALE 29.499513f /* 1 / (0.0338954753 * 1.0001) */
 #define SIMPLEX3_ISO_SCALE 233.26031f /* 1 / (0.0041458805 * 1.0339486 * 1.0001) */
 #define SIMPLEX4_ISO_SCALE 104.99146f /* 1 / (0.0092108319 * 1.0339601 * 1.0001) */
 
@@ -188,19 +193,42 @@ LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const
  * edge's peak sat on them: ridged 1.29 against 1.19 turned, over seeds 1
  * to 6 in a numpy model; gradient directions are isotropic, so the turn
  * of any angle is the same noise but for the measure's axes; 15 degrees
- * from both diagonals is as far as the three edges can get). 3D turns
- * about z the same way (simplex3, its skew's six operations as before): a
- * z slice cuts the lattice's edges at the same projected angles, and the
- * turn took its ridged histograms from 1.30 to 1.14 (seed 7), the
- * diagonal slice's too (1.21 to 1.12), where turns of 15, 30 and 60
- * degrees did worse on one slice or another in the model. A point's value
- * is the same function of its lattice position, so ranges carry over
- * (the gradient bound read along the world's axes: above). The anchor is
- * turned and skewed in double: exact enough far from the origin. */
+ * from both diagonals is as far as the three edges can get). A point's
+ * value is the same function of its lattice position, so ranges carry
+ * over (the gradient bound read along the world's axes: above). The
+ * anchor is turned and skewed in double: exact enough far from the
+ * origin.
+ *
+ * 3D ORIENTATION. The isotropic set reads its lattice turned by a
+ * rotation M (NG_SIMPLEX3_TURN, noise_kernels.h; zyz Euler angles 24, 96
+ * and -86 degrees): q = M x, then skewed, S M x with S = I + F3 1 1^T,
+ * one matrix rounded once to float, nine operations a point (the
+ * corners' offsets take a select and one add where they took three
+ * operations, which pays for the three more; the classic set keeps its
+ * operations and bits). Every slice of the isotropy suite (z planes at
+ * two depths, the plane normal to (1, 1, 1)) cuts the lattice obliquely.
+ * Turned 45 degrees about z (the 2D turn, before), z planes are normal to
+ * the lattice direction (-1, 2, 2) of its cube (the simplices are the
+ * body-centred cubic lattice's tetrahedra) and their plain histograms
+ * stayed at 1.14 to 1.15 over seeds 1 to 6; OpenSimplex2's orientation
+ * for XY planes (z along the cube's 3-fold axis (1, 1, 1), perlin's O,
+ * lattice_kernels.c) did worse, 1.17 on every slice, with any turn about
+ * z on top. The gradient set is not cube-symmetric, so the plane's
+ * normal in the lattice frame matters beyond the lattice's symmetry: a
+ * search over normals (the histograms of 2e6 random points' analytic
+ * gradients projected on the plane, the render's chance left out) found
+ * 1.08 where the best lie, and M puts both the z planes' and the diagonal
+ * plane's normals there, with the in-plane turn that keeps the peaks off
+ * the world's diagonals (where a ridged octave's creases add). The
+ * isotropy suite's renders, means over seeds 1 to 24 (a model of this
+ * kernel in double, which matches the suite at seed 7): plain axis,
+ * diagonal and mid-cell 1.147, 1.120, 1.152 -> 1.101, 1.099, 1.097,
+ * ridged 1.123, 1.108, 1.129 -> 1.105, 1.117, 1.108 (the diagonal's
+ * ridged the one no lower). Rotations whose S M has three zeros (six
+ * operations) reached 1.16 at best in the search, two zeros (seven)
+ * 1.13. */
 #define TURN_K 1.2247448713915890 /* sqrt 1.5 */
 #define TURN_H 0.70710678118654752 /* 1 / sqrt 2 */
-#define TURN_S3 0.47140452079103168f /* sqrt 2 / 3 */
-#define TURN_U3 1.1785113019775793f   /* 5 / (3 sqrt 2) */
 
 LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *gy, int iso, int deriv)
 {
@@ -253,31 +281,41 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
 LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
                           int iso, int deriv)
 {
-    /* the isotropic set's lattice turned about z (2D ORIENTATION, above):
-     * q = (H (x - y), H (x + y), z), then skewed */
-    const double *an = p->anchor, q0 = iso ? TURN_H * (an[0] - an[1]) : an[0],
-                 q1 = iso ? TURN_H * (an[0] + an[1]) : an[1], sk = (q0 + q1 + an[2]) * F3;
-    const axis ax = split_axis(q0 + sk, 0u), ay = split_axis(q1 + sk, 0u), az = split_axis(an[2] + sk, 0u);
+    static const double turn[3][3] = NG_SIMPLEX3_TURN;
+    const double *an = p->anchor;
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
     const float sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1), sz = ng_pts_scale(p, 2);
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
     const float gma = ng_pts_gmul_all(p);
     const float f3 = (float)F3, g3 = (float)G3, g3x2 = (float)(2.0 * G3),
-                g3x3m1 = (float)(3.0 * G3 - 1.0);
+                g3x3m1 = (float)(3.0 * G3 - 1.0), g3m1 = (float)(G3 - 1.0), g3x2m1 = (float)(2.0 * G3 - 1.0);
     const float scale = iso ? SIMPLEX3_ISO_SCALE : SIMPLEX3_SCALE;
     const int n = p->n;
-    int i;
+    double q[3], sk;
+    float sm[3][3], mt[3][3]; /* the turn and skew S M, and M, each rounded once to float */
+    axis ax, ay, az;
+    int i, d, e;
+    /* the isotropic set's lattice turned (3D ORIENTATION, above): q = M x,
+     * the anchor's in double, then skewed */
+    for (d = 0; d < 3; d++) {
+        q[d] = iso ? turn[d][0] * an[0] + turn[d][1] * an[1] + turn[d][2] * an[2] : an[d];
+        for (e = 0; e < 3; e++) {
+            sm[d][e] = (float)(turn[d][e] + (turn[0][e] + turn[1][e] + turn[2][e]) * F3);
+            mt[d][e] = (float)turn[d][e];
+        }
+    }
+    sk = (q[0] + q[1] + q[2]) * F3;
+    ax = split_axis(q[0] + sk, 0u), ay = split_axis(q[1] + sk, 0u), az = split_axis(q[2] + sk, 0u);
     NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t X, Y, Z;
         const float x = fx[i] * sx, y = fy[i] * sy, z = fz[i] * sz;
-        /* turned: fs = (sqrt 2 x + z) / 3 and q0 + fs = u - H y, q1 + fs = u + H y, u = H x + fs =
-         * (5 / (3 sqrt 2)) x + z / 3: the six operations of the skew alone */
-        const float z3 = z * f3, fs = iso ? fma_f(TURN_S3, x, z3) : (x + y + z) * f3, u = fma_f(TURN_U3, x, z3);
-        float rx = cell_of(&ax, iso ? fma_f(-(float)TURN_H, y, u) : x + fs, &X),
-              ry = cell_of(&ay, iso ? fma_f((float)TURN_H, y, u) : y + fs, &Y),
-              rz = cell_of(&az, z + fs, &Z); /* skewed fraction */
+        /* turned: S M x, three operations a row */
+        const float fs = (x + y + z) * f3;
+        float rx = cell_of(&ax, iso ? fma_f(sm[0][0], x, fma_f(sm[0][1], y, sm[0][2] * z)) : x + fs, &X),
+              ry = cell_of(&ay, iso ? fma_f(sm[1][0], x, fma_f(sm[1][1], y, sm[1][2] * z)) : y + fs, &Y),
+              rz = cell_of(&az, iso ? fma_f(sm[2][0], x, fma_f(sm[2][1], y, sm[2][2] * z)) : z + fs, &Z); /* skewed fraction */
         float t = (rx + ry + rz) * g3;
         float x0 = rx - t, y0 = ry - t, z0 = rz - t;
         /* The simplex walks the axes in decreasing order of the fraction:
@@ -287,11 +325,15 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         uint32_t o1x = xy & xz, o1y = (xy ^ 1u) & yz, o1z = (xz | yz) ^ 1u;
         uint32_t o2x = xy | xz, o2y = (xy ^ 1u) | yz, o2z = (xz & yz) ^ 1u;
         float d0[3] = {x0, y0, z0};
-        /* the steps as masked bits of 1.0f (as simplex2): no conversions */
-        float d1[3] = {x0 - u2f(0x3f800000u & (0u - o1x)) + g3, y0 - u2f(0x3f800000u & (0u - o1y)) + g3,
-                       z0 - u2f(0x3f800000u & (0u - o1z)) + g3};
-        float d2[3] = {x0 - u2f(0x3f800000u & (0u - o2x)) + g3x2, y0 - u2f(0x3f800000u & (0u - o2y)) + g3x2,
-                       z0 - u2f(0x3f800000u & (0u - o2z)) + g3x2};
+        /* classic: the steps as masked bits of 1.0f (as simplex2), no
+         * conversions; isotropic: a select of the two offsets, then one
+         * add (other bits) */
+        float d1[3] = {iso ? x0 + select_f(o1x, g3m1, g3) : x0 - u2f(0x3f800000u & (0u - o1x)) + g3,
+                       iso ? y0 + select_f(o1y, g3m1, g3) : y0 - u2f(0x3f800000u & (0u - o1y)) + g3,
+                       iso ? z0 + select_f(o1z, g3m1, g3) : z0 - u2f(0x3f800000u & (0u - o1z)) + g3};
+        float d2[3] = {iso ? x0 + select_f(o2x, g3x2m1, g3x2) : x0 - u2f(0x3f800000u & (0u - o2x)) + g3x2,
+                       iso ? y0 + select_f(o2y, g3x2m1, g3x2) : y0 - u2f(0x3f800000u & (0u - o2y)) + g3x2,
+                       iso ? z0 + select_f(o2z, g3x2m1, g3x2) : z0 - u2f(0x3f800000u & (0u - o2z)) + g3x2};
         float d3[3] = {x0 + g3x3m1, y0 + g3x3m1, z0 + g3x3m1}, acc[3] = {0.0f, 0.0f, 0.0f};
         const uint32_t px = NG_LATTICE_PRIME_X, py = NG_LATTICE_PRIME_Y, pz = NG_LATTICE_PRIME_Z;
         uint32_t xp = X * px, yp = Y * py, zp = Z * pz;
@@ -307,11 +349,13 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         float n3 = simplex_corner(3, iso, deriv, h3, d3, acc);
         out[i] = (n0 + n1 + n2 + n3) * scale;
         if (deriv) {
-            const float ax0 = iso ? (acc[0] + acc[1]) * (float)TURN_H : acc[0],
-                        ax1 = iso ? (acc[1] - acc[0]) * (float)TURN_H : acc[1];
+            /* the lattice's partials back to the world's axes: M's transpose */
+            const float ax0 = iso ? fma_f(mt[0][0], acc[0], fma_f(mt[1][0], acc[1], mt[2][0] * acc[2])) : acc[0],
+                        ax1 = iso ? fma_f(mt[0][1], acc[0], fma_f(mt[1][1], acc[1], mt[2][1] * acc[2])) : acc[1],
+                        ax2 = iso ? fma_f(mt[0][2], acc[0], fma_f(mt[1][2], acc[1], mt[2][2] * acc[2])) : acc[2];
             gx[i] = ng_gscaled(ax0 * scale, gm[0], gma);
             gy[i] = ng_gscaled(ax1 * scale, gm[1], gma);
-            gz[i] = ng_gscaled(acc[2] * scale, gm[2], gma);
+            gz[i] = ng_gscaled(ax2 * scale, gm[2], gma);
         }
     }
 }
