@@ -26,10 +26,12 @@ typedef struct golden {
     int w, h;
     unsigned long long hash;
     char args[200];  /* extra render options, space-separated */
+    char before[1024]; /* the comment and blank lines above it, kept when the file is rewritten */
 } golden;
 
 static golden entries[MAX_GOLDEN];
 static int nentries;
+static char trailer[1024]; /* the comment lines after the last entry */
 static char golden_path[PATHLEN];
 
 static int load_golden(void)
@@ -42,8 +44,13 @@ static int load_golden(void)
         golden *e = &entries[nentries];
         char name[200], *colon;
         int used = 0;
-        if (line[0] == '#' || line[0] == '\n') continue;
+        if (line[0] == '#' || line[0] == '\n') {
+            if (strlen(trailer) + strlen(line) < sizeof trailer) strcat(trailer, line);
+            continue;
+        }
         if (sscanf(line, "%199s %dx%d %llx%n", name, &e->w, &e->h, &e->hash, &used) != 4) continue;
+        memcpy(e->before, trailer, sizeof e->before);
+        trailer[0] = 0;
         snprintf(e->args, sizeof e->args, "%s", line + used + (line[used] == ' '));
         e->args[strcspn(e->args, "\n")] = 0;
         colon = strchr(name, ':');
@@ -148,13 +155,13 @@ static void test_graphs_match_golden_hashes(void)
         ng_t_fail(__FILE__, __LINE__, "cannot rewrite %s", golden_path);
         return;
     }
-    if (f) fprintf(f, "# SCRIPT[:OUTPUT] WxH FNV-1a-64 of the 16-bit pixels (see tests/test_graphs.c)\n");
     for (i = 0; i < nentries; i++) {
         const golden *e = &entries[i];
         unsigned long long got;
         if (!f && left_out_scaled(e)) continue;
         got = render_hash(e);
         if (f) {
+            fputs(e->before, f);
             fprintf(f, "%s%s%s %dx%d %016llx%s%s\n", e->script, e->output[0] ? ":" : "", e->output, e->w, e->h, got,
                     e->args[0] ? " " : "", e->args);
             continue;
@@ -163,7 +170,10 @@ static void test_graphs_match_golden_hashes(void)
             ng_t_fail(__FILE__, __LINE__, "%s%s%s at %dx%d: pixels hash to %016llx, golden is %016llx", e->script,
                       e->output[0] ? ":" : "", e->output, e->w, e->h, got, e->hash);
     }
-    if (f) fclose(f);
+    if (f) {
+        fputs(trailer, f);
+        fclose(f);
+    }
 }
 
 /* Every SIMD path this CPU runs renders the same pixels: the golden hashes
