@@ -438,7 +438,8 @@ static void loop_light(float *restrict out, const float *restrict gx, const floa
  * series to e^5 (truncation 231/1024 e^6 <= 2.2e-8, below the float
  * rounding), clamped to [0, 1] by integer maxima and minima on the bits
  * (a non-negative float orders as its bits; a NaN height gives 0 or 1,
- * the same on every path). tests/test_gradients.c checks it against the
+ * the same on every path, and so does a slope whose square overflows a
+ * float, heights 1e19 spacings apart, where the division gave 0). tests/test_gradients.c checks it against the
  * exact light. The square root and division it replaces are the slowest
  * instructions of the loop: on an Intel Xeon (AVX-512) they made it 9 %
  * of a shaded alligator render (perf); this is 9 multiplies and fused
