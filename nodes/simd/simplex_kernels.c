@@ -278,6 +278,13 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
     }
 }
 
+/* r . (a, b, c) as fma(r0, a, fma(r1, b, r2 c)): a row of the 3D turn
+ * (S M, or a column of M for the partials back) */
+static inline float turn_row(const float *r, float a, float b, float c)
+{
+    return fma_f(r[0], a, fma_f(r[1], b, r[2] * c));
+}
+
 LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
                           int iso, int deriv)
 {
@@ -293,7 +300,7 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
     const float scale = iso ? SIMPLEX3_ISO_SCALE : SIMPLEX3_SCALE;
     const int n = p->n;
     double q[3], sk;
-    float sm[3][3], mt[3][3]; /* the turn and skew S M, and M, each rounded once to float */
+    float sm[3][3], mt[3][3]; /* the turn and skew S M, and M's transpose, each rounded once to float */
     axis ax, ay, az;
     int i, d, e;
     /* the isotropic set's lattice turned (3D ORIENTATION, above): q = M x,
@@ -302,7 +309,7 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         q[d] = iso ? turn[d][0] * an[0] + turn[d][1] * an[1] + turn[d][2] * an[2] : an[d];
         for (e = 0; e < 3; e++) {
             sm[d][e] = (float)(turn[d][e] + (turn[0][e] + turn[1][e] + turn[2][e]) * F3);
-            mt[d][e] = (float)turn[d][e];
+            mt[e][d] = (float)turn[d][e];
         }
     }
     sk = (q[0] + q[1] + q[2]) * F3;
@@ -313,9 +320,9 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         const float x = fx[i] * sx, y = fy[i] * sy, z = fz[i] * sz;
         /* turned: S M x, three operations a row */
         const float fs = (x + y + z) * f3;
-        float rx = cell_of(&ax, iso ? fma_f(sm[0][0], x, fma_f(sm[0][1], y, sm[0][2] * z)) : x + fs, &X),
-              ry = cell_of(&ay, iso ? fma_f(sm[1][0], x, fma_f(sm[1][1], y, sm[1][2] * z)) : y + fs, &Y),
-              rz = cell_of(&az, iso ? fma_f(sm[2][0], x, fma_f(sm[2][1], y, sm[2][2] * z)) : z + fs, &Z); /* skewed fraction */
+        float rx = cell_of(&ax, iso ? turn_row(sm[0], x, y, z) : x + fs, &X),
+              ry = cell_of(&ay, iso ? turn_row(sm[1], x, y, z) : y + fs, &Y),
+              rz = cell_of(&az, iso ? turn_row(sm[2], x, y, z) : z + fs, &Z); /* skewed fraction */
         float t = (rx + ry + rz) * g3;
         float x0 = rx - t, y0 = ry - t, z0 = rz - t;
         /* The simplex walks the axes in decreasing order of the fraction:
@@ -350,9 +357,9 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         out[i] = (n0 + n1 + n2 + n3) * scale;
         if (deriv) {
             /* the lattice's partials back to the world's axes: M's transpose */
-            const float ax0 = iso ? fma_f(mt[0][0], acc[0], fma_f(mt[1][0], acc[1], mt[2][0] * acc[2])) : acc[0],
-                        ax1 = iso ? fma_f(mt[0][1], acc[0], fma_f(mt[1][1], acc[1], mt[2][1] * acc[2])) : acc[1],
-                        ax2 = iso ? fma_f(mt[0][2], acc[0], fma_f(mt[1][2], acc[1], mt[2][2] * acc[2])) : acc[2];
+            const float ax0 = iso ? turn_row(mt[0], acc[0], acc[1], acc[2]) : acc[0],
+                        ax1 = iso ? turn_row(mt[1], acc[0], acc[1], acc[2]) : acc[1],
+                        ax2 = iso ? turn_row(mt[2], acc[0], acc[1], acc[2]) : acc[2];
             gx[i] = ng_gscaled(ax0 * scale, gm[0], gma);
             gy[i] = ng_gscaled(ax1 * scale, gm[1], gma);
             gz[i] = ng_gscaled(ax2 * scale, gm[2], gma);
