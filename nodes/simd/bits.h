@@ -48,6 +48,35 @@ static inline __attribute__((always_inline)) float fma_f(float a, float b, float
     return __builtin_fmaf(a, b, c);
 }
 
+/* 1 / sqrt(s) for a positive normal float s, by multiplies and fused
+ * multiply-adds alone (no square root, no division: the slowest vector
+ * instructions), the same bits on every path: the estimate y =
+ * rsqrt_estimate(s), e = rsqrt_residue(s, y) = 1 - s y^2 (in [-0.070,
+ * 0.068] over every mantissa), then 1 / sqrt(s) = y (1 - e)^(-1/2) = y +
+ * y e rsqrt_series(e), the series to e^5 (its truncation 231/1024 e^6 <=
+ * 2.5e-8 of the result, below a float's rounding). A caller that scales
+ * the result (the light: num / sqrt(s)) multiplies y and y e first. */
+static inline __attribute__((always_inline)) float rsqrt_estimate(float s)
+{
+    return u2f(RSQRT_MAGIC - (f2u(s) >> 1));
+}
+
+static inline __attribute__((always_inline)) float rsqrt_series(float e)
+{
+    return fma_f(fma_f(fma_f(fma_f(0.24609375f, e, 0.2734375f), e, 0.3125f), e, 0.375f), e, 0.5f);
+}
+
+/* 1 / x for a positive normal float x within 6.6e-6 of it, by multiplies
+ * and fused multiply-adds alone: the estimate from the bits,
+ * 0x7ef311c3 - bits (within 5.1 %), then two Newton steps r + r (1 - x r),
+ * each squaring the error. */
+static inline __attribute__((always_inline)) float recip_f(float x)
+{
+    float r = u2f(0x7ef311c3u - f2u(x));
+    r = fma_f(r, fma_f(-x, r, 1.0f), r);
+    return fma_f(r, fma_f(-x, r, 1.0f), r);
+}
+
 /* A turned offset: row t of a turn (ng_block.turn) applied to point i of
  * planes f, fma(t2, f2, fma(t1, f1, t0 f0)) (axes 2: the last term left
  * out); the same bits on every path, in loops.c's loop_turn (the pass that

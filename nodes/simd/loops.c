@@ -454,9 +454,8 @@ static void loop_light_grid(float *restrict out, const float *restrict c, ptrdif
     for (i = 0; i < n; i++) {
         const float a = c[i + 1] - c[i - 1], b = c[i + w] - c[i - w];
         const float num = fma_f(-b, ay, fma_f(-a, ax, lz)), s = fma_f(k2, fma_f(a, a, b * b), 1.0f);
-        const float y = u2f(RSQRT_MAGIC - (f2u(s) >> 1)), e = fma_f(-(s * y), y, 1.0f), r0 = num * y;
-        const float q = fma_f(fma_f(fma_f(fma_f(0.24609375f, e, 0.2734375f), e, 0.3125f), e, 0.375f), e, 0.5f);
-        const int32_t r = (int32_t)f2u(fma_f(r0 * e, q, r0)), lo = r > 0 ? r : 0;
+        const float y = rsqrt_estimate(s), e = fma_f(-(s * y), y, 1.0f), r0 = num * y;
+        const int32_t r = (int32_t)f2u(fma_f(r0 * e, rsqrt_series(e), r0)), lo = r > 0 ? r : 0;
         out[i] = u2f((uint32_t)(lo < 0x3f800000 ? lo : 0x3f800000));
     }
 }
@@ -516,31 +515,41 @@ static void loop_acc_grad(float *restrict G, const float *restrict g, float gs, 
 
 /* ---- the erosion filter (see nodes/erosion.c) ------------------------------------------ */
 
+/* The arithmetic is multiplies and fused multiply-adds (fma_f: the same
+ * bits on every path), with no division or square root: on an Intel Xeon
+ * (AVX-512) the separate multiplies and adds, the division and the square
+ * root made 4 octaves of the filter cost 0.95 times the terrain they
+ * filter (perf: the loop 36 % of the eroded render, the terrain's kernels
+ * 41 %); see CHANGELOG.md (0.2.0) for the bits. */
+
 /* sin and cos of 2 pi z for z in [-0.5, 0.5]: Taylor series of the half
- * angle (|a| <= pi / 2; errors below 5e-3 and 2e-2, smooth, which only
- * bends a stripe imperceptibly), then the double angle. Plain multiplies
- * and adds, so every path vectorises it and gets these bits. */
+ * angle a (|a| <= pi / 2; errors below 5e-3 and 2e-2, smooth, which only
+ * bends a stripe imperceptibly), then the double angle; *s gets half the
+ * sine (sin a cos a: the caller doubles its sum once). */
 static inline __attribute__((always_inline)) void sincos_turn(float z, float *s, float *c)
 {
     const float a = z * 3.14159265f, a2 = a * a;
-    const float sh = a * (1.0f - a2 * (1.0f / 6.0f) * (1.0f - a2 * (1.0f / 20.0f)));
-    const float ch = 1.0f - a2 * 0.5f * (1.0f - a2 * (1.0f / 12.0f));
-    *s = 2.0f * sh * ch;
-    *c = ch * ch - sh * sh;
+    const float sh = fma_f(a * a2, fma_f(a2, 1.0f / 120.0f, -1.0f / 6.0f), a);
+    const float ch = fma_f(a2, fma_f(a2, 1.0f / 24.0f, -0.5f), 1.0f);
+    *s = sh * ch;
+    *c = fma_f(ch, ch, -(sh * sh));
 }
 
 /* |atan2(y, x)| / pi in [0, 1] (0 along +x), 0 at the origin: an odd
  * minimax polynomial of atan on [0, 1] (error below 1e-5 of a half turn),
- * then the octant folded back with selects. */
+ * its coefficients divided by pi, of the octant's tangent (recip_f's
+ * quotient, within 6.6e-6), then the octant folded back with selects. */
 static inline __attribute__((always_inline)) float half_turns(float y, float x)
 {
     const float ax = fabsf(x), ay = fabsf(y), hi = select_f(ax > ay, ax, ay), lo = select_f(ax > ay, ay, ax);
-    const float t = select_f(hi > 0.0f, lo / select_f(hi > 0.0f, hi, 1.0f), 0.0f), t2 = t * t;
-    float a = t * (0.99997726f + t2 * (-0.33262347f + t2 * (0.19354346f + t2 * (-0.11643287f +
-                                                                               t2 * (0.05265332f + t2 * -0.01172120f)))));
-    a = select_f(ay > ax, 1.57079633f - a, a);
-    a = select_f(x < 0.0f, 3.14159265f - a, a);
-    return a * 0.31830989f;
+    const float t = select_f(hi > 0.0f, lo * recip_f(select_f(hi > 0.0f, hi, 1.0f)), 0.0f), t2 = t * t;
+    float p = fma_f(t2, -0.01172120f * 0.31830989f, 0.05265332f * 0.31830989f);
+    p = fma_f(p, t2, -0.11643287f * 0.31830989f);
+    p = fma_f(p, t2, 0.19354346f * 0.31830989f);
+    p = fma_f(p, t2, -0.33262347f * 0.31830989f);
+    p = t * fma_f(p, t2, 0.99997726f * 0.31830989f);
+    p = select_f(ay > ax, 0.5f - p, p);
+    return select_f(x < 0.0f, 1.0f - p, p);
 }
 
 /* x with its magnitude at most 2^30 (NaN and infinities too), so floor_f
@@ -556,7 +565,9 @@ static inline __attribute__((always_inline)) float erosion_bounded(float x)
  * cell's wavelength across the slope direction (its crests run downhill)
  * with a crest through the cell's pivot, a point of the cell chosen by
  * its hash (hx ^ hy: the cell's coordinates times odd constants, the seed
- * in hx); (fx, fy) is the point from the cell's corner, in cells. */
+ * in hx); (fx, fy) is the point from the cell's corner, in cells, |fx|,
+ * |fy| <= 1.5, and |tx|, |ty| <= 2 (erosion_points), so |z| < 6 and
+ * floor_f is defined. *s gets half the sine (sincos_turn). */
 static inline __attribute__((always_inline)) void erosion_cell(uint32_t hx, uint32_t hy, float fx, float fy,
                                                               float tx, float ty, float q, float *c, float *s)
 {
@@ -565,28 +576,27 @@ static inline __attribute__((always_inline)) void erosion_cell(uint32_t hx, uint
     h ^= h >> 16;
     h *= 0x7feb352du;
     h ^= h >> 15;
-    z = (fx - (float)(int32_t)(h & 0xffffu) * (1.0f / 65536.0f)) * tx +
-        (fy - (float)(int32_t)(h >> 16) * (1.0f / 65536.0f)) * ty; /* |z| < 2.2: the phase in turns */
-    z = erosion_bounded(z);
+    z = fma_f(fma_f((float)(int32_t)(h & 0xffffu), -1.0f / 65536.0f, fx), tx,
+              fma_f((float)(int32_t)(h >> 16), -1.0f / 65536.0f, fy) * ty); /* the phase in turns */
     z = z - floor_f(z + 0.5f);
     sincos_turn(z, &sn, &cs);
-    *c += q * cs;
-    *s += q * sn;
+    *c = fma_f(q, cs, *c);
+    *s = fma_f(q, sn, *s);
 }
 
 /* The rounded triangle profile of u in [0, 1] (0: the ridge, 1: the
  * gully): 1 - 2u, its ends replaced by parabolas of width kw / 2 (k = 0.5
- * / width, 0 for none) meeting the line with the same slope. dy gets
- * dy / du. */
+ * / width, 0 for none) meeting the line with the same slope. *slope gets
+ * -dy / du / 2. */
 static inline __attribute__((always_inline)) float erosion_profile(float u, float rk, float rw, float gk, float gw,
-                                                                  float *dy)
+                                                                  float *slope)
 {
     const int ridge = u < 0.5f;
     const float v = select_f(ridge, u, 1.0f - u), k = select_f(ridge, rk, gk), wd = select_f(ridge, rw, gw);
     const int in = v < wd;
-    const float d = select_f(in, v * v * k + wd * 0.5f, v), slope = select_f(in, 2.0f * v * k, 1.0f);
-    *dy = -2.0f * slope;
-    return select_f(ridge, 1.0f - 2.0f * d, 2.0f * d - 1.0f);
+    const float vk = v * k, d = select_f(in, fma_f(v, vk, wd * 0.5f), v);
+    *slope = select_f(in, vk + vk, 1.0f);
+    return fma_f(d, select_f(ridge, -2.0f, 2.0f), select_f(ridge, 1.0f, -1.0f));
 }
 
 /* restrict parameters, not locals: GCC's vectoriser sees through these
@@ -599,44 +609,50 @@ static inline __attribute__((always_inline)) void erosion_points(
     float *restrict crease, const ng_erosion_octave *o, int n, const int masks)
 {
     const float inv = o->inv, fx0 = o->frac[0] - 0.5f, fy0 = o->frac[1] - 0.5f, depth = o->depth, share = o->share;
-    const float rk = o->ridge_k, rw = o->ridge_w, gk = o->gully_k, gw = o->gully_w;
+    const float rk = o->ridge_k, rw = o->ridge_w, gk = o->gully_k, gw = o->gully_w, inv4 = 4.0f * inv;
     const uint32_t c0 = o->cell[0], c1 = o->cell[1], seed = o->seed;
     int i;
     for (i = 0; i < n; i++) {
         /* the 2 x 2 cells whose centres surround the point, weighted by
          * smoothstep fades of its place between the centres: the weights
          * sum to 1 and a cell's reaches 0 before it leaves the four */
-        const float x = erosion_bounded(fx0 + px[i] * inv), y = erosion_bounded(fy0 + py[i] * inv);
+        const float x = erosion_bounded(fma_f(px[i], inv, fx0)), y = erosion_bounded(fma_f(py[i], inv, fy0));
         const float flx = floor_f(x), fly = floor_f(y);
         const uint32_t mx = (c0 + (uint32_t)(int32_t)flx) * 0x8da6b343u, my = (c1 + (uint32_t)(int32_t)fly) * 0xd8163841u;
-        const float ux = x - flx, uy = y - fly, sx = ux * ux * (3.0f - 2.0f * ux), sy = uy * uy * (3.0f - 2.0f * uy);
-        const float g2 = gx[i] * gx[i] + gy[i] * gy[i];
-        const float il = select_f(g2 > 0.0f, 1.0f / sqrtf(select_f(g2 > 0.0f, g2, 1.0f)), 0.0f);
-        const float tx = -gy[i] * il, ty = gx[i] * il; /* across the slope */
-        float c = 0.0f, s = 0.0f, r, u, yv, dy, e, de;
+        const float ux = x - flx, uy = y - fly, sx = ux * ux * fma_f(-2.0f, ux, 3.0f),
+                    sy = uy * uy * fma_f(-2.0f, uy, 3.0f), nx = 1.0f - sx, ny = 1.0f - sy;
+        /* across the slope, unit (rsqrt_series; a flat point's is 0): a
+         * NaN or infinite gradient gives none */
+        const float g2 = fma_f(gx[i], gx[i], gy[i] * gy[i]), y0 = rsqrt_estimate(g2),
+                    ge = fma_f(-(g2 * y0), y0, 1.0f), il = fma_f(y0 * ge, rsqrt_series(ge), y0);
+        const float tx0 = -gy[i] * il, ty0 = gx[i] * il;
+        const float tx = select_f(fabsf(tx0) <= 2.0f, tx0, 0.0f), ty = select_f(fabsf(ty0) <= 2.0f, ty0, 0.0f);
+        float c = 0.0f, s = 0.0f, r, u, yv, slope, e, er, de;
         /* the next cells' products are these plus the constants */
         const uint32_t hx = mx ^ seed, hxn = (mx + 0x8da6b343u) ^ seed, hy = my, hyn = my + 0xd8163841u;
-        erosion_cell(hx, hy, ux + 0.5f, uy + 0.5f, tx, ty, (1.0f - sx) * (1.0f - sy), &c, &s);
-        erosion_cell(hxn, hy, ux - 0.5f, uy + 0.5f, tx, ty, sx * (1.0f - sy), &c, &s);
-        erosion_cell(hx, hyn, ux + 0.5f, uy - 0.5f, tx, ty, (1.0f - sx) * sy, &c, &s);
+        erosion_cell(hx, hy, ux + 0.5f, uy + 0.5f, tx, ty, nx * ny, &c, &s);
+        erosion_cell(hxn, hy, ux - 0.5f, uy + 0.5f, tx, ty, sx * ny, &c, &s);
+        erosion_cell(hx, hyn, ux + 0.5f, uy - 0.5f, tx, ty, nx * sy, &c, &s);
         erosion_cell(hxn, hyn, ux - 0.5f, uy - 0.5f, tx, ty, sx * sy, &c, &s);
+        s = s + s; /* the cells' half sines (sincos_turn) */
         /* r: how well the cells' stripes agree, 1 where they are in phase
          * (the squared length of their blend: no square root, and a
          * sharper fade where they cancel) */
-        r = c * c + s * s;
+        r = fma_f(c, c, s * s);
         r = select_f(r < 1.0f, r, 1.0f);
         u = half_turns(s, c);
-        yv = erosion_profile(u, rk, rw, gk, gw, &dy);
+        yv = erosion_profile(u, rk, rw, gk, gw, &slope);
         e = amp[i] * depth;
-        h[i] += e * (r * yv - off[i]);
+        er = e * r;
+        h[i] = fma_f(e, fma_f(r, yv, -off[i]), h[i]);
         /* d/dx of r y(u) along t, r held: y'(u) du/dphase (sign of the
          * phase over pi) dphase/dx (2 pi inv) */
-        de = e * r * dy * select_f(s < 0.0f, -2.0f, 2.0f) * inv;
-        gx[i] += de * tx;
-        gy[i] += de * ty;
+        de = er * slope * select_f(s < 0.0f, inv4, -inv4);
+        gx[i] = fma_f(de, tx, gx[i]);
+        gy[i] = fma_f(de, ty, gy[i]);
         if (masks) {
-            ridge[i] += share * mask[i] * r * select_f(yv > 0.0f, yv * yv, 0.0f);
-            crease[i] += share * mask[i] * r * select_f(yv < 0.0f, yv * yv, 0.0f);
+            ridge[i] = fma_f(share * mask[i] * r, select_f(yv > 0.0f, yv * yv, 0.0f), ridge[i]);
+            crease[i] = fma_f(share * mask[i] * r, select_f(yv < 0.0f, yv * yv, 0.0f), crease[i]);
         }
     }
 }

@@ -558,7 +558,7 @@ static double bench_row(const config *c, const row *r, figures *fig)
 }
 
 static void print_hillshade_ratio(const double *ns);
-static void print_erosion_ratio(const double *ns);
+static void print_erosion_ratio(const config *c, const double *ns);
 
 /* ---- fixed cost and frames ---------------------------------------------------------- */
 
@@ -1565,16 +1565,21 @@ static void print_shading_ratios(const config *c, const figures *fig)
 
 /* Issue 25's goal for the erosion filter: 4 octaves of gullies over
  * terrain2 (its value and analytic gradient, then the filter) at most 2x
- * the terrain alone, both rows of this run. */
-static void print_erosion_ratio(const double *ns)
+ * the terrain alone, both rows of this run; then in alternating renders
+ * (paired_shading), which a load that changes from row to row does not
+ * skew. */
+static void print_erosion_ratio(const config *c, const double *ns)
 {
     int k, eroded = -1, plain = -1;
+    double r[4];
     for (k = 0; k < NROWS; k++) {
         if (!strcmp(rows[k].name, "terrain_eroded2")) eroded = k;
         if (!strcmp(rows[k].name, "terrain2")) plain = k;
     }
     if (eroded < 0 || plain < 0 || ns[eroded] <= 0 || ns[plain] <= 0) return;
     printf("erosion filter: terrain_eroded2 / terrain2 = %.2f (the goal: <= 2.00)\n", ns[eroded] / ns[plain]);
+    if (paired_shading(c, &rows[eroded], &rows[plain], r) == 0)
+        printf("  paired (alternating renders): %.2f, thread CPU time %.2f\n", r[0], r[1]);
 }
 
 /* ns per sample of the selected path's kernels on 4096 points of a 64x64
@@ -1816,7 +1821,7 @@ int main(int argc, char **argv)
         }
         print_hillshade_ratio(ns);
         print_shading_ratios(&c, fig);
-        print_erosion_ratio(ns);
+        print_erosion_ratio(&c, ns);
         printf("\n");
     }
     if (overhead) {
