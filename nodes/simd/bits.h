@@ -51,11 +51,13 @@ static inline __attribute__((always_inline)) float fma_f(float a, float b, float
 /* 1 / sqrt(s) for a positive normal float s, by multiplies and fused
  * multiply-adds alone (no square root, no division: the slowest vector
  * instructions), the same bits on every path: the estimate y =
- * rsqrt_estimate(s), e = rsqrt_residue(s, y) = 1 - s y^2 (in [-0.070,
- * 0.068] over every mantissa), then 1 / sqrt(s) = y (1 - e)^(-1/2) = y +
- * y e rsqrt_series(e), the series to e^5 (its truncation 231/1024 e^6 <=
- * 2.5e-8 of the result, below a float's rounding). A caller that scales
- * the result (the light: num / sqrt(s)) multiplies y and y e first. */
+ * rsqrt_estimate(s), e = 1 - s y^2 (in [-0.0692, 0.0677] over every
+ * mantissa), then 1 / sqrt(s) = y (1 - e)^(-1/2) = y + y e q(e), q =
+ * rsqrt_series: the cubic nearest ((1 - e)^(-1/2) - 1) / e over that
+ * range in the maximum norm (Remez; within 6.8e-7 of it, so 4.7e-8 of
+ * the result, below a float's rounding; the series to e^4 took a fused
+ * multiply-add more for 2.4e-8). A caller that scales the result (the
+ * light: num / sqrt(s)) multiplies y and y e first. */
 static inline __attribute__((always_inline)) float rsqrt_estimate(float s)
 {
     return u2f(RSQRT_MAGIC - (f2u(s) >> 1));
@@ -63,7 +65,7 @@ static inline __attribute__((always_inline)) float rsqrt_estimate(float s)
 
 static inline __attribute__((always_inline)) float rsqrt_series(float e)
 {
-    return fma_f(fma_f(fma_f(fma_f(0.24609375f, e, 0.2734375f), e, 0.3125f), e, 0.375f), e, 0.5f);
+    return fma_f(fma_f(fma_f(0.274287123f, e, 0.313656145f), e, 0.374999250f), e, 0.499999322f);
 }
 
 /* 1 / x for a positive normal float x within 6.6e-6 of it, by multiplies

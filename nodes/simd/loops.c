@@ -433,16 +433,16 @@ static void loop_light(float *restrict out, const float *restrict gx, const floa
  * 1) times its reciprocal length 1 / sqrt(s), s = 1 + x^2 + y^2, by
  * multiplies and fused multiply-adds alone: no square root, no division,
  * the same bits on every path (fma_f is fused everywhere). The estimate
- * y0 from the float's bits (RSQRT_MAGIC) is within 3.5%: e = 1 - s y0^2
- * lies in [-0.0035, 0.068], and the light is num y0 (1 - e)^(-1/2), the
- * series to e^5 (truncation 231/1024 e^6 <= 2.2e-8, below the float
- * rounding), clamped to [0, 1] by integer maxima and minima on the bits
+ * y0 from the float's bits (rsqrt_estimate, bits.h) is within 3.5%, and
+ * the light is num y0 (1 - e)^(-1/2), e = 1 - s y0^2, by rsqrt_series
+ * (within 4.7e-8, below the float rounding), clamped to [0, 1] by
+ * integer maxima and minima on the bits
  * (a non-negative float orders as its bits; a NaN height gives 0 or 1,
  * the same on every path, and so does a slope whose square overflows a
  * float, heights 1e19 spacings apart, where the division gave 0). tests/test_gradients.c checks it against the
  * exact light. The square root and division it replaces are the slowest
  * instructions of the loop: on an Intel Xeon (AVX-512) they made it 9 %
- * of a shaded alligator render (perf); this is 9 multiplies and fused
+ * of a shaded alligator render (perf); this is 8 multiplies and fused
  * multiply-adds for the length (scaled ahead: x lx = a (kh lx) with a the
  * difference), where the hardware pair took a Zen 4 core about as long
  * as 12 such operations. */
