@@ -763,7 +763,8 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     lb.anchor[1] = cell_offsets(grid_origin(&p->key, 1) + p->key.iy * P - MARGIN - n->hood_radius, p->key.ay, s, w + skip,
                                 ys);
     xs += skip, ys += skip;
-    for (c = 0; c < w + step; c++) xrep[c] = xs[c % w];
+    for (c = 0; c < w + step; c += w) /* whole copies of the row: no division a cell */
+        memcpy(xrep + c, xs, (size_t)(w + step - c < w ? w + step - c : w) * sizeof *xrep);
     lb.anchor[2] = b->anchor[2];
     lb.anchor[3] = b->anchor[3];
     lb.period[0] = b->period[0];
