@@ -119,8 +119,8 @@ static double sdev(const float *v, int n)
 /* Channels are uncorrelated with each other, centred, and spread like the
  * scalar basis. The vector kernels take the classic sets whatever
  * gradients says, and keep the classic spread: simplex's isotropic
- * scalar (the node's default) has 0.76, 0.79 and 0.83 of the classic rms
- * in 2D to 4D by design (its falloffs t^3, t^3 (t - 1/4) and t^5:
+ * scalar (the node's default) has 0.76, 0.73 and 0.83 of the classic rms
+ * in 2D to 4D by design (its falloffs t^3, t^4 (t - 1/4) and t^5:
  * test_kernels.c's check_iso_contrast; 4D's, with the quartic before,
  * 0.98, was checked here too), perlin's and fast's isotropic 3D scalars
  * 0.82 to 0.85, beyond this tolerance. */
