@@ -23,8 +23,11 @@
  * sixteenth of the samples. Every bound is measured at the issue's size
  * in the optimised run; the scaled run allows for the gap between the two
  * sizes, measured over every case here with seed 7: plain histograms
- * within 0.026 of the full size's (simplex 3D's diagonal slice, 1.129
- * against 1.103; the rest within 0.018), ridged ones up to 0.21 higher
+ * within 0.064 of the full size's (simplex 3D's yz slice, 1.161 against
+ * 1.097, and 4D's diagonal one, 1.163 against 1.099: their narrower
+ * falloffs, t^4 (t - 1/4) and t^5, read at 16 pixels a cell; with t^3
+ * (t - 1/4) and t^4 the gap was 0.026; the rest within 0.037), ridged
+ * ones up to 0.21 higher
  * (simplex 2D, 1.358 against 1.145; central differences over a quarter
  * of the pixels per cell straddle the crease more often), rotated fBm
  * 0.035 higher. The slacks below are those gaps
@@ -33,7 +36,7 @@
  * (the classic sets, unrotated fBm) are skipped there. */
 #define SIDE (SCALED ? 512 : 2048)
 #define SIZE (SCALED ? 16.0 : 64.0)
-#define SLACK_PLAIN (SCALED ? 0.03 : 0.0)
+#define SLACK_PLAIN (SCALED ? 0.07 : 0.0)
 #define SLACK_RIDGED (SCALED ? 0.22 : 0.0)
 #define BINS 36
 
