@@ -23,8 +23,11 @@
  * sixteenth of the samples. Every bound is measured at the issue's size
  * in the optimised run; the scaled run allows for the gap between the two
  * sizes, measured over every case here with seed 7: plain histograms
- * within 0.026 of the full size's (simplex 3D's diagonal slice, 1.129
- * against 1.103; the rest within 0.018), ridged ones up to 0.21 higher
+ * within 0.064 of the full size's (simplex 3D's yz slice, 1.161 against
+ * 1.097, and 4D's diagonal one, 1.163 against 1.099: their narrower
+ * falloffs, t^4 (t - 1/4) and t^5, read at 16 pixels a cell; with t^3
+ * (t - 1/4) and t^4 the gap was 0.026; the rest within 0.037), ridged
+ * ones up to 0.21 higher
  * (simplex 2D, 1.358 against 1.145; central differences over a quarter
  * of the pixels per cell straddle the crease more often), rotated fBm
  * 0.035 higher. The slacks below are those gaps
@@ -33,7 +36,7 @@
  * (the classic sets, unrotated fBm) are skipped there. */
 #define SIDE (SCALED ? 512 : 2048)
 #define SIZE (SCALED ? 16.0 : 64.0)
-#define SLACK_PLAIN (SCALED ? 0.03 : 0.0)
+#define SLACK_PLAIN (SCALED ? 0.07 : 0.0)
 #define SLACK_RIDGED (SCALED ? 0.22 : 0.0)
 #define BINS 36
 
@@ -197,11 +200,18 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * 1.16 and 1.18 (the measure's own noise, below).
  *
  * Simplex 3D reads its lattice turned by a rotation found by a search
- * (simplex_kernels.c, 3D ORIENTATION; its falloff t^3 (t - 1/4), t =
- * (0.5 - r^2)_+, FALLOFF there): seed 7 measures plain axis 1.081,
- * diagonal 1.103, mid-cell 1.092, ridged 1.089, 1.132, 1.117; over seeds
- * 1 to 6 the means are plain 1.099, 1.110, 1.104 and ridged 1.113,
- * 1.116, 1.111, single seeds up to 1.138 and 1.136. Turned 45 degrees
+ * (simplex_kernels.c, 3D ORIENTATION) and takes the falloff t^4 (t -
+ * 1/4), t = (0.5 - r^2)_+ (FALLOFF there): seed 7 measures plain axis
+ * 1.051, diagonal 1.072, mid-cell 1.047, xz 1.094, yz 1.097, ridged
+ * 1.099, 1.103, 1.090, 1.105, 1.115; over seeds 1 to 6 the means are
+ * plain 1.063, 1.071, 1.070, 1.083, 1.076 and ridged 1.100, 1.092,
+ * 1.096, 1.102, 1.109, single seeds up to 1.097 and 1.136. With t^3 (t -
+ * 1/4), the falloff before, the xz and yz planes were over the issue's
+ * bounds (seed 7 xz 1.134 and 1.156, yz 1.125 and 1.179; means 1.137 and
+ * 1.151, 1.118 and 1.170), the rest as here within 0.05 (seed 7 plain
+ * axis 1.081, diagonal 1.103, mid-cell 1.092, ridged 1.089, 1.132,
+ * 1.117; the means plain 1.099, 1.110, 1.104 and ridged 1.113, 1.116,
+ * 1.111): no rotation of the lattice met all five planes. Turned 45 degrees
  * about z (the 2D turn) it was plain 1.127, 1.118, 1.142, ridged 1.113,
  * 1.117, 1.118 with seed 7, the means plain 1.144, 1.115, 1.151 and
  * ridged 1.120, 1.108, 1.128: the axis slices' peaks lay at the
@@ -216,6 +226,14 @@ static const char *const gradient_bases[] = {"perlin", "fast", "simplex", "flow"
  * did worse on one slice or another, 0.3 on all). OpenSimplex2's
  * orientation for XY planes (z along the lattice cube's 3-fold axis, as
  * perlin's) measured 1.17 plain on every slice, with any turn about z.
+ *
+ * Simplex 4D takes the falloff t^5 (simplex_kernels.c, FALLOFF), where
+ * the quartic showed its lattice on the axis planes: seed 7 measures
+ * plain axis 1.062, diagonal 1.099, zw 1.063, ridged 1.076, 1.096, 1.090
+ * (the quartic: 1.096, 1.107, 1.111, ridged 1.147, 1.093, 1.162); over
+ * seeds 1 to 6 the means are plain 1.074, 1.112, 1.072 and ridged 1.094,
+ * 1.109, 1.092 (the quartic: 1.121, 1.132, 1.121 and 1.167, 1.113,
+ * 1.167).
  *
  * Simplex 2D reads its lattice turned 45 degrees (simplex_kernels.c, 2D
  * ORIENTATION), so the triangles' edges lie 15 degrees from the
@@ -274,13 +292,6 @@ static const struct ceiling {
 } short_of_target[] = {
     {"perlin", 2, 0, 1.15, 1.15, 1.15},
     {"flow", 2, 0, 1.15, 1.15, 1.15},
-    /* simplex 3D's xz and yz planes (its rotation was searched for the z
-     * planes and the diagonal one: xz 1.134 and 1.156, yz 1.125 and 1.179
-     * with seed 7; turned 45 degrees about z, before, xz 1.147 and 1.149,
-     * yz 1.176 and 1.131), simplex 4D's zw plane ridged (1.162) */
-    {"simplex", 3, 3, 1.15, 1.17, 1.15},
-    {"simplex", 3, 4, 1.14, 1.20, 1.15},
-    {"simplex", 4, 2, 1.12, 1.18, 1.15},
 };
 
 /* Each basis, dims and slice; limit_plain and limit_ridged: the bounds

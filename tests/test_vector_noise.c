@@ -118,24 +118,18 @@ static double sdev(const float *v, int n)
 
 /* Channels are uncorrelated with each other, centred, and spread like the
  * scalar basis. The vector kernels take the classic sets whatever
- * gradients says; simplex's channels also spread like its isotropic
- * scalar in 4D (the node's default, whose vectors are normalised there to
- * keep the classic sets' contrast; 2D's isotropic set, with its cubic
- * falloff, has 0.75 of the classic rms by design, and 3D's, with its
- * ringed falloff t^3 (t - 1/4), 0.79: test_kernels.c's
- * check_iso_contrast; the vector channels keep the classic spread).
- * Perlin's and fast's isotropic 3D
- * scalars have 0.82 to 0.85 of the classic rms (test_kernels.c,
- * check_iso_contrast), beyond this tolerance. */
+ * gradients says, and keep the classic spread: simplex's isotropic
+ * scalar (the node's default) has 0.76, 0.73 and 0.83 of the classic rms
+ * in 2D to 4D by design (its falloffs t^3, t^4 (t - 1/4) and t^5:
+ * test_kernels.c's check_iso_contrast; 4D's, with the quartic before,
+ * 0.98, was checked here too), perlin's and fast's isotropic 3D scalars
+ * 0.82 to 0.85, beyond this tolerance. */
 static void stats_case(int b, int dims, ng_vector_fn vec)
 {
     ng_noise_pts p = points(dims, N, 150);
-    double sd_scalar, sd_iso;
+    double sd_scalar;
     int c, e, i;
     vec(&p, 3, out);
-    p.gradients = NG_GRADIENTS_ISOTROPIC;
-    ng__kernel(t_path, all[b].id)(&p, one);
-    sd_iso = sdev(one, N);
     p.gradients = NG_GRADIENTS_CLASSIC;
     ng__kernel(t_path, all[b].id)(&p, one);
     sd_scalar = sdev(one, N);
@@ -148,8 +142,6 @@ static void stats_case(int b, int dims, ng_vector_fn vec)
                s1 / N, sd_scalar);
         CHECKF(fabs(sd / sd_scalar - 1) < 0.15, "%s %dD channel %d: sd %g, scalar %g", all[b].name, dims, c, sd,
                sd_scalar);
-        CHECKF(all[b].id != NG_BASIS_SIMPLEX || dims <= 3 || fabs(sd / sd_iso - 1) < 0.15,
-               "%s %dD channel %d: sd %g, isotropic scalar %g", all[b].name, dims, c, sd, sd_iso);
         for (e = c + 1; e < 3; e++) {
             double r = t_correlation(v, out + (size_t)e * N, N);
             CHECKF(fabs(r) < 0.05, "%s %dD channels %d and %d: r = %g", all[b].name, dims, c, e, r);

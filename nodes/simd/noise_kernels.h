@@ -122,11 +122,12 @@ typedef struct ng_noise_pts {
  *                      3     plateau (1.136 at 1e-6)     6.3861
  *   simplex_noise      2     0.0338954753 (cubic falloff; 5.6677
  *                            rms 0.41)
- *                      3     0.0042866273 (unit 0.0041458805 7.5368
+ *                      3     0.0019475532 (unit 0.0018836074 8.2945
  *                            x longest 1.0339486; falloff
- *                            t^3 (t - 1/4); rms 0.310)
- *                      4     0.0095236323 (unit 0.0092108319 7.3578
- *                            x longest 1.0339601; rms 0.248)
+ *                            t^4 (t - 1/4); rms 0.287)
+ *                      4     0.0042773918 (unit 0.0041369022 7.5532
+ *                            x longest 1.0339601; falloff
+ *                            t^5; rms 0.210)
  * (derivations in lattice_kernels.c and simplex_kernels.c; the classic
  * sets, p->gradients = 0, are the table above and the bits of 0.1.0).
  *
