@@ -906,9 +906,10 @@ static void test_acc_grad_keeps_the_scalar_bits(void)
 /* The reciprocals of bits.h the grid hillshade and the erosion filter
  * compute with (no division, no square root), over floats of every
  * exponent from 2^-60 to 2^60 and random mantissas: 1 / sqrt(s) from the
- * estimate and rsqrt_series within 1.2e-7 of it (4.7e-8 from the cubic,
- * the rest the float rounding), 1 / x by recip_f within 6.7e-6 (two
- * Newton steps from a 5.1 % estimate). */
+ * estimate and rsqrt_series within 1.5e-7 of it (measured 1.13e-7: 4.7e-8
+ * from the cubic, the rest the float rounding of its last operations),
+ * 1 / x by recip_f within 6.7e-6 (measured 6.57e-6: two Newton steps from
+ * a 5.1 % estimate). */
 static void test_bit_reciprocals(void)
 {
     double worst_rs = 0, worst_rc = 0;
@@ -923,7 +924,7 @@ static void test_bit_reciprocals(void)
             if (fabs(rc) > worst_rc) worst_rc = fabs(rc);
         }
     printf("    1/sqrt(s) by rsqrt_series within %.2e, 1/x by recip_f within %.2e\n", worst_rs, worst_rc);
-    CHECKF(worst_rs <= 1.2e-7, "1/sqrt by rsqrt_series off by %.3g", worst_rs);
+    CHECKF(worst_rs <= 1.5e-7, "1/sqrt by rsqrt_series off by %.3g", worst_rs);
     CHECKF(worst_rc <= 6.7e-6, "1/x by recip_f off by %.3g", worst_rc);
 }
 
