@@ -518,9 +518,10 @@ static void loop_acc_grad(float *restrict G, const float *restrict g, float gs, 
 /* The arithmetic is multiplies and fused multiply-adds (fma_f: the same
  * bits on every path), with no division or square root: on an Intel Xeon
  * (AVX-512) the separate multiplies and adds, the division and the square
- * root made 4 octaves of the filter cost 0.95 times the terrain they
- * filter (perf: the loop 36 % of the eroded render, the terrain's kernels
- * 41 %); see CHANGELOG.md (0.2.0) for the bits. */
+ * root made 4 octaves of the filter cost 0.91 to 0.98 times the terrain
+ * they filter (make bench, paired; perf: the loop 36 % of the eroded
+ * render, the terrain's kernels 41 %), 0.74 to 0.83 since; see
+ * CHANGELOG.md (0.2.0) for the bits. */
 
 /* sin and cos of 2 pi z for z in [-0.5, 0.5]: Taylor series of the half
  * angle a (|a| <= pi / 2; errors below 5e-3 and 2e-2, smooth, which only
@@ -542,7 +543,10 @@ static inline __attribute__((always_inline)) void sincos_turn(float z, float *s,
 static inline __attribute__((always_inline)) float half_turns(float y, float x)
 {
     const float ax = fabsf(x), ay = fabsf(y), hi = select_f(ax > ay, ax, ay), lo = select_f(ax > ay, ay, ax);
-    const float t = select_f(hi > 0.0f, lo * recip_f(select_f(hi > 0.0f, hi, 1.0f)), 0.0f), t2 = t * t;
+    /* recip_f wants a normal float: below 1e-30 the blend's squared
+     * length (r, below) is 0 and the angle counts for nothing */
+    const int some = hi > 1e-30f;
+    const float t = select_f(some, lo * recip_f(select_f(some, hi, 1.0f)), 0.0f), t2 = t * t;
     float p = fma_f(t2, -0.01172120f * 0.31830989f, 0.05265332f * 0.31830989f);
     p = fma_f(p, t2, -0.11643287f * 0.31830989f);
     p = fma_f(p, t2, 0.19354346f * 0.31830989f);
