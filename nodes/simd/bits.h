@@ -28,7 +28,7 @@ static inline __attribute__((always_inline)) float u2f(uint32_t u)
 }
 
 /* The reciprocal square root's estimate from a positive float's bits,
- * RSQRT_MAGIC - (bits >> 1): within 3.5% (ind_unit, loop_light_grid). */
+ * RSQRT_MAGIC - (bits >> 1): within 3.5% (rsqrt_estimate, below). */
 #define RSQRT_MAGIC 0x5f3759dfu
 
 /* c ? a : b for c in {0, 1} */
@@ -51,10 +51,10 @@ static inline __attribute__((always_inline)) float fma_f(float a, float b, float
 /* 1 / sqrt(s) for a positive normal float s, by multiplies and fused
  * multiply-adds alone (no square root, no division: the slowest vector
  * instructions), the same bits on every path: the estimate y =
- * rsqrt_estimate(s), e = 1 - s y^2 (in [-0.0692, 0.0677] over every
- * mantissa), then 1 / sqrt(s) = y (1 - e)^(-1/2) = y + y e q(e), q =
- * rsqrt_series: the cubic nearest ((1 - e)^(-1/2) - 1) / e over that
- * range in the maximum norm (Remez; within 6.8e-7 of it, so 4.7e-8 of
+ * rsqrt_estimate(s), e = rsqrt_residue(s, y) = 1 - s y^2 (in [-0.0692,
+ * 0.0677] over every mantissa), then 1 / sqrt(s) = y (1 - e)^(-1/2) = y +
+ * y e q(e) (rsqrt_f), q = rsqrt_series: the cubic nearest ((1 - e)^(-1/2)
+ * - 1) / e over that range in the maximum norm (Remez; within 6.8e-7 of it, so 4.7e-8 of
  * the result, below a float's rounding; the series to e^4 took a fused
  * multiply-add more for 2.4e-8). A caller that scales the result (the
  * light: num / sqrt(s)) multiplies y and y e first. */
@@ -63,9 +63,22 @@ static inline __attribute__((always_inline)) float rsqrt_estimate(float s)
     return u2f(RSQRT_MAGIC - (f2u(s) >> 1));
 }
 
+/* e = 1 - s y^2, the estimate y's residue */
+static inline __attribute__((always_inline)) float rsqrt_residue(float s, float y)
+{
+    return fma_f(-(s * y), y, 1.0f);
+}
+
 static inline __attribute__((always_inline)) float rsqrt_series(float e)
 {
     return fma_f(fma_f(fma_f(0.274287123f, e, 0.313656145f), e, 0.374999250f), e, 0.499999322f);
+}
+
+/* 1 / sqrt(s) itself, y + y e q(e) */
+static inline __attribute__((always_inline)) float rsqrt_f(float s)
+{
+    const float y = rsqrt_estimate(s), e = rsqrt_residue(s, y);
+    return fma_f(y * e, rsqrt_series(e), y);
 }
 
 /* 1 / x for a positive normal float x within 6.6e-6 of it, by multiplies

@@ -532,7 +532,7 @@ static inline float ind_unit(int dims, uint32_t h, float *c)
     else grad_ind4_vec(h, g);
     g2 = dims == 3 ? fma_f(g[0], g[0], fma_f(g[1], g[1], g[2] * g[2]))
                    : fma_f(g[0], g[0], fma_f(g[1], g[1], fma_f(g[2], g[2], g[3] * g[3])));
-    *c = u2f(RSQRT_MAGIC - (f2u(g2) >> 1));
+    *c = rsqrt_estimate(g2);
     return *c;
 }
 

@@ -454,7 +454,7 @@ static void loop_light_grid(float *restrict out, const float *restrict c, ptrdif
     for (i = 0; i < n; i++) {
         const float a = c[i + 1] - c[i - 1], b = c[i + w] - c[i - w];
         const float num = fma_f(-b, ay, fma_f(-a, ax, lz)), s = fma_f(k2, fma_f(a, a, b * b), 1.0f);
-        const float y = rsqrt_estimate(s), e = fma_f(-(s * y), y, 1.0f), r0 = num * y;
+        const float y = rsqrt_estimate(s), e = rsqrt_residue(s, y), r0 = num * y;
         const int32_t r = (int32_t)f2u(fma_f(r0 * e, rsqrt_series(e), r0)), lo = r > 0 ? r : 0;
         out[i] = u2f((uint32_t)(lo < 0x3f800000 ? lo : 0x3f800000));
     }
@@ -625,10 +625,9 @@ static inline __attribute__((always_inline)) void erosion_points(
         const uint32_t mx = (c0 + (uint32_t)(int32_t)flx) * 0x8da6b343u, my = (c1 + (uint32_t)(int32_t)fly) * 0xd8163841u;
         const float ux = x - flx, uy = y - fly, sx = ux * ux * fma_f(-2.0f, ux, 3.0f),
                     sy = uy * uy * fma_f(-2.0f, uy, 3.0f), nx = 1.0f - sx, ny = 1.0f - sy;
-        /* across the slope, unit (rsqrt_series; a flat point's is 0): a
+        /* across the slope, unit (rsqrt_f; a flat point's is 0): a
          * NaN or infinite gradient gives none */
-        const float g2 = fma_f(gx[i], gx[i], gy[i] * gy[i]), y0 = rsqrt_estimate(g2),
-                    ge = fma_f(-(g2 * y0), y0, 1.0f), il = fma_f(y0 * ge, rsqrt_series(ge), y0);
+        const float g2 = fma_f(gx[i], gx[i], gy[i] * gy[i]), il = rsqrt_f(g2);
         const float tx0 = -gy[i] * il, ty0 = gx[i] * il;
         const float tx = select_f(fabsf(tx0) <= 2.0f, tx0, 0.0f), ty = select_f(fabsf(ty0) <= 2.0f, ty0, 0.0f);
         float c = 0.0f, s = 0.0f, r, u, yv, slope, e, er, de;
