@@ -122,10 +122,14 @@ ng__hood_cache *ng__graph_hood(const ng_graph *g);
  * render holds it (that render then makes its own). ng__hood_detach hands
  * it back, its bytes no longer charged, its statistics the last ones. */
 int ng__hood_attach(ng__hood_cache *h, size_t cap, const ng__stop *stop);
-/* The attached render's image, width x height pixels, on threads: the
- * grid shading sizes its patches to it (core/hood.c, patch_cells). */
-void ng__hood_set_extent(ng__hood_cache *h, int width, int height, int threads);
+/* The attached render's image, width x height pixels from pixel (x, y)
+ * of the whole image's, on threads: the grid shading sizes its patches
+ * (core/hood.c, patch_cells) and its strips (read_strips) to it. */
+void ng__hood_set_extent(ng__hood_cache *h, int x, int y, int width, int height, int threads);
 void ng__hood_detach(ng__hood_cache *h);
+/* Rows of a strip, the grid shading's source where the render keeps
+ * nothing in its patches (core/hood.c, read_strips). */
+#define NG_HOOD_STRIP_ROWS 32
 /* The statistics of the last render's cache in this process (tests). */
 void ng__hood_last_stats(ng__hood_stats *s);
 /* For the fork tests: takes (hold 1) or lets go (0) h's lock. */

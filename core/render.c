@@ -813,7 +813,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
             r.own_hood = 1;
             ng__hood_attach(r.hood, room, &r.stop); /* a new cache is free */
         }
-        if (r.hood) ng__hood_set_extent(r.hood, r.rw, r.rh, nthreads);
+        if (r.hood) ng__hood_set_extent(r.hood, r.rx, r.ry, r.rw, r.rh, nthreads);
     }
     r.uses = ng__uses(g, roots, nroots);
     if (!job && !(r.xplane = make_xplane(&r, xlen))) {

@@ -287,6 +287,16 @@ static float *shading(ng_graph *g, const ng_render_opts *o, int keep, double spa
     return v;
 }
 
+/* The height times shading()'s light of it: the height kept in the
+ * light's patches (ng__hood_mark_kept). */
+static float *shaded_height(ng_graph *g, const ng_render_opts *o)
+{
+    const int h = t_noise(g, "perlin", 24, 7);
+    ng_node *n = t_on(g, "light", h);
+    t_set(n, "height", 40);
+    return t_render(g, t_bin(g, "mul", h, t_finish_ok(g, n)), o);
+}
+
 /* The pool of idle patch memory is bounded: by its cap (one chunk here)
  * when a graph frees its patches, and during a render under a memory
  * limit, which gives idle chunks back as its patches grow (the counted
@@ -324,38 +334,87 @@ static void test_patch_memory_bounded(void)
     free(a), free(b);
 }
 
-/* The grid shading's patches start at the render's corner, wherever its
- * origin is, and are sized to the image: a 512^2 image is one patch at any
- * origin on its pixel grid (cut at fixed world places into patches of 256,
- * one 128 pixels off took 3 x 3), a 768 x 512 image 3 x 2 of 256, the
- * source evaluated on few more cells than the image has; the bits are
- * those of any cut of it (its patches start at the whole render's corner
- * too, sized to the cut). */
+/* The grid shading's source: in strips of NG_HOOD_STRIP_ROWS rows of the
+ * image's columns (and the light's radius of 1 each side), from one row
+ * above the image's first to one below its last, at any origin on its
+ * pixel grid: (rows + 2) / 32 of them, no cell evaluated twice. Where the
+ * render keeps the height (height * light), in patches that start at the
+ * render's corner, wherever its origin is, sized to the image: a 512^2
+ * image is one patch (cut at fixed world places into patches of 256, one
+ * 128 pixels off took 3 x 3), a 768 x 512 image 3 x 2 of 256, the
+ * source evaluated on few more cells than the image has. Either way the
+ * bits are those of any cut of it (its strips and patches start at the
+ * cut's corner, sized to the cut). */
 static void test_patches_start_at_the_render_corner(void)
 {
     static const double origins[][2] = {{0, 0}, {128, -128}, {77, 3e5 + 31}};
     static const int sizes[][3] = {{512, 512, 1}, {768, 512, 6}, {300, 200, 6}};
     const int region[4] = {20, 130, 250, 60};
     size_t k, z;
+    int kept;
     for (z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
-        for (k = 0; k < sizeof origins / sizeof origins[0]; k++) {
-            ng_render_opts o;
-            ng__hood_stats st;
-            ng_graph *g = ng_graph_new();
-            float *whole, *cut;
-            t_opts(&o, sizes[z][0], sizes[z][1]);
-            o.origin[0] = origins[k][0] * o.pixel_size, o.origin[1] = origins[k][1] * o.pixel_size;
-            whole = shading(g, &o, 1, 0);
-            ng__hood_last_stats(&st);
-            CHECKF(st.computed == sizes[z][2], "%dx%d at origin (%g, %g) px: %ld patches computed, not %d",
-                   sizes[z][0], sizes[z][1], origins[k][0], origins[k][1], st.computed, sizes[z][2]);
-            ng_graph_free(g);
-            memcpy(o.region, region, sizeof o.region);
-            cut = shading(ng_graph_new(), &o, 0, 0);
-            CHECKF(whole && cut && t_crop_equal(whole, sizes[z][0], cut, 1, o.region), "%dx%d at origin (%g, %g) px: a region differs",
-                   sizes[z][0], sizes[z][1], origins[k][0], origins[k][1]);
-            free(whole), free(cut);
+        for (k = 0; k < sizeof origins / sizeof origins[0]; k++)
+            for (kept = 0; kept < 2; kept++) {
+                const long want = kept ? sizes[z][2] : (sizes[z][1] + 2 + NG_HOOD_STRIP_ROWS - 1) / NG_HOOD_STRIP_ROWS;
+                ng_render_opts o;
+                ng__hood_stats st;
+                ng_graph *g = ng_graph_new();
+                float *whole, *cut;
+                t_opts(&o, sizes[z][0], sizes[z][1]);
+                o.origin[0] = origins[k][0] * o.pixel_size, o.origin[1] = origins[k][1] * o.pixel_size;
+                whole = kept ? shaded_height(g, &o) : shading(g, &o, 1, 0);
+                ng__hood_last_stats(&st);
+                CHECKF(st.computed == want, "%dx%d at origin (%g, %g) px%s: %ld %s computed, not %ld", sizes[z][0],
+                       sizes[z][1], origins[k][0], origins[k][1], kept ? ", the height kept" : "", st.computed,
+                       kept ? "patches" : "strips", want);
+                ng_graph_free(g);
+                memcpy(o.region, region, sizeof o.region);
+                g = ng_graph_new();
+                cut = kept ? shaded_height(g, &o) : shading(g, &o, 1, 0);
+                ng_graph_free(g);
+                CHECKF(whole && cut && t_crop_equal(whole, sizes[z][0], cut, 1, o.region),
+                       "%dx%d at origin (%g, %g) px%s: a region differs", sizes[z][0], sizes[z][1], origins[k][0],
+                       origins[k][1], kept ? ", the height kept" : "");
+                free(whole), free(cut);
+            }
+}
+
+/* Two shadings of two heights in one render, on 1, 2 and 3 threads and
+ * tiles of 8 and 64: each strip of each height computed once (a strip
+ * left behind is dropped for its own node's next, never another's:
+ * trim_strips), and the bits of the two rendered alone, summed. */
+static void test_strips_computed_once(void)
+{
+    static const int cuts[][2] = {{64, 1}, {8, 2}, {64, 3}};
+    size_t c;
+    for (c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        ng_graph *g = ng_graph_new(), *g1 = ng_graph_new(), *g2 = ng_graph_new();
+        const int both = t_bin(g, "add", mask(g, "light", fbm_noise(g, 7), "height", 40),
+                               mask(g, "slope", t_noise(g, "simplex", 30, 2), "height", 20));
+        const int one = mask(g1, "light", fbm_noise(g1, 7), "height", 40);
+        const int two = mask(g2, "slope", t_noise(g2, "simplex", 30, 2), "height", 20);
+        const long want = 2 * ((H + 2 + NG_HOOD_STRIP_ROWS - 1) / NG_HOOD_STRIP_ROWS);
+        ng_render_opts o;
+        ng__hood_stats st;
+        float *p, *a, *b;
+        int i;
+        t_opts(&o, W, H);
+        o.tile = cuts[c][0], o.threads = cuts[c][1];
+        p = t_render(g, both, &o);
+        ng__hood_last_stats(&st);
+        a = t_render(g1, one, &o);
+        b = t_render(g2, two, &o);
+        CHECKF(st.computed == want, "tile %d, %d threads: %ld strips computed, not %ld", cuts[c][0], cuts[c][1],
+               st.computed, want);
+        for (i = 0; p && a && b && i < W * H; i++) {
+            const float sum = a[i] + b[i];
+            if (memcmp(&sum, &p[i], sizeof sum)) break;
         }
+        CHECKF(p && a && b && i == W * H, "tile %d, %d threads: pixel %d is not the sum of the two shadings",
+               cuts[c][0], cuts[c][1], i);
+        free(p), free(a), free(b);
+        ng_graph_free(g), ng_graph_free(g1), ng_graph_free(g2);
+    }
 }
 
 /* A height the render shows and shades (terrain_colour.lua's idiom) is
@@ -563,6 +622,7 @@ NG_SUITE(neighbourhood, fast)
     RUN(test_patch_memory_reused);
     RUN(test_patch_memory_bounded);
     RUN(test_patches_start_at_the_render_corner);
+    RUN(test_strips_computed_once);
     RUN(test_height_read_back_from_the_lattice);
     if (cli_setup("ng-hood")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");

@@ -728,44 +728,56 @@ static double ceiling_run(int nthreads)
     return now() - t;
 }
 
-/* 1 and 2 threads alternate, so drifting load on a shared machine hits
- * both alike; the speed-up is the median of the pairs' ratios. */
-static void bench_threads(const config *c)
+/* Script `script` (row `name`) on 1 and 2 threads in alternation, so
+ * drifting load on a shared machine hits both alike: the speed-up is the
+ * median of the pairs' ratios. 0, or -1 (printed). */
+static int thread_pairs(const config *c, const char *name, const char *script)
 {
     enum { PAIRS = 9 };
     ng_script s;
     ng_error err;
     double t1[PAIRS], t2[PAIRS], ratio[PAIRS];
     job j, j2;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int k, pairs = c->quick ? 3 : PAIRS;
-    printf("threads: fbm6_perlin2 (fbm6.lua, 2D) on %dx%d, tile 64, %d alternating pairs: ", THREADS_GRID,
-           THREADS_GRID, pairs);
+    printf("threads: %s (%s, 2D) on %dx%d, tile 64, %d alternating pairs: ", name, script, THREADS_GRID, THREADS_GRID,
+           pairs);
     fflush(stdout);
-    if (load(c, "fbm6.lua", 0, &s, &err)) {
+    if (load(c, script, 0, &s, &err)) {
         printf("error: %s\n", err.msg);
-        return;
+        return -1;
     }
     j = (job){.g = s.graph, .root = s.output[0], .dims = 2, .size = THREADS_GRID, .threads = 1, .volume = 0};
     j2 = j;
     j2.threads = 2;
-    if (run_job(&j2, &err) < 0) { /* warm-up */
-        printf("error: %s\n", err.msg);
-        ng_script_free(&s);
-        return;
-    }
+    if (run_job(&j2, &err) < 0) /* warm-up */
+        goto fail;
     for (k = 0; k < pairs; k++) {
-        if ((t1[k] = run_job(&j, &err)) < 0 || (t2[k] = run_job(&j2, &err)) < 0) {
-            printf("error: %s\n", err.msg);
-            ng_script_free(&s);
-            return;
-        }
+        if ((t1[k] = run_job(&j, &err)) < 0 || (t2[k] = run_job(&j2, &err)) < 0) goto fail;
         ratio[k] = t1[k] / t2[k];
     }
     printf("1 thread %.1f ms, 2 threads %.1f ms (medians), speed-up %.2fx (median of pair ratios; goal >= 1.9x "
            "on 2 cores; %ld CPUs online)\n",
            median(t1, pairs) * 1e3, median(t2, pairs) * 1e3, median(ratio, pairs), cpus);
-    if (cpus < 2) printf("threads: only one CPU online, so the speed-up says nothing about scaling\n");
+    ng_script_free(&s);
+    return 0;
+fail:
+    printf("error: %s\n", err.msg);
+    ng_script_free(&s);
+    return -1;
+}
+
+/* The speed-up of 2 threads over 1: of a fractal, and of the grid
+ * shading (its strips computed by one thread each, core/hood.c); then
+ * the machine's own ceiling. */
+static void bench_threads(const config *c)
+{
+    enum { PAIRS = 9 };
+    double ratio[PAIRS];
+    int k, pairs = c->quick ? 3 : PAIRS;
+    if (thread_pairs(c, "fbm6_perlin2", "fbm6.lua") || thread_pairs(c, "alligator_light2", "alligator_light.lua"))
+        return;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) printf("threads: only one CPU online, so the speed-up says nothing about scaling\n");
     for (k = 0; k < pairs; k++) {
         double one = ceiling_run(1);
         ratio[k] = 2.0 * one / ceiling_run(2);
@@ -773,7 +785,6 @@ static void bench_threads(const config *c)
     printf("threads: the machine's ceiling, the same kernel loop on 1 thread and twice on 2 (nothing shared): "
            "%.2fx (median of %d pairs)\n",
            median(ratio, pairs), pairs);
-    ng_script_free(&s);
 }
 
 /* ---- erosion ----------------------------------------------------------------------- */
