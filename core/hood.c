@@ -1478,8 +1478,8 @@ void ng__hood_set_extent(ng__hood_cache *h, int x, int y, int width, int height,
 }
 
 /* The key of n's patches that block b reads on the lattice of spacing s
- * (ix, iy left 0), from cache h. */
-static hkey block_key(const ng__hood_cache *h, const ng_node *n, const ng_block *b, double s)
+ * (ix, iy left 0; P left 0: patch_cells). */
+static hkey block_key(const ng_node *n, const ng_block *b, double s)
 {
     hkey key;
     memset(&key, 0, sizeof key);
@@ -1494,7 +1494,7 @@ static hkey block_key(const ng__hood_cache *h, const ng_node *n, const ng_block 
     if (n->hood_anchor == NG_HOOD_ANCHOR_RENDER && (key.ax = anchor_cell(b->anchor[0], s)) != WORLD_ANCHOR)
         key.ay = anchor_cell(b->anchor[1], s);
     if (key.ay == WORLD_ANCHOR) key.ax = WORLD_ANCHOR;
-    key.P = patch_cells(h, n, &key);
+    key.P = 0;
     return key;
 }
 
@@ -1594,7 +1594,8 @@ int ng__hood_read_kept(ng_ctx *ctx, const ng_node *n, int x, const ng_block *b, 
         ng_fail(ctx, "out of memory for the neighbourhood cache");
         goto done;
     }
-    key = block_key(h, n, b, s);
+    key = block_key(n, b, s);
+    key.P = patch_cells(h, n, &key);
     P = key.P, S = side(P);
     rc = 0;
     if (!on_cells(b, &key, s, rx, ry, run)) goto done;
@@ -1754,7 +1755,7 @@ static void strip_window(patch *const *got, int64_t first0, const hkey *k, int64
  * error set; 1, with nothing read, where the block is not the strips'
  * (a point off its cell's centre, or outside the render's columns and
  * rows: the patches take it). cx, cy, run: scratch of the block's size;
- * key: the block's patch key (block_key). */
+ * key: the block's key (block_key). */
 static int read_strips(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, const hkey *key,
                        double s, double inv, int32_t *cx, int32_t *cy, int32_t *run, float *out)
 {
@@ -1815,8 +1816,8 @@ static int read_strips(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
         }
     }
     if (win) ng_scratch_free(ctx, win, 1);
-    release_all(h, got, count);
-    pthread_mutex_lock(&h->mu);
+    pthread_mutex_lock(&h->mu); /* release_all's, and the trim, under one lock */
+    for (i = 0; i < count; i++) got[i]->pins--;
     trim_strips(h, n->id);
     pthread_mutex_unlock(&h->mu);
     return rc;
@@ -1855,9 +1856,10 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
     idx = (int32_t *)ng_scratch(ctx, 1), off = (int32_t *)ng_scratch(ctx, 1), run = (int32_t *)ng_scratch(ctx, 1);
     tx = ng_scratch(ctx, 1), ty = ng_scratch(ctx, 1);
     if (!idx || !off || !run || !tx || !ty) goto done;
-    key = block_key(h, n, b, s);
+    key = block_key(n, b, s);
     if (by_run(n) && (rc = read_strips(ctx, h, n, b, &key, s, inv, idx, off, run, out)) <= 0) goto done;
     rc = -1;
+    key.P = patch_cells(h, n, &key);
     P = key.P, G = stride(n, P);
     g0[0] = grid_origin(&key, 0), g0[1] = grid_origin(&key, 1);
     for (i = 0; i <= b->n; i++) {
