@@ -455,8 +455,9 @@ static void loop_light_grid(float *restrict out, const float *restrict c, ptrdif
         const float a = c[i + 1] - c[i - 1], b = c[i + w] - c[i - w];
         const float num = fma_f(-b, ay, fma_f(-a, ax, lz)), s = fma_f(k2, fma_f(a, a, b * b), 1.0f);
         const float y = rsqrt_estimate(s), e = rsqrt_residue(s, y), r0 = num * y;
-        const int32_t r = (int32_t)f2u(fma_f(r0 * e, rsqrt_series(e), r0)), lo = r > 0 ? r : 0;
-        out[i] = u2f((uint32_t)(lo < 0x3f800000 ? lo : 0x3f800000));
+        const int32_t r = (int32_t)f2u(fma_f(r0 * e, rsqrt_series(e), r0));
+        const uint32_t lo = (uint32_t)(r > 0 ? r : 0); /* then unsigned: a minimum, not a compare and a blend */
+        out[i] = u2f(lo < 0x3f800000u ? lo : 0x3f800000u);
     }
 }
 
