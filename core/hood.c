@@ -1669,11 +1669,11 @@ done:
  * any more leaves the cache as the next are taken (trim_strips), so a
  * render holds about STRIP_KEEP strips (1 MB at 2048 columns) and a
  * first render pays no page faults for 17 MB (1.25x to 1.15x its
- * height, paired). A single-threaded render costs what it did (1.155x
- * against 1.156x, the means of 8 processes alternating with the patches'
- * binary, alligator: the source's kernel, the shading's loop and the
- * bookkeeping take 103 %, 6.3 % and 3 % of the height's own time, by
- * the time-stamp counter). A run whose rows lie in two strips is read
+ * height, paired). A single-threaded render costs a little less (1.13x
+ * against 1.15x, the means of 8 processes alternating with the patches'
+ * binary; alligator: the source's kernel, the shading's loop and the
+ * bookkeeping take about 101.5 %, 6.3 % and 3 % of the height's own
+ * time, by the time-stamp counter). A run whose rows lie in two strips is read
  * through a window of its 2 r + 1 rows copied from them. Cells are
  * evaluated as a patch's are (evaluate_cells, cell_offsets from the
  * anchor's cell), so a strip's cells are the bits of the same cells of
@@ -1773,6 +1773,14 @@ static int read_strips(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     k.stage = STRIP, k.P = NG_HOOD_STRIP_ROWS;
     k.ix = (int64_t)h->corner[0] - r, k.W = h->extent[0] + 2 * r;
     k.y0 = h->corner[1] - r, k.rows = h->extent[1] + 2 * r;
+    /* what every thread may pin at once (the strips a block's rows and
+     * their radius straddle, and one it computes ahead) within half the
+     * cap, as patch_cells asks of large patches; else the patches, which
+     * the render's check counted (a very wide image under a memory limit) */
+    if ((size_t)(h->threads > 0 ? h->threads : 1) * (size_t)((cap / k.W + 2 * r) / k.P + 3) * (size_t)k.W *
+            (size_t)k.P * sizeof(float) >
+        h->cap / 2)
+        return 1;
     G = k.W;
     for (i = 0; i < b->n; i += run[i]) { /* the runs, each in the strips' columns and rows */
         const double ux = lattice_coord(b->anchor[0] + (double)b->p[0][i], s, inv);

@@ -417,6 +417,32 @@ static void test_strips_computed_once(void)
     }
 }
 
+/* Under a memory limit that leaves the neighbourhood cache less than a
+ * segment of strips on every thread (an image 4096 pixels wide, 10 MiB),
+ * the shading takes its patches, which the render's check counted, and
+ * gives the bits of the render without a limit, which took strips. */
+static void test_strips_give_way_to_patches(void)
+{
+    enum { WIDE = 4096, ROWS = 48 };
+    ng_render_opts o;
+    ng__hood_stats st;
+    long strips;
+    float *a, *b;
+    t_opts(&o, WIDE, ROWS);
+    o.threads = 2;
+    a = shading(ng_graph_new(), &o, 0, 0);
+    ng__hood_last_stats(&st);
+    strips = st.computed;
+    o.memory_limit = 10.0 * 1048576;
+    b = shading(ng_graph_new(), &o, 0, 0);
+    ng__hood_last_stats(&st);
+    CHECKF(strips == (ROWS + 2 + NG_HOOD_STRIP_ROWS - 1) / NG_HOOD_STRIP_ROWS, "%ld strips without a limit", strips);
+    CHECKF(st.computed > 0 && st.computed != strips && st.peak <= st.cap, "under the limit: %ld computed, peak %zu of %zu",
+           st.computed, st.peak, st.cap);
+    CHECK(a && b && same_bits(a, b, (size_t)WIDE * ROWS));
+    free(a), free(b);
+}
+
 /* A height the render shows and shades (terrain_colour.lua's idiom) is
  * read back from the light's lattice, whose cells on the pixels are the
  * pixels' own samples: height * light is the product of the height and
@@ -623,6 +649,7 @@ NG_SUITE(neighbourhood, fast)
     RUN(test_patch_memory_bounded);
     RUN(test_patches_start_at_the_render_corner);
     RUN(test_strips_computed_once);
+    RUN(test_strips_give_way_to_patches);
     RUN(test_height_read_back_from_the_lattice);
     if (cli_setup("ng-hood")) {
         ng_t_fail(__FILE__, __LINE__, "NG_BIN and NG_ROOT must name the program and the repository");
