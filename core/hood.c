@@ -1665,7 +1665,7 @@ done:
  * evaluated twice. A block reads the strips its rows and the r rows above
  * and below them lie in (read_strips); a thread that would wait for a
  * strip computes one of the next instead (strip_help), so 2 threads
- * compute 2 strips at once (1.90x to 1.94x); and a strip no block needs
+ * compute 2 strips at once (1.90x to 1.98x); and a strip no block needs
  * any more leaves the cache as the next are taken (trim_strips), so a
  * render holds about STRIP_KEEP strips (1 MB at 2048 columns) and a
  * first render pays no page faults for 17 MB (1.25x to 1.15x its
