@@ -821,6 +821,7 @@ int ng_script_run(const char *path, const ng_host_opts *o, ng_script *s, ng_erro
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "noisegraph.loaded");
     ng_lua_open(L, s->graph, h.dir, o->unsafe);
+    if (o->on_require) ng_lua_on_file(L, o->on_require, o->on_require_user);
     ng_lua_default(L, "frame", "fps", o->fps);
     lua_pushcfunction(L, l_param);
     lua_setfield(L, -2, "param");

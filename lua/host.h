@@ -44,7 +44,8 @@ typedef struct ng_host_opts {
     /* Called with the path of every module the script requires, as
      * found under the script's directory and (when a link) resolved,
      * before it is read (a module that is missing or fails to load is
-     * named too): serve watches them. NULL: not called. */
+     * named too), and of every file a node's option names, the same way
+     * (ng_lua_on_file): serve watches them. NULL: not called. */
     void (*on_require)(void *user, const char *path);
     void *on_require_user;
 } ng_host_opts;
@@ -100,6 +101,12 @@ void ng_lua_default(struct lua_State *L, const char *type, const char *key, doub
  * with the numeric options keys[k] = values[k]: constructors whose options
  * the render decides (ng.u()). After ng_lua_open. */
 void ng_lua_push_preset(struct lua_State *L, const char *type, int n, const char *const *keys, const double *values);
+/* fn(user, path) with the path of every file a node's option names (as
+ * the script gave it, joined to its directory, and where a link, the file
+ * it leads to), before it is read, also when it does not exist: serve
+ * watches them, so a file that failed the run is watched too. After
+ * ng_lua_open. */
+void ng_lua_on_file(struct lua_State *L, void (*fn)(void *user, const char *path), void *user);
 /* The script has ended: constructors refuse from now on (finalizers run by
  * lua_close must not begin nodes). Call before lua_close. */
 void ng_lua_close(struct lua_State *L);

@@ -36,6 +36,8 @@ typedef struct modstate {
     char dir[4096]; /* the script's directory: file options resolve against it */
     int unsafe;
     int closed;     /* the script has ended: no more nodes (see ng_lua_close) */
+    void (*on_file)(void *user, const char *path); /* ng_lua_on_file; NULL: none */
+    void *on_file_user;
 } modstate;
 
 typedef struct pending {
@@ -156,7 +158,9 @@ static int set_path(modstate *m, ng_node *n, const char *label, int k, const cha
                          label, path);
     if (path[0] == '/') snprintf(joined, sizeof joined, "%s", path);
     else snprintf(joined, sizeof joined, "%s/%s", m->dir, path);
+    if (m->on_file) m->on_file(m->on_file_user, joined); /* also when it does not exist (yet) */
     if (!realpath(joined, real)) return ng_errorf(err, "%s: %s: %s", label, joined, strerror(errno));
+    if (m->on_file && strcmp(real, joined)) m->on_file(m->on_file_user, real);
     if (!m->unsafe) {
         if (!realpath(m->dir, realdir)) return ng_errorf(err, "%s: %s: %s", label, m->dir, strerror(errno));
         dl = strlen(realdir);
@@ -675,6 +679,7 @@ void ng_lua_open(lua_State *L, ng_graph *g, const char *dir, int unsafe)
     m->closed = 0;
     snprintf(m->dir, sizeof m->dir, "%s", dir);
     m->unsafe = unsafe;
+    m->on_file = NULL, m->on_file_user = NULL;
     st = lua_gettop(L);
     lua_pushvalue(L, st);
     lua_setfield(L, LUA_REGISTRYINDEX, "noisegraph.state");
@@ -766,6 +771,15 @@ void ng_lua_push_preset(lua_State *L, const char *type, int n, const char *const
         lua_setfield(L, -2, keys[k]);
     }
     lua_pushcclosure(L, l_preset, 3);
+}
+
+void ng_lua_on_file(lua_State *L, void (*fn)(void *user, const char *path), void *user)
+{
+    modstate *m;
+    lua_getfield(L, LUA_REGISTRYINDEX, "noisegraph.state");
+    m = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (m) m->on_file = fn, m->on_file_user = user;
 }
 
 void ng_lua_close(lua_State *L)

@@ -21,7 +21,9 @@
  * Watching: editors save by writing a new file and renaming it over the
  * old, so the directories of the files are watched (inotify) and events
  * are matched by name. The files are the script, every module it required
- * (host's on_require) and every file a node reads (its path options). A
+ * and every file a node's option names (host's on_require, from the
+ * script's child as it runs, so those of a run that failed too), and
+ * every file a good run's nodes read (their path options). A
  * burst of events is debounced: the script runs once they have been quiet
  * for DEBOUNCE_MS.
  */

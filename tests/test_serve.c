@@ -1011,6 +1011,37 @@ static void test_slow_image_swapped_in(void)
     CHECK_INT(server_stop(&s), 0);
 }
 
+/* An image the script reads that is missing at the first run is watched
+ * all the same: when it appears (written beside and renamed, as editors
+ * and exporters do), the script runs again and renders, where the server
+ * knew the files of a good run only and kept the error. */
+static void test_missing_image_appears(void)
+{
+    char script[PATHLEN], img[PATHLEN], tmp[PATHLEN];
+    server s;
+    http r;
+    long g;
+    script_in(script, "lateimg", "return ng.image{path = \"img.jpg\"}\n");
+    tpath(img, "lateimg/img.jpg");
+    tpath(tmp, "lateimg/img.jpg.new");
+    remove(img);
+    if (server_start(&s, script, NULL)) return;
+    CHECK_INT(status_of(s.port, "/api/render?w=8&h=8"), 503);
+    get(&r, s.port, "/api/state");
+    CHECK_CONTAINS(r.body, "No such file");
+    http_free(&r);
+    write_slow_jpeg(tmp, 64, 1);
+    CHECK(rename(tmp, img) == 0);
+    g = wait_generation(s.port, 1);
+    CHECKF(g >= 2, "no run after the image appeared (generation %ld)", g);
+    get(&r, s.port, "/api/state");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"error\": null");
+    http_free(&r);
+    CHECK_INT(status_of(s.port, "/api/render?w=8&h=8"), 200);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* A new render on a stream cancels the one in progress there (409),
  * while other requests answer; SIGTERM during a render exits 0. */
 static void test_stream_cancels_stale_render(void)
@@ -1404,6 +1435,7 @@ NG_SUITE(serve, full)
     RUN(test_graph_labels_and_folds);
     RUN(test_graph_layout_time_limit);
     RUN(test_slow_image_swapped_in);
+    RUN(test_missing_image_appears);
     RUN(test_stream_cancels_stale_render);
     RUN(test_renders_take_turns);
     RUN(test_shutdown_cancels_unstreamed_render);
