@@ -254,6 +254,16 @@ static int status_of(int port, const char *path)
     return s;
 }
 
+/* The server's state answers 200 with no error: its last run was good. */
+static void state_is_good(int port)
+{
+    http r;
+    get(&r, port, "/api/state");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"error\": null");
+    http_free(&r);
+}
+
 /* ---- scripts ---------------------------------------------------------------- */
 
 static const char *const SCRIPT =
@@ -760,10 +770,7 @@ static void test_stuck_script_via_parameter(void)
     CHECK_INT(r.status, 503);
     CHECK_CONTAINS(r.body, "time limit");
     http_free(&r);
-    get(&r, s.port, "/api/state");
-    CHECK_INT(r.status, 200);
-    CHECK_CONTAINS(r.body, "\"error\": null");
-    http_free(&r);
+    state_is_good(s.port);
     CHECK_INT(status_of(s.port, "/api/render?w=8&h=8&set.n=2"), 200);
     CHECK_INT(server_stop(&s), 0);
 }
@@ -1004,10 +1011,7 @@ static void test_slow_image_swapped_in(void)
     write_slow_jpeg(tmp, 64, 1);
     CHECK(rename(tmp, img) == 0);
     g = wait_generation(s.port, g);
-    get(&r, s.port, "/api/state");
-    CHECK_INT(r.status, 200);
-    CHECK_CONTAINS(r.body, "\"error\": null");
-    http_free(&r);
+    state_is_good(s.port);
     CHECK_INT(server_stop(&s), 0);
 }
 
@@ -1034,10 +1038,7 @@ static void test_missing_image_appears(void)
     CHECK(rename(tmp, img) == 0);
     g = wait_generation(s.port, 1);
     CHECKF(g >= 2, "no run after the image appeared (generation %ld)", g);
-    get(&r, s.port, "/api/state");
-    CHECK_INT(r.status, 200);
-    CHECK_CONTAINS(r.body, "\"error\": null");
-    http_free(&r);
+    state_is_good(s.port);
     CHECK_INT(status_of(s.port, "/api/render?w=8&h=8"), 200);
     CHECK_INT(server_stop(&s), 0);
 }
