@@ -21,7 +21,9 @@
  * ng__hood_read_kept). A patch is computed whole: the source
  * evaluated on the patch's cells plus a halo of the node's radius, then the
  * type's filter (a run filter's patch is its source and halo, the
- * filter computed where it is sampled). Its samples are a function of
+ * filter computed where it is sampled; where the render keeps nothing in
+ * it, that source is held in strips of rows instead: read_strips). Its
+ * samples are a function of
  * (node, spacing, patch index, anchor cell, seed, z, time, period) alone,
  * never of the render's tiles, region, threads or
  * block size (the source is evaluated per point, whatever the chunking),
@@ -841,6 +843,14 @@ static int evaluate_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, con
     return evaluate_cells(ctx, n, b, p, in, x, y, skip, w, w);
 }
 
+/* 0 where run filter n's source has one channel (its patches and strips
+ * hold that one plane), else -1 with the context's error set. */
+static int one_channel_source(ng_ctx *ctx, const ng_node *n)
+{
+    if (ng_input_channels(ctx, n, n->type->hood->input) == 1) return 0;
+    return ng_fail(ctx, "%s: a run filter reads a one-channel source", n->label);
+}
+
 /* A patch's data (its bytes, counted already): from the cache's chunks
  * (core/slab.c), under its lock. NULL when the system has no room. */
 static float *data_new(ng__hood_cache *h, size_t bytes)
@@ -882,7 +892,7 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     p->data = data_new(h, p->bytes);
     in = by_run(n) ? p->data : malloc(halo); /* a run filter's patch is its source */
     rc = !in || !p->data ? ng_fail(ctx, "out of memory for a neighbourhood patch") : 0;
-    if (rc == 0 && by_run(n) && ch != 1) rc = ng_fail(ctx, "%s: a run filter reads a one-channel source", n->label);
+    if (rc == 0 && by_run(n)) rc = one_channel_source(ctx, n);
     if (rc == 0) rc = evaluate_source(ctx, n, b, p, in, w);
     if (rc == 0 && by_run(n)) {
         /* its value is computed where it is sampled */
@@ -1059,12 +1069,18 @@ static int fill(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block
     return rc;
 }
 
-static void release_all(ng__hood_cache *h, patch **got, int m)
+/* got[0 .. m - 1]'s pins given back (NULLs skipped), under the lock. */
+static void unpin(patch **got, int m)
 {
     int i;
-    pthread_mutex_lock(&h->mu);
     for (i = 0; i < m; i++)
         if (got[i]) got[i]->pins--;
+}
+
+static void release_all(ng__hood_cache *h, patch **got, int m)
+{
+    pthread_mutex_lock(&h->mu);
+    unpin(got, m);
     pthread_mutex_unlock(&h->mu);
 }
 
@@ -1686,8 +1702,7 @@ done:
 static int compute_strip(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const ng_block *b, patch *p)
 {
     const hkey *k = &p->key;
-    if (ng_input_channels(ctx, n, n->type->hood->input) != 1)
-        return ng_fail(ctx, "%s: a run filter reads a one-channel source", n->label);
+    if (one_channel_source(ctx, n)) return -1;
     if (!(p->data = data_new(h, p->bytes))) return ng_fail(ctx, "out of memory for a neighbourhood strip");
     return evaluate_cells(ctx, n, b, p, p->data, grid_origin(k, 0) + k->ix, grid_origin(k, 1) + k->y0 + k->iy * k->P,
                           0, k->W, strip_rows(k));
@@ -1764,9 +1779,9 @@ static int read_strips(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     const int nch = b->channels > 0 && b->channels < n->channels ? b->channels : n->channels;
     hkey k = *key, keys[SEGMENT];
     patch *got[SEGMENT];
-    int64_t ylo = INT64_MAX, yhi = INT64_MIN, first, final, j;
+    int64_t ylo = INT64_MAX, yhi = INT64_MIN, first, final, j, x0, y0; /* x0, y0: the strips' first cell */
     float *win = NULL;
-    int i, at, m, G, count, rc = 0;
+    int i, at, m, count, rc = 0;
     if (n->hood_spacing >= 0 || n->type->hood->smooth || k.ax == WORLD_ANCHOR || h->extent[0] <= 0 || h->extent[1] <= 0 ||
         kept_of(ng__ctx_kept(ctx), n).n || cap / (2 * r + 1) - 2 * r < 1)
         return 1;
@@ -1781,17 +1796,17 @@ static int read_strips(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
             (size_t)k.P * sizeof(float) >
         h->cap / 2)
         return 1;
-    G = k.W;
+    x0 = grid_origin(&k, 0) + k.ix, y0 = grid_origin(&k, 1) + k.y0;
     for (i = 0; i < b->n; i += run[i]) { /* the runs, each in the strips' columns and rows */
         const double ux = lattice_coord(b->anchor[0] + (double)b->p[0][i], s, inv);
         const double uy = lattice_coord(b->anchor[1] + (double)b->p[1][i], s, inv);
-        int64_t x, y;
+        int64_t kx, x, y;
         if (!(fabs(ux) < 1e18 && fabs(uy) < 1e18)) return 1;
-        x = floor_cell(ux), y = floor_cell(uy);
-        if ((float)(ux - (double)x) != 0.0f || (float)(uy - (double)y) != 0.0f) return 1;
-        x -= grid_origin(&k, 0) + k.ix, y -= grid_origin(&k, 1) + k.y0;
+        kx = floor_cell(ux), y = floor_cell(uy);
+        if ((float)(ux - (double)kx) != 0.0f || (float)(uy - (double)y) != 0.0f) return 1;
+        x = kx - x0, y -= y0;
         if (x < r || x >= k.W - r || y < r || y >= k.rows - r) return 1;
-        run[i] = cell_run(b, i, s, inv, x + grid_origin(&k, 0) + k.ix, k.W - r - x);
+        run[i] = cell_run(b, i, s, inv, kx, k.W - r - x);
         cx[i] = (int32_t)x, cy[i] = (int32_t)y;
         if (y < ylo) ylo = y;
         if (y > yhi) yhi = y;
@@ -1808,8 +1823,8 @@ static int read_strips(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     for (i = 0; i < b->n; i += run[i]) {
         const int64_t y = cy[i], top = (y - r) / k.P;
         if (top == (y + r) / k.P) { /* its rows in one strip: read in place */
-            const float *src = got[top - first]->data + (size_t)(y - top * k.P) * G + cx[i];
-            n->type->hood->run(n, src, G, run[i], s, out + i, len, nch);
+            const float *src = got[top - first]->data + (size_t)(y - top * k.P) * k.W + cx[i];
+            n->type->hood->run(n, src, k.W, run[i], s, out + i, len, nch);
             continue;
         }
         if (!win && !(win = ng_scratch(ctx, 1))) {
@@ -1825,7 +1840,7 @@ static int read_strips(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     }
     if (win) ng_scratch_free(ctx, win, 1);
     pthread_mutex_lock(&h->mu); /* release_all's, and the trim, under one lock */
-    for (i = 0; i < count; i++) got[i]->pins--;
+    unpin(got, count);
     trim_strips(h, n->id);
     pthread_mutex_unlock(&h->mu);
     return rc;
