@@ -363,7 +363,10 @@ static int check_kind(ng_node *n, int k, ng_param_kind want, ng_error *err)
 
 static int check_bounds(ng_node *n, const ng_param_desc *p, double v, ng_error *err)
 {
-    if (!(v >= p->min && v <= p->max)) /* also refuses NaN */
+    if (v != v) /* printf's %g spells it "-nan" or "nan" by its sign bit */
+        return ng_errorf(err, "%s: option '%s' is NaN, not a number (accepted %g to %g)", node_name(n), p->name,
+                         p->min, p->max);
+    if (!(v >= p->min && v <= p->max))
         return ng_errorf(err, "%s: option '%s' = %g is out of range (accepted %g to %g)",
                          node_name(n), p->name, v, p->min, p->max);
     return 0;

@@ -72,6 +72,9 @@ static int fractal_setup(ng_node *n, const int *ch, ng_error *err)
 {
     const double oct = ng_num(n, P_OCTAVES), lac = ng_num(n, P_LACUNARITY);
     fractal_state *s;
+    if (ng__fractal_musgrave_check(n->label, "offset", ng_node_param_set(n, P_OFFSET), ng_int(n, P_TYPE), err) ||
+        ng__fractal_musgrave_check(n->label, "gain", ng_node_param_set(n, P_GAIN), ng_int(n, P_TYPE), err))
+        return -1;
     if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
     n->channels = ch[I_SOURCE];
     s->source_detail = n->detail;
@@ -129,6 +132,12 @@ static int fractal_eval_grad(ng_ctx *ctx, const ng_node *n, const ng_block *b, f
     return ng__fractal_sum_grad(ctx, n, &f, b, n->channels, pull_source_grad, NULL, out, grad);
 }
 
+/* offset and gain where the type takes them (inspect's option list) */
+static int fractal_applies(const ng_node *n, int k)
+{
+    return (k != P_OFFSET && k != P_GAIN) || ng__fractal_musgrave(ng_int(n, P_TYPE));
+}
+
 const ng_node_type ng_type_fractal = {
     .name = "fractal",
     .family = "fractal",
@@ -148,6 +157,7 @@ const ng_node_type ng_type_fractal = {
     .changed = fractal_changed,
     .nchanged = 1,
     .setup = fractal_setup,
+    .applies = fractal_applies,
     .eval_grad = fractal_eval_grad,
     .eval = fractal_eval,
     .takes_p_scale = 1, /* octave blocks compose it (octaves.c) */

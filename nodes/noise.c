@@ -87,10 +87,10 @@ static const ng_param_desc noise_params[NPARAMS] = {
      "flow: rotates the gradients, one full turn per unit (animate it for swirling: a node, e.g. flow = "
      "ng.time(), turns them per sample; loops every 1)"},
     {"gradients", NG_PARAM_ENUM, {NG_GRADIENTS_ISOTROPIC}, 0, 0, gradients_choices,
-     "perlin, fast, simplex, flow: \"isotropic\" (2D: 32 directions, longer along the axes, for perlin, fast and "
-     "flow, unit directions spread continuously for simplex; 3D and 4D: independent random components, "
-     "simplex's normalised: no lattice-aligned creases), or \"classic\": the lattice-aligned sets of versions "
-     "before 0.2.0 (their bits)"},
+     "perlin, fast, simplex, flow: \"isotropic\" (2D: 128 vectors for perlin and flow, 64 for fast, longer "
+     "near the axes; 2^15 unit directions spread continuously for simplex; 3D and 4D: independent random "
+     "components, each vector normalised for simplex: no lattice-aligned creases), or \"classic\": the "
+     "lattice-aligned sets of versions before 0.2.0 (their bits)"},
     {"fractal", NG_PARAM_ENUM, {FRACTAL_NONE}, 0, 0, fractal_choices,
      "none, or octaves of this noise as ng.fractal sums them (the same bits): " NG_FRACTAL_TYPE_DOC
      "; fbm is standard"},
@@ -159,6 +159,9 @@ void ng__noise_prepare(ng_node *n, int type, ng_unified *u)
     n->detail = type == NG_BASIS_WHITE ? 0 : size * fmin(scale[0], fmin(scale[1], scale[2])) / bs->freq_mult;
 }
 
+/* The NG_FRACTAL_* type of the fractal option's choice (not FRACTAL_NONE). */
+static int fractal_type(int fractal) { return fractal == FRACTAL_FBM ? NG_FRACTAL_STANDARD : fractal - 1; }
+
 /* Worley's nearest feature position: a vector of world positions. */
 static int is_position(const ng_node *n)
 {
@@ -183,6 +186,7 @@ static int noise_applies(const ng_node *n, int k)
 {
     unsigned which;
     if (((fractal_options >> k) & 1) && ng_int(n, P_FRACTAL) == FRACTAL_NONE) return 0;
+    if ((k == P_FOFFSET || k == P_GAIN) && !ng__fractal_musgrave(fractal_type(ng_int(n, P_FRACTAL)))) return 0;
     if (k == P_EXPONENT && ng_int(n, P_METRIC) != NG_METRIC_MINKOWSKI) return 0;
     return !specific_to(k, &which) || (which & (1u << ng_int(n, P_TYPE)));
 }
@@ -198,6 +202,11 @@ static int noise_setup(ng_node *n, const int *ch, ng_error *err)
         if (((fractal_options >> k) & 1) && ng_node_param_set(n, k))
             return ng_errorf(err, "%s: option '%s' needs a fractal (fractal = \"fbm\", \"terrain\", ...)", n->label,
                              noise_params[k].name);
+    if (fractal != FRACTAL_NONE &&
+        (ng__fractal_musgrave_check(n->label, "fractal_offset", ng_node_param_set(n, P_FOFFSET),
+                                    fractal_type(fractal), err) ||
+         ng__fractal_musgrave_check(n->label, "gain", ng_node_param_set(n, P_GAIN), fractal_type(fractal), err)))
+        return -1;
     if (type == NG_BASIS_WORLEY && ng_node_param_set(n, P_EXPONENT) && ng_int(n, P_METRIC) != NG_METRIC_MINKOWSKI)
         return ng_errorf(err, "%s: option 'exponent' applies to metric = \"minkowski\" only", n->label);
     if (type == NG_BASIS_WORLEY && ng_int(n, P_FEATURE) == NG_WORLEY_EDGE && ng_int(n, P_METRIC) != NG_METRIC_EUCLIDEAN)
@@ -780,7 +789,7 @@ static void fractal_of(const ng_node *n, ng_fractal *f)
     const noise_state *st = n->state;
     const int fractal = ng_int(n, P_FRACTAL);
     memset(f, 0, sizeof *f);
-    f->type = fractal == FRACTAL_FBM ? NG_FRACTAL_STANDARD : fractal - 1;
+    f->type = fractal_type(fractal);
     f->normalize = ng_int(n, P_NORMALIZE);
     f->antialias = ng_int(n, P_ANTIALIAS);
     f->octaves = ng_num(n, P_OCTAVES);

@@ -9,6 +9,14 @@
 #include <math.h>
 #include <string.h>
 
+int ng__fractal_musgrave_check(const char *label, const char *name, int set, int type, ng_error *err)
+{
+    static const char *const types[NG_NFRACTALS] = {NG_FRACTAL_CHOICES};
+    if (!set || ng__fractal_musgrave(type)) return 0;
+    return ng_errorf(err, "%s: option '%s' shapes the ridged and hybrid fractals only, not %s", label, name,
+                     types[type]);
+}
+
 void ng__octaves_init(ng_octaves *o, double octaves, double lacunarity, double roughness)
 {
     double w = 1;

@@ -115,6 +115,15 @@ typedef struct ng_fractal {
      "in the sum); tiled renders keep octaves unturned so they still tile; false: the octaves of versions "    \
      "before 0.2.0"}
 
+/* Whether Musgrave's offset and gain shape fractal type `type`
+ * (NG_FRACTAL_*): hybrid and ridged only; set on another type they
+ * would change nothing, so the nodes refuse them (ng__fractal_musgrave_check). */
+static inline int ng__fractal_musgrave(int type) { return type == NG_FRACTAL_HYBRID || type == NG_FRACTAL_RIDGED; }
+
+/* 0, or -1 with err set where option `name` (offset or gain) is set on a
+ * fractal type it does not shape; types: the choices' names. */
+int ng__fractal_musgrave_check(const char *label, const char *name, int set, int type, ng_error *err);
+
 /* The fixed turn of octave k >= 1 in noise space: the xy plane by k
  * golden angles in 2D; in 3D and 4D x, y, z by Rz(k golden angle) Rx(k
  * 0.9553166) (time, the fourth axis, is never turned). Row-major. */

@@ -82,6 +82,21 @@ static void test_out_of_range(void)
     cli(&r, "render", s, "-o", o, NULL);
     EXPECT_ERR(&r, 1, at(s, 2), "fbm", "'octaves'", "40", "out of range", "0 to 32");
     res_free(&r);
+
+    /* Musgrave's offset and gain shape ridged and hybrid only: on another
+     * type they would change nothing, so they are refused */
+    mkscript(s, "range3.lua", "return ng.fbm{ng.perlin{}, offset = 0.3}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "fbm", "'offset'", "ridged and hybrid", "not standard");
+    res_free(&r);
+    mkscript(s, "range4.lua", "return ng.perlin{fractal = \"billow\", gain = 3}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "perlin", "'gain'", "ridged and hybrid", "not billow");
+    res_free(&r);
+    mkscript(s, "range5.lua", "return ng.ridged{ng.perlin{}, offset = 0/0}\n");
+    cli(&r, "render", s, "-o", o, NULL);
+    EXPECT_ERR(&r, 1, at(s, 1), "ridged", "'offset' is NaN", "0 to 2");
+    res_free(&r);
     CHECK(!exists(o));
 }
 
