@@ -532,27 +532,43 @@ static int world_positions(ng_ctx *ctx, const ng_node *n, const ng_unified *u, c
                            ng_basis_fn fn, ng_noise_pts *pts, const ng_block *b, const double *freq,
                            double freq_scale, int channels, float *out)
 {
-    const int dims = b->dims, varies = drv->size || drv->scale;
+    const int dims = b->dims, varies = drv->size || drv->scale, moved = varies || drv->offset;
     const double ps = b->p_scale != 0.0f ? b->p_scale : 1.0;
-    float *rel = ng_scratch(ctx, dims);
+    float *rel = ng_scratch(ctx, 2 * dims);
     int c, i;
     if (!rel) return -1;
     pts->plane = b->n;
+    pts->cells = 1;
     if (drv->jitter) kernel_runs(n, fn, pts, drv, rel);
     else fn(pts, rel);
     for (c = 0; c < channels; c++) {
         float *o = out + (size_t)c * (size_t)b->n;
-        const float *r = rel + (size_t)c * (size_t)b->n;
+        const float *r = rel + (size_t)c * (size_t)b->n, *in = rel + (size_t)(dims + c) * (size_t)b->n;
+        const double fs = ng_pts_scale(pts, c), off = offset_number(n, drv, c, b->n);
         if (c >= dims) {
             memset(o, 0, (size_t)b->n * sizeof *o);
-            continue;
-        }
-        for (i = 0; i < b->n; i++) {
-            const double f = varies ? freq_at(n, u, drv, c, i, b->n, freq_scale) : freq[c];
-            o[i] = (float)(b->anchor[c] + (double)b->p[c][i] * ps + (double)r[i] / f);
+        } else if (!moved && !(c == 3 && pts->period[3]) && pts->f[c] == b->p[c]) {
+            /* The feature's noise coordinate whole: its cell, the integer
+             * nearest the point's coordinate plus the vector less the
+             * coordinate inside it (their float rounding is ~1e-7 of a
+             * cell), plus that coordinate, exact. The same for every point
+             * that finds the feature, so its world position has the same
+             * bits in every sample of its cell: a key for scattering. The
+             * kernel's anchor is (a + offset) f (basis_at; channel 0, no
+             * shift). */
+            for (i = 0; i < b->n; i++) {
+                const double at = pts->anchor[c] + (double)b->p[c][i] * fs;
+                const double whole = nearbyint(at + (double)r[i] - (double)in[i]) + (double)in[i];
+                o[i] = (float)(whole / freq[c] - off);
+            }
+        } else { /* moved per sample: the point's own position plus the vector */
+            for (i = 0; i < b->n; i++) {
+                const double f = varies ? freq_at(n, u, drv, c, i, b->n, freq_scale) : freq[c];
+                o[i] = (float)(b->anchor[c] + (double)b->p[c][i] * ps + (double)r[i] / f);
+            }
         }
     }
-    ng_scratch_free(ctx, rel, dims);
+    ng_scratch_free(ctx, rel, 2 * dims);
     return 0;
 }
 

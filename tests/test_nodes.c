@@ -882,6 +882,54 @@ static void test_worley_position_world(void)
     ng_graph_free(g);
 }
 
+/* feature = "position" at any jitter and offset: every sample of a cell
+ * (its CELL value) gets the same bits, the key a scatter or a biome map
+ * takes; two cells' features are apart. The vector to the feature alone
+ * gave samples of one cell positions an ulp apart (jitter 0.3: 21
+ * near-duplicate pairs in 256^2). */
+static void test_worley_position_one_per_cell(void)
+{
+    static const double jitters[] = {0.3, 0.77, 1.0};
+    const int W = 256, H = 192;
+    size_t q;
+    for (q = 0; q < sizeof jitters / sizeof jitters[0]; q++) {
+        ng_graph *g = ng_graph_new();
+        ng_node *n = t_begin(g, "worley");
+        ng_render_opts o;
+        float *vp, *vc;
+        float key[512][3];
+        int nkeys = 0, split = 0, close = 0, pos, cell, i, k, m;
+        t_set(n, "element_size", 32), t_set(n, "seed", 4), t_set(n, "jitter", jitters[q]);
+        t_choose(n, "feature", "position");
+        t_vec(n, "offset", 3.3, 7.1, 0);
+        pos = t_finish_ok(g, n);
+        n = t_begin(g, "worley");
+        t_set(n, "element_size", 32), t_set(n, "seed", 4), t_set(n, "jitter", jitters[q]);
+        t_choose(n, "feature", "cell");
+        t_vec(n, "offset", 3.3, 7.1, 0);
+        cell = t_finish_ok(g, n);
+        t_opts(&o, W, H);
+        vp = t_render(g, pos, &o), vc = t_render(g, cell, &o);
+        CHECK(vp && vc);
+        for (i = 0; vp && vc && i < W * H; i++) {
+            for (k = 0; k < nkeys && key[k][0] != vc[i]; k++) continue;
+            if (k == nkeys && nkeys < 512) {
+                key[nkeys][0] = vc[i], key[nkeys][1] = vp[3 * i], key[nkeys][2] = vp[3 * i + 1];
+                nkeys++;
+            } else if (k < nkeys) {
+                split += key[k][1] != vp[3 * i] || key[k][2] != vp[3 * i + 1];
+            }
+        }
+        for (k = 0; k < nkeys; k++)
+            for (m = k + 1; m < nkeys; m++) close += fabs(key[k][1] - key[m][1]) + fabs(key[k][2] - key[m][2]) < 0.01;
+        CHECKF(split == 0 && nkeys > 40, "jitter %g: %d samples differ from their cell's first position (%d cells)",
+               jitters[q], split, nkeys);
+        CHECKF(close == 0, "jitter %g: %d pairs of cells with positions within 0.01", jitters[q], close);
+        free(vp), free(vc);
+        ng_graph_free(g);
+    }
+}
+
 /* What the extras refuse, each naming the option. */
 static void test_worley_extras_errors(void)
 {
@@ -1434,6 +1482,7 @@ NG_SUITE(nodes, fast)
     RUN(test_curl_3d_divergence_free);
     RUN(test_distance_metrics);
     RUN(test_worley_position_world);
+    RUN(test_worley_position_one_per_cell);
     RUN(test_worley_extras_errors);
     RUN(test_coords_pixel_centres);
     RUN(test_coords_z_time);

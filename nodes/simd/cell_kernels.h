@@ -109,8 +109,10 @@ static inline __attribute__((always_inline)) float ng_cell_pow(float x, float e)
  *              normalising;
  *   POSITION   the vector from the point to its nearest feature, in cells
  *              (noise space), one plane per axis: out[k * plane + i] for k
- *              < dims (plane = p->plane, 0: n); not normalised. The noise
- *              node turns it into a world position.
+ *              < dims (plane = p->plane, 0: n); not normalised; with
+ *              p->cells, also the feature's coordinates in its own cell
+ *              in planes dims to 2 dims - 1. The noise node turns them
+ *              into a world position.
  * All are exact (the search widens where a feature that matters could lie
  * outside the 3^d neighbourhood). Distances are divided by a normaliser per
  * (feature, metric, dims, jitter, exponent), continuous in jitter and

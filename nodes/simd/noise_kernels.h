@@ -63,6 +63,12 @@ typedef struct ng_noise_pts {
     /* worley, NG_WORLEY_POSITION: distance between the output's planes
      * (0, a zeroed struct's value, means n) */
     int plane;
+    /* worley, NG_WORLEY_POSITION: nonzero: planes dims to 2 dims - 1 get
+     * the nearest feature's coordinates inside its own cell (c0 + the
+     * jittered unit of its hash, as feature_vec places it), a function of
+     * the feature alone, so a node places it in the world with the same
+     * bits from every point that finds it (noise.c: world_positions). */
+    int cells;
     /* Turned positions (a fractal's rotated octave; 0, a zeroed struct's
      * value: none): for d < turn_axes (min(dims, 3)) point i's offset
      * along d is turned_off(turn[d], f) (bits.h) times scale[d], the

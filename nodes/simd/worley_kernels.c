@@ -60,7 +60,7 @@ LOOP_INLINE void keep_feature(int dims, int keep, uint32_t d, uint32_t h, const 
     int k;
     if (keep == KEEP_F3) s->d3 = min_bits(s->d3, max_bits(d, s->d2));
     if (keep == KEEP_F2 || keep == KEEP_F3) s->d2 = min_bits(s->d2, (a & nearer) | (d & ~nearer));
-    if (keep == KEEP_CELL) s->hb = (h & nearer) | (s->hb & ~nearer);
+    if (keep == KEEP_CELL || keep == KEEP_NEAR) s->hb = (h & nearer) | (s->hb & ~nearer);
     if (keep == KEEP_NEAR)
         for (k = 0; k < dims; k++) s->r[k] = u2f((f2u(r[k]) & nearer) | (f2u(s->r[k]) & ~nearer));
     s->d1 = (d & nearer) | (a & ~nearer);
@@ -82,7 +82,7 @@ LOOP_INLINE void state_load(const wstate *restrict w, int dims, int keep, int i,
     s->d1 = w->d1[i];
     if (keep == KEEP_F2 || keep == KEEP_F3) s->d2 = w->d2[i];
     if (keep == KEEP_F3) s->d3 = w->d3[i];
-    if (keep == KEEP_CELL) s->hb = w->hb[i];
+    if (keep == KEEP_CELL || keep == KEEP_NEAR) s->hb = w->hb[i];
     if (keep == KEEP_NEAR)
         for (k = 0; k < dims; k++) s->r[k] = w->r[k][i];
 }
@@ -93,7 +93,7 @@ LOOP_INLINE void state_store(wstate *restrict w, int dims, int keep, int i, cons
     w->d1[i] = s->d1;
     if (keep == KEEP_F2 || keep == KEEP_F3) w->d2[i] = s->d2;
     if (keep == KEEP_F3) w->d3[i] = s->d3;
-    if (keep == KEEP_CELL) w->hb[i] = s->hb;
+    if (keep == KEEP_CELL || keep == KEEP_NEAR) w->hb[i] = s->hb;
     if (keep == KEEP_NEAR)
         for (k = 0; k < dims; k++) w->r[k][i] = s->r[k];
 }
@@ -499,6 +499,11 @@ LOOP_INLINE void worley_run(const ng_noise_pts *p, float *out, const int dims)
                 float *restrict ok = out + (size_t)k * (size_t)plane + start;
                 for (i = 0; i < m; i++) ok[i] = w.r[k][i];
             }
+            for (k = 0; k < dims && p->cells; k++) { /* feature_vec's coordinates, in the feature's own cell */
+                float *restrict ok = out + (size_t)(dims + k) * (size_t)plane + start;
+                const float js = j * (1.0f / 65536.0f);
+                for (i = 0; i < m; i++) ok[i] = c0 + (float)(int32_t)(ng_cell_word(w.hb[i], k) >> 16) * js;
+            }
             break;
         default:
             for (i = 0; i < m; i++) o[i] = ng_hash_unit(ng_hash_step(w.hb[i], 1u));
@@ -514,7 +519,7 @@ static void worley3(const ng_noise_pts *p, float *out) { worley_run(p, out, 3); 
 static void worley4(const ng_noise_pts *p, float *out) { worley_run(p, out, 4); }
 
 /* Zeros for an invalid call: every plane a POSITION call of 1 to 4 dims
- * writes, else one. */
+ * writes (dims, or 2 dims with p->cells), else one. */
 static void position_zeros(const ng_noise_pts *p, float *out)
 {
     int k;
@@ -522,7 +527,7 @@ static void position_zeros(const ng_noise_pts *p, float *out)
         zeros(p, out);
         return;
     }
-    for (k = 0; k < p->dims && p->n > 0; k++)
+    for (k = 0; k < (p->cells ? 2 : 1) * p->dims && p->n > 0; k++)
         memset(out + (size_t)k * (size_t)(p->plane > 0 ? p->plane : p->n), 0, (size_t)p->n * sizeof *out);
 }
 
