@@ -112,6 +112,11 @@ const ng_block *ng_block_unscaled(const ng_block *b, ng_block *tmp, float *pos);
  * positions), or gets the positions multiplied out by the evaluator first. */
 int ng_input_takes_turn(const ng_ctx *c, const ng_node *node, int k);
 
+/* Whether input k's graph holds a neighbourhood node (ng_hood_type): each
+ * place it is read at costs a patch or a tile of its own, so a node that
+ * probes its input at scattered points probes it close together instead. */
+int ng_input_reads_neighbourhood(const ng_ctx *c, const ng_node *node, int k);
+
 /* A scratch buffer of channels * tile-area floats from the thread's pool
  * (channels up to NG_MAX_PLANES, for gradients).
  * Returns NULL with the context error set when memory runs out. Buffers go

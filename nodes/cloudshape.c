@@ -296,10 +296,18 @@ static int by_value(const void *a, const void *b) /* NaN first: never cloud */
 }
 
 /* Fills s->sample with the source at the sample points, in chunks of
- * b->n points (what the context's buffers hold), as block b would see it. */
+ * b->n points (what the context's buffers hold), as block b would see it.
+ * The points are spread over a BOX-wide cube, each coordinate an additive
+ * recurrence of the plastic number's powers; where the source holds a
+ * neighbourhood node, whose every place costs a patch or a tile of its
+ * own (4096 scattered places: hydraulic erosion ran for minutes), they
+ * are a GRID_SIDE^2 grid GRID_STEP pixels apart around the world's
+ * origin instead (other axes 0), a few patches. */
+#define GRID_SIDE 64
+#define GRID_STEP 4
 static int sample_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, coverage_state *s)
 {
-    const int dims = b->dims, chunk = b->n;
+    const int dims = b->dims, chunk = b->n, grid = ng_input_reads_neighbourhood(ctx, n, I_SOURCE);
     float *pos = ng_scratch(ctx, dims), *val = ng_scratch(ctx, 1);
     double alpha;
     int first, i, d, rc = -1;
@@ -319,8 +327,10 @@ static int sample_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, cover
             float *pd = pos + (size_t)d * (size_t)m;
             alpha /= golden[dims]; /* 1 / phi^(d + 1), by IEEE division alone: the same bits everywhere */
             for (i = 0; i < m; i++) {
-                const double x = 0.5 + (double)(first + i + 1) * alpha;
-                pd[i] = (float)((x - floor(x)) * BOX);
+                const int at = first + i, cell = d == 0 ? at % GRID_SIDE : d == 1 ? at / GRID_SIDE : -1;
+                const double x = 0.5 + (double)(at + 1) * alpha;
+                pd[i] = grid ? (cell < 0 ? 0.0f : (float)(((double)cell - GRID_SIDE / 2 + 0.5) * GRID_STEP * b->footprint))
+                             : (float)((x - floor(x)) * BOX);
             }
             sb.p[d] = pd;
         }

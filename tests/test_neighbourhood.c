@@ -217,6 +217,39 @@ static void test_cache_within_memory_limit(void)
     ng_graph_free(g);
 }
 
+/* ng.normalize (and --normalize) measures its source at 4096 fixed
+ * points; over a neighbourhood node they lie close together (a grid around
+ * the origin), so the measure costs a few patches, where 4096 scattered
+ * places took one each (a drainage or hydraulic source ran for minutes).
+ * The levels are still the same for every cut: a region gives the
+ * whole render's bits. */
+static void test_normalize_probes_few_patches(void)
+{
+    ng_graph *g = ng_graph_new();
+    const int root = t_finish_ok(g, t_on(g, "normalize", blur(g, fbm_noise(g, 3), 4, 0)));
+    ng_render_opts o;
+    ng__hood_stats st;
+    float *a, *b;
+    int i, bad = 0;
+    t_opts(&o, 64, 64);
+    a = t_render(g, root, &o);
+    ng__hood_last_stats(&st);
+    CHECKF(st.computed > 0 && st.computed <= 32, "%ld patches computed for a 64^2 render and its measure",
+           st.computed);
+    for (i = 0; a && i < 64 * 64; i++) bad += !(a[i] >= 0.0f && a[i] <= 1.0f);
+    CHECK_INT(bad, 0);
+    ng_graph_free(g);
+    g = ng_graph_new(); /* a fresh cache: the region measures again */
+    t_finish_ok(g, t_on(g, "normalize", blur(g, fbm_noise(g, 3), 4, 0)));
+    t_opts(&o, 32, 16);
+    o.origin[0] = 16, o.origin[1] = 40;
+    b = t_render(g, root, &o);
+    for (i = 0, bad = 0; a && b && i < 16; i++) bad += !same_bits(b + (size_t)i * 32, a + (size_t)(40 + i) * 64 + 16, 32);
+    CHECKF(a && b && bad == 0, "%d rows of a region differ from the whole render's", bad);
+    free(a), free(b);
+    ng_graph_free(g);
+}
+
 /* The graph keeps its patches from render to render: the same render
  * again (on other threads), or a region of it, computes none and gives the
  * same bits. */
@@ -644,6 +677,7 @@ NG_SUITE(neighbourhood, fast)
     RUN(test_value_is_a_function_of_the_point);
     RUN(test_constant_and_variance);
     RUN(test_cache_within_memory_limit);
+    RUN(test_normalize_probes_few_patches);
     RUN(test_patches_kept_between_renders);
     RUN(test_patch_memory_reused);
     RUN(test_patch_memory_bounded);
