@@ -373,6 +373,25 @@ int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char 
     return -1;
 }
 
+int ng_hood_grid_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len)
+{
+    const double s = n->hood_spacing;
+    int d;
+    (void)dims;
+    if (s <= 0) return 0; /* the render's pixels, or no lattice (analytic): they wrap with the image */
+    for (d = 0; d < 2; d++) {
+        const double q = period[d] / s;
+        if (period[d] > 0 && !(fabs(q - nearbyint(q)) <= 1e-9 * q)) {
+            snprintf(buf, len,
+                     "%s%s%s: a --tileable render needs a lattice that wraps with the image: spacing %g does not "
+                     "divide the image's %g world units (leave spacing out: the render's pixels)",
+                     n->where ? n->where : "", n->where ? ": " : "", n->label, s, period[d]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* ---- sizes and messages ------------------------------------------------------------ */
 
 /* Cells per patch edge: the node's or its type's (a key's may differ:

@@ -268,6 +268,10 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *node, const ng_block *b, const floa
  * world's: it repeats with the image only by chance, so the image would
  * show its seam). */
 int ng_hood_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len);
+/* The tile_check of the grid shading and curvature: their pixel lattice
+ * (and a spacing that divides the image's period) repeats with the image,
+ * another spacing is refused as ng_hood_tile_check refuses. */
+int ng_hood_grid_tile_check(const ng_node *n, const double period[4], int dims, char *buf, size_t len);
 
 /* The constant node (core/constant.c): what numbers become, so core owns
  * it; the node library lists it with the others. */

@@ -238,6 +238,7 @@ const ng_node_type ng_type_surface = {
     .shorthands = surface_shorthands,
     .nshorthands = (int)(sizeof surface_shorthands / sizeof surface_shorthands[0]),
     .setup = surface_setup,
+    .tile_check = ng_hood_grid_tile_check,
     .eval = surface_eval,
     .hood = &surface_hood,
 };

@@ -127,7 +127,7 @@ const ng_node_type ng_type_curvature = {
            "broader forms. 2D renders only; the same bits in every cut",
     .params = curvature_params, .nparams = C_NPARAMS, .inputs = height_inputs, .ninputs = NINPUTS,
     .dims = 1u << 2, .positional = "source", .setup = curvature_setup, .eval = ng_hood_eval,
-    .hood = &curvature_hood,
+    .tile_check = ng_hood_grid_tile_check, .hood = &curvature_hood,
 };
 
 /* ---- drainage (flow) ------------------------------------------------------------------------------- */

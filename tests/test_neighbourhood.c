@@ -217,6 +217,48 @@ static void test_cache_within_memory_limit(void)
     ng_graph_free(g);
 }
 
+/* Under --tileable the grid shading's lattice must repeat with the
+ * image: the render's pixels do (the image shifted by its own width and
+ * height is the same, bit for bit), and so does a spacing that divides
+ * them (the same to float rounding: its world-anchored patches evaluate
+ * the periodic source from other anchors, 8e-6 apart at most here);
+ * another spacing would leave a seam and is refused, naming the node and
+ * the spacing. */
+static void test_tileable_grid_lattice_wraps(void)
+{
+    static const double spacings[] = {0, 2, 7};
+    size_t q;
+    for (q = 0; q < sizeof spacings / sizeof spacings[0]; q++) {
+        ng_graph *g = ng_graph_new();
+        ng_node *n = t_on(g, "slope", fbm_noise(g, 9));
+        ng_render_opts o;
+        ng_error err;
+        float *a, *b = NULL;
+        int root, i, bad = 0;
+        if (spacings[q] > 0) t_set(n, "spacing", spacings[q]);
+        root = t_finish_ok(g, n);
+        t_opts(&o, 64, 48);
+        o.tileable = 1;
+        if (spacings[q] == 7) {
+            float *buf = malloc((size_t)64 * 48 * sizeof *buf);
+            CHECK(buf && ng_render_buffer(g, root, &o, buf, &err) != 0);
+            CHECK_CONTAINS(err.msg, "slope: a --tileable render needs a lattice that wraps");
+            CHECK_CONTAINS(err.msg, "spacing 7");
+            free(buf);
+            ng_graph_free(g);
+            continue;
+        }
+        a = t_render(g, root, &o);
+        o.origin[0] = 64, o.origin[1] = -48;
+        b = t_render(g, root, &o);
+        for (i = 0; a && b && i < 64 * 48; i++)
+            bad += spacings[q] > 0 ? !(fabsf(a[i] - b[i]) <= 1e-4f) : !same_bits(a + i, b + i, 1);
+        CHECKF(a && b && bad == 0, "spacing %g: %d samples differ one period on", spacings[q], bad);
+        free(a), free(b);
+        ng_graph_free(g);
+    }
+}
+
 /* ng.normalize (and --normalize) measures its source at 4096 fixed
  * points; over a neighbourhood node they lie close together (a grid around
  * the origin), so the measure costs a few patches, where 4096 scattered
@@ -678,6 +720,7 @@ NG_SUITE(neighbourhood, fast)
     RUN(test_constant_and_variance);
     RUN(test_cache_within_memory_limit);
     RUN(test_normalize_probes_few_patches);
+    RUN(test_tileable_grid_lattice_wraps);
     RUN(test_patches_kept_between_renders);
     RUN(test_patch_memory_reused);
     RUN(test_patch_memory_bounded);
