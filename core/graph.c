@@ -468,9 +468,10 @@ int ng_set_range(ng_node *n, int k, int mode, double lo, double hi, ng_error *er
 {
     if (check_kind(n, k, NG_PARAM_RANGE, err)) return -1;
     if (mode < NG_RANGE_NATURAL || mode > NG_RANGE_CUSTOM)
-        return ng_errorf(err, "%s: option 'range' has an unknown mode", node_name(n));
+        return ng_errorf(err, "%s: option '%s' has an unknown mode", node_name(n), n->type->params[k].name);
     if (mode == NG_RANGE_CUSTOM && !(isfinite(lo) && isfinite(hi)))
-        return ng_errorf(err, "%s: option 'range' needs two finite numbers {lo, hi}", node_name(n));
+        return ng_errorf(err, "%s: option '%s' needs two finite numbers {lo, hi}", node_name(n),
+                         n->type->params[k].name);
     n->param[k].i = mode;
     n->param[k].v[0] = mode == NG_RANGE_CUSTOM ? lo : 0;
     n->param[k].v[1] = mode == NG_RANGE_CUSTOM ? hi : 0;

@@ -409,6 +409,7 @@ static void test_bad_options(void)
     } cases[] = {
         {"ng.erosion_filter{h, levels = {1, 0}}", "lo must be below hi"},
         {"ng.erosion_filter{h, levels = \"natural\"}", "levels"},
+        {"ng.erosion_filter{h, levels = {0/0, 1}}", "option 'levels' needs two finite numbers"},
         {"ng.erosion_filter{h, octaves = 9}", "octaves"},
         {"ng.erosion_filter{h, strength = -1}", "strength"},
         {"ng.erosion_filter{h, scale = 0}", "scale"},
