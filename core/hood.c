@@ -945,19 +945,34 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
  * the weights are divided by their sum so they do in floats too. A
  * function of P alone (3 S cosines, next to the blend's 9 S^2 products
  * per channel: made for each blend). */
-static void make_unity(float *unity, int P)
+/* The window of a tile of 2 P cells at d cells from its centre,
+ * normalised by the windows of the tiles P before and after (the three
+ * that can reach a cell): cos^2 (pi d / 2 P), 0 from |d| = P on. */
+static float tile_weight(int P, double d)
 {
     const double pi = 3.14159265358979323846, half = P; /* half a tile: P / 2 + P / 2 */
+    double wa[3], sum = 0;
+    int a;
+    for (a = 0; a < 3; a++) {
+        const double e = d + (double)P * (a - 1);
+        sum += wa[a] = fabs(e) < half ? ng_cos(pi * e / (2 * half)) * ng_cos(pi * e / (2 * half)) : 0.0;
+    }
+    return (float)(wa[1] / sum);
+}
+
+static void make_unity(float *unity, int P)
+{
     const int S = P + 3;
     int a, i;
-    for (i = 0; i < S; i++) {
-        double wa[3], sum = 0;
-        for (a = 0; a < 3; a++) {
-            const double d = i - MARGIN + 0.5 - (double)P * (a - 1) - P / 2.0;
-            sum += wa[a] = fabs(d) < half ? ng_cos(pi * d / (2 * half)) * ng_cos(pi * d / (2 * half)) : 0.0;
-        }
-        for (a = 0; a < 3; a++) unity[a * S + i] = (float)(wa[a] / sum);
-    }
+    for (i = 0; i < S; i++)
+        for (a = 0; a < 3; a++) unity[a * S + i] = tile_weight(P, i - MARGIN + 0.5 - (double)P * (a - 1) - P / 2.0);
+}
+
+void ng_hood_tile_window(const ng_node *n, float *win)
+{
+    const int P = cells(n), w = domain(n, P);
+    int k;
+    for (k = 0; k < w; k++) win[k] = tile_weight(P, k - n->hood_radius - MARGIN + 0.5 - P / 2.0);
 }
 
 /* The patches of a node that the block being sampled needs (its segment):

@@ -220,6 +220,13 @@ void ng_fork_guard_remove(ng_fork_guard *g);
  * NG_HOOD_PATCH), at a stride of P: every cell lies in two per axis. P / 2;
  * ng_hood_declare refuses another radius or an odd patch. */
 int ng_hood_tile_radius(const ng_node *n);
+/* The weight the engine blends a tile type's tile with, per cell along
+ * an axis of the tile's domain (its w = 2 P + 3 cells, as the tile
+ * function gets them; a cell's is win[x] win[y]): the tiles' weights
+ * sum to 1 at every cell, so a tile whose weighted change sums to 0
+ * adds nothing to the rendered total (weathering.c balances its
+ * droplets so). */
+void ng_hood_tile_window(const ng_node *n, float *win);
 /* For a tile type's setup, before ng_hood_declare: patches of `cells`
  * cells (an even number, 16 to 1024) for this node, its tiles 2 x cells a
  * side, rather than its type's: a node whose reach is a knob (drainage).
