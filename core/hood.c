@@ -575,6 +575,13 @@ int ng_hood_declare(ng_node *n, double spacing, double radius_world, int radius,
     const char *name = n->label;
     if (!(spacing > 0) || !isfinite(spacing))
         return ng_errorf(err, "%s: the lattice spacing must be a positive number, not %g", name, spacing);
+    /* Neighbouring cells a millionth of the source's finest detail apart
+     * differ by its float rounding alone (a light of spacing 1e-9 came out
+     * flat, an erosion filter's gullies and a curvature random): refused */
+    if (isfinite(n->detail) && spacing < n->detail * NG_HOOD_MIN_SPACING)
+        return ng_errorf(err, "%s: spacing %g is too fine for its source, whose finest detail is %g world units: "
+                              "float positions do not resolve cells closer than %g",
+                         name, spacing, n->detail, n->detail * NG_HOOD_MIN_SPACING);
     if (tile_geometry(n, radius, err)) return -1;
     if (radius < 0 || radius > NG_HOOD_MAX_RADIUS)
         return ng_errorf(err,
@@ -602,7 +609,8 @@ int ng_hood_declare_pixel(ng_node *n, int radius, int anchor, ng_error *err)
 
 int ng_hood_active(const ng_node *n) { return n->type->hood && n->hood_spacing != 0; }
 
-int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, int threads, ng_error *err)
+int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, int threads, double pixel,
+                   ng_error *err)
 {
     const int count = ng_graph_count(g);
     unsigned char *mark = ng__reachable(g, roots, nroots);
@@ -629,6 +637,13 @@ int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room,
         if (!mark[i]) continue;
         found++;
         if (room && need[i] > room / (size_t)threads) rc = too_large(err, n, need[i] * (size_t)threads, room, threads);
+        if (rc == 0 && n->hood_spacing > 0 && pixel > 0 && n->hood_spacing * NG_HOOD_FINEST < pixel)
+            rc = ng_errorf(err,
+                           "%s%s%s: spacing %g is %.0f times finer than the render's pixel (%g): each pixel would "
+                           "read lattice cells of its own; render at a pixel "
+                           "size of at most %g, or give it a spacing of at least %g",
+                           n->where ? n->where : "", n->where ? ": " : "", n->label, n->hood_spacing,
+                           pixel / n->hood_spacing, pixel, n->hood_spacing * NG_HOOD_FINEST, pixel / NG_HOOD_FINEST);
     }
     free(mark);
     free(need);

@@ -220,6 +220,10 @@ void ng_fork_guard_remove(ng_fork_guard *g);
  * NG_HOOD_PATCH), at a stride of P: every cell lies in two per axis. P / 2;
  * ng_hood_declare refuses another radius or an odd patch. */
 int ng_hood_tile_radius(const ng_node *n);
+/* The finest spacing ng_hood_declare takes, as a share of the source's
+ * finest detail (ng_node.detail): 2^-20, where a float position still
+ * resolves a cell. */
+#define NG_HOOD_MIN_SPACING 0x1p-20
 /* The weight the engine blends a tile type's tile with, per cell along
  * an axis of the tile's domain (its w = 2 P + 3 cells, as the tile
  * function gets them; a cell's is win[x] win[y]): the tiles' weights

@@ -230,6 +230,14 @@ static void test_bad_input_one_line(void)
     expect_refused("mem.lua", "return ng.mask_distance{ng.perlin{}, radius = 1000, spacing = 1}\n", "d.png", "64",
                    "--memory-limit", mem);
     expect_refused("neg.lua", "return ng.drainage{ng.perlin{}, radius = -3}\n", "e.png", "64", NULL, neg);
+    { /* a lattice finer than the source's floats resolve, or far finer than the render's pixel */
+        static const char *const tiny[] = {"tiny.lua:1", "erosion_filter", "spacing 1e-07", "too fine", NULL};
+        static const char *const fine[] = {"fine.lua:1", "light", "spacing 0.001", "1000 times finer", "pixel",
+                                           NULL};
+        expect_refused("tiny.lua", "return ng.erosion_filter{ng.perlin{element_size = 4}, spacing = 1e-7}\n",
+                       "h.png", "32", NULL, tiny);
+        expect_refused("fine.lua", "return ng.light{ng.perlin{}, spacing = 1e-3}\n", "i.png", "32", NULL, fine);
+    }
     {
         static const char *const tile[] = {"tile.lua:1", "drainage", "--tileable", NULL};
         char script[PATHLEN], path[PATHLEN];
