@@ -645,22 +645,24 @@ static int check_opts(const ng_render_opts *o, ng_error *err)
 }
 
 /* Lets every node reachable from the roots say how it adapts to tiling,
- * or refuse to. */
+ * or refuse to: the notes only once no node refuses (a refused render
+ * says one line, not a note on how it would have tiled first). */
 static int tile_check(const ng_graph *g, const int *roots, int nroots, const ng_render_opts *o, ng_error *err)
 {
     double period[4] = {o->width * step(o, 0), o->height * step(o, 1), 0, 0};
     unsigned char *mark = ng__reachable(g, roots, nroots);
-    int i, rc = 0;
+    int i, pass, rc = 0;
     if (!mark) return ng_errorf(err, "render: out of memory");
-    for (i = 0; i < ng_graph_count(g) && rc == 0; i++) {
-        const ng_node *n = ng_graph_node(g, i);
-        char buf[512];
-        int r;
-        if (!mark[i] || !n->type->tile_check) continue;
-        r = n->type->tile_check(n, period, o->dims, buf, sizeof buf);
-        if (r < 0) rc = ng_errorf(err, "%s", buf);
-        else if (r > 0 && o->note) o->note(o->note_user, buf);
-    }
+    for (pass = 0; pass < 2 && rc == 0; pass++)
+        for (i = 0; i < ng_graph_count(g) && rc == 0; i++) {
+            const ng_node *n = ng_graph_node(g, i);
+            char buf[512];
+            int r;
+            if (!mark[i] || !n->type->tile_check) continue;
+            r = n->type->tile_check(n, period, o->dims, buf, sizeof buf);
+            if (r < 0) rc = ng_errorf(err, "%s", buf);
+            else if (r > 0 && pass == 1 && o->note) o->note(o->note_user, buf);
+        }
     free(mark);
     return rc;
 }

@@ -242,7 +242,8 @@ static void test_bad_input_one_line(void)
         static const char *const tile[] = {"tile.lua:1", "drainage", "--tileable", NULL};
         char script[PATHLEN], path[PATHLEN];
         res r;
-        mkscript(script, "tile.lua", "return ng.drainage{ng.perlin{element_size = 32}, radius = 16}\n");
+        /* element size 24 would become 32 to tile: the refusal is still one line, no note first */
+        mkscript(script, "tile.lua", "return ng.drainage{ng.perlin{element_size = 24}, radius = 16}\n");
         tpath(path, "g.png");
         cli(&r, "render", script, "-o", path, "--size", "32", "--tileable", NULL);
         expect_err(__FILE__, __LINE__, &r, 1, tile);
