@@ -569,6 +569,12 @@ int ng_node_finish(ng_graph *g, ng_node *n, ng_error *err)
                           src->channels == 1 ? " (use a noise with output = \"vector\")" : "");
             goto fail;
         }
+        if ((in->flags & NG_INPUT_VALUES) && src->positions) {
+            ng_errorf(err, "%s: input '%s' is %s, whose channels are world positions, not values to sum (take the "
+                           "value at each feature with a warp by position - coordinates)",
+                      node_name(n), in->name, node_name(src));
+            goto fail;
+        }
         n->dims &= src->dims;
         if (src->detail < n->detail) n->detail = src->detail;
         if (src->pull_depth + ((in->flags & NG_INPUT_PULL) ? 1 : 0) > n->pull_depth)

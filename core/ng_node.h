@@ -42,6 +42,10 @@ struct ng_node {
     int hood_radius;
     int hood_anchor; /* NG_HOOD_ANCHOR_*: how its patches' points are anchored */
     int hood_patch;  /* cells per patch edge; 0: its type's (ng_hood_tile_patch) */
+    /* Set by setup where the channels are world positions (Worley's
+     * feature = "position"), not a value: inputs flagged NG_INPUT_VALUES
+     * (a fractal's source) refuse the node. */
+    int positions;
 };
 
 /*

@@ -95,7 +95,8 @@ typedef struct ng_changed_default {
 enum {
     NG_INPUT_PULL = 1,     /* the node evaluates it itself, at positions it chooses */
     NG_INPUT_OPTIONAL = 2, /* may be left unconnected */
-    NG_INPUT_HYBRID = 4    /* a number is accepted and becomes a constant node */
+    NG_INPUT_HYBRID = 4,   /* a number is accepted and becomes a constant node */
+    NG_INPUT_VALUES = 8    /* a value to sum or shape: a node of world positions (ng_node.positions) is refused */
 };
 
 typedef struct ng_input_desc {

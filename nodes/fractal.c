@@ -53,7 +53,7 @@ static const ng_param_desc fractal_params[NPARAMS] = {
 enum { I_SOURCE, NINPUTS };
 
 static const ng_input_desc fractal_inputs[NINPUTS] = {
-    [I_SOURCE] = {"source", NG_INPUT_PULL, 1, NG_MAX_CHANNELS, 0, "the node summed at every octave"},
+    [I_SOURCE] = {"source", NG_INPUT_PULL | NG_INPUT_VALUES, 1, NG_MAX_CHANNELS, 0, "the node summed at every octave"},
 };
 
 static const ng_shorthand fractal_shorthands[] = {

@@ -231,6 +231,7 @@ static int noise_setup(ng_node *n, const int *ch, ng_error *err)
     if (fractal != FRACTAL_NONE) /* the finest octave's, as ng.fractal says it */
         n->detail /= ng_pow(ng_num(n, P_LACUNARITY), oct > 1 ? ceil(oct) - 1 : 0);
     n->channels = ng_int(n, P_OUTPUT) == 1 || is_position(n) ? 3 : 1;
+    n->positions = is_position(n);
     return 0;
 }
 

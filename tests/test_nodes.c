@@ -961,6 +961,15 @@ static void test_worley_extras_errors(void)
                rc ? err.msg : "accepted");
         ng_graph_free(g);
     }
+    { /* ng.fractal over positions, as the noise's own fractal = ... is refused */
+        ng_graph *g = ng_graph_new();
+        const int pos = worley_of(g, "position", "euclidean", 16);
+        ng_node *n = t_on(g, "fractal", pos);
+        ng_error err;
+        CHECK(ng_node_finish(g, n, &err) < 0);
+        CHECK_CONTAINS(err.msg, "fractal: input 'source' is worley, whose channels are world positions");
+        ng_graph_free(g);
+    }
 }
 
 /* pixel (i, j) samples origin + (i + 0.5, j + 0.5) * pixel_size */
