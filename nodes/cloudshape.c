@@ -308,6 +308,7 @@ static int by_value(const void *a, const void *b) /* NaN first: never cloud */
 static int sample_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, coverage_state *s)
 {
     const int dims = b->dims, chunk = b->n, grid = ng_input_reads_neighbourhood(ctx, n, I_SOURCE);
+    const double pitch = GRID_STEP * (b->footprint > 0 ? b->footprint : 1.0f); /* points alone: no pixel */
     float *pos = ng_scratch(ctx, dims), *val = ng_scratch(ctx, 1);
     double alpha;
     int first, i, d, rc = -1;
@@ -329,8 +330,8 @@ static int sample_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, cover
             for (i = 0; i < m; i++) {
                 const int at = first + i, cell = d == 0 ? at % GRID_SIDE : d == 1 ? at / GRID_SIDE : -1;
                 const double x = 0.5 + (double)(at + 1) * alpha;
-                pd[i] = grid ? (cell < 0 ? 0.0f : (float)(((double)cell - GRID_SIDE / 2 + 0.5) * GRID_STEP * b->footprint))
-                             : (float)((x - floor(x)) * BOX);
+                pd[i] = !grid ? (float)((x - floor(x)) * BOX)
+                        : cell < 0 ? 0.0f : (float)(((double)cell - GRID_SIDE / 2 + 0.5) * pitch);
             }
             sb.p[d] = pd;
         }
