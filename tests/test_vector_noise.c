@@ -308,6 +308,47 @@ static void tiled_case(int b, int dims, ng_vector_fn vec)
 
 static void test_vec_tiled_repeats(void) { each_vector(tiled_case); }
 
+/* Every path gives the widest path's bits (one C source compiled per
+ * path): plain and _d forms, 2 and 3 channels, near and far anchors, with
+ * and without a period, at sizes that leave each path's tail. */
+static void paths_case(int b, int dims, ng_vector_fn vec)
+{
+    static const double anchors[] = {0.0, 1e9 + 0.5, -123456789.25};
+    static const uint32_t period[4] = {3, 5, 7, 2};
+    const ng_path *ref = t_widest_path();
+    const ng_vector_fn rvec = ng__kernel_vector(ref, all[b].id, dims);
+    const ng_vector_d_fn vd = ng__kernel_vector_d(t_path, all[b].id, dims),
+                         rvd = ng__kernel_vector_d(ref, all[b].id, dims);
+    static const int sizes[] = {1021, 7}; /* odd: every path has a tail */
+    int a, per, z, ch;
+    for (a = 0; a < 3; a++)
+        for (per = 0; per < 2; per++)
+            for (z = 0; z < 2; z++)
+                for (ch = 2; ch <= 3; ch++) {
+                    const int n = sizes[z];
+                    ng_noise_pts p = points(dims, n, 64);
+                    int d, differ, gdiffer;
+                    for (d = 0; d < dims; d++) p.anchor[d] = (d & 1 ? -anchors[a] + 0.75 : anchors[a]) + 0.125 * d;
+                    if (per) memcpy(p.period, period, sizeof p.period);
+                    vec(&p, ch, out);
+                    rvec(&p, ch, out2);
+                    differ = memcmp(out, out2, (size_t)ch * (size_t)n * sizeof *out) != 0;
+                    vd(&p, ch, out, grad);
+                    rvd(&p, ch, out2, grad + (size_t)ch * (size_t)dims * (size_t)n);
+                    gdiffer = memcmp(out, out2, (size_t)ch * (size_t)n * sizeof *out) != 0 ||
+                              memcmp(grad, grad + (size_t)ch * (size_t)dims * (size_t)n,
+                                     (size_t)ch * (size_t)dims * (size_t)n * sizeof *grad) != 0;
+                    CHECKF(!differ && !gdiffer,
+                           "%s %dD anchor %g period %d, %d points, %d channels: %s differ from the %s path's", bname(b),
+                           dims, anchors[a], per, n, ch, differ ? "values" : "the _d form's", ref->name);
+                }
+}
+
+static void test_vec_paths_agree(void)
+{
+    if (t_path != t_widest_path()) each_vector(paths_case);
+}
+
 /* ---- the one-walk kernels against their definition --------------------------------
  * The kernels shortcut two things a reference does in full: each channel's
  * bump is taken at the nearest corner only (the definition sums one bump per
@@ -547,6 +588,7 @@ static void vec_kernel_tests(void)
         T_RUN(test_vec_no_common_zeros);
         T_RUN(test_vec_continuity_and_gradient);
         T_RUN(test_vec_tiled_repeats);
+        T_RUN(test_vec_paths_agree);
     }
     gradients = NG_GRADIENTS_CLASSIC; /* the definitions below are the classic sets' */
     t_rng_seed(41);
