@@ -419,7 +419,8 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         const float x[3] = {fx[i] * sx, fy[i] * sy, fz[i] * sz};
         float q[3], rx, ry, rz;
         simplex_skewed(3, iso, (const float(*)[3])sm, x, q);
-        rx = cell_of(&a[0], q[0], &X), ry = cell_of(&a[1], q[1], &Y), rz = cell_of(&a[2], q[2], &Z); /* skewed fraction */
+        /* the skewed fraction */
+        rx = cell_of(&a[0], q[0], &X), ry = cell_of(&a[1], q[1], &Y), rz = cell_of(&a[2], q[2], &Z);
         float t = (rx + ry + rz) * g3;
         float x0 = rx - t, y0 = ry - t, z0 = rz - t;
         /* The simplex walks the axes in decreasing order of the fraction:
