@@ -393,6 +393,7 @@ static void turn_fold(const float T[3][3], const float *fsc, float M[3][3])
             M[d][e] = (float)m;
         }
 }
+
 /* The anchor split per axis (tiled: on the periods), turned by O in
  * double when oriented: exact enough far from the origin. */
 static void lattice_axes(const ng_noise_pts *p, int dims, int orient, int tiled, axis *a)

@@ -616,14 +616,15 @@ static inline float plateau_limit(float x, float *slope)
  *     scalar scales hold. The bits of 0.1.0.
  *   isotropic: the scalar kernel's own set for the basis and dims
  *     (grad_set: grad_pair, grad_arc, grad_ind3 and grad_ind4, simplex's
- *     normalised) of the corner hash times an odd constant per channel
- *     (channel 0 the hash itself: the sets read up to 15 bits, three
- *     channels' worth is more than the top 16), on the lattice the scalar
- *     kernel reads (perlin's and fast's 3D orientation, simplex's turns),
- *     with its range scale. Classic, the diagonals' channels peaked at 45
- *     degrees in the orientation histogram of tests/test_isotropy.c
- *     (perlin 2D 1.50, simplex 2D 2.07); every warp by them showed the
- *     lattice's grain.
+ *     normalised) of the corner hash folded once, times an odd constant
+ *     per channel (channel 0 the hash itself: the sets read up to 15
+ *     bits, three channels' worth is more than the top 16), on the
+ *     lattice the scalar kernel reads (perlin's and fast's 3D
+ *     orientation, simplex's turns), with its range scale. The classic
+ *     channels peak at the diagonals in the orientation histogram of
+ *     tests/test_isotropy.c (seed 7: perlin 2D 1.44 to 1.49, simplex 2D
+ *     1.98 to 2.02), and every warp by them shows the lattice's grain;
+ *     the isotropic ones measure 1.04 to 1.09, 3D's xy slice too.
  *
  * Gradient noise is 0 at every lattice point whatever its gradients, so on
  * a shared lattice every channel would vanish at the same regular grid of
