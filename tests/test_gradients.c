@@ -29,6 +29,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,17 +220,27 @@ static void test_warps_match_differences(void)
     }
 }
 
-/* A vector noise's gradient: every channel, the values eval's. */
+/* A vector noise's gradient: every channel, the values eval's, with
+ * either gradients (the vector kernels take the set it names). */
 static void test_vector_noise_matches_differences(void)
 {
-    int dims;
-    for (dims = 2; dims <= 3; dims++) {
-        ng_graph *g = ng_graph_new();
-        kinks = 0;
-        expect_close("vector simplex", g, t_vnoise(g, "simplex", 30, 2), dims);
-        expect_close("vector perlin", g, t_vnoise(g, "perlin", 30, 2), dims);
-        ng_graph_free(g);
-    }
+    static const char *const types[] = {"simplex", "perlin", "fast"}, *const sets[] = {"isotropic", "classic"};
+    int dims, t, s;
+    for (dims = 2; dims <= 3; dims++)
+        for (t = 0; t < 3; t++)
+            for (s = 0; s < 2; s++) {
+                ng_graph *g = ng_graph_new();
+                ng_node *n = t_begin(g, types[t]);
+                char what[64];
+                t_set(n, "element_size", 30);
+                t_set(n, "seed", 2);
+                t_choose(n, "output", "vector");
+                t_choose(n, "gradients", sets[s]);
+                snprintf(what, sizeof what, "vector %s (%s)", types[t], sets[s]);
+                kinks = 0;
+                expect_close(what, g, t_finish(g, n), dims);
+                ng_graph_free(g);
+            }
 }
 
 /* Nodes without an analytic form mixed in: a fractal whose roughness is a

@@ -1,10 +1,11 @@
 /*
  * test_vector_noise.c — output = "vector" from one lattice walk (the vector
  * kernels of kernels.h: simplex 2D-4D, value, perlin and fast 2D and 3D):
- * every channel within the basis's range and using it, channels that do
- * not depend on how many are asked, decorrelated channels, no common zeros
- * on the lattice (a warp moves every point), statistics like the scalar
- * basis's, continuity, gradients of the _d form against central
+ * every channel within the basis's range (over many seeds and
+ * frequencies too) and using it, channels that do not depend on how many
+ * are asked, decorrelated channels, no common zeros on the lattice (a
+ * warp moves every point), statistics like the scalar basis's of the same
+ * gradients (the kernel cases run with both sets), continuity, gradients of the _d form against central
  * differences, tiled channels that repeat exactly, the one-walk kernels
  * equal to their definition written the slow way; and through the engine:
  * the same bits for every thread count and tile size, and tileable vector
@@ -17,11 +18,14 @@
 #include "sample.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { N = 1 << 15 };
 static float fx[4][N], out[3 * N], out2[3 * N], grad[3 * 4 * N], one[N];
+/* The gradients the kernel cases ask for (NG_GRADIENTS_*): each runs with both. */
+static int gradients;
 
 #define VEC_BASIS(F, ID, id, name, ...) {NG_BASIS_##ID, name},
 static const struct {
@@ -29,6 +33,14 @@ static const struct {
     const char *name;
 } all[] = {NG_BASES(VEC_BASIS)};
 #define NALL ((int)(sizeof all / sizeof all[0]))
+
+/* Basis b's name and the gradients asked for, for messages. */
+static const char *bname(int b)
+{
+    static char name[48];
+    snprintf(name, sizeof name, "%s (%s)", all[b].name, gradients ? "isotropic" : "classic");
+    return name;
+}
 
 /* Points spread over ~100 cells per axis from an anchor. */
 static ng_noise_pts points(int dims, int n, double spread)
@@ -39,6 +51,7 @@ static ng_noise_pts points(int dims, int n, double spread)
     p.n = n;
     p.dims = dims;
     p.seed = 11;
+    p.gradients = gradients;
     for (d = 0; d < dims; d++) {
         p.anchor[d] = 1000.25 + 17.0 * d;
         for (i = 0; i < n; i++) fx[d][i] = (float)t_rng_range(0, spread);
@@ -66,8 +79,8 @@ static void range_case(int b, int dims, ng_vector_fn vec)
     ng_noise_pts p = points(dims, N, 100);
     vec(&p, 3, out);
     for (c = 0; c < 3 * N; c++) lo = fminf(lo, out[c]), hi = fmaxf(hi, out[c]);
-    CHECKF(lo >= -1.0f && hi <= 1.0f, "%s %dD vector: range [%g, %g]", all[b].name, dims, lo, hi);
-    CHECKF(hi - lo > (dims == 4 ? 1.2f : 1.5f), "%s %dD vector: range [%g, %g] barely used", all[b].name, dims, lo, hi);
+    CHECKF(lo >= -1.0f && hi <= 1.0f, "%s %dD vector: range [%g, %g]", bname(b), dims, lo, hi);
+    CHECKF(hi - lo > (dims == 4 ? 1.2f : 1.5f), "%s %dD vector: range [%g, %g] barely used", bname(b), dims, lo, hi);
     /* near lattice points, where the bumps are */
     for (i = 0; i < dims; i++) {
         int k;
@@ -76,12 +89,43 @@ static void range_case(int b, int dims, ng_vector_fn vec)
     vec(&p, 3, out);
     for (c = 0; c < 3 * N; c++)
         if (!(out[c] >= -1.0f && out[c] <= 1.0f)) {
-            ng_t_fail(__FILE__, __LINE__, "%s %dD vector near the lattice: %g", all[b].name, dims, out[c]);
+            ng_t_fail(__FILE__, __LINE__, "%s %dD vector near the lattice: %g", bname(b), dims, out[c]);
             break;
         }
 }
 
 static void test_vec_range(void) { each_vector(range_case); }
+
+/* Every channel within [-1, 1] over many seeds, frequencies and anchors
+ * (0 to +-1e9), one batch in four near lattice points (the bumps); the
+ * isotropic channels' scales are statistical and plateau_limit keeps the
+ * bound (lattice_parts.h, vector channels). */
+static void seeds_range_case(int b, int dims, ng_vector_fn vec)
+{
+    static const float scales[] = {1.0f, 0.37f, 2.9f, 0.013f};
+    double lo = 0, hi = 0;
+    int k, d, i;
+    for (k = 0; k < 64; k++) {
+        ng_noise_pts p = points(dims, 4096, 64);
+        p.seed = (uint32_t)k * 2654435761u;
+        for (d = 0; d < dims; d++) {
+            p.anchor[d] = k & 1 ? t_rng_range(-1e9, 1e9) : t_rng_range(-100, 100);
+            p.scale[d] = scales[k % 4];
+            if (k % 4 == 3) { /* scale 0.013 would not reach a corner: near lattice points */
+                p.scale[d] = 1.0f;
+                p.anchor[d] = floor(p.anchor[d]);
+                for (i = 0; i < 4096; i++) fx[d][i] = (float)(floor(t_rng_range(0, 64)) + t_rng_range(-0.3, 0.3));
+            }
+        }
+        vec(&p, 3, out);
+        for (i = 0; i < 3 * 4096; i++) lo = fmin(lo, out[i]), hi = fmax(hi, out[i]);
+    }
+    if (t_path == t_widest_path()) /* the same bits on every path */
+        printf("    vector %s %dD: 3 x 2^18 samples in [%.4f, %.4f]\n", bname(b), dims, lo, hi);
+    CHECKF(lo >= -1.0 && hi <= 1.0, "%s %dD vector: range [%g, %g] over seeds", bname(b), dims, lo, hi);
+}
+
+static void test_vec_range_over_seeds(void) { each_vector(seeds_range_case); }
 
 /* Channel c is the same bits whether 1, 2 or 3 are asked, and the _d form's
  * values are the plain ones. */
@@ -93,7 +137,7 @@ static void count_case(int b, int dims, ng_vector_fn vec)
     vec(&p, 3, out);
     for (k = 1; k <= 2; k++) {
         vec(&p, k, out2);
-        CHECKF(memcmp(out, out2, (size_t)k * 1000 * sizeof *out) == 0, "%s %dD: %d channels differ from 3", all[b].name,
+        CHECKF(memcmp(out, out2, (size_t)k * 1000 * sizeof *out) == 0, "%s %dD: %d channels differ from 3", bname(b),
                dims, k);
     }
     CHECK(vd != NULL);
@@ -101,7 +145,7 @@ static void count_case(int b, int dims, ng_vector_fn vec)
     for (k = 1; k <= 3; k++) {
         vd(&p, k, out2, grad);
         CHECKF(memcmp(out, out2, (size_t)k * 1000 * sizeof *out) == 0, "%s %dD: the _d values (%d channels) differ",
-               all[b].name, dims, k);
+               bname(b), dims, k);
     }
 }
 
@@ -117,57 +161,80 @@ static double sdev(const float *v, int n)
 }
 
 /* Channels are uncorrelated with each other, centred, and spread like the
- * scalar basis. The vector kernels take the classic sets whatever
- * gradients says, and keep the classic spread: simplex's isotropic
- * scalar (the node's default) has 0.76, 0.73 and 0.83 of the classic rms
- * in 2D to 4D by design (its falloffs t^3, t^4 (t - 1/4) and t^5:
- * test_kernels.c's check_iso_contrast; 4D's, with the quartic before,
- * 0.98, was checked here too), perlin's and fast's isotropic 3D scalars
- * 0.82 to 0.85, beyond this tolerance. */
+ * scalar basis of the same gradients (each channel takes that basis's set,
+ * scale and limiter; the bump adds a little: sd 1.00 to 1.04 times the
+ * scalar's with the classic sets, 1.00 to 1.06 with the isotropic ones,
+ * whose scalar rms is lower, test_kernels.c's check_iso_contrast). */
 static void stats_case(int b, int dims, ng_vector_fn vec)
 {
     ng_noise_pts p = points(dims, N, 150);
     double sd_scalar;
     int c, e, i;
     vec(&p, 3, out);
-    p.gradients = NG_GRADIENTS_CLASSIC;
-    ng__kernel(t_path, all[b].id)(&p, one);
+    ng__kernel(t_path, all[b].id)(&p, one); /* the scalar of the same gradients */
     sd_scalar = sdev(one, N);
     for (c = 0; c < 3; c++) {
         const float *v = out + (size_t)c * N;
         double s1 = 0, s2 = 0, sd;
         for (i = 0; i < N; i++) s1 += v[i], s2 += (double)v[i] * v[i];
         sd = sqrt(s2 / N - (s1 / N) * (s1 / N));
-        CHECKF(fabs(s1 / N) < 0.25 * sd_scalar, "%s %dD channel %d: mean %g (scalar sd %g)", all[b].name, dims, c,
+        CHECKF(fabs(s1 / N) < 0.25 * sd_scalar, "%s %dD channel %d: mean %g (scalar sd %g)", bname(b), dims, c,
                s1 / N, sd_scalar);
-        CHECKF(fabs(sd / sd_scalar - 1) < 0.15, "%s %dD channel %d: sd %g, scalar %g", all[b].name, dims, c, sd,
+        CHECKF(fabs(sd / sd_scalar - 1) < 0.15, "%s %dD channel %d: sd %g, scalar %g", bname(b), dims, c, sd,
                sd_scalar);
         for (e = c + 1; e < 3; e++) {
             double r = t_correlation(v, out + (size_t)e * N, N);
-            CHECKF(fabs(r) < 0.05, "%s %dD channels %d and %d: r = %g", all[b].name, dims, c, e, r);
+            CHECKF(fabs(r) < 0.05, "%s %dD channels %d and %d: r = %g", bname(b), dims, c, e, r);
         }
         /* and with the scalar basis at the same seed */
-        CHECKF(fabs(t_correlation(v, one, N)) < 0.05, "%s %dD channel %d follows the scalar field", all[b].name, dims,
+        CHECKF(fabs(t_correlation(v, one, N)) < 0.05, "%s %dD channel %d follows the scalar field", bname(b), dims,
                c);
     }
 }
 
 static void test_vec_decorrelated_like_scalar(void) { each_vector(stats_case); }
 
+/* Lattice point `cell` (integers) of basis b's lattice in noise space:
+ * the simplex grid's skewed cell unskewed; the isotropic sets' lattices
+ * turned (lattice_kernels.c, 3D ORIENTATION: perlin's and fast's 3D by
+ * O; simplex_kernels.c, 2D and 3D ORIENTATION: 2D by 45 degrees, 3D by
+ * NG_SIMPLEX3_TURN): x = the turn's transpose of the lattice point. */
+static void lattice_point(int b, int dims, const double *cell, double *x)
+{
+    static const double unskew[5] = {0, 0, 0.21132486540518712, 1.0 / 6.0, 0.13819660112501051};
+    static const double turn3[3][3] = NG_SIMPLEX3_TURN;
+    const double r6 = 1 / sqrt(6.0), orient[3][3] = {{2 * r6, 0, sqrt(2.0) * r6},
+                                                      {-r6, sqrt(3.0) * r6, sqrt(2.0) * r6},
+                                                      {-r6, -sqrt(3.0) * r6, sqrt(2.0) * r6}};
+    const int simplex = all[b].id == NG_BASIS_SIMPLEX, iso = gradients == NG_GRADIENTS_ISOTROPIC;
+    double u[4], s = 0;
+    int d, e;
+    for (d = 0; d < dims; d++) s += cell[d];
+    for (d = 0; d < dims; d++) u[d] = cell[d] - (simplex ? s * unskew[dims] : 0);
+    if (simplex && iso && dims == 2) { /* (K x - H y, K x + H y) = cell, K = sqrt 1.5, H = 1 / sqrt 2 */
+        x[0] = (cell[0] + cell[1]) / (2 * sqrt(1.5));
+        x[1] = (cell[1] - cell[0]) * sqrt(0.5);
+        return;
+    }
+    for (d = 0; d < dims; d++) x[d] = u[d];
+    if (!iso || dims != 3) return;
+    for (d = 0; d < 3; d++)
+        for (x[d] = 0, e = 0; e < 3; e++) x[d] += (simplex ? turn3[e][d] : orient[e][d]) * u[e];
+}
+
 /* At the lattice points (gradient noise's zeros) the channels are not all
  * small: the vector's length there is spread like anywhere else. */
 static void zeros_case(int b, int dims, ng_vector_fn vec)
 {
-    const int n = 4000, simplex = all[b].id == NG_BASIS_SIMPLEX;
-    static const double unskew[5] = {0, 0, 0.21132486540518712, 1.0 / 6.0, 0.13819660112501051};
+    const int n = 4000;
     ng_noise_pts p = points(dims, n, 1);
     double len[4000], lmin = HUGE_VAL;
     int i, d, c, small = 0;
     for (i = 0; i < n; i++) {
-        double cell[4], s = 0;
-        for (d = 0; d < dims; d++) s += (cell[d] = floor(t_rng_range(0, 60)));
-        for (d = 0; d < dims; d++) /* a lattice point: on the simplex grid, a skewed cell unskewed */
-            fx[d][i] = (float)(cell[d] - (simplex ? s * unskew[dims] : 0));
+        double cell[4], x[4];
+        for (d = 0; d < dims; d++) cell[d] = floor(t_rng_range(0, 60));
+        lattice_point(b, dims, cell, x);
+        for (d = 0; d < dims; d++) fx[d][i] = (float)x[d];
     }
     for (d = 0; d < dims; d++) p.anchor[d] = 0;
     vec(&p, dims < 3 ? 2 : 3, out);
@@ -178,8 +245,8 @@ static void zeros_case(int b, int dims, ng_vector_fn vec)
         lmin = fmin(lmin, len[i]);
         small += len[i] < 0.2;
     }
-    CHECKF(lmin > 1e-4, "%s %dD: a vector of length %g at a lattice point", all[b].name, dims, lmin);
-    CHECKF(small < n / 10, "%s %dD: %d of %d lattice points with |v| < 0.2", all[b].name, dims, small, n);
+    CHECKF(lmin > 1e-4, "%s %dD: a vector of length %g at a lattice point", bname(b), dims, lmin);
+    CHECKF(small < n / 10, "%s %dD: %d of %d lattice points with |v| < 0.2", bname(b), dims, small, n);
 }
 
 static void gradient_zeros_case(int b, int dims, ng_vector_fn vec)
@@ -215,8 +282,8 @@ static void continuity_case(int b, int dims, ng_vector_fn vec)
                 worst_fd = fmax(worst_fd, fabs(fd - g));
             }
     }
-    CHECKF(worst < 12.5, "%s %dD vector: |dv|/h up to %g", all[b].name, dims, worst);
-    CHECKF(worst_fd < 0.05, "%s %dD vector: gradient off central differences by %g", all[b].name, dims, worst_fd);
+    CHECKF(worst < 12.5, "%s %dD vector: |dv|/h up to %g", bname(b), dims, worst);
+    CHECKF(worst_fd < 0.05, "%s %dD vector: gradient off central differences by %g", bname(b), dims, worst_fd);
 }
 
 static void test_vec_continuity_and_gradient(void) { each_vector(continuity_case); }
@@ -234,12 +301,53 @@ static void tiled_case(int b, int dims, ng_vector_fn vec)
         ng_noise_pts q = p;
         q.anchor[d] += 7.0 * (1 + d);
         vec(&q, 3, out2);
-        CHECKF(memcmp(out, out2, 3 * 2000 * sizeof *out) == 0, "%s %dD vector: no period along %d", all[b].name, dims,
+        CHECKF(memcmp(out, out2, 3 * 2000 * sizeof *out) == 0, "%s %dD vector: no period along %d", bname(b), dims,
                d);
     }
 }
 
 static void test_vec_tiled_repeats(void) { each_vector(tiled_case); }
+
+/* Every path gives the widest path's bits (one C source compiled per
+ * path): plain and _d forms, 2 and 3 channels, near and far anchors, with
+ * and without a period, at sizes that leave each path's tail. */
+static void paths_case(int b, int dims, ng_vector_fn vec)
+{
+    static const double anchors[] = {0.0, 1e9 + 0.5, -123456789.25};
+    static const uint32_t period[4] = {3, 5, 7, 2};
+    const ng_path *ref = t_widest_path();
+    const ng_vector_fn rvec = ng__kernel_vector(ref, all[b].id, dims);
+    const ng_vector_d_fn vd = ng__kernel_vector_d(t_path, all[b].id, dims),
+                         rvd = ng__kernel_vector_d(ref, all[b].id, dims);
+    static const int sizes[] = {1021, 7}; /* odd: every path has a tail */
+    int a, per, z, ch;
+    for (a = 0; a < 3; a++)
+        for (per = 0; per < 2; per++)
+            for (z = 0; z < 2; z++)
+                for (ch = 2; ch <= 3; ch++) {
+                    const int n = sizes[z];
+                    ng_noise_pts p = points(dims, n, 64);
+                    int d, differ, gdiffer;
+                    for (d = 0; d < dims; d++) p.anchor[d] = (d & 1 ? -anchors[a] + 0.75 : anchors[a]) + 0.125 * d;
+                    if (per) memcpy(p.period, period, sizeof p.period);
+                    vec(&p, ch, out);
+                    rvec(&p, ch, out2);
+                    differ = memcmp(out, out2, (size_t)ch * (size_t)n * sizeof *out) != 0;
+                    vd(&p, ch, out, grad);
+                    rvd(&p, ch, out2, grad + (size_t)ch * (size_t)dims * (size_t)n);
+                    gdiffer = memcmp(out, out2, (size_t)ch * (size_t)n * sizeof *out) != 0 ||
+                              memcmp(grad, grad + (size_t)ch * (size_t)dims * (size_t)n,
+                                     (size_t)ch * (size_t)dims * (size_t)n * sizeof *grad) != 0;
+                    CHECKF(!differ && !gdiffer,
+                           "%s %dD anchor %g period %d, %d points, %d channels: %s differ from the %s path's", bname(b),
+                           dims, anchors[a], per, n, ch, differ ? "values" : "the _d form's", ref->name);
+                }
+}
+
+static void test_vec_paths_agree(void)
+{
+    if (t_path != t_widest_path()) each_vector(paths_case);
+}
 
 /* ---- the one-walk kernels against their definition --------------------------------
  * The kernels shortcut two things a reference does in full: each channel's
@@ -304,7 +412,7 @@ static double lattice_ref(const vec_def *v, uint32_t seed, const double *x, int 
             weight *= up ? ref_fade(v->fast, t[d]) : 1 - ref_fade(v->fast, t[d]);
         }
         hv = ng_lattice_hash(hv);
-        sum += weight * channel_grad(v->dims, channel_word(v->dims, hv, c), dk);
+        sum += weight * channel_grad(v->dims, 0, channel_word(v->dims, 0, hv, c), dk);
         bumps += bump_value(bump_hash(hv), c) * v->height * ref_bump(r2, v->rho);
     }
     return (sum + bumps) * v->scale;
@@ -368,7 +476,7 @@ static double simplex2_ref(uint32_t seed, const double *x, int c)
                                       ((uint32_t)(int64_t)fy0 + (uint32_t)sy) * lattice_prime[1]);
         float d[2] = {(float)dx, (float)dy};
         double fo = r2 < 0.5 ? (0.5 - r2) * (0.5 - r2) * (0.5 - r2) * (0.5 - r2) : 0;
-        sum += fo * channel_grad(2, channel_word(2, hv, c), d);
+        sum += fo * channel_grad(2, 0, channel_word(2, 0, hv, c), d);
         bumps += bump_value(bump_hash(hv), c) * height * ref_bump(r2, 0.25);
     }
     return (sum + bumps) * scale;
@@ -471,13 +579,18 @@ static void test_vec_tileable_wraps(void)
 
 static void vec_kernel_tests(void)
 {
-    t_rng_seed(14);
-    T_RUN(test_vec_range);
-    T_RUN(test_vec_channel_count);
-    T_RUN(test_vec_decorrelated_like_scalar);
-    T_RUN(test_vec_no_common_zeros);
-    T_RUN(test_vec_continuity_and_gradient);
-    T_RUN(test_vec_tiled_repeats);
+    for (gradients = NG_GRADIENTS_CLASSIC; gradients <= NG_GRADIENTS_ISOTROPIC; gradients++) {
+        t_rng_seed(14);
+        T_RUN(test_vec_range);
+        T_RUN(test_vec_range_over_seeds);
+        T_RUN(test_vec_channel_count);
+        T_RUN(test_vec_decorrelated_like_scalar);
+        T_RUN(test_vec_no_common_zeros);
+        T_RUN(test_vec_continuity_and_gradient);
+        T_RUN(test_vec_tiled_repeats);
+        T_RUN(test_vec_paths_agree);
+    }
+    gradients = NG_GRADIENTS_CLASSIC; /* the definitions below are the classic sets' */
     t_rng_seed(41);
     T_RUN(test_lattice_vector_is_its_definition);
     T_RUN(test_simplex2_vector_is_its_definition);

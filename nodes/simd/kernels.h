@@ -20,8 +20,10 @@
 typedef void (*ng_basis_fn)(const ng_noise_pts *p, float *out);
 typedef void (*ng_basis_d_fn)(const ng_noise_pts *p, float *out, float *grad);
 /* A vector kernel (output = "vector"): `channels` (1 to 3) decorrelated
- * channels from one lattice walk, out holding channels planes of n. Channel
- * c is the same bits whatever channels is. The _d form also writes each
+ * channels from one lattice walk, out holding channels planes of n, each
+ * channel from the gradient set p->gradients names (lattice_parts.h,
+ * vector channels). Channel c is the same bits whatever channels is. The
+ * _d form also writes each
  * channel's gradient: grad[(c * dims + e) * n + i] = d out_c / d axis e. */
 typedef void (*ng_vector_fn)(const ng_noise_pts *p, int channels, float *out);
 typedef void (*ng_vector_d_fn)(const ng_noise_pts *p, int channels, float *out, float *grad);

@@ -141,10 +141,9 @@ LOOP_INLINE float corner_slope(int dims, int kind, int iso, uint32_t h, int e, c
  * which is odd, monotone, C1 with slope <= 1 (gradient bounds carry over)
  * and below 1 for every input, so the range holds for any configuration:
  * the true maxima land at 0.983, 0.984 and 0.975. 2e-5 to 4e-5 of
- * samples are above the knee.
+ * samples are above the knee (SOFT_KNEE; the isotropic sets' limiter,
+ * plateau_limit, is lattice_parts.h's: vector channels take it too).
  */
-#define SOFT_KNEE 0.9f
-
 /* The limiter and its slope dy/dx = 1 / (1 + s)^2: the cut 0.1 s^2 / (1 + s)
  * has d/d|x| = 10 * 0.1 (2 s + s^2) / (1 + s)^2 = 1 - 1 / (1 + s)^2. */
 static inline float soft_limit(float x, float *slope)
@@ -156,35 +155,6 @@ static inline float soft_limit(float x, float *slope)
     float s1 = 1.0f + s;
     *slope = 1.0f / (s1 * s1);
     return x - u2f(f2u(cut) | (f2u(x) & 0x80000000u));
-}
-
-/*
- * The isotropic sets' limiter (2D to 4D: perlin, fast, flow), cheaper
- * than soft_limit: no division, and its clamps are integer minima and
- * maxima on the bits (non-negative floats order as integers): 9 AVX-512
- * instructions where soft_limit takes 17 and a division, in a loop of
- * about 210. With u = min(max(|x| - 0.9, 0), 0.2),
- *   y = sign(x) min(|x| - 2.5 u^2, 1):
- * y = x up to the knee, then 0.9 + u - 2.5 u^2, whose slope 1 - 5 u falls
- * to 0 at |x| = 1.1, and 1 from there. Odd, monotone, C1 with slope <= 1,
- * |y''| <= 5, never past 1; 1 is reached only past 1.1 times the
- * 1e-6 quantile the scales take (1 sample in 10^7 or fewer). The classic
- * sets keep soft_limit, and their bits.
- */
-#define PLATEAU_U 0.2f
-
-static inline float plateau_limit(float x, float *slope)
-{
-    const uint32_t sign = f2u(x) & 0x80000000u;
-    const float ax = u2f(f2u(x) & 0x7fffffffu);
-    /* on the bits of non-negative floats, which order as integers:
-     * u = max(|x| - knee, 0), uc = min(u, 0.2), min(y, 1) */
-    const int32_t e = (int32_t)f2u(ax - SOFT_KNEE);
-    const uint32_t u = (uint32_t)(e > 0 ? e : 0), cap = f2u(PLATEAU_U);
-    const float uc = u2f(u < cap ? u : cap);
-    const uint32_t y = f2u(fma_f(-2.5f * uc, uc, ax)), one = 0x3f800000u;
-    *slope = fma_f(-5.0f, uc, 1.0f);
-    return u2f((y < one ? y : one) | sign);
 }
 
 /*
@@ -423,6 +393,22 @@ static void turn_fold(const float T[3][3], const float *fsc, float M[3][3])
             M[d][e] = (float)m;
         }
 }
+
+/* The anchor split per axis (tiled: on the periods), turned by O in
+ * double when oriented: exact enough far from the origin. */
+static void lattice_axes(const ng_noise_pts *p, int dims, int orient, int tiled, axis *a)
+{
+    int d;
+    for (d = 0; d < dims; d++) {
+        double an = p->anchor[d];
+        if (orient && d < 3) {
+            const double A = ORIENT_AD, B = ORIENT_BD, C = ORIENT_CD, R = ORIENT_RD, *x = p->anchor;
+            an = d == 0 ? A * x[0] + R * x[2] : (R * x[2] - B * x[0]) + (d == 1 ? C : -C) * x[1];
+        }
+        a[d] = split_axis(an, tiled ? p->period[d] : 0u);
+    }
+}
+
 LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
                          float *gw, int dims, int kind, int iso, int tiled, int deriv)
 {
@@ -444,14 +430,7 @@ LOOP_INLINE void lattice(const ng_noise_pts *p, float *out, float *gx, float *gy
     for (d = 0; d < 3; d++)
         for (e = 0; e < 3; e++) tm[d][e] = p->turn[d][e];
     if (fold) turn_fold((const float(*)[3])p->turn, fsc, tm); /* tm: M, the whole way to lattice coordinates */
-    for (d = 0; d < dims; d++) {
-        double an = p->anchor[d];
-        if (orient && d < 3) { /* the anchor turned in double: exact enough far from the origin */
-            const double A = ORIENT_AD, B = ORIENT_BD, C = ORIENT_CD, R = ORIENT_RD, *x = p->anchor;
-            an = d == 0 ? A * x[0] + R * x[2] : (R * x[2] - B * x[0]) + (d == 1 ? C : -C) * x[1];
-        }
-        a[d] = split_axis(an, tiled ? p->period[d] : 0u);
-    }
+    lattice_axes(p, dims, orient, tiled, a);
     NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t lo[4], hi[4], h[16];
@@ -625,27 +604,36 @@ static void flow_noise_d(const ng_noise_pts *p, float *out, float *grad)
  * fades and corner hashes shared), the per-channel corner terms blended as
  * in `lattice`, plus (gradient kinds) the nearest corner's bump, radius 0.3
  * and height 0.7 of the basis's maximum: within 0.3 of a corner the
- * largest |value| for any gradients and values is 0.5106 (perlin 2D),
- * 0.7465 (perlin 3D), 0.5135 (fast 2D) and 0.7549 (fast 3D), below the
- * maxima, so the scales are the scalar kernels'. Value channels need no
- * bump.
+ * largest |value| for any classic gradients and values is 0.5106 (perlin
+ * 2D), 0.7465 (perlin 3D), 0.5135 (fast 2D) and 0.7549 (fast 3D), below
+ * the maxima, so the scales are the scalar kernels'. The isotropic sets
+ * as `lattice` reads them: turned in 3D (untiled), scaled, plateau-limited.
+ * Value channels need no bump.
  */
 #define LATTICE_BUMP_INV 11.111111f /* 1 / 0.3^2 */
 
-/* The bump's height per unit of bump_value (whose |v| < 1/2), in
- * channel_grad's units: 2 x 0.7 x the maximum / CHANNEL_GRAD_NORM. */
-static inline float lattice_bump_height(int kind, int dims)
+/* A gradient kind's range scale per unit of channel_grad's terms. */
+static inline float lattice_vec_scale(int kind, int iso, int dims)
 {
-    return dims == 2 ? 1.4f : kind == K_PERLIN ? 1.4f * 1.0363538f : 1.4f * 1.0449052f;
+    return iso ? lattice_scale(kind, iso, dims) : lattice_scale(kind, 0, dims) * CHANNEL_GRAD_NORM(dims);
+}
+
+/* The bump's height per unit of bump_value (whose |v| < 1/2), in
+ * channel_grad's units: classic 2 x 0.7 x the maximum / CHANNEL_GRAD_NORM;
+ * isotropic the classic height times scale, in output units, over its own
+ * scale. */
+static inline float lattice_bump_height(int kind, int iso, int dims)
+{
+    const float height = dims == 2 ? 1.4f : kind == K_PERLIN ? 1.4f * 1.0363538f : 1.4f * 1.0449052f;
+    return iso ? height * lattice_vec_scale(kind, 0, dims) / lattice_vec_scale(kind, iso, dims) : height;
 }
 
 /* The bump at the cell's nearest corner for every channel: bsum[c] and,
  * with deriv, its partials bg[c][e]. The nearest corner is the +1 one on
  * the axes where t >= 1/2; its hash is picked from h[] axis by axis. */
-LOOP_INLINE void lattice_vec_bump(int dims, int kind, int nch, int deriv, const float *t, const float *t1,
+LOOP_INLINE void lattice_vec_bump(int dims, float height, int nch, int deriv, const float *t, const float *t1,
                                   const uint32_t *h, float *bsum, float bg[VEC_CHANNELS][4])
 {
-    const float height = lattice_bump_height(kind, dims);
     uint32_t near[4], hn[8];
     float dn[4], r2, t2, bump, slope;
     int d, k, c, e;
@@ -680,14 +668,13 @@ LOOP_INLINE void lattice_vec_bump(int dims, int kind, int nch, int deriv, const 
 }
 
 LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *restrict grad, int dims,
-                             int kind, int tiled, int nch, int deriv)
+                             int kind, int iso, int tiled, int nch, int deriv)
 {
-    const int nc = 1 << dims;
+    const int nc = 1 << dims, orient = oriented(dims, iso, tiled);
     const size_t n = (size_t)p->n;
     const uint32_t s = kind == K_VALUE ? ng_hash_seed(p->seed) : vec_seed(p->seed);
-    const float scale = kind == K_PERLIN ? perlin_scale[dims - 1] * CHANNEL_GRAD_NORM(dims)
-                        : kind == K_FAST ? fast_scale[dims - 1] * CHANNEL_GRAD_NORM(dims)
-                                         : 1.0f;
+    const float scale = kind == K_VALUE ? 1.0f : lattice_vec_scale(kind, iso, dims);
+    const float height = kind == K_VALUE ? 0.0f : lattice_bump_height(kind, iso, dims);
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
@@ -695,15 +682,22 @@ LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *
     axis a[4];
     size_t i;
     int d, k, e, c;
-    for (d = 0; d < dims; d++) a[d] = split_axis(p->anchor[d], tiled ? p->period[d] : 0u);
+    lattice_axes(p, dims, orient, tiled, a);
     NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t lo[4], hi[4], h[16];
-        float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], dw[4], ct[VEC_CHANNELS][16],
+        float t[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0}, w[4], dw[4], x[4], ct[VEC_CHANNELS][16],
               g[VEC_CHANNELS][4][16], bsum[VEC_CHANNELS], bg[VEC_CHANNELS][4];
         UNROLL
+        for (d = 0; d < dims; d++) x[d] = f[d][i] * fsc[d];
+        if (orient) {
+            float q[3];
+            orient_pos(x, q);
+            x[0] = q[0], x[1] = q[1], x[2] = q[2];
+        }
+        UNROLL
         for (d = 0; d < dims; d++) {
-            t[d] = lattice_cell(&a[d], f[d][i] * fsc[d], tiled, &lo[d], &hi[d]);
+            t[d] = lattice_cell(&a[d], x[d], tiled, &lo[d], &hi[d]);
             lo[d] *= lattice_prime[d];
             hi[d] = tiled ? hi[d] * lattice_prime[d] : lo[d] + lattice_prime[d];
             t1[d] = t[d] - 1.0f;
@@ -723,53 +717,73 @@ LOOP_INLINE void lattice_vec(const ng_noise_pts *p, float *restrict out, float *
                     if (c < nch && kind == K_VALUE) {
                         ct[c][k] = lattice_value(channel_hash(folded, c));
                     } else if (c < nch) {
-                        uint32_t wc = channel_word(dims, h[k], c);
-                        ct[c][k] = channel_grad(dims, wc, dk);
+                        uint32_t wc = channel_word(dims, iso, h[k], c);
+                        ct[c][k] = channel_grad(dims, iso, wc, dk);
                         if (deriv) {
                             float gv[4];
-                            channel_grad_vec(dims, wc, gv);
+                            channel_grad_vec(dims, iso, wc, gv);
                             UNROLL
                             for (e = 0; e < dims; e++) g[c][e][k] = gv[e];
                         }
                     }
             }
-        if (kind != K_VALUE) lattice_vec_bump(dims, kind, nch, deriv, t, t1, h, bsum, bg);
+        if (kind != K_VALUE) lattice_vec_bump(dims, height, nch, deriv, t, t1, h, bsum, bg);
         UNROLL
         for (c = 0; c < VEC_CHANNELS; c++)
             if (c < nch) {
-                float v = lattice_blend(dims, kind, deriv, ct[c], g[c], w, dw);
-                out[(size_t)c * n + i] = kind == K_VALUE ? v : (v + bsum[c]) * scale;
-                if (deriv)
+                float v = lattice_blend(dims, kind, deriv, ct[c], g[c], w, dw), gscale = scale, gl[4];
+                if (kind == K_VALUE) {
+                    out[(size_t)c * n + i] = v;
+                } else if (iso) {
+                    float slope;
+                    out[(size_t)c * n + i] = plateau_limit((v + bsum[c]) * scale, &slope);
+                    gscale = scale * slope;
+                } else {
+                    out[(size_t)c * n + i] = (v + bsum[c]) * scale;
+                }
+                if (deriv) {
+                    UNROLL
+                    for (e = 0; e < dims; e++) gl[e] = kind == K_VALUE ? g[c][e][0] : g[c][e][0] + bg[c][e];
+                    if (orient) orient_grad(gl); /* the lattice's partials back to the world's axes */
                     UNROLL
                     for (e = 0; e < dims; e++)
-                        grad[((size_t)c * (size_t)dims + (size_t)e) * n + i] = ng_gscaled(
-                            kind == K_VALUE ? g[c][e][0] : (g[c][e][0] + bg[c][e]) * scale, gm[e], gma);
+                        grad[((size_t)c * (size_t)dims + (size_t)e) * n + i] =
+                            ng_gscaled(kind == K_VALUE ? gl[e] : gl[e] * gscale, gm[e], gma);
+                }
             }
     }
 }
 
-#define LATTICE_VEC_NCH(name, dims, kind, nch)                                                                 \
-    static void name##_vec##nch(const ng_noise_pts *p, float *out) { lattice_vec(p, out, NULL, dims, kind, 0, nch, 0); } \
+#define LATTICE_VEC_NCH(name, dims, kind, iso, nch)                                                            \
+    static void name##_vec##nch(const ng_noise_pts *p, float *out)                                             \
+    {                                                                                                          \
+        lattice_vec(p, out, NULL, dims, kind, iso, 0, nch, 0);                                                 \
+    }                                                                                                          \
     static void name##_vec##nch##_tiled(const ng_noise_pts *p, float *out)                                     \
     {                                                                                                          \
-        lattice_vec(p, out, NULL, dims, kind, 1, nch, 0);                                                      \
+        lattice_vec(p, out, NULL, dims, kind, iso, 1, nch, 0);                                                 \
     }                                                                                                          \
     static void name##_vec##nch##_d(const ng_noise_pts *p, float *out, float *grad)                            \
     {                                                                                                          \
-        lattice_vec(p, out, grad, dims, kind, 0, nch, 1);                                                      \
+        lattice_vec(p, out, grad, dims, kind, iso, 0, nch, 1);                                                 \
     }                                                                                                          \
     static void name##_vec##nch##_d_tiled(const ng_noise_pts *p, float *out, float *grad)                      \
     {                                                                                                          \
-        lattice_vec(p, out, grad, dims, kind, 1, nch, 1);                                                      \
+        lattice_vec(p, out, grad, dims, kind, iso, 1, nch, 1);                                                 \
     }
-#define LATTICE_VEC_SET(name, dims, kind) LATTICE_VEC_NCH(name, dims, kind, 2) LATTICE_VEC_NCH(name, dims, kind, 3)
+#define LATTICE_VEC_SET(name, dims, kind, iso)                                                                 \
+    LATTICE_VEC_NCH(name, dims, kind, iso, 2) LATTICE_VEC_NCH(name, dims, kind, iso, 3)
 
-LATTICE_VEC_SET(value2, 2, K_VALUE)
-LATTICE_VEC_SET(value3, 3, K_VALUE)
-LATTICE_VEC_SET(perlin2, 2, K_PERLIN)
-LATTICE_VEC_SET(perlin3, 3, K_PERLIN)
-LATTICE_VEC_SET(fast2, 2, K_FAST)
-LATTICE_VEC_SET(fast3, 3, K_FAST)
+LATTICE_VEC_SET(value2, 2, K_VALUE, 0)
+LATTICE_VEC_SET(value3, 3, K_VALUE, 0)
+LATTICE_VEC_SET(perlin2, 2, K_PERLIN, 0)
+LATTICE_VEC_SET(perlin2i, 2, K_PERLIN, ISO_TENSOR)
+LATTICE_VEC_SET(perlin3, 3, K_PERLIN, 0)
+LATTICE_VEC_SET(perlin3i, 3, K_PERLIN, ISO_TENSOR)
+LATTICE_VEC_SET(fast2, 2, K_FAST, 0)
+LATTICE_VEC_SET(fast2i, 2, K_FAST, ISO_SMOOTH)
+LATTICE_VEC_SET(fast3, 3, K_FAST, 0)
+LATTICE_VEC_SET(fast3i, 3, K_FAST, ISO_SMOOTH)
 
 /* By dims and tiling, as `dispatch` does. */
 #define LATTICE_VEC_DISPATCH(p, channels, out, grad, name2, name3)                                             \
@@ -793,12 +807,14 @@ static void value_vector_d(const ng_noise_pts *p, int channels, float *out, floa
 
 static void perlin_vector_d(const ng_noise_pts *p, int channels, float *out, float *grad)
 {
-    LATTICE_VEC_DISPATCH(p, channels, out, grad, perlin2, perlin3);
+    if (p->gradients == NG_GRADIENTS_ISOTROPIC) LATTICE_VEC_DISPATCH(p, channels, out, grad, perlin2i, perlin3i);
+    else LATTICE_VEC_DISPATCH(p, channels, out, grad, perlin2, perlin3);
 }
 
 static void fast_vector_d(const ng_noise_pts *p, int channels, float *out, float *grad)
 {
-    LATTICE_VEC_DISPATCH(p, channels, out, grad, fast2, fast3);
+    if (p->gradients == NG_GRADIENTS_ISOTROPIC) LATTICE_VEC_DISPATCH(p, channels, out, grad, fast2i, fast3i);
+    else LATTICE_VEC_DISPATCH(p, channels, out, grad, fast2, fast3);
 }
 
 static void value_vector(const ng_noise_pts *p, int channels, float *out) { value_vector_d(p, channels, out, NULL); }

@@ -565,18 +565,66 @@ LOOP_INLINE void grad_set_vec(int dims, int iso, uint32_t h, float *g)
     else iso ? grad_ind4_vec(h, g) : grad32_vec(h, g);
 }
 
+/* ---- limiter ------------------------------------------------------------------
+ * The knee of the limiters (lattice_kernels.c's soft_limit, plateau_limit
+ * below): values up to it pass unchanged. */
+#define SOFT_KNEE 0.9f
+
+/*
+ * The isotropic sets' limiter (2D to 4D: perlin, fast, flow; and every
+ * isotropic vector channel, simplex's too: vector channels, below),
+ * cheaper than soft_limit: no division, and its clamps are integer minima
+ * and maxima on the bits (non-negative floats order as integers): 9
+ * AVX-512 instructions where soft_limit takes 17 and a division, in a
+ * loop of about 210. With u = min(max(|x| - 0.9, 0), 0.2),
+ *   y = sign(x) min(|x| - 2.5 u^2, 1):
+ * y = x up to the knee, then 0.9 + u - 2.5 u^2, whose slope 1 - 5 u falls
+ * to 0 at |x| = 1.1, and 1 from there. Odd, monotone, C1 with slope <= 1,
+ * |y''| <= 5, never past 1; 1 is reached only past 1.1 times the
+ * 1e-6 quantile the scales take (1 sample in 10^7 or fewer). The classic
+ * sets keep soft_limit, and their bits.
+ */
+#define PLATEAU_U 0.2f
+
+static inline float plateau_limit(float x, float *slope)
+{
+    const uint32_t sign = f2u(x) & 0x80000000u;
+    const float ax = u2f(f2u(x) & 0x7fffffffu);
+    /* on the bits of non-negative floats, which order as integers:
+     * u = max(|x| - knee, 0), uc = min(u, 0.2), min(y, 1) */
+    const int32_t e = (int32_t)f2u(ax - SOFT_KNEE);
+    const uint32_t u = (uint32_t)(e > 0 ? e : 0), cap = f2u(PLATEAU_U);
+    const float uc = u2f(u < cap ? u : cap);
+    const uint32_t y = f2u(fma_f(-2.5f * uc, uc, ax)), one = 0x3f800000u;
+    *slope = fma_f(-5.0f, uc, 1.0f);
+    return u2f((y < one ? y : one) | sign);
+}
+
 /* ---- vector channels ----------------------------------------------------------
  * output = "vector" walks the lattice once for every channel: cells,
  * corner hashes, fades and falloffs are shared. The gradient kinds hash
  * their corners with their own seed (vec_seed: the channels are unrelated
  * to the scalar basis at the same seed) and take each channel's gradient
- * from its own bits of the one corner hash (channel_word), with no rehash
- * per corner and channel: in 2D a diagonal (+-1, +-1), two sign bits per
- * channel (31-30, 29-28, 27-26: one flip each, where grad8 needs a dozen
- * operations); in 3D and 4D grad12 and grad32 of the corner hash times an
- * odd constant per channel. The diagonals have grad8's second moments
- * (E[g g^T] = I / 2 once divided by sqrt 2), hence its statistics, and are
- * a subset of it, hence no larger maximum: the scalar scales hold.
+ * from its own word of the one corner hash (channel_word), with no rehash
+ * per corner and channel, in the set p->gradients names:
+ *   classic: in 2D a diagonal (+-1, +-1), two sign bits per channel
+ *     (31-30, 29-28, 27-26: one flip each, where grad8 needs a dozen
+ *     operations); in 3D and 4D grad12 and grad32 of the corner hash
+ *     times an odd constant per channel. The diagonals have grad8's
+ *     second moments (E[g g^T] = I / 2 once divided by sqrt 2), hence its
+ *     statistics, and are a subset of it, hence no larger maximum: the
+ *     scalar scales hold. The bits of 0.1.0.
+ *   isotropic: the scalar kernel's own set for the basis and dims
+ *     (grad_set: grad_pair, grad_arc, grad_ind3 and grad_ind4, simplex's
+ *     normalised) of the corner hash folded once, times an odd constant
+ *     per channel (channel 0 the hash itself: the sets read up to 15
+ *     bits, three channels' worth is more than the top 16), on the
+ *     lattice the scalar kernel reads (perlin's and fast's 3D
+ *     orientation, simplex's turns), with its range scale. The classic
+ *     channels peak at the diagonals in the orientation histogram of
+ *     tests/test_isotropy.c (seed 7: perlin 2D 1.44 to 1.49, simplex 2D
+ *     1.98 to 2.02), and every warp by them shows the lattice's grain;
+ *     the isotropic ones measure 1.04 to 1.09, 3D's xy slice too.
  *
  * Gradient noise is 0 at every lattice point whatever its gradients, so on
  * a shared lattice every channel would vanish at the same regular grid of
@@ -585,12 +633,20 @@ LOOP_INLINE void grad_set_vec(int dims, int iso, uint32_t h, float *g)
  * the corner nearest the point: with rho at most 0.3 cells (0.25 or 0.2 on
  * the simplex grids) the bumps of different corners never overlap, so the
  * nearest corner's is the only one that can be non-zero (one bump and
- * one value per channel and point, not per corner), and they stay clear
- * of where the gradient terms peak, so the basis's maximum, hence its
- * range scale, is unchanged (searched numerically, as the ranges in
- * lattice_kernels.c: the largest value within rho of a corner for any
- * gradients and v = +-1 stays below the maximum), and each channel keeps
- * the scalar basis's statistics (rms within 4%). v comes from the nearest
+ * one value per channel and point, not per corner). With the classic sets
+ * they stay clear of where the gradient terms peak, so the basis's
+ * maximum, hence its range scale, is unchanged (searched numerically, as
+ * the ranges in lattice_kernels.c: the largest value within rho of a
+ * corner for any gradients and v = +-1 stays below the maximum), and each
+ * channel keeps the scalar basis's statistics (rms within 4%; with the
+ * isotropic sets 6%, tests/test_vector_noise.c). The isotropic sets'
+ * scales are statistical (the 1e-6 quantile: perlin, fast) or exact
+ * with no margin for a bump (simplex 3D's and 4D's maxima are one
+ * corner's term alone, 0.19 and 0.21 from it, inside or at the rim of
+ * the bump), so every isotropic channel passes through plateau_limit
+ * (above), which keeps [-1, 1] whatever the bump adds; the bump's height
+ * is the classic one's in output units (its peak 0.7: height times scale
+ * the same), under the knee. v comes from the nearest
  * corner's hash rehashed (bump_hash), so it is unrelated to the
  * gradients. At the lattice points the channels are independent values,
  * so the displacement there is spread as elsewhere (a dims-channel field
@@ -627,28 +683,38 @@ static inline uint32_t channel_fold(uint32_t h)
     return h ^ (h >> 16);
 }
 
-/* The word channel c takes its gradient from: in 2D the corner hash
- * shifted to its two sign bits; in 3D and 4D (grad12 and grad32 read more
- * bits) the corner hash times an odd constant, channel 0 the hash itself. */
-LOOP_INLINE uint32_t channel_word(int dims, uint32_t h, int c)
+/* The word channel c takes its gradient from, channel 0 the corner hash
+ * itself: classic, in 2D the hash shifted to the diagonal's two sign
+ * bits, in 3D and 4D the hash times an odd constant; isotropic, the hash
+ * folded once for every channel (channel_fold, as value noise's) times
+ * the constant. The isotropic sets read bits 16 to 27 of the word, which
+ * a product takes from the hash's low bits, weak ones (ng_lattice_hash):
+ * unfolded, simplex 2D's channel 2 measured 1.151 in the orientation
+ * histogram (tests/test_isotropy.c), its other channels 1.05 to 1.07. */
+LOOP_INLINE uint32_t channel_word(int dims, int iso, uint32_t h, int c)
 {
-    if (dims == 2) return h << (2 * c);
-    return c == 0 ? h : h * channel_mul[c];
+    if (c == 0) return h;
+    if (iso) return channel_fold(h) * channel_mul[c];
+    return dims == 2 ? h << (2 * c) : h * channel_mul[c];
 }
 
-/* A channel's gradient term: 2D the diagonal of bits 31 and 30, unscaled
- * (length sqrt 2; CHANNEL_GRAD_NORM undoes it); 3D, 4D the scalar sets. */
-LOOP_INLINE float channel_grad(int dims, uint32_t w, const float *d)
+/* A channel's gradient term: classic 2D the diagonal of bits 31 and 30,
+ * unscaled (length sqrt 2; CHANNEL_GRAD_NORM undoes it), 3D and 4D the
+ * scalar sets; isotropic (iso as grad_set's) the scalar kernel's set. */
+LOOP_INLINE float channel_grad(int dims, int iso, uint32_t w, const float *d)
 {
+    if (iso) return grad_set(dims, iso, w, d);
     if (dims == 2) return flip_bit(d[0], w, 31) + flip_bit(d[1], w, 30);
     if (dims == 3) return grad12(w, d[0], d[1], d[2]);
     return grad32(w, d[0], d[1], d[2], d[3]);
 }
 
 /* its partials */
-LOOP_INLINE void channel_grad_vec(int dims, uint32_t w, float *g)
+LOOP_INLINE void channel_grad_vec(int dims, int iso, uint32_t w, float *g)
 {
-    if (dims == 2) {
+    if (iso) {
+        grad_set_vec(dims, iso, w, g);
+    } else if (dims == 2) {
         g[0] = flip_bit(1.0f, w, 31);
         g[1] = flip_bit(1.0f, w, 30);
     } else if (dims == 3) {
@@ -658,7 +724,8 @@ LOOP_INLINE void channel_grad_vec(int dims, uint32_t w, float *g)
     }
 }
 
-/* what multiplies channel_grad's terms to give the set's unit lengths */
+/* what multiplies the classic channel_grad's terms to give the set's unit
+ * lengths */
 #define CHANNEL_GRAD_NORM(dims) ((dims) == 2 ? 0.70710678f : 1.0f)
 
 /* The hash the nearest corner's bump values come from. */

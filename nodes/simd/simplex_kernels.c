@@ -266,26 +266,110 @@ LOOP_INLINE float simplex_corner(int dims, int iso, int deriv, uint32_t h, const
 #define TURN_K 1.2247448713915890 /* sqrt 1.5 */
 #define TURN_H 0.70710678118654752 /* 1 / sqrt 2 */
 
+static const double simplex_skew[5] = {0.0, 0.0, F2, F3, F4};
+static const double simplex_unskew[5] = {0.0, 0.0, G2, G3, G4};
+
+/* The anchor in the skewed lattice, split per axis; the isotropic sets'
+ * turned first (2D and 3D ORIENTATION), all in double: exact enough far
+ * from the origin. */
+static void simplex_axes(const ng_noise_pts *p, int dims, int iso, axis *ax)
+{
+    static const double turn[3][3] = NG_SIMPLEX3_TURN;
+    const double *an = p->anchor;
+    double q[4], sk;
+    int d;
+    if (iso && dims == 2) { /* turned and skewed: (K x - H y, K x + H y) */
+        const double ka = TURN_K * an[0], ha = TURN_H * an[1];
+        ax[0] = split_axis(ka - ha, 0u);
+        ax[1] = split_axis(ka + ha, 0u);
+        return;
+    }
+    for (d = 0; d < dims; d++)
+        q[d] = iso && dims == 3 ? turn[d][0] * an[0] + turn[d][1] * an[1] + turn[d][2] * an[2] : an[d];
+    sk = q[0];
+    for (d = 1; d < dims; d++) sk += q[d];
+    sk *= simplex_skew[dims];
+    for (d = 0; d < dims; d++) ax[d] = split_axis(q[d] + sk, 0u);
+}
+
+/* The isotropic set's 3D turn M rounded once to float: with the skew,
+ * S M (sm, for the positions), and M's transpose (mt, the partials back). */
+static void simplex3_turn(float sm[3][3], float mt[3][3])
+{
+    static const double turn[3][3] = NG_SIMPLEX3_TURN;
+    int d, e;
+    for (d = 0; d < 3; d++)
+        for (e = 0; e < 3; e++) {
+            sm[d][e] = (float)(turn[d][e] + (turn[0][e] + turn[1][e] + turn[2][e]) * F3);
+            mt[e][d] = (float)turn[d][e];
+        }
+}
+
+/* r . (a, b, c) as fma(r0, a, fma(r1, b, r2 c)): a row of the 3D turn
+ * (S M, or a column of M for the partials back) */
+static inline float turn_row(const float *r, float a, float b, float c)
+{
+    return fma_f(r[0], a, fma_f(r[1], b, r[2] * c));
+}
+
+/* A point's skewed lattice position q from its noise-space offset x, as
+ * simplex_axes takes the anchor: isotropic 2D turned and skewed in one
+ * multiply and two fused multiply-adds, 3D by S M (three operations a
+ * row), else skewed. */
+LOOP_INLINE void simplex_skewed(int dims, int iso, const float sm[3][3], const float *x, float *q)
+{
+    int d;
+    if (iso && dims == 2) {
+        const float kx = (float)TURN_K * x[0];
+        q[0] = fma_f(-(float)TURN_H, x[1], kx);
+        q[1] = fma_f((float)TURN_H, x[1], kx);
+    } else if (iso && dims == 3) {
+        UNROLL
+        for (d = 0; d < 3; d++) q[d] = turn_row(sm[d], x[0], x[1], x[2]);
+    } else {
+        float fs = x[0];
+        UNROLL
+        for (d = 1; d < dims; d++) fs += x[d];
+        fs *= (float)simplex_skew[dims];
+        UNROLL
+        for (d = 0; d < dims; d++) q[d] = x[d] + fs;
+    }
+}
+
+/* The partials along the lattice's axes, acc, back to the world's (in
+ * place): the transpose of the isotropic sets' turn. */
+LOOP_INLINE void simplex_world(int dims, int iso, const float mt[3][3], float *acc)
+{
+    const float a0 = acc[0], a1 = acc[1], a2 = dims > 2 ? acc[2] : 0.0f;
+    if (iso && dims == 2) {
+        acc[0] = (a0 + a1) * (float)TURN_H;
+        acc[1] = (a1 - a0) * (float)TURN_H;
+    } else if (iso && dims == 3) {
+        acc[0] = turn_row(mt[0], a0, a1, a2);
+        acc[1] = turn_row(mt[1], a0, a1, a2);
+        acc[2] = turn_row(mt[2], a0, a1, a2);
+    }
+}
+
 LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *gy, int iso, int deriv)
 {
-    const double sk = (p->anchor[0] + p->anchor[1]) * F2, ka = TURN_K * p->anchor[0], ha = TURN_H * p->anchor[1];
-    const axis ax = split_axis(iso ? ka - ha : p->anchor[0] + sk, 0u),
-               ay = split_axis(iso ? ka + ha : p->anchor[1] + sk, 0u);
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1], sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1);
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
     const float gma = ng_pts_gmul_all(p);
-    const float f2 = (float)F2, g2 = (float)G2, g2x2m1 = (float)(2.0 * G2 - 1.0);
+    const float g2 = (float)G2, g2x2m1 = (float)(2.0 * G2 - 1.0);
     const float scale = iso ? SIMPLEX2_ISO_SCALE : SIMPLEX2_SCALE;
     const int n = p->n;
+    axis a[2];
     int i;
+    simplex_axes(p, 2, iso, a);
     NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t X, Y;
-        const float x = fx[i] * sx, y = fy[i] * sy;
-        const float fs = (x + y) * f2, kx = (float)TURN_K * x;
-        float rx = cell_of(&ax, iso ? fma_f(-(float)TURN_H, y, kx) : x + fs, &X),
-              ry = cell_of(&ay, iso ? fma_f((float)TURN_H, y, kx) : y + fs, &Y); /* skewed */
+        const float x[2] = {fx[i] * sx, fy[i] * sy};
+        float q[2], rx, ry;
+        simplex_skewed(2, iso, NULL, x, q);
+        rx = cell_of(&a[0], q[0], &X), ry = cell_of(&a[1], q[1], &Y); /* skewed */
         float t = (rx + ry) * g2;
         float x0 = rx - t, y0 = ry - t; /* unskewed, from corner 0 */
         /* lower triangle (rx >= ry) steps along x first */
@@ -305,60 +389,38 @@ LOOP_INLINE void simplex2(const ng_noise_pts *p, float *out, float *gx, float *g
         float n2 = simplex_corner(2, iso, deriv, h2, d2, acc);
         out[i] = (n0 + n1 + n2) * scale;
         if (deriv) {
-            /* the lattice's partials back to the world's axes: the transpose of the turn */
-            const float ax0 = iso ? (acc[0] + acc[1]) * (float)TURN_H : acc[0],
-                        ax1 = iso ? (acc[1] - acc[0]) * (float)TURN_H : acc[1];
-            gx[i] = ng_gscaled(ax0 * scale, gm[0], gma);
-            gy[i] = ng_gscaled(ax1 * scale, gm[1], gma);
+            simplex_world(2, iso, NULL, acc);
+            gx[i] = ng_gscaled(acc[0] * scale, gm[0], gma);
+            gy[i] = ng_gscaled(acc[1] * scale, gm[1], gma);
         }
     }
-}
-
-/* r . (a, b, c) as fma(r0, a, fma(r1, b, r2 c)): a row of the 3D turn
- * (S M, or a column of M for the partials back) */
-static inline float turn_row(const float *r, float a, float b, float c)
-{
-    return fma_f(r[0], a, fma_f(r[1], b, r[2] * c));
 }
 
 LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *gy, float *gz,
                           int iso, int deriv)
 {
-    static const double turn[3][3] = NG_SIMPLEX3_TURN;
-    const double *an = p->anchor;
     const uint32_t s = ng_hash_seed(p->seed);
     const float *fx = p->f[0], *fy = p->f[1], *fz = p->f[2];
     const float sx = ng_pts_scale(p, 0), sy = ng_pts_scale(p, 1), sz = ng_pts_scale(p, 2);
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
     const float gma = ng_pts_gmul_all(p);
-    const float f3 = (float)F3, g3 = (float)G3, g3x2 = (float)(2.0 * G3),
+    const float g3 = (float)G3, g3x2 = (float)(2.0 * G3),
                 g3x3m1 = (float)(3.0 * G3 - 1.0), g3m1 = (float)(G3 - 1.0), g3x2m1 = (float)(2.0 * G3 - 1.0);
     const float scale = iso ? SIMPLEX3_ISO_SCALE : SIMPLEX3_SCALE;
     const int n = p->n;
-    double q[3], sk;
-    float sm[3][3], mt[3][3]; /* the turn and skew S M, and M's transpose, each rounded once to float */
-    axis ax, ay, az;
-    int i, d, e;
-    /* the isotropic set's lattice turned (3D ORIENTATION, above): q = M x,
-     * the anchor's in double, then skewed */
-    for (d = 0; d < 3; d++) {
-        q[d] = iso ? turn[d][0] * an[0] + turn[d][1] * an[1] + turn[d][2] * an[2] : an[d];
-        for (e = 0; e < 3; e++) {
-            sm[d][e] = (float)(turn[d][e] + (turn[0][e] + turn[1][e] + turn[2][e]) * F3);
-            mt[e][d] = (float)turn[d][e];
-        }
-    }
-    sk = (q[0] + q[1] + q[2]) * F3;
-    ax = split_axis(q[0] + sk, 0u), ay = split_axis(q[1] + sk, 0u), az = split_axis(q[2] + sk, 0u);
+    float sm[3][3], mt[3][3];
+    axis a[3];
+    int i;
+    simplex3_turn(sm, mt);
+    simplex_axes(p, 3, iso, a);
     NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t X, Y, Z;
-        const float x = fx[i] * sx, y = fy[i] * sy, z = fz[i] * sz;
-        /* turned: S M x, three operations a row */
-        const float fs = (x + y + z) * f3;
-        float rx = cell_of(&ax, iso ? turn_row(sm[0], x, y, z) : x + fs, &X),
-              ry = cell_of(&ay, iso ? turn_row(sm[1], x, y, z) : y + fs, &Y),
-              rz = cell_of(&az, iso ? turn_row(sm[2], x, y, z) : z + fs, &Z); /* skewed fraction */
+        const float x[3] = {fx[i] * sx, fy[i] * sy, fz[i] * sz};
+        float q[3], rx, ry, rz;
+        simplex_skewed(3, iso, (const float(*)[3])sm, x, q);
+        /* the skewed fraction */
+        rx = cell_of(&a[0], q[0], &X), ry = cell_of(&a[1], q[1], &Y), rz = cell_of(&a[2], q[2], &Z);
         float t = (rx + ry + rz) * g3;
         float x0 = rx - t, y0 = ry - t, z0 = rz - t;
         /* The simplex walks the axes in decreasing order of the fraction:
@@ -392,13 +454,10 @@ LOOP_INLINE void simplex3(const ng_noise_pts *p, float *out, float *gx, float *g
         float n3 = simplex_corner(3, iso, deriv, h3, d3, acc);
         out[i] = (n0 + n1 + n2 + n3) * scale;
         if (deriv) {
-            /* the lattice's partials back to the world's axes: M's transpose */
-            const float ax0 = iso ? turn_row(mt[0], acc[0], acc[1], acc[2]) : acc[0],
-                        ax1 = iso ? turn_row(mt[1], acc[0], acc[1], acc[2]) : acc[1],
-                        ax2 = iso ? turn_row(mt[2], acc[0], acc[1], acc[2]) : acc[2];
-            gx[i] = ng_gscaled(ax0 * scale, gm[0], gma);
-            gy[i] = ng_gscaled(ax1 * scale, gm[1], gma);
-            gz[i] = ng_gscaled(ax2 * scale, gm[2], gma);
+            simplex_world(3, iso, (const float(*)[3])mt, acc);
+            gx[i] = ng_gscaled(acc[0] * scale, gm[0], gma);
+            gy[i] = ng_gscaled(acc[1] * scale, gm[1], gma);
+            gz[i] = ng_gscaled(acc[2] * scale, gm[2], gma);
         }
     }
 }
@@ -458,26 +517,25 @@ LOOP_INLINE float simplex4_at(uint32_t s, const uint32_t *cell, const float *r, 
 LOOP_INLINE void simplex4(const ng_noise_pts *p, float *out, float *gx, float *gy,
                           float *gz, float *gw, int iso, int deriv)
 {
-    const double sk = (p->anchor[0] + p->anchor[1] + p->anchor[2] + p->anchor[3]) * F4;
     const uint32_t s = ng_hash_seed(p->seed);
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
     const float gma = ng_pts_gmul_all(p);
-    const float f4 = (float)F4, scale = iso ? SIMPLEX4_ISO_SCALE : SIMPLEX4_SCALE;
+    const float scale = iso ? SIMPLEX4_ISO_SCALE : SIMPLEX4_SCALE;
     const int n = p->n;
     axis a[4];
     int i, d;
-    for (d = 0; d < 4; d++) a[d] = split_axis(p->anchor[d] + sk, 0u);
+    simplex_axes(p, 4, iso, a);
     NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t cell[4];
-        float r[4], x[4], acc[4] = {0.0f, 0.0f, 0.0f, 0.0f}, fs;
+        float r[4], x[4], q[4], acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
         UNROLL
         for (d = 0; d < 4; d++) x[d] = f[d][i] * fsc[d];
-        fs = (x[0] + x[1] + x[2] + x[3]) * f4;
+        simplex_skewed(4, iso, NULL, x, q);
         UNROLL
-        for (d = 0; d < 4; d++) r[d] = cell_of(&a[d], x[d] + fs, &cell[d]);
+        for (d = 0; d < 4; d++) r[d] = cell_of(&a[d], q[d], &cell[d]);
         out[i] = simplex4_at(s, cell, r, iso, deriv, acc) * scale;
         if (deriv) {
             gx[i] = ng_gscaled(acc[0] * scale, gm[0], gma);
@@ -598,22 +656,31 @@ static void simplex_tiled2(const ng_noise_pts *p, float *out)
  * fraction; in 2D and 3D the same simplices as simplex2 and simplex3), a
  * falloff per corner shared, a gradient per corner and channel, and the
  * nearest corner's bump. Bump radius and height (unscaled) per dims: the
- * largest |value| within the radius of a corner, for any gradients and
- * values, stays below the basis's maximum (2D 0.0099473 < 0.0100802; 3D
- * and 4D: the maximum's point is 0.236 and more from every corner), so the
- * scales are simplex's. A point within a bump's radius of a vertex lies in
- * a simplex of that vertex (the radius is below every simplex's height),
- * so the nearest of the walk's corners is the one.
+ * largest |value| within the radius of a corner, for any classic
+ * gradients and values, stays below the basis's maximum (2D 0.0099473 <
+ * 0.0100802; 3D and 4D: the maximum's point is 0.236 and more from every
+ * corner), so the scales are simplex's. A point within a bump's radius of
+ * a vertex lies in a simplex of that vertex (the radius is below every
+ * simplex's height), so the nearest of the walk's corners is the one. The
+ * isotropic sets as simplex2 to simplex4 read them (turned lattice,
+ * falloff, normalised 3D and 4D vectors, scale), plateau-limited.
  */
 static const float simplex_vec_scale[5] = {0.0f, 0.0f, SIMPLEX2_SCALE * 0.70710678f, SIMPLEX3_SCALE,
                                            SIMPLEX4_SCALE};
+static const float simplex_iso_scale[5] = {0.0f, 0.0f, SIMPLEX2_ISO_SCALE, SIMPLEX3_ISO_SCALE, SIMPLEX4_ISO_SCALE};
 /* per unit of bump_value (|v| < 1/2), in channel_grad's units: 2 x 0.7
- * (4D 0.6) x the maximum / CHANNEL_GRAD_NORM */
+ * (4D 0.6) x the maximum / CHANNEL_GRAD_NORM; isotropic, the same height
+ * in output units (simplex_bump_at) */
 static const float simplex_bump_height[5] = {0.0f, 0.0f, 1.4f * 0.0100802047f / 0.70710678f, 1.4f * 0.0130071572f,
                                               1.2f * 0.0159292215f};
 static const float simplex_bump_inv[5] = {0.0f, 0.0f, 16.0f, 25.0f, 25.0f}; /* 1 / rho^2: 0.25, 0.2, 0.2 */
-static const double simplex_skew[5] = {0.0, 0.0, F2, F3, F4};
-static const double simplex_unskew[5] = {0.0, 0.0, G2, G3, G4};
+
+/* The bump's height of dims and gradients. */
+static inline float simplex_bump_at(int dims, int iso)
+{
+    return iso ? simplex_bump_height[dims] * simplex_vec_scale[dims] / simplex_iso_scale[dims]
+               : simplex_bump_height[dims];
+}
 
 /* The corner nearest the point so far: its r^2, hash and offset. */
 typedef struct nearest {
@@ -623,8 +690,9 @@ typedef struct nearest {
 
 /* One corner for every channel: d the point minus the corner, h its hash;
  * sums and, with deriv, partials (acc[c][e]) added; near updated (first:
- * the walk's first corner). */
-LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, int first, uint32_t h, const float *d,
+ * the walk's first corner). The gradient term and partials as
+ * simplex_corner's. */
+LOOP_INLINE void simplex_vec_corner(int dims, int iso, int nch, int deriv, int first, uint32_t h, const float *d,
                                     float *sum, float acc[VEC_CHANNELS][4], nearest *near)
 {
     float r2 = d[0] * d[0], t3, fo, fslope;
@@ -632,21 +700,24 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, int first, uin
     int c, e;
     UNROLL
     for (e = 1; e < dims; e++) r2 = fma_f(d[e], d[e], r2);
-    fo = falloff(r2, FALL_QUARTIC, &t3);
-    fslope = -8.0f * t3; /* the radial slope per unit of gradient term */
+    fo = falloff(r2, FALLOFF(dims, iso), &t3);
+    fslope = FALL_SLOPE(dims, iso) * t3; /* the radial slope per unit of gradient term */
     UNROLL
     for (c = 0; c < VEC_CHANNELS; c++)
         if (c < nch) {
-            uint32_t w = channel_word(dims, h, c);
-            float gd = channel_grad(dims, w, d);
+            uint32_t w = channel_word(dims, iso, h, c);
+            float gd = channel_grad(dims, iso, w, d), unit = 1.0f;
+            if (iso && dims > 2) gd *= ind_unit(dims, w, &unit);
             /* the first corner starts the sums: no additions of zero */
             sum[c] = first ? fo * gd : fma_f(fo, gd, sum[c]);
             if (deriv) {
                 float m = fslope * gd, g[4];
-                channel_grad_vec(dims, w, g);
+                channel_grad_vec(dims, iso, w, g);
                 UNROLL
-                for (e = 0; e < dims; e++)
-                    acc[c][e] = first ? fma_f(fo, g[e], m * d[e]) : fma_f(fo, g[e], fma_f(m, d[e], acc[c][e]));
+                for (e = 0; e < dims; e++) {
+                    const float ge = iso && dims > 2 ? g[e] * unit : g[e];
+                    acc[c][e] = first ? fma_f(fo, ge, m * d[e]) : fma_f(fo, ge, fma_f(m, d[e], acc[c][e]));
+                }
             }
         }
     if (first) {
@@ -667,10 +738,10 @@ LOOP_INLINE void simplex_vec_corner(int dims, int nch, int deriv, int first, uin
 }
 
 /* The nearest corner's bump added to every channel's sum (and partials). */
-LOOP_INLINE void simplex_vec_bump(int dims, int nch, int deriv, const nearest *near, float *sum,
+LOOP_INLINE void simplex_vec_bump(int dims, int iso, int nch, int deriv, const nearest *near, float *sum,
                                   float acc[VEC_CHANNELS][4])
 {
-    const float height = simplex_bump_height[dims], inv = simplex_bump_inv[dims];
+    const float height = simplex_bump_at(dims, iso), inv = simplex_bump_inv[dims];
     float t2, bump = vec_bump(near->r2, inv, &t2) * height, slope = -6.0f * inv * height * t2;
     uint32_t hb = bump_hash(near->h);
     int c, e;
@@ -687,36 +758,33 @@ LOOP_INLINE void simplex_vec_bump(int dims, int nch, int deriv, const nearest *n
 
 /* nch channels of dims-D simplex: out planes of n; grad (deriv) planes
  * (c * dims + e) * n. */
-LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *restrict grad, int dims,
+LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *restrict grad, int dims, int iso,
                              int nch, int deriv)
 {
-    const double sk = (p->anchor[0] + p->anchor[1] + (dims > 2 ? p->anchor[2] : 0.0) +
-                       (dims > 3 ? p->anchor[3] : 0.0)) * simplex_skew[dims];
     const uint32_t s = vec_seed(p->seed);
     const float *f[4] = {p->f[0], p->f[1], p->f[2], p->f[3]};
     const float fsc[4] = {ng_pts_scale(p, 0), ng_pts_scale(p, 1), ng_pts_scale(p, 2), ng_pts_scale(p, 3)};
     const float gm[4] = {ng_pts_gmul(p, 0), ng_pts_gmul(p, 1), ng_pts_gmul(p, 2), ng_pts_gmul(p, 3)};
     const float gma = ng_pts_gmul_all(p);
-    const float skew = (float)simplex_skew[dims], g = (float)simplex_unskew[dims], scale = simplex_vec_scale[dims];
+    const float g = (float)simplex_unskew[dims], scale = iso ? simplex_iso_scale[dims] : simplex_vec_scale[dims];
     const size_t n = (size_t)p->n;
+    float sm[3][3], mt[3][3];
     axis ax[4];
     size_t i;
     int d, c, k, a, b;
-    for (d = 0; d < dims; d++) ax[d] = split_axis(p->anchor[d] + sk, 0u);
+    simplex3_turn(sm, mt);
+    simplex_axes(p, dims, iso, ax);
     NO_ALIAS_LOOP
     for (i = 0; i < n; i++) {
         uint32_t cell[4], rank[4] = {0, 0, 0, 0}, cp[4], cp1[4];
-        float x[4], r[4], x0[4], sum[VEC_CHANNELS], acc[VEC_CHANNELS][4], fs, t;
+        float x[4], q[4], r[4], x0[4], sum[VEC_CHANNELS], acc[VEC_CHANNELS][4], t;
         nearest near;
         UNROLL
         for (d = 0; d < dims; d++) x[d] = f[d][i] * fsc[d];
-        fs = x[0];
-        UNROLL
-        for (d = 1; d < dims; d++) fs += x[d];
-        fs *= skew;
+        simplex_skewed(dims, iso, (const float(*)[3])sm, x, q);
         UNROLL
         for (d = 0; d < dims; d++) {
-            r[d] = cell_of(&ax[d], x[d] + fs, &cell[d]);
+            r[d] = cell_of(&ax[d], q[d], &cell[d]);
             cp[d] = cell[d] * lattice_prime[d];
             cp1[d] = cp[d] + lattice_prime[d];
         }
@@ -747,46 +815,63 @@ LOOP_INLINE void simplex_vec(const ng_noise_pts *p, float *restrict out, float *
                 dk[a] = x0[a] + select_f(o, kg1, kg); /* a select of constants, then one add */
                 v ^= select_u(0u - o, cp1[a], cp[a]);
             }
-            simplex_vec_corner(dims, nch, deriv, k == 0, ng_lattice_hash(v), dk, sum, acc, &near);
+            simplex_vec_corner(dims, iso, nch, deriv, k == 0, ng_lattice_hash(v), dk, sum, acc, &near);
         }
-        simplex_vec_bump(dims, nch, deriv, &near, sum, acc);
+        simplex_vec_bump(dims, iso, nch, deriv, &near, sum, acc);
         UNROLL
         for (c = 0; c < VEC_CHANNELS; c++)
             if (c < nch) {
-                out[(size_t)c * n + i] = sum[c] * scale;
-                if (deriv)
+                float gscale = scale;
+                if (iso) {
+                    float slope;
+                    out[(size_t)c * n + i] = plateau_limit(sum[c] * scale, &slope);
+                    gscale = scale * slope;
+                } else {
+                    out[(size_t)c * n + i] = sum[c] * scale;
+                }
+                if (deriv) {
+                    simplex_world(dims, iso, (const float(*)[3])mt, acc[c]);
                     UNROLL
                     for (d = 0; d < dims; d++)
                         grad[((size_t)c * (size_t)dims + (size_t)d) * n + i] =
-                            ng_gscaled(acc[c][d] * scale, gm[d], gma);
+                            ng_gscaled(acc[c][d] * gscale, gm[d], gma);
+                }
             }
     }
 }
 
-#define SIMPLEX_VEC_SET(dims)                                                                                  \
-    static void simplex##dims##_vec2(const ng_noise_pts *p, float *out) { simplex_vec(p, out, NULL, dims, 2, 0); } \
-    static void simplex##dims##_vec3(const ng_noise_pts *p, float *out) { simplex_vec(p, out, NULL, dims, 3, 0); } \
-    static void simplex##dims##_vec2_d(const ng_noise_pts *p, float *out, float *grad)                          \
+#define SIMPLEX_VEC_NCH(dims, iso, sfx, nch)                                                                   \
+    static void simplex##dims##sfx##_vec##nch(const ng_noise_pts *p, float *out)                               \
     {                                                                                                          \
-        simplex_vec(p, out, grad, dims, 2, 1);                                                                 \
+        simplex_vec(p, out, NULL, dims, iso, nch, 0);                                                          \
     }                                                                                                          \
-    static void simplex##dims##_vec3_d(const ng_noise_pts *p, float *out, float *grad)                          \
+    static void simplex##dims##sfx##_vec##nch##_d(const ng_noise_pts *p, float *out, float *grad)              \
     {                                                                                                          \
-        simplex_vec(p, out, grad, dims, 3, 1);                                                                 \
+        simplex_vec(p, out, grad, dims, iso, nch, 1);                                                          \
     }
+#define SIMPLEX_VEC_SET(dims, iso, sfx) SIMPLEX_VEC_NCH(dims, iso, sfx, 2) SIMPLEX_VEC_NCH(dims, iso, sfx, 3)
 
-SIMPLEX_VEC_SET(2)
-SIMPLEX_VEC_SET(3)
-SIMPLEX_VEC_SET(4)
+SIMPLEX_VEC_SET(2, 0, )
+SIMPLEX_VEC_SET(2, 1, i)
+SIMPLEX_VEC_SET(3, 0, )
+SIMPLEX_VEC_SET(3, 1, i)
+SIMPLEX_VEC_SET(4, 0, )
+SIMPLEX_VEC_SET(4, 1, i)
+
+/* By dims and gradients. */
+#define SIMPLEX_VEC_DISPATCH(p, channels, out, grad, dims, sfx)                                                \
+    vec_dispatch(p, channels, out, grad, simplex##dims##sfx##_vec2, simplex##dims##sfx##_vec3,                \
+                 simplex##dims##sfx##_vec2_d, simplex##dims##sfx##_vec3_d)
 
 static void simplex_vector_at(const ng_noise_pts *p, int channels, float *out, float *grad)
 {
-    if (p->dims == 2)
-        vec_dispatch(p, channels, out, grad, simplex2_vec2, simplex2_vec3, simplex2_vec2_d, simplex2_vec3_d);
-    else if (p->dims == 3)
-        vec_dispatch(p, channels, out, grad, simplex3_vec2, simplex3_vec3, simplex3_vec2_d, simplex3_vec3_d);
-    else if (p->dims == 4)
-        vec_dispatch(p, channels, out, grad, simplex4_vec2, simplex4_vec3, simplex4_vec2_d, simplex4_vec3_d);
+    const int iso = p->gradients == NG_GRADIENTS_ISOTROPIC;
+    if (p->dims == 2 && iso) SIMPLEX_VEC_DISPATCH(p, channels, out, grad, 2, i);
+    else if (p->dims == 2) SIMPLEX_VEC_DISPATCH(p, channels, out, grad, 2, );
+    else if (p->dims == 3 && iso) SIMPLEX_VEC_DISPATCH(p, channels, out, grad, 3, i);
+    else if (p->dims == 3) SIMPLEX_VEC_DISPATCH(p, channels, out, grad, 3, );
+    else if (p->dims == 4 && iso) SIMPLEX_VEC_DISPATCH(p, channels, out, grad, 4, i);
+    else if (p->dims == 4) SIMPLEX_VEC_DISPATCH(p, channels, out, grad, 4, );
 }
 
 static void simplex_vector(const ng_noise_pts *p, int channels, float *out)

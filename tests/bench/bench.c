@@ -1343,14 +1343,17 @@ static void kernel_pts(ng_noise_pts *p, int n, int dims, float *const fp[3])
 }
 
 /* output = "vector": ns per sample for a basis's dims channels in one walk
- * against one call per channel (dims calls of the scalar kernel). */
+ * against one call per channel (dims calls of the scalar kernel), with
+ * each gradient set (the vector kernels take the one named, as the scalar
+ * kernels do). */
 static void bench_vector_kernels(float *fp[3], const char *const *names)
 {
     enum { N = 4096, CALLS = 50 };
     static float out[3 * N];
     const ng_path *path = ng__path();
-    int b, dims;
+    int b, dims, set;
     printf("vector kernels, %s path, ns/sample for dims channels: one walk vs dims scalar calls:\n", path->name);
+    for (set = NG_GRADIENTS_CLASSIC; set <= NG_GRADIENTS_ISOTROPIC; set++)
     for (b = 0; b < NG_NBASES; b++)
         for (dims = 2; dims <= 3; dims++) {
             ng_vector_fn vec = ng__kernel_vector(path, b, dims);
@@ -1359,6 +1362,7 @@ static void bench_vector_kernels(float *fp[3], const char *const *names)
             int r, c, k;
             if (!vec) continue;
             kernel_pts(&p, N, dims, fp);
+            p.gradients = set;
             for (r = 0; r < 7; r++) {
                 double t = now();
                 for (c = 0; c < CALLS; c++) vec(&p, dims, out);
@@ -1370,7 +1374,8 @@ static void bench_vector_kernels(float *fp[3], const char *const *names)
                 t = now() - t;
                 if (t < best1) best1 = t;
             }
-            printf("  %-9s %dD %7.3f vs %7.3f (%.2fx)\n", names[b], dims, best / ((double)CALLS * N) * 1e9,
+            printf("  %-9s %dD %-9s %7.3f vs %7.3f (%.2fx)\n", names[b], dims,
+                   set == NG_GRADIENTS_ISOTROPIC ? "isotropic" : "classic", best / ((double)CALLS * N) * 1e9,
                    best1 / ((double)CALLS * N) * 1e9, best1 / best);
         }
 }
