@@ -179,6 +179,16 @@ static void shell_word(ng_buf *b, const char *w)
     ng_buf_puts(b, "'");
 }
 
+/* " --set NAME=VALUE", the pair one shell word. */
+static void set_word(ng_buf *cmd, const char *name, const char *value)
+{
+    ng_buf kv = {0};
+    ng_buf_puts(cmd, " --set ");
+    ng_buf_printf(&kv, "%s=%s", name, value);
+    shell_word(cmd, kv.oom ? "" : kv.data);
+    ng_buf_free(&kv);
+}
+
 /* The render command of the serve window with the query's values. */
 static json_t *command_json(const ng_query *q)
 {
@@ -191,16 +201,15 @@ static json_t *command_json(const ng_query *q)
     ng_buf_printf(&cmd, " -o out.png --size %dx%d", c->r.width, c->r.height);
     if (c->r.origin[0] != 0 || c->r.origin[1] != 0) ng_buf_printf(&cmd, " --origin %.17g,%.17g", c->r.origin[0], c->r.origin[1]);
     if (c->r.pixel_size != 1) ng_buf_printf(&cmd, " --pixel-size %.17g", c->r.pixel_size);
-    for (i = 0; i < q->n; i++) {
-        if (strncmp(q->key[i], "set.", 4)) continue;
-        ng_buf_puts(&cmd, " --set ");
-        {
-            ng_buf kv = {0};
-            ng_buf_printf(&kv, "%s=%s", q->key[i] + 4, q->value[i]);
-            shell_word(&cmd, kv.oom ? "" : kv.data);
-            ng_buf_free(&kv);
-        }
+    for (i = 0; i < c->h.nsets; i++) { /* serve's own --set values, unless the query sets that name */
+        int k;
+        for (k = 0; k < q->n && !(strncmp(q->key[k], "set.", 4) == 0 && strcmp(q->key[k] + 4, c->h.set_name[i]) == 0);
+             k++)
+            continue;
+        if (k == q->n) set_word(&cmd, c->h.set_name[i], c->h.set_value[i]);
     }
+    for (i = 0; i < q->n; i++)
+        if (!strncmp(q->key[i], "set.", 4)) set_word(&cmd, q->key[i] + 4, q->value[i]);
     v = cmd.oom ? NULL : ng_json_string(cmd.data);
     ng_buf_free(&cmd);
     return v;

@@ -189,8 +189,15 @@ static int run(const ng_serve_sets *sets, const char *key, long generation, ng_s
         free(s);
         return ng_errorf(err, "%s: out of memory", st.cli->script);
     }
-    h.nsets = sets ? sets->n : 0;
-    for (i = 0; i < h.nsets; i++) h.set_name[i] = sets->name[i], h.set_value[i] = sets->value[i];
+    /* the command line's --set values (h's already), then the query's: a
+     * query's value replaces the command line's of that name */
+    for (i = 0; sets && i < sets->n; i++) {
+        int k;
+        for (k = 0; k < h.nsets && strcmp(h.set_name[k], sets->name[i]); k++) continue;
+        if (k == NG_MAX_SETS) continue; /* the API refuses more than NG_MAX_SETS of its own */
+        if (k == h.nsets) h.nsets++;
+        h.set_name[k] = sets->name[i], h.set_value[k] = sets->value[i];
+    }
     h.on_require = on_require;
     if ((rc = ng_child_script(st.cli->script, &h, NULL, &s->s, err))) {
         free(s->key);

@@ -714,6 +714,38 @@ static void test_cached_runs_by_value(void)
     CHECK_INT(server_stop(&s), 0);
 }
 
+/* serve's own --set values are the runs' (the base's and under the
+ * query's), and the command shows them; a query's value of that name
+ * replaces it. They were ignored: the picture had the default. */
+static void test_command_line_sets(void)
+{
+    static const char *const extra[] = {"--set", "b=0.75", NULL};
+    char script[PATHLEN];
+    server s;
+    http r;
+    script_in(script, "clisets",
+              "local a = ng.param(\"a\", 1, {min = 0, max = 4})\n"
+              "local b = ng.param(\"b\", 0.5, {min = 0, max = 1})\n"
+              "return ng.simplex{element_size = 30} * a * b\n");
+    if (server_start(&s, script, extra)) return;
+    get(&r, s.port, "/api/state");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"value\": 0.75");
+    CHECK_CONTAINS(r.body, "--set b=0.75");
+    http_free(&r);
+    get(&r, s.port, "/api/state?set.a=2");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"value\": 0.75");
+    CHECK_CONTAINS(r.body, "--set b=0.75 --set a=2");
+    http_free(&r);
+    get(&r, s.port, "/api/state?set.b=0.25");
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"value\": 0.25");
+    CHECK(r.body && !strstr(r.body, "b=0.75"));
+    http_free(&r);
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* A NUL (%00) in the path is a 400, as in the query: it used to cut the
  * path short, so /api/state%00x answered as /api/state. */
 static void test_nul_in_the_path(void)
@@ -1429,6 +1461,7 @@ NG_SUITE(serve, full)
     RUN(test_image_read_is_watched);
     RUN(test_error_in_module_and_foreign_paths);
     RUN(test_cached_runs_by_value);
+    RUN(test_command_line_sets);
     RUN(test_nul_in_the_path);
     RUN(test_stuck_script_via_parameter);
     RUN(test_stuck_script_saved);
