@@ -932,8 +932,9 @@ static const struct command {
     [NG_CMD_RENDER] = {"render", "script", TAKES_PICTURES, /* --view makes it a view */
                        "render SCRIPT -o FILE [options]", "render a graph script to an image or a volume"},
     [NG_CMD_PREVIEW] = {"preview", "script", TAKES_VIEWS, "preview SCRIPT -o FILE [options]",
-                        "a picture of the script's first 1-channel\n"
-                        "output: a cloud ray-marched through its\n"
+                        "a picture of the script's 1-channel output\n"
+                        "(its `height`, or else its first): a cloud\n"
+                        "ray-marched through its\n"
                         "density, or a lit heightmap (--view terrain);\n"
                         "render SCRIPT --view ... draws the same"},
     [NG_CMD_TILES] = {"tiles", "script", TAKES_TILES,

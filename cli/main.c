@@ -386,10 +386,17 @@ static int render_frames(ng_cli *c, ng_script *s)
 
 /* ---- views ---------------------------------------------------------------------- */
 
-/* The output a view draws: the script's first with one channel. */
+/* The output a view draws: the script's output named `height` if it has
+ * one channel (as serve's ramp and hillshade pick it), else its first
+ * with one channel (outputs come in name order: a script's `flow` mask
+ * before its `height`). */
 static int view_output(const ng_script *s, const char *script)
 {
     int i;
+    for (i = 0; i < s->noutputs; i++)
+        if (s->output_name[i] && !strcmp(s->output_name[i], "height") &&
+            ng_node_channels(ng_graph_node(s->graph, s->output[i])) == 1)
+            return s->output[i];
     for (i = 0; i < s->noutputs; i++)
         if (ng_node_channels(ng_graph_node(s->graph, s->output[i])) == 1) return s->output[i];
     ng_cli_fail(1, "%s: no 1-channel output to view (a density or a height)", script);

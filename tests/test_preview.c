@@ -786,6 +786,27 @@ static void test_cli_render_view_is_preview(void)
     CHECK(exists(a) && same_bytes(a, b));
 }
 
+/* A script of several outputs is viewed by its output named `height`,
+ * as serve pictures it, not by its first in name order (graphs/
+ * terrain_eroded.lua's `flow` mask, lit as terrain, came first). */
+static void test_cli_view_takes_the_height(void)
+{
+    char s[PATHLEN], a[PATHLEN], b[PATHLEN];
+    res r;
+    mkscript(s, "named.lua",
+             "local h = ng.perlin{element_size = 12, seed = 3}\n"
+             "return {flow = ng.perlin{element_size = 5, seed = 9}, height = h, colour = ng.vector{h, h, h}}\n");
+    tpath(a, "named_view.png");
+    tpath(b, "named_only.png");
+    cli(&r, "preview", s, "--view", "terrain", "-o", a, "--size", "24x16", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    cli(&r, "preview", s, "--view", "terrain", "--only", "height", "-o", b, "--size", "24x16", NULL);
+    EXPECT_OK(&r);
+    res_free(&r);
+    CHECK(exists(a) && same_bytes(a, b));
+}
+
 /* An option is refused, in one line naming it and where it belongs, by a
  * command that does not read it: view options by render without --view,
  * the other view's options by a view, the render's volume and tiling
@@ -976,6 +997,7 @@ NG_SUITE(preview, fast)
     RUN(test_cli_view_formats);
     RUN(test_cli_terrain_controls);
     RUN(test_cli_render_view_is_preview);
+    RUN(test_cli_view_takes_the_height);
     RUN(test_cli_options_refused_by_other_commands);
     RUN(test_cli_graph_errors_leave_files_alone);
     RUN(test_sky_alone_stops_at_the_time_limit);
