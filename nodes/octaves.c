@@ -17,6 +17,10 @@ int ng__fractal_musgrave_check(const char *label, const char *name, int set, int
                      types[type]);
 }
 
+/* first_whole: below one octave the sum is divided by the first octave's
+ * whole weight, not its fraction, so octaves from 0 to 1 fade it in from
+ * 0 (divided by its own fraction, 0.001 of an octave was the whole
+ * octave, and animating octaves jumped from flat to full noise). */
 void ng__octaves_init(ng_octaves *o, double octaves, double lacunarity, double roughness)
 {
     double w = 1;
@@ -32,6 +36,7 @@ void ng__octaves_init(ng_octaves *o, double octaves, double lacunarity, double r
         o->total += wk;
         o->total_sq += wk * wk;
     }
+    if (o->full == 0 && o->count) o->total = o->total_sq = 1; /* see first_whole */
 }
 
 double ng__octave_weight(const ng_octaves *o, int k)
@@ -385,6 +390,7 @@ static int sample_sums(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const
             total += wk;
             total_sq += wk * wk;
         }
+        if (o.full == 0 && o.count) total = total_sq = 1; /* see first_whole */
         S->norm[i] = (f->normalize == NG_NORMALIZE_RMS ? sqrt(total_sq) : total) *
                      (f->type == NG_FRACTAL_RIDGED ? ng__ridged_peak(f->offset) : 1.0);
         S->weight[i] = 1, S->scale[i] = 1, S->partial[i] = 0;

@@ -33,6 +33,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,21 @@
 #define POLL_MS 50
 #define RENDER_STACK (16u << 20) /* as the engine's pool threads: deep graphs */
 #define MAX_DIMS 4
+
+
+/* A ValueError whose text printf formats: PyErr_Format has no %g (it
+ * printed "%g" itself). NULL, for the caller to return. */
+static PyObject *value_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static PyObject *value_error(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    PyErr_SetString(PyExc_ValueError, msg);
+    return NULL;
+}
 
 static PyObject *ng_error_type, *ng_cancelled_type;
 
@@ -345,11 +361,11 @@ static int graph_init(Graph *g, PyObject *args, PyObject *kw)
         text = NULL;
     }
     if (!(g->time_limit >= 0.001 && g->time_limit <= 1e6)) {
-        PyErr_Format(PyExc_ValueError, "Graph: time_limit %g is not 0.001 to 1e6 seconds", g->time_limit);
+        value_error("Graph: time_limit %g is not 0.001 to 1e6 seconds", g->time_limit);
         return -1;
     }
     if (!(mib >= 1 && mib <= 1048576)) {
-        PyErr_Format(PyExc_ValueError, "Graph: memory_limit %g is not 1 to 1048576 MiB", mib);
+        value_error("Graph: memory_limit %g is not 1 to 1048576 MiB", mib);
         return -1;
     }
     g->memory_limit = mib * 1024 * 1024;
@@ -435,7 +451,7 @@ static int coords(PyObject *o, const char *what, double *v, int *n)
             return -1;
         }
         if (!(fabs(v[k]) <= NG_MAX_COORD)) {
-            PyErr_Format(PyExc_ValueError, "%s: %g is not within +-%g", what, v[k], NG_MAX_COORD);
+            value_error("%s: %g is not within +-%g", what, v[k], NG_MAX_COORD);
             Py_DECREF(seq);
             return -1;
         }
@@ -457,7 +473,7 @@ static int coord(PyObject *o, const char *what, double *v, int *given)
         return -1;
     }
     if (!(fabs(*v) <= NG_MAX_COORD)) {
-        PyErr_Format(PyExc_ValueError, "%s: %g is not within +-%g", what, *v, NG_MAX_COORD);
+        value_error("%s: %g is not within +-%g", what, *v, NG_MAX_COORD);
         return -1;
     }
     return 0;
@@ -493,7 +509,7 @@ static int parse_world(const call *a, context *c, ng_render_opts *o)
         return -1;
     }
     if (!(a->pixel_size >= NG_MIN_PIXEL_SIZE && a->pixel_size <= NG_MAX_PIXEL_SIZE)) {
-        PyErr_Format(PyExc_ValueError, "pixel_size: %g is not %g to %g", a->pixel_size, NG_MIN_PIXEL_SIZE,
+        value_error("pixel_size: %g is not %g to %g", a->pixel_size, NG_MIN_PIXEL_SIZE,
                      NG_MAX_PIXEL_SIZE);
         return -1;
     }
@@ -751,7 +767,7 @@ static PyObject *graph_render_call(Graph *g, call *a)
         return PyErr_Format(PyExc_ValueError, "bits: %d is not 8, 16 or 32", a->bits);
     if (a->threads < 0 || a->threads > 1024) return PyErr_Format(PyExc_ValueError, "threads: %d is not 0 to 1024", a->threads);
     if (!(a->render_time_limit >= 0 && a->render_time_limit <= 1e6))
-        return PyErr_Format(PyExc_ValueError, "render_time_limit: %g is not 0 to 1e6 seconds", a->render_time_limit);
+        return value_error("render_time_limit: %g is not 0 to 1e6 seconds", a->render_time_limit);
     if (parse_world(a, &c, &j.o) || parse_region(a, &j.o) || context_params(&c, a->params) || graph_load(g, &c)) {
         context_free(&c);
         return NULL;
@@ -861,7 +877,7 @@ static PyObject *graph_sample_points(Graph *g, PyObject *points, call *a)
         for (i = 0; i < n; i++) {
             double v = ((const double *)view.buf)[i * dims + d];
             if (!(fabs(v) <= NG_MAX_COORD)) {
-                PyErr_Format(PyExc_ValueError, "points[%zd, %d]: %g is not within +-%g", i, d, v, NG_MAX_COORD);
+                value_error("points[%zd, %d]: %g is not within +-%g", i, d, v, NG_MAX_COORD);
                 goto out;
             }
             cols[(size_t)d * (size_t)n + (size_t)i] = v;

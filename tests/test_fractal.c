@@ -104,6 +104,34 @@ static void test_fractional_octaves_are_smooth(void)
     }
 }
 
+/* Below one octave the first octave fades in from 0: octaves = 0.25 is a
+ * quarter of octaves = 1, not all of it (the sum was divided by the
+ * fraction's own weight, so animating octaves from 0 jumped to full noise
+ * at once), for every type. */
+static void test_first_octave_fades_in(void)
+{
+    int t, i;
+    for (t = 0; t < 5; t++) {
+        ng_graph *g = ng_graph_new();
+        const int src = t_noise(g, "perlin", 19, 2);
+        const int a = fractal(g, types[t], src, 0.25, 2, 0.5, 1), b = fractal(g, types[t], src, 1, 2, 0.5, 1);
+        ng_render_opts o;
+        float *x, *y;
+        double worst = 0, peak = 0;
+        t_opts(&o, 64, 64);
+        x = t_render(g, a, &o), y = t_render(g, b, &o);
+        for (i = 0; x && y && i < 64 * 64; i++) {
+            const double d = fabs(x[i] - 0.25 * y[i]);
+            if (d > worst) worst = d;
+            if (fabs(y[i]) > peak) peak = fabs(y[i]);
+        }
+        CHECKF(x && y && peak > 0.1 && worst <= 1e-6, "%s: octaves 0.25 is %g from a quarter of octaves 1", types[t],
+               worst);
+        free(x), free(y);
+        ng_graph_free(g);
+    }
+}
+
 /* ---- the pixel cut-off -------------------------------------------------- */
 
 static atomic_int evals;
@@ -730,6 +758,7 @@ NG_SUITE(fractal, fast)
     RUN(test_offset_gain_keep_ranges);
     RUN(test_ranges_hold_for_every_setting);
     RUN(test_fractional_octaves_are_smooth);
+    RUN(test_first_octave_fades_in);
     RUN(test_octaves_below_a_pixel_are_skipped);
     RUN(test_skipping_octaves_removes_aliasing);
     RUN(test_cloud_without_distortion_is_fbm);
