@@ -71,7 +71,7 @@ enum { NG_NORMALIZE_BOUND, NG_NORMALIZE_RMS };
 #define NG_NORMALIZE_DOC                                                                                        \
     "bound: divided by the sum of the octave weights, so a source in [-1, 1] stays in [-1, 1] (ridged [0, 1]); " \
     "rms: by the root of the sum of their squares (Houdini's style): fuller contrast, leaving [-1, 1] for "     \
-    "0.015 % of samples of 6 octaves of perlin fBm, 5 % of simplex, far more for billow and ridged (README)"
+    "0.0005 % of samples of 6 octaves of perlin fBm, 5 % of simplex, far more for billow and ridged (README)"
 
 /* The bound on ridged's signal (offset - |n|)^2 for |n| <= 1: the sum is
  * divided by it too, so ridged stays in [0, 1] for any offset. */
