@@ -111,7 +111,7 @@ static void check_inputs(report *r, const ng_node_type *t)
         }
         if (!(1 <= in->min_channels && in->min_channels <= in->max_channels && in->max_channels <= NG_MAX_CHANNELS))
             problem(r, "input '%s': channels %d to %d", in->name, in->min_channels, in->max_channels);
-        if (in->flags & ~(NG_INPUT_PULL | NG_INPUT_OPTIONAL | NG_INPUT_HYBRID))
+        if (in->flags & ~(NG_INPUT_PULL | NG_INPUT_OPTIONAL | NG_INPUT_HYBRID | NG_INPUT_VALUES))
             problem(r, "input '%s': unknown flags %#x", in->name, (unsigned)in->flags);
         if ((in->flags & NG_INPUT_PULL) && (in->flags & NG_INPUT_HYBRID))
             problem(r, "input '%s': a pulled input cannot take a number", in->name);
