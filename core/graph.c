@@ -361,16 +361,9 @@ static int check_kind(ng_node *n, int k, ng_param_kind want, ng_error *err)
     return 0;
 }
 
-/* v in the fewest significant digits that read back as v: %g's six
- * rounded 2147483648 and 1e12 + 1 to their bounds, so a refusal seemed to
- * refuse the bound itself. */
-typedef struct exact_num {
-    char s[32];
-} exact_num;
-
-static exact_num exact(double v)
+ng_number_text ng_number(double v)
 {
-    exact_num e;
+    ng_number_text e;
     int digits;
     for (digits = 6; digits < 17; digits++) {
         snprintf(e.s, sizeof e.s, "%.*g", digits, v);
@@ -380,14 +373,15 @@ static exact_num exact(double v)
     return e;
 }
 
+
 static int check_bounds(ng_node *n, const ng_param_desc *p, double v, ng_error *err)
 {
     if (v != v) /* printf's %g spells it "-nan" or "nan" by its sign bit */
         return ng_errorf(err, "%s: option '%s' is NaN, not a number (accepted %s to %s)", node_name(n), p->name,
-                         exact(p->min).s, exact(p->max).s);
+                         ng_number(p->min).s, ng_number(p->max).s);
     if (!(v >= p->min && v <= p->max))
         return ng_errorf(err, "%s: option '%s' = %s is out of range (accepted %s to %s)", node_name(n), p->name,
-                         exact(v).s, exact(p->min).s, exact(p->max).s);
+                         ng_number(v).s, ng_number(p->min).s, ng_number(p->max).s);
     return 0;
 }
 
@@ -399,7 +393,7 @@ int ng_set_number(ng_node *n, int k, double v, ng_error *err)
     /* trunc, not a cast: a cast of 4e30 to an integer is undefined; past
      * the bounds (and NaN, infinities) check_bounds speaks */
     if (p->kind == NG_PARAM_INT && isfinite(v) && v != trunc(v))
-        return ng_errorf(err, "%s: option '%s' must be an integer, got %s", node_name(n), p->name, exact(v).s);
+        return ng_errorf(err, "%s: option '%s' must be an integer, got %s", node_name(n), p->name, ng_number(v).s);
     if (check_bounds(n, p, v, err)) return -1;
     undrive(n, k);
     n->param[k].v[0] = v;

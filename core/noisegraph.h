@@ -31,6 +31,14 @@ typedef struct ng_error {
 /* Formats a message into err (may be NULL) and returns -1. */
 int ng_errorf(ng_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* v for a message: the fewest significant digits (6 to 17) that read back
+ * as v, where %g's six rounded 2147483648 and 1e12 + 1 onto the bounds
+ * that refused them. */
+typedef struct ng_number_text {
+    char s[32];
+} ng_number_text;
+ng_number_text ng_number(double v);
+
 /* ---- descriptors ------------------------------------------------------ */
 
 /* ORDER: one row per parameter kind: its id (NG_PARAM_<id>), the word

@@ -20,7 +20,7 @@
 -- Render:  noisegraph render graphs/terrain_eroded.lua -o eroded_{name}.png --size 1024
 -- Preview: noisegraph preview graphs/terrain_eroded.lua --only height -o view.png --view terrain --size 1024 --height-scale 400
 -- --set erode=0 gives the range before erosion (the same outputs, no wear).
-local seed  = ng.param("seed", 3, {integer = true, doc = "pattern seed"})
+local seed  = ng.param("seed", 3, {integer = true, min = 0, max = 1000000, doc = "pattern seed"})
 local scale = ng.param("scale", 640, {min = 64, doc = "size of the largest landforms, world units"})
 local erode = ng.param("erode", 1, {integer = true, min = 0, max = 1, doc = "1: eroded; 0: the range before erosion"})
 local method = ng.param("method", "auto", {doc = "the erosion filter's slopes: auto (the grid of the heights "

@@ -591,8 +591,8 @@ static int l_param(lua_State *L)
         double v = lua_tonumber(L, 2);
         if ((has_min && v < mn) || (has_max && v > mx)) {
             char msg[256];
-            snprintf(msg, sizeof msg, "parameter '%s' = %g is outside %g to %g", name, v, has_min ? mn : -HUGE_VAL,
-                     has_max ? mx : HUGE_VAL);
+            snprintf(msg, sizeof msg, "parameter '%s' = %s is outside %s to %s", name, ng_number(v).s,
+                     ng_number(has_min ? mn : -HUGE_VAL).s, ng_number(has_max ? mx : HUGE_VAL).s);
             return luaL_error(L, "%s", msg);
         }
     }
