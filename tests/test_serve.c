@@ -746,6 +746,28 @@ static void test_command_line_sets(void)
     CHECK_INT(server_stop(&s), 0);
 }
 
+/* A window the graph refuses (a blur's lattice far finer than the
+ * zoomed-out pixel) is a 400 in every view, with the graph's line: grey,
+ * ramp and repeat answered 500, as if the server had failed. */
+static void test_refused_window_is_400(void)
+{
+    static const char *const views[] = {"grey", "ramp", "repeat", "hillshade"};
+    char script[PATHLEN], path[128];
+    server s;
+    http r;
+    size_t v;
+    script_in(script, "refused", "return ng.blur{ng.perlin{element_size = 30}, radius = 8}\n");
+    if (server_start(&s, script, NULL)) return;
+    for (v = 0; v < sizeof views / sizeof views[0]; v++) {
+        snprintf(path, sizeof path, "/api/render?w=16&h=16&ps=1000&view=%s", views[v]);
+        get(&r, s.port, path);
+        CHECKF(r.status == 400, "view %s: %d", views[v], r.status);
+        CHECK_CONTAINS(r.body, "blur");
+        http_free(&r);
+    }
+    CHECK_INT(server_stop(&s), 0);
+}
+
 /* A NUL (%00) in the path is a 400, as in the query: it used to cut the
  * path short, so /api/state%00x answered as /api/state. */
 static void test_nul_in_the_path(void)
@@ -1462,6 +1484,7 @@ NG_SUITE(serve, full)
     RUN(test_error_in_module_and_foreign_paths);
     RUN(test_cached_runs_by_value);
     RUN(test_command_line_sets);
+    RUN(test_refused_window_is_400);
     RUN(test_nul_in_the_path);
     RUN(test_stuck_script_via_parameter);
     RUN(test_stuck_script_saved);
