@@ -745,6 +745,7 @@ static void call_defaults(call *a)
 /* The Graph a call is about: g itself, or a new one from a script. New
  * reference; NULL with an exception. */
 static Graph *graph_of(PyObject *script, const call *a);
+static PyTypeObject GraphType;
 
 static int busy_error(void)
 {
@@ -804,6 +805,24 @@ static PyObject *graph_render_call(Graph *g, call *a)
     &(a).size, &(a).region, &(a).params, &(a).threads, &(a).bits, &(a).origin, &(a).pixel_size, &(a).z,      \
         &(a).time, &(a).output, &(a).cancel, &(a).render_time_limit, &(a).time_limit, &(a).memory_limit
 
+/* A script's limits are its Graph's, set when it runs (Graph(script,
+ * time_limit, memory_limit)): given to a call on a Graph they would be
+ * ignored, so they are refused. -1 with a TypeError, or 0. */
+static int limits_are_the_graphs(PyObject *kw, const char *who)
+{
+    static const char *const limits[] = {"time_limit", "memory_limit"};
+    size_t k;
+    for (k = 0; kw && k < sizeof limits / sizeof limits[0]; k++) {
+        const int has = PyDict_GetItemString(kw, limits[k]) != NULL;
+        if (has) {
+            PyErr_Format(PyExc_TypeError, "%s: %s is the Graph's: Graph(script, %s=...) runs the script under it",
+                         who, limits[k], limits[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static PyObject *py_render(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *keys[16];
@@ -816,6 +835,7 @@ static PyObject *py_render(PyObject *self, PyObject *args, PyObject *kw)
     for (i = 0; call_keys[i]; i++) keys[i + 1] = (char *)call_keys[i];
     call_defaults(&a);
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O" CALL_FORMAT ":render", keys, &script, CALL_ARGS(a))) return NULL;
+    if (PyObject_TypeCheck(script, &GraphType) && limits_are_the_graphs(kw, "render")) return NULL;
     if (!(g = graph_of(script, &a))) return NULL;
     r = graph_render_call(g, &a);
     Py_DECREF(g);
@@ -826,7 +846,8 @@ static PyObject *graph_render(Graph *g, PyObject *args, PyObject *kw)
 {
     call a;
     call_defaults(&a);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, CALL_FORMAT ":Graph.render", (char **)call_keys, CALL_ARGS(a)))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, CALL_FORMAT ":Graph.render", (char **)call_keys, CALL_ARGS(a)) ||
+        limits_are_the_graphs(kw, "Graph.render"))
         return NULL;
     return graph_render_call(g, &a);
 }

@@ -263,6 +263,9 @@ def test_bad_arguments_raise_clear_exceptions():
     raises(ValueError, lambda: ng.render(TERRAIN, size=8, threads=-1), "threads")
     raises(ValueError, lambda: ng.render(TERRAIN, size=8, pixel_size=0), "pixel_size", "0 is not")
     raises(ValueError, lambda: ng.render(TERRAIN, size=8, origin=(1e300, 0)), "origin", "1e+300")
+    g = ng.Graph(TERRAIN)  # its limits are its own: given to a call on it, they were ignored
+    raises(TypeError, lambda: g.render(size=8, time_limit=float("nan")), "time_limit", "Graph(")
+    raises(TypeError, lambda: ng.render(g, size=8, memory_limit=-5), "memory_limit", "Graph(")
     raises(TypeError, lambda: ng.render(TERRAIN, size=8, origin="here"), "origin")
     raises(TypeError, lambda: ng.render(TERRAIN, 8), "positional")
     raises(TypeError, lambda: ng.render(TERRAIN, size=8, colour=1), "colour")
