@@ -270,6 +270,7 @@ void ng_print_dot_folded(const ng_script *s, const char *script, const unsigned 
         for (k = 0; k < t->nparams; k++) {
             char buf[256];
             if (ng_param_is_default(n, k) || !strcmp(t->params[k].name, "type")) continue;
+            if (t->applies && !t->applies(n, k)) continue; /* --classic's gradients on a value noise, as info */
             ng_param_format(n, k, buf, sizeof buf);
             fprintf(f, "\\n%s = ", t->params[k].name);
             dot_text(f, buf);

@@ -283,6 +283,15 @@ static void test_info_and_dot_on_terrain(void)
     CHECK_CONTAINS(r.out, "out0 [shape=doubleoctagon");
     CHECK(r.nout > 0 && strcmp(r.out + r.nout - 2, "}\n") == 0);
     res_free(&r);
+    { /* --classic's defaults where they apply only, as info lists them: not a value noise's gradients */
+        char value[PATHLEN];
+        mkscript(value, "classic_value.lua", "return ng.value{element_size = 32, fractal = \"fbm\"}\n");
+        cli(&r, "dot", value, "--classic", NULL);
+        CHECK_INT(r.code, 0);
+        CHECK_CONTAINS(r.out, "rotate = false");
+        CHECK(r.out && !strstr(r.out, "gradients"));
+        res_free(&r);
+    }
 }
 
 /* Every example graph can be inspected. */
