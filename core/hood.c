@@ -952,14 +952,6 @@ static int compute_own(ng_ctx *ctx, ng__hood_cache *h, const ng_node *n, const n
     return rc;
 }
 
-/* The partition of unity along an axis of a tile type's patches of P
- * cells: unity[a * S + i] (S = P + 3, side()) the weight of the tile a - 1
- * patches from a patch's own at the patch's cell i. Tile t's window is
- * cos^2 over its nominal extent (patch t and half a patch each side), 0
- * at its edges; neighbouring windows, a half period apart, sum to 1, and
- * the weights are divided by their sum so they do in floats too. A
- * function of P alone (3 S cosines, next to the blend's 9 S^2 products
- * per channel: made for each blend). */
 /* The window of a tile of 2 P cells at d cells from its centre,
  * normalised by the windows of the tiles P before and after (the three
  * that can reach a cell): cos^2 (pi d / 2 P), 0 from |d| = P on. */
@@ -975,6 +967,14 @@ static float tile_weight(int P, double d)
     return (float)(wa[1] / sum);
 }
 
+/* The partition of unity along an axis of a tile type's patches of P
+ * cells: unity[a * S + i] (S = P + 3, side()) the weight of the tile a - 1
+ * patches from a patch's own at the patch's cell i. Tile t's window is
+ * cos^2 over its nominal extent (patch t and half a patch each side), 0
+ * at its edges; neighbouring windows, a half period apart, sum to 1, and
+ * the weights are divided by their sum so they do in floats too. A
+ * function of P alone (3 S cosines, next to the blend's 9 S^2 products
+ * per channel: made for each blend). */
 static void make_unity(float *unity, int P)
 {
     const int S = P + 3;
