@@ -111,7 +111,8 @@ static const ng_param_desc sp_params[S_NPARAMS] = {
                 "on the filled surface, so water drains from every pit"},
     [S_HEIGHT] = {"height", NG_PARAM_NUMBER, {100}, 1e-9, 1e12, NULL,
                   "world units of height per unit of the source, as ng.surface's `height`. Incision is linear in "
-                  "height, so it sets only the slope a filled flat drains by (1/1000 of a cell's width a cell)"},
+                  "height, so it sets only the slope a filled flat drains by (1/1000 of a cell's width a cell, "
+                  "less where the tile's relief is smaller: a flat climbs at most that relief across a tile)"},
 };
 
 typedef struct sp_state {
@@ -311,12 +312,19 @@ int ng_stream_power_run(const ng_sp_params *p, const float *source, float *h, fl
 {
     const int n = w * w;
     const size_t N = (size_t)n;
-    const float s = p->spacing, cell = s * s, eps = 1e-3f * s;
+    const float s = p->spacing, cell = s * s;
     const float am = ng_powf(cell, p->m), inv_s = 1.0f / s, inv_d = 1.0f / (s * 1.41421356f);
     work k;
     char *mem = malloc(N * SP_SCRATCH);
+    float lo = source[0], hi = source[0], eps;
     int it, i, x, y;
     if (!mem) return -1;
+    /* a filled flat drains by a thousandth of a cell's width a cell, but
+     * never rises across the tile by more than the tile's relief: under a
+     * tiny `height` the fixed slope raised basins a billion source units */
+    for (i = 1; i < n; i++) lo = source[i] < lo ? source[i] : lo, hi = source[i] > hi ? source[i] : hi;
+    eps = 1e-3f * s;
+    if (hi - lo < eps * (float)w) eps = (hi - lo) / (float)w;
     k.w = w;
     k.h = h, k.area = area, k.q = (entry *)mem, k.pq = k.q + N, k.z = (float *)(k.pq + N);
     k.rcv = (int32_t *)(k.z + N), k.order = k.rcv + N, k.rank = k.order + N;

@@ -256,6 +256,33 @@ static void test_masks(void)
     ng_graph_free(g);
 }
 
+/* Under a tiny `height` (the ground nearly flat in world units) with
+ * fill = 1 the filled ground stays near the source's own range: the
+ * fill's drainage slope, fixed in world units, raised it to 5e8 for a
+ * source in [0, 1]; it now climbs at most the tile's relief across the
+ * tile, so a filled basin ends below the source's top plus its relief. */
+static void test_tiny_height_stays_in_range(void)
+{
+    ng_graph *g = ng_graph_new();
+    const int src = fbm_terrain(g, 4);
+    ng_node *n = t_on(g, "stream_power", src);
+    ng_render_opts o;
+    float *v, *s;
+    float lo = 1e30f, hi = -1e30f, slo = 1e30f, shi = -1e30f;
+    int i;
+    t_set(n, "tile", 32), t_set(n, "height", 1e-9), t_set(n, "fill", 1);
+    t_opts(&o, 96, 96);
+    v = t_render(g, t_finish_ok(g, n), &o), s = t_render(g, src, &o);
+    for (i = 0; v && s && i < 96 * 96; i++) {
+        lo = v[4 * i] < lo ? v[4 * i] : lo, hi = v[4 * i] > hi ? v[4 * i] : hi;
+        slo = s[i] < slo ? s[i] : slo, shi = s[i] > shi ? s[i] : shi;
+    }
+    CHECKF(v && s && lo >= slo - 0.01f && hi <= shi + (shi - slo) + 0.01f,
+           "eroded height %g to %g for a source in %g to %g", lo, hi, slo, shi);
+    free(v), free(s);
+    ng_graph_free(g);
+}
+
 /* ---- through the program --------------------------------------------------------------- */
 
 /* A drained 1536^2 terrain (1024^2 under the sanitizers) on a farm of
@@ -327,6 +354,7 @@ NG_SUITE(stream_power, fast)
     RUN(test_every_cell_drains_to_the_edge);
     RUN(test_valleys_where_drainage_is_high);
     RUN(test_masks);
+    RUN(test_tiny_height_stays_in_range);
     RUN_FULL(test_cuts_at_origin);
     RUN_FULL(test_cuts_far_away);
     RUN(test_value_is_a_function_of_the_point);
