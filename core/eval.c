@@ -484,11 +484,12 @@ int ng_input_takes_turn(const ng_ctx *c, const ng_node *node, int k)
     return node->input[k] >= 0 && takes(ng_graph_node(c->g, node->input[k]), 1);
 }
 
-int ng_input_reads_neighbourhood(const ng_ctx *c, const ng_node *node, int k)
+int ng_input_reads_neighbourhood(ng_ctx *c, const ng_node *node, int k)
 {
     unsigned char *mark;
     int i, found = 0;
-    if (node->input[k] < 0 || !(mark = ng__reachable(c->g, &node->input[k], 1))) return 0;
+    if (node->input[k] < 0) return 0;
+    if (!(mark = ng__reachable(c->g, &node->input[k], 1))) return ng_fail(c, "out of memory");
     for (i = 0; i < ng_graph_count(c->g) && !found; i++) found = mark[i] && ng_graph_node(c->g, i)->type->hood != NULL;
     free(mark);
     return found;

@@ -609,8 +609,7 @@ int ng_hood_declare_pixel(ng_node *n, int radius, int anchor, ng_error *err)
 
 int ng_hood_active(const ng_node *n) { return n->type->hood && n->hood_spacing != 0; }
 
-int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, int threads, double pixel,
-                   ng_error *err)
+int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, int threads, ng_error *err)
 {
     const int count = ng_graph_count(g);
     unsigned char *mark = ng__reachable(g, roots, nroots);
@@ -637,13 +636,6 @@ int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room,
         if (!mark[i]) continue;
         found++;
         if (room && need[i] > room / (size_t)threads) rc = too_large(err, n, need[i] * (size_t)threads, room, threads);
-        if (rc == 0 && n->hood_spacing > 0 && pixel > 0 && n->hood_spacing * NG_HOOD_FINEST < pixel)
-            rc = ng_errorf(err,
-                           "%s%s%s: spacing %g is %.0f times finer than the render's pixel (%g): each pixel would "
-                           "read lattice cells of its own; render at a pixel "
-                           "size of at most %g, or give it a spacing of at least %g",
-                           n->where ? n->where : "", n->where ? ": " : "", n->label, n->hood_spacing,
-                           pixel / n->hood_spacing, pixel, n->hood_spacing * NG_HOOD_FINEST, pixel / NG_HOOD_FINEST);
     }
     free(mark);
     free(need);
@@ -1922,6 +1914,19 @@ int ng_hood_eval(ng_ctx *ctx, const ng_node *n, const ng_block *b, const float *
         ng__node_name(n, name, sizeof name);
         return ng_fail(ctx, "%s: sampled where no pixel size is known (its lattice is the render's pixels): give "
                             "it a spacing", name);
+    }
+    /* a lattice far finer than the render's own pixels, read at them (a
+     * block of the render's grid: under a transform or a fractal the
+     * positions are the node's own, and their spacing says nothing) */
+    if (n->hood_spacing > 0 && b->grid_step > 0 && b->grid_p[0] == b->p[0] && b->grid_p[1] == b->p[1] &&
+        (double)b->grid_step > n->hood_spacing * NG_HOOD_FINEST) {
+        char name[320];
+        ng__node_name(n, name, sizeof name);
+        return ng_fail(ctx, "%s: spacing %g is %.0f times finer than the render's pixel (%g): each pixel would read "
+                            "lattice cells of its own; render at a pixel size of at most %g, or give it a spacing of "
+                            "at least %g",
+                       name, n->hood_spacing, b->grid_step / n->hood_spacing, (double)b->grid_step,
+                       n->hood_spacing * NG_HOOD_FINEST, b->grid_step / NG_HOOD_FINEST);
     }
     if (!(h = ng__ctx_hood(ctx))) return ng_fail(ctx, "out of memory for the neighbourhood cache");
     /* scratch planes of floats, three of them holding int32 (no other type reads them) */

@@ -136,15 +136,13 @@ void ng__hood_last_stats(ng__hood_stats *s);
 void ng__hood_hold(ng__hood_cache *h, int hold);
 /* Before a render on `threads` threads: what the neighbourhood nodes the
  * roots read may hold at once (each thread its patches and halos, nested
- * nodes adding up) fits in `room` bytes (0: no bound), and no node's
- * lattice is more than NG_HOOD_FINEST times finer than the render's
- * `pixel` (0: none). The count of such nodes, or -1 with an error naming
- * the node and its radius or spacing. */
-int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, int threads, double pixel,
-                   ng_error *err);
-/* How much finer than the render's pixel a lattice may be: past that its
- * pixels each read cells no other pixel reads (spacing 1 under a pixel of
- * 100 held 575 MB for a 96^2 image). */
+ * nodes adding up) fits in `room` bytes (0: no bound). The count of such
+ * nodes, or -1 with an error naming the node and its radius. */
+int ng__hood_check(const ng_graph *g, const int *roots, int nroots, size_t room, int threads, ng_error *err);
+/* How much finer than the render's pixel a lattice read at the render's
+ * pixels may be (ng_hood_eval): past that its pixels each read cells no
+ * other pixel reads (spacing 1 under a pixel of 100 held 575 MB for a
+ * 96^2 image). */
 #define NG_HOOD_FINEST 64
 /* Kept nodes. A node of the render's pixel lattice anchored as the
  * render is (NG_HOOD_ANCHOR_RENDER, bilinear) evaluates its source on

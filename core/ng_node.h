@@ -119,7 +119,7 @@ int ng_input_takes_turn(const ng_ctx *c, const ng_node *node, int k);
 /* Whether input k's graph holds a neighbourhood node (ng_hood_type): each
  * place it is read at costs a patch or a tile of its own, so a node that
  * probes its input at scattered points probes it close together instead. */
-int ng_input_reads_neighbourhood(const ng_ctx *c, const ng_node *node, int k);
+int ng_input_reads_neighbourhood(ng_ctx *c, const ng_node *node, int k); /* -1: out of memory (c's error set) */
 
 /* A scratch buffer of channels * tile-area floats from the thread's pool
  * (channels up to NG_MAX_PLANES, for gradients).

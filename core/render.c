@@ -803,7 +803,7 @@ static int render_with(const ng_graph *g, const int *roots, int nroots, const ng
         const size_t used = atomic_load(&r.memory_used), lim = r.stop.memory_limit;
         const size_t half = !lim ? NG_HOOD_CACHE_DEFAULT : lim > used ? (lim - used) / 2 + 1 : 1;
         const size_t room = half < NG_HOOD_CACHE_DEFAULT ? half : NG_HOOD_CACHE_DEFAULT;
-        const int hoods = ng__hood_check(g, roots, nroots, room, nthreads, o->pixel_size, err);
+        const int hoods = ng__hood_check(g, roots, nroots, room, nthreads, err);
         if (hoods < 0) goto done;
         if (hoods && ng__hood_attach(ng__graph_hood(g), room, &r.stop) == 0) {
             r.hood = ng__graph_hood(g);

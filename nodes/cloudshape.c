@@ -312,7 +312,7 @@ static int sample_source(ng_ctx *ctx, const ng_node *n, const ng_block *b, cover
     float *pos = ng_scratch(ctx, dims), *val = ng_scratch(ctx, 1);
     double alpha;
     int first, i, d, rc = -1;
-    if (!pos || !val) goto done;
+    if (!pos || !val || grid < 0) goto done;
     for (first = 0; first < NSAMPLES; first += chunk) {
         const int m = NSAMPLES - first < chunk ? NSAMPLES - first : chunk;
         ng_block sb;

@@ -544,7 +544,7 @@ static int world_positions(ng_ctx *ctx, const ng_node *n, const ng_unified *u, c
     else fn(pts, rel);
     for (c = 0; c < channels; c++) {
         float *o = out + (size_t)c * (size_t)b->n;
-        const float *r = rel + (size_t)c * (size_t)b->n, *in = rel + (size_t)(dims + c) * (size_t)b->n;
+        const float *r = rel + (size_t)c * (size_t)b->n;
         const double fs = ng_pts_scale(pts, c), off = offset_number(n, drv, c, b->n);
         if (c >= dims) {
             memset(o, 0, (size_t)b->n * sizeof *o);
@@ -557,6 +557,7 @@ static int world_positions(ng_ctx *ctx, const ng_node *n, const ng_unified *u, c
              * bits in every sample of its cell: a key for scattering. The
              * kernel's anchor is (a + offset) f (basis_at; channel 0, no
              * shift). */
+            const float *in = rel + (size_t)(dims + c) * (size_t)b->n;
             for (i = 0; i < b->n; i++) {
                 const double at = pts->anchor[c] + (double)b->p[c][i] * fs;
                 const double whole = nearbyint(at + (double)r[i] - (double)in[i]) + (double)in[i];

@@ -530,7 +530,8 @@ void ng_api_render(const ng_query *q, ng_answer *a)
     } else if (rc && c->r.time_limit > 0 && now_ms() - t1 >= c->r.time_limit * 1e3) {
         ng_answer_text(a, 503, "%s", err.msg); /* every time limit is a 503 */
     } else if (rc) {
-        ng_answer_text(a, 400, "%s", err.msg); /* the graph refuses this window (its one line says why), whatever the view */
+        /* the graph refuses this window (its one line says why), whatever the view; the server's own memory, 500 */
+        ng_answer_text(a, strstr(err.msg, "out of memory") ? 500 : 400, "%s", err.msg);
     } else if (to_png_channels(&p, r.view, &err) || (r.view == NG_SERVE_REPEAT && tile_2x2(&p, (int)r.w, (int)r.h, &err)) ||
                encode_png(&p, &a->body, &err)) {
         ng_answer_text(a, 500, "cannot encode the picture: %s", err.msg);

@@ -190,11 +190,16 @@ static int run(const ng_serve_sets *sets, const char *key, long generation, ng_s
         return ng_errorf(err, "%s: out of memory", st.cli->script);
     }
     /* the command line's --set values (h's already), then the query's: a
-     * query's value replaces the command line's of that name */
+     * query's value replaces the command line's of that name (the API
+     * bounds the query's own count, not the two together) */
     for (i = 0; sets && i < sets->n; i++) {
         int k;
         for (k = 0; k < h.nsets && strcmp(h.set_name[k], sets->name[i]); k++) continue;
-        if (k == NG_MAX_SETS) continue; /* the API refuses more than NG_MAX_SETS of its own */
+        if (k == NG_MAX_SETS) {
+            free(s->key);
+            free(s);
+            return ng_errorf(err, "%s: more than %d parameters set, with serve's --set", st.cli->script, NG_MAX_SETS);
+        }
         if (k == h.nsets) h.nsets++;
         h.set_name[k] = sets->name[i], h.set_value[k] = sets->value[i];
     }

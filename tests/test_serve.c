@@ -746,23 +746,24 @@ static void test_command_line_sets(void)
     CHECK_INT(server_stop(&s), 0);
 }
 
-/* A window the graph refuses (a blur's lattice far finer than the
- * zoomed-out pixel) is a 400 in every view, with the graph's line: grey,
- * ramp and repeat answered 500, as if the server had failed. */
+/* A render the graph refuses (a neighbourhood whose patches do not fit
+ * serve's --memory-limit) is a 400 in every view, with the graph's line:
+ * grey, ramp and repeat answered 500, as if the server had failed. */
 static void test_refused_window_is_400(void)
 {
     static const char *const views[] = {"grey", "ramp", "repeat", "hillshade"};
+    static const char *const extra[] = {"--memory-limit", "64", NULL};
     char script[PATHLEN], path[128];
     server s;
     http r;
     size_t v;
-    script_in(script, "refused", "return ng.blur{ng.perlin{element_size = 30}, radius = 8}\n");
-    if (server_start(&s, script, NULL)) return;
+    script_in(script, "refused", "return ng.mask_distance{ng.perlin{}, radius = 1000, spacing = 1}\n");
+    if (server_start(&s, script, extra)) return;
     for (v = 0; v < sizeof views / sizeof views[0]; v++) {
-        snprintf(path, sizeof path, "/api/render?w=16&h=16&ps=1000&view=%s", views[v]);
+        snprintf(path, sizeof path, "/api/render?w=16&h=16&view=%s", views[v]);
         get(&r, s.port, path);
         CHECKF(r.status == 400, "view %s: %d", views[v], r.status);
-        CHECK_CONTAINS(r.body, "blur");
+        CHECK_CONTAINS(r.body, "mask_distance: radius 1000");
         http_free(&r);
     }
     CHECK_INT(server_stop(&s), 0);
