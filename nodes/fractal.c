@@ -72,8 +72,8 @@ static int fractal_setup(ng_node *n, const int *ch, ng_error *err)
 {
     const double oct = ng_num(n, P_OCTAVES), lac = ng_num(n, P_LACUNARITY);
     fractal_state *s;
-    if (ng__fractal_musgrave_check(n->label, "offset", ng_node_param_set(n, P_OFFSET), ng_int(n, P_TYPE), err) ||
-        ng__fractal_musgrave_check(n->label, "gain", ng_node_param_set(n, P_GAIN), ng_int(n, P_TYPE), err))
+    if (ng__fractal_musgrave_check(n->label, "offset", ng_node_param_set(n, P_OFFSET), ng_node_param_set(n, P_GAIN),
+                                   ng_int(n, P_TYPE), err))
         return -1;
     if (!(s = ng_node_state_alloc(n, sizeof *s, err))) return -1;
     n->channels = ch[I_SOURCE];

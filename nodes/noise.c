@@ -203,9 +203,8 @@ static int noise_setup(ng_node *n, const int *ch, ng_error *err)
             return ng_errorf(err, "%s: option '%s' needs a fractal (fractal = \"fbm\", \"terrain\", ...)", n->label,
                              noise_params[k].name);
     if (fractal != FRACTAL_NONE &&
-        (ng__fractal_musgrave_check(n->label, "fractal_offset", ng_node_param_set(n, P_FOFFSET),
-                                    fractal_type(fractal), err) ||
-         ng__fractal_musgrave_check(n->label, "gain", ng_node_param_set(n, P_GAIN), fractal_type(fractal), err)))
+        ng__fractal_musgrave_check(n->label, "fractal_offset", ng_node_param_set(n, P_FOFFSET),
+                                   ng_node_param_set(n, P_GAIN), fractal_type(fractal), err))
         return -1;
     if (type == NG_BASIS_WORLEY && ng_node_param_set(n, P_EXPONENT) && ng_int(n, P_METRIC) != NG_METRIC_MINKOWSKI)
         return ng_errorf(err, "%s: option 'exponent' applies to metric = \"minkowski\" only", n->label);

@@ -9,34 +9,42 @@
 #include <math.h>
 #include <string.h>
 
-int ng__fractal_musgrave_check(const char *label, const char *name, int set, int type, ng_error *err)
+int ng__fractal_musgrave_check(const char *label, const char *offset, int offset_set, int gain_set, int type,
+                               ng_error *err)
 {
     static const char *const types[NG_NFRACTALS] = {NG_FRACTAL_CHOICES};
-    if (!set || ng__fractal_musgrave(type)) return 0;
-    return ng_errorf(err, "%s: option '%s' shapes the ridged and hybrid fractals only, not %s", label, name,
-                     types[type]);
+    if (!(offset_set || gain_set) || ng__fractal_musgrave(type)) return 0;
+    return ng_errorf(err, "%s: option '%s' shapes the ridged and hybrid fractals only, not %s", label,
+                     offset_set ? offset : "gain", types[type]);
 }
 
 /* first_whole: below one octave the sum is divided by the first octave's
  * whole weight, not its fraction, so octaves from 0 to 1 fade it in from
  * 0 (divided by its own fraction, 0.001 of an octave was the whole
  * octave, and animating octaves jumped from flat to full noise). */
-void ng__octaves_init(ng_octaves *o, double octaves, double lacunarity, double roughness)
+/* The octaves' weights summed (and their squares) at `roughness`: o's
+ * own, or one sample's under a driven roughness (sample_sums). */
+static void weight_totals(const ng_octaves *o, double roughness, double *total, double *total_sq)
 {
     double w = 1;
     int k;
+    *total = *total_sq = 0;
+    for (k = 0; k < o->count; k++, w *= roughness) {
+        const double wk = k < o->full ? w : w * (o->octaves - o->full);
+        *total += wk;
+        *total_sq += wk * wk;
+    }
+    if (o->full == 0 && o->count) *total = *total_sq = 1; /* see first_whole */
+}
+
+void ng__octaves_init(ng_octaves *o, double octaves, double lacunarity, double roughness)
+{
     o->octaves = octaves;
     o->lacunarity = lacunarity;
     o->roughness = roughness;
     o->full = (int)floor(octaves);
     o->count = o->full + (octaves > o->full ? 1 : 0);
-    o->total = o->total_sq = 0;
-    for (k = 0; k < o->count; k++, w *= roughness) {
-        const double wk = k < o->full ? w : w * (octaves - o->full);
-        o->total += wk;
-        o->total_sq += wk * wk;
-    }
-    if (o->full == 0 && o->count) o->total = o->total_sq = 1; /* see first_whole */
+    weight_totals(o, roughness, &o->total, &o->total_sq);
 }
 
 double ng__octave_weight(const ng_octaves *o, int k)
@@ -384,13 +392,8 @@ static int sample_sums(ng_ctx *ctx, const ng_node *n, const ng_fractal *f, const
     for (i = 0; i < len * channels; i++) out[i] = 0;
     for (i = 0; i < len; i++) { /* each sample's normaliser, as ng__octaves_init makes it */
         const double r = f->roughness_at ? clamp_sample(f->roughness_at[i], 0, 2, f->roughness) : f->roughness;
-        double w = 1, total = 0, total_sq = 0;
-        for (k = 0; k < o.count; k++, w *= r) {
-            const double wk = k < o.full ? w : w * frac;
-            total += wk;
-            total_sq += wk * wk;
-        }
-        if (o.full == 0 && o.count) total = total_sq = 1; /* see first_whole */
+        double total, total_sq;
+        weight_totals(&o, r, &total, &total_sq);
         S->norm[i] = (f->normalize == NG_NORMALIZE_RMS ? sqrt(total_sq) : total) *
                      (f->type == NG_FRACTAL_RIDGED ? ng__ridged_peak(f->offset) : 1.0);
         S->weight[i] = 1, S->scale[i] = 1, S->partial[i] = 0;

@@ -120,9 +120,10 @@ typedef struct ng_fractal {
  * would change nothing, so the nodes refuse them (ng__fractal_musgrave_check). */
 static inline int ng__fractal_musgrave(int type) { return type == NG_FRACTAL_HYBRID || type == NG_FRACTAL_RIDGED; }
 
-/* 0, or -1 with err set where option `name` (offset or gain) is set on a
- * fractal type it does not shape; types: the choices' names. */
-int ng__fractal_musgrave_check(const char *label, const char *name, int set, int type, ng_error *err);
+/* 0, or -1 with err set where offset (named `offset`: the node's name
+ * for it) or gain is set on a fractal type they do not shape. */
+int ng__fractal_musgrave_check(const char *label, const char *offset, int offset_set, int gain_set, int type,
+                               ng_error *err);
 
 /* The fixed turn of octave k >= 1 in noise space: the xy plane by k
  * golden angles in 2D; in 3D and 4D x, y, z by Rz(k golden angle) Rx(k

@@ -41,8 +41,9 @@
  * counts for less (4 % of a cone's eroded volume went missing from the
  * render). So each tile scales its deposit by the ratio of its windowed
  * wear to its windowed deposit (balance_tile): the render's wear and
- * deposit then balance over any area whose border nothing crosses. The price: nothing drains further than a tile
- * (128 cells): no river crosses a range. Every cell is simulated by 4
+ * deposit then balance over any area whose border nothing crosses.
+ * The price: nothing drains further than a tile (128 cells): no river
+ * crosses a range. Every cell is simulated by 4
  * tiles, so the droplets per area are run 4 times over.
  *
  * Channels: 1 the eroded height, 2 flow (the water that passed a cell, in
